@@ -1,0 +1,176 @@
+"""``grammar_compile``: ABNF text in, a checked, analysed, linear-time validator out.
+
+Compiled grammars are cached by a hash of their content, so a registration's
+grammar is parsed, analysed, translated and cross-checked once per process and
+every later lookup is one RE2 match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from .analysis import INFINITE, Analysis, Scope, analyse
+from .crosscheck import CrossCheck, cross_check
+from .parse import Issue, ParsedGrammar, parse_grammar
+from .re2match import PatternError, compile_anchored
+from .regex import RECURSION_DEPTH, TooComplex, build_pattern
+from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
+
+CACHE_SIZE = 256
+_cache: OrderedDict[str, CompiledGrammar] = OrderedDict()
+_lock = threading.Lock()
+
+
+@dataclass(slots=True)
+class CompiledGrammar:
+    abnf: str
+    rule: str | None  # the top rule as written
+    parsed: ParsedGrammar
+    analysis: Analysis
+    issues: list[Issue] = field(default_factory=list)
+    pattern: str | None = None
+    crosscheck: CrossCheck | None = None
+    _matches: object = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the grammar can validate URNs (it may still have warnings)."""
+        return self._matches is not None
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [issue for issue in self.issues if issue.severity == "error"]
+
+    @property
+    def full_urn(self) -> bool:
+        """True if the grammar describes the whole URN, False for the string after the SNID."""
+        return self.analysis.full_urn
+
+    @property
+    def length_cap(self) -> int:
+        maximum = self.analysis.max_length
+        return URN_MAX_LENGTH if maximum == INFINITE else int(min(maximum, URN_MAX_LENGTH))
+
+    def matches(self, text: str) -> bool:
+        """Whether ``text`` (whole URN or string after the SNID, see full_urn) is in the language.
+
+        Text over the length cap or outside ASCII is rejected before matching.
+        """
+        if self._matches is None or len(text) > self.length_cap or not text.isascii():
+            return False
+        return self._matches(text.encode("ascii"))
+
+    def check(self, parsed: ParsedUrn) -> list[str]:
+        """Why a generically valid URN is not valid under this grammar ([] if it is)."""
+        if self._matches is None:
+            return ["The registered grammar cannot be used for validation: "
+                    + "; ".join(issue.message for issue in self.errors[:3])]
+        subject = parsed.urn if self.full_urn else parsed.sss
+        what = "URN" if self.full_urn else f"string after '{PREFIX}{parsed.snid}:'"
+        if len(subject) > self.length_cap:
+            return [f"The {what} is {len(subject)} characters long; this grammar allows at most "
+                    f"{self.length_cap}."]
+        if self._matches(subject.encode("ascii")):
+            return []
+        rule = self.top_rule_name
+        return [f"The {what} does not match the grammar's rule {rule!r}."]
+
+    @property
+    def top_rule_name(self) -> str:
+        key = self.analysis.top
+        rule = self.parsed.rules.get(key) if key else None
+        return rule.name if rule else (self.rule or "")
+
+
+def _content_key(abnf: str, rule: str | None, examples: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for part in (abnf, rule or "", *examples):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def grammar_compile(abnf: str, rule: str | None = None, examples=()) -> CompiledGrammar:
+    """Parse, analyse and compile ``abnf`` with top rule ``rule`` (default: the first rule).
+
+    ``examples`` are strings the cross-check must also agree on (the registration's
+    own example URNs). The result is cached by content.
+    """
+    rule = (rule or "").strip() or None
+    examples = tuple(examples)
+    key = _content_key(abnf, rule, examples)
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    compiled = _compile(abnf, rule, examples)
+    with _lock:
+        _cache[key] = compiled
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return compiled
+
+
+def cache_clear() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:
+    parsed = parse_grammar(abnf)
+    try:
+        analysis = analyse(parsed, rule)
+    except RecursionError:
+        analysis = Analysis(top=None)
+        analysis.issues.append(Issue(
+            "too-complex", "error",
+            "The grammar nests rules too deeply to analyse (hundreds of levels); real "
+            "registrations need far fewer."))
+    compiled = CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + analysis.issues)
+    if analysis.top is None or analysis.top not in parsed.rules:
+        return compiled
+    scope = Scope(parsed.rules)
+    try:
+        pattern, truncated = build_pattern(scope, analysis.top, set(analysis.recursive))
+        matcher = compile_anchored(pattern)
+    except (TooComplex, PatternError, RecursionError) as exc:
+        compiled.issues.append(Issue(
+            "too-complex", "error",
+            f"The grammar cannot be turned into a linear-time validator: {exc}."))
+        return compiled
+    compiled.pattern = pattern
+    compiled._matches = matcher
+    if truncated:
+        compiled.issues.append(Issue(
+            "recursion-bounded", "warning",
+            f"Recursive rules are checked to a nesting depth of {RECURSION_DEPTH}; deeper "
+            "nesting is rejected."))
+    if analysis.recursive:
+        compiled.crosscheck = CrossCheck(skipped="recursive grammar: compared to the bounded form only")
+        return compiled
+    subjects = [_subject(example, analysis.full_urn) for example in examples]
+    compiled.crosscheck = cross_check(scope, analysis.top, analysis.reachable, compiled.matches,
+                                      [s for s in subjects if s is not None])
+    for text, ours, theirs in compiled.crosscheck.disagreements[:5]:
+        compiled.issues.append(Issue(
+            "disagreement", "error",
+            f"The compiled validator {'accepts' if ours else 'rejects'} {text!r} but the "
+            f"reference ABNF parser {'accepts' if theirs else 'rejects'} it; the grammar "
+            "cannot be trusted for validation until this is resolved (please report it)."))
+    if compiled.crosscheck.disagreements:
+        compiled._matches = None
+    return compiled
+
+
+def _subject(example: str, full_urn: bool) -> str | None:
+    """The part of an example URN a grammar describes."""
+    if full_urn:
+        return example
+    if example[: len(PREFIX)].lower() != PREFIX:
+        return example
+    rest = example[len(PREFIX):]
+    return rest.split(":", 1)[1] if ":" in rest else None

@@ -1,0 +1,250 @@
+"""The grammar engine: parsing, analysis, compiled validators, diagrams. No database."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from registry.grammar import grammar_compile, grammar_diagrams, parse_urn
+from registry.grammar.analysis import INFINITE
+from registry.grammar.parse import parse_grammar
+
+from .factories import demo_raw
+
+
+def compiled_demo(name: str):
+    raw = demo_raw(name)
+    return raw, grammar_compile(raw["grammar"]["abnf"], raw["grammar"]["rule"],
+                                examples=raw["examples"]["valid"] + raw["examples"]["invalid"])
+
+
+def is_valid(compiled, urn: str) -> bool:
+    return compiled.check(parse_urn(urn)) == []
+
+
+# --- the seeds -----------------------------------------------------------------------------
+
+
+def test_gfd191_example_accepts_its_valid_examples_and_upper_case_form():
+    raw, compiled = compiled_demo("example")
+    assert compiled.ok and compiled.full_urn
+    assert [is_valid(compiled, u) for u in raw["examples"]["valid"]] == [True] * 4
+    assert is_valid(compiled, "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42")
+
+
+def test_gfd191_example_rejects_mark1_and_missing_index():
+    raw, compiled = compiled_demo("example")
+    mark1, no_index, year_1949, percent_label = raw["examples"]["invalid"]
+    assert (is_valid(compiled, mark1), is_valid(compiled, no_index)) == (False, False)
+
+
+def test_gfd191_example_grammar_cannot_express_the_1949_rule():
+    # URN 7 is invalid because "the domain name certainly did not exist in 1949": a
+    # fact about the world, not the syntax, so the grammar accepts it and the
+    # checklist warns (see test_checklist).
+    raw, compiled = compiled_demo("example")
+    assert is_valid(compiled, raw["examples"]["invalid"][2]) is True
+
+
+def test_gfd191_example_grammar_rejects_the_percent_encoded_label():
+    # URN 8's label is percent-encoded; LDH-LABEL admits only letters, digits and '-',
+    # so the grammar itself rejects it.
+    raw, compiled = compiled_demo("example")
+    assert is_valid(compiled, raw["examples"]["invalid"][3]) is False
+
+
+def test_gfd191_example_analysis():
+    _, compiled = compiled_demo("example")
+    analysis = compiled.analysis
+    assert (analysis.prefix, analysis.min_length, analysis.max_length) == ("urn:ogf:example:", 25, INFINITE)
+    assert analysis.reserved == ["%", "/", "?", "#"]
+    assert analysis.outside_urn_chars == []
+    assert [i.kind for i in compiled.issues] == ["prose-known"]
+
+
+def test_fdc_accepts_its_three_examples_which_need_backtracking_in_label():
+    raw, compiled = compiled_demo("fdc")
+    assert compiled.ok and not compiled.full_urn
+    assert [is_valid(compiled, u) for u in raw["examples"]["valid"]] == [True, True, True]
+    assert compiled.crosscheck.disagreements == []
+
+
+@pytest.mark.parametrize(("sss", "valid"), [
+    ("example.com:20040101:root", True),
+    ("example.com:20040101:root:frag:ment", True),
+    ("example.com:20041231:r%2Fx", True),
+    ("example.com:20041301:root", False),  # month 13
+    ("example.com:2004010:root", False),  # DateId needs 8 digits
+    ("example.com:20040101:", False),  # empty IMGRootId
+    ("-example.com:20040101:root", False),  # label cannot start with '-'
+    ("example.c0m:20040101:root", True),
+    ("example.com:20040101:root:", False),  # empty FragmentId
+    ("example.com:20040101:ro/ot", False),  # "/" is a URN char, not an IMG one
+])
+def test_img_grammar_cases(sss, valid):
+    _, compiled = compiled_demo("img")
+    assert is_valid(compiled, f"urn:ogf:img:{sss}") is valid
+
+
+def test_urn5_rejects_its_own_counter_example():
+    raw, compiled = compiled_demo("urn-5")
+    results = [is_valid(compiled, u) for u in raw["examples"]["valid"]]
+    assert results == [True, True, False]  # "...:17": urn-string is one character
+
+
+def test_newsml_redefines_core_char_and_scopes_it_locally():
+    raw, compiled = compiled_demo("newsml")
+    kinds = {(i.kind, i.severity, i.rule) for i in compiled.issues}
+    assert ("core-redefinition", "warning", "char") in kinds
+    assert [is_valid(compiled, u) for u in raw["examples"]["valid"]] == [True, True]
+
+
+# --- parsing and analysis --------------------------------------------------------------------
+
+
+def test_parse_reports_syntax_error_with_line_and_column():
+    parsed = parse_grammar('a = "x" b\nb = "y" / \nc = "z"\n')
+    assert [(i.kind, i.line, i.column) for i in parsed.issues] == [("syntax", 2, 9)]
+    assert sorted(parsed.rules) == ["a", "c"]
+
+
+def test_parse_points_at_non_ascii_character():
+    parsed = parse_grammar('other = "(" / "’"\n')
+    (issue,) = parsed.issues
+    assert (issue.line, issue.column) == (1, 16)
+    assert "U+2019" in issue.message
+
+
+def test_parse_accepts_crlf_comments_continuations_and_indentation():
+    text = "    a = b ; comment\r\n        / %x41.42\r\n    b = %d48-57 / %b1000001\r\n"
+    parsed = parse_grammar(text)
+    assert parsed.issues == []
+    compiled = grammar_compile(text)
+    assert [compiled.matches(s) for s in ("AB", "5", "A", "ab", "C")] == [True, True, True, False, False]
+
+
+def test_case_sensitive_and_insensitive_strings():
+    compiled = grammar_compile('a = %s"Ab" %i"cd" "ef"\n')
+    assert [compiled.matches(s) for s in ("AbcdEF", "AbCDef", "abcdef")] == [True, True, False]
+
+
+def test_undefined_and_unreachable_rules_are_reported_with_lines():
+    compiled = grammar_compile('top = a b\na = "x"\nunused = "y"\n')
+    found = [(i.kind, i.line, i.rule) for i in compiled.issues]
+    assert found == [("undefined", 1, "top"), ("unreachable", 3, "unused")]
+
+
+def test_same_meaning_core_redefinition_is_harmless():
+    compiled = grammar_compile('a = 1*DIGIT\nDIGIT = %x30-39\n')
+    assert [(i.kind, i.severity) for i in compiled.issues] == [("core-redefinition", "info")]
+
+
+def test_different_core_redefinition_is_scoped_to_the_grammar():
+    compiled = grammar_compile('a = 1*DIGIT\nDIGIT = %x30-39 / "_"\n')
+    assert compiled.matches("1_2") is True
+    assert grammar_compile("b = 1*DIGIT\n").matches("1_2") is False  # other grammars unaffected
+
+
+def test_unknown_prose_is_reported_not_machine_checkable():
+    compiled = grammar_compile("a = <any string the registrant likes>\n")
+    assert [(i.kind, i.severity) for i in compiled.issues] == [("prose-unknown", "error")]
+    assert compiled.matches("anything") is False
+
+
+def test_recursion_is_reported_and_bounded():
+    compiled = grammar_compile('list = "(" [list] ")"\n')
+    assert {i.kind for i in compiled.issues} >= {"recursion", "recursion-bounded"}
+    assert compiled.matches("((()))") is True
+    assert compiled.matches("(" * 50 + ")" * 50) is False  # deeper than the bound
+
+
+@pytest.mark.parametrize(("text", "minimum", "maximum"), [
+    ('a = "ab" 2*3"c"\n', 4, 5),
+    ("a = 1*DIGIT\n", 1, INFINITE),
+    ('a = *2("x" / "yy") [ "z" ]\n', 0, 5),
+])
+def test_length_bounds(text, minimum, maximum):
+    analysis = grammar_compile(text).analysis
+    assert (analysis.min_length, analysis.max_length) == (minimum, maximum)
+
+
+def test_characters_outside_urn_chars_are_listed():
+    analysis = grammar_compile('a = "a" / " " / %x7E\n').analysis
+    assert analysis.outside_urn_chars == ["U+0020", "'~'"]
+
+
+def test_top_rule_that_does_not_exist_is_an_error():
+    compiled = grammar_compile('a = "x"\n', "nope")
+    assert [i.kind for i in compiled.issues] == ["top-rule"]
+    assert not compiled.ok
+
+
+def test_compiled_grammars_are_cached_by_content():
+    first = grammar_compile('a = "cache-me"\n')
+    assert grammar_compile('a = "cache-me"\n') is first
+    assert grammar_compile('a = "cache-me" \n') is not first
+
+
+# --- hostile input ---------------------------------------------------------------------------
+
+
+def test_nested_star_grammar_on_long_input_is_linear():
+    compiled = grammar_compile('a = *( *"a" ) "b"\n')
+    started = time.perf_counter()
+    assert compiled.matches("a" * 4000 + "c") is False
+    assert compiled.matches("a" * 4000 + "b") is True
+    assert time.perf_counter() - started < 0.5
+
+
+def test_100kb_urn_is_rejected_with_a_clear_message():
+    from registry.grammar import UrnSyntaxError
+    with pytest.raises(UrnSyntaxError, match="at most 4096"):
+        parse_urn("urn:ogf:example:" + "a" * 100_000)
+
+
+def test_grammar_of_10000_rules_is_refused_at_once():
+    text = "\n".join(f"r{i} = r{i + 1} / \"{i % 10}\"" for i in range(9_999)) + '\nr9999 = "x"\n'
+    started = time.perf_counter()
+    compiled = grammar_compile(text)
+    assert time.perf_counter() - started < 1
+    assert [i.kind for i in compiled.issues] == ["too-large"]
+    assert "10,000 rules" in compiled.issues[0].message and not compiled.ok
+
+
+def test_deeply_chained_grammar_is_answered():
+    text = "\n".join(f"r{i} = r{i + 1} / \"{i % 10}\"" for i in range(999)) + '\nr999 = "x"\n'
+    compiled = grammar_compile(text)
+    assert compiled.ok or [i.kind for i in compiled.errors] == ["too-complex"]
+    if compiled.ok:
+        assert compiled.matches("x") and compiled.matches("3")
+
+
+def test_repetition_above_re2_limit_is_split():
+    compiled = grammar_compile('a = 1500"x"\n')
+    assert compiled.ok
+    assert (compiled.matches("x" * 1500), compiled.matches("x" * 1499)) == (True, False)
+
+
+def test_exponential_grammar_is_refused_not_hung():
+    rules = ['r0 = "a" / "b"'] + [f"r{i} = r{i - 1} r{i - 1} / r{i - 1}" for i in range(1, 40)]
+    compiled = grammar_compile("\n".join(reversed(rules)) + "\n")
+    assert [i.kind for i in compiled.issues if i.severity == "error"] == ["too-complex"]
+    assert not compiled.ok
+
+
+# --- diagrams ----------------------------------------------------------------------------------
+
+
+def test_diagrams_draw_every_rule_as_svg():
+    raw, compiled = compiled_demo("example")
+    diagrams = grammar_diagrams(compiled.parsed.rules)
+    assert [name for name, _ in diagrams][:3] == ["EXAMPLE-URN", "SNID", "TYPE"]
+    assert all(svg.startswith("<svg") for _, svg in diagrams)
+    assert 'href="#rule-snid"' in diagrams[0][1]
+
+
+def test_diagrams_escape_grammar_text():
+    compiled = grammar_compile('a = "<script>"\n')
+    (_, svg), = grammar_diagrams(compiled.parsed.rules)
+    assert "<script" not in svg and "&lt;script" in svg  # "<" escaped: no tag can open
