@@ -1,0 +1,561 @@
+"""The automated review checklist: every GFD.191 criterion we can compute, as a named check.
+
+GFD.191 §5 lists what the GFD editor checks before assigning an SNID; §3, §4
+and the §6 template add MUSTs and SHOULDs. Each check is a small function with
+a stable id returning findings — ``pass``, ``warning``, ``fail`` or ``editor``
+(needs human judgement) — each with a plain message, the clause it comes
+from and the item it concerns. Checks read a ``ProposalData`` and a few facts
+about the registry (``RegistryFacts``), never the database, so a file can be
+checked as easily as a stored proposal. Grammars come from the compile cache,
+so a full run costs milliseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .enums import FindingStatus
+from .gfd191 import REQUIRED_SECTIONS, SECTIONS_BY_KEY
+from .grammar import (
+    EQUIVALENCE_STEPS,
+    UrnSyntaxError,
+    grammar_compile,
+    normalize,
+    parse_urn,
+    snid_error,
+)
+from .interchange import ProposalData
+
+PASS, WARNING, FAIL, EDITOR = (FindingStatus.PASS.value, FindingStatus.WARNING.value,
+                               FindingStatus.FAIL.value, FindingStatus.EDITOR.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    id: str
+    status: str
+    message: str
+    reference: str
+    item: dict | None = None
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "status": self.status, "message": self.message,
+                "reference": self.reference, "item": self.item}
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryFacts:
+    """What the registry knows about the proposal's SNID (see selectors.registry_facts)."""
+
+    registered: bool = False
+    latest_version: int | None = None
+    #: The proposal is a new version of an SNID registered to its submitter.
+    own_namespace: bool = False
+    reserved: bool = False
+    reserved_for_applicant: bool = False
+    reserved_until: str | None = None
+
+
+@dataclass
+class Context:
+    data: ProposalData
+    facts: RegistryFacts
+    _grammar: object = field(default=None, init=False, repr=False)
+
+    def section(self, key: str) -> str:
+        return (self.data.sections.get(key) or "").strip()
+
+    @property
+    def grammar(self):
+        """The compiled grammar (cached by content), or None if there is none."""
+        if self._grammar is None and self.data.grammar.abnf.strip():
+            examples = self.data.examples
+            self._grammar = grammar_compile(
+                self.data.grammar.abnf, self.data.grammar.rule,
+                examples=tuple(examples.valid) + tuple(examples.invalid),
+            )
+        return self._grammar
+
+
+CHECKS: list[tuple[str, Callable[[Context], list[Finding]]]] = []
+
+
+def check(check_id: str):
+    def register(function):
+        CHECKS.append((check_id, function))
+        return function
+    return register
+
+
+def _one(check_id, status, message, reference, item=None) -> list[Finding]:
+    return [Finding(check_id, status, message, reference, item)]
+
+
+# --- 1 Registration ------------------------------------------------------------------------
+
+
+@check("snid-syntax")
+def snid_syntax(ctx: Context):
+    problem = snid_error(ctx.data.snid)
+    if problem:
+        return _one("snid-syntax", FAIL, problem, "RFC 6453 §2.4", {"section": "snid"})
+    return _one("snid-syntax", PASS, f"'{ctx.data.snid}' is a well-formed SNID.", "RFC 6453 §2.4",
+                {"section": "snid"})
+
+
+@check("snid-not-experimental")
+def snid_not_experimental(ctx: Context):
+    if ctx.data.snid.lower().startswith("x-"):
+        return _one("snid-not-experimental", FAIL,
+                    "urn:ogf: is a formal namespace: an SNID must not start with 'x-'.",
+                    "GFD.191 §6 (1.1)", {"section": "snid"})
+    return _one("snid-not-experimental", PASS, "The SNID does not start with 'x-'.",
+                "GFD.191 §6 (1.1)", {"section": "snid"})
+
+
+@check("snid-unique")
+def snid_unique(ctx: Context):
+    facts, ref, item = ctx.facts, "GFD.191 §4, RFC 6453 §2.4", {"section": "snid"}
+    if facts.registered and not facts.own_namespace:
+        return _one("snid-unique", FAIL,
+                    f"urn:ogf:{ctx.data.snid}: is already registered to someone else (SNIDs are "
+                    "compared case-insensitively). Choose another SNID.", ref, item)
+    if facts.reserved and not facts.reserved_for_applicant:
+        return _one("snid-unique", FAIL,
+                    f"urn:ogf:{ctx.data.snid}: is reserved for someone else until "
+                    f"{facts.reserved_until}. Choose another SNID.", ref, item)
+    if facts.registered:
+        return _one("snid-unique", PASS, "This is a new version of an SNID registered to you.", ref, item)
+    if facts.reserved:
+        return _one("snid-unique", PASS, f"The SNID is reserved for you until {facts.reserved_until}.", ref, item)
+    return _one("snid-unique", PASS, "No registered or reserved SNID has this name.", ref, item)
+
+
+_VOLATILE = [
+    (re.compile(r"(^|-)(wg|rg|cg|bof)(-|$)|-?wg$", re.I), "a working/research group name"),
+    (re.compile(r"(19|20)\d\d"), "a year"),
+    (re.compile(r"(^|-)v?\d+(\.\d+)+$|(^|-)v\d+$", re.I), "a version number"),
+    (re.compile(r"(^|-)(inc|ltd|corp|gmbh|llc|univ|university|institute|lab)(-|$)", re.I),
+     "an organisation's name"),
+]
+
+
+@check("snid-durable")
+def snid_durable(ctx: Context):
+    snid, ref, item = ctx.data.snid, "GFD.191 §5, §6 (1.1)", {"section": "snid"}
+    found = [what for pattern, what in _VOLATILE if pattern.search(snid)]
+    if found:
+        return _one("snid-durable", WARNING,
+                    f"The SNID seems to contain {' and '.join(found)}, which may not last. Does "
+                    "it still make sense in 10 years, when the group is disbanded?", ref, item)
+    return _one("snid-durable", EDITOR,
+                "Does the SNID still make sense in 10 years, if the working group is disbanded? "
+                "(A protocol's name is fine; a group's or organisation's name is not.)", ref, item)
+
+
+@check("required-sections")
+def required_sections(ctx: Context):
+    findings = []
+    for section in REQUIRED_SECTIONS:
+        present = {"snid": bool(ctx.data.snid.strip()), "version": ctx.data.version >= 1}.get(
+            section.key, bool(ctx.section(section.key)))
+        if not present:
+            findings.append(Finding("required-sections", FAIL,
+                                    f"Section {section.heading} is required by GFD.191 §4 and is empty.",
+                                    "GFD.191 §4", {"section": section.key}))
+    if not findings:
+        findings.append(Finding("required-sections", PASS,
+                                f"All {len(REQUIRED_SECTIONS)} sections GFD.191 §4 requires are present.",
+                                "GFD.191 §4"))
+    return findings
+
+
+@check("version")
+def version(ctx: Context):
+    expected = (ctx.facts.latest_version or 0) + 1
+    item = {"section": "version"}
+    if ctx.data.version != expected:
+        why = (f"the latest approved version is {ctx.facts.latest_version}"
+               if ctx.facts.latest_version else "this would be a new SNID")
+        return _one("version", FAIL,
+                    f"The version should be {expected} ({why}), not {ctx.data.version}.",
+                    "GFD.191 §6 (1.2)", item)
+    return _one("version", PASS, f"Version {expected} follows the registry's history.",
+                "GFD.191 §6 (1.2)", item)
+
+
+@check("document")
+def document(ctx: Context):
+    doc, ref, item = ctx.data.document, "GFD.191 §4", {"section": "document"}
+    if not doc.reference.strip():
+        return _one("document", FAIL,
+                    "Name the grid working document or GFD that registers the SNID (e.g. GFD.202 "
+                    "or a draft's title): the application is made by publishing a GFD.", ref, item)
+    if not re.search(r"\bGFD[.\- ]?\d+", doc.reference, re.I) and doc.status == "published":
+        return _one("document", WARNING,
+                    f"'{doc.reference}' is marked published but is not a GFD number; SNIDs are "
+                    "registered by GFDs.", ref, item)
+    return _one("document", PASS, f"The registration is documented in {doc.reference}.", ref, item)
+
+
+@check("registrant")
+def registrant(ctx: Context):
+    reg, ref, item = ctx.data.registrant, "GFD.191 §6 (1.3)", {"section": "registrant"}
+    if not (reg.name.strip() or reg.organisation.strip()):
+        return _one("registrant", FAIL,
+                    "Give the name of the organisation or person responsible for the registration.",
+                    ref, item)
+    if not reg.email.strip() and not reg.address.strip():
+        return _one("registrant", WARNING, "Give an e-mail or postal address for the registrant.",
+                    ref, item)
+    return _one("registrant", PASS, "A registrant with contact details is declared.", ref, item)
+
+
+# --- 2 Syntax: the grammar -----------------------------------------------------------------
+
+_PARSE_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
+                "disagreement"}
+
+
+def _issue_item(issue) -> dict:
+    item = {"section": "grammar"}
+    if issue.line:
+        item["line"] = issue.line
+    if issue.column:
+        item["column"] = issue.column
+    if issue.rule:
+        item["rule"] = issue.rule
+    return item
+
+
+@check("grammar-present")
+def grammar_present(ctx: Context):
+    if not ctx.data.grammar.abnf.strip():
+        return _one("grammar-present", FAIL,
+                    "Give the formal syntax in ABNF so URNs can be checked by machine (GFD.191 "
+                    "§5: is the syntax unambiguous?).", "GFD.191 §5, §6 (2.1)", {"section": "grammar"})
+    return _one("grammar-present", PASS, "A formal ABNF grammar is given.", "GFD.191 §6 (2.1)",
+                {"section": "grammar"})
+
+
+@check("grammar-parses")
+def grammar_parses(ctx: Context):
+    grammar = ctx.grammar
+    if grammar is None:
+        return []
+    problems = [i for i in grammar.issues if i.kind in _PARSE_KINDS and i.severity == "error"]
+    if problems:
+        return [Finding("grammar-parses", FAIL, i.message, "RFC 5234", _issue_item(i)) for i in problems]
+    checked = grammar.crosscheck.checked if grammar.crosscheck else 0
+    return _one("grammar-parses", PASS,
+                f"The grammar reads as ABNF; its validator agrees with the reference parser on "
+                f"{checked} test strings.", "RFC 5234", {"section": "grammar"})
+
+
+@check("grammar-complete")
+def grammar_complete(ctx: Context):
+    grammar = ctx.grammar
+    if grammar is None:
+        return []
+    status_of = {"undefined": FAIL, "unreachable": WARNING, "prose-unknown": WARNING,
+                 "recursion": WARNING, "recursion-bounded": WARNING}
+    findings = []
+    for issue in grammar.issues:
+        if issue.kind in status_of:
+            findings.append(Finding("grammar-complete", status_of[issue.kind], issue.message,
+                                    "RFC 5234", _issue_item(issue)))
+        elif issue.kind == "core-redefinition" and issue.severity == "warning":
+            findings.append(Finding("grammar-complete", WARNING, issue.message,
+                                    "RFC 5234 Appendix B", _issue_item(issue)))
+    prefix = grammar.analysis.prefix.lower()
+    wanted = f"urn:ogf:{ctx.data.snid.lower()}:"
+    if grammar.full_urn and not prefix.startswith(wanted) and wanted.startswith(prefix):
+        findings.append(Finding("grammar-complete", WARNING,
+                                f"The grammar describes whole URNs but does not fix the SNID: it "
+                                f"should start with \"{wanted}\".", "GFD.191 §6 (2.1)",
+                                {"section": "grammar"}))
+    elif grammar.full_urn and not prefix.startswith(wanted):
+        findings.append(Finding("grammar-complete", FAIL,
+                                f"The grammar describes URNs starting with \"{grammar.analysis.prefix}\","
+                                f" not \"{wanted}\".", "GFD.191 §6 (2.1)", {"section": "grammar"}))
+    if not findings:
+        findings.append(Finding("grammar-complete", PASS,
+                                "Every rule is defined and used; no free-text (prose) parts.",
+                                "RFC 5234", {"section": "grammar"}))
+    return findings
+
+
+@check("grammar-charset")
+def grammar_charset(ctx: Context):
+    grammar = ctx.grammar
+    if grammar is None or not grammar.ok:
+        return []
+    outside = grammar.analysis.outside_urn_chars
+    if outside:
+        return _one("grammar-charset", FAIL,
+                    "The grammar allows characters that may not appear in a URN: "
+                    f"{', '.join(outside[:12])}{' …' if len(outside) > 12 else ''}. They must be "
+                    "percent-encoded.", "RFC 2141 §2.2, GFD.191 §3", {"section": "grammar"})
+    return _one("grammar-charset", PASS, "The grammar only produces URN characters.",
+                "RFC 2141 §2.2", {"section": "grammar"})
+
+
+@check("reserved-characters")
+def reserved_characters(ctx: Context):
+    grammar = ctx.grammar
+    if grammar is None or not grammar.ok:
+        return []
+    reserved = grammar.analysis.reserved
+    if reserved:
+        return _one("reserved-characters", WARNING,
+                    f"The grammar admits the reserved character(s) {' '.join(reserved)}. GFD.191 "
+                    "RECOMMENDS forbidding % / ? # in assigned URNs; if they are allowed, say so "
+                    "and why in 2.3 Encoding.", "GFD.191 §3, §6 (2.3)", {"section": "encoding"})
+    return _one("reserved-characters", PASS, "No reserved characters (% / ? #) are admitted.",
+                "GFD.191 §3", {"section": "grammar"})
+
+
+@check("max-length")
+def max_length(ctx: Context):
+    grammar, declared = ctx.grammar, ctx.data.max_length
+    ref = "GFD.191 §5"
+    findings = []
+    if grammar is not None and grammar.ok and grammar.analysis.bounded:
+        longest = int(grammar.analysis.max_length)
+        what = "URN" if grammar.full_urn else "string after the SNID"
+        findings.append(Finding("max-length", PASS,
+                                f"The grammar bounds the {what} to {longest} characters.", ref,
+                                {"section": "grammar"}))
+    elif declared:
+        findings.append(Finding("max-length", PASS, f"A maximum length of {declared} characters is declared.",
+                                ref, {"section": "max_length"}))
+    else:
+        findings.append(Finding("max-length", WARNING,
+                                "The grammar has no upper bound and no maximum length is declared: "
+                                "what is the longest URN a receiver must accept?", ref,
+                                {"section": "max_length"}))
+    if declared:
+        for example in ctx.data.examples.valid:
+            if len(example) > declared:
+                findings.append(Finding("max-length", FAIL,
+                                        f"The example is {len(example)} characters long, over the "
+                                        f"declared maximum of {declared}.", ref, {"example": example}))
+    return findings
+
+
+_PERCENT_WORDS = re.compile(r"percent|%|escap", re.I)
+
+
+@check("percent-encoding")
+def percent_encoding(ctx: Context):
+    ref, findings = "GFD.191 §5, §6 (2.3)", []
+    if not _PERCENT_WORDS.search(ctx.section("encoding")):
+        findings.append(Finding("percent-encoding", FAIL,
+                                "Section 2.3 Encoding must say whether percent-escaping (%xx) is "
+                                "allowed and, if so, what the escaped octets mean.", ref,
+                                {"section": "encoding"}))
+    grammar = ctx.grammar
+    admits = grammar is not None and grammar.ok and "%" in grammar.analysis.reserved
+    # Whole-URN case-insensitivity normalises the hex digits of escapes as well.
+    normalising = {"percent-hex-case-insensitive", "case-insensitive"}
+    if admits and not normalising & set(ctx.data.equivalence):
+        findings.append(Finding("percent-encoding", FAIL,
+                                "The grammar allows percent-escapes, so the equivalence rule must "
+                                "normalise them (choose 'percent-hex-case-insensitive').", ref,
+                                {"section": "lexical_equivalence"}))
+    if not findings:
+        findings.append(Finding("percent-encoding", PASS,
+                                "Percent-escaping is addressed"
+                                + (" and normalised for equivalence." if admits else "."), ref,
+                                {"section": "encoding"}))
+    return findings
+
+
+_UNICODE_NORMALISATION = re.compile(r"\bNFK?[CD]\b|unicode normali[sz]", re.I)
+_UNICODE_VERSION = re.compile(r"unicode\s*(version\s*)?\d", re.I)
+
+
+@check("unicode-version")
+def unicode_version(ctx: Context):
+    text = ctx.section("lexical_equivalence") + "\n" + ctx.section("encoding")
+    ref, item = "GFD.191 §6 (2.4)", {"section": "lexical_equivalence"}
+    if _UNICODE_NORMALISATION.search(text) and not _UNICODE_VERSION.search(text):
+        return _one("unicode-version", WARNING,
+                    "Unicode normalisation is mentioned but no Unicode version is named; its "
+                    "results change between versions (e.g. 'Unicode 6.0').", ref, item)
+    return _one("unicode-version", PASS, "No Unicode normalisation without a version.", ref, item)
+
+
+@check("equivalence")
+def equivalence(ctx: Context):
+    ref, findings = "GFD.191 §6 (2.4), RFC 6453 §2.4", []
+    steps = ctx.data.equivalence
+    for step in steps:
+        if step not in EQUIVALENCE_STEPS:
+            findings.append(Finding("equivalence", FAIL, f"Unknown normalisation step {step!r}.", ref,
+                                    {"section": "lexical_equivalence"}))
+    for index, group in enumerate(ctx.data.examples.equivalent):
+        forms = {}
+        for urn in group:
+            try:
+                forms[urn] = normalize(parse_urn(urn), steps)
+            except UrnSyntaxError as exc:
+                findings.append(Finding("equivalence", FAIL, f"Not a valid URN: {exc.message}", ref,
+                                        {"example": urn, "list": "equivalent", "group": index}))
+        if len(set(forms.values())) > 1:
+            findings.append(Finding("equivalence", FAIL,
+                                    f"Equivalence group {index + 1} is not equivalent under the chosen "
+                                    f"rule: the normal forms differ ({', '.join(sorted(set(forms.values())))}).",
+                                    ref, {"list": "equivalent", "group": index}))
+    prose = ctx.section("lexical_equivalence").lower()
+    if re.search(r"case[- ]insensitiv|case normali[sz]", prose) and "case-insensitive" not in steps:
+        findings.append(Finding("equivalence", WARNING,
+                                "Section 2.4 speaks of case-insensitivity, but the executable rule "
+                                "does not include 'case-insensitive'. If only part of the URN is "
+                                "case-insensitive the registry cannot apply that part: say so, or "
+                                "make the two agree.", ref, {"section": "lexical_equivalence"}))
+    if not findings:
+        described = ", ".join(steps) if steps else "RFC 6453's rule only"
+        findings.append(Finding("equivalence", PASS,
+                                f"The equivalence rule ({described}) holds for every equivalence "
+                                "group and keeps urn:ogf: and the SNID case-insensitive.", ref,
+                                {"section": "lexical_equivalence"}))
+    return findings
+
+
+# --- 6 Examples ----------------------------------------------------------------------------
+
+
+@check("examples-present")
+def examples_present(ctx: Context):
+    if not ctx.data.examples.valid:
+        return _one("examples-present", WARNING,
+                    "List a few valid example URNs so readers and the registry can check the "
+                    "grammar against them.", "GFD.191 §6 (6)", {"section": "examples"})
+    return _one("examples-present", PASS, f"{len(ctx.data.examples.valid)} valid example(s) given.",
+                "GFD.191 §6 (6)", {"section": "examples"})
+
+
+def _example_problems(ctx: Context, urn: str) -> list[str]:
+    """Why an example is not a valid URN of this proposal's SNID ([] if it is)."""
+    try:
+        parsed = parse_urn(urn)
+    except UrnSyntaxError as exc:
+        return [exc.message]
+    if parsed.snid.lower() != ctx.data.snid.lower():
+        return [f"It belongs to urn:ogf:{parsed.snid}:, not urn:ogf:{ctx.data.snid}:."]
+    problems = []
+    grammar = ctx.grammar
+    if grammar is not None and grammar.ok:
+        problems.extend(grammar.check(parsed))
+    if ctx.data.max_length and len(urn) > ctx.data.max_length:
+        problems.append(f"It is longer than the declared maximum of {ctx.data.max_length}.")
+    return problems
+
+
+@check("examples-valid")
+def examples_valid(ctx: Context):
+    ref, findings = "GFD.191 §6 (6)", []
+    for urn in ctx.data.examples.valid:
+        problems = _example_problems(ctx, urn)
+        if problems:
+            findings.append(Finding("examples-valid", FAIL,
+                                    "A valid example is not valid: " + " ".join(problems), ref,
+                                    {"example": urn, "list": "valid"}))
+    if ctx.data.examples.valid and not findings:
+        checked = "against the grammar" if ctx.grammar is not None and ctx.grammar.ok else "for URN syntax"
+        findings.append(Finding("examples-valid", PASS,
+                                f"All {len(ctx.data.examples.valid)} valid examples check out {checked}.",
+                                ref, {"section": "examples"}))
+    return findings
+
+
+@check("examples-invalid")
+def examples_invalid(ctx: Context):
+    ref, findings = "GFD.191 §6 (6)", []
+    for urn in ctx.data.examples.invalid:
+        if not _example_problems(ctx, urn):
+            findings.append(Finding("examples-invalid", WARNING,
+                                    "The grammar accepts this example listed as invalid. Say in "
+                                    "section 6 why it is invalid (a rule the grammar cannot "
+                                    "express), or tighten the grammar.", ref,
+                                    {"example": urn, "list": "invalid"}))
+    if ctx.data.examples.invalid and not findings:
+        findings.append(Finding("examples-invalid", PASS,
+                                f"All {len(ctx.data.examples.invalid)} invalid examples are rejected.",
+                                ref, {"section": "examples"}))
+    return findings
+
+
+# --- judgements for the editor -------------------------------------------------------------
+
+_DELEGATION = re.compile(r"delegat|third[- ]part|sub-?namespace|sub-?delegat|assigning organi", re.I)
+
+
+@check("subdelegation")
+def subdelegation(ctx: Context):
+    ref = "GFD.191 §5"
+    if not _DELEGATION.search(ctx.section("identifier_assignment")):
+        return _one("subdelegation", PASS, "Assignment does not mention delegation to third parties.",
+                    ref, {"section": "identifier_assignment"})
+    missing = [SECTIONS_BY_KEY[k].heading for k in ("uniqueness", "immutability") if not ctx.section(k)]
+    message = ("Assignment is delegated to third parties: do sections 4.2 and 5.2 explain how they "
+               "keep URNs unique and immutable?")
+    if missing:
+        message += f" ({' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} empty.)"
+        return _one("subdelegation", WARNING, message, ref, {"section": "identifier_assignment"})
+    return _one("subdelegation", EDITOR, message, ref, {"section": "identifier_assignment"})
+
+
+_ATTRIBUTES = re.compile(r"date|year|domain|provider|host|org|name|location|country|owner", re.I)
+
+
+@check("immutability")
+def immutability(ctx: Context):
+    ref, item = "GFD.191 §5, §6 (5.2)", {"section": "immutability"}
+    if not ctx.section("immutability"):
+        return _one("immutability", FAIL, "Section 5.2 must explain why URNs never need to change.",
+                    ref, item)
+    grammar = ctx.grammar
+    names = []
+    if grammar is not None:
+        names = [grammar.parsed.rules[key].name for key in grammar.analysis.reachable
+                 if _ATTRIBUTES.search(grammar.parsed.rules[key].name)]
+    message = "How is immutability ensured?"
+    if names:
+        message += (f" The syntax carries attributes that can change ({', '.join(names)}): what "
+                    "keeps the URN valid when they do?")
+    return _one("immutability", EDITOR, message, ref, item)
+
+
+@check("scope")
+def scope(ctx: Context):
+    return _one("scope", EDITOR, "Does the intended use (4.1 Scope) fall within the scope of the OGF?",
+                "GFD.191 §5", {"section": "scope"})
+
+
+# --- running -------------------------------------------------------------------------------
+
+CHECK_IDS: tuple[str, ...] = tuple(check_id for check_id, _ in CHECKS)
+#: The judgements the editor ticks by hand on the review page.
+MANUAL_CHECKS: tuple[str, ...] = ("scope", "snid-durable", "subdelegation", "immutability")
+
+
+def run_checklist(data: ProposalData, facts: RegistryFacts | None = None) -> list[Finding]:
+    ctx = Context(data, facts or RegistryFacts())
+    findings: list[Finding] = []
+    for _, function in CHECKS:
+        findings.extend(function(ctx))
+    return findings
+
+
+def summarize(findings) -> dict[str, int]:
+    counts = Counter(f.status if isinstance(f, Finding) else f["status"] for f in findings)
+    return {status: counts.get(status, 0) for status in FindingStatus.values}
+
+
+def has_failures(findings) -> bool:
+    return summarize(findings)[FAIL] > 0

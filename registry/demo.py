@@ -1,0 +1,61 @@
+"""Demonstration data: accounts and proposals from ``fixtures/demo.json``.
+
+Loaded through the same services as the site, so the demo registry carries
+real histories and findings.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from . import interchange, services
+from .models import Namespace, Proposal
+
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+MANIFEST = FIXTURES / "demo.json"
+
+
+def manifest() -> dict:
+    return json.loads(MANIFEST.read_text(encoding="utf-8"))
+
+
+def demo_accounts() -> dict[str, tuple]:
+    """Create the demo accounts if missing; returns role -> (user, password, created)."""
+    User = get_user_model()
+    accounts = {}
+    for role, spec in manifest()["accounts"].items():
+        user, created = User.objects.get_or_create(
+            username=spec["username"], defaults={"email": spec["email"]}
+        )
+        if created:
+            user.set_password(spec["password"])
+            user.save()
+        if spec["editor"]:
+            user.groups.add(services.editors_group())
+        accounts[role] = (user, spec["password"], created)
+    return accounts
+
+
+def database_is_empty() -> bool:
+    return not Proposal.objects.exists() and not Namespace.objects.exists()
+
+
+@transaction.atomic
+def demo_load(applicant, editor) -> list[Proposal]:
+    proposals = []
+    for entry in manifest()["proposals"]:
+        raw = json.loads((FIXTURES / entry["file"]).read_text(encoding="utf-8"))
+        proposal = services.proposal_create(interchange.load(raw), applicant, is_demo=True)
+        for step in entry["steps"]:
+            actor = applicant if step["action"] in ("submit", "withdraw") else editor
+            proposal = services.proposal_transition(
+                proposal, step["action"], actor, comment=step.get("comment", ""),
+                override_reason=step.get("override_reason", ""),
+            )
+        proposals.append(proposal)
+    return proposals

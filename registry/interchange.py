@@ -1,0 +1,245 @@
+"""The JSON interchange format of one proposal (docs/proposal-format.md).
+
+``load`` turns untrusted JSON data into a ``ProposalData`` or raises
+``InterchangeError`` listing every problem with the key it concerns;
+``dump`` is its inverse. Services and the import/export commands, the API
+and the document exporter all use these two functions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass, field
+
+from .enums import DocumentStatus
+from .gfd191 import PROSE_KEYS
+from .grammar import EQUIVALENCE_STEPS
+
+FORMAT = "urn-ogf-proposal/1"
+
+#: Limits that keep one proposal a reasonable size; each error names the limit.
+MAX_TEXT = 100_000  # a prose section or the grammar
+MAX_LINE = 1_000  # a one-line field
+MAX_EXAMPLES = 1_000
+MAX_EXAMPLE_LENGTH = 4_096
+
+
+class InterchangeError(ValueError):
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+@dataclass(slots=True)
+class Registrant:
+    name: str = ""
+    organisation: str = ""
+    email: str = ""
+    address: str = ""
+
+
+@dataclass(slots=True)
+class Document:
+    reference: str = ""
+    url: str = ""
+    status: str = ""
+
+
+@dataclass(slots=True)
+class Grammar:
+    abnf: str = ""
+    rule: str = ""
+
+
+@dataclass(slots=True)
+class Examples:
+    valid: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+    equivalent: list[list[str]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ProposalData:
+    snid: str
+    title: str = ""
+    version: int = 1
+    registration_date: dt.date | None = None
+    registrant: Registrant = field(default_factory=Registrant)
+    document: Document = field(default_factory=Document)
+    sections: dict[str, str] = field(default_factory=dict)
+    grammar: Grammar = field(default_factory=Grammar)
+    examples: Examples = field(default_factory=Examples)
+    equivalence: list[str] = field(default_factory=list)
+    max_length: int | None = None
+
+
+_TOP_KEYS = {
+    "format", "snid", "title", "version", "registration_date", "registrant", "document",
+    "sections", "grammar", "examples", "equivalence", "max_length",
+}
+
+
+class _Reader:
+    def __init__(self):
+        self.errors: list[str] = []
+
+    def fail(self, key: str, message: str) -> None:
+        self.errors.append(f"{key}: {message}")
+
+    def text(self, obj: dict, key: str, path: str, limit: int = MAX_LINE, default: str = "") -> str:
+        value = obj.get(key, default)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            self.fail(path, f"must be a string, not {_type_name(value)}.")
+            return default
+        if "\x00" in value:
+            self.fail(path, "must not contain NUL characters.")
+            return default
+        if len(value) > limit:
+            self.fail(path, f"is {len(value):,} characters long; the limit is {limit:,}.")
+            return default
+        return value
+
+    def obj(self, data: dict, key: str, allowed: set[str]) -> dict:
+        value = data.get(key, {})
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(key, f"must be an object, not {_type_name(value)}.")
+            return {}
+        for unknown in sorted(set(value) - allowed):
+            self.fail(f"{key}.{unknown}", f"is not a known key (expected one of: {', '.join(sorted(allowed))}).")
+        return value
+
+    def strings(self, value, path: str) -> list[str]:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.fail(path, f"must be a list of strings, not {_type_name(value)}.")
+            return []
+        if len(value) > MAX_EXAMPLES:
+            self.fail(path, f"has {len(value):,} entries; the limit is {MAX_EXAMPLES:,}.")
+            return []
+        out = []
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                self.fail(f"{path}[{index}]", f"must be a string, not {_type_name(item)}.")
+            elif len(item) > MAX_EXAMPLE_LENGTH:
+                self.fail(f"{path}[{index}]", f"is {len(item):,} characters long; the limit is {MAX_EXAMPLE_LENGTH:,}.")
+            elif "\x00" in item:
+                self.fail(f"{path}[{index}]", "must not contain NUL characters.")
+            else:
+                out.append(item.strip())
+        return out
+
+
+def _type_name(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
+            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def load(data) -> ProposalData:
+    """Validate interchange JSON data (already decoded) into a ProposalData."""
+    if not isinstance(data, dict):
+        raise InterchangeError([f"(top level): must be a JSON object, not {_type_name(data)}."])
+    r = _Reader()
+    for unknown in sorted(set(data) - _TOP_KEYS):
+        r.fail(unknown, f"is not a known key (expected one of: {', '.join(sorted(_TOP_KEYS))}).")
+    if "format" in data and data["format"] != FORMAT:
+        r.fail("format", f"must be {FORMAT!r} if given.")
+    if "snid" not in data:
+        r.fail("snid", "is required.")
+    snid = r.text(data, "snid", "snid", limit=64).strip()
+    title = r.text(data, "title", "title").strip()
+
+    version = data.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        r.fail("version", "must be a whole number of at least 1.")
+        version = 1
+
+    registration_date = None
+    raw_date = data.get("registration_date")
+    if raw_date is not None:
+        if not isinstance(raw_date, str):
+            r.fail("registration_date", "must be an ISO date (YYYY-MM-DD) or null.")
+        else:
+            try:
+                registration_date = dt.date.fromisoformat(raw_date)
+            except ValueError:
+                r.fail("registration_date", f"{raw_date[:40]!r} is not an ISO date (YYYY-MM-DD).")
+
+    reg = r.obj(data, "registrant", {"name", "organisation", "email", "address"})
+    registrant = Registrant(
+        name=r.text(reg, "name", "registrant.name"),
+        organisation=r.text(reg, "organisation", "registrant.organisation"),
+        email=r.text(reg, "email", "registrant.email"),
+        address=r.text(reg, "address", "registrant.address", limit=MAX_LINE * 4),
+    )
+
+    doc = r.obj(data, "document", {"reference", "url", "status"})
+    document = Document(
+        reference=r.text(doc, "reference", "document.reference"),
+        url=r.text(doc, "url", "document.url"),
+        status=r.text(doc, "status", "document.status"),
+    )
+    if document.status and document.status not in DocumentStatus.values:
+        r.fail("document.status", f"must be one of {', '.join(DocumentStatus.values)} (or empty).")
+    if document.url and not document.url.startswith(("https://", "http://")):
+        r.fail("document.url", "must be an http:// or https:// address.")
+
+    raw_sections = r.obj(data, "sections", set(PROSE_KEYS))
+    sections = {}
+    for key in PROSE_KEYS:
+        if key in raw_sections:
+            value = r.text(raw_sections, key, f"sections.{key}", limit=MAX_TEXT)
+            if value.strip():
+                sections[key] = value
+
+    gram = r.obj(data, "grammar", {"abnf", "rule"})
+    grammar = Grammar(
+        abnf=r.text(gram, "abnf", "grammar.abnf", limit=MAX_TEXT),
+        rule=r.text(gram, "rule", "grammar.rule").strip(),
+    )
+
+    ex = r.obj(data, "examples", {"valid", "invalid", "equivalent"})
+    equivalent = []
+    raw_groups = ex.get("equivalent") or []
+    if not isinstance(raw_groups, list):
+        r.fail("examples.equivalent", f"must be a list of lists of URNs, not {_type_name(raw_groups)}.")
+    else:
+        for index, group in enumerate(raw_groups[:MAX_EXAMPLES]):
+            urns = r.strings(group, f"examples.equivalent[{index}]")
+            if len(urns) < 2 and isinstance(group, list):
+                r.fail(f"examples.equivalent[{index}]", "must list at least two URNs that are equivalent.")
+            equivalent.append(urns)
+    examples = Examples(
+        valid=r.strings(ex.get("valid"), "examples.valid"),
+        invalid=r.strings(ex.get("invalid"), "examples.invalid"),
+        equivalent=equivalent,
+    )
+
+    equivalence = r.strings(data.get("equivalence"), "equivalence")
+    for step in equivalence:
+        if step not in EQUIVALENCE_STEPS:
+            r.fail("equivalence", f"{step!r} is not a known normalisation step (known: {', '.join(EQUIVALENCE_STEPS)}).")
+    equivalence = [step for step in EQUIVALENCE_STEPS if step in equivalence]
+
+    max_length = data.get("max_length")
+    if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)
+                                   or not 1 <= max_length <= 4096):
+        r.fail("max_length", "must be a whole number from 1 to 4096, or null.")
+        max_length = None
+
+    if r.errors:
+        raise InterchangeError(r.errors)
+    return ProposalData(snid, title, version, registration_date, registrant, document, sections,
+                        grammar, examples, equivalence, max_length)
+
+
+def dump(data: ProposalData) -> dict:
+    """The interchange JSON object (keys in the documented order)."""
+    out = asdict(data)
+    out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
+    out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
+    return {"format": FORMAT, **out}

@@ -1,0 +1,36 @@
+"""Helpers shared by the registry's management commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
+
+from ... import interchange
+
+
+def read_proposal_file(path: str) -> interchange.ProposalData:
+    """Read and validate an interchange JSON file, or raise CommandError saying why."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"Cannot read {path}: {exc.strerror}.") from None
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{path} is not UTF-8 text (byte {exc.start}).") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
+    try:
+        return interchange.load(raw)
+    except interchange.InterchangeError as exc:
+        raise CommandError(f"{path} is not a valid proposal:\n  " + "\n  ".join(exc.errors)) from None
+
+
+def get_user(username: str):
+    try:
+        return get_user_model().objects.get(username=username)
+    except get_user_model().DoesNotExist:
+        raise CommandError(f"There is no user named {username!r}.") from None

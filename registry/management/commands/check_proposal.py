@@ -1,0 +1,46 @@
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ...checklist import summarize
+from ...models import Proposal
+from ...selectors import data_findings, proposal_findings
+from ._common import read_proposal_file
+
+
+class Command(BaseCommand):
+    help = ("Run the automated review checklist on an interchange JSON file or a stored "
+            "proposal (by id). Exit status: 0 nothing fails, 1 something fails, 2 unreadable input.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("source", help="a JSON file, or the id of a stored proposal")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, source, json=False, **options):
+        if source.isdigit() and not Path(source).exists():
+            proposal = Proposal.objects.filter(pk=int(source)).first()
+            if proposal is None:
+                raise CommandError(f"There is no proposal {source}.", returncode=2)
+            snid, findings = proposal.snid, proposal_findings(proposal)
+        else:
+            try:
+                data = read_proposal_file(source)
+            except CommandError as exc:
+                raise CommandError(str(exc), returncode=2) from None
+            snid, findings = data.snid, data_findings(data)
+        summary = summarize(findings)
+        if json:
+            self.stdout.write(__import__("json").dumps(
+                {"snid": snid, "findings": [f.as_dict() for f in findings], "summary": summary},
+                indent=2, ensure_ascii=False))
+        else:
+            for finding in findings:
+                where = ""
+                if finding.item:
+                    where = " [" + ", ".join(f"{k}={v}" for k, v in finding.item.items()) + "]"
+                self.stdout.write(f"{finding.status.upper():8} {finding.id:22} {finding.message}{where}")
+            self.stdout.write("\n" + ", ".join(f"{n} {status}" for status, n in summary.items()))
+        if summary["fail"]:
+            sys.exit(1)

@@ -1,0 +1,19 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ... import interchange
+from ...models import Proposal
+
+
+class Command(BaseCommand):
+    help = "Print a stored proposal in the interchange JSON format (docs/proposal-format.md)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("id", type=int)
+
+    def handle(self, id, **options):
+        proposal = Proposal.objects.filter(pk=id).first()
+        if proposal is None:
+            raise CommandError(f"There is no proposal {id}.")
+        self.stdout.write(json.dumps(interchange.dump(proposal.to_data()), indent=2, ensure_ascii=False))

@@ -1,0 +1,31 @@
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from ... import demo
+
+
+class Command(BaseCommand):
+    help = ("Set up and run the registry for a first look: migrate, load the demo data into an "
+            "empty database, create the demo accounts, then serve on 127.0.0.1.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--no-serve", action="store_true", help="set up only; do not serve")
+
+    def handle(self, port=8000, no_serve=False, **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        self.stdout.write("Database migrated.")
+        accounts = demo.demo_accounts()
+        if demo.database_is_empty():
+            proposals = demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
+            self.stdout.write(f"Loaded {len(proposals)} demonstration proposals.")
+        else:
+            self.stdout.write("The database already has data; demo data not loaded.")
+        self.stdout.write("\nDemo accounts:")
+        for role, (user, password, created) in accounts.items():
+            note = "" if created else " (already existed; password as first set)"
+            self.stdout.write(f"  {role:<9} username {user.username!r}  password {password!r}{note}")
+        if no_serve:
+            return
+        self.stdout.write(f"\nServing on http://127.0.0.1:{port}/  (Ctrl-C to stop)\n")
+        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)

@@ -1,0 +1,285 @@
+"""The data model: SNIDs (namespaces), proposals (one version each) and their events.
+
+Writes go through ``services``; the guards here are the last line that keeps a
+registry of persistent identifiers honest whatever path a write takes:
+approved proposals never change, namespaces and events are never deleted,
+events never change.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+from django.urls import reverse
+from django.utils import timezone
+
+from . import interchange
+from .enums import (
+    EDITABLE_STATES,
+    DocumentStatus,
+    EventKind,
+    NamespaceStatus,
+    ProposalState,
+)
+from .gfd191 import PROSE_KEYS
+
+
+models.CharField.register_lookup(Lower)
+
+
+class ImmutableError(Exception):
+    """A write that would change what the registry has published or recorded."""
+
+
+class NamespaceQuerySet(models.QuerySet):
+    def delete(self):
+        raise ImmutableError("SNIDs are never deleted: an SNID, once assigned, stays assigned.")
+
+    def registered(self):
+        return self.filter(status=NamespaceStatus.REGISTERED)
+
+    def by_snid(self, snid: str):
+        """Case-insensitive match; served by the functional unique index on LOWER(snid)."""
+        return self.filter(snid__lower=snid.lower())
+
+
+class Namespace(models.Model):
+    """An SNID: reserved for a while, or registered for good.
+
+    SNIDs are case-insensitive (RFC 6453 §2.4): a unique index on LOWER(snid)
+    keeps two spellings of one SNID out at the database level.
+    """
+
+    snid = models.CharField(max_length=32)
+    status = models.CharField(max_length=16, choices=NamespaceStatus.choices)
+    current = models.OneToOneField(
+        "Proposal", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="The approved proposal that is the current version.",
+    )
+    reserved_until = models.DateField(null=True, blank=True)
+    reservation_reason = models.TextField(blank=True)
+    reserved_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+    )
+    registered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = NamespaceQuerySet.as_manager()
+
+    class Meta:
+        ordering = [Lower("snid")]
+        constraints = [
+            models.UniqueConstraint(Lower("snid"), name="namespace_snid_ci_unique"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=NamespaceStatus.values), name="namespace_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.snid
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            stored = type(self).objects.filter(pk=self.pk).values_list("snid", flat=True).first()
+            if stored is not None and stored.lower() != self.snid.lower():
+                raise ImmutableError(f"SNID {stored!r} cannot be renamed; SNIDs are never reassigned.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError("SNIDs are never deleted: an SNID, once assigned, stays assigned.")
+
+    @property
+    def is_registered(self) -> bool:
+        return self.status == NamespaceStatus.REGISTERED
+
+    def get_absolute_url(self) -> str:
+        return reverse("registry:namespace_detail", args=[self.snid])
+
+
+class ProposalQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        if self.filter(state=ProposalState.APPROVED).exists():
+            raise ImmutableError("Approved proposals cannot be changed; submit a new version instead.")
+        return super().update(**kwargs)
+
+    def delete(self):
+        if self.filter(state=ProposalState.APPROVED).exists():
+            raise ImmutableError("Approved proposals cannot be deleted.")
+        return super().delete()
+
+    def approved(self):
+        return self.filter(state=ProposalState.APPROVED)
+
+
+class Proposal(models.Model):
+    """One application for one version of one SNID, following the GFD.191 template."""
+
+    snid = models.CharField(max_length=32, help_text="1.1 Namespace Identifier")
+    namespace = models.ForeignKey(
+        Namespace, null=True, blank=True, on_delete=models.PROTECT, related_name="proposals",
+        help_text="Set when the SNID is registered or the proposal is a new version of it.",
+    )
+    title = models.CharField(max_length=1000, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    registration_date = models.DateField(null=True, blank=True)
+
+    registrant_name = models.CharField(max_length=1000, blank=True)
+    registrant_organisation = models.CharField(max_length=1000, blank=True)
+    registrant_email = models.CharField(max_length=1000, blank=True)
+    registrant_address = models.TextField(blank=True)
+
+    document_reference = models.CharField(max_length=1000, blank=True)
+    document_url = models.CharField(max_length=1000, blank=True)
+    document_status = models.CharField(max_length=16, blank=True, choices=DocumentStatus.choices)
+
+    sections = models.JSONField(default=dict, blank=True, help_text="Markdown by section key")
+    grammar_abnf = models.TextField(blank=True)
+    grammar_rule = models.CharField(max_length=1000, blank=True)
+    examples_valid = models.JSONField(default=list, blank=True)
+    examples_invalid = models.JSONField(default=list, blank=True)
+    examples_equivalent = models.JSONField(default=list, blank=True)
+    equivalence = models.JSONField(default=list, blank=True)
+    max_length = models.PositiveIntegerField(null=True, blank=True)
+
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals"
+    )
+    state = models.CharField(max_length=24, choices=ProposalState.choices, default=ProposalState.DRAFT)
+    is_demo = models.BooleanField(default=False, help_text="Demonstration data, not a real registration.")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ProposalQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at"]
+        permissions = [("review_proposal", "Can review proposals and decide on them (GFD editor)")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["namespace", "version"],
+                condition=models.Q(state=ProposalState.APPROVED),
+                name="one_approved_proposal_per_version",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(state__in=ProposalState.values), name="proposal_state_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["state", "submitted_at"])]
+
+    def __str__(self) -> str:
+        return f"urn:ogf:{self.snid}: v{self.version} ({self.get_state_display()})"
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        instance._loaded_state = instance.state
+        return instance
+
+    def save(self, *args, **kwargs):
+        if getattr(self, "_loaded_state", None) == ProposalState.APPROVED:
+            raise ImmutableError(
+                f"{self} is approved and cannot be changed; submit a new version instead."
+            )
+        super().save(*args, **kwargs)
+        self._loaded_state = self.state
+
+    def delete(self, *args, **kwargs):
+        if getattr(self, "_loaded_state", self.state) == ProposalState.APPROVED:
+            raise ImmutableError("Approved proposals cannot be deleted.")
+        return super().delete(*args, **kwargs)
+
+    @property
+    def is_editable(self) -> bool:
+        return self.state in EDITABLE_STATES
+
+    def get_absolute_url(self) -> str:
+        return reverse("registry:proposal_detail", args=[self.pk])
+
+    # --- the interchange format: the one mapping between model and data ---------------
+
+    def to_data(self) -> interchange.ProposalData:
+        return interchange.ProposalData(
+            snid=self.snid,
+            title=self.title,
+            version=self.version,
+            registration_date=self.registration_date,
+            registrant=interchange.Registrant(
+                self.registrant_name, self.registrant_organisation, self.registrant_email,
+                self.registrant_address,
+            ),
+            document=interchange.Document(self.document_reference, self.document_url, self.document_status),
+            sections={key: self.sections[key] for key in PROSE_KEYS if self.sections.get(key)},
+            grammar=interchange.Grammar(self.grammar_abnf, self.grammar_rule),
+            examples=interchange.Examples(
+                list(self.examples_valid), list(self.examples_invalid),
+                [list(group) for group in self.examples_equivalent],
+            ),
+            equivalence=list(self.equivalence),
+            max_length=self.max_length,
+        )
+
+    def apply_data(self, data: interchange.ProposalData) -> None:
+        """Copy content from interchange data (never state, submitter or namespace)."""
+        self.snid = data.snid
+        self.title = data.title
+        self.version = data.version
+        self.registration_date = data.registration_date
+        self.registrant_name = data.registrant.name
+        self.registrant_organisation = data.registrant.organisation
+        self.registrant_email = data.registrant.email
+        self.registrant_address = data.registrant.address
+        self.document_reference = data.document.reference
+        self.document_url = data.document.url
+        self.document_status = data.document.status
+        self.sections = dict(data.sections)
+        self.grammar_abnf = data.grammar.abnf
+        self.grammar_rule = data.grammar.rule
+        self.examples_valid = list(data.examples.valid)
+        self.examples_invalid = list(data.examples.invalid)
+        self.examples_equivalent = [list(g) for g in data.examples.equivalent]
+        self.equivalence = list(data.equivalence)
+        self.max_length = data.max_length
+
+
+class ProposalEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise ImmutableError("Events are append-only.")
+
+    def delete(self):
+        raise ImmutableError("Events are append-only.")
+
+
+class ProposalEvent(models.Model):
+    """One entry of a proposal's append-only history, written by the service that acted."""
+
+    proposal = models.ForeignKey(Proposal, on_delete=models.PROTECT, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    kind = models.CharField(max_length=16, choices=EventKind.choices, default=EventKind.TRANSITION)
+    action = models.CharField(max_length=24, blank=True)
+    from_state = models.CharField(max_length=24, blank=True, choices=ProposalState.choices)
+    to_state = models.CharField(max_length=24, blank=True, choices=ProposalState.choices)
+    comment = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = ProposalEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.proposal_id}: {self.from_state or '—'} → {self.to_state or '—'}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ImmutableError("Events are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableError("Events are append-only.")

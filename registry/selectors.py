@@ -1,0 +1,79 @@
+"""Reads: the queries pages, the API, commands and services share."""
+
+from __future__ import annotations
+
+from django.db.models import Max
+from django.utils import timezone
+
+from .checklist import Finding, RegistryFacts, run_checklist
+from .enums import NamespaceStatus, ProposalState
+from .interchange import ProposalData
+from .models import Namespace, Proposal
+
+
+def namespace_get(snid: str) -> Namespace | None:
+    return Namespace.objects.by_snid(snid).select_related("current").first()
+
+
+def reservation_active(namespace: Namespace, today=None) -> bool:
+    today = today or timezone.localdate()
+    return namespace.status == NamespaceStatus.RESERVED and (
+        namespace.reserved_until is None or namespace.reserved_until >= today
+    )
+
+
+def latest_version(namespace: Namespace | None, exclude_pk: int | None = None) -> int | None:
+    if namespace is None:
+        return None
+    approved = namespace.proposals.approved()
+    if exclude_pk is not None:
+        approved = approved.exclude(pk=exclude_pk)
+    return approved.aggregate(latest=Max("version"))["latest"]
+
+
+def registry_facts(snid: str, submitter_id: int | None = None,
+                   exclude_pk: int | None = None) -> RegistryFacts:
+    """What the checklist needs to know about ``snid``, as it stood before the proposal
+    ``exclude_pk`` (so an approved proposal is not compared with its own registration)."""
+    namespace = namespace_get(snid) if snid else None
+    if namespace is None:
+        return RegistryFacts()
+    if namespace.status == NamespaceStatus.REGISTERED:
+        latest = latest_version(namespace, exclude_pk)
+        if latest is None:
+            return RegistryFacts()  # registered by the proposal being checked
+        owner_id = namespace.current.submitter_id if namespace.current else None
+        return RegistryFacts(
+            registered=True,
+            latest_version=latest,
+            own_namespace=submitter_id is not None and owner_id == submitter_id,
+        )
+    if reservation_active(namespace):
+        return RegistryFacts(
+            reserved=True,
+            reserved_for_applicant=submitter_id is not None
+            and namespace.reserved_for_id == submitter_id,
+            reserved_until=namespace.reserved_until.isoformat() if namespace.reserved_until else None,
+        )
+    return RegistryFacts()
+
+
+def proposal_findings(proposal: Proposal) -> list[Finding]:
+    facts = registry_facts(proposal.snid, proposal.submitter_id, exclude_pk=proposal.pk)
+    return run_checklist(proposal.to_data(), facts)
+
+
+def data_findings(data: ProposalData, submitter_id: int | None = None) -> list[Finding]:
+    return run_checklist(data, registry_facts(data.snid, submitter_id))
+
+
+def proposals_for(user):
+    return Proposal.objects.filter(submitter=user).select_related("namespace")
+
+
+def pending_proposals():
+    return (
+        Proposal.objects.filter(state=ProposalState.SUBMITTED)
+        .select_related("submitter", "namespace")
+        .order_by("submitted_at", "id")
+    )

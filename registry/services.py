@@ -1,0 +1,213 @@
+"""All writes. Every state change goes through ``proposal_transition``.
+
+Each service runs in one transaction and records what it did in the same
+transaction (the append-only ``ProposalEvent``), so the history can never
+disagree with the data. Permission predicates come from ``rules``; a service
+refuses what its caller may not do even if a view forgot to check.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth.models import Group, Permission
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from . import rules
+from .checklist import has_failures, summarize
+from .enums import (
+    EDITABLE_STATES,
+    FINAL_STATES,
+    EventKind,
+    NamespaceStatus,
+    ProposalAction,
+    ProposalState,
+    transition_for,
+)
+from .interchange import ProposalData
+from .models import Namespace, Proposal, ProposalEvent
+from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
+
+
+class ServiceError(Exception):
+    """A refused write, with a message meant for the person who asked for it."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class NotAllowed(ServiceError):
+    """The actor may not do this (maps to 403)."""
+
+
+class Conflict(ServiceError):
+    """The proposal is not in a state that allows this (maps to 409), e.g. already decided."""
+
+
+def _findings_snapshot(proposal: Proposal) -> dict:
+    findings = proposal_findings(proposal)
+    return {"findings": [f.as_dict() for f in findings], "summary": summarize(findings)}
+
+
+def _event(proposal, actor, *, kind=EventKind.TRANSITION, action="", from_state="", to_state="",
+           comment="", data=None) -> ProposalEvent:
+    return ProposalEvent.objects.create(
+        proposal=proposal, actor=actor if actor and actor.is_authenticated else None, kind=kind,
+        action=action, from_state=from_state, to_state=to_state, comment=comment, data=data or {},
+    )
+
+
+@transaction.atomic
+def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> Proposal:
+    """A new draft from interchange data. A proposal for an SNID registered to the
+    submitter becomes a new version of it."""
+    proposal = Proposal(submitter=submitter, is_demo=is_demo)
+    proposal.apply_data(data)
+    namespace = namespace_get(data.snid)
+    if namespace is not None and namespace.current and namespace.current.submitter_id == submitter.pk:
+        proposal.namespace = namespace
+    proposal.save()
+    _event(proposal, submitter, kind=EventKind.CREATED, to_state=proposal.state)
+    return proposal
+
+
+@transaction.atomic
+def proposal_update(proposal: Proposal, data: ProposalData, actor) -> Proposal:
+    """Save new content into a draft (or a proposal sent back for changes)."""
+    locked = Proposal.objects.select_for_update().get(pk=proposal.pk)
+    if not rules.can_edit_proposal(actor, locked):
+        if locked.state not in EDITABLE_STATES:
+            raise Conflict(f"This proposal is {locked.get_state_display().lower()} and can no "
+                           "longer be edited.")
+        raise NotAllowed("Only the submitter can edit this proposal.")
+    locked.apply_data(data)
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str = "",
+                        override_reason: str = "", today: dt.date | None = None) -> Proposal:
+    """Move ``proposal`` along the workflow, or refuse with a clear reason.
+
+    The row is locked first, so of two simultaneous decisions exactly one wins and
+    the other sees the state the first one left ("already decided").
+    """
+    locked = Proposal.objects.select_for_update().get(pk=proposal.pk)
+    transition = transition_for(locked.state, action)
+    if transition is None:
+        label = ProposalAction(action).label.lower() if action in ProposalAction.values else action
+        state = locked.get_state_display().lower()
+        if locked.state in FINAL_STATES:
+            raise Conflict(f"This proposal is already {state}; it cannot be {_past(action)} now.")
+        raise Conflict(f"A proposal that is {state} cannot {label}.")
+    if not rules.can_perform(actor, locked, transition):
+        if transition.actor == "editor" and rules.is_submitter(actor, locked):
+            raise NotAllowed("Editors cannot decide on their own proposals.")
+        raise NotAllowed(f"You may not {ProposalAction(action).label.lower()} this proposal.")
+    comment = (comment or "").strip()
+    if transition.needs_comment and not comment:
+        raise ServiceError(f"{ProposalAction(action).label} needs a comment saying why.")
+    override_reason = (override_reason or "").strip()
+
+    data: dict = {}
+    if action in (ProposalAction.SUBMIT, ProposalAction.APPROVE):
+        data = _findings_snapshot(locked)
+        failed = [f for f in data["findings"] if f["status"] == "fail"]
+        if action == ProposalAction.SUBMIT:
+            missing = [f["message"] for f in failed if f["id"] == "required-sections"]
+            if missing:
+                raise ServiceError("Cannot submit yet: " + " ".join(missing))
+        elif has_failures(data["findings"]):
+            if not override_reason:
+                raise ServiceError(
+                    f"Cannot approve: {len(failed)} check(s) fail ("
+                    + ", ".join(sorted({f['id'] for f in failed}))
+                    + "). Give a written reason to override.")
+            data["override_reason"] = override_reason
+
+    now = timezone.now()
+    source = locked.state
+    if action == ProposalAction.APPROVE:
+        _register(locked, today or timezone.localdate(now), data)
+    locked.state = transition.target
+    if transition.target == ProposalState.SUBMITTED:
+        locked.submitted_at = now
+    if transition.target in (ProposalState.APPROVED, ProposalState.REJECTED):
+        locked.decided_at = now
+    locked.save()
+    if action == ProposalAction.APPROVE:
+        Namespace.objects.filter(pk=locked.namespace_id).update(current=locked)
+    _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
+           data=data)
+    return locked
+
+
+def _past(action: str) -> str:
+    return {"submit": "submitted", "withdraw": "withdrawn", "request_changes": "sent back",
+            "approve": "approved", "reject": "rejected"}.get(action, action)
+
+
+def _register(proposal: Proposal, today: dt.date, data: dict) -> None:
+    """Register the SNID or add the next version to it (inside the approval's transaction)."""
+    namespace = Namespace.objects.select_for_update().by_snid(proposal.snid).first()
+    if namespace is None:
+        try:
+            with transaction.atomic():
+                namespace = Namespace.objects.create(
+                    snid=proposal.snid, status=NamespaceStatus.REGISTERED, registered_at=timezone.now()
+                )
+        except IntegrityError:
+            raise Conflict(f"urn:ogf:{proposal.snid}: was registered by another proposal a moment "
+                           "ago.") from None
+        version = 1
+    elif namespace.status == NamespaceStatus.RESERVED:
+        if reservation_active(namespace, today) and namespace.reserved_for_id not in (
+                None, proposal.submitter_id):
+            raise Conflict(f"urn:ogf:{namespace.snid}: is reserved for someone else until "
+                           f"{namespace.reserved_until}.")
+        namespace.status = NamespaceStatus.REGISTERED
+        namespace.registered_at = timezone.now()
+        namespace.reserved_until = None
+        namespace.save()
+        version = 1
+    else:
+        if proposal.namespace_id != namespace.pk:
+            raise Conflict(f"urn:ogf:{namespace.snid}: is already registered; only its registrant "
+                           "can propose a new version.")
+        version = (latest_version(namespace) or 0) + 1
+    if proposal.version != version:
+        data["version_assigned"] = {"proposed": proposal.version, "assigned": version}
+    proposal.namespace = namespace
+    proposal.version = version
+    proposal.registration_date = today
+
+
+@transaction.atomic
+def namespace_reserve(snid: str, actor, *, until: dt.date, reason: str, reserved_for=None) -> Namespace:
+    """Reserve an SNID for a limited time before approval (GFD.191 §4)."""
+    if not rules.is_editor(actor):
+        raise NotAllowed("Only GFD editors can reserve SNIDs.")
+    namespace = Namespace.objects.select_for_update().by_snid(snid).first()
+    if namespace is not None and namespace.status == NamespaceStatus.REGISTERED:
+        raise Conflict(f"urn:ogf:{namespace.snid}: is already registered.")
+    if namespace is not None and reservation_active(namespace) and \
+            namespace.reserved_for_id not in (None, getattr(reserved_for, "pk", None)):
+        raise Conflict(f"urn:ogf:{namespace.snid}: is already reserved until {namespace.reserved_until}.")
+    if namespace is None:
+        namespace = Namespace(snid=snid, status=NamespaceStatus.RESERVED)
+    namespace.reserved_until = until
+    namespace.reservation_reason = reason
+    namespace.reserved_for = reserved_for
+    namespace.save()
+    return namespace
+
+
+def editors_group() -> Group:
+    """The "GFD editors" group with the review permission (created by a migration too)."""
+    group, _ = Group.objects.get_or_create(name=rules.EDITOR_GROUP)
+    app_label, codename = rules.EDITOR_PERMISSION.split(".")
+    group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    return group

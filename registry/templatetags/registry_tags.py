@@ -1,0 +1,26 @@
+from django import template
+
+from .. import rules
+from ..markdown import render_markdown
+
+register = template.Library()
+
+
+@register.filter
+def markdown(text):
+    return render_markdown(text)
+
+
+@register.filter
+def section_text(proposal, key):
+    return (proposal.sections or {}).get(key, "")
+
+
+@register.filter
+def is_editor(user):
+    return rules.is_editor(user)
+
+
+@register.filter
+def can_edit_proposal(user, proposal):
+    return rules.can_edit_proposal(user, proposal)

@@ -1,0 +1,9 @@
+"""URL configuration: the site's pages under the ``registry`` namespace, plus the admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("", include("registry.views.urls")),
+]

@@ -1,0 +1,1 @@
+"""HTML views, one module per area of the site."""

@@ -1,0 +1,54 @@
+"""Shared fixtures, and the policy for tests that need an outside program.
+
+Such tests call ``require_external(name, available, reason)``: where the program
+is missing they skip with a clear reason, so ``pytest`` passes anywhere. Names
+listed in ``REGISTRY_REQUIRE_EXTERNAL`` (comma-separated, set by ``.ci/run``)
+fail instead of skipping, so CI never silently skips them; the SQLite pass
+requires Chromium, the PostgreSQL pass requires both.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.db import connection
+
+from .factories import proposal_factory, user_factory
+
+
+def require_external(name: str, available: bool, reason: str) -> None:
+    if available:
+        return
+    message = f"needs {name}: {reason}"
+    required = {n.strip().lower() for n in os.environ.get("REGISTRY_REQUIRE_EXTERNAL", "").split(",")}
+    if name.lower() in required:
+        pytest.fail(f"{message} (REGISTRY_REQUIRE_EXTERNAL names {name}: not skipping)")
+    pytest.skip(message)
+
+
+@pytest.fixture
+def postgres():
+    """Skip (or fail in CI) unless the tests run on PostgreSQL."""
+    require_external("PostgreSQL", connection.vendor == "postgresql",
+                     "run with DATABASE_URL=postgres://... (see README) to include this test")
+
+
+@pytest.fixture
+def applicant(db):
+    return user_factory("alice")
+
+
+@pytest.fixture
+def other_applicant(db):
+    return user_factory("bob")
+
+
+@pytest.fixture
+def editor(db):
+    return user_factory("erin", editor=True)
+
+
+@pytest.fixture
+def make_proposal(db):
+    return proposal_factory

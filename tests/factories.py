@@ -1,0 +1,58 @@
+"""Test data built through the real services (no mocks)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+
+from registry import interchange, services
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+_counter = itertools.count(1)
+
+
+def user_factory(username: str | None = None, *, editor: bool = False, password: str = "pw-for-tests-1"):
+    user = get_user_model().objects.create_user(
+        username=username or f"user{next(_counter)}", password=password,
+        email=f"{username or 'user'}@example.org",
+    )
+    if editor:
+        user.groups.add(services.editors_group())
+    return user
+
+
+def demo_raw(name: str) -> dict:
+    """A demo proposal's interchange JSON (fixtures/proposals/NAME.json), as a fresh dict."""
+    return copy.deepcopy(json.loads((FIXTURES / "proposals" / f"{name}.json").read_text(encoding="utf-8")))
+
+
+def data_factory(name: str = "example", **changes) -> interchange.ProposalData:
+    raw = demo_raw(name)
+    raw.update(changes)
+    return interchange.load(raw)
+
+
+def proposal_factory(submitter=None, *, name: str = "example", state: str = "draft", editor=None,
+                     **changes):
+    """A proposal moved through the services into ``state``."""
+    submitter = submitter or user_factory()
+    proposal = services.proposal_create(data_factory(name, **changes), submitter)
+    if state == "draft":
+        return proposal
+    if state == "withdrawn":
+        return services.proposal_transition(proposal, "withdraw", submitter)
+    proposal = services.proposal_transition(proposal, "submit", submitter)
+    if state == "submitted":
+        return proposal
+    editor = editor or user_factory(editor=True)
+    if state == "changes_requested":
+        return services.proposal_transition(proposal, "request_changes", editor, comment="Please fix.")
+    if state == "rejected":
+        return services.proposal_transition(proposal, "reject", editor, comment="Out of scope.")
+    if state == "approved":
+        return services.proposal_transition(proposal, "approve", editor, override_reason="test data")
+    raise ValueError(state)

@@ -1,0 +1,82 @@
+"""Data-model guarantees: case-insensitive SNIDs, immutability by every path."""
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from registry.enums import NamespaceStatus, ProposalState
+from registry.models import ImmutableError, Namespace, Proposal, ProposalEvent
+
+
+@pytest.mark.django_db
+def test_snids_are_unique_case_insensitively_in_the_database():
+    Namespace.objects.create(snid="Example", status=NamespaceStatus.REGISTERED)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Namespace.objects.create(snid="eXAMPLE", status=NamespaceStatus.RESERVED)
+    assert Namespace.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_namespace_lookup_is_case_insensitive():
+    created = Namespace.objects.create(snid="Example", status=NamespaceStatus.REGISTERED)
+    assert list(Namespace.objects.by_snid("EXAMPLE")) == [created]
+
+
+@pytest.mark.django_db
+def test_namespaces_are_never_deleted_or_renamed():
+    namespace = Namespace.objects.create(snid="keep", status=NamespaceStatus.REGISTERED)
+    with pytest.raises(ImmutableError):
+        namespace.delete()
+    with pytest.raises(ImmutableError):
+        Namespace.objects.all().delete()
+    namespace.snid = "other"
+    with pytest.raises(ImmutableError):
+        namespace.save()
+    namespace.snid = "KEEP"  # a change of case is the same SNID
+    namespace.save()
+    assert Namespace.objects.get().snid == "KEEP"
+
+
+@pytest.mark.django_db
+def test_approved_proposal_cannot_be_saved(make_proposal):
+    proposal = make_proposal(state="approved")
+    proposal.title = "changed"
+    with pytest.raises(ImmutableError):
+        proposal.save()
+    fresh = Proposal.objects.get(pk=proposal.pk)
+    fresh.title = "changed"
+    with pytest.raises(ImmutableError):
+        fresh.save()
+    assert Proposal.objects.get(pk=proposal.pk).title != "changed"
+
+
+@pytest.mark.django_db
+def test_approved_proposal_cannot_be_updated_or_deleted_in_bulk(make_proposal):
+    proposal = make_proposal(state="approved")
+    with pytest.raises(ImmutableError):
+        Proposal.objects.filter(pk=proposal.pk).update(title="changed")
+    with pytest.raises(ImmutableError):
+        Proposal.objects.filter(pk=proposal.pk).delete()
+    with pytest.raises(ImmutableError):
+        Proposal.objects.get(pk=proposal.pk).delete()
+    assert Proposal.objects.get(pk=proposal.pk).state == ProposalState.APPROVED
+
+
+@pytest.mark.django_db
+def test_events_are_append_only(make_proposal):
+    proposal = make_proposal(state="submitted")
+    event = proposal.events.last()
+    event.comment = "rewritten"
+    with pytest.raises(ImmutableError):
+        event.save()
+    with pytest.raises(ImmutableError):
+        event.delete()
+    with pytest.raises(ImmutableError):
+        ProposalEvent.objects.filter(pk=event.pk).update(comment="x")
+    with pytest.raises(ImmutableError):
+        ProposalEvent.objects.all().delete()
+
+
+@pytest.mark.django_db
+def test_editor_group_grants_review_permission(editor, applicant):
+    assert editor.has_perm("registry.review_proposal") is True
+    assert applicant.has_perm("registry.review_proposal") is False
