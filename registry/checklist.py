@@ -12,10 +12,11 @@ so a full run costs milliseconds.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import re2
 
 from .enums import FindingStatus
 from .gfd191 import REQUIRED_SECTIONS, SECTIONS_BY_KEY
@@ -134,13 +135,15 @@ def snid_unique(ctx: Context):
     return _one("snid-unique", PASS, "No registered or reserved SNID has this name.", ref, item)
 
 
+# Applicant text is untrusted: like URNs, it only ever meets RE2 (linear time).
 _VOLATILE = [
-    (re.compile(r"(^|-)(wg|rg|cg|bof)(-|$)|-?wg$", re.I), "a working/research group name"),
-    (re.compile(r"(19|20)\d\d"), "a year"),
-    (re.compile(r"(^|-)v?\d+(\.\d+)+$|(^|-)v\d+$", re.I), "a version number"),
-    (re.compile(r"(^|-)(inc|ltd|corp|gmbh|llc|univ|university|institute|lab)(-|$)", re.I),
+    (re2.compile(r"(?i)(^|-)(wg|rg|cg|bof)(-|$)|wg$"), "a working/research group name"),
+    (re2.compile(r"(19|20)\d\d"), "a year"),
+    (re2.compile(r"(?i)(^|-)v?\d+(\.\d+)+$|(^|-)v\d+$"), "a version number"),
+    (re2.compile(r"(?i)(^|-)(inc|ltd|corp|gmbh|llc|univ|university|institute|lab)(-|$)"),
      "an organisation's name"),
 ]
+_GFD_NUMBER = re2.compile(r"(?i)\bGFD[.\- ]?\d+")
 
 
 @check("snid-durable")
@@ -194,7 +197,7 @@ def document(ctx: Context):
         return _one("document", FAIL,
                     "Name the grid working document or GFD that registers the SNID (e.g. GFD.202 "
                     "or a draft's title): the application is made by publishing a GFD.", ref, item)
-    if not re.search(r"\bGFD[.\- ]?\d+", doc.reference, re.I) and doc.status == "published":
+    if not _GFD_NUMBER.search(doc.reference) and doc.status == "published":
         return _one("document", WARNING,
                     f"'{doc.reference}' is marked published but is not a GFD number; SNIDs are "
                     "registered by GFDs.", ref, item)
@@ -346,7 +349,7 @@ def max_length(ctx: Context):
     return findings
 
 
-_PERCENT_WORDS = re.compile(r"percent|%|escap", re.I)
+_PERCENT_WORDS = re2.compile(r"(?i)percent|%|escap")
 
 
 @check("percent-encoding")
@@ -374,8 +377,9 @@ def percent_encoding(ctx: Context):
     return findings
 
 
-_UNICODE_NORMALISATION = re.compile(r"\bNFK?[CD]\b|unicode normali[sz]", re.I)
-_UNICODE_VERSION = re.compile(r"unicode\s*(version\s*)?\d", re.I)
+_UNICODE_NORMALISATION = re2.compile(r"(?i)\bNFK?[CD]\b|unicode normali[sz]")
+_UNICODE_VERSION = re2.compile(r"(?i)unicode\s*(version\s*)?\d")
+_CASE_WORDS = re2.compile(r"case[- ]insensitiv|case normali[sz]")
 
 
 @check("unicode-version")
@@ -411,7 +415,7 @@ def equivalence(ctx: Context):
                                     f"rule: the normal forms differ ({', '.join(sorted(set(forms.values())))}).",
                                     ref, {"list": "equivalent", "group": index}))
     prose = ctx.section("lexical_equivalence").lower()
-    if re.search(r"case[- ]insensitiv|case normali[sz]", prose) and "case-insensitive" not in steps:
+    if _CASE_WORDS.search(prose) and "case-insensitive" not in steps:
         findings.append(Finding("equivalence", WARNING,
                                 "Section 2.4 speaks of case-insensitivity, but the executable rule "
                                 "does not include 'case-insensitive'. If only part of the URN is "
@@ -492,7 +496,7 @@ def examples_invalid(ctx: Context):
 
 # --- judgements for the editor -------------------------------------------------------------
 
-_DELEGATION = re.compile(r"delegat|third[- ]part|sub-?namespace|sub-?delegat|assigning organi", re.I)
+_DELEGATION = re2.compile(r"(?i)delegat|third[- ]part|sub-?namespace|sub-?delegat|assigning organi")
 
 
 @check("subdelegation")
@@ -510,7 +514,7 @@ def subdelegation(ctx: Context):
     return _one("subdelegation", EDITOR, message, ref, {"section": "identifier_assignment"})
 
 
-_ATTRIBUTES = re.compile(r"date|year|domain|provider|host|org|name|location|country|owner", re.I)
+_ATTRIBUTES = re2.compile(r"(?i)date|year|domain|provider|host|org|name|location|country|owner")
 
 
 @check("immutability")

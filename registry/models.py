@@ -143,6 +143,11 @@ class Proposal(models.Model):
     equivalence = models.JSONField(default=list, blank=True)
     max_length = models.PositiveIntegerField(null=True, blank=True)
 
+    #: The checklist's findings as of the last save or transition, so lists (the
+    #: review queue, "my proposals") show them without re-running the checks.
+    findings = models.JSONField(default=list, blank=True, editable=False)
+    findings_summary = models.JSONField(default=dict, blank=True, editable=False)
+
     submitter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals"
     )

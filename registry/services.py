@@ -46,9 +46,12 @@ class Conflict(ServiceError):
     """The proposal is not in a state that allows this (maps to 409), e.g. already decided."""
 
 
-def _findings_snapshot(proposal: Proposal) -> dict:
+def _findings_refresh(proposal: Proposal) -> dict:
+    """Run the checklist and keep its result on the (unsaved) proposal; return the snapshot."""
     findings = proposal_findings(proposal)
-    return {"findings": [f.as_dict() for f in findings], "summary": summarize(findings)}
+    proposal.findings = [f.as_dict() for f in findings]
+    proposal.findings_summary = summarize(findings)
+    return {"findings": proposal.findings, "summary": proposal.findings_summary}
 
 
 def _event(proposal, actor, *, kind=EventKind.TRANSITION, action="", from_state="", to_state="",
@@ -68,7 +71,9 @@ def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> 
     namespace = namespace_get(data.snid)
     if namespace is not None and namespace.current and namespace.current.submitter_id == submitter.pk:
         proposal.namespace = namespace
-    proposal.save()
+    proposal.save()  # the checklist needs the primary key to leave the proposal out of the facts
+    _findings_refresh(proposal)
+    proposal.save(update_fields=["findings", "findings_summary"])
     _event(proposal, submitter, kind=EventKind.CREATED, to_state=proposal.state)
     return proposal
 
@@ -83,6 +88,7 @@ def proposal_update(proposal: Proposal, data: ProposalData, actor) -> Proposal:
                            "longer be edited.")
         raise NotAllowed("Only the submitter can edit this proposal.")
     locked.apply_data(data)
+    _findings_refresh(locked)
     locked.save()
     return locked
 
@@ -114,7 +120,7 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
 
     data: dict = {}
     if action in (ProposalAction.SUBMIT, ProposalAction.APPROVE):
-        data = _findings_snapshot(locked)
+        data = _findings_refresh(locked)
         failed = [f for f in data["findings"] if f["status"] == "fail"]
         if action == ProposalAction.SUBMIT:
             missing = [f["message"] for f in failed if f["id"] == "required-sections"]

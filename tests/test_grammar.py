@@ -197,6 +197,14 @@ def test_nested_star_grammar_on_long_input_is_linear():
     assert time.perf_counter() - started < 0.5
 
 
+def test_nested_star_grammar_on_10000_characters_is_refused_by_the_cap():
+    compiled = grammar_compile('a = *( *"a" ) "b"\n')
+    started = time.perf_counter()
+    assert compiled.matches("a" * 9_999 + "b") is False
+    assert time.perf_counter() - started < 0.01
+    assert compiled.length_cap == 4096
+
+
 def test_100kb_urn_is_rejected_with_a_clear_message():
     from registry.grammar import UrnSyntaxError
     with pytest.raises(UrnSyntaxError, match="at most 4096"):

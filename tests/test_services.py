@@ -217,3 +217,17 @@ def test_simultaneous_approvals_for_one_snid_register_it_once(postgres):
     assert sum(isinstance(r, Proposal) for r in results) == 1
     assert Namespace.objects.count() == 1
     assert Proposal.objects.filter(state=ProposalState.APPROVED).count() == 1
+
+
+@pytest.mark.django_db
+def test_findings_are_stored_on_every_save(applicant):
+    proposal = proposal_factory(applicant, name="urn-5")
+    assert proposal.findings_summary["fail"] == 2
+    fixed = data_factory("urn-5")
+    fixed.examples.valid.pop()  # drop the example its grammar rejects
+    fixed.sections["encoding"] = "Percent-escaping is not used."
+    updated = services.proposal_update(proposal, fixed, applicant)
+    stored = Proposal.objects.get(pk=proposal.pk)
+    assert stored.findings_summary == updated.findings_summary
+    assert stored.findings_summary["fail"] == 0
+    assert {f["id"] for f in stored.findings} >= {"examples-valid", "scope"}
