@@ -147,6 +147,9 @@ class Proposal(models.Model):
     #: review queue, "my proposals") show them without re-running the checks.
     findings = models.JSONField(default=list, blank=True, editable=False)
     findings_summary = models.JSONField(default=dict, blank=True, editable=False)
+    #: The compiled validator (RE2 pattern, whole-URN flag, length cap, top rule),
+    #: stored on approval with the immutable record so lookups never compile ABNF.
+    validator = models.JSONField(null=True, blank=True, editable=False)
 
     submitter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals"
@@ -181,11 +184,18 @@ class Proposal(models.Model):
     @classmethod
     def from_db(cls, db, field_names, values):
         instance = super().from_db(db, field_names, values)
-        instance._loaded_state = instance.state
+        # Read the loaded value only: touching a deferred field would cost a query per row.
+        instance._loaded_state = instance.__dict__.get("state")
         return instance
 
+    def _stored_state(self) -> str | None:
+        loaded = getattr(self, "_loaded_state", None)
+        if loaded is None and self.pk is not None and not self._state.adding:
+            loaded = type(self).objects.filter(pk=self.pk).values_list("state", flat=True).first()
+        return loaded
+
     def save(self, *args, **kwargs):
-        if getattr(self, "_loaded_state", None) == ProposalState.APPROVED:
+        if self._stored_state() == ProposalState.APPROVED:
             raise ImmutableError(
                 f"{self} is approved and cannot be changed; submit a new version instead."
             )
@@ -193,7 +203,7 @@ class Proposal(models.Model):
         self._loaded_state = self.state
 
     def delete(self, *args, **kwargs):
-        if getattr(self, "_loaded_state", self.state) == ProposalState.APPROVED:
+        if self._stored_state() == ProposalState.APPROVED:
             raise ImmutableError("Approved proposals cannot be deleted.")
         return super().delete(*args, **kwargs)
 

@@ -26,7 +26,9 @@ from .enums import (
     transition_for,
 )
 from .interchange import ProposalData
+from .lookup import registry_invalidate
 from .models import Namespace, Proposal, ProposalEvent
+from .grammar import grammar_compile
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 
 
@@ -145,7 +147,7 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         locked.decided_at = now
     locked.save()
     if action == ProposalAction.APPROVE:
-        Namespace.objects.filter(pk=locked.namespace_id).update(current=locked)
+        Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
     return locked
@@ -189,6 +191,19 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> None:
     proposal.namespace = namespace
     proposal.version = version
     proposal.registration_date = today
+    proposal.validator = _validator_of(proposal)
+    # Lookups in this process see the new version at once; others within a second.
+    transaction.on_commit(registry_invalidate)
+
+
+def _validator_of(proposal: Proposal) -> dict | None:
+    if not proposal.grammar_abnf.strip():
+        return None
+    compiled = grammar_compile(
+        proposal.grammar_abnf, proposal.grammar_rule,
+        examples=tuple(proposal.examples_valid) + tuple(proposal.examples_invalid),
+    )
+    return compiled.validator.as_dict() if compiled.validator else None
 
 
 @transaction.atomic
@@ -208,6 +223,7 @@ def namespace_reserve(snid: str, actor, *, until: dt.date, reason: str, reserved
     namespace.reservation_reason = reason
     namespace.reserved_for = reserved_for
     namespace.save()
+    transaction.on_commit(registry_invalidate)
     return namespace
 
 

@@ -78,13 +78,18 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "registry",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -170,7 +175,51 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "urn@ogf.org")
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": ["registry.api.throttles.AnonymousRateThrottle"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 100,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "registry.api.errors.exception_handler",
 }
+#: Anonymous API requests per client address, e.g. "600/min"; "off" disables.
+REGISTRY_ANON_RATE = os.environ.get("REGISTRY_ANON_RATE", "1200/min")
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "urn:ogf registry API",
+    "DESCRIPTION": (
+        "Look up and validate urn:ogf: URNs against the registered subnamespaces (GFD.191, "
+        "RFC 6453), read the registry, and work with proposals."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ProposalStateEnum": "registry.enums.ProposalState",
+        "NamespaceStatusEnum": "registry.enums.NamespaceStatus",
+        "FindingStatusEnum": "registry.enums.FindingStatus",
+        "EventKindEnum": "registry.enums.EventKind",
+    },
+}
+
+# Read-only registry data may be used from any origin (no credentials are sent);
+# the authenticated proposal endpoints are same-origin only.
+CORS_URLS_REGEX = r"^/api/(snids|lookup|validate|schema)(/.*)?$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS", "POST"]
+CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
+
+#: Bulk validation accepts up to 10,000 URNs of up to 4 KiB each.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 48 * 1024 * 1024
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -14,7 +14,17 @@ import os
 import pytest
 from django.db import connection
 
+from registry.lookup import registry_invalidate
+
 from .factories import proposal_factory, user_factory
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry_index():
+    """Each test starts with no in-memory registry index (databases are per test)."""
+    registry_invalidate()
+    yield
+    registry_invalidate()
 
 
 def require_external(name: str, available: bool, reason: str) -> None:

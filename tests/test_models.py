@@ -80,3 +80,12 @@ def test_events_are_append_only(make_proposal):
 def test_editor_group_grants_review_permission(editor, applicant):
     assert editor.has_perm("registry.review_proposal") is True
     assert applicant.has_perm("registry.review_proposal") is False
+
+
+@pytest.mark.django_db
+def test_approved_proposal_loaded_with_deferred_state_is_still_immutable(make_proposal):
+    proposal = make_proposal(state="approved")
+    partial = Proposal.objects.only("title").get(pk=proposal.pk)
+    partial.title = "changed"
+    with pytest.raises(ImmutableError):
+        partial.save()

@@ -8,7 +8,7 @@ checklist, the pages, the API and the commands all call it.
 - ``grammar_diagrams``: railroad diagrams of the rules.
 """
 
-from .compiler import CompiledGrammar, cache_clear, grammar_compile
+from .compiler import CompiledGrammar, Validator, cache_clear, grammar_compile
 from .diagrams import grammar_diagrams, rule_svg
 from .parse import Issue
 from .urn import (
@@ -32,6 +32,7 @@ __all__ = [
     "Issue",
     "ParsedUrn",
     "UrnSyntaxError",
+    "Validator",
     "cache_clear",
     "grammar_compile",
     "grammar_diagrams",

@@ -24,6 +24,49 @@ _cache: OrderedDict[str, CompiledGrammar] = OrderedDict()
 _lock = threading.Lock()
 
 
+class Validator:
+    """What a registry lookup needs of a grammar: one RE2 program and how to apply it.
+
+    It can be stored (``as_dict``) with an approved registration and rebuilt from
+    that (``from_dict``) without reading the grammar again, so a lookup never
+    parses or compiles ABNF.
+    """
+
+    __slots__ = ("pattern", "full_urn", "length_cap", "rule", "_matches")
+
+    def __init__(self, pattern: str, full_urn: bool, length_cap: int, rule: str, matches=None):
+        self.pattern, self.full_urn, self.length_cap, self.rule = pattern, full_urn, length_cap, rule
+        self._matches = matches or compile_anchored(pattern)
+
+    def as_dict(self) -> dict:
+        return {"pattern": self.pattern, "full_urn": self.full_urn, "length_cap": self.length_cap,
+                "rule": self.rule}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Validator:
+        return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"])
+
+    def matches(self, text: str) -> bool:
+        """Whether ``text`` (whole URN or string after the SNID, see full_urn) is in the language.
+
+        Text over the length cap or outside ASCII is rejected before matching.
+        """
+        if len(text) > self.length_cap or not text.isascii():
+            return False
+        return self._matches(text.encode("ascii"))
+
+    def check(self, parsed: ParsedUrn) -> list[str]:
+        """Why a generically valid URN is not valid under this grammar ([] if it is)."""
+        subject = parsed.urn if self.full_urn else parsed.sss
+        if len(subject) <= self.length_cap and self._matches(subject.encode("ascii")):
+            return []
+        what = "URN" if self.full_urn else f"string after '{PREFIX}{parsed.snid}:'"
+        if len(subject) > self.length_cap:
+            return [f"The {what} is {len(subject)} characters long; this grammar allows at most "
+                    f"{self.length_cap}."]
+        return [f"The {what} does not match the grammar's rule {self.rule!r}."]
+
+
 @dataclass(slots=True)
 class CompiledGrammar:
     abnf: str
@@ -33,12 +76,12 @@ class CompiledGrammar:
     issues: list[Issue] = field(default_factory=list)
     pattern: str | None = None
     crosscheck: CrossCheck | None = None
-    _matches: object = None
+    validator: Validator | None = None
 
     @property
     def ok(self) -> bool:
         """Whether the grammar can validate URNs (it may still have warnings)."""
-        return self._matches is not None
+        return self.validator is not None
 
     @property
     def errors(self) -> list[Issue]:
@@ -55,28 +98,14 @@ class CompiledGrammar:
         return URN_MAX_LENGTH if maximum == INFINITE else int(min(maximum, URN_MAX_LENGTH))
 
     def matches(self, text: str) -> bool:
-        """Whether ``text`` (whole URN or string after the SNID, see full_urn) is in the language.
-
-        Text over the length cap or outside ASCII is rejected before matching.
-        """
-        if self._matches is None or len(text) > self.length_cap or not text.isascii():
-            return False
-        return self._matches(text.encode("ascii"))
+        return self.validator is not None and self.validator.matches(text)
 
     def check(self, parsed: ParsedUrn) -> list[str]:
         """Why a generically valid URN is not valid under this grammar ([] if it is)."""
-        if self._matches is None:
+        if self.validator is None:
             return ["The registered grammar cannot be used for validation: "
                     + "; ".join(issue.message for issue in self.errors[:3])]
-        subject = parsed.urn if self.full_urn else parsed.sss
-        what = "URN" if self.full_urn else f"string after '{PREFIX}{parsed.snid}:'"
-        if len(subject) > self.length_cap:
-            return [f"The {what} is {len(subject)} characters long; this grammar allows at most "
-                    f"{self.length_cap}."]
-        if self._matches(subject.encode("ascii")):
-            return []
-        rule = self.top_rule_name
-        return [f"The {what} does not match the grammar's rule {rule!r}."]
+        return self.validator.check(parsed)
 
     @property
     def top_rule_name(self) -> str:
@@ -143,7 +172,8 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
             f"The grammar cannot be turned into a linear-time validator: {exc}."))
         return compiled
     compiled.pattern = pattern
-    compiled._matches = matcher
+    compiled.validator = Validator(pattern, analysis.full_urn, compiled.length_cap,
+                                   compiled.top_rule_name, matcher)
     if truncated:
         compiled.issues.append(Issue(
             "recursion-bounded", "warning",
@@ -162,7 +192,7 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
             f"reference ABNF parser {'accepts' if theirs else 'rejects'} it; the grammar "
             "cannot be trusted for validation until this is resolved (please report it)."))
     if compiled.crosscheck.disagreements:
-        compiled._matches = None
+        compiled.validator = None
     return compiled
 
 

@@ -1,5 +1,5 @@
-import json
 import sys
+from json import dumps
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -32,7 +32,7 @@ class Command(BaseCommand):
             snid, findings = data.snid, data_findings(data)
         summary = summarize(findings)
         if json:
-            self.stdout.write(__import__("json").dumps(
+            self.stdout.write(dumps(
                 {"snid": snid, "findings": [f.as_dict() for f in findings], "summary": summary},
                 indent=2, ensure_ascii=False))
         else:

@@ -1,11 +1,11 @@
-import json
 import sys
+from json import dumps
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from ...grammar import UrnSyntaxError, grammar_compile, normalize, parse_urn
-from ...selectors import namespace_get
+from ...lookup import NotAnOgfUrn, lookup_urn, registry_index
 
 
 class Command(BaseCommand):
@@ -22,34 +22,19 @@ class Command(BaseCommand):
         parser.add_argument("urns", nargs="*")
 
     def handle(self, grammar=None, snid=None, rule=None, json=False, urns=(), **options):
-        steps, expected_snid = [], None
         if grammar:
-            try:
-                text = Path(grammar).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise CommandError(f"Cannot read the grammar {grammar}: {exc}.", returncode=2) from None
-            compiled = grammar_compile(text, rule)
+            validate = self.grammar_validator(grammar, rule)
         else:
             if rule:
                 raise CommandError("--rule goes with --grammar; --snid uses the registered rule.", returncode=2)
-            namespace = namespace_get(snid)
-            if namespace is None or namespace.current is None:
-                raise CommandError(f"urn:ogf:{snid}: is not registered.", returncode=2)
-            current = namespace.current
-            compiled = grammar_compile(current.grammar_abnf, current.grammar_rule,
-                                       examples=tuple(current.examples_valid) + tuple(current.examples_invalid))
-            steps, expected_snid = list(current.equivalence), namespace.snid
-        errors = [issue.message for issue in compiled.issues if issue.severity == "error"]
-        if errors or not compiled.ok:
-            raise CommandError("The grammar cannot be used:\n  " + "\n  ".join(errors or ["it has no rules"]),
-                               returncode=2)
+            validate = self.snid_validator(snid)
         lines = urns or [line.strip() for line in sys.stdin if line.strip()]
         all_valid = True
         for urn in lines:
-            result = self.validate(compiled, urn, steps, expected_snid)
+            result = validate(urn)
             all_valid &= result["valid"]
             if json:
-                self.stdout.write(__import__("json").dumps(result, ensure_ascii=False))
+                self.stdout.write(dumps(result, ensure_ascii=False))
             elif result["valid"]:
                 self.stdout.write(f"valid    {urn}  (normalized: {result['normalized']})")
             else:
@@ -58,14 +43,42 @@ class Command(BaseCommand):
             sys.exit(1)
 
     @staticmethod
-    def validate(compiled, urn, steps, expected_snid) -> dict:
+    def grammar_validator(path, rule):
         try:
-            parsed = parse_urn(urn)
-        except UrnSyntaxError as exc:
-            return {"urn": urn, "valid": False, "normalized": None, "errors": [exc.message]}
-        errors = []
-        if expected_snid and parsed.snid.lower() != expected_snid.lower():
-            errors.append(f"The URN belongs to urn:ogf:{parsed.snid}:, not urn:ogf:{expected_snid}:.")
-        else:
-            errors.extend(compiled.check(parsed))
-        return {"urn": urn, "valid": not errors, "normalized": normalize(parsed, steps), "errors": errors}
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"Cannot read the grammar {path}: {exc}.", returncode=2) from None
+        compiled = grammar_compile(text, rule)
+        errors = [issue.message for issue in compiled.errors]
+        if errors or not compiled.ok:
+            raise CommandError("The grammar cannot be used:\n  " + "\n  ".join(errors or ["it has no rules"]),
+                               returncode=2)
+
+        def validate(urn):
+            try:
+                parsed = parse_urn(urn)
+            except UrnSyntaxError as exc:
+                return {"urn": urn, "valid": False, "normalized": None, "errors": [exc.message]}
+            errors = compiled.check(parsed)
+            return {"urn": urn, "valid": not errors, "normalized": normalize(parsed), "errors": errors}
+
+        return validate
+
+    @staticmethod
+    def snid_validator(snid):
+        """The registry's own lookup, restricted to one SNID."""
+        entry = registry_index().entries.get(snid.lower())
+        if entry is None:
+            raise CommandError(f"urn:ogf:{snid}: is not registered.", returncode=2)
+
+        def validate(urn):
+            try:
+                result = lookup_urn(urn)
+            except NotAnOgfUrn as exc:
+                return {"urn": urn, "valid": False, "normalized": None, "errors": [str(exc)]}
+            if (result["snid"] or "").lower() != entry.snid.lower():
+                result.update(valid=False, errors=[
+                    f"The URN belongs to urn:ogf:{result['snid']}:, not urn:ogf:{entry.snid}:."])
+            return result
+
+        return validate

@@ -1,0 +1,1 @@
+"""The JSON API (Django REST framework), documented by an OpenAPI schema at /api/schema/."""

@@ -1,0 +1,235 @@
+"""API representations. Content uses the interchange format's keys (docs/proposal-format.md).
+
+State is read-only everywhere: it changes only through the explicit action
+endpoints, which call the same service as the site.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from .. import interchange, rules
+from ..enums import EventKind, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, actions_from
+from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
+from ..grammar import EQUIVALENCE_STEPS
+from ..models import Proposal, ProposalEvent
+
+
+class RegistrantSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    organisation = serializers.CharField()
+    email = serializers.CharField()
+    address = serializers.CharField()
+
+
+class DocumentSerializer(serializers.Serializer):
+    reference = serializers.CharField(help_text="e.g. GFD.202")
+    url = serializers.CharField()
+    status = serializers.CharField()
+
+
+class GrammarSerializer(serializers.Serializer):
+    abnf = serializers.CharField()
+    rule = serializers.CharField()
+
+
+class ExamplesSerializer(serializers.Serializer):
+    valid = serializers.ListField(child=serializers.CharField())
+    invalid = serializers.ListField(child=serializers.CharField())
+    equivalent = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+
+
+SectionsSerializer = type("SectionsSerializer", (serializers.Serializer,), {
+    key: serializers.CharField(required=False, help_text=SECTIONS_BY_KEY[key].heading)
+    for key in PROSE_KEYS
+})
+
+
+class VersionLinkSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    registration_date = serializers.DateField(allow_null=True)
+    api_url = serializers.CharField()
+
+
+def _content(proposal: Proposal) -> dict:
+    data = interchange.dump(proposal.to_data())
+    data.pop("format")
+    return data
+
+
+class VersionSerializer(serializers.Serializer):
+    """One approved version of a registered SNID, every template section included."""
+
+    snid = serializers.CharField()
+    status = serializers.ChoiceField(choices=NamespaceStatus.choices)
+    title = serializers.CharField()
+    version = serializers.IntegerField()
+    registration_date = serializers.DateField(allow_null=True)
+    registrant = RegistrantSerializer()
+    document = DocumentSerializer()
+    sections = SectionsSerializer()
+    grammar = GrammarSerializer()
+    examples = ExamplesSerializer()
+    equivalence = serializers.ListField(child=serializers.ChoiceField(choices=list(EQUIVALENCE_STEPS)))
+    max_length = serializers.IntegerField(allow_null=True)
+    url = serializers.CharField(help_text="The registry's HTML page")
+    api_url = serializers.CharField()
+
+    def to_representation(self, proposal: Proposal) -> dict:
+        namespace = proposal.namespace
+        return {
+            **_content(proposal),
+            "snid": namespace.snid,
+            "status": namespace.status,
+            "url": reverse("registry:namespace_detail", args=[namespace.snid]),
+            "api_url": reverse("api:snid_version", args=[namespace.snid, proposal.version]),
+        }
+
+
+class SnidSerializer(serializers.Serializer):
+    """A registered SNID (its current version and version list) or a reserved one (no content)."""
+
+    snid = serializers.CharField()
+    status = serializers.ChoiceField(choices=NamespaceStatus.choices)
+    reserved_until = serializers.DateField(allow_null=True)
+    current = VersionSerializer(allow_null=True, help_text="null while only reserved")
+    versions = VersionLinkSerializer(many=True)
+    url = serializers.CharField(allow_null=True)
+    api_url = serializers.CharField()
+
+    def to_representation(self, namespace) -> dict:
+        registered = namespace.status == NamespaceStatus.REGISTERED and namespace.current_id
+        versions = list(self.context.get("versions", []))
+        return {
+            "snid": namespace.snid,
+            "status": namespace.status,
+            "reserved_until": namespace.reserved_until.isoformat() if namespace.reserved_until else None,
+            "current": VersionSerializer(namespace.current).data if registered else None,
+            "versions": [
+                {"version": p.version,
+                 "registration_date": p.registration_date.isoformat() if p.registration_date else None,
+                 "api_url": reverse("api:snid_version", args=[namespace.snid, p.version])}
+                for p in versions
+            ],
+            "url": reverse("registry:namespace_detail", args=[namespace.snid]) if registered else None,
+            "api_url": reverse("api:snid_detail", args=[namespace.snid]),
+        }
+
+
+class SnidListItemSerializer(serializers.Serializer):
+    snid = serializers.CharField()
+    title = serializers.CharField()
+    version = serializers.IntegerField()
+    registration_date = serializers.DateField(allow_null=True)
+    document = DocumentSerializer()
+    url = serializers.CharField()
+    api_url = serializers.CharField()
+
+    def to_representation(self, namespace) -> dict:
+        current = namespace.current
+        return {
+            "snid": namespace.snid,
+            "title": current.title,
+            "version": current.version,
+            "registration_date": current.registration_date.isoformat() if current.registration_date else None,
+            "document": {"reference": current.document_reference, "url": current.document_url,
+                         "status": current.document_status},
+            "url": reverse("registry:namespace_detail", args=[namespace.snid]),
+            "api_url": reverse("api:snid_detail", args=[namespace.snid]),
+        }
+
+
+class RegistrationRefSerializer(serializers.Serializer):
+    snid = serializers.CharField()
+    version = serializers.IntegerField()
+    url = serializers.CharField()
+
+
+class LookupResultSerializer(serializers.Serializer):
+    """The answer about one URN (see registry.lookup.lookup_urn)."""
+
+    urn = serializers.CharField(help_text="as given")
+    normalized = serializers.CharField(allow_null=True, help_text="normal form for lexical equivalence")
+    snid = serializers.CharField(allow_null=True)
+    registered = serializers.BooleanField()
+    valid = serializers.BooleanField(help_text="false for an unregistered SNID (RFC 6453 §2.12)")
+    grammar_checked = serializers.BooleanField(help_text="the SNID's registered grammar was applied")
+    errors = serializers.ListField(child=serializers.CharField())
+    registration = RegistrationRefSerializer(allow_null=True)
+
+
+class ValidateRequestSerializer(serializers.Serializer):
+    urns = serializers.ListField(child=serializers.CharField(), max_length=10_000)
+
+
+class ValidateResponseSerializer(serializers.Serializer):
+    results = LookupResultSerializer(many=True)
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+# --- proposals -------------------------------------------------------------------------------
+
+
+class ProposalSummarySerializer(serializers.ModelSerializer):
+    state = serializers.ChoiceField(choices=ProposalState.choices, read_only=True)
+    submitter = serializers.CharField(source="submitter.get_username", read_only=True)
+    findings_summary = serializers.DictField(child=serializers.IntegerField(), read_only=True)
+    api_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Proposal
+        fields = ["id", "snid", "title", "version", "state", "submitter", "created_at", "updated_at",
+                  "submitted_at", "decided_at", "findings_summary", "api_url"]
+        read_only_fields = fields
+
+    def get_api_url(self, proposal) -> str:
+        return reverse("api:proposal_detail", args=[proposal.pk])
+
+
+class FindingSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=FindingStatus.choices)
+    message = serializers.CharField()
+    reference = serializers.CharField()
+    item = serializers.DictField(allow_null=True)
+
+
+class EventSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.get_username", allow_null=True, default=None)
+    kind = serializers.ChoiceField(choices=EventKind.choices)
+
+    class Meta:
+        model = ProposalEvent
+        fields = ["created_at", "actor", "kind", "action", "from_state", "to_state", "comment"]
+        read_only_fields = fields
+
+
+class ProposalDetailSerializer(ProposalSummarySerializer):
+    content = serializers.SerializerMethodField()
+    findings = FindingSerializer(many=True, read_only=True)
+    events = EventSerializer(many=True, read_only=True)
+    actions = serializers.SerializerMethodField()
+
+    class Meta(ProposalSummarySerializer.Meta):
+        fields = ProposalSummarySerializer.Meta.fields + ["content", "findings", "events", "actions"]
+        read_only_fields = fields
+
+    def get_content(self, proposal) -> dict:
+        return interchange.dump(proposal.to_data())
+
+    def get_actions(self, proposal) -> list[str]:
+        """The actions the requesting user may take now (POST .../actions/<action>/)."""
+        user = self.context["request"].user
+        return [t.action for t in actions_from(proposal.state) if rules.can_perform(user, proposal, t)]
+
+
+class ActionSerializer(serializers.Serializer):
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
+    override_reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
+
+
+ACTIONS = list(ProposalAction.values)

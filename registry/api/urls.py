@@ -1,0 +1,23 @@
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from . import views
+from .errors import not_found
+
+app_name = "api"
+
+urlpatterns = [
+    path("snids/", views.SnidList.as_view(), name="snid_list"),
+    path("snids/<str:snid>/", views.SnidDetail.as_view(), name="snid_detail"),
+    path("snids/<str:snid>/versions/<int:version>/", views.SnidVersion.as_view(), name="snid_version"),
+    path("lookup/", views.Lookup.as_view(), name="lookup"),
+    path("validate/", views.Validate.as_view(), name="validate"),
+    path("proposals/", views.ProposalList.as_view(), name="proposal_list"),
+    path("proposals/<int:pk>/", views.ProposalDetail.as_view(), name="proposal_detail"),
+    path("proposals/<int:pk>/actions/<str:action>/", views.ProposalAction.as_view(), name="proposal_action"),
+    path("review/", views.ReviewQueue.as_view(), name="review_queue"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    re_path(r"^.*$", not_found),
+]

@@ -1,0 +1,171 @@
+"""URN lookup: is it registered, is it valid, what is its normal form.
+
+The registry is read far more than it is written, so each process keeps an
+index of the registered SNIDs in memory (one query builds it) and each SNID's
+RE2 program is built from the validator stored with its approved version the
+first time a URN of that SNID is looked up. A lookup is then a dictionary hit
+and one RE2 match: no query, no grammar compilation.
+
+The index is invalidated at once in the process that approves a version (or
+reserves an SNID), and in every other process within ``STAMP_TTL`` seconds: a
+cheap query over the namespace table (its row count and latest change) is the
+stamp shared through the database.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Max
+from django.urls import reverse
+
+from .enums import NamespaceStatus
+from .grammar import (
+    PREFIX,
+    URN_MAX_LENGTH,
+    UrnSyntaxError,
+    Validator,
+    is_valid_snid,
+    normalize,
+    parse_urn,
+)
+from .models import Namespace
+
+STAMP_TTL = 1.0  # seconds between checks of the shared stamp
+
+
+class NotAnOgfUrn(ValueError):
+    """Input that is not a urn:ogf: URN at all (an API answers 400)."""
+
+
+@dataclass(slots=True)
+class Entry:
+    snid: str
+    version: int
+    url: str
+    steps: tuple[str, ...]
+    validator_data: dict | None
+    _validator: Validator | None = field(default=None, repr=False)
+
+    @property
+    def validator(self) -> Validator | None:
+        if self._validator is None and self.validator_data:
+            self._validator = Validator.from_dict(self.validator_data)
+        return self._validator
+
+
+@dataclass(slots=True)
+class Index:
+    stamp: tuple
+    entries: dict[str, Entry]  # by lower-cased SNID
+    reserved: dict[str, str]  # lower-cased SNID -> ISO date or ""
+
+
+_index: Index | None = None
+_checked_at = 0.0
+_lock = threading.Lock()
+
+
+def _stamp() -> tuple:
+    row = Namespace.objects.aggregate(count=Count("id"), changed=Max("updated_at"))
+    return row["count"], row["changed"]
+
+
+def _build(stamp: tuple) -> Index:
+    entries, reserved = {}, {}
+    rows = Namespace.objects.select_related("current").only(
+        "snid", "status", "reserved_until", "current__version", "current__equivalence",
+        "current__validator",
+    )
+    for namespace in rows:
+        key = namespace.snid.lower()
+        if namespace.status == NamespaceStatus.REGISTERED and namespace.current is not None:
+            current = namespace.current
+            entries[key] = Entry(
+                namespace.snid, current.version,
+                reverse("registry:namespace_detail", args=[namespace.snid]),
+                tuple(current.equivalence), current.validator,
+            )
+        elif namespace.status == NamespaceStatus.RESERVED:
+            reserved[key] = namespace.reserved_until.isoformat() if namespace.reserved_until else ""
+    return Index(stamp, entries, reserved)
+
+
+def registry_index() -> Index:
+    global _index, _checked_at
+    now = time.monotonic()
+    index = _index
+    if index is not None and now - _checked_at < STAMP_TTL:
+        return index
+    with _lock:
+        stamp = _stamp()
+        if _index is None or _index.stamp != stamp:
+            _index = _build(stamp)
+        _checked_at = now
+        return _index
+
+
+def registry_invalidate() -> None:
+    global _index
+    with _lock:
+        _index = None
+
+
+def lookup_urn(urn: str) -> dict:
+    """The lookup answer for one URN (the API's lookup object).
+
+    Raises NotAnOgfUrn for input that is not a urn:ogf: URN at all or is over
+    the length cap; every other problem is an answer with ``valid: false``.
+    """
+    if len(urn) > URN_MAX_LENGTH:
+        raise NotAnOgfUrn(f"The URN is {len(urn):,} characters long; the limit is {URN_MAX_LENGTH:,}.")
+    if urn[: len(PREFIX)].lower() != PREFIX:
+        raise NotAnOgfUrn(f"{urn[:60]!r} is not a urn:ogf: URN: it must start with 'urn:ogf:'.")
+    try:
+        parsed = parse_urn(urn)
+    except UrnSyntaxError as exc:
+        rest = urn[len(PREFIX):]
+        snid = rest.split(":", 1)[0] if ":" in rest else None
+        entry = registry_index().entries.get(snid.lower()) if snid and is_valid_snid(snid) else None
+        if entry is None:
+            return _answer(urn, None, snid, False, [_located(exc)])
+        return _answer(urn, None, entry.snid, True, [_located(exc)], _registration(entry))
+    index = registry_index()
+    entry = index.entries.get(parsed.snid_key)
+    if entry is None:
+        if parsed.snid_key in index.reserved:
+            until = index.reserved[parsed.snid_key]
+            why = (f"urn:ogf:{parsed.snid}: is reserved{' until ' + until if until else ''} but not "
+                   "yet registered; URNs without an assigned SNID are invalid (RFC 6453 §2.12).")
+        else:
+            why = (f"urn:ogf:{parsed.snid}: is not a registered SNID; URNs without an assigned SNID "
+                   "are invalid (RFC 6453 §2.12).")
+        return _answer(urn, normalize(parsed), parsed.snid, False, [why])
+    validator = entry.validator
+    errors = validator.check(parsed) if validator is not None else []
+    return _answer(urn, normalize(parsed, entry.steps), entry.snid, True, errors, _registration(entry),
+                   validator is not None)
+
+
+def _registration(entry: Entry) -> dict:
+    return {"snid": entry.snid, "version": entry.version, "url": entry.url}
+
+
+def _located(exc: UrnSyntaxError) -> str:
+    return exc.message if exc.position is None or f"haracter {exc.position}" in exc.message else (
+        f"{exc.message} (at character {exc.position})")
+
+
+def _answer(urn, normalized, snid, registered, errors, registration=None, grammar_checked=False):
+    return {
+        "urn": urn,
+        "normalized": normalized,
+        "snid": snid,
+        "registered": registered,
+        "valid": registered and not errors,
+        "grammar_checked": grammar_checked,
+        "errors": errors,
+        "registration": registration,
+    }

@@ -1,0 +1,172 @@
+"""GET /api/lookup/ and POST /api/validate/."""
+
+import pytest
+from django.test import override_settings
+
+from registry import services
+from registry.lookup import STAMP_TTL, registry_index
+
+from ..factories import proposal_factory, user_factory
+
+LOOKUP_KEYS = {"urn", "normalized", "snid", "registered", "valid", "grammar_checked", "errors", "registration"}
+
+
+def lookup(client, urn, **headers):
+    return client.get("/api/lookup/", {"urn": urn}, **headers)
+
+
+@pytest.mark.django_db
+def test_lookup_contract_for_a_valid_urn(client, demo_registry):
+    response = lookup(client, "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42")
+    assert response.status_code == 200
+    assert response.json() == {
+        "urn": "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42",
+        "normalized": "urn:ogf:example:cluster:2009:example.net:42",
+        "snid": "example",
+        "registered": True,
+        "valid": True,
+        "grammar_checked": True,
+        "errors": [],
+        "registration": {"snid": "example", "version": 1, "url": "/urn/example/"},
+    }
+
+
+@pytest.mark.django_db
+def test_lookup_of_an_invalid_urn_says_why(client, demo_registry):
+    body = lookup(client, "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1").json()
+    assert (body["registered"], body["valid"]) == (True, False)
+    assert body["errors"] == ["The URN does not match the grammar's rule 'EXAMPLE-URN'."]
+
+
+@pytest.mark.django_db
+def test_lookup_normalises_with_the_snids_equivalence_rule(client, demo_registry):
+    # fdc: RFC 6453 plus percent-hex case-insensitivity; the rest stays case-sensitive
+    body = lookup(client, "urn:ogf:FDC:example.com:2002:A%2fb").json()
+    assert body["normalized"] == "urn:ogf:fdc:example.com:2002:A%2Fb"
+    assert body["valid"] is True
+
+
+@pytest.mark.django_db
+def test_unregistered_and_pending_snids_are_invalid(client, demo_registry):
+    for urn in ("urn:ogf:nothing:x", "urn:ogf:img:example.com:20040101:root"):
+        body = lookup(client, urn).json()
+        assert (body["registered"], body["valid"], body["registration"]) == (False, False, None)
+        assert "RFC 6453 §2.12" in body["errors"][0]
+
+
+@pytest.mark.django_db
+def test_lookup_syntax_error_is_located(client, demo_registry):
+    body = lookup(client, "urn:ogf:example:a%zz").json()
+    assert (body["registered"], body["valid"], body["normalized"]) == (True, False, None)
+    assert body["errors"] == ["'%' at character 18 must be followed by two hexadecimal digits "
+                              "(a percent-encoded octet)."]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("query", "message"), [
+    ({}, "Give the URN to look up"),
+    ({"urn": ""}, "Give the URN to look up"),
+    ({"urn": "urn:isbn:0451450523"}, "is not a urn:ogf: URN"),
+    ({"urn": "http://example.org/"}, "is not a urn:ogf: URN"),
+    ({"urn": "urn:ogf:example:" + "a" * 5000}, "the limit is 4,096"),
+])
+def test_lookup_400s_say_what_is_wrong(client, query, message):
+    response = client.get("/api/lookup/", query)
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_lookup_carries_etag_and_answers_304(client, demo_registry):
+    first = lookup(client, "urn:ogf:example:cluster:2009:example.net:42")
+    assert first["Cache-Control"] == "public, max-age=60"
+    again = lookup(client, "urn:ogf:example:cluster:2009:example.net:42", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert (again.status_code, again.content) == (304, b"")
+
+
+@pytest.mark.django_db
+def test_lookup_is_usable_from_other_origins(client, demo_registry):
+    response = lookup(client, "urn:ogf:fdc:a.b:2002:x", HTTP_ORIGIN="https://nsi.example.org")
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "Access-Control-Allow-Credentials" not in response
+
+
+@pytest.mark.django_db
+def test_lookup_runs_no_query_once_the_index_is_built(client, demo_registry, django_assert_num_queries):
+    lookup(client, "urn:ogf:example:cluster:2009:example.net:42")
+    with django_assert_num_queries(0):
+        lookup(client, "urn:ogf:fdc:example.com:2002:A572007")
+
+
+@pytest.mark.django_db
+def test_index_is_invalidated_when_a_version_is_approved(client, django_capture_on_commit_callbacks):
+    applicant, editor = user_factory(), user_factory(editor=True)
+    urn = "urn:ogf:example:cluster:2009:example.net:42"
+    assert lookup(client, urn).json()["registered"] is False
+    proposal = proposal_factory(applicant, state="submitted")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.proposal_transition(proposal, "approve", editor)
+    assert lookup(client, urn).json()["valid"] is True
+
+
+@pytest.mark.django_db
+def test_other_processes_see_a_new_version_through_the_stamp(client, monkeypatch):
+    import registry.lookup as lookup_module
+    urn = "urn:ogf:example:cluster:2009:example.net:42"
+    assert lookup(client, urn).json()["registered"] is False
+    proposal_factory(state="approved")  # on_commit does not run here: like another process
+    assert lookup(client, urn).json()["registered"] is False  # within STAMP_TTL: still the old index
+    monkeypatch.setattr(lookup_module, "_checked_at", lookup_module._checked_at - STAMP_TTL - 1)
+    assert lookup(client, urn).json()["registered"] is True
+    assert "example" in registry_index().entries
+
+
+@pytest.mark.django_db
+@override_settings(REGISTRY_ANON_RATE="3/min")
+def test_anonymous_lookups_are_throttled_with_retry_after(client):
+    from django.core.cache import cache
+    cache.clear()
+    codes = [lookup(client, "urn:ogf:x:y").status_code for _ in range(4)]
+    response = lookup(client, "urn:ogf:x:y")
+    assert codes == [200, 200, 200, 429]
+    assert int(response["Retry-After"]) > 0
+    assert "throttled" in response.json()["detail"].lower()
+    cache.clear()
+
+
+# --- bulk -------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_validate_keeps_order_and_answers_like_lookup(client, demo_registry):
+    urns = ["urn:ogf:fdc:example.com:2002:A572007", "not-a-urn", "urn:ogf:example:cluster:2009:example.net:42",
+            "urn:ogf:urn-5:x"]
+    response = client.post("/api/validate/", {"urns": urns}, content_type="application/json")
+    results = response.json()["results"]
+    assert [r["urn"] for r in results] == urns
+    assert [r["valid"] for r in results] == [True, False, True, False]
+    assert all(set(r) == LOOKUP_KEYS for r in results)
+    assert results[0] == lookup(client, urns[0]).json()
+
+
+@pytest.mark.django_db
+def test_validate_accepts_10000_and_refuses_more(client, demo_registry):
+    batch = ["urn:ogf:fdc:example.com:2002:A%d" % i for i in range(10_000)]
+    response = client.post("/api/validate/", {"urns": batch}, content_type="application/json")
+    assert response.status_code == 200 and len(response.json()["results"]) == 10_000
+    response = client.post("/api/validate/", {"urns": batch + ["one more"]}, content_type="application/json")
+    assert response.status_code == 413
+    assert response.json()["detail"] == "10,001 URNs sent; at most 10,000 per request."
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "message"), [
+    ('{"urns": "urn:ogf:a:b"}', 'Send a JSON object {"urns"'),
+    ("[]", 'Send a JSON object {"urns"'),
+    ('{"urns": [1]}', "urns[0] must be a string."),
+    ("{not json", "JSON parse error"),
+])
+def test_validate_400s_say_what_is_wrong(client, body, message):
+    response = client.post("/api/validate/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert message in response.json()["detail"]

@@ -1,0 +1,87 @@
+"""GET /api/snids/..."""
+
+import pytest
+
+from registry import services
+
+from ..factories import user_factory
+
+LIST_KEYS = {"snid", "title", "version", "registration_date", "document", "url", "api_url"}
+
+
+@pytest.mark.django_db
+def test_snid_list_contract(client, demo_registry):
+    body = client.get("/api/snids/").json()
+    assert (body["count"], [r["snid"] for r in body["results"]]) == (2, ["example", "fdc"])
+    first = body["results"][0]
+    assert set(first) == LIST_KEYS
+    assert first["document"] == {"reference": "GFD.191", "url": "https://www.ogf.org/documents/GFD.191.pdf",
+                                 "status": "published"}
+    assert (first["url"], first["api_url"], first["version"]) == ("/urn/example/", "/api/snids/example/", 1)
+
+
+@pytest.mark.django_db
+def test_snid_list_filters_by_text(client, demo_registry):
+    assert [r["snid"] for r in client.get("/api/snids/", {"q": "federated"}).json()["results"]] == ["fdc"]
+
+
+def _queries(client, path) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(path).status_code == 200
+    return len(captured)
+
+
+@pytest.mark.django_db
+def test_snid_list_query_count_is_constant(client):
+    from ..factories import proposal_factory
+    for index in range(2):
+        proposal_factory(state="approved", snid=f"few{index}")
+    few = _queries(client, "/api/snids/")
+    for index in range(10):
+        proposal_factory(state="approved", snid=f"many{index}")
+    from registry.lookup import registry_invalidate
+    registry_invalidate()
+    assert _queries(client, "/api/snids/") == few <= 4
+
+
+@pytest.mark.django_db
+def test_snid_detail_has_every_section_and_the_versions(client, demo_registry):
+    body = client.get("/api/snids/EXAMPLE/").json()
+    assert (body["snid"], body["status"], body["url"]) == ("example", "registered", "/urn/example/")
+    current = body["current"]
+    assert set(current["sections"]) >= {"syntactic_structure", "lexical_equivalence", "scope",
+                                        "identifier_assignment", "immutability"}
+    assert current["grammar"]["rule"] == "EXAMPLE-URN"
+    assert (current["equivalence"], current["max_length"]) == (["case-insensitive"], 255)
+    assert len(current["examples"]["valid"]) == 4
+    assert body["versions"] == [{"version": 1, "registration_date": current["registration_date"],
+                                 "api_url": "/api/snids/example/versions/1/"}]
+    assert client.get("/api/snids/example/versions/1/").json() == current
+
+
+@pytest.mark.django_db
+def test_reserved_snid_has_status_and_no_content(client):
+    import datetime as dt
+    editor = user_factory(editor=True)
+    services.namespace_reserve("nsi", editor, until=dt.date(2099, 1, 1), reason="NSI WG")
+    body = client.get("/api/snids/nsi/").json()
+    assert body == {"snid": "nsi", "status": "reserved", "reserved_until": "2099-01-01", "current": None,
+                    "versions": [], "url": None, "api_url": "/api/snids/nsi/"}
+
+
+@pytest.mark.django_db
+def test_unknown_snid_or_version_is_a_json_404_with_suggestions(client, demo_registry):
+    response = client.get("/api/snids/exampel/")
+    assert response.status_code == 404
+    assert response.json()["detail"].endswith("Similar registered SNIDs: example.")
+    assert client.get("/api/snids/example/versions/9/").json() == {
+        "detail": "urn:ogf:example: has no version 9."}
+
+
+@pytest.mark.django_db
+def test_pending_snids_never_appear(client, demo_registry):
+    assert client.get("/api/snids/img/").status_code == 404
+    assert "img" not in str(client.get("/api/snids/").json())
