@@ -170,3 +170,51 @@ def test_validate_400s_say_what_is_wrong(client, body, message):
     response = client.post("/api/validate/", body, content_type="application/json")
     assert response.status_code == 400
     assert message in response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_lookups_never_compile_a_grammar(client, demo_registry, monkeypatch):
+    import registry.grammar.compiler as compiler
+
+    compiler.cache_clear()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a lookup compiled a grammar")
+
+    monkeypatch.setattr(compiler, "_compile", refuse)
+    for urn in ("urn:ogf:example:cluster:2009:example.net:42", "urn:ogf:fdc:example.com:2002:A572007"):
+        assert lookup(client, urn).json()["valid"] is True
+    response = client.post("/api/validate/", {"urns": ["urn:ogf:fdc:a.b:2002:x"] * 3},
+                           content_type="application/json")
+    assert [r["valid"] for r in response.json()["results"]] == [True] * 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", [
+    "urn=urn:ogf:example:%00abc",
+    "urn=urn:ogf:example:%FF%FE",
+    "urn=urn:ogf:%E2%84%AAelvin:x",  # KELVIN SIGN, a look-alike of K
+    "urn=urn:ogf:%EF%BD%85xample:x",  # fullwidth e
+    "urn=urn:ogf:..%2F..:x",
+    "urn=" + "urn:ogf:a:" + "b" * 100_000,
+    "urn=urn:ogf:example:x&urn=urn:ogf:other:y",
+])
+def test_hostile_lookups_get_a_clear_answer_never_a_500(client, demo_registry, query):
+    response = client.get("/api/lookup/?" + query)
+    assert response.status_code in (200, 400)
+    body = response.json()
+    assert body.get("detail") or body["valid"] is False or body["registered"] is True
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "content_type"), [
+    ("[" * 5000 + "]" * 5000, "application/json"),
+    ('{"urns": ' + "[" * 3000 + "]" * 3000 + "}", "application/json"),
+    ("urns=urn:ogf:a:b", "application/x-www-form-urlencoded"),
+    (b"\xff\xfe\x00", "application/json"),
+    ('{"urns": null}', "application/json"),
+])
+def test_hostile_bodies_get_a_4xx_never_a_500(client, body, content_type):
+    response = client.post("/api/validate/", body, content_type=content_type)
+    assert 400 <= response.status_code < 500
+    assert response.json()["detail"]
