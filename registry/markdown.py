@@ -1,8 +1,10 @@
-"""Markdown rendering: the one place user text becomes HTML.
+"""The one place user-derived text becomes markup: Markdown and railroad-diagram SVG.
 
 Text is stored raw and rendered here with Python-Markdown, then sanitised with
 nh3 against an allow-list: no scripts, no event handlers, no style, and links
-only to http(s) and mailto. ``mark_safe`` appears nowhere else in the project.
+only to http(s) and mailto. Diagrams (drawn from a grammar, so they carry its
+rule names and strings) pass through the same sanitiser with an SVG allow-list.
+``mark_safe`` appears nowhere else in the project.
 """
 
 from __future__ import annotations
@@ -25,4 +27,22 @@ def render_markdown(text: str) -> SafeString:
     clean = nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
                       url_schemes=URL_SCHEMES, link_rel="nofollow noopener")
     # Safe: ``clean`` is nh3's output against the allow-list above.
+    return mark_safe(clean)  # noqa: S308
+
+
+SVG_TAGS = {"svg", "g", "path", "rect", "text", "a", "title"}
+SVG_ATTRIBUTES = {
+    "svg": {"class", "height", "width", "viewBox", "role", "aria-label"},
+    "g": {"class", "transform"},
+    "path": {"d", "class"},
+    "rect": {"x", "y", "width", "height", "rx", "ry", "class"},
+    "text": {"x", "y", "class"},
+    "a": {"href"},
+}
+
+
+def render_svg(svg: str) -> SafeString:
+    clean = nh3.clean(svg, tags=SVG_TAGS, attributes=SVG_ATTRIBUTES, url_schemes=URL_SCHEMES,
+                      link_rel=None)
+    # Safe: ``clean`` is nh3's output against the SVG allow-list above.
     return mark_safe(clean)  # noqa: S308

@@ -20,6 +20,12 @@ from .factories import proposal_factory, user_factory
 
 
 @pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Real hashing costs a quarter of a second a user; tests make hundreds of users."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def fresh_registry_index():
     """Each test starts with no in-memory registry index (databases are per test)."""
     registry_invalidate()

@@ -1,0 +1,213 @@
+"""The public registry at /urn/ (GFD.191 §4): only approved versions ever appear here."""
+
+from __future__ import annotations
+
+import difflib
+
+from django.contrib.syndication.views import Feed
+from django.core.cache import cache
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.feedgenerator import Atom1Feed
+from django.views.decorators.http import condition
+
+from .. import exports
+from ..diffs import proposal_diff
+from ..enums import NamespaceStatus
+from ..gfd191 import sections_by_part
+from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
+from ..grammar.parse import parse_grammar
+from ..lookup import NotAnOgfUrn, lookup_urn
+from ..markdown import render_svg
+from ..models import Namespace, Proposal
+from ..selectors import reservation_active
+
+PAGE_SIZE = 100
+SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
+         "-date": "-current__registration_date", "title": "current__title", "-title": "-current__title"}
+
+
+def _public(response, request):
+    """Anonymous pages may be cached by browsers and proxies for a minute."""
+    if not request.user.is_authenticated:
+        patch_cache_control(response, public=True, max_age=60)
+    patch_vary_headers(response, ["Cookie"])
+    return response
+
+
+def namespace_list(request):
+    text = request.GET.get("q", "").strip()[:200]
+    sort = request.GET.get("sort", "snid")
+    namespaces = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
+    if text:
+        namespaces = namespaces.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
+    namespaces = namespaces.order_by(SORTS.get(sort, "snid"), "snid")
+    page = Paginator(namespaces, PAGE_SIZE).get_page(request.GET.get("page"))
+    reservations = [ns for ns in Namespace.objects.filter(status=NamespaceStatus.RESERVED)
+                    if reservation_active(ns)]
+    context = {"page": page, "q": text, "sort": sort if sort in SORTS else "snid",
+               "reservations": reservations}
+    return _public(render(request, "registry/urn/list.html", context), request)
+
+
+def _suggestions(snid: str) -> list[str]:
+    registered = list(Namespace.objects.registered().values_list("snid", flat=True))
+    lower = {s.lower(): s for s in registered}
+    close = difflib.get_close_matches(snid.lower(), list(lower), n=5, cutoff=0.6)
+    return [lower[c] for c in close]
+
+
+def snid_not_found(request, snid: str, version: int | None = None):
+    context = {"snid": snid, "version": version, "suggestions": _suggestions(snid)}
+    return render(request, "registry/urn/not_found.html", context, status=404)
+
+
+def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
+    """Railroad diagrams of an approved version; cached for good, since it never changes."""
+    if not proposal.grammar_abnf.strip():
+        return []
+    key = f"registry:diagrams:{proposal.pk}"
+    diagrams = cache.get(key)
+    if diagrams is None:
+        diagrams = [(name, str(render_svg(svg)))
+                    for name, svg in grammar_diagrams(parse_grammar(proposal.grammar_abnf).rules)]
+        cache.set(key, diagrams, None)
+    return [(name, render_svg(svg)) for name, svg in diagrams]
+
+
+def _examples(proposal: Proposal) -> list[dict]:
+    """Each example with what the version's own grammar says of it."""
+    validator = Validator.from_dict(proposal.validator) if proposal.validator else None
+    rows = []
+    for kind, urns in (("valid", proposal.examples_valid), ("invalid", proposal.examples_invalid)):
+        for urn in urns:
+            try:
+                errors = validator.check(parse_urn(urn)) if validator else None
+            except UrnSyntaxError as exc:
+                errors = [exc.message]
+            rows.append({"urn": urn, "kind": kind, "checked": errors is not None,
+                         "accepted": errors == [] if errors is not None else None})
+    return rows
+
+
+def namespace_detail(request, snid, version=None):
+    namespace = Namespace.objects.by_snid(snid).select_related("current").first()
+    if namespace is None or namespace.status != NamespaceStatus.REGISTERED or not namespace.current_id:
+        return snid_not_found(request, snid)
+    if namespace.snid != snid:
+        args = [namespace.snid] + ([version] if version else [])
+        name = "registry:namespace_version" if version else "registry:namespace_detail"
+        return redirect(reverse(name, args=args), permanent=True)
+    versions = list(namespace.proposals.approved().order_by("version").only(
+        "version", "registration_date", "title"))
+    if version is None:
+        proposal = namespace.current
+    else:
+        proposal = namespace.proposals.approved().filter(version=version).first()
+        if proposal is None:
+            return snid_not_found(request, snid, version)
+    check = None
+    if "urn" in request.GET:
+        check = _check(request.GET["urn"][:5000], namespace)
+    context = {
+        "namespace": namespace, "proposal": proposal, "versions": versions,
+        "is_current": proposal.pk == namespace.current_id, "parts": sections_by_part(),
+        "diagrams": _diagrams(proposal), "examples": _examples(proposal),
+        "steps": [(step, EQUIVALENCE_STEPS[step]) for step in proposal.equivalence],
+        "check": check,
+    }
+    return _public(render(request, "registry/urn/detail.html", context), request)
+
+
+def _check(urn: str, namespace: Namespace | None = None) -> dict:
+    try:
+        answer = lookup_urn(urn.strip())
+    except NotAnOgfUrn as exc:
+        return {"urn": urn, "valid": False, "errors": [str(exc)], "snid": None, "registered": False}
+    if namespace is not None and (answer["snid"] or "").lower() != namespace.snid.lower():
+        answer = {**answer, "valid": False,
+                  "errors": [f"This URN belongs to urn:ogf:{answer['snid']}:, not urn:ogf:{namespace.snid}:."]}
+    return answer
+
+
+def urn_search(request):
+    urn = request.GET.get("urn", "")[:5000]
+    context = {"urn": urn, "answer": _check(urn) if urn.strip() else None}
+    return _public(render(request, "registry/urn/search.html", context), request)
+
+
+def namespace_diff(request, snid):
+    namespace = Namespace.objects.by_snid(snid).first()
+    if namespace is None or namespace.status != NamespaceStatus.REGISTERED:
+        return snid_not_found(request, snid)
+    versions = {p.version: p for p in namespace.proposals.approved()}
+    latest = max(versions)
+    try:
+        new = int(request.GET.get("to", latest))
+        old = int(request.GET.get("from", max(new - 1, 1)))
+    except ValueError:
+        new, old = latest, max(latest - 1, 1)
+    if old not in versions or new not in versions:
+        return snid_not_found(request, snid, old if old not in versions else new)
+    context = {"namespace": namespace, "old": versions[old], "new": versions[new],
+               "versions": sorted(versions), "diff": proposal_diff(versions[old], versions[new])}
+    return _public(render(request, "registry/urn/diff.html", context), request)
+
+
+# --- machine-readable exports ------------------------------------------------------------------
+
+
+def _export_etag(request, fmt):
+    changed = exports.last_modified()
+    count = Namespace.objects.count()
+    return f"{fmt}-{count}-{changed.timestamp() if changed else 0}"
+
+
+def _export_last_modified(request, fmt):
+    return exports.last_modified()
+
+
+@condition(etag_func=_export_etag, last_modified_func=_export_last_modified)
+def registry_export(request, fmt):
+    render_as, content_type = exports.FORMATS[fmt]
+    base = request.build_absolute_uri("/").rstrip("/")
+    response = HttpResponse(render_as(exports.registry_snapshot(base)), content_type=content_type)
+    if fmt == "csv":
+        response["Content-Disposition"] = 'inline; filename="urn-ogf-registry.csv"'
+    patch_cache_control(response, public=True, max_age=300)
+    return response
+
+
+class RegistryFeed(Feed):
+    """Registrations and new versions, newest first."""
+
+    feed_type = Atom1Feed
+    title = "urn:ogf registry: registrations and new versions"
+    subtitle = "Subnamespace identifiers approved under GFD.191"
+
+    def link(self):
+        return reverse("registry:namespace_list")
+
+    def items(self):
+        return Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")[:50]
+
+    def item_title(self, item):
+        what = "registered" if item.version == 1 else f"version {item.version}"
+        return f"urn:ogf:{item.namespace.snid}: {what} — {item.title}"
+
+    def item_description(self, item):
+        document = f" Registered by {item.document_reference}." if item.document_reference else ""
+        return f"{item.title}.{document}"
+
+    def item_link(self, item):
+        return reverse("registry:namespace_version", args=[item.namespace.snid, item.version])
+
+    def item_pubdate(self, item):
+        return item.decided_at
+
+    def item_updateddate(self, item):
+        return item.decided_at
