@@ -101,3 +101,9 @@ class FindingStatus(models.TextChoices):
     WARNING = "warning", "Warning"
     FAIL = "fail", "Fail"
     EDITOR = "editor", "Needs the editor's judgement"
+
+
+class ReservationRequestState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    GRANTED = "granted", "Granted"
+    DECLINED = "declined", "Declined"

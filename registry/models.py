@@ -21,6 +21,7 @@ from .enums import (
     EventKind,
     NamespaceStatus,
     ProposalState,
+    ReservationRequestState,
 )
 from .gfd191 import PROSE_KEYS
 
@@ -298,3 +299,59 @@ class ProposalEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ImmutableError("Events are append-only.")
+
+
+class Comment(models.Model):
+    """An editor's (or applicant's) remark on a proposal, general or on one template section.
+
+    Visible to the applicant; kept even after the proposal is decided.
+    """
+
+    proposal = models.ForeignKey(Proposal, on_delete=models.PROTECT, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    section = models.CharField(max_length=40, blank=True, help_text="a template section key, or blank")
+    text = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"Comment on {self.proposal_id} ({self.section or 'general'})"
+
+
+class ReservationRequest(models.Model):
+    """An applicant's request to reserve an SNID while writing (GFD.191 §4)."""
+
+    snid = models.CharField(max_length=32)
+    requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    proposal = models.ForeignKey(Proposal, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="reservation_requests")
+    reason = models.TextField(blank=True)
+    state = models.CharField(max_length=16, choices=ReservationRequestState.choices,
+                             default=ReservationRequestState.PENDING)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    decision_note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"Reservation request for {self.snid} ({self.state})"
+
+
+class Judgement(models.Model):
+    """The editor's tick on a check the machine cannot decide (scope, durability, ...)."""
+
+    proposal = models.ForeignKey(Proposal, on_delete=models.PROTECT, related_name="judgements")
+    check_id = models.CharField(max_length=40)
+    ok = models.BooleanField(default=False)
+    note = models.TextField(blank=True)
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["proposal", "check_id"], name="one_judgement_per_check")]

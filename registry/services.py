@@ -14,8 +14,10 @@ from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import rules
-from .checklist import has_failures, summarize
+from django.conf import settings
+
+from . import notify, rules
+from .checklist import MANUAL_CHECKS, has_failures, summarize
 from .enums import (
     EDITABLE_STATES,
     FINAL_STATES,
@@ -23,11 +25,14 @@ from .enums import (
     NamespaceStatus,
     ProposalAction,
     ProposalState,
+    ReservationRequestState,
     transition_for,
 )
+from .gfd191 import SECTIONS_BY_KEY
+from .grammar import snid_error
 from .interchange import ProposalData
 from .lookup import registry_invalidate
-from .models import Namespace, Proposal, ProposalEvent
+from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
 from .grammar import grammar_compile
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 
@@ -150,6 +155,12 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
+    context = {"proposal": locked, "actor": actor, "comment": comment, "base_url": settings.SITE_URL,
+               "summary": locked.findings_summary}
+    if action == ProposalAction.SUBMIT:
+        notify.later("submitted", notify.editors_emails, context)
+    elif transition.actor == "editor":
+        notify.later("decision", [locked.submitter.email], context)
     return locked
 
 
@@ -225,6 +236,99 @@ def namespace_reserve(snid: str, actor, *, until: dt.date, reason: str, reserved
     namespace.save()
     transaction.on_commit(registry_invalidate)
     return namespace
+
+
+def namespace_release(snid: str, actor, note: str = "") -> Namespace:
+    """End a reservation now. The row stays (SNIDs are never deleted), no longer blocking anyone."""
+    if not rules.is_editor(actor):
+        raise NotAllowed("Only GFD editors can release reservations.")
+    with transaction.atomic():
+        namespace = Namespace.objects.select_for_update().by_snid(snid).first()
+        if namespace is None or namespace.status != NamespaceStatus.RESERVED:
+            raise Conflict(f"urn:ogf:{snid}: is not reserved.")
+        namespace.reserved_until = timezone.localdate() - dt.timedelta(days=1)
+        namespace.reservation_reason = (namespace.reservation_reason + f"\nReleased by {actor.get_username()}"
+                                        + (f": {note}" if note else ".")).strip()
+        namespace.save()
+        transaction.on_commit(registry_invalidate)
+    return namespace
+
+
+@transaction.atomic
+def reservation_request_create(snid: str, requester, *, reason: str = "", proposal=None) -> ReservationRequest:
+    """An applicant asks the editor to reserve an SNID while they write."""
+    snid = snid.strip()
+    if problem := snid_error(snid):
+        raise ServiceError(problem)
+    if proposal is not None and not rules.is_submitter(requester, proposal):
+        raise NotAllowed("You can only ask for a reservation for your own proposal.")
+    namespace = namespace_get(snid)
+    if namespace is not None and namespace.status == NamespaceStatus.REGISTERED:
+        raise Conflict(f"urn:ogf:{namespace.snid}: is already registered.")
+    if namespace is not None and reservation_active(namespace):
+        if namespace.reserved_for_id == requester.pk:
+            raise Conflict(f"urn:ogf:{namespace.snid}: is already reserved for you until {namespace.reserved_until}.")
+        raise Conflict(f"urn:ogf:{namespace.snid}: is reserved for someone else.")
+    if ReservationRequest.objects.filter(snid__lower=snid.lower(), requester=requester,
+                                         state=ReservationRequestState.PENDING).exists():
+        raise Conflict(f"You have already asked to reserve urn:ogf:{snid}:; an editor will answer.")
+    request = ReservationRequest.objects.create(snid=snid, requester=requester, proposal=proposal,
+                                                reason=reason.strip())
+    notify.later("reservation_requested", notify.editors_emails, {"request": request, "base_url": settings.SITE_URL})
+    return request
+
+
+@transaction.atomic
+def reservation_request_decide(request: ReservationRequest, editor, *, grant: bool,
+                               until: dt.date | None = None, note: str = "") -> ReservationRequest:
+    if not rules.is_editor(editor):
+        raise NotAllowed("Only GFD editors decide on reservation requests.")
+    locked = ReservationRequest.objects.select_for_update().get(pk=request.pk)
+    if locked.state != ReservationRequestState.PENDING:
+        raise Conflict(f"This request was already {locked.get_state_display().lower()}.")
+    if grant:
+        if until is None or until < timezone.localdate():
+            raise ServiceError("Give the date until which the SNID stays reserved (today or later).")
+        namespace_reserve(locked.snid, editor, until=until, reason=locked.reason or "Reservation request",
+                          reserved_for=locked.requester)
+    locked.state = ReservationRequestState.GRANTED if grant else ReservationRequestState.DECLINED
+    locked.decided_by, locked.decision_note, locked.decided_at = editor, note.strip(), timezone.now()
+    locked.save()
+    notify.later("reservation_decided", [locked.requester.email],
+                 {"request": locked, "until": until if grant else None, "base_url": settings.SITE_URL})
+    return locked
+
+
+@transaction.atomic
+def comment_add(proposal: Proposal, author, text: str, *, section: str = "") -> Comment:
+    """A remark on a proposal, general or on one section; editors' comments reach the applicant."""
+    text = (text or "").strip()
+    if not text:
+        raise ServiceError("Write the comment first.")
+    if len(text) > 20_000:
+        raise ServiceError(f"The comment is {len(text):,} characters long; the limit is 20,000.")
+    if section and section not in SECTIONS_BY_KEY:
+        raise ServiceError(f"There is no template section {section!r}.")
+    if not (rules.is_editor(author) or rules.is_submitter(author, proposal)):
+        raise NotAllowed("Only the submitter and GFD editors can comment on this proposal.")
+    comment = Comment.objects.create(proposal=proposal, author=author, section=section, text=text)
+    if not rules.is_submitter(author, proposal):
+        notify.later("comment", [proposal.submitter.email],
+                     {"comment": comment, "section": SECTIONS_BY_KEY.get(section), "base_url": settings.SITE_URL})
+    return comment
+
+
+@transaction.atomic
+def judgement_set(proposal: Proposal, editor, check_id: str, *, ok: bool, note: str = "") -> Judgement:
+    """Record the editor's judgement on a check the machine cannot decide."""
+    if not rules.is_editor(editor):
+        raise NotAllowed("Only GFD editors record judgements.")
+    if check_id not in MANUAL_CHECKS:
+        raise ServiceError(f"{check_id!r} is not one of the editor's judgements ({', '.join(MANUAL_CHECKS)}).")
+    judgement, _ = Judgement.objects.update_or_create(
+        proposal=proposal, check_id=check_id,
+        defaults={"ok": ok, "note": (note or "").strip()[:20_000], "editor": editor})
+    return judgement
 
 
 def editors_group() -> Group:

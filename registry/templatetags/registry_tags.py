@@ -24,3 +24,13 @@ def is_editor(user):
 @register.filter
 def can_edit_proposal(user, proposal):
     return rules.can_edit_proposal(user, proposal)
+
+
+@register.filter
+def fields_for(form, section):
+    return form.fields_for(section)
+
+
+@register.filter
+def get_item(mapping, key):
+    return mapping.get(key, []) if mapping else []

@@ -1,11 +1,12 @@
 from django.urls import path, re_path
 
-from . import pages, public
+from . import proposals, public, review
 
 app_name = "registry"
 
 urlpatterns = [
-    path("", pages.home, name="home"),
+    path("", proposals.home, name="home"),
+    # the public registry
     path("urn/", public.namespace_list, name="namespace_list"),
     path("urn/search/", public.urn_search, name="urn_search"),
     path("urn/feed.atom", public.RegistryFeed(), name="feed"),
@@ -13,5 +14,23 @@ urlpatterns = [
     path("urn/<str:snid>/", public.namespace_detail, name="namespace_detail"),
     path("urn/<str:snid>/diff/", public.namespace_diff, name="namespace_diff"),
     path("urn/<str:snid>/<int:version>/", public.namespace_detail, name="namespace_version"),
-    path("proposals/<int:pk>/", pages.proposal_detail, name="proposal_detail"),
+    # applicants
+    path("accounts/signup/", proposals.signup, name="signup"),
+    path("proposals/", proposals.my_proposals, name="proposal_list"),
+    path("proposals/new/", proposals.proposal_new, name="proposal_new"),
+    path("proposals/<int:pk>/", proposals.proposal_detail, name="proposal_detail"),
+    path("proposals/<int:pk>/edit/", proposals.proposal_edit, name="proposal_edit"),
+    path("proposals/<int:pk>/check/", proposals.proposal_check, name="proposal_check"),
+    path("proposals/<int:pk>/reserve/", proposals.reservation_request, name="proposal_reserve"),
+    re_path(r"^proposals/(?P<pk>\d+)/(?P<action>submit|withdraw)/$", proposals.proposal_action,
+            name="proposal_action"),
+    # GFD editors
+    path("review/", review.review_queue, name="review_queue"),
+    path("review/reservations/", review.reservations, name="review_reservations"),
+    path("review/reservations/act/", review.reservation_action, name="review_reservation_action"),
+    path("review/snid/<str:snid>/", review.snid_history, name="review_snid_history"),
+    path("review/<int:pk>/", review.review_detail, name="review_detail"),
+    path("review/<int:pk>/decide/", review.review_decide, name="review_decide"),
+    path("review/<int:pk>/comment/", review.review_comment, name="review_comment"),
+    path("review/<int:pk>/judgement/", review.review_judgement, name="review_judgement"),
 ]
