@@ -127,9 +127,8 @@ class ProposalForm(forms.Form):
         return initial
 
     def clean(self):
+        # Validate the rest even when a field failed on its own, so every problem shows at once.
         cleaned = super().clean()
-        if self.errors:
-            return cleaned
         raw = {
             "snid": cleaned.get("snid", ""), "title": cleaned.get("title", ""),
             "version": cleaned.get("version") or 1,
@@ -146,12 +145,16 @@ class ProposalForm(forms.Form):
             "max_length": cleaned.get("max_length"),
         }
         try:
-            self.cleaned_proposal = interchange.load(raw)
+            proposal = interchange.load(raw)
         except interchange.InterchangeError as exc:
             for error in exc.errors:
                 key, _, message = error.partition(": ")
                 field = _field_for(key)
-                self.add_error(field if field in self.fields else None, message or error)
+                if field not in self.errors:
+                    self.add_error(field if field in self.fields else None, message or error)
+            return cleaned
+        if not self.errors:
+            self.cleaned_proposal = proposal
         return cleaned
 
 

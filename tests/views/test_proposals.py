@@ -1,0 +1,246 @@
+"""The applicant's pages, as anonymous / submitter / other applicant / editor."""
+
+import pytest
+from django.core import mail
+
+from registry import services
+from registry.gfd191 import PROSE_KEYS
+from registry.models import Comment, Proposal, ProposalEvent, ReservationRequest
+
+from ..factories import data_factory, proposal_factory, user_factory
+
+ROLES = ["anonymous", "submitter", "other", "editor"]
+
+
+@pytest.fixture
+def people(db):
+    return {"submitter": user_factory("sam"), "other": user_factory("olga"),
+            "editor": user_factory("ed", editor=True)}
+
+
+def as_role(client, people, role):
+    if role != "anonymous":
+        client.force_login(people[role])
+    return client
+
+
+def status_of(response) -> str:
+    if response.status_code == 302 and "/accounts/login/" in response["Location"]:
+        return "login"
+    return str(response.status_code)
+
+
+PAGE_MATRIX = [
+    # path (draft proposal {pk}), expected per role: anonymous, submitter, other, editor
+    ("/proposals/", ["login", "200", "200", "200"]),
+    ("/proposals/new/", ["login", "200", "200", "200"]),
+    ("/proposals/{pk}/", ["404", "200", "404", "200"]),
+    ("/proposals/{pk}/edit/", ["login", "200", "404", "403"]),
+    ("/accounts/signup/", ["200", "200", "200", "200"]),
+    ("/accounts/login/", ["200", "200", "200", "200"]),
+    ("/accounts/password_reset/", ["200", "200", "200", "200"]),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("path", "expected"), PAGE_MATRIX)
+@pytest.mark.parametrize("role", ROLES)
+def test_page_permissions(client, people, path, expected, role):
+    proposal = proposal_factory(people["submitter"], title="Draft title nobody else sees")
+    response = as_role(client, people, role).get(path.format(pk=proposal.pk))
+    assert status_of(response) == expected[ROLES.index(role)]
+    if status_of(response) != "200":
+        assert b"Draft title nobody else sees" not in response.content
+
+
+POST_MATRIX = [
+    ("/proposals/{pk}/check/", ["login", "200", "404", "403"]),
+    ("/proposals/{pk}/submit/", ["login", "302", "404", "302"]),
+    ("/proposals/{pk}/withdraw/", ["login", "302", "404", "302"]),
+    ("/proposals/{pk}/reserve/", ["login", "302", "404", "302"]),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("path", "expected"), POST_MATRIX)
+@pytest.mark.parametrize("role", ROLES)
+def test_action_permissions(client, people, path, expected, role):
+    proposal = proposal_factory(people["submitter"])
+    response = as_role(client, people, role).post(path.format(pk=proposal.pk), {})
+    assert status_of(response) == expected[ROLES.index(role)]
+    stored = Proposal.objects.get(pk=proposal.pk)
+    if role != "submitter":  # an editor is redirected with an error message; nothing changes
+        assert stored.state == "draft"
+        assert ReservationRequest.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_get_pages_change_nothing(client, people):
+    proposal = proposal_factory(people["submitter"], state="changes_requested")
+
+    def snapshot():
+        return (list(Proposal.objects.values()), ProposalEvent.objects.count(), Comment.objects.count(),
+                ReservationRequest.objects.count())
+
+    before = snapshot()
+    for role in ("submitter", "editor"):
+        as_role(client, people, role)
+        for path in ("/proposals/", "/proposals/new/", f"/proposals/{proposal.pk}/",
+                     f"/proposals/{proposal.pk}/edit/", f"/proposals/{proposal.pk}/submit/",
+                     "/review/", f"/review/{proposal.pk}/"):
+            client.get(path)
+    assert snapshot() == before
+
+
+def _form_data(proposal, **changes):
+    from registry.forms import ProposalForm
+    initial = ProposalForm.initial_from(proposal.to_data())
+    data = {key: value for key, value in initial.items() if value is not None and key != "equivalence"}
+    data["equivalence"] = initial["equivalence"]
+    data.update(changes)
+    return data
+
+
+@pytest.mark.django_db
+def test_save_draft_through_the_form(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    response = client.post(f"/proposals/{proposal.pk}/edit/",
+                           _form_data(proposal, title="Renamed", examples_valid="urn:ogf:example:a\nurn:ogf:example:b",
+                                      intent="save"))
+    assert response.status_code == 302
+    stored = Proposal.objects.get(pk=proposal.pk)
+    assert (stored.title, stored.examples_valid) == ("Renamed", ["urn:ogf:example:a", "urn:ogf:example:b"])
+    assert stored.findings_summary["fail"] == 2  # each new example fails the grammar
+    assert len([f for f in stored.findings if f["id"] == "examples-valid" and f["status"] == "fail"]) == 2
+
+
+@pytest.mark.django_db
+def test_a_draft_survives_a_failed_validation_intact(client, people):
+    proposal = proposal_factory(people["submitter"])
+    before = list(Proposal.objects.filter(pk=proposal.pk).values())
+    client.force_login(people["submitter"])
+    typed = "Text typed in the scope section that must not be lost."
+    response = client.post(f"/proposals/{proposal.pk}/edit/",
+                           _form_data(proposal, section_scope=typed, version="0",
+                                      document_url="ftp://nope", intent="save"))
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert typed in page and "Nothing was saved" in page
+    assert "must be an http:// or https:// address" in page
+    assert list(Proposal.objects.filter(pk=proposal.pk).values()) == before
+
+
+@pytest.mark.django_db
+def test_check_without_saving_shows_findings_for_the_input_and_stores_nothing(client, people):
+    proposal = proposal_factory(people["submitter"])
+    before = list(Proposal.objects.filter(pk=proposal.pk).values())
+    client.force_login(people["submitter"])
+    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, snid="x-test", intent="check"))
+    assert response.status_code == 200
+    assert "snid-not-experimental" in response.content.decode()
+    fragment = client.post(f"/proposals/{proposal.pk}/check/", _form_data(proposal, snid="x-test"))
+    assert 'id="workbench"' in fragment.content.decode() and "snid-not-experimental" in fragment.content.decode()
+    assert list(Proposal.objects.filter(pk=proposal.pk).values()) == before
+
+
+@pytest.mark.django_db
+def test_submit_is_refused_while_required_sections_are_missing(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, section_scope="", intent="submit"),
+                           follow=True)
+    assert "Cannot submit yet: Section 4.1 Scope is required" in response.content.decode()
+    assert Proposal.objects.get(pk=proposal.pk).state == "draft"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", PROSE_KEYS)
+def test_markdown_fields_are_sanitised_on_every_page(client, people, key):
+    payload = '<script>alert(1)</script><img src=x onerror=alert(2)>[x](javascript:alert(3))'
+    data = data_factory()
+    data.sections[key] = payload
+    proposal = services.proposal_create(data, people["submitter"])
+    services.proposal_transition(proposal, "submit", people["submitter"])
+    for role, path in (("submitter", f"/proposals/{proposal.pk}/"), ("editor", f"/review/{proposal.pk}/")):
+        client.force_login(people[role])
+        body = client.get(path).content.decode().lower()
+        assert "<script>alert" not in body and "<img" not in body and 'href="javascript:' not in body
+
+
+@pytest.mark.django_db
+def test_new_proposal_from_the_example_and_as_a_new_version(client, people):
+    client.force_login(people["submitter"])
+    response = client.post("/proposals/new/", {"start": "example"})
+    example = Proposal.objects.get(submitter=people["submitter"])
+    assert response["Location"] == f"/proposals/{example.pk}/edit/"
+    assert example.grammar_rule == "EXAMPLE-URN" and len(example.examples_valid) == 4
+    services.proposal_transition(example, "submit", people["submitter"])
+    services.proposal_transition(example, "approve", people["editor"])
+    client.post("/proposals/new/", {"start": "version", "namespace": "example"})
+    revision = Proposal.objects.filter(submitter=people["submitter"]).latest("id")
+    assert (revision.version, revision.namespace.snid, revision.title) == (2, "example", example.title)
+    other = client.post("/proposals/new/", {"start": "version", "namespace": ""})
+    assert "Choose which of your SNIDs to revise." in other.content.decode()
+
+
+@pytest.mark.django_db
+def test_my_proposals_shows_state_last_event_and_findings_in_constant_queries(
+        client, people, django_assert_max_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    client.force_login(people["submitter"])
+    proposal_factory(people["submitter"], state="submitted")
+    with CaptureQueriesContext(connection) as few:
+        page = client.get("/proposals/").content.decode()
+    assert "Submitted" in page and "Submit" in page and "0 fail" in page
+    for _ in range(5):
+        proposal_factory(people["submitter"], state="changes_requested")
+    with CaptureQueriesContext(connection) as many:
+        client.get("/proposals/")
+    assert len(many) == len(few)
+
+
+@pytest.mark.django_db
+def test_editor_comments_show_next_to_their_section_for_the_applicant(client, people):
+    proposal = proposal_factory(people["submitter"], state="changes_requested", editor=people["editor"])
+    services.comment_add(proposal, people["editor"], "Name the Unicode version.", section="lexical_equivalence")
+    client.force_login(people["submitter"])
+    edit = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    section = edit[edit.index('id="section-lexical_equivalence"'):edit.index('id="section-validation_mechanism"')]
+    assert "Name the Unicode version." in section
+
+
+@pytest.mark.django_db
+def test_reservation_request_while_writing(client, people, django_capture_on_commit_callbacks):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/proposals/{proposal.pk}/reserve/", {"reason": "Our WG needs the name"})
+    request = ReservationRequest.objects.get()
+    assert (request.snid, request.requester, request.state) == ("example", people["submitter"], "pending")
+    assert [m.to for m in mail.outbox] == [["ed@example.org"]]
+    again = client.post(f"/proposals/{proposal.pk}/reserve/", {}, follow=True)
+    assert "already asked" in again.content.decode()
+
+
+@pytest.mark.django_db
+def test_signup_logs_in_and_leads_to_a_new_proposal(client):
+    response = client.post("/accounts/signup/", {"username": "newbie", "email": "n@example.org",
+                                                  "password1": "a-long-pass-phrase-1", "password2": "a-long-pass-phrase-1"})
+    assert response["Location"] == "/proposals/new/"
+    assert client.get("/proposals/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_password_reset_mail_goes_out(client, people):
+    client.post("/accounts/password_reset/", {"email": "sam@example.org"})
+    assert len(mail.outbox) == 1 and "/accounts/reset/" in mail.outbox[0].body
+
+
+@pytest.mark.django_db
+def test_logout_is_a_post(client, people):
+    client.force_login(people["submitter"])
+    assert client.get("/accounts/logout/").status_code == 405
+    client.post("/accounts/logout/")
+    assert status_of(client.get("/proposals/")) == "login"
