@@ -201,3 +201,28 @@ class CommentForm(forms.Form):
 class ReservationRequestForm(forms.Form):
     reason = forms.CharField(required=False, max_length=2_000, widget=forms.Textarea(attrs={"rows": 2}),
                              help_text="Why you need the name reserved before approval.")
+
+
+class ImportDocumentForm(forms.Form):
+    ALLOWED = (".txt", ".md", ".tex")
+    text = forms.CharField(label="Paste the document", required=False,
+                           widget=forms.Textarea(attrs={**_MONO, "rows": 14}), max_length=1_000_000)
+    file = forms.FileField(label="…or upload it (.txt, .md or .tex, up to 1 MB)", required=False)
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("file")
+        if upload:
+            if not upload.name.lower().endswith(self.ALLOWED):
+                self.add_error("file", "Upload a .txt, .md or .tex file.")
+            elif upload.size > 1_000_000:
+                self.add_error("file", f"The file is {upload.size:,} bytes; the limit is 1,000,000.")
+            else:
+                raw = upload.read()
+                try:
+                    cleaned["text"] = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    cleaned["text"] = raw.decode("latin-1")
+        if not self.errors and not (cleaned.get("text") or "").strip():
+            raise forms.ValidationError("Paste the document's text or upload a file.")
+        return cleaned

@@ -211,3 +211,14 @@ class RegistryFeed(Feed):
 
     def item_updateddate(self, item):
         return item.decided_at
+
+
+def namespace_document(request, snid, version, fmt):
+    """An approved version as a GFD.191 registration document."""
+    from .proposals import document_response
+
+    namespace = Namespace.objects.by_snid(snid).first()
+    proposal = namespace.proposals.approved().filter(version=version).first() if namespace else None
+    if proposal is None:
+        return snid_not_found(request, snid, version)
+    return document_response(proposal, fmt)
