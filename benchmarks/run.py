@@ -39,16 +39,21 @@ def machine() -> str:
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "registry.settings")
+    results = ROOT / "benchmarks" / "results"
+    results.mkdir(exist_ok=True)
+    database = results / "bench.sqlite3"
+    database.unlink(missing_ok=True)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "benchmarks.settings"
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{database}")
     import django
 
     django.setup()
-    from benchmarks import bench_engine
+    from benchmarks import bench_engine, bench_http
 
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
-            "", machine(), bench_engine.report()]
+            "", machine(), bench_engine.report(), bench_http.report()]
     out = ROOT / "docs" / "performance.md"
     out.write_text("\n".join(text))
     print(out.read_text())

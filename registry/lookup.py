@@ -3,8 +3,8 @@
 The registry is read far more than it is written, so each process keeps an
 index of the registered SNIDs in memory (one query builds it) and each SNID's
 RE2 program is built from the validator stored with its approved version the
-first time a URN of that SNID is looked up. A lookup is then a dictionary hit
-and one RE2 match: no query, no grammar compilation.
+first time a URN of that SNID is looked up (one small query). Every later
+lookup is a dictionary hit and one RE2 match: no query, no grammar compilation.
 
 The index is invalidated at once in the process that approves a version (or
 reserves an SNID), and in every other process within ``STAMP_TTL`` seconds: a
@@ -31,7 +31,7 @@ from .grammar import (
     normalize,
     parse_urn,
 )
-from .models import Namespace
+from .models import Namespace, Proposal
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
 
@@ -46,13 +46,17 @@ class Entry:
     version: int
     url: str
     steps: tuple[str, ...]
-    validator_data: dict | None
+    proposal_id: int
     _validator: Validator | None = field(default=None, repr=False)
+    _loaded: bool = field(default=False, repr=False)
 
     @property
     def validator(self) -> Validator | None:
-        if self._validator is None and self.validator_data:
-            self._validator = Validator.from_dict(self.validator_data)
+        """The stored validator, read and built on this SNID's first lookup in this process."""
+        if not self._loaded:
+            data = Proposal.objects.filter(pk=self.proposal_id).values_list("validator", flat=True).first()
+            self._validator = Validator.from_dict(data) if data else None
+            self._loaded = True
         return self._validator
 
 
@@ -74,22 +78,17 @@ def _stamp() -> tuple:
 
 
 def _build(stamp: tuple) -> Index:
+    """One query over the namespace table (tuples, not model instances: 10,000 SNIDs stay cheap)."""
     entries, reserved = {}, {}
-    rows = Namespace.objects.select_related("current").only(
-        "snid", "status", "reserved_until", "current__version", "current__equivalence",
-        "current__validator",
-    )
-    for namespace in rows:
-        key = namespace.snid.lower()
-        if namespace.status == NamespaceStatus.REGISTERED and namespace.current is not None:
-            current = namespace.current
-            entries[key] = Entry(
-                namespace.snid, current.version,
-                reverse("registry:namespace_detail", args=[namespace.snid]),
-                tuple(current.equivalence), current.validator,
-            )
-        elif namespace.status == NamespaceStatus.RESERVED:
-            reserved[key] = namespace.reserved_until.isoformat() if namespace.reserved_until else ""
+    page = reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
+    rows = Namespace.objects.values_list(
+        "snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence")
+    for snid, status, until, current_id, version, equivalence in rows:
+        key = snid.lower()
+        if status == NamespaceStatus.REGISTERED and current_id is not None:
+            entries[key] = Entry(snid, version, page.format(snid), tuple(equivalence or ()), current_id)
+        elif status == NamespaceStatus.RESERVED:
+            reserved[key] = until.isoformat() if until else ""
     return Index(stamp, entries, reserved)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from rest_framework.response import Response
+from django.http import HttpResponse, HttpResponseNotModified
 
 from ..lookup import registry_index
 
@@ -21,11 +21,10 @@ def etag_for(request, *extra) -> str:
     return f'"{digest.hexdigest()}"'
 
 
-def not_modified(request, etag: str) -> Response | None:
+def not_modified(request, etag: str) -> HttpResponse | None:
     wanted = request.headers.get("If-None-Match", "")
     if wanted and (wanted.strip() == "*" or etag in [t.strip() for t in wanted.split(",")]):
-        response = Response(status=304)
-        return cacheable(response, etag)
+        return cacheable(HttpResponseNotModified(), etag)
     return None
 
 

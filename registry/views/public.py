@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
+from functools import wraps
 
 from django.contrib.syndication.views import Feed
 from django.core.cache import cache
@@ -21,7 +23,7 @@ from ..enums import NamespaceStatus
 from ..gfd191 import sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
 from ..grammar.parse import parse_grammar
-from ..lookup import NotAnOgfUrn, lookup_urn
+from ..lookup import NotAnOgfUrn, lookup_urn, registry_index
 from ..markdown import render_svg
 from ..models import Namespace, Proposal
 from ..selectors import reservation_active
@@ -29,6 +31,34 @@ from ..selectors import reservation_active
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
          "-date": "-current__registration_date", "title": "current__title", "-title": "-current__title"}
+
+
+PAGE_CACHE_SECONDS = 300
+
+
+def anonymous_cache(view):
+    """Serve anonymous GETs of public pages from the shared cache.
+
+    The key carries the registry stamp (lookup index), so an approval or a
+    reservation changes every key at once: nothing stale is served, nothing
+    needs deleting. Logged-in users always get a fresh page (it shows their name).
+    """
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if request.method != "GET" or request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        stamp = hashlib.blake2b(repr(registry_index().stamp).encode(), digest_size=8).hexdigest()
+        path = hashlib.blake2b(request.get_full_path().encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        key = f"registry:page:{stamp}:{path}"
+        response = cache.get(key)
+        if response is None:
+            response = view(request, *args, **kwargs)
+            if response.status_code == 200 and not getattr(response, "streaming", False):
+                cache.set(key, response, PAGE_CACHE_SECONDS)
+        return response
+
+    return wrapper
 
 
 def _public(response, request):
@@ -39,6 +69,7 @@ def _public(response, request):
     return response
 
 
+@anonymous_cache
 def namespace_list(request):
     text = request.GET.get("q", "").strip()[:200]
     sort = request.GET.get("sort", "snid")
@@ -94,6 +125,7 @@ def _examples(proposal: Proposal) -> list[dict]:
     return rows
 
 
+@anonymous_cache
 def namespace_detail(request, snid, version=None):
     namespace = Namespace.objects.by_snid(snid).select_related("current").first()
     if namespace is None or namespace.status != NamespaceStatus.REGISTERED or not namespace.current_id:
@@ -134,12 +166,14 @@ def _check(urn: str, namespace: Namespace | None = None) -> dict:
     return answer
 
 
+@anonymous_cache
 def urn_search(request):
     urn = request.GET.get("urn", "")[:5000]
     context = {"urn": urn, "answer": _check(urn) if urn.strip() else None}
     return _public(render(request, "registry/urn/search.html", context), request)
 
 
+@anonymous_cache
 def namespace_diff(request, snid):
     namespace = Namespace.objects.by_snid(snid).first()
     if namespace is None or namespace.status != NamespaceStatus.REGISTERED:
@@ -172,6 +206,7 @@ def _export_last_modified(request, fmt):
 
 
 @condition(etag_func=_export_etag, last_modified_func=_export_last_modified)
+@anonymous_cache
 def registry_export(request, fmt):
     render_as, content_type = exports.FORMATS[fmt]
     base = request.build_absolute_uri("/").rstrip("/")

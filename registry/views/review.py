@@ -7,6 +7,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
@@ -24,6 +25,7 @@ from ..models import Namespace, Proposal, ReservationRequest
 from ..selectors import proposal_findings, reservation_active
 from .proposals import _comments_by_section, _grouped, _workbench
 
+QUEUE_PAGE_SIZE = 100
 DECISIONS = (ProposalAction.REQUEST_CHANGES, ProposalAction.APPROVE, ProposalAction.REJECT)
 
 
@@ -52,11 +54,12 @@ def review_queue(request):
         proposals = proposals.filter(Q(snid__icontains=text) | Q(title__icontains=text)
                                      | Q(submitter__username__icontains=text))
     proposals = proposals.order_by("submitted_at", "id")
+    page = Paginator(proposals, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     counts = dict(Proposal.objects.values_list("state").annotate(n=Count("id")).order_by())
     now = timezone.now()
-    rows = [{"proposal": p, "days": (now - p.submitted_at).days if p.submitted_at else None} for p in proposals]
+    rows = [{"proposal": p, "days": (now - p.submitted_at).days if p.submitted_at else None} for p in page]
     pending_reservations = ReservationRequest.objects.filter(state=ReservationRequestState.PENDING).count()
-    context = {"rows": rows, "state": state, "q": text, "pending_reservations": pending_reservations,
+    context = {"rows": rows, "page": page, "state": state, "q": text, "pending_reservations": pending_reservations,
                "counts": [(value, label, counts.get(value, 0)) for value, label in ProposalState.choices
                           if value != ProposalState.DRAFT]}
     return render(request, "registry/review/queue.html", context)

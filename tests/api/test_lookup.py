@@ -92,10 +92,14 @@ def test_lookup_is_usable_from_other_origins(client, demo_registry):
 
 
 @pytest.mark.django_db
-def test_lookup_runs_no_query_once_the_index_is_built(client, demo_registry, django_assert_num_queries):
-    lookup(client, "urn:ogf:example:cluster:2009:example.net:42")
-    with django_assert_num_queries(0):
+def test_lookup_runs_no_query_once_warm(client, demo_registry, django_assert_num_queries):
+    with django_assert_num_queries(3):  # stamp, index, this SNID's validator
+        lookup(client, "urn:ogf:example:cluster:2009:example.net:42")
+    with django_assert_num_queries(1):  # another SNID's validator, on its first lookup
         lookup(client, "urn:ogf:fdc:example.com:2002:A572007")
+    with django_assert_num_queries(0):
+        lookup(client, "urn:ogf:fdc:example.org:20010527:img089322-038")
+        lookup(client, "urn:ogf:example:cluster:2010:example.net:7")
 
 
 @pytest.mark.django_db

@@ -61,6 +61,12 @@ def test_list_shows_snid_details_and_filters(client, registry):
 
 
 def _queries(client, path):
+    """Queries of a cold render: no cached page, no lookup index."""
+    from django.core.cache import cache
+
+    from registry.lookup import registry_invalidate
+    cache.clear()
+    registry_invalidate()
     with CaptureQueriesContext(connection) as captured:
         assert client.get(path).status_code == 200
     return len(captured)
@@ -253,3 +259,20 @@ def test_pages_are_valid_html5(client, registry, path):
 def test_every_page_has_the_urn_lookup_box(client, registry):
     for path in ("/urn/", "/urn/example/", f"/proposals/{registry['first'].pk}/"):
         assert 'action="/urn/search/"' in client.get(path).content.decode()
+
+
+@pytest.mark.django_db
+def test_anonymous_pages_are_cached_until_the_registry_changes(client, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+    cache.clear()
+    applicant, editor = user_factory(), user_factory(editor=True)
+    proposal_factory(applicant, state="approved", editor=editor)
+    client.get("/urn/")
+    with CaptureQueriesContext(connection) as cached:
+        assert "urn:ogf:example:" in client.get("/urn/").content.decode()
+    assert len(cached) == 0
+    other = services.proposal_create(data_factory(snid="second"), applicant)
+    services.proposal_transition(other, "submit", applicant)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.proposal_transition(other, "approve", editor, override_reason="test")
+    assert 'href="/urn/second/"' in client.get("/urn/").content.decode()

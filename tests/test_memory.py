@@ -1,0 +1,50 @@
+"""Memory: lookups must not grow the process, and grammars must not pile up in the abnf package."""
+
+import gc
+import tracemalloc
+
+import pytest
+from abnf.parser import Rule
+
+from registry.grammar import grammar_compile
+
+
+def test_compiling_grammars_leaves_nothing_in_the_abnf_registry():
+    grammar_compile('warm = "up"\n', examples=["up"])
+    before = len(Rule._obj_map)
+    for index in range(25):
+        grammar_compile(f'top{index} = "x{index}" 1*DIGIT\n', examples=[f"x{index}1"])
+    assert len(Rule._obj_map) == before
+
+
+@pytest.mark.django_db
+def test_lookups_do_not_grow_process_memory(settings):
+    """Drive the real WSGI handler (the test client itself keeps a little per request)."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
+
+    from registry import demo
+
+    settings.REGISTRY_ANON_RATE = "off"  # 429s would be logged, and pytest keeps every log record
+    accounts = demo.demo_accounts()
+    demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
+    handler, factory = WSGIHandler(), RequestFactory()
+    environs = [factory.get("/api/lookup/", {"urn": urn}).environ for urn in (
+        "urn:ogf:fdc:example.com:2002:A572007", "urn:ogf:example:cluster:2009:example.net:42",
+        "urn:ogf:nothing:x", "urn:ogf:example:bad")]
+
+    def lookups(rounds):
+        for _ in range(rounds):
+            for environ in environs:
+                body = b"".join(handler(dict(environ), lambda status, headers: None))
+                assert body.startswith(b"{")
+
+    lookups(300)  # warm every cache first
+    gc.collect()
+    tracemalloc.start()
+    start, _ = tracemalloc.get_traced_memory()
+    lookups(1500)
+    gc.collect()
+    end, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert end - start < 64 * 1024, f"6,000 lookups grew memory by {(end - start) / 1024:.0f} KiB"
