@@ -112,11 +112,12 @@ def registry_invalidate() -> None:
         _index = None
 
 
-def lookup_urn(urn: str) -> dict:
+def lookup_urn(urn: str, index: Index | None = None) -> dict:
     """The lookup answer for one URN (the API's lookup object).
 
     Raises NotAnOgfUrn for input that is not a urn:ogf: URN at all or is over
     the length cap; every other problem is an answer with ``valid: false``.
+    A batch passes one ``index`` for all its URNs.
     """
     if len(urn) > URN_MAX_LENGTH:
         raise NotAnOgfUrn(f"The URN is {len(urn):,} characters long; the limit is {URN_MAX_LENGTH:,}.")
@@ -127,11 +128,11 @@ def lookup_urn(urn: str) -> dict:
     except UrnSyntaxError as exc:
         rest = urn[len(PREFIX):]
         snid = rest.split(":", 1)[0] if ":" in rest else None
-        entry = registry_index().entries.get(snid.lower()) if snid and is_valid_snid(snid) else None
+        entry = (index or registry_index()).entries.get(snid.lower()) if snid and is_valid_snid(snid) else None
         if entry is None:
             return _answer(urn, None, snid, False, [_located(exc)])
         return _answer(urn, None, entry.snid, True, [_located(exc)], _registration(entry))
-    index = registry_index()
+    index = index or registry_index()
     entry = index.entries.get(parsed.snid_key)
     if entry is None:
         if parsed.snid_key in index.reserved:

@@ -96,6 +96,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "registry.middleware.SecurityHeadersMiddleware",
 ]
 
 ROOT_URLCONF = "registry.urls"
@@ -165,6 +166,10 @@ STORAGES = {
 }
 
 LOGIN_URL = "/accounts/login/"
+LOGIN_FAILURE_LIMIT = int(os.environ.get("REGISTRY_LOGIN_FAILURES", "5"))
+LOGIN_FAILURE_WINDOW = 15 * 60  # seconds
+#: The admin lives at a non-default path in production (it is for GFD editors only).
+ADMIN_PATH = os.environ.get("DJANGO_ADMIN_PATH", "admin/" if DEBUG else "registry-admin/").strip("/") + "/"
 LOGIN_REDIRECT_URL = "/proposals/"
 LOGOUT_REDIRECT_URL = "/urn/"
 
@@ -234,6 +239,8 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_REFERRER_POLICY = "same-origin"
+    SESSION_COOKIE_HTTPONLY = True
+    CSRF_COOKIE_HTTPONLY = True
 
 LOGGING = {
     "version": 1,

@@ -231,3 +231,22 @@ def test_findings_are_stored_on_every_save(applicant):
     assert stored.findings_summary == updated.findings_summary
     assert stored.findings_summary["fail"] == 0
     assert {f["id"] for f in stored.findings} >= {"examples-valid", "scope"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_new_versions_get_consecutive_numbers(postgres):
+    applicant = user_factory()
+    editors = [user_factory(editor=True) for _ in range(10)]
+    proposal_factory(applicant, state="approved", editor=editors[0])
+    revisions = []
+    for _ in range(10):
+        draft = services.proposal_create(data_factory(version=2), applicant)
+        revisions.append(services.proposal_transition(draft, "submit", applicant))
+    results = _race(10, lambda i: services.proposal_transition(revisions[i], "approve", editors[i],
+                                                               override_reason="race"))
+    assert all(isinstance(r, Proposal) for r in results), results
+    versions = sorted(Proposal.objects.approved().values_list("version", flat=True))
+    assert versions == list(range(1, 12))
+    assert Namespace.objects.get().current.version == 11
+    approvals = ProposalEvent.objects.filter(action="approve")
+    assert approvals.count() == 11  # every approval logged once, none lost

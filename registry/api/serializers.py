@@ -160,7 +160,8 @@ class LookupResultSerializer(serializers.Serializer):
 
 
 class ValidateRequestSerializer(serializers.Serializer):
-    urns = serializers.ListField(child=serializers.CharField(), max_length=10_000)
+    urns = serializers.ListField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+                                 max_length=10_000)
 
 
 class ValidateResponseSerializer(serializers.Serializer):
@@ -201,6 +202,9 @@ class FindingSerializer(serializers.Serializer):
 class EventSerializer(serializers.ModelSerializer):
     actor = serializers.CharField(source="actor.get_username", allow_null=True, default=None)
     kind = serializers.ChoiceField(choices=EventKind.choices)
+    action = serializers.CharField(allow_blank=True, help_text="empty for the creation event")
+    from_state = serializers.ChoiceField(choices=ProposalState.choices, allow_blank=True)
+    to_state = serializers.ChoiceField(choices=ProposalState.choices, allow_blank=True)
 
     class Meta:
         model = ProposalEvent
