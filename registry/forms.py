@@ -49,7 +49,8 @@ class ProposalForm(forms.Form):
                            widget=forms.TextInput(attrs={**_MONO, "pattern": "[A-Za-z0-9][A-Za-z0-9-]{0,31}"}))
     title = forms.CharField(label="Title", max_length=interchange.MAX_LINE, required=False,
                             help_text="A short name for the registration, shown in the registry.")
-    version = forms.IntegerField(label="Registration version", min_value=1, initial=1,
+    version = forms.IntegerField(label="Registration version", min_value=1, max_value=interchange.MAX_VERSION,
+                                 initial=1,
                                  help_text=SECTIONS_BY_KEY["version"].guidance)
     document_reference = forms.CharField(label="Registering document", max_length=interchange.MAX_LINE,
                                          required=False, help_text="The GFD or working draft, e.g. GFD.202.")

@@ -22,6 +22,7 @@ MAX_TEXT = 100_000  # a prose section or the grammar
 MAX_LINE = 1_000  # a one-line field
 MAX_EXAMPLES = 1_000
 MAX_EXAMPLE_LENGTH = 4_096
+MAX_VERSION = 100_000
 
 
 class InterchangeError(ValueError):
@@ -88,8 +89,6 @@ class _Reader:
 
     def text(self, obj: dict, key: str, path: str, limit: int = MAX_LINE, default: str = "") -> str:
         value = obj.get(key, default)
-        if value is None:
-            return default
         if not isinstance(value, str):
             self.fail(path, f"must be a string, not {_type_name(value)}.")
             return default
@@ -154,8 +153,8 @@ def load(data) -> ProposalData:
     title = r.text(data, "title", "title").strip()
 
     version = data.get("version", 1)
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        r.fail("version", "must be a whole number of at least 1.")
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAX_VERSION:
+        r.fail("version", f"must be a whole number from 1 to {MAX_VERSION:,}.")
         version = 1
 
     registration_date = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import markdown as _markdown
 import nh3
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 ALLOWED_TAGS = {
@@ -21,9 +22,17 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 
 
+#: Python-Markdown's time grows with the square of the number of blocks (30,000 headings
+#: take twenty seconds); no real section comes near this, so longer text is shown as is.
+MAX_MARKDOWN_LINES = 2000
+
+
 def render_markdown(text: str) -> SafeString:
-    html = _markdown.markdown(text or "", extensions=["tables", "fenced_code", "sane_lists"],
-                              output_format="html")
+    text = text or ""
+    if text.count("\n") > MAX_MARKDOWN_LINES:
+        # Safe: the whole text is HTML-escaped.
+        return mark_safe(f'<pre class="too-long">{escape(text)}</pre>')  # noqa: S308
+    html = _markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
     clean = nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
                       url_schemes=URL_SCHEMES, link_rel="nofollow noopener")
     # Safe: ``clean`` is nh3's output against the allow-list above.

@@ -25,6 +25,8 @@ def test_missing_optional_keys_take_defaults():
     ({"version": "2"}, "version: must be a whole number"),
     ({"version": True}, "version: must be a whole number"),
     ({"version": 0}, "version: must be a whole number"),
+    ({"version": 10 ** 20}, "version: must be a whole number from 1 to 100,000"),
+    ({"title": None}, "title: must be a string, not null"),
     ({"registration_date": "yesterday"}, "registration_date: 'yesterday' is not an ISO date"),
     ({"registrant": "me"}, "registrant: must be an object, not a string"),
     ({"registrant": {"phone": "1"}}, "registrant.phone: is not a known key"),

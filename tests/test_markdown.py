@@ -28,3 +28,12 @@ def test_markdown_keeps_formatting_and_safe_links():
     assert "<strong>MUST</strong>" in html and "<code>xn--</code>" in html
     assert '<a href="https://www.rfc-editor.org/rfc/rfc5890" rel="nofollow noopener">RFC</a>' in html
     assert "<li>a</li>" in html
+
+
+def test_very_long_text_is_shown_escaped_instead_of_rendered():
+    import time
+    text = "# heading <script>x</script>\n" * 30000
+    started = time.perf_counter()
+    html = str(render_markdown(text))
+    assert time.perf_counter() - started < 1
+    assert html.startswith('<pre class="too-long">') and "<script>" not in html and "&lt;script&gt;" in html

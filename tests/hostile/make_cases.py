@@ -1,0 +1,105 @@
+"""Writes cases.json, the hostile-input corpus of tests/test_hostile.py (run it after editing)."""
+
+import json
+from pathlib import Path
+
+
+def R(text, times):
+    return {"repeat": text, "times": times}
+
+
+LOOKUPS = [
+    "urn:ogf:example:cluster:2009:example.net:42", "", " ", "urn", "urn:", "urn:ogf", "urn:ogf:", "urn:ogf::",
+    "urn:ogf:example", "urn:ogf:example:", "URN:OGF:EXAMPLE:X", "urn:ogf:-x:y", "urn:ogf:x-:y",
+    "urn:ogf:" + "a" * 32 + ":x", "urn:ogf:" + "a" * 33 + ":x", "urn:ogf:ex ample:x", "urn:ogf:example:a b",
+    "urn:ogf:example:a\tb", "urn:ogf:example:a\nb", "urn:ogf:example:a\rb", "urn:ogf:example:\u0000",
+    "urn:ogf:example:a\u0000b", "urn:ogf:example:\u0001\u0002\u0003", "urn:ogf:example:\u007f", "urn:ogf:example:%",
+    "urn:ogf:example:%4", "urn:ogf:example:%zz", "urn:ogf:example:%00", "urn:ogf:example:%2F..%2F",
+    "urn:ogf:example:../../etc/passwd", "urn:ogf:../..:x", "urn:ogf:%2e%2e:x", "urn:ogf:example:?query#frag",
+    "urn:ogf:example:#", "urn:ogf:example:?", "urn:ogf:example:/", "urn:ogf:\u212aelvin:x", "urn:ogf:\uff45xample:x",
+    "urn:ogf:exampl\u0435:x", "urn:ogf:example:caf\u00e9", "urn:ogf:example:\U0001F600", "urn:ogf:example:\u202e",
+    "urn:ogf:example:\ufeff", "\ufeffurn:ogf:example:x", "urn:ogf:example:<script>alert(1)</script>",
+    "urn:ogf:example:\"><img src=x onerror=alert(1)>", "urn:ogf:example:javascript:alert(1)", "javascript:alert(1)",
+    "urn:ogf:example:' OR 1=1 --", "urn:ogf:example:'; DROP TABLE registry_proposal; --",
+    "urn:ogf:example:${jndi:ldap://x}", "urn:ogf:example:{{7*7}}", "urn:ogf:example:%s%s%s%n", "urn:isbn:0451450523",
+    "urn:ietf:rfc:2141", "http://example.org/", "urn:ogf:fdc:example.com:2002:A572007",
+    "urn:ogf:fdc:" + "a." * 1000 + "com:2002:x", "urn:ogf:urn-5:" + "A" * 26, "urn:ogf:newsml:x:20001006:y:1U",
+    "urn:ogf:nothing:x", "urn:ogf:img:example.com:20040101:root",
+    {"prefix": "urn:ogf:example:", **R("a", 4080)}, {"prefix": "urn:ogf:example:", **R("a", 4081)},
+    {"prefix": "urn:ogf:example:", **R("a", 100000)}, {"prefix": "urn:ogf:example:", **R("%41", 1300)},
+    {"prefix": "urn:ogf:example:", **R(":", 4000)}, {"prefix": "urn:ogf:example:", **R("a:", 2000)},
+    {"prefix": "urn:ogf:fdc:", **R("a.", 2000)}, {"prefix": "urn:ogf:example:", **R("\u00e9", 3000)},
+    {"prefix": "", **R("urn:ogf:", 500)}, {"prefix": "urn:ogf:example:", **R("\u0000", 1000)},
+    {"prefix": "urn:ogf:example:cluster:2009:", **R("a-", 2000)}, {"prefix": "urn:ogf:example:x?", **R("?", 3000)},
+    "urn:ogf:example:" + "%e3%82%b9" * 10, "urn:ogf:EXAMPLE:cluster:2009:example.net:42",
+    "urn:ogf:Example:CLUSTER:2009:EXAMPLE.net:42", "urn:ogf:example:supercomputer:1949:colossus.bletchleypark.org.uk:1",
+    "urn:ogf:example:cluster:2009:example.net:42#frag", "urn:ogf:example:cluster:2009:example.net:42?q=1",
+]
+
+BODIES = [
+    "", "{", "}", "[", "null", "true", "1", "\"urns\"", "[]", "{}", "{\"urns\": null}", "{\"urns\": 1}",
+    "{\"urns\": \"urn:ogf:a:b\"}", "{\"urns\": {}}", "{\"urns\": [null]}", "{\"urns\": [1, 2]}",
+    "{\"urns\": [[\"urn:ogf:a:b\"]]}", "{\"urns\": [{\"a\": 1}]}", "{\"urns\": [true]}", "{\"urns\": [\"\"]}",
+    "{\"urns\": [\"\\u0000\"]}", "{\"urns\": [\"urn:ogf:a:b\"], \"extra\": 1}", "{\"URNS\": [\"urn:ogf:a:b\"]}",
+    "{\"urns\": [\"urn:ogf:a:b\",]}", "{'urns': ['urn:ogf:a:b']}", "{\"urns\": [\"\\ud800\"]}",
+    {"raw_prefix": "", **R("[", 100000)}, {"raw_prefix": "{\"urns\": ", **R("[", 5000)},
+    {"raw_prefix": "", **R("{\"a\":", 3000)}, {"hex": "fffe00"}, {"hex": "c0af"}, {"hex": "7b2275726e73223a5b22ff225d7d"},
+    {"urns_repeat": "urn:ogf:fdc:example.com:2002:A", "times": 10001}, {"urns_repeat": "x", "times": 10000},
+    {"urns_repeat": "urn:ogf:example:" + "a" * 4000, "times": 200},
+]
+
+SNIDS = ["..", ".", "%2F", "%2f..", "..%2F..", "%00", "%2500", "example%00", "example%2F1", "EXAMPLE", "Example",
+         "eXaMpLe", "\u212aelvin", "\uff45xample", "exampl\u0435", "example\u200b", "-", "--", "a" * 33, "a" * 300,
+         "<script>", "\"'><", "%3Cscript%3E", "con", "null", "undefined", "0", "example;rm", "example|ls",
+         "example`id`", "\u202eelpmaxe", "x" * 32, "urn:ogf:example"]
+
+XSS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[x](javascript:alert(1))"]
+FORM = [{"field": field, "value": payload}
+        for field in ("title", "registrant_name", "registrant_organisation", "registrant_email", "registrant_address",
+                      "document_reference", "section_scope", "section_syntactic_structure", "section_examples",
+                      "grammar_rule")
+        for payload in XSS]
+FORM += [
+    {"field": "section_scope", "value": R("x", 1000000)}, {"field": "section_scope", "value": R("# h\n", 30000)},
+    {"field": "title", "value": R("t", 5000)}, {"field": "section_scope", "value": "a\u0000b"},
+    {"field": "section_scope", "value": "ctrl \u0001\u0002\u0007\u001b[31m"},
+    {"field": "examples_valid", "value": R("urn:ogf:example:x\n", 10000)},
+    {"field": "examples_valid", "value": R("urn:ogf:example:x\n", 1001)},
+    {"field": "examples_equivalent", "value": R("a b\n", 2000)},
+    {"field": "grammar_abnf", "value": R("r = \"a\"\n", 5000)}, {"field": "grammar_abnf", "value": "a = *( *\"a\" ) \"b\"\n"},
+    {"field": "grammar_abnf", "value": "a = \"(\" a \")\" / \"x\"\n"}, {"field": "grammar_abnf", "value": "a = b\nb = a\n"},
+    {"field": "grammar_abnf", "value": "a = 99999999999*\"x\"\n"}, {"field": "grammar_abnf", "value": "a = 1001*1002\"x\"\n"},
+    {"field": "grammar_abnf", "value": "a = %x0-10FFFF\n"}, {"field": "grammar_abnf", "value": "\u0000 = \"x\"\n"},
+    {"field": "grammar_abnf", "value": "a = <script>alert(1)</script>\n"}, {"field": "grammar_abnf", "value": "a = \"\u2019\"\n"},
+    {"field": "grammar_abnf", "value": "\n".join(f"r{i} = r{i + 1} r{i + 1} / \"x\"" for i in range(40)) + "\nr40 = \"y\"\n"},
+    {"field": "grammar_abnf", "value": "\n".join(f"r{i} = r{i + 1} / \"{i}\"" for i in range(299)) + "\nr299 = \"z\"\n"},
+    {"field": "grammar_abnf", "value": "\n".join(f"r{i} = \"{i}\"" for i in range(10000))},
+    {"field": "version", "value": "-1"}, {"field": "version", "value": "99999999999999999999"},
+    {"field": "version", "value": "1e9"}, {"field": "max_length", "value": "0"}, {"field": "max_length", "value": "4097"},
+    {"field": "document_url", "value": "javascript:alert(1)"},
+    {"field": "document_url", "value": "data:text/html,<script>alert(1)</script>"},
+    {"field": "document_status", "value": "hacked"}, {"field": "equivalence", "value": "lowercase"},
+    {"field": "snid", "value": "x-test"}, {"field": "snid", "value": "../etc"}, {"field": "snid", "value": "\u212aelvin"},
+    {"field": "snid", "value": R("a", 100)},
+]
+
+INTERCHANGE = [
+    None, [], "string", 1, True, {}, {"snid": None}, {"snid": 1}, {"snid": ["x"]}, {"snid": {"a": 1}},
+    {"snid": "x", "version": "1"}, {"snid": "x", "version": -5}, {"snid": "x", "version": 1.5},
+    {"snid": "x", "version": None}, {"snid": "x", "sections": []}, {"snid": "x", "sections": {"scope": None}},
+    {"snid": "x", "sections": {"scope": {"a": 1}}}, {"snid": "x", "grammar": "a = b"}, {"snid": "x", "grammar": {"abnf": 5}},
+    {"snid": "x", "examples": []}, {"snid": "x", "examples": {"valid": [None]}}, {"snid": "x", "examples": {"equivalent": "a"}},
+    {"snid": "x", "examples": {"equivalent": [[1, 2]]}}, {"snid": "x", "equivalence": "all"},
+    {"snid": "x", "equivalence": [None]}, {"snid": "x", "max_length": "10"}, {"snid": "x", "registration_date": 20240101},
+    {"snid": "x", "registration_date": "2024-02-30"}, {"snid": "x", "registrant": []}, {"snid": "x", "document": {"url": 5}},
+    {"snid": "x", "unknown": {"deep": [[[[[1]]]]]}}, {"snid": "x", "title": {"nested": {"deeper": {"deepest": 1}}}},
+]
+
+if __name__ == "__main__":
+    cases = {"about": "Hostile inputs for tests/test_hostile.py; written by make_cases.py. "
+                      "{repeat, times} expands to a long string; {hex} is raw bytes.",
+             "lookup": LOOKUPS, "validate_bodies": BODIES, "snid_paths": SNIDS, "form_fields": FORM,
+             "interchange": INTERCHANGE}
+    path = Path(__file__).with_name("cases.json")
+    path.write_text(json.dumps(cases, indent=1, ensure_ascii=True) + "\n")
+    print(path, sum(len(v) for v in cases.values() if isinstance(v, list)), "cases")
