@@ -14,6 +14,7 @@ stamp shared through the database.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from dataclasses import dataclass, field
@@ -65,6 +66,10 @@ class Index:
     stamp: tuple
     entries: dict[str, Entry]  # by lower-cased SNID
     reserved: dict[str, str]  # lower-cased SNID -> ISO date or ""
+    etag_prefix: str = ""  # changes with the stamp; HTTP ETags start with it
+
+    def __post_init__(self):
+        self.etag_prefix = hashlib.blake2b(repr(self.stamp).encode(), digest_size=8).hexdigest()
 
 
 _index: Index | None = None

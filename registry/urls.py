@@ -17,8 +17,8 @@ admin.site.login = _admin_login
 admin.site.site_header = "urn:ogf registry administration"
 
 urlpatterns = [
-    path(settings.ADMIN_PATH, admin.site.urls),
     path("api/", include("registry.api.urls")),
+    path(settings.ADMIN_PATH, admin.site.urls),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("registry.views.urls")),

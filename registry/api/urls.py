@@ -7,11 +7,12 @@ from .errors import not_found
 app_name = "api"
 
 urlpatterns = [
+    # The hot endpoints first: URL resolution tries patterns in order.
+    path("lookup/", views.Lookup.as_view(), name="lookup"),
+    path("validate/", views.Validate.as_view(), name="validate"),
     path("snids/", views.SnidList.as_view(), name="snid_list"),
     path("snids/<str:snid>/", views.SnidDetail.as_view(), name="snid_detail"),
     path("snids/<str:snid>/versions/<int:version>/", views.SnidVersion.as_view(), name="snid_version"),
-    path("lookup/", views.Lookup.as_view(), name="lookup"),
-    path("validate/", views.Validate.as_view(), name="validate"),
     path("proposals/", views.ProposalList.as_view(), name="proposal_list"),
     path("proposals/<int:pk>/", views.ProposalDetail.as_view(), name="proposal_detail"),
     path("proposals/<int:pk>/actions/<str:action>/", views.ProposalAction.as_view(), name="proposal_action"),

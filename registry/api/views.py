@@ -3,7 +3,10 @@ use the same predicates (``rules``) and the same service (``services``) as the s
 
 from __future__ import annotations
 
+from urllib.parse import unquote_plus
+
 import orjson
+from django.conf import settings
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -122,7 +125,8 @@ class FastPublicView(PublicView):
         if request.method != self.fast_method:
             return super().dispatch(request, *args, **kwargs)
         self.request, self.args, self.kwargs, self.headers = request, args, kwargs, {}
-        for throttle in self.get_throttles():
+        throttles = self.get_throttles() if settings.REGISTRY_ANON_RATE not in ("", "off") else ()
+        for throttle in throttles:
             if not throttle.allow_request(request, self):
                 wait = throttle.wait()
                 response = _json({"detail": f"Request was throttled. Expected available in {int(wait or 1)} "
@@ -143,7 +147,11 @@ class Lookup(FastPublicView):
         return self.fast(request)
 
     def fast(self, request):
-        urn = request.GET.get("urn")
+        query = request.META.get("QUERY_STRING", "")
+        if query.startswith("urn=") and "&" not in query:
+            urn = unquote_plus(query[4:], errors="replace")  # as request.GET would decode it, cheaper
+        else:
+            urn = request.GET.get("urn")
         if urn is None or urn == "":
             return _json({"detail": "Give the URN to look up as ?urn=urn:ogf:<snid>:<string>."}, 400)
         try:

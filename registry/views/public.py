@@ -48,7 +48,7 @@ def anonymous_cache(view):
     def wrapper(request, *args, **kwargs):
         if request.method != "GET" or request.user.is_authenticated:
             return view(request, *args, **kwargs)
-        stamp = hashlib.blake2b(repr(registry_index().stamp).encode(), digest_size=8).hexdigest()
+        stamp = registry_index().etag_prefix
         path = hashlib.blake2b(request.get_full_path().encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         key = f"registry:page:{stamp}:{path}"
         response = cache.get(key)
