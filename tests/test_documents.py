@@ -14,7 +14,9 @@ from registry.models import Proposal
 
 from .factories import data_factory, proposal_factory, user_factory
 
-SEEDS = Path(__file__).resolve().parent.parent.parent / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parent / "seeds"
+SEED_FILES = {"000": "img-registration.txt", "001": "rfc4198-fdc.txt", "002": "rfc3085-newsml-ocr.txt",
+              "003": "urn-5-registration.txt", "004": "gfd191.tex"}
 ALL_SECTIONS = {s.key for s in SECTIONS}
 RFC3406 = {"snid", "version", "registrant", "syntactic_structure", "ancillary_documentation", "uniqueness",
            "immutability", "identifier_assignment", "resolution", "lexical_equivalence", "encoding",
@@ -37,10 +39,7 @@ EXPECTED = {
 
 
 def seed(prefix: str) -> str:
-    path = next(SEEDS.glob(f"{prefix}_*.txt"), None)
-    if path is None:
-        pytest.skip(f"seed {prefix} not found beside the repository ({SEEDS})")
-    return path.read_text(encoding="utf-8")
+    return (SEEDS / SEED_FILES[prefix]).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("prefix", sorted(EXPECTED))
@@ -145,11 +144,11 @@ def test_export_uses_the_template_numbering_and_titles():
 @pytest.mark.django_db
 def test_import_document_command_json_and_draft():
     out = io.StringIO()
-    call_command("import_document", str(next(SEEDS.glob("003_*.txt"))), "--json", stdout=out)
+    call_command("import_document", str(SEEDS / SEED_FILES["003"]), "--json", stdout=out)
     assert json.loads(out.getvalue())["snid"] == "urn-5"
     user_factory("importer")
     out = io.StringIO()
-    call_command("import_document", str(next(SEEDS.glob("004_*.txt"))), "--submitter", "importer", stdout=out)
+    call_command("import_document", str(SEEDS / SEED_FILES["004"]), "--submitter", "importer", stdout=out)
     pk = int(out.getvalue().split()[0])
     assert Proposal.objects.get(pk=pk).snid == "example"
     assert "Mapped:" in out.getvalue() and "lexical_equivalence" in out.getvalue()
