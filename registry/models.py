@@ -24,6 +24,7 @@ from .enums import (
     ReservationRequestState,
 )
 from .gfd191 import PROSE_KEYS
+from .grammar import is_valid_snid
 
 
 models.CharField.register_lookup(Lower)
@@ -41,7 +42,13 @@ class NamespaceQuerySet(models.QuerySet):
         return self.filter(status=NamespaceStatus.REGISTERED)
 
     def by_snid(self, snid: str):
-        """Case-insensitive match; served by the functional unique index on LOWER(snid)."""
+        """Case-insensitive match; served by the functional unique index on LOWER(snid).
+
+        A string that cannot be an SNID matches nothing without a query, so no
+        caller can send the database text it refuses (PostgreSQL: NUL bytes).
+        """
+        if not is_valid_snid(snid):
+            return self.none()
         return self.filter(snid__lower=snid.lower())
 
 

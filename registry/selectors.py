@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from django.db.models import Max
 from django.utils import timezone
 
@@ -77,3 +79,10 @@ def pending_proposals():
         .select_related("submitter", "namespace")
         .order_by("submitted_at", "id")
     )
+
+
+def snid_suggestions(snid: str, limit: int = 5) -> list[str]:
+    """Registered SNIDs close to ``snid`` (for helpful 404s); never sends ``snid`` to the database."""
+    registered = {s.lower(): s for s in Namespace.objects.registered().values_list("snid", flat=True)}
+    close = difflib.get_close_matches(snid.lower(), list(registered), n=limit, cutoff=0.6)
+    return [registered[c] for c in close]

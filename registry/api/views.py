@@ -19,7 +19,7 @@ from .. import rules, services
 from ..enums import NamespaceStatus
 from ..lookup import NotAnOgfUrn, lookup_urn, registry_index
 from ..models import Namespace, Proposal
-from ..selectors import pending_proposals, proposals_for, reservation_active
+from ..selectors import pending_proposals, proposals_for, reservation_active, snid_suggestions
 from . import serializers as s
 from .http import cacheable, etag_for, not_modified
 from .negotiation import JSONOnly
@@ -68,7 +68,7 @@ class SnidList(generics.ListAPIView):
 def _namespace_or_404(snid: str) -> Namespace:
     namespace = Namespace.objects.by_snid(snid).select_related("current", "current__namespace").first()
     if namespace is None or (namespace.status == NamespaceStatus.RESERVED and not reservation_active(namespace)):
-        close = Namespace.objects.registered().filter(snid__icontains=snid[:3]).values_list("snid", flat=True)[:5]
+        close = snid_suggestions(snid)
         hint = f" Similar registered SNIDs: {', '.join(close)}." if close else ""
         raise Http404(f"urn:ogf:{snid}: is neither registered nor reserved.{hint}")
     return namespace

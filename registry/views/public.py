@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from functools import wraps
 
@@ -26,7 +25,7 @@ from ..grammar.parse import parse_grammar
 from ..lookup import NotAnOgfUrn, lookup_urn, registry_index
 from ..markdown import render_svg
 from ..models import Namespace, Proposal
-from ..selectors import reservation_active
+from ..selectors import reservation_active, snid_suggestions
 
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
@@ -85,15 +84,8 @@ def namespace_list(request):
     return _public(render(request, "registry/urn/list.html", context), request)
 
 
-def _suggestions(snid: str) -> list[str]:
-    registered = list(Namespace.objects.registered().values_list("snid", flat=True))
-    lower = {s.lower(): s for s in registered}
-    close = difflib.get_close_matches(snid.lower(), list(lower), n=5, cutoff=0.6)
-    return [lower[c] for c in close]
-
-
 def snid_not_found(request, snid: str, version: int | None = None):
-    context = {"snid": snid, "version": version, "suggestions": _suggestions(snid)}
+    context = {"snid": snid, "version": version, "suggestions": snid_suggestions(snid)}
     return render(request, "registry/urn/not_found.html", context, status=404)
 
 

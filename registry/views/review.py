@@ -20,7 +20,7 @@ from ..diffs import proposal_diff
 from ..enums import NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
 from ..forms import CommentForm
 from ..gfd191 import sections_by_part
-from ..grammar import snid_error
+from ..grammar import is_valid_snid, snid_error
 from ..models import Namespace, Proposal, ReservationRequest
 from ..selectors import proposal_findings, reservation_active
 from .proposals import _comments_by_section, _grouped, _workbench
@@ -194,6 +194,8 @@ def reservation_action(request):
 @editor_required
 def snid_history(request, snid):
     """Every proposal ever made for one SNID, with its events: the SNID's full history."""
+    if not is_valid_snid(snid):
+        raise Http404("No such SNID.")
     proposals = (Proposal.objects.filter(snid__lower=snid.lower()).exclude(state=ProposalState.DRAFT)
                  .select_related("submitter").prefetch_related("events__actor").order_by("created_at"))
     namespace = Namespace.objects.by_snid(snid).first()
