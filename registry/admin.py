@@ -7,7 +7,7 @@ can read them but every change goes through the site's services, which log it.
 from django.contrib import admin
 
 from .enums import ProposalState
-from .models import Namespace, Proposal, ProposalEvent
+from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -57,3 +57,19 @@ class ProposalAdmin(ReadOnlyAdmin):
 class ProposalEventAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "proposal", "actor", "action", "from_state", "to_state")
     list_filter = ("action",)
+
+
+@admin.register(Comment)
+class CommentAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "proposal", "author", "section")
+
+
+@admin.register(ReservationRequest)
+class ReservationRequestAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "snid", "requester", "state", "decided_by")
+    list_filter = ("state",)
+
+
+@admin.register(Judgement)
+class JudgementAdmin(ReadOnlyAdmin):
+    list_display = ("proposal", "check_id", "ok", "editor", "updated_at")

@@ -28,7 +28,8 @@ def test_admin_cannot_change_or_delete_an_approved_proposal(client, superuser):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("model", ["proposal", "namespace", "proposalevent"])
+@pytest.mark.parametrize("model", ["proposal", "namespace", "proposalevent", "comment", "reservationrequest",
+                                   "judgement"])
 def test_admin_lists_every_model_and_adds_none(client, superuser, model):
     proposal_factory(state="approved")
     client.force_login(superuser)
