@@ -158,6 +158,23 @@ def _registration(entry: Entry) -> dict:
     return {"snid": entry.snid, "version": entry.version, "url": entry.url}
 
 
+def refused(urn: str, message: str) -> dict:
+    """The answer for input that is not a urn:ogf: URN, where one bad item must not fail the rest."""
+    return _answer(urn[:200], None, None, False, [message])
+
+
+def lookup_for_snid(urn: str, snid: str) -> dict:
+    """``lookup_urn`` for one SNID's check form: a URN of another SNID is not valid there."""
+    try:
+        answer = lookup_urn(urn)
+    except NotAnOgfUrn as exc:
+        return refused(urn, str(exc))
+    if answer["snid"] and answer["snid"].lower() != snid.lower():
+        answer = {**answer, "valid": False,
+                  "errors": [f"The URN belongs to urn:ogf:{answer['snid']}:, not urn:ogf:{snid}:."]}
+    return answer
+
+
 def _located(exc: UrnSyntaxError) -> str:
     return exc.message if exc.position is None or f"haracter {exc.position}" in exc.message else (
         f"{exc.message} (at character {exc.position})")

@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from . import interchange
 from .enums import (
-    EDITABLE_STATES,
     DocumentStatus,
     EventKind,
     NamespaceStatus,
@@ -97,10 +96,6 @@ class Namespace(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ImmutableError("SNIDs are never deleted: an SNID, once assigned, stays assigned.")
-
-    @property
-    def is_registered(self) -> bool:
-        return self.status == NamespaceStatus.REGISTERED
 
     def get_absolute_url(self) -> str:
         return reverse("registry:namespace_detail", args=[self.snid])
@@ -214,10 +209,6 @@ class Proposal(models.Model):
         if self._stored_state() == ProposalState.APPROVED:
             raise ImmutableError("Approved proposals cannot be deleted.")
         return super().delete(*args, **kwargs)
-
-    @property
-    def is_editable(self) -> bool:
-        return self.state in EDITABLE_STATES
 
     def get_absolute_url(self) -> str:
         return reverse("registry:proposal_detail", args=[self.pk])

@@ -43,6 +43,3 @@ def can_perform(user, proposal, transition: Transition) -> bool:
         return is_submitter(user, proposal)
     return is_editor(user) and not is_submitter(user, proposal)
 
-
-def can_review(user) -> bool:
-    return is_editor(user)

@@ -218,10 +218,15 @@ def _validator_of(proposal: Proposal) -> dict | None:
 
 
 @transaction.atomic
-def namespace_reserve(snid: str, actor, *, until: dt.date, reason: str, reserved_for=None) -> Namespace:
+def namespace_reserve(snid: str, actor, *, until: dt.date | None, reason: str, reserved_for=None) -> Namespace:
     """Reserve an SNID for a limited time before approval (GFD.191 §4)."""
     if not rules.is_editor(actor):
         raise NotAllowed("Only GFD editors can reserve SNIDs.")
+    snid = snid.strip()
+    if problem := snid_error(snid):
+        raise ServiceError(problem)
+    if until is None or until < timezone.localdate():
+        raise ServiceError("Give the date until which the SNID stays reserved (today or later).")
     namespace = Namespace.objects.select_for_update().by_snid(snid).first()
     if namespace is not None and namespace.status == NamespaceStatus.REGISTERED:
         raise Conflict(f"urn:ogf:{namespace.snid}: is already registered.")
@@ -287,8 +292,6 @@ def reservation_request_decide(request: ReservationRequest, editor, *, grant: bo
     if locked.state != ReservationRequestState.PENDING:
         raise Conflict(f"This request was already {locked.get_state_display().lower()}.")
     if grant:
-        if until is None or until < timezone.localdate():
-            raise ServiceError("Give the date until which the SNID stays reserved (today or later).")
         namespace_reserve(locked.snid, editor, until=until, reason=locked.reason or "Reservation request",
                           reserved_for=locked.requester)
     locked.state = ReservationRequestState.GRANTED if grant else ReservationRequestState.DECLINED

@@ -25,6 +25,20 @@ def user_factory(username: str | None = None, *, editor: bool = False, password:
     return user
 
 
+def expired_reservation(snid: str, editor, *, days_ago: int = 1, **kwargs):
+    """A reservation made through the service, whose date has since passed."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from registry.models import Namespace
+
+    namespace = services.namespace_reserve(snid, editor, until=timezone.localdate(), **kwargs)
+    Namespace.objects.filter(pk=namespace.pk).update(
+        reserved_until=timezone.localdate() - dt.timedelta(days=days_ago))
+    return namespace
+
+
 def demo_raw(name: str) -> dict:
     """A demo proposal's interchange JSON (fixtures/proposals/NAME.json), as a fresh dict."""
     return copy.deepcopy(json.loads((FIXTURES / "proposals" / f"{name}.json").read_text(encoding="utf-8")))

@@ -250,3 +250,14 @@ def test_simultaneous_new_versions_get_consecutive_numbers(postgres):
     assert Namespace.objects.get().current.version == 11
     approvals = ProposalEvent.objects.filter(action="approve")
     assert approvals.count() == 11  # every approval logged once, none lost
+
+
+@pytest.mark.django_db
+def test_reservations_need_a_valid_snid_and_a_date_not_past(editor):
+    with pytest.raises(services.ServiceError, match="must start with a letter or digit"):
+        services.namespace_reserve("-bad", editor, until=dt.date.today(), reason="")
+    with pytest.raises(services.ServiceError, match="today or later"):
+        services.namespace_reserve("good", editor, until=dt.date.today() - dt.timedelta(days=1), reason="")
+    with pytest.raises(services.ServiceError, match="today or later"):
+        services.namespace_reserve("good", editor, until=None, reason="")
+    assert Namespace.objects.count() == 0

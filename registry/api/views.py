@@ -10,14 +10,14 @@ from django.conf import settings
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import generics, permissions, status
+from rest_framework import generics, permissions
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import rules, services
 from ..enums import NamespaceStatus
-from ..lookup import NotAnOgfUrn, lookup_urn, registry_index
+from ..lookup import NotAnOgfUrn, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
 from ..selectors import pending_proposals, proposals_for, reservation_active, snid_suggestions
 from . import serializers as s
@@ -33,10 +33,6 @@ class PublicView(APIView):
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
     content_negotiation_class = JSONOnly
-
-
-def _bad_request(message: str) -> Response:
-    return Response({"detail": message}, status=status.HTTP_400_BAD_REQUEST)
 
 
 # --- the registry ------------------------------------------------------------------------------
@@ -196,9 +192,7 @@ class Validate(FastPublicView):
             try:
                 results.append(lookup_urn(urn, registry))
             except NotAnOgfUrn as exc:
-                results.append({"urn": urn[:200], "normalized": None, "snid": None, "registered": False,
-                                "valid": False, "grammar_checked": False, "errors": [str(exc)],
-                                "registration": None})
+                results.append(refused(urn, str(exc)))
         return _json({"results": results})
 
 

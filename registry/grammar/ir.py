@@ -87,10 +87,6 @@ def walk(expr):
             stack.append(node.item)
 
 
-def refs(expr):
-    return [node for node in walk(expr) if isinstance(node, Ref)]
-
-
 def alt(items) -> object:
     items = tuple(items)
     return items[0] if len(items) == 1 else Alt(items)

@@ -22,11 +22,6 @@ def is_editor(user):
 
 
 @register.filter
-def can_edit_proposal(user, proposal):
-    return rules.can_edit_proposal(user, proposal)
-
-
-@register.filter
 def fields_for(form, section):
     return form.fields_for(section)
 

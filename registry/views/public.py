@@ -22,7 +22,7 @@ from ..enums import NamespaceStatus
 from ..gfd191 import sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
 from ..grammar.parse import parse_grammar
-from ..lookup import NotAnOgfUrn, lookup_urn, registry_index
+from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..markdown import render_svg
 from ..models import Namespace, Proposal
 from ..selectors import reservation_active, snid_suggestions
@@ -148,14 +148,13 @@ def namespace_detail(request, snid, version=None):
 
 
 def _check(urn: str, namespace: Namespace | None = None) -> dict:
+    urn = urn.strip()
+    if namespace is not None:
+        return lookup_for_snid(urn, namespace.snid)
     try:
-        answer = lookup_urn(urn.strip())
+        return lookup_urn(urn)
     except NotAnOgfUrn as exc:
-        return {"urn": urn, "valid": False, "errors": [str(exc)], "snid": None, "registered": False}
-    if namespace is not None and (answer["snid"] or "").lower() != namespace.snid.lower():
-        answer = {**answer, "valid": False,
-                  "errors": [f"This URN belongs to urn:ogf:{answer['snid']}:, not urn:ogf:{namespace.snid}:."]}
-    return answer
+        return refused(urn, str(exc))
 
 
 @anonymous_cache

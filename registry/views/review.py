@@ -20,7 +20,7 @@ from ..diffs import proposal_diff
 from ..enums import NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
 from ..forms import CommentForm
 from ..gfd191 import sections_by_part
-from ..grammar import is_valid_snid, snid_error
+from ..grammar import is_valid_snid
 from ..models import Namespace, Proposal, ReservationRequest
 from ..selectors import proposal_findings, reservation_active
 from .proposals import _comments_by_section, _grouped, _workbench
@@ -174,13 +174,9 @@ def reservation_action(request):
                                                 until=_date(request.POST.get("until")),
                                                 note=request.POST.get("note", ""))
         elif action == "reserve":
-            until = _date(request.POST.get("until"))
-            if until is None or until < timezone.localdate():
-                raise services.ServiceError("Give the date until which the SNID stays reserved (today or later).")
-            snid = request.POST.get("snid", "").strip()
-            if problem := snid_error(snid):
-                raise services.ServiceError(problem)
-            services.namespace_reserve(snid, request.user, until=until, reason=request.POST.get("reason", ""))
+            services.namespace_reserve(request.POST.get("snid", ""), request.user,
+                                       until=_date(request.POST.get("until")),
+                                       reason=request.POST.get("reason", ""))
         elif action == "release":
             services.namespace_release(request.POST.get("snid", ""), request.user, request.POST.get("note", ""))
         else:

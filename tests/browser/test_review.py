@@ -12,7 +12,7 @@ from .conftest import login
 @pytest.mark.django_db(transaction=True)
 def test_editor_requests_changes_applicant_resubmits_editor_approves(new_page, screenshot):
     applicant = get_user_model().objects.create_user("carl", "carl@example.org", "carl-long-pass-phrase")
-    editor = user_factory("erin", editor=True, password="erin-long-pass-phrase")
+    user_factory("erin", editor=True, password="erin-long-pass-phrase")
     proposal = services.proposal_create(data_factory(title="Historic supercomputers"), applicant)
     services.proposal_transition(proposal, "submit", applicant)
 

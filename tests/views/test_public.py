@@ -15,7 +15,7 @@ from registry import services
 from registry.diffs import proposal_diff
 from registry.exports import XML_NAMESPACE
 
-from ..factories import data_factory, proposal_factory, user_factory
+from ..factories import data_factory, expired_reservation, proposal_factory, user_factory
 
 PUBLIC_PATHS = ["/urn/", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom"]
 
@@ -217,7 +217,7 @@ def test_reservations_are_listed_until_they_expire(client):
     import datetime as dt
     editor = user_factory(editor=True)
     services.namespace_reserve("future", editor, until=dt.date.today() + dt.timedelta(days=9), reason="r")
-    services.namespace_reserve("past", editor, until=dt.date.today() - dt.timedelta(days=1), reason="r")
+    expired_reservation("past", editor, reason="r")
     page = client.get("/urn/").content.decode()
     assert "urn:ogf:future:" in page and "urn:ogf:past:" not in page
     assert [r["snid"] for r in json.loads(client.get("/urn/registry.json").content)["reservations"]] == ["future"]

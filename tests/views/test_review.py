@@ -14,7 +14,7 @@ from registry import services
 from registry.enums import ProposalState
 from registry.models import Comment, Judgement, Namespace, Proposal, ReservationRequest
 
-from ..factories import data_factory, proposal_factory, user_factory
+from ..factories import data_factory, expired_reservation, proposal_factory, user_factory
 
 
 @pytest.fixture
@@ -219,13 +219,11 @@ def test_editor_reserves_and_releases_directly(client, people):
 
 @pytest.mark.django_db
 def test_expired_reservations_stop_blocking_and_the_command_reports_them(people):
-    services.namespace_reserve("old", people["editor"], until=timezone.localdate() - dt.timedelta(days=1),
-                               reason="Expired", reserved_for=user_factory())
+    expired_reservation("old", people["editor"], reason="Expired", reserved_for=user_factory())
     rival = proposal_factory(people["applicant"], state="submitted", snid="old")
     services.proposal_transition(rival, "approve", people["editor"], override_reason="test")
     assert Namespace.objects.get(snid="old").status == "registered"
-    services.namespace_reserve("stale", people["editor"], until=timezone.localdate() - dt.timedelta(days=3),
-                               reason="Once")
+    expired_reservation("stale", people["editor"], days_ago=3, reason="Once")
     out = io.StringIO()
     call_command("expire_reservations", "--release", stdout=out)
     assert "urn:ogf:stale:" in out.getvalue() and "1 expired reservation released." in out.getvalue()

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from ...grammar import UrnSyntaxError, grammar_compile, normalize, parse_urn
-from ...lookup import NotAnOgfUrn, lookup_urn, registry_index
+from ...lookup import lookup_for_snid, registry_index
 
 
 class Command(BaseCommand):
@@ -70,15 +70,4 @@ class Command(BaseCommand):
         entry = registry_index().entries.get(snid.lower())
         if entry is None:
             raise CommandError(f"urn:ogf:{snid}: is not registered.", returncode=2)
-
-        def validate(urn):
-            try:
-                result = lookup_urn(urn)
-            except NotAnOgfUrn as exc:
-                return {"urn": urn, "valid": False, "normalized": None, "errors": [str(exc)]}
-            if (result["snid"] or "").lower() != entry.snid.lower():
-                result.update(valid=False, errors=[
-                    f"The URN belongs to urn:ogf:{result['snid']}:, not urn:ogf:{entry.snid}:."])
-            return result
-
-        return validate
+        return lambda urn: lookup_for_snid(urn, entry.snid)
