@@ -230,6 +230,13 @@ CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
 #: Bulk validation accepts up to 10,000 URNs of up to 4 KiB each.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 48 * 1024 * 1024
 
+#: The hard budget of one job on untrusted text (grammar check, Markdown, document
+#: import), run in a separate worker process: wall-clock seconds and address-space
+#: megabytes, and worker processes per web process (registry/sandbox.py).
+REGISTRY_JOB_SECONDS = float(os.environ.get("REGISTRY_JOB_SECONDS", "2"))
+REGISTRY_JOB_MEMORY_MB = int(os.environ.get("REGISTRY_JOB_MEMORY_MB", "512"))
+REGISTRY_JOB_WORKERS = int(os.environ.get("REGISTRY_JOB_WORKERS", "1"))
+
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = _env_bool("DJANGO_SECURE_SSL_REDIRECT", True)

@@ -211,13 +211,19 @@ def test_100kb_urn_is_rejected_with_a_clear_message():
         parse_urn("urn:ogf:example:" + "a" * 100_000)
 
 
-def test_grammar_of_10000_rules_is_refused_at_once():
-    text = "\n".join(f"r{i} = r{i + 1} / \"{i % 10}\"" for i in range(9_999)) + '\nr9999 = "x"\n'
+def test_grammar_of_5000_rules_is_refused_at_once():
+    text = "\n".join(f"r{i} = r{i + 1} / \"{i % 10}\"" for i in range(4_999)) + '\nr4999 = "x"\n'
     started = time.perf_counter()
     compiled = grammar_compile(text)
     assert time.perf_counter() - started < 1
     assert [i.kind for i in compiled.issues] == ["too-large"]
-    assert "10,000 rules" in compiled.issues[0].message and not compiled.ok
+    assert "5,000 rules" in compiled.issues[0].message and not compiled.ok
+
+
+def test_grammar_over_the_size_limit_is_refused_at_once():
+    compiled = grammar_compile('a = "x"\n' + ";" * 100_000 + "\n")
+    assert [i.kind for i in compiled.issues] == ["too-large"]
+    assert "at most 100,000 characters" in compiled.issues[0].message
 
 
 def test_deeply_chained_grammar_at_the_rule_limit_is_answered_quickly():

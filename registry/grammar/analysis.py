@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep, RuleDef, walk
+from .limits import PREFIX_MAX_CHARS, URN_MAX_LENGTH
 from .parse import CORE_RULES, KNOWN_PROSE, Issue, ParsedGrammar, prose_key
 from .urn import URN_CHARS, URN_RESERVED
 
@@ -243,6 +244,9 @@ def _measure(scope: Scope, top: str, result: Analysis) -> None:
     result.charset = merge(chars)
     outside = []
     for lo, hi in result.charset:
+        if len(outside) > 60:  # enough to show what is wrong; the rest is elided
+            outside.append("…")
+            break
         for code in range(lo, min(hi, lo + 300) + 1):
             if chr(code) not in URN_CHARS:
                 outside.append(describe_char(code))
@@ -253,7 +257,15 @@ def _measure(scope: Scope, top: str, result: Analysis) -> None:
     lengths = _Lengths(scope, set(result.recursive))
     result.min_length = lengths.min_of(scope.lookup(top).expr)
     result.max_length = lengths.max_of(scope.lookup(top).expr)
-    result.prefix = _prefix(scope, scope.lookup(top).expr, set(), {})[0]
+    result.prefix = _prefix(scope, scope.lookup(top).expr, set(), {})[0][:PREFIX_MAX_CHARS]
+    if result.min_length > URN_MAX_LENGTH:
+        shortest = (f"at least {int(result.min_length):,}" if result.min_length < 10**9
+                    else "more than 1,000,000,000")
+        result.issues.append(Issue(
+            "too-large", "error",
+            f"Every string of this grammar is {shortest} characters long, more than "
+            f"the {URN_MAX_LENGTH:,} characters of the longest URN the registry checks, so no "
+            "URN can match it (are the repetition counts meant?)."))
     result.full_urn = result.prefix.lower().startswith("urn:ogf:")
 
 
@@ -315,7 +327,8 @@ class _Lengths:
 def _prefix(scope: Scope, node, active: set, memo: dict) -> tuple[str, bool]:
     """(fixed leading text, whether the node is entirely that fixed text)."""
     if isinstance(node, Lit):
-        return (node.text if node.case_sensitive else node.text.lower()), True
+        text = node.text if node.case_sensitive else node.text.lower()
+        return text[:PREFIX_MAX_CHARS + 1], len(text) <= PREFIX_MAX_CHARS
     if isinstance(node, Range):
         return (chr(node.lo), True) if node.lo == node.hi else ("", False)
     if isinstance(node, Cat):
@@ -323,13 +336,16 @@ def _prefix(scope: Scope, node, active: set, memo: dict) -> tuple[str, bool]:
         for item in node.items:
             part, fixed = _prefix(scope, item, active, memo)
             text += part
-            if not fixed or len(text) > 64:  # only the start matters (urn:ogf:<snid>:)
-                return text, False
+            if not fixed or len(text) > PREFIX_MAX_CHARS:  # only the start matters
+                return text[:PREFIX_MAX_CHARS + 1], False
         return text, True
     if isinstance(node, Rep):
         part, fixed = _prefix(scope, node.item, active, memo)
-        if node.max is not None and node.min == node.max and fixed and node.min <= 64:
-            return part * node.min, True
+        if node.max is not None and node.min == node.max and fixed:
+            # Never build more than the capped prefix, however the counts multiply.
+            copies = min(node.min, PREFIX_MAX_CHARS + 1)
+            text = (part * copies)[:PREFIX_MAX_CHARS + 1]
+            return text, len(text) <= PREFIX_MAX_CHARS and len(part) * node.min == len(text)
         return (part if node.min >= 1 else ""), False
     if isinstance(node, Ref):
         rule = scope.lookup(node.key)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .analysis import INFINITE, Analysis, Scope, analyse
 from .crosscheck import CrossCheck, cross_check
+from .limits import RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
 from .re2match import PatternError, compile_anchored
 from .regex import RECURSION_DEPTH, TooComplex, build_pattern
@@ -45,6 +46,10 @@ class Validator:
     @classmethod
     def from_dict(cls, data: dict) -> Validator:
         return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"])
+
+    def __reduce__(self):
+        # Sent back from a bounded worker as its pattern; RE2 compiles it again here.
+        return (Validator, (self.pattern, self.full_urn, self.length_cap, self.rule))
 
     def matches(self, text: str) -> bool:
         """Whether ``text`` (whole URN or string after the SNID, see full_urn) is in the language.
@@ -136,7 +141,7 @@ def grammar_compile(abnf: str, rule: str | None = None, examples=()) -> Compiled
         if cached is not None:
             _cache.move_to_end(key)
             return cached
-    compiled = _compile(abnf, rule, examples)
+    compiled = _compile_bounded(abnf, rule, examples)
     with _lock:
         _cache[key] = compiled
         while len(_cache) > CACHE_SIZE:
@@ -147,6 +152,24 @@ def grammar_compile(abnf: str, rule: str | None = None, examples=()) -> Compiled
 def cache_clear() -> None:
     with _lock:
         _cache.clear()
+
+
+def _compile_bounded(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:
+    """``_compile`` within the registry's time and memory budget (registry.sandbox).
+
+    Over budget, the answer is a grammar that cannot validate, with one error
+    naming the limit; the rules are still read (linear, bounded) so pages can
+    show them.
+    """
+    from .. import sandbox  # a leaf module with no Django dependency
+
+    try:
+        return sandbox.run_bounded(_compile, abnf, rule, examples, what="grammar")
+    except sandbox.BudgetExceeded as exc:
+        parsed = parse_grammar(abnf)
+        analysis = Analysis(top=None)
+        issue = Issue("too-complex", "error", exc.message)
+        return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue])
 
 
 def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:
@@ -166,10 +189,18 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
     try:
         pattern, truncated = build_pattern(scope, analysis.top, set(analysis.recursive))
         matcher = compile_anchored(pattern)
-    except (TooComplex, PatternError, RecursionError) as exc:
+    except (TooComplex, RecursionError) as exc:
+        reason = str(exc) if isinstance(exc, TooComplex) else "its rules nest too deeply"
         compiled.issues.append(Issue(
             "too-complex", "error",
-            f"The grammar cannot be turned into a linear-time validator: {exc}."))
+            f"The grammar cannot be turned into a linear-time validator: {reason}."))
+        return compiled
+    except PatternError:
+        compiled.issues.append(Issue(
+            "too-complex", "error",
+            "The grammar cannot be turned into a linear-time validator: its matcher needs more "
+            f"than the {RE2_MAX_MEM >> 20} MB the registry allows one grammar; simplify the "
+            "rules that are repeated or used many times."))
         return compiled
     compiled.pattern = pattern
     compiled.validator = Validator(pattern, analysis.full_urn, compiled.length_cap,

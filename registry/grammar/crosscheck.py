@@ -3,7 +3,13 @@
 The same grammar is loaded into the ``abnf`` package's backtracking parser (the
 reference reading) and both are asked about the registration's own examples and
 about strings generated from the grammar, plus near misses of them. Any
-disagreement is reported as an error; nothing here ever runs at request time.
+disagreement is reported as an error.
+
+The reference parser backtracks: one string can take it exponential time and
+memory. It therefore only ever runs inside a bounded job (registry.sandbox):
+there, an interval timer interrupts it when TIME_BUDGET is spent, even in the
+middle of one string, and the job's own time and memory limits are the
+backstop. A check cut short says so (``cut_short``) and is never a pass.
 
 The ``abnf`` package keeps every loaded rule in a process-wide table forever,
 so each grammar is loaded into a class of its own and removed from that table
@@ -14,6 +20,8 @@ from __future__ import annotations
 
 import itertools
 import random
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -21,9 +29,16 @@ from abnf.parser import ParseError, Rule
 
 from .analysis import Scope
 from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep, to_abnf
+from .limits import (
+    CROSSCHECK_EXAMPLE_MAX_CHARS,
+    CROSSCHECK_GENERATE_MAX_STEPS,
+    CROSSCHECK_MAX_STRINGS,
+    CROSSCHECK_SAMPLE_MAX_CHARS,
+    CROSSCHECK_SAMPLES,
+)
 
-SAMPLES = 40
-MAX_SAMPLE_LENGTH = 120
+SAMPLES = CROSSCHECK_SAMPLES
+MAX_SAMPLE_LENGTH = CROSSCHECK_SAMPLE_MAX_CHARS
 TIME_BUDGET = 0.5  # seconds for the whole check: a save must answer within a second
 _counter = itertools.count()
 
@@ -33,6 +48,42 @@ class CrossCheck:
     checked: int = 0
     disagreements: list[tuple[str, bool, bool]] = field(default_factory=list)  # (text, re2, abnf)
     skipped: str = ""
+    #: Set when a limit stopped the comparison early: which limit, in words.
+    cut_short: str = ""
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class _Timer:
+    """Interrupts the reference parser mid-string once the budget is spent.
+
+    Only in the main thread of a bounded worker process (signals cannot be used
+    elsewhere); in any other context the check between strings still applies.
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.active = False
+
+    def start(self) -> None:
+        from .. import sandbox  # a leaf module: no cycle
+
+        if sandbox.in_worker() and threading.current_thread() is threading.main_thread():
+            self.active = True
+            signal.signal(signal.SIGALRM, self._expire)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def _expire(self, signum, frame):
+        if self.active:
+            raise _OutOfTime
+
+    def stop(self) -> None:
+        if self.active:
+            self.active = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def _abnf_text(scope: Scope, keys: list[str]) -> str:
@@ -55,16 +106,25 @@ class _Generator:
 
     def __init__(self, scope: Scope, rng: random.Random):
         self.scope, self.rng = scope, rng
+        self.steps = 0
+        self.length = 0
+
+    def sample(self, node) -> str:
+        self.steps = self.length = 0
+        return self.gen(node, 0)
 
     def gen(self, node, depth: int) -> str:
-        if depth > 40:
-            raise OverflowError
+        self.steps += 1
+        if depth > 40 or self.steps > CROSSCHECK_GENERATE_MAX_STEPS or self.length > MAX_SAMPLE_LENGTH:
+            raise OverflowError  # too deep or too long to be a useful test string
         rng = self.rng
         if isinstance(node, Lit):
+            self.length += len(node.text)
             if node.case_sensitive:
                 return node.text
             return "".join(c.swapcase() if rng.random() < 0.3 else c for c in node.text)
         if isinstance(node, Range):
+            self.length += 1
             return chr(rng.randint(node.lo, min(node.hi, node.lo + 200)))
         if isinstance(node, Alt):
             return self.gen(rng.choice(node.items), depth + 1)
@@ -99,7 +159,9 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
     """Compare ``matches`` (the RE2 validator on the top rule) with the abnf parser."""
     result = CrossCheck()
     cls = type(f"Grammar{next(_counter)}", (Rule,), {})
+    timer = _Timer(TIME_BUDGET)
     try:
+        timer.start()
         cls.load_grammar(_abnf_text(scope, reachable))
         reference = cls(f"u-{scope.rules[top].name}")
         rng = random.Random(0x0F6)
@@ -107,20 +169,21 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
         generated = []
         for _ in range(SAMPLES):
             try:
-                sample = generator.gen(scope.rules[top].expr, 0)
+                sample = generator.sample(scope.rules[top].expr)
             except (OverflowError, RecursionError):
                 continue
             if len(sample) <= MAX_SAMPLE_LENGTH:
                 generated.append(sample)
         alphabet = sorted({c for s in generated for c in s} | set("aZ9:-.%/"))
-        candidates = list(extra) + generated
+        long_examples = [text for text in extra if len(text) > CROSSCHECK_EXAMPLE_MAX_CHARS]
+        candidates = [text for text in extra if len(text) <= CROSSCHECK_EXAMPLE_MAX_CHARS] + generated
         for sample in generated:
             candidates.extend(_mutations(sample, alphabet, rng))
+        candidates = list(dict.fromkeys(candidates))[:CROSSCHECK_MAX_STRINGS]
         deadline = time.monotonic() + TIME_BUDGET
-        for text in dict.fromkeys(candidates):
+        for text in candidates:
             if time.monotonic() > deadline:
-                result.skipped = f"stopped after {result.checked} strings (time budget)"
-                break
+                raise _OutOfTime
             if not text.isascii():
                 continue
             ours = matches(text)
@@ -134,9 +197,19 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
             result.checked += 1
             if ours != theirs:
                 result.disagreements.append((text, ours, theirs))
+        if long_examples:
+            result.skipped = (f"{len(long_examples)} example(s) longer than "
+                              f"{CROSSCHECK_EXAMPLE_MAX_CHARS} characters were checked by the "
+                              "validator only")
+    except (_OutOfTime, MemoryError) as exc:
+        limit = (f"its time limit of {TIME_BUDGET} s" if isinstance(exc, _OutOfTime)
+                 else "the memory limit")
+        result.cut_short = (f"the reference ABNF parser reached {limit} after "
+                            f"{result.checked} test string(s)")
     except Exception as exc:  # the reference parser refused the grammar we fed it
         result.skipped = f"the reference parser could not load the grammar ({exc})"
     finally:
+        timer.stop()
         for key in [key for key in Rule._obj_map if key[0] is cls]:
             del Rule._obj_map[key]
     return result

@@ -14,9 +14,11 @@ from collections.abc import Callable
 
 import re2
 
+from .limits import RE2_MAX_MEM
+
 #: Memory RE2 may use for one compiled program; large enough for the biggest
 #: grammar we accept, small enough that a hostile grammar cannot exhaust memory.
-MAX_MEM = 64 << 20
+MAX_MEM = RE2_MAX_MEM
 
 
 class PatternError(ValueError):

@@ -1,0 +1,56 @@
+"""Every size limit of the grammar engine, in one place.
+
+A registration's grammar is untrusted text. Each stage that reads it is
+bounded by construction: the reader refuses text past these sizes with a
+message naming the limit, and every intermediate the analysis builds (the
+fixed prefix, generated test strings, the RE2 pattern and program) is capped
+before it is built, not after. docs/security.md lists them with what the user
+sees; the hard time and memory budget around all of it is registry.sandbox.
+"""
+
+from __future__ import annotations
+
+#: Longest URN the registry checks (characters). Repetition counts and literals
+#: beyond it cannot change which URNs a grammar accepts.
+URN_MAX_LENGTH = 4096
+
+#: The grammar text as a whole and its number of rules.
+GRAMMAR_MAX_CHARS = 100_000
+GRAMMAR_MAX_RULES = 300
+#: One rule (its definition with continuation lines) and one rule name.
+RULE_MAX_CHARS = 10_000
+RULE_NAME_MAX_CHARS = 64
+#: One quoted string or %x.. sequence; a longer one could never fit in a URN.
+LITERAL_MAX_CHARS = URN_MAX_LENGTH
+#: Alternatives of one alternation (``a / b / c ...``), and groups/options nested
+#: inside one another.
+ALTERNATIVES_MAX = 1_000
+NESTING_MAX = 40
+#: Digits of a repetition count or numeric value that are read at all.
+NUMBER_MAX_DIGITS = 12
+#: Repetition counts: an upper bound above this is read as "no upper bound" (the
+#: URN length cap bounds it anyway); a lower bound above it is kept at
+#: REPEAT_MAX + 1, which no URN can satisfy when each item takes a character.
+REPEAT_MAX = URN_MAX_LENGTH
+#: Highest Unicode code point (%x10FFFF).
+CODE_POINT_MAX = 0x10FFFF
+
+#: The fixed leading text the analysis extracts (only "urn:ogf:<snid>:" matters).
+PREFIX_MAX_CHARS = 64
+
+#: The RE2 translation: the pattern text, an estimate of the compiled program
+#: (instructions, counting every copy a counted repetition makes) and the memory
+#: RE2 itself may use for one program.
+PATTERN_MAX_CHARS = 200_000
+PROGRAM_MAX_SIZE = 200_000
+RE2_MAX_MEM = 32 << 20
+
+#: The cross-check against the reference ABNF parser: generated strings, their
+#: length, the nodes one generated string may visit, and strings compared.
+CROSSCHECK_SAMPLES = 40
+CROSSCHECK_SAMPLE_MAX_CHARS = 120
+CROSSCHECK_GENERATE_MAX_STEPS = 5_000
+CROSSCHECK_MAX_STRINGS = 200
+#: Longest example the backtracking reference parser is given; longer ones are
+#: compared by the RE2 validator only (and the finding says so).
+CROSSCHECK_EXAMPLE_MAX_CHARS = 200
