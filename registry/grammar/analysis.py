@@ -258,7 +258,7 @@ def _measure(scope: Scope, top: str, result: Analysis) -> None:
     result.min_length = lengths.min_of(scope.lookup(top).expr)
     result.max_length = lengths.max_of(scope.lookup(top).expr)
     result.prefix = _prefix(scope, scope.lookup(top).expr, set(), {})[0][:PREFIX_MAX_CHARS]
-    if result.min_length > URN_MAX_LENGTH:
+    if URN_MAX_LENGTH < result.min_length < INFINITE:  # INFINITE: undefined parts, said already
         shortest = (f"at least {int(result.min_length):,}" if result.min_length < 10**9
                     else "more than 1,000,000,000")
         result.issues.append(Issue(
