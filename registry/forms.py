@@ -17,7 +17,7 @@ from django.contrib.auth.forms import UserCreationForm
 from . import interchange
 from .enums import DocumentStatus
 from .gfd191 import SECTIONS, SECTIONS_BY_KEY
-from .grammar import EQUIVALENCE_STEPS
+from .grammar import EQUIVALENCE_STEPS, snid_error
 
 _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}
 
@@ -39,6 +39,14 @@ def _prose_field(section) -> forms.CharField:
 
 def _lines(text: str) -> list[str]:
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
+def _snid_checked(value: str) -> str:
+    """An SNID in RFC 6453 syntax, or a ValidationError saying what is wrong."""
+    value = (value or "").strip()
+    if value and (problem := snid_error(value)):
+        raise forms.ValidationError(problem)
+    return value
 
 
 class ProposalForm(forms.Form):
@@ -127,6 +135,9 @@ class ProposalForm(forms.Form):
         initial.update({f"section_{key}": text for key, text in data.sections.items()})
         return initial
 
+    def clean_snid(self):
+        return _snid_checked(self.cleaned_data.get("snid"))
+
     def clean(self):
         # Validate the rest even when a field failed on its own, so every problem shows at once.
         cleaned = super().clean()
@@ -182,6 +193,9 @@ class NewProposalForm(forms.Form):
     def __init__(self, *args, own_snids=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["namespace"].choices = [("", "—")] + [(s, s) for s in own_snids]
+
+    def clean_snid(self):
+        return _snid_checked(self.cleaned_data.get("snid"))
 
     def clean(self):
         cleaned = super().clean()

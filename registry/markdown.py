@@ -2,17 +2,26 @@
 
 Text is stored raw and rendered here with Python-Markdown, then sanitised with
 nh3 against an allow-list: no scripts, no event handlers, no style, and links
-only to http(s) and mailto. Diagrams (drawn from a grammar, so they carry its
+only to http(s) and mailto. Rendering runs once per distinct text, when it is
+saved (``prerender``), inside the hard budget of registry.sandbox; pages look
+the HTML up by a hash of the text. Diagrams (drawn from a grammar, so they carry its
 rule names and strings) pass through the same sanitiser with an SVG allow-list.
 ``mark_safe`` appears nowhere else in the project.
 """
 
 from __future__ import annotations
 
+import hashlib
+import signal
+import threading
+
 import markdown as _markdown
 import nh3
+from django.core.cache import cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from . import sandbox
 
 ALLOWED_TAGS = {
     "p", "br", "hr", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre", "blockquote",
@@ -21,22 +30,135 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 
+#: Limits on rendering applicant Markdown (docs/security.md, "Limits"). Longer text
+#: is shown as written (escaped) with a notice. Python-Markdown's time grows with
+#: the square of some inputs (30,000 headings, 10,000 "["), so besides sizes each
+#: section has its own share of the job's time, and the whole job the budget of
+#: registry.sandbox.
+MARKDOWN_SECTION_MAX_CHARS = 100_000
+MARKDOWN_SECTION_MAX_LINES = 2_000
+MARKDOWN_SECTION_SECONDS = 0.5
+MARKDOWN_PROPOSAL_MAX_CHARS = 400_000
+MAX_MARKDOWN_LINES = MARKDOWN_SECTION_MAX_LINES
+#: Rendered HTML is kept by a hash of the text (the cache has no expiry): a page
+#: view looks it up; only text never seen before is rendered, within the budget.
+_CACHE_PREFIX = "markdown:v1:"
+UNRENDERED_RETRY_SECONDS = 3600
+_UNRENDERED = '<div class="markdown-unrendered">'
 
-#: Python-Markdown's time grows with the square of the number of blocks (30,000 headings
-#: take twenty seconds); no real section comes near this, so longer text is shown as is.
-MAX_MARKDOWN_LINES = 2000
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _render_html(text: str) -> str:
+    html = _markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists"],
+                              output_format="html")
+    return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
+                     url_schemes=URL_SCHEMES, link_rel="nofollow noopener")
+
+
+def _expire(signum, frame):
+    raise _OutOfTime
+
+
+def render_many(texts: tuple[str, ...]) -> list[str | None]:
+    """Sanitised HTML of each text, or None where it could not be rendered in its share.
+
+    Runs in a bounded worker: there an interval timer stops a section that takes
+    more than MARKDOWN_SECTION_SECONDS, so one pathological section does not cost
+    the others their rendering.
+    """
+    timed = sandbox.in_worker() and threading.current_thread() is threading.main_thread()
+    out: list[str | None] = []
+    for text in texts:
+        try:
+            if timed:
+                signal.signal(signal.SIGALRM, _expire)
+                signal.setitimer(signal.ITIMER_REAL, MARKDOWN_SECTION_SECONDS)
+            out.append(_render_html(text))
+        except (_OutOfTime, MemoryError, RecursionError):
+            out.append(None)
+        finally:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    return out
+
+
+def _key(text: str) -> str:
+    return _CACHE_PREFIX + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _unrendered(text: str, reason: str) -> str:
+    # Safe: the whole text is HTML-escaped, the reason is ours.
+    return (f'<div class="markdown-unrendered"><p class="notice">{escape(reason)} It is shown '
+            f'as written.</p><pre class="too-long">{escape(text)}</pre></div>')
+
+
+def _too_large(text: str) -> str | None:
+    if len(text) > MARKDOWN_SECTION_MAX_CHARS:
+        return (f"This text is {len(text):,} characters long; the registry formats sections of "
+                f"at most {MARKDOWN_SECTION_MAX_CHARS:,}.")
+    if text.count("\n") > MARKDOWN_SECTION_MAX_LINES:
+        return (f"This text has more than {MARKDOWN_SECTION_MAX_LINES:,} lines; the registry "
+                f"formats sections of at most {MARKDOWN_SECTION_MAX_LINES:,}.")
+    return None
+
+
+def prerender(texts) -> dict[str, str]:
+    """Render every text not rendered before, in one bounded job; {text: html}.
+
+    Called when a proposal is saved, so that its pages only ever look the HTML
+    up. Texts past MARKDOWN_PROPOSAL_MAX_CHARS in total are not formatted.
+    """
+    texts = [text for text in dict.fromkeys(texts) if text]
+    keys = {text: _key(text) for text in texts}
+    found = cache.get_many(list(keys.values())) if keys else {}
+    result = {text: found[keys[text]] for text in texts if keys[text] in found}
+    missing, total = [], 0
+    for text in texts:
+        total += len(text)
+        if text in result:
+            continue
+        reason = _too_large(text)
+        if reason is None and total > MARKDOWN_PROPOSAL_MAX_CHARS:
+            reason = (f"The proposal's text is more than {MARKDOWN_PROPOSAL_MAX_CHARS:,} characters "
+                      "long in all; the registry formats that much at most.")
+        if reason is not None:
+            result[text] = _unrendered(text, reason)
+        else:
+            missing.append(text)
+    if missing:
+        try:
+            rendered = sandbox.run_bounded(render_many, tuple(missing), what="text")
+        except sandbox.BudgetExceeded as exc:
+            rendered = [None] * len(missing)
+            seconds, memory_mb = exc.seconds, exc.memory_mb
+        else:
+            seconds, memory_mb = sandbox.budget()
+        for text, html in zip(missing, rendered, strict=True):
+            result[text] = html if html is not None else _unrendered(
+                text, f"This text could not be formatted within the registry's limits "
+                      f"({MARKDOWN_SECTION_SECONDS:g} s per section, {seconds:g} s / "
+                      f"{memory_mb} MB per job).")
+    new = [text for text in texts if keys[text] not in found]
+    cache.set_many({keys[t]: result[t] for t in new if not result[t].startswith(_UNRENDERED)},
+                   timeout=None)
+    # A text that ran out of budget is tried again later (the machine may just have been busy).
+    cache.set_many({keys[t]: result[t] for t in new if result[t].startswith(_UNRENDERED)},
+                   timeout=UNRENDERED_RETRY_SECONDS)
+    return result
 
 
 def render_markdown(text: str) -> SafeString:
     text = text or ""
-    if text.count("\n") > MAX_MARKDOWN_LINES:
-        # Safe: the whole text is HTML-escaped.
-        return mark_safe(f'<pre class="too-long">{escape(text)}</pre>')  # noqa: S308
-    html = _markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
-    clean = nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
-                      url_schemes=URL_SCHEMES, link_rel="nofollow noopener")
-    # Safe: ``clean`` is nh3's output against the allow-list above.
-    return mark_safe(clean)  # noqa: S308
+    if not text:
+        return mark_safe("")  # noqa: S308
+    html = cache.get(_key(text))
+    if html is None:
+        html = prerender([text])[text]
+    # Safe: ``html`` is nh3's output against the allow-list above, or fully escaped text.
+    return mark_safe(html)  # noqa: S308
 
 
 SVG_TAGS = {"svg", "g", "path", "rect", "text", "a", "title"}

@@ -13,6 +13,18 @@ from .interchange import ProposalData
 from .models import Namespace, Proposal
 
 
+#: Longest search text any search box uses.
+SEARCH_MAX_CHARS = 200
+
+
+def search_text(raw: str | None) -> str:
+    """Search-box input the database accepts: NUL (refused by PostgreSQL) and other control
+    characters become spaces, ends trimmed, at most SEARCH_MAX_CHARS characters."""
+    text = "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F or 0xD800 <= ord(c) <= 0xDFFF else c
+                   for c in (raw or "")[:SEARCH_MAX_CHARS * 2])
+    return " ".join(text.split())[:SEARCH_MAX_CHARS]
+
+
 def namespace_get(snid: str) -> Namespace | None:
     return Namespace.objects.by_snid(snid).select_related("current").first()
 

@@ -33,6 +33,7 @@ from .grammar import snid_error
 from .interchange import ProposalData
 from .lookup import registry_invalidate
 from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
+from . import markdown
 from .grammar import grammar_compile
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 
@@ -51,6 +52,12 @@ class NotAllowed(ServiceError):
 
 class Conflict(ServiceError):
     """The proposal is not in a state that allows this (maps to 409), e.g. already decided."""
+
+
+def _snid_refuse_invalid(snid: str) -> None:
+    """Refuse, before any write, an SNID that is not RFC 6453 syntax (CR, '/', NUL, ...)."""
+    if problem := snid_error(snid or ""):
+        raise ServiceError(f"The SNID {snid[:40]!r} cannot be used: {problem}")
 
 
 def _findings_refresh(proposal: Proposal) -> dict:
@@ -73,6 +80,8 @@ def _event(proposal, actor, *, kind=EventKind.TRANSITION, action="", from_state=
 def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> Proposal:
     """A new draft from interchange data. A proposal for an SNID registered to the
     submitter becomes a new version of it."""
+    _snid_refuse_invalid(data.snid)
+    markdown.prerender(data.sections.values())  # pages then only look the HTML up
     proposal = Proposal(submitter=submitter, is_demo=is_demo)
     proposal.apply_data(data)
     namespace = namespace_get(data.snid)
@@ -88,6 +97,8 @@ def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> 
 @transaction.atomic
 def proposal_update(proposal: Proposal, data: ProposalData, actor) -> Proposal:
     """Save new content into a draft (or a proposal sent back for changes)."""
+    _snid_refuse_invalid(data.snid)
+    markdown.prerender(data.sections.values())  # before the row lock: pages only look it up
     locked = Proposal.objects.select_for_update().get(pk=proposal.pk)
     if not rules.can_edit_proposal(actor, locked):
         if locked.state not in EDITABLE_STATES:
@@ -171,6 +182,7 @@ def _past(action: str) -> str:
 
 def _register(proposal: Proposal, today: dt.date, data: dict) -> None:
     """Register the SNID or add the next version to it (inside the approval's transaction)."""
+    _snid_refuse_invalid(proposal.snid)  # a stored draft may predate the check
     namespace = Namespace.objects.select_for_update().by_snid(proposal.snid).first()
     if namespace is None:
         try:

@@ -1,8 +1,19 @@
-"""The single Markdown helper: rendered, then sanitised against an allow-list."""
+"""The single Markdown helper: rendered once within the budget, then sanitised."""
+
+import time
 
 import pytest
+from django.core.cache import cache
 
-from registry.markdown import render_markdown
+from registry import sandbox
+from registry.markdown import MARKDOWN_PROPOSAL_MAX_CHARS, prerender, render_markdown
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
 
 XSS = [
     "<script>alert(1)</script>",
@@ -31,9 +42,48 @@ def test_markdown_keeps_formatting_and_safe_links():
 
 
 def test_very_long_text_is_shown_escaped_instead_of_rendered():
-    import time
     text = "# heading <script>x</script>\n" * 30000
     started = time.perf_counter()
     html = str(render_markdown(text))
     assert time.perf_counter() - started < 1
-    assert html.startswith('<pre class="too-long">') and "<script>" not in html and "&lt;script&gt;" in html
+    assert html.startswith('<div class="markdown-unrendered"><p class="notice">This text is 870,000 '
+                           "characters long; the registry formats sections of at most 100,000.")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+@pytest.mark.parametrize("text", ["[" * 10_000, "[a](" * 5_000, "[" * 100_000],
+                         ids=["10k-brackets", "5k-open-links", "100k-brackets"])
+def test_pathological_markdown_is_cut_short_by_the_time_limit_and_says_so(text):
+    started = time.perf_counter()
+    html = str(render_markdown(text))
+    assert time.perf_counter() - started < 2
+    assert html.startswith('<div class="markdown-unrendered"><p class="notice">This text could not be '
+                           "formatted within the registry&#x27;s limits (0.5 s per section, 2 s / "
+                           "512 MB per job). It is shown as written.</p>")
+
+
+def test_markdown_is_rendered_once_then_looked_up(monkeypatch):
+    prerender(["*one*", "*two*"])
+
+    def no_rendering(*args, **kwargs):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(sandbox, "run_bounded", no_rendering)
+    assert str(render_markdown("*one*")) == "<p><em>one</em></p>"
+    assert str(render_markdown("*two*")) == "<p><em>two</em></p>"
+
+
+def test_a_job_over_budget_leaves_every_section_escaped_with_the_limit(settings):
+    settings.REGISTRY_JOB_SECONDS = 0.3
+    texts = ["[" * 3_000 + " a", "[" * 3_000 + " b"]  # together more than 0.3 s
+    result = prerender(texts)
+    assert all("within the registry&#x27;s limits" in result[t] and "0.3 s / 512 MB" in result[t]
+               for t in texts)
+    assert result[texts[0]].count("[") == 3_000
+
+
+def test_text_past_the_per_proposal_limit_is_not_formatted():
+    sections = ["x" * 90_000 + f" {i}" for i in range(6)]
+    result = prerender(sections)
+    assert sum(1 for t in sections if result[t].startswith("<p>")) == MARKDOWN_PROPOSAL_MAX_CHARS // 90_002
+    assert "in all; the registry formats that much at most" in result[sections[-1]]

@@ -19,7 +19,13 @@ from .. import rules, services
 from ..enums import NamespaceStatus
 from ..lookup import NotAnOgfUrn, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
-from ..selectors import pending_proposals, proposals_for, reservation_active, snid_suggestions
+from ..selectors import (
+    pending_proposals,
+    proposals_for,
+    reservation_active,
+    search_text,
+    snid_suggestions,
+)
 from . import serializers as s
 from .http import cacheable, etag_for, not_modified
 from .negotiation import JSONOnly
@@ -51,7 +57,7 @@ class SnidList(generics.ListAPIView):
 
     def get_queryset(self):
         queryset = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
-        text = self.request.query_params.get("q", "").strip()[:200]
+        text = search_text(self.request.query_params.get("q"))
         if text:
             queryset = queryset.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
         return queryset

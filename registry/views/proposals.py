@@ -13,13 +13,13 @@ from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import rules, services
+from .. import rules, sandbox, services
 from ..demo import FIXTURES
 from ..enums import FindingStatus, ProposalAction, actions_from
 from ..documents import document_export, document_import
 from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
-from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn
+from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn, snid_error
 from ..interchange import ProposalData, load
 from ..markdown import render_svg
 from ..models import Namespace, Proposal, ProposalEvent
@@ -220,9 +220,17 @@ def proposal_import(request):
     """Start a draft from an existing registration text (paste or upload)."""
     form = ImportDocumentForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        result = document_import(form.cleaned_data["text"])
+        try:
+            result = sandbox.run_bounded(document_import, form.cleaned_data["text"],
+                                         what="document")
+        except sandbox.BudgetExceeded as exc:
+            form.add_error(None, exc.message + " Nothing was imported.")
+            return render(request, "registry/proposals/import.html", {"form": form}, status=400)
         data = result.data
-        if not data.snid:
+        if not data.snid or snid_error(data.snid):
+            if data.snid:
+                result.notes.append(f"The SNID found, {data.snid[:40]!r}, cannot be used "
+                                    f"({snid_error(data.snid)}); the draft is named 'unnamed'.")
             data.snid = "unnamed"
         proposal = services.proposal_create(data, request.user)
         mapped = ", ".join(f"{SECTIONS_BY_KEY[k].number}" for k in result.mapped)

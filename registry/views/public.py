@@ -25,7 +25,7 @@ from ..grammar.parse import parse_grammar
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..markdown import render_svg
 from ..models import Namespace, Proposal
-from ..selectors import reservation_active, snid_suggestions
+from ..selectors import reservation_active, search_text, snid_suggestions
 
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
@@ -70,7 +70,7 @@ def _public(response, request):
 
 @anonymous_cache
 def namespace_list(request):
-    text = request.GET.get("q", "").strip()[:200]
+    text = search_text(request.GET.get("q"))
     sort = request.GET.get("sort", "snid")
     namespaces = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
     if text:

@@ -22,7 +22,7 @@ from ..forms import CommentForm
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..models import Namespace, Proposal, ReservationRequest
-from ..selectors import proposal_findings, reservation_active
+from ..selectors import proposal_findings, reservation_active, search_text
 from .proposals import _comments_by_section, _grouped, _workbench
 
 QUEUE_PAGE_SIZE = 100
@@ -46,7 +46,7 @@ def editor_required(view):
 @editor_required
 def review_queue(request):
     state = request.GET.get("state", ProposalState.SUBMITTED)
-    text = request.GET.get("q", "").strip()[:200]
+    text = search_text(request.GET.get("q"))
     proposals = Proposal.objects.select_related("submitter", "namespace").exclude(state=ProposalState.DRAFT)
     if state in ProposalState.values:
         proposals = proposals.filter(state=state)

@@ -4,7 +4,8 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from ... import interchange, services
+from ... import interchange, sandbox, services
+from ...grammar import snid_error
 from ...documents import document_import
 from ._common import get_user
 
@@ -22,9 +23,11 @@ class Command(BaseCommand):
     def handle(self, path, json=False, submitter=None, **options):
         try:
             text = Path(path).read_text(encoding="utf-8", errors="replace")
-            result = document_import(text)
+            result = sandbox.run_bounded(document_import, text, what="document")
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}.") from None
+        except sandbox.BudgetExceeded as exc:
+            raise CommandError(exc.message + " Nothing was imported.", returncode=2) from None
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         if json:
@@ -34,9 +37,12 @@ class Command(BaseCommand):
             is_superuser=True).order_by("pk").first()
         if user is None:
             raise CommandError("Give --submitter USER (there is no superuser to default to).")
-        if not result.data.snid:
+        if not result.data.snid or snid_error(result.data.snid):
             result.data.snid = "unnamed"
-        proposal = services.proposal_create(result.data, user)
+        try:
+            proposal = services.proposal_create(result.data, user)
+        except services.ServiceError as exc:
+            raise CommandError(exc.message, returncode=2) from None
         self.stdout.write(str(proposal.pk))
         self.stdout.write(report_text(result), ending="")
 
