@@ -5,7 +5,8 @@ send. The size limits of each stage (registry/grammar/limits.py, markdown.py)
 keep the common case small; this module is the backstop for what they miss:
 ``run_bounded`` runs a function in a separate worker process (a pebble
 process pool) whose address space is capped with RLIMIT_AS and whose job is
-killed, and the worker replaced, when it runs past the wall-clock limit. The
+killed, and the worker replaced, when it runs past the wall-clock limit (the
+memory limit counts what a job adds to the worker's address space at start). The
 web worker that asked is never at risk: it waits at most the time limit and
 gets a ``BudgetExceeded`` with a message for people.
 
@@ -97,10 +98,23 @@ def in_worker() -> bool:
     return _in_worker
 
 
+def _address_space() -> int:
+    """Bytes of address space this process has mapped now (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * resource.getpagesize()
+    except OSError:  # pragma: no cover - not Linux
+        return 0
+
+
 def _initialize(memory_bytes: int) -> None:
+    """Runs first in every worker: cap the memory the job may take, on top of what the
+    worker already maps when it starts (a fork of a threaded web process inherits the
+    address space its threads reserved, most of it never touched)."""
     global _in_worker
     _in_worker = True
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    limit = _address_space() + memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     sys.setrecursionlimit(WORKER_RECURSION_LIMIT)
 
 
