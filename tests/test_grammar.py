@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from registry.grammar import grammar_compile, grammar_diagrams, parse_urn
+from registry.grammar import cache_clear, grammar_compile, grammar_diagrams, parse_urn
 from registry.grammar.analysis import INFINITE
 from registry.grammar.parse import parse_grammar
 
@@ -266,3 +266,113 @@ def test_diagrams_escape_grammar_text():
     compiled = grammar_compile('a = "<script>"\n')
     (_, svg), = grammar_diagrams(compiled.parsed.rules)
     assert "<script" not in svg and "&lt;script" in svg  # "<" escaped: no tag can open
+
+
+# --- limits by construction (registry/grammar/limits.py) ---------------------------------------
+
+
+def _chain(rules: int) -> str:
+    return "\n".join([f"r{n} = 2r{n - 1}" for n in range(rules - 1, 0, -1)] + ['r0 = "x"']) + "\n"
+
+
+@pytest.mark.parametrize(("text", "kind", "says"), [
+    ("a = %x110000\n", "syntax", "the value 110000 is above %x10FFFF, the highest Unicode code point"),
+    ("a = %d1e25\n", "syntax", "column 8, in rule 'a': cannot read the grammar from here: 'e25'"),
+    ("a = 1*%x0-FFFFFFFF\n", "syntax", "the value FFFFFFFF is above %x10FFFF"),
+    ("a = %x" + "F" * 5000 + "\n", "syntax", "is above %x10FFFF"),
+    ("a = %x41-30\n", "syntax", "the range ends below where it starts"),
+    ("a = 5*3\"x\"\n", "syntax", "asks for more items at least than at most"),
+    ('a = 64(64(64(64(64"x"))))\n', "too-complex", "more than the registry's limit of 200,000"),
+    (_chain(300), "too-complex", "more than the registry's limit of 200,000"),
+    ('a = "' + "x" * 5_000 + '"\n', "syntax", "the quoted string is 5,000 characters long; the "
+                                              "registry reads strings of at most 4,096"),
+    ("a = " + " / ".join(['"x"'] * 1_001) + "\n", "syntax", "more than 1,000 alternatives"),
+    ("a" * 50_000 + ' = "x"\n', "too-large", "the rule is 50,006 characters long; the registry "
+                                             "reads rules of at most 10,000"),
+    ("a" * 65 + ' = "x"\n', "syntax", "the rule name is 65 characters long"),
+    ("a = " + "(" * 41 + '"x"' + ")" * 41 + "\n", "syntax", "nested more than 40 levels deep"),
+    ('a = 100000000000000000000*"x"\n', "too-large", "at least 4,097 characters long, more than "
+                                                    "the 4,096"),
+    ('a = "x\n', "syntax", "a quoted string must end on the same line"),
+    ("a = <unclosed\n", "syntax", "a prose value <...> must end with '>'"),
+    ("a = %q41\n", "syntax", "'%' must be followed by b, d or x"),
+])
+def test_hostile_grammar_gets_a_clear_error_at_once(text, kind, says):
+    cache_clear()
+    started = time.perf_counter()
+    compiled = grammar_compile(text)
+    assert time.perf_counter() - started < 2
+    assert not compiled.ok or kind == "too-large"
+    found = [i for i in compiled.errors if i.kind == kind]
+    assert found and says in found[0].message, [i.message for i in compiled.errors]
+
+
+def test_large_repetition_counts_are_exact_within_the_length_cap():
+    compiled = grammar_compile("a = 1*2001ALPHA\n")
+    assert compiled.ok and compiled.errors == []
+    assert (compiled.matches("a" * 2001), compiled.matches("a" * 2002)) == (True, False)
+
+
+def test_nested_counts_re2_would_refuse_are_written_out():
+    compiled = grammar_compile('a = 3(40(30"x"))\n')  # product 3,600 > RE2's 1,000
+    assert compiled.ok
+    assert (compiled.matches("x" * 3600), compiled.matches("x" * 3599)) == (True, False)
+
+
+def test_upper_bound_past_the_urn_length_means_no_upper_bound():
+    compiled = grammar_compile('a = 1*99999999999999999999"x"\n')
+    assert compiled.ok and compiled.matches("x" * 4000)
+
+
+def test_prefix_is_capped_however_counts_multiply():
+    compiled = grammar_compile('a = 64(64(64"ab")) "c"\n')
+    assert len(compiled.analysis.prefix) == 64
+
+
+def test_reading_abnf_is_linear_in_the_length_of_a_rule():
+    def seconds(n):
+        text = "a = " + " / ".join(['"x" b'] * n) + '\nb = "y"\n'
+        started = time.perf_counter()
+        parse_grammar(text)
+        return time.perf_counter() - started
+    small, large = seconds(100), seconds(1_000)
+    assert large < 0.3 and large < small * 40  # quadratic would be ~100 times
+
+
+def test_backtracking_cross_check_is_cut_short_by_its_time_limit_not_passed():
+    cache_clear()
+    started = time.perf_counter()
+    compiled = grammar_compile('a = *(*"x" *"x" *"x") "y"\n', examples=("x" * 150 + "z",))
+    assert time.perf_counter() - started < 2
+    assert compiled.ok
+    assert compiled.crosscheck.cut_short.startswith("the reference ABNF parser reached its time "
+                                                    "limit of 1.0 s")
+
+
+def test_examples_too_long_for_the_reference_parser_are_said_to_be_skipped():
+    cache_clear()
+    compiled = grammar_compile('a = 1*"x"\n', examples=("x" * 300,))
+    assert compiled.crosscheck.skipped == ("1 example(s) longer than 200 characters were checked "
+                                           "by the validator only")
+
+
+def test_grammar_check_over_the_job_budget_is_an_error_naming_the_limit(settings):
+    settings.REGISTRY_JOB_SECONDS = 0.2  # less than the cross-check's own 1 s
+    cache_clear()
+    started = time.perf_counter()
+    compiled = grammar_compile('a = *(*"x" *"x" *"x") "y"\n', examples=("x" * 150 + "z",))
+    assert time.perf_counter() - started < 1.5
+    assert not compiled.ok
+    assert [i.message for i in compiled.errors] == [
+        "This grammar is too complex to check within the registry's limits (0.2 s / 512 MB): it "
+        "needed more than 0.2 s. Simplify it, or split it into smaller parts."]
+    assert list(compiled.parsed.rules) == ["a"]  # the rules are still read, for the pages
+    cache_clear()
+
+
+def test_gfd191_example_compiles_and_checks_well_under_a_second():
+    cache_clear()
+    started = time.perf_counter()
+    raw, compiled = compiled_demo("example")
+    assert time.perf_counter() - started < 0.8
+    assert compiled.ok and compiled.crosscheck.checked >= 90 and not compiled.crosscheck.cut_short

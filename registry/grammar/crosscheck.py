@@ -35,11 +35,12 @@ from .limits import (
     CROSSCHECK_MAX_STRINGS,
     CROSSCHECK_SAMPLE_MAX_CHARS,
     CROSSCHECK_SAMPLES,
+    CROSSCHECK_SECONDS,
 )
 
 SAMPLES = CROSSCHECK_SAMPLES
 MAX_SAMPLE_LENGTH = CROSSCHECK_SAMPLE_MAX_CHARS
-TIME_BUDGET = 0.5  # seconds for the whole check: a save must answer within a second
+TIME_BUDGET = CROSSCHECK_SECONDS
 _counter = itertools.count()
 
 

@@ -50,7 +50,9 @@ RE2_MAX_MEM = 32 << 20
 CROSSCHECK_SAMPLES = 40
 CROSSCHECK_SAMPLE_MAX_CHARS = 120
 CROSSCHECK_GENERATE_MAX_STEPS = 5_000
-CROSSCHECK_MAX_STRINGS = 200
+CROSSCHECK_MAX_STRINGS = 100
+#: Seconds the reference parser may take for all its strings (within the job budget).
+CROSSCHECK_SECONDS = 1.0
 #: Longest example the backtracking reference parser is given; longer ones are
 #: compared by the RE2 validator only (and the finding says so).
 CROSSCHECK_EXAMPLE_MAX_CHARS = 200
