@@ -1,24 +1,37 @@
-"""The hostile-input corpus (tests/hostile/cases.json, 244 cases) against every way in.
+"""The hostile-input corpus (tests/hostile/cases.json, 334 cases) against every way in.
 
 Expected for each: a clear 4xx or an answer (never a 500), within a second, and
 nothing stored half-way: a rejected save leaves the proposal exactly as it was,
 an accepted one stores exactly what was sent.
+
+The grammars, Markdown, documents, SNIDs and search texts of issue 14 (each once
+took a worker or the machine down) go through the commands, the check endpoint,
+save, import and the API: each answers within the job budget (2 s) with a clear
+4xx or finding, and a check cut short by a limit is never a pass.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 import time
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
-from registry import interchange
+from registry import interchange, markdown, services
+from registry.checklist import run_checklist
 from registry.forms import ProposalForm
+from registry.grammar import cache_clear, grammar_compile
 from registry.models import Proposal
 
-from .factories import proposal_factory
+from .factories import data_factory, demo_raw, proposal_factory, user_factory
 
 CASES = json.loads((Path(__file__).parent / "hostile" / "cases.json").read_text())
 LIMIT = 1.0  # seconds per request
@@ -26,7 +39,7 @@ LIMIT = 1.0  # seconds per request
 
 def expand(value):
     if isinstance(value, dict) and "repeat" in value:
-        return value.get("prefix", "") + value["repeat"] * value["times"]
+        return value.get("prefix", "") + value["repeat"] * value["times"] + value.get("suffix", "")
     return value
 
 
@@ -51,6 +64,11 @@ def timed(call):
 
 def test_the_corpus_has_at_least_200_cases():
     assert sum(len(v) for v in CASES.values() if isinstance(v, list)) >= 200
+
+
+def test_the_corpus_has_at_least_60_cases_of_untrusted_text():
+    kinds = ("grammars", "markdown", "documents", "snid_inputs", "searches")
+    assert sum(len(CASES[kind]) for kind in kinds) >= 60
 
 
 @pytest.fixture
@@ -125,3 +143,270 @@ def test_hostile_interchange_is_refused_by_key(case):
     with pytest.raises(interchange.InterchangeError) as caught:
         interchange.load(case)
     assert all(": " in error for error in caught.value.errors)
+
+
+# --- untrusted text within the budget (issue 14) -----------------------------------------------
+
+BUDGET = 2.0  # seconds: the job limit (settings.REGISTRY_JOB_SECONDS)
+
+
+def within_budget(call, limit=BUDGET):
+    started = time.perf_counter()
+    result = call()
+    elapsed = time.perf_counter() - started
+    assert elapsed <= limit, f"took {elapsed:.2f} s"
+    return result
+
+
+def answered(call, limit=BUDGET):
+    response = within_budget(call, limit)
+    assert response.status_code < 500, response.status_code
+    return response
+
+
+def grammar_case(case) -> tuple[str, list[str]]:
+    return expand(case["abnf"]), case["examples"]
+
+
+def grammar_id(case) -> str:
+    abnf = case["abnf"]
+    if isinstance(abnf, dict):
+        return f"{abnf['prefix'][:12]!r}+{abnf['repeat'][:8]!r}x{abnf['times']}"
+    return repr(abnf[:30])
+
+
+def edit_data(proposal, **fields) -> dict:
+    data = ProposalForm.initial_from(proposal.to_data())
+    data = {key: value for key, value in data.items() if value is not None}
+    data.update(fields)
+    return data
+
+
+@pytest.fixture
+def fresh_grammars():
+    cache_clear()
+    cache.clear()
+    yield
+    cache_clear()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", CASES["grammars"], ids=grammar_id)
+def test_hostile_grammar_through_validate_urn(case, tmp_path, fresh_grammars):
+    abnf, examples = grammar_case(case)
+    path = tmp_path / "grammar.abnf"
+    path.write_text(abnf, encoding="utf-8")
+    out = io.StringIO()
+
+    def run():
+        try:
+            call_command("validate_urn", "--grammar", str(path), "urn:ogf:example:x", stdout=out)
+        except CommandError as exc:
+            return exc.returncode, str(exc)
+        except SystemExit as exc:
+            return exc.code, out.getvalue()
+        return 0, out.getvalue()
+
+    code, text = within_budget(run)
+    assert code in (0, 1, 2) and text.strip()
+    if code == 2:
+        assert text.startswith("The grammar cannot be used:")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", CASES["grammars"], ids=grammar_id)
+def test_hostile_grammar_through_check_save_pages_and_api(client, case, fresh_grammars):
+    abnf, examples = grammar_case(case)
+    proposal = proposal_factory()
+    client.force_login(proposal.submitter)
+    data = edit_data(proposal, grammar_abnf=abnf, grammar_rule="", intent="save",
+                     examples_valid="\n".join(examples) or "urn:ogf:example:x", examples_invalid="")
+    checked = answered(lambda: client.post(f"/proposals/{proposal.pk}/check/", data))
+    assert checked.status_code == 200 and b"grammar-parses" in checked.content
+    cache_clear()
+    saved = answered(lambda: client.post(f"/proposals/{proposal.pk}/edit/", data))
+    assert saved.status_code in (302, 400)
+    stored = Proposal.objects.get(pk=proposal.pk)
+    if saved.status_code == 302:
+        assert stored.grammar_abnf == abnf.replace("\r\n", "\n") or stored.grammar_abnf == abnf
+        verdicts = {f["id"]: f["status"] for f in stored.findings}
+        compiled = grammar_compile(stored.grammar_abnf, stored.grammar_rule,
+                                   examples=tuple(stored.examples_valid))
+        if compiled.errors or (compiled.crosscheck and compiled.crosscheck.cut_short):
+            assert verdicts["grammar-parses"] != "pass"
+    answered(lambda: client.get(f"/proposals/{proposal.pk}/"))
+    answered(lambda: client.get(f"/proposals/{proposal.pk}/edit/"))
+    api = answered(lambda: client.get(f"/api/proposals/{proposal.pk}/"))
+    assert api.status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", CASES["grammars"][:12], ids=grammar_id)
+def test_hostile_grammar_through_check_proposal(case, tmp_path, fresh_grammars):
+    abnf, examples = grammar_case(case)
+    raw = demo_raw("example")
+    raw["grammar"] = {"abnf": abnf, "rule": ""}
+    path = tmp_path / "proposal.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    out = io.StringIO()
+
+    def run():
+        try:
+            call_command("check_proposal", str(path), "--json", stdout=out)
+        except CommandError as exc:
+            return str(exc)
+        except SystemExit:
+            pass
+        return out.getvalue()
+
+    text = within_budget(run)
+    if text.lstrip().startswith(("{", "[")):
+        assert "grammar-parses" in text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", CASES["markdown"], ids=lambda c: repr(expand(c)[:12]))
+def test_hostile_markdown_is_rendered_once_within_budget_and_never_per_view(client, text, settings):
+    cache.clear()
+    text = expand(text)
+    proposal = proposal_factory()
+    client.force_login(proposal.submitter)
+    saved = answered(lambda: client.post(f"/proposals/{proposal.pk}/edit/",
+                                         edit_data(proposal, section_scope=text, intent="save")))
+    assert saved.status_code in (302, 400)
+    proposal.refresh_from_db()
+    if saved.status_code == 302:
+        services.proposal_transition(proposal, "submit", proposal.submitter)
+    editor = user_factory(editor=True)
+    # Saved text is never rendered again by a page view: only looked up.
+    with _rendering_forbidden() if saved.status_code == 302 else nullcontext():
+        for url in (f"/proposals/{proposal.pk}/", f"/proposals/{proposal.pk}/export.md"):
+            answered(lambda url=url: client.get(url), limit=1.0)
+        client.force_login(editor)
+        page = answered(lambda: client.get(f"/review/{proposal.pk}/"), limit=1.0)
+    assert page.status_code == 200 and b"<script" not in page.content.replace(b"<script src", b"")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", CASES["documents"], ids=lambda c: repr(expand(c)[:16]))
+def test_hostile_document_import_answers_within_budget(client, text, tmp_path, fresh_grammars):
+    text = expand(text)
+    user = user_factory()
+    client.force_login(user)
+    # One job each for reading the document, its Markdown and its grammar.
+    response = answered(lambda: client.post("/proposals/import/", {"text": text}), limit=3 * BUDGET)
+    assert response.status_code in (302, 400)
+    if response.status_code == 400:
+        assert b"too complex to check within the registry" in response.content or b"errors" in response.content
+    path = tmp_path / "registration.txt"
+    path.write_text(text, encoding="utf-8")
+    out = io.StringIO()
+
+    def run():
+        try:
+            call_command("import_document", str(path), "--json", stdout=out)
+        except CommandError as exc:
+            assert exc.returncode == 2 and "too complex" in str(exc)
+            return None
+        return json.loads(out.getvalue())
+
+    within_budget(run)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("snid", CASES["snid_inputs"], ids=lambda c: repr(c[:20]))
+def test_hostile_snid_is_refused_before_any_write(client, snid, tmp_path):
+    proposal = proposal_factory()
+    before = list(Proposal.objects.filter(pk=proposal.pk).values())
+    client.force_login(proposal.submitter)
+    response = answered(lambda: client.post(f"/proposals/{proposal.pk}/edit/",
+                                            edit_data(proposal, snid=snid, intent="submit")))
+    assert response.status_code == 400 and b'class="errors"' in response.content
+    assert list(Proposal.objects.filter(pk=proposal.pk).values()) == before
+    with pytest.raises(services.ServiceError, match="cannot be used"):
+        services.proposal_create(dataclasses.replace(data_factory(), snid=snid), proposal.submitter)
+    raw = demo_raw("example")
+    raw["snid"] = snid
+    path = tmp_path / "proposal.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(CommandError):
+        call_command("import_proposal", str(path), stdout=io.StringIO())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("snid", ["ab\rBcc: x@example.org", "a/b", "a b"], ids=repr)
+def test_stored_bad_snid_is_never_registered_and_pages_still_answer(client, snid):
+    editor = user_factory(editor=True)
+    proposal = proposal_factory(state="submitted")
+    Proposal.objects.filter(pk=proposal.pk).update(snid=snid)  # stored before SNIDs were checked
+    proposal.refresh_from_db()
+    with pytest.raises(services.ServiceError, match="cannot be used"):
+        services.proposal_transition(proposal, "approve", editor, override_reason="try")
+    proposal.refresh_from_db()
+    assert proposal.state == "submitted" and proposal.namespace_id is None
+    client.force_login(editor)
+    for url in (f"/review/{proposal.pk}/", "/review/", "/urn/", "/api/snids/", "/urn/feed.atom"):
+        answered(lambda url=url: client.get(url))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", CASES["searches"], ids=lambda c: repr(c[:12]))
+def test_hostile_search_text_is_answered_in_every_search_box(client, text):
+    client.force_login(user_factory(editor=True))
+    q = quote(text, safe="")
+    for url in (f"/urn/?q={q}", f"/api/snids/?q={q}", f"/review/?q={q}"):
+        response = answered(lambda url=url: client.get(url), limit=1.0)
+        assert response.status_code == 200, url
+
+
+@contextmanager
+def _rendering_forbidden():
+    from registry import sandbox
+    real = sandbox.run_bounded
+
+    def guarded(func, *args, **kwargs):
+        assert func is not markdown.render_many, "Markdown rendered during a page view"
+        return real(func, *args, **kwargs)
+
+    sandbox.run_bounded = guarded
+    try:
+        yield
+    finally:
+        sandbox.run_bounded = real
+
+
+# --- checks cut short by a limit are never a pass ----------------------------------------------
+
+
+@pytest.mark.django_db
+def test_cut_short_cross_check_is_a_warning_naming_the_limit(fresh_grammars):
+    data = data_factory()
+    data.grammar.abnf = 'a = *(*"x" *"x" *"x") "y"\n'
+    data.grammar.rule = ""
+    data.examples.valid = ["urn:ogf:example:" + "x" * 150 + "z"]
+    findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
+    assert [(f.status, "time limit of 1.0 s" in f.message) for f in findings] == [("warning", True)]
+
+
+@pytest.mark.django_db
+def test_grammar_check_over_budget_fails_naming_the_limit(settings, fresh_grammars):
+    settings.REGISTRY_JOB_SECONDS = 0.2
+    data = data_factory()
+    data.grammar.abnf = 'a = *(*"x" *"x" *"x") "y"\n'
+    data.grammar.rule = ""
+    data.examples.valid = ["urn:ogf:example:" + "x" * 150 + "z"]
+    findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
+    assert [f.status for f in findings] == ["fail"]
+    assert "too complex to check within the registry's limits (0.2 s / 512 MB)" in findings[0].message
+
+
+@pytest.mark.django_db
+def test_document_import_over_budget_is_refused_naming_the_limit(client, settings):
+    settings.REGISTRY_JOB_SECONDS = 0.05
+    client.force_login(user_factory())
+    text = "\n\n".join(f"{n}. Section {n}\n\nText {n}." for n in range(1, 3000))
+    response = answered(lambda: client.post("/proposals/import/", {"text": text}))
+    assert response.status_code == 400
+    assert ("This document is too complex to check within the registry&#x27;s limits (0.05 s / "
+            "512 MB)") in response.content.decode()
+    assert not Proposal.objects.exists()

@@ -95,11 +95,69 @@ INTERCHANGE = [
     {"snid": "x", "unknown": {"deep": [[[[[1]]]]]}}, {"snid": "x", "title": {"nested": {"deeper": {"deepest": 1}}}},
 ]
 
+# --- issue 14: untrusted text that once took a worker or the machine down ------------------
+# Each grammar is {"abnf": text or {repeat}, "examples": [...]}; {"prefix", "repeat", "times",
+# "suffix"} expands to prefix + repeat * times + suffix.
+
+
+def G(abnf, *examples):
+    return {"abnf": abnf, "examples": list(examples)}
+
+
+def RS(prefix, text, times, suffix=""):
+    return {"prefix": prefix, "repeat": text, "times": times, "suffix": suffix}
+
+
+GRAMMARS = [
+    G('a = 64(64(64(64(64"x"))))\n'), G('a = 64(64(64(64(64(64"x")))))\n'),
+    G("\n".join([f"r{n} = 2r{n - 1}" for n in range(299, 0, -1)] + ['r0 = "x"']) + "\n"),
+    G("\n".join([f"r{n} = r{n - 1} r{n - 1}" for n in range(299, 0, -1)] + ['r0 = "x"']) + "\n"),
+    G("\n".join([f"r{n} = r{n - 1} r{n - 1} / r{n - 1}" for n in range(39, 0, -1)] + ['r0 = "a" / "b"']) + "\n"),
+    G(RS('a = "', "x", 100_000, '"\n')), G(RS('a = "', "x", 9_000, '"\n')),
+    G(RS('a = "x"', ' / "x"', 9_999, "\n")), G(RS('a = "x"', ' / "y" "z"', 1_500, "\n")),
+    G(RS("", "a", 50_000, ' = "x"\n')), G(RS("", "a", 5_000, ' = "x"\n')),
+    G("a = %x110000\n"), G("a = %d1e25\n"), G("a = 1*%x0-FFFFFFFF\n"), G("a = %b" + "1" * 5000 + "\n"),
+    G(RS("a = %x", "F", 9_000, "\n")), G("a = %x41." + ".".join(["41"] * 5000) + "\n"),
+    G("a = %xD800-DFFF\n"), G("a = 1*(%x0-10FFFF / %x20-7E)\n"), G("a = %x41-30\n"),
+    G("a = 1*2001ALPHA\n", "urn:ogf:example:" + "a" * 2001), G('a = 100000000000000000000*"x"\n'),
+    G('a = 1*99999999999999999999999999"x"\n'), G('a = 4096(4096"x")\n'), G('a = 4096*4096("ab" / "c")\n'),
+    G('a = 1000"x" 1000"y" 1000"z" 1000"w" 1000"v"\n'), G('a = 5*3"x"\n'),
+    G(RS("a = ", "(", 1_000, '"x"' + ")" * 1_000 + "\n")), G(RS("a = ", "[", 1_000, '"x"' + "]" * 1_000 + "\n")),
+    G("a = " + "(" * 41 + '"x"' + ")" * 41 + "\n"), G('a = *(*(*(*(*"a"))))\n', "urn:ogf:example:" + "a" * 3000),
+    G('a = *(*"x" *"x" *"x") "y"\n', "urn:ogf:example:" + "x" * 300, "urn:ogf:example:" + "x" * 150 + "z"),
+    G('a = *( *"a" ) "b"\n', "urn:ogf:example:" + "a" * 199 + "c"),
+    G("a = *(a)\n"), G('a = "(" a ")" / "x"\n', "urn:ogf:example:" + "(" * 150 + "x" + ")" * 150),
+    G(RS('a = "x"\n', 'a =/ "y"\n', 299)), G(RS('a = "x"\n', ";", 99_000, "\n")),
+    G(RS("", 'a = "x"\r', 5_000)), G('a = "\u0000"\n'), G('\u00e4 = "x"\n'), G("a = <" + "x" * 9_000 + ">\n"),
+    G("\n".join(f"r{i} = " + " / ".join(['"x"'] * 900) for i in range(8)) + "\nall = " +
+      " / ".join(f"r{i}" for i in range(8)) + "\n"),
+    G("\t\ta = \"x\"\n\t\t\t/ \"y\"\n\u00a0b = \"z\"\n"),
+]
+
+MARKDOWN = [
+    R("[", 10_000), R("[a](", 5_000), R("[", 100_000), R("# h\n", 25_000), R(">", 50_000), R("*", 50_000),
+    R("`", 50_000), "".join("  " * i + "- x\n" for i in range(100)), RS("|a|\n|-|\n", "|x|\n", 20_000),
+    R("<", 50_000), R("![", 30_000), R("_", 50_000), R("[x]: http://a\n", 5_000), R("&#", 30_000),
+]
+
+DOCUMENTS = [
+    RS("Document: a", " ", 100_000, "b"), RS("Name: ", "a", 100_000), R("urn:", 50_000), R("urn:ogf:", 30_000),
+    R("\\section{", 20_000), R("1.1 Namespace Identifier\n", 20_000), R("%", 100_000),
+    R("\\begin{document}", 10_000), RS("Namespace ID: ", "x-", 50_000), RS("", "\u0000", 1_000, "Name: x"),
+    RS("1.1 Namespace Identifier\n\nab\rBcc: x@example.org\n\n2.1 Syntax\n\n", "a = 64(", 10, '"x"' + ")" * 10),
+]
+
+SNID_INPUTS = ["ab\rBcc: x@example.org", "ab\nc", "a\u0000b", "a/b", "../x", "a b", "\u00e9", "a" * 33, "-a",
+               "x\u200b", "a%2Fb", "<script>"]
+
+SEARCHES = ["a\u0000b", "\u0000", "a\u0001b", "%", "'", "\\", "a" * 10_000, "\u202e", "a\r\nb", "\u0000" * 500]
+
 if __name__ == "__main__":
     cases = {"about": "Hostile inputs for tests/test_hostile.py; written by make_cases.py. "
                       "{repeat, times} expands to a long string; {hex} is raw bytes.",
              "lookup": LOOKUPS, "validate_bodies": BODIES, "snid_paths": SNIDS, "form_fields": FORM,
-             "interchange": INTERCHANGE}
+             "interchange": INTERCHANGE, "grammars": GRAMMARS, "markdown": MARKDOWN,
+             "documents": DOCUMENTS, "snid_inputs": SNID_INPUTS, "searches": SEARCHES}
     path = Path(__file__).with_name("cases.json")
     path.write_text(json.dumps(cases, indent=1, ensure_ascii=True) + "\n")
     print(path, sum(len(v) for v in cases.values() if isinstance(v, list)), "cases")
