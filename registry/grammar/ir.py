@@ -87,6 +87,17 @@ def walk(expr):
             stack.append(node.item)
 
 
+def grammar_nodes(rules) -> int:
+    """How many IR nodes the rules hold (a measure of what drawing them costs)."""
+    return sum(1 for rule in rules.values() for _ in walk(rule.expr))
+
+
+def diagrams_allowed(rules) -> bool:
+    from .limits import DIAGRAM_MAX_NODES
+
+    return grammar_nodes(rules) <= DIAGRAM_MAX_NODES
+
+
 def alt(items) -> object:
     items = tuple(items)
     return items[0] if len(items) == 1 else Alt(items)

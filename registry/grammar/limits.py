@@ -56,3 +56,12 @@ CROSSCHECK_SECONDS = 1.0
 #: Longest example the backtracking reference parser is given; longer ones are
 #: compared by the RE2 validator only (and the finding says so).
 CROSSCHECK_EXAMPLE_MAX_CHARS = 200
+#: Largest grammar, and longest rule, as the ABNF text given to the reference
+#: parser (whose reading time grows with the square of a rule's length) that is
+#: cross-checked at all; real registrations are a tenth of this.
+CROSSCHECK_GRAMMAR_MAX_CHARS = 6_000
+CROSSCHECK_RULE_MAX_CHARS = 800
+
+#: Railroad diagrams are drawn only for grammars of at most this many IR nodes
+#: (real registrations have under a hundred); drawing and sanitising grows with it.
+DIAGRAM_MAX_NODES = 1_000

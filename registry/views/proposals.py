@@ -19,6 +19,7 @@ from ..enums import FindingStatus, ProposalAction, actions_from
 from ..documents import document_export, document_import
 from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
+from ..grammar.ir import diagrams_allowed
 from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn, snid_error
 from ..interchange import ProposalData, load
 from ..markdown import render_svg
@@ -103,7 +104,9 @@ def _workbench(data: ProposalData, submitter_id: int) -> dict:
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule,
                                    examples=tuple(data.examples.valid) + tuple(data.examples.invalid))
-        context["diagrams"] = [(name, render_svg(svg)) for name, svg in grammar_diagrams(compiled.parsed.rules)]
+        if diagrams_allowed(compiled.parsed.rules):  # drawing is per request: bounded size only
+            context["diagrams"] = [(name, render_svg(svg))
+                                   for name, svg in grammar_diagrams(compiled.parsed.rules)]
         for kind, urns in (("valid", data.examples.valid), ("invalid", data.examples.invalid)):
             for urn in urns:
                 try:

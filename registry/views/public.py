@@ -21,6 +21,7 @@ from ..diffs import proposal_diff
 from ..enums import NamespaceStatus
 from ..gfd191 import sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
+from ..grammar.ir import diagrams_allowed
 from ..grammar.parse import parse_grammar
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..markdown import render_svg
@@ -96,8 +97,9 @@ def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
     key = f"registry:diagrams:{proposal.pk}"
     diagrams = cache.get(key)
     if diagrams is None:
-        diagrams = [(name, str(render_svg(svg)))
-                    for name, svg in grammar_diagrams(parse_grammar(proposal.grammar_abnf).rules)]
+        rules = parse_grammar(proposal.grammar_abnf).rules
+        diagrams = [(name, str(render_svg(svg))) for name, svg in grammar_diagrams(rules)
+                    ] if diagrams_allowed(rules) else []
         cache.set(key, diagrams, None)
     return [(name, render_svg(svg)) for name, svg in diagrams]
 
