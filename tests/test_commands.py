@@ -92,7 +92,8 @@ def test_validate_urn_with_a_grammar_file(tmp_path, monkeypatch):
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 1
     assert [(r["valid"], r["normalized"]) for r in lines] == [(True, "urn:ogf:x:1:a"), (False, "urn:ogf:x:a:1")]
-    assert lines[1]["errors"] == ["The string after 'urn:ogf:x:' does not match the grammar's rule 'id'."]
+    assert lines[1]["errors"] == ["The string after 'urn:ogf:x:' does not match the grammar's rule 'id'. "
+                                  "At character 11 ('a'): expected a digit (rule id)."]
 
 
 @pytest.mark.django_db
