@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import asdict, dataclass, field
 
-from .enums import DocumentStatus
+from .enums import DocumentStatus, DocumentType
 from .gfd191 import PROSE_KEYS
 from .grammar import EQUIVALENCE_STEPS
 
@@ -44,6 +44,8 @@ class Document:
     reference: str = ""
     url: str = ""
     status: str = ""
+    #: The GFD type (DocumentType): Informational, Experimental, Community Practice, Recommendation.
+    type: str = ""
 
 
 @dataclass(slots=True)
@@ -133,6 +135,21 @@ class _Reader:
         return out
 
 
+_TYPES = {value.lower(): value for value in DocumentType.values}
+
+
+def document_type(r: _Reader, value: str) -> str:
+    """The GFD type, spelled as GFD.152 does (any letter case accepted), or an error listing them."""
+    if not value.strip():
+        return ""
+    known = _TYPES.get(" ".join(value.split()).lower())
+    if known is None:
+        r.fail("document.type", f"{value[:60]!r} is not a GFD type; use one of "
+               f"{', '.join(DocumentType.values)} (or leave it empty).")
+        return ""
+    return known
+
+
 def _type_name(value) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
             int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
@@ -176,14 +193,17 @@ def load(data) -> ProposalData:
         address=r.text(reg, "address", "registrant.address", limit=MAX_LINE * 4),
     )
 
-    doc = r.obj(data, "document", {"reference", "url", "status"})
+    doc = r.obj(data, "document", {"reference", "url", "status", "type"})
     document = Document(
         reference=r.text(doc, "reference", "document.reference"),
         url=r.text(doc, "url", "document.url"),
         status=r.text(doc, "status", "document.status"),
+        type=document_type(r, r.text(doc, "type", "document.type")),
     )
     if document.status and document.status not in DocumentStatus.values:
-        r.fail("document.status", f"must be one of {', '.join(DocumentStatus.values)} (or empty).")
+        types = f" ({document.status!r} is a document type: put it in document.type)" if (
+            document.status.strip().lower() in _TYPES) else ""
+        r.fail("document.status", f"must be one of {', '.join(DocumentStatus.values)} (or empty){types}.")
     if document.url and not document.url.startswith(("https://", "http://")):
         r.fail("document.url", "must be an http:// or https:// address.")
 

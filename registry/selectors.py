@@ -49,6 +49,7 @@ def registry_facts(snid: str, submitter_id: int | None = None,
             registered=True,
             latest_version=latest,
             own_namespace=submitter_id is not None and owner_id == submitter_id,
+            submitter_known=submitter_id is not None,
         )
     if reservation_active(namespace):
         return RegistryFacts(
