@@ -8,7 +8,9 @@ and the document exporter all use these two functions.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import re
 from dataclasses import asdict, dataclass, field
 
 from .enums import DocumentStatus, DocumentType
@@ -262,3 +264,35 @@ def dump(data: ProposalData) -> dict:
     out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
     return {"format": FORMAT, **out}
+
+
+def rebased(data: ProposalData, snid: str) -> ProposalData:
+    """``data`` moved to another SNID: the SNID, its examples and the grammar's SNID literal.
+
+    Used to start a proposal from the GFD.191 worked example under the SNID the
+    applicant typed (already checked to be a valid SNID), so the draft's examples
+    still match its grammar. Letter case in the examples is kept as far as it goes
+    (``URN:OGF:Example:`` stays mixed case, for the equivalence groups).
+    """
+    old = data.snid
+
+    def cased(found: str) -> str:
+        if found.islower():
+            return snid.lower()
+        if found.isupper():
+            return snid.upper()
+        return snid[:1].upper() + snid[1:].lower()
+
+    in_urn = re.compile(rf"(?i)(urn:ogf:)({re.escape(old)})(?=:)")
+    literal = re.compile(rf'(?i)"{re.escape(old)}"')
+
+    def urn(text: str) -> str:
+        return in_urn.sub(lambda m: m.group(1) + cased(m.group(2)), text)
+
+    abnf = literal.sub(f'"{snid.lower()}"', urn(data.grammar.abnf))
+    return dataclasses.replace(
+        data, snid=snid,
+        grammar=Grammar(abnf, data.grammar.rule),
+        examples=Examples([urn(u) for u in data.examples.valid], [urn(u) for u in data.examples.invalid],
+                          [[urn(u) for u in group] for group in data.examples.equivalent]),
+    )

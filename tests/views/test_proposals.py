@@ -171,15 +171,15 @@ def test_markdown_fields_are_sanitised_on_every_page(client, people, key):
 @pytest.mark.django_db
 def test_new_proposal_from_the_example_and_as_a_new_version(client, people):
     client.force_login(people["submitter"])
-    response = client.post("/proposals/new/", {"start": "example"})
+    response = client.post("/proposals/new/", {"start": "example", "snid": "supercomputers"})
     example = Proposal.objects.get(submitter=people["submitter"])
     assert response["Location"] == f"/proposals/{example.pk}/edit/"
     assert example.grammar_rule == "EXAMPLE-URN" and len(example.examples_valid) == 4
     services.proposal_transition(example, "submit", people["submitter"])
     services.proposal_transition(example, "approve", people["editor"])
-    client.post("/proposals/new/", {"start": "version", "namespace": "example"})
+    client.post("/proposals/new/", {"start": "version", "namespace": "supercomputers"})
     revision = Proposal.objects.filter(submitter=people["submitter"]).latest("id")
-    assert (revision.version, revision.namespace.snid, revision.title) == (2, "example", example.title)
+    assert (revision.version, revision.namespace.snid, revision.title) == (2, "supercomputers", example.title)
     other = client.post("/proposals/new/", {"start": "version", "namespace": ""})
     assert "Choose which of your SNIDs to revise." in other.content.decode()
 

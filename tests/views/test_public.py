@@ -97,7 +97,8 @@ def test_snid_page_shows_sections_diagrams_examples_and_history(client, registry
     for heading in ("1.1 Namespace Identifier", "2.4 Rules for Lexical Equivalence", "8. Changes from"):
         assert heading in page
     assert page.index("1.1 Namespace Identifier") < page.index("5.2 Identifier Immutability")
-    assert page.count('class="railroad-diagram"') == 9  # one per rule of the grammar
+    # one per rule of the grammar, then a legend for the core rules it uses (ALPHA, DIGIT)
+    assert page.count('class="railroad-diagram"') == 11
     assert "✓ accepts" in page and "✗ rejects" in page
     assert "The whole URN is case-insensitive" in page
     assert "Version 1</a>" in page and "Version 2</a>" in page
@@ -130,7 +131,7 @@ def test_check_form_validates_against_this_snid(client, registry):
     ok = client.get("/urn/example/", {"urn": "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42"}).content.decode()
     assert "is <strong>valid</strong>" in ok and "urn:ogf:example:cluster:2009:example.net:42" in ok
     other = client.get("/urn/example/", {"urn": "urn:ogf:fdc:x"}).content.decode()
-    assert "is <strong>not valid</strong>" in other
+    assert "is <strong>not valid, and it belongs to" in other
 
 
 @pytest.mark.django_db
