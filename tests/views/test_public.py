@@ -277,3 +277,12 @@ def test_anonymous_pages_are_cached_until_the_registry_changes(client, django_ca
     with django_capture_on_commit_callbacks(execute=True):
         services.proposal_transition(other, "approve", editor, override_reason="test")
     assert 'href="/urn/second/"' in client.get("/urn/").content.decode()
+
+
+@pytest.mark.django_db
+def test_check_form_says_a_urn_valid_under_another_snid_belongs_there(client, registry):
+    applicant, editor = user_factory("fdc-owner"), user_factory(editor=True)
+    proposal_factory(applicant, name="fdc", state="approved", editor=editor)
+    page = client.get("/urn/fdc/", {"urn": "urn:ogf:example:cluster:2009:example.net:42"}).content.decode()
+    assert "is <strong>valid, but it belongs to" in page
+    assert '<a href="/urn/example/"><code>urn:ogf:example:</code></a>' in page
