@@ -111,3 +111,12 @@ def test_describe_names_common_character_sets():
     assert describe(set("0123456789abcdefABCDEF")) == "a hexadecimal digit"
     assert describe(set("ABCDEFGHIJKLMNOPQRSTUVWXYZ-")) == "an upper-case letter or '-'"
     assert describe(set("1234")) == "'1' to '4'"
+
+
+def test_position_is_left_out_when_the_budget_is_spent(monkeypatch):
+    from registry.grammar import position
+
+    monkeypatch.setattr(position, "BUDGET", position.Budget(rate=0.0, burst=0.0))
+    validator = seed_grammar("fdc").validator
+    assert validator.check(parse_urn("urn:ogf:fdc:example.com:200213:x")) == [
+        "The string after 'urn:ogf:fdc:' does not match the grammar's rule 'NSS'."]

@@ -20,21 +20,54 @@ for registered SNIDs come from what is stored, never from re-reading the ABNF.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 import re2
 
 from .analysis import Scope
 from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep
-from .re2match import MAX_MEM
+from .re2match import MAX_MEM, compile_anchored
 from .regex import MAX_PATTERN, RECURSION_DEPTH, PatternBuilder, TooComplex, _repeat, char_class
 
 _PRINTABLE = [chr(code) for code in range(0x21, 0x7F)]
+#: The capture groups PrefixBuilder writes (characters of the grammar are always escaped, so
+#: this text cannot come from a literal).
+_GROUP = re2.compile(r"\(\?P<g[0-9]+>")
 _DIGITS = frozenset("0123456789")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _HEX = _DIGITS | frozenset("ABCDEFabcdef")
 _URN_OTHER = frozenset("()+,-.:=@;$_!*'")
+
+
+class Budget:
+    """CPU time a process may spend locating errors: ``rate`` seconds per second, bursts of ``burst``.
+
+    Locating costs about a millisecond per invalid URN (against microseconds for the
+    yes/no answer), so a flood of invalid URNs (a 10,000-URN batch, say) must not turn
+    the lookup API into a CPU sink: past the budget, answers say "does not match"
+    without the position until the budget refills.
+    """
+
+    def __init__(self, rate: float = 0.25, burst: float = 0.5):
+        self.rate, self.burst = rate, burst
+        self.tokens, self.updated = burst, time.monotonic()
+        self.lock = threading.Lock()
+
+    def available(self) -> bool:
+        with self.lock:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
+            self.updated = now
+            return self.tokens > 0
+
+    def spend(self, seconds: float) -> None:
+        with self.lock:
+            self.tokens -= seconds
+
+
+BUDGET = Budget()
 
 
 class PrefixBuilder:
@@ -183,11 +216,12 @@ def describe(chars: set[str]) -> str:
 class Locator:
     """Runs a stored prefix pattern; compiled on first use (only invalid URNs need it)."""
 
-    __slots__ = ("pattern", "rules", "_compiled", "_groups", "_lock")
+    __slots__ = ("pattern", "rules", "_compiled", "_viable", "_groups", "_lock")
 
     def __init__(self, pattern: str, rules: list[str]):
         self.pattern, self.rules = pattern, list(rules)
-        self._compiled = None
+        self._compiled = None  # with capture groups: only to name the rule, once per URN
+        self._viable = None  # yes/no, no captures: the fast path for every other match
         self._groups: list[tuple[int, str]] = []  # (RE2 group index, rule name)
         self._lock = threading.Lock()
 
@@ -202,6 +236,9 @@ class Locator:
                     self._groups = sorted(
                         (index, self.rules[int(name[1:]) - 1]) for name, index in program.groupindex.items()
                         if name[1:].isdigit() and int(name[1:]) <= len(self.rules))
+                    # Without groups RE2 answers yes/no with its DFA; with them it must track
+                    # submatches (slower by orders of magnitude on long input).
+                    self._viable = compile_anchored(_GROUP.sub("(?:", self.pattern))
                     self._compiled = program
         return self._compiled
 
@@ -211,24 +248,33 @@ class Locator:
         ``complete`` tells whether a string is in the language (to say "or the end").
         Returns None if ``subject`` can be completed entirely and is complete.
         """
-        if not subject.isascii():
+        if not subject.isascii() or not BUDGET.available():
             return None
-        program = self._program()
+        started = time.perf_counter()
+        try:
+            return self._locate(subject, offset, complete)
+        finally:
+            BUDGET.spend(time.perf_counter() - started)
 
-        def viable(k: int):
-            return program.fullmatch(subject[:k])
+    def _locate(self, subject: str, offset: int, complete) -> Position | None:
+        program = self._program()
+        data = subject.encode("ascii")
+
+        def viable(k: int) -> bool:
+            return self._viable(data[:k])
 
         low, high = 0, len(subject)  # viable(low) holds; find the largest such k
-        if viable(0) is None:
+        if not viable(0):
             return None
         while low < high:
             middle = (low + high + 1) // 2
-            if viable(middle) is not None:
+            if viable(middle):
                 low = middle
             else:
                 high = middle - 1
         start = subject[:low]
-        expected = {char for char in _PRINTABLE if program.fullmatch(start + char) is not None}
+        head = data[:low]
+        expected = {char for char in _PRINTABLE if self._viable(head + char.encode("ascii"))}
         may_end = bool(complete and complete(start))
         if low == len(subject) and may_end:
             return None
