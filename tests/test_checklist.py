@@ -219,3 +219,11 @@ def test_check_examining_nothing_is_not_pass(check_id):
         data.grammar = interchange.Grammar(_NOTHING_GRAMMARS[check_id], "")
     findings = [f for f in run_checklist(data) if f.id == check_id]
     assert [f for f in findings if f.status == "pass"] == []
+
+
+def test_grammar_charset_cut_short_by_its_work_limit_is_not_pass(monkeypatch):
+    from registry.grammar import samples
+
+    monkeypatch.setattr(samples, "MAX_STEPS", 40)
+    (finding,) = [f for f in findings_for(demo_raw("example")) if f.id == "grammar-charset"]
+    assert finding.status == "warning" and "work limit reached" in finding.message

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import re2
@@ -50,7 +51,7 @@ class Budget:
     without the position until the budget refills.
     """
 
-    def __init__(self, rate: float = 0.25, burst: float = 0.5):
+    def __init__(self, rate: float = 0.25, burst: float = 0.3):
         self.rate, self.burst = rate, burst
         self.tokens, self.updated = burst, time.monotonic()
         self.lock = threading.Lock()
@@ -216,7 +217,11 @@ def describe(chars: set[str]) -> str:
 class Locator:
     """Runs a stored prefix pattern; compiled on first use (only invalid URNs need it)."""
 
-    __slots__ = ("pattern", "rules", "_compiled", "_viable", "_groups", "_lock")
+    __slots__ = ("pattern", "rules", "_compiled", "_viable", "_groups", "_lock", "_recent")
+
+    #: Answers kept per grammar (the same invalid URN is often asked again: a page lists
+    #: an example twice, a batch repeats a URN).
+    RECENT = 256
 
     def __init__(self, pattern: str, rules: list[str]):
         self.pattern, self.rules = pattern, list(rules)
@@ -224,6 +229,7 @@ class Locator:
         self._viable = None  # yes/no, no captures: the fast path for every other match
         self._groups: list[tuple[int, str]] = []  # (RE2 group index, rule name)
         self._lock = threading.Lock()
+        self._recent: OrderedDict[tuple[str, int], Position | None] = OrderedDict()
 
     def _program(self):
         if self._compiled is None:
@@ -248,13 +254,23 @@ class Locator:
         ``complete`` tells whether a string is in the language (to say "or the end").
         Returns None if ``subject`` can be completed entirely and is complete.
         """
+        key = (subject, offset)
+        with self._lock:
+            if key in self._recent:
+                self._recent.move_to_end(key)
+                return self._recent[key]
         if not subject.isascii() or not BUDGET.available():
             return None
         started = time.perf_counter()
         try:
-            return self._locate(subject, offset, complete)
+            position = self._locate(subject, offset, complete)
         finally:
             BUDGET.spend(time.perf_counter() - started)
+        with self._lock:
+            self._recent[key] = position
+            while len(self._recent) > self.RECENT:
+                self._recent.popitem(last=False)
+        return position
 
     def _locate(self, subject: str, offset: int, complete) -> Position | None:
         program = self._program()

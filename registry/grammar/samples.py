@@ -21,6 +21,14 @@ PER_NODE = 3
 #: Characters tried: every ASCII character the grammar admits that is not a letter or
 #: digit, one letter, one digit and the first character of each non-ASCII range.
 MAX_CHARACTERS = 160
+#: Longest sample built: nothing longer can be a URN the registry checks.
+MAX_SAMPLE = 4096
+#: Nodes visited in all before generation stops (a hostile grammar cannot make it slow).
+MAX_STEPS = 200_000
+
+
+class _OutOfSteps(Exception):
+    pass
 
 
 class _Generator:
@@ -28,17 +36,26 @@ class _Generator:
         self.scope = scope
         self.short_memo: dict[str, str | None] = {}
         self.active: set[str] = set()
+        self.steps = 0
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _OutOfSteps
 
     # -- the shortest string of a node (None: none found without recursion) --
 
     def shortest(self, node) -> str | None:
+        self.step()
         if isinstance(node, Lit):
             return node.text
         if isinstance(node, Range):
             return chr(node.lo)
         if isinstance(node, Cat):
             parts = [self.shortest(item) for item in node.items]
-            return None if any(part is None for part in parts) else "".join(parts)
+            if any(part is None for part in parts) or sum(map(len, parts)) > MAX_SAMPLE:
+                return None
+            return "".join(parts)
         if isinstance(node, Alt):
             options = [s for s in (self.shortest(item) for item in node.items) if s is not None]
             return min(options, key=len) if options else None
@@ -46,7 +63,7 @@ class _Generator:
             if node.min == 0:
                 return ""
             part = self.shortest(node.item)
-            return None if part is None else part * node.min
+            return None if part is None or len(part) * node.min > MAX_SAMPLE else part * node.min
         if isinstance(node, Prose):
             known = self.scope.prose(node)
             return self.shortest(known) if known is not None else None
@@ -68,6 +85,7 @@ class _Generator:
     # -- short strings of a node containing the character ``code`` --
 
     def containing(self, node, code: int, memo: dict, active: set) -> list[str]:
+        self.step()
         if isinstance(node, Lit):
             chars = literal_chars(node)
             if code not in chars:
@@ -86,7 +104,9 @@ class _Generator:
                 if any(part is None for part in others):
                     continue
                 for middle in self.containing(item, code, memo, active):
-                    out.append("".join(shortest[:index]) + middle + "".join(shortest[index + 1:]))
+                    text = "".join(shortest[:index]) + middle + "".join(shortest[index + 1:])
+                    if len(text) <= MAX_SAMPLE:
+                        out.append(text)
                     if len(out) >= PER_NODE:
                         return out
             return out
@@ -101,7 +121,7 @@ class _Generator:
             if node.max == 0:
                 return []
             filler = self.shortest(node.item) if node.min > 1 else ""
-            if filler is None:
+            if filler is None or len(filler) * node.min > MAX_SAMPLE:
                 return []
             return [text + filler * (node.min - 1) for text in self.containing(node.item, code, memo, active)]
         if isinstance(node, Prose):
@@ -138,19 +158,26 @@ def _characters(charset) -> list[int]:
     return codes[:MAX_CHARACTERS]
 
 
-def character_samples(scope: Scope, top: str, charset) -> list[str]:
-    """Short strings of rule ``top``'s language: the shortest, then some for each character."""
+def character_samples(scope: Scope, top: str, charset) -> tuple[list[str], bool]:
+    """Short strings of rule ``top``'s language: the shortest, then some for each character.
+
+    Returns (samples, complete): ``complete`` is False when the step limit cut
+    generation short, so not every character was tried.
+    """
     generator = _Generator(scope)
     top_ref = Ref(top)
     samples: list[str] = []
     seen: set[str] = set()
-    shortest = generator.shortest(top_ref)
-    if shortest is not None:
-        samples.append(shortest)
-        seen.add(shortest)
-    for code in _characters(charset):
-        for text in generator.containing(top_ref, code, {}, set()):
-            if text not in seen:
-                seen.add(text)
-                samples.append(text)
-    return samples
+    try:
+        shortest = generator.shortest(top_ref)
+        if shortest is not None:
+            samples.append(shortest)
+            seen.add(shortest)
+        for code in _characters(charset):
+            for text in generator.containing(top_ref, code, {}, set()):
+                if text not in seen:
+                    seen.add(text)
+                    samples.append(text)
+    except (_OutOfSteps, RecursionError):
+        return samples, False
+    return samples, True
