@@ -48,12 +48,12 @@ def main() -> None:
     import django
 
     django.setup()
-    from benchmarks import bench_engine, bench_http
+    from benchmarks import bench_engine, bench_http, bench_position
 
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
-            "", machine(), bench_engine.report(), bench_http.report()]
+            "", machine(), bench_engine.report(), bench_position.report(), bench_http.report()]
     out = ROOT / "docs" / "performance.md"
     out.write_text("\n".join(text))
     print(out.read_text())

@@ -24,10 +24,13 @@ from .grammar import (
     EQUIVALENCE_STEPS,
     UrnSyntaxError,
     grammar_compile,
+    is_valid_snid,
     normalize,
     parse_urn,
     snid_error,
 )
+from .grammar.analysis import Scope
+from .grammar.samples import character_samples
 from .interchange import ProposalData
 
 PASS, WARNING, FAIL, EDITOR = (FindingStatus.PASS.value, FindingStatus.WARNING.value,
@@ -58,6 +61,9 @@ class RegistryFacts:
     reserved: bool = False
     reserved_for_applicant: bool = False
     reserved_until: str | None = None
+    #: Whether the submitter is known; without one (a file checked on the command line)
+    #: the registry cannot tell a new version by the registrant from a takeover.
+    submitter_known: bool = True
 
 
 @dataclass
@@ -103,23 +109,36 @@ def snid_syntax(ctx: Context):
     problem = snid_error(ctx.data.snid)
     if problem:
         return _one("snid-syntax", FAIL, problem, "RFC 6453 §2.4", {"section": "snid"})
-    return _one("snid-syntax", PASS, f"'{ctx.data.snid}' is a well-formed SNID.", "RFC 6453 §2.4",
-                {"section": "snid"})
+    return _one("snid-syntax", PASS,
+                f"'{ctx.data.snid}' is a well-formed SNID (checked its {len(ctx.data.snid)} characters).",
+                "RFC 6453 §2.4", {"section": "snid"})
 
 
 @check("snid-not-experimental")
 def snid_not_experimental(ctx: Context):
+    if not ctx.data.snid.strip():
+        return _one("snid-not-experimental", WARNING, "There is no SNID to check yet.",
+                    "GFD.191 §6 (1.1)", {"section": "snid"})
     if ctx.data.snid.lower().startswith("x-"):
         return _one("snid-not-experimental", FAIL,
                     "urn:ogf: is a formal namespace: an SNID must not start with 'x-'.",
                     "GFD.191 §6 (1.1)", {"section": "snid"})
-    return _one("snid-not-experimental", PASS, "The SNID does not start with 'x-'.",
+    return _one("snid-not-experimental", PASS, f"The SNID '{ctx.data.snid}' does not start with 'x-'.",
                 "GFD.191 §6 (1.1)", {"section": "snid"})
 
 
 @check("snid-unique")
 def snid_unique(ctx: Context):
     facts, ref, item = ctx.facts, "GFD.191 §4, RFC 6453 §2.4", {"section": "snid"}
+    if not is_valid_snid(ctx.data.snid):
+        return _one("snid-unique", WARNING,
+                    "Uniqueness is checked once the SNID is well formed.", ref, item)
+    if facts.registered and not facts.submitter_known:
+        return _one("snid-unique", WARNING,
+                    f"urn:ogf:{ctx.data.snid}: is already registered (latest version "
+                    f"{facts.latest_version}). Only its registrant may propose a new version; "
+                    "no submitter was given, so this could not be checked (use --submitter).",
+                    ref, item)
     if facts.registered and not facts.own_namespace:
         return _one("snid-unique", FAIL,
                     f"urn:ogf:{ctx.data.snid}: is already registered to someone else (SNIDs are "
@@ -132,7 +151,9 @@ def snid_unique(ctx: Context):
         return _one("snid-unique", PASS, "This is a new version of an SNID registered to you.", ref, item)
     if facts.reserved:
         return _one("snid-unique", PASS, f"The SNID is reserved for you until {facts.reserved_until}.", ref, item)
-    return _one("snid-unique", PASS, "No registered or reserved SNID has this name.", ref, item)
+    return _one("snid-unique", PASS,
+                f"No registered or reserved SNID is '{ctx.data.snid}' (compared case-insensitively).",
+                ref, item)
 
 
 # Applicant text is untrusted: like URNs, it only ever meets RE2 (linear time).
@@ -186,7 +207,9 @@ def version(ctx: Context):
         return _one("version", FAIL,
                     f"The version should be {expected} ({why}), not {ctx.data.version}.",
                     "GFD.191 §6 (1.2)", item)
-    return _one("version", PASS, f"Version {expected} follows the registry's history.",
+    return _one("version", PASS,
+                f"Version {expected} follows the registry's history (latest approved version: "
+                f"{ctx.facts.latest_version or 'none'}).",
                 "GFD.191 §6 (1.2)", item)
 
 
@@ -197,11 +220,25 @@ def document(ctx: Context):
         return _one("document", FAIL,
                     "Name the grid working document or GFD that registers the SNID (e.g. GFD.202 "
                     "or a draft's title): the application is made by publishing a GFD.", ref, item)
+    findings = []
     if not _GFD_NUMBER.search(doc.reference) and doc.status == "published":
-        return _one("document", WARNING,
-                    f"'{doc.reference}' is marked published but is not a GFD number; SNIDs are "
-                    "registered by GFDs.", ref, item)
-    return _one("document", PASS, f"The registration is documented in {doc.reference}.", ref, item)
+        findings.append(Finding("document", WARNING,
+                                f"'{doc.reference}' is marked published but is not a GFD number; SNIDs "
+                                "are registered by GFDs.", ref, item))
+    if not doc.type:
+        findings.append(Finding("document", WARNING,
+                                "Give the GFD type of the registering document: GFD.191 §4 says it "
+                                "SHOULD be an Informational document.", ref, item))
+    elif doc.type != "Informational":
+        findings.append(Finding("document", WARNING,
+                                f"The registering document is a {doc.type} document; GFD.191 §4 says "
+                                "it SHOULD be Informational. Say why in the proposal, or publish it "
+                                "as Informational.", ref, item))
+    if not findings:
+        findings.append(Finding("document", PASS,
+                                f"The registration is documented in {doc.reference}, an Informational "
+                                "document.", ref, item))
+    return findings
 
 
 @check("registrant")
@@ -252,17 +289,24 @@ def grammar_parses(ctx: Context):
     problems = [i for i in grammar.issues if i.kind in _PARSE_KINDS and i.severity == "error"]
     if problems:
         return [Finding("grammar-parses", FAIL, i.message, "RFC 5234", _issue_item(i)) for i in problems]
-    checked = grammar.crosscheck.checked if grammar.crosscheck else 0
-    if grammar.crosscheck and grammar.crosscheck.cut_short:
+    crosscheck = grammar.crosscheck
+    checked = crosscheck.checked if crosscheck else 0
+    if crosscheck and crosscheck.cut_short:
         # A comparison stopped by a limit proves nothing: say which limit, never pass.
         return _one("grammar-parses", WARNING,
                     f"The grammar reads as ABNF, but its validator could not be fully compared "
                     f"with the reference parser: {grammar.crosscheck.cut_short}. It may still be "
                     "right; a simpler grammar can be checked completely.", "RFC 5234",
                     {"section": "grammar", "limit": "time"})
+    if checked == 0:
+        why = f" ({crosscheck.skipped})" if crosscheck and crosscheck.skipped else ""
+        return _one("grammar-parses", WARNING,
+                    "The grammar reads as ABNF, but its validator could not be compared with the "
+                    f"reference parser on any string{why}: checked 0 strings.", "RFC 5234",
+                    {"section": "grammar"})
     return _one("grammar-parses", PASS,
-                f"The grammar reads as ABNF; its validator agrees with the reference parser on "
-                f"{checked} test strings.", "RFC 5234", {"section": "grammar"})
+                f"The grammar reads as ABNF; its validator agrees with the reference parser "
+                f"(checked {checked} test strings).", "RFC 5234", {"section": "grammar"})
 
 
 @check("grammar-complete")
@@ -291,9 +335,14 @@ def grammar_complete(ctx: Context):
         findings.append(Finding("grammar-complete", FAIL,
                                 f"The grammar describes URNs starting with \"{grammar.analysis.prefix}\","
                                 f" not \"{wanted}\".", "GFD.191 §6 (2.1)", {"section": "grammar"}))
+    rules = len(grammar.parsed.rules)
+    if not findings and not rules:
+        findings.append(Finding("grammar-complete", WARNING, "The grammar has no rules: checked 0 rules.",
+                                "RFC 5234", {"section": "grammar"}))
     if not findings:
         findings.append(Finding("grammar-complete", PASS,
-                                "Every rule is defined and used; no free-text (prose) parts.",
+                                f"Every rule is defined and used; no free-text (prose) parts "
+                                f"(checked {rules} rule{'s' if rules != 1 else ''}).",
                                 "RFC 5234", {"section": "grammar"}))
     return findings
 
@@ -303,14 +352,51 @@ def grammar_charset(ctx: Context):
     grammar = ctx.grammar
     if grammar is None or not grammar.ok:
         return []
+    ref, item = "RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3", {"section": "grammar"}
+    samples, complete = character_samples(Scope(grammar.parsed.rules), grammar.analysis.top,
+                                          grammar.analysis.charset)
+    snid = ctx.data.snid if is_valid_snid(ctx.data.snid) else "x"
+    checked, counter = 0, None
+    for text in samples:
+        if text.isascii() and not grammar.matches(text):
+            continue  # not in the language after all (a bounded recursion): not evidence
+        checked += 1
+        urn = text if grammar.full_urn else f"urn:ogf:{snid}:{text}"
+        try:
+            parse_urn(urn)
+        except UrnSyntaxError as exc:
+            counter = counter or (urn, exc.message)
     outside = grammar.analysis.outside_urn_chars
+    if counter:
+        urn, why = counter
+        message = (f"The grammar admits strings that are not valid urn:ogf: URNs, for example "
+                   f"{urn!r}: {why}")
+        if outside:
+            message += (" Characters it allows that may not appear in a URN unencoded: "
+                        f"{', '.join(outside[:12])}{' …' if len(outside) > 12 else ''}.")
+        return _one("grammar-charset", FAIL, message + f" (Checked {_strings(checked)} generated from "
+                    "the grammar.)", ref, {**item, "counter_example": urn})
     if outside:
         return _one("grammar-charset", FAIL,
                     "The grammar allows characters that may not appear in a URN: "
                     f"{', '.join(outside[:12])}{' …' if len(outside) > 12 else ''}. They must be "
-                    "percent-encoded.", "RFC 2141 §2.2, GFD.191 §3", {"section": "grammar"})
-    return _one("grammar-charset", PASS, "The grammar only produces URN characters.",
-                "RFC 2141 §2.2", {"section": "grammar"})
+                    "percent-encoded.", ref, item)
+    if checked == 0:
+        return _one("grammar-charset", WARNING,
+                    "No string could be generated from the grammar, so what it admits was not "
+                    "checked: checked 0 strings.", ref, item)
+    if not complete:
+        return _one("grammar-charset", WARNING,
+                    f"Checked {_strings(checked)} generated from the grammar, all valid urn:ogf: URNs, "
+                    "but the grammar is too large to try every kind of character it allows (work "
+                    "limit reached): not a pass.", ref, item)
+    return _one("grammar-charset", PASS,
+                f"Checked {_strings(checked)} generated from the grammar, one or more for each kind "
+                "of character it allows: all are valid urn:ogf: URNs.", ref, item)
+
+
+def _strings(count: int) -> str:
+    return f"{count} string{'s' if count != 1 else ''}"
 
 
 @check("reserved-characters")
@@ -319,12 +405,19 @@ def reserved_characters(ctx: Context):
     if grammar is None or not grammar.ok:
         return []
     reserved = grammar.analysis.reserved
+    if not grammar.analysis.charset:
+        return _one("reserved-characters", WARNING,
+                    "The grammar produces no characters: checked 0 characters.", "GFD.191 §3",
+                    {"section": "grammar"})
     if reserved:
         return _one("reserved-characters", WARNING,
                     f"The grammar admits the reserved character(s) {' '.join(reserved)}. GFD.191 "
                     "RECOMMENDS forbidding % / ? # in assigned URNs; if they are allowed, say so "
                     "and why in 2.3 Encoding.", "GFD.191 §3, §6 (2.3)", {"section": "encoding"})
-    return _one("reserved-characters", PASS, "No reserved characters (% / ? #) are admitted.",
+    count = sum(hi - lo + 1 for lo, hi in grammar.analysis.charset)
+    return _one("reserved-characters", PASS,
+                f"No reserved characters (% / ? #) are admitted (checked the {count} characters "
+                "the grammar allows).",
                 "GFD.191 §3", {"section": "grammar"})
 
 
@@ -336,11 +429,18 @@ def max_length(ctx: Context):
     if grammar is not None and grammar.ok and grammar.analysis.bounded:
         longest = int(grammar.analysis.max_length)
         what = "URN" if grammar.full_urn else "string after the SNID"
-        findings.append(Finding("max-length", PASS,
-                                f"The grammar bounds the {what} to {longest} characters.", ref,
-                                {"section": "grammar"}))
+        if longest == 0:
+            findings.append(Finding("max-length", FAIL,
+                                    f"The grammar bounds the {what} to 0 characters (length bound 0): "
+                                    "it admits no URN.", ref, {"section": "grammar"}))
+        else:
+            findings.append(Finding("max-length", PASS,
+                                    f"The grammar bounds the {what} to {longest} characters (length "
+                                    f"bound {longest}).", ref, {"section": "grammar"}))
     elif declared:
-        findings.append(Finding("max-length", PASS, f"A maximum length of {declared} characters is declared.",
+        findings.append(Finding("max-length", PASS,
+                                f"A maximum length of {declared} characters is declared (length bound "
+                                f"{declared}).",
                                 ref, {"section": "max_length"}))
     else:
         findings.append(Finding("max-length", WARNING,
@@ -393,11 +493,17 @@ _CASE_WORDS = re2.compile(r"case[- ]insensitiv|case normali[sz]")
 def unicode_version(ctx: Context):
     text = ctx.section("lexical_equivalence") + "\n" + ctx.section("encoding")
     ref, item = "GFD.191 §6 (2.4)", {"section": "lexical_equivalence"}
+    if not text.strip():
+        return _one("unicode-version", WARNING,
+                    "Sections 2.3 and 2.4 are empty: nothing to check for Unicode normalisation.",
+                    ref, item)
     if _UNICODE_NORMALISATION.search(text) and not _UNICODE_VERSION.search(text):
         return _one("unicode-version", WARNING,
                     "Unicode normalisation is mentioned but no Unicode version is named; its "
                     "results change between versions (e.g. 'Unicode 6.0').", ref, item)
-    return _one("unicode-version", PASS, "No Unicode normalisation without a version.", ref, item)
+    return _one("unicode-version", PASS,
+                f"No Unicode normalisation without a version (checked {len(text.strip())} characters "
+                "of sections 2.3 and 2.4).", ref, item)
 
 
 @check("equivalence")
@@ -428,11 +534,18 @@ def equivalence(ctx: Context):
                                 "does not include 'case-insensitive'. If only part of the URN is "
                                 "case-insensitive the registry cannot apply that part: say so, or "
                                 "make the two agree.", ref, {"section": "lexical_equivalence"}))
+    groups = len(ctx.data.examples.equivalent)
+    if not findings and not groups:
+        findings.append(Finding("equivalence", WARNING,
+                                "No equivalence groups are listed, so the executable rule was not "
+                                "tested (checked 0 groups): list URNs that must be equivalent.", ref,
+                                {"section": "lexical_equivalence"}))
     if not findings:
         described = ", ".join(steps) if steps else "RFC 6453's rule only"
         findings.append(Finding("equivalence", PASS,
                                 f"The equivalence rule ({described}) holds for every equivalence "
-                                "group and keeps urn:ogf: and the SNID case-insensitive.", ref,
+                                f"group (checked {groups} group{'s' if groups != 1 else ''}) and keeps "
+                                "urn:ogf: and the SNID case-insensitive.", ref,
                                 {"section": "lexical_equivalence"}))
     return findings
 
@@ -509,6 +622,10 @@ _DELEGATION = re2.compile(r"(?i)delegat|third[- ]part|sub-?namespace|sub-?delega
 @check("subdelegation")
 def subdelegation(ctx: Context):
     ref = "GFD.191 §5"
+    if not ctx.section("identifier_assignment"):
+        return _one("subdelegation", WARNING,
+                    "Section 5.1 Identifier assignment is empty: nothing to check for delegation.",
+                    ref, {"section": "identifier_assignment"})
     if not _DELEGATION.search(ctx.section("identifier_assignment")):
         return _one("subdelegation", PASS, "Assignment does not mention delegation to third parties.",
                     ref, {"section": "identifier_assignment"})

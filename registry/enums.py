@@ -47,6 +47,15 @@ class DocumentStatus(models.TextChoices):
     PUBLISHED = "published", "Published"
 
 
+class DocumentType(models.TextChoices):
+    """The GFD document types (GFD.152); GFD.191 §4: a registration SHOULD be Informational."""
+
+    INFORMATIONAL = "Informational", "Informational"
+    EXPERIMENTAL = "Experimental", "Experimental"
+    COMMUNITY_PRACTICE = "Community Practice", "Community Practice"
+    RECOMMENDATION = "Recommendation", "Recommendation"
+
+
 class EventKind(models.TextChoices):
     CREATED = "created", "Created"
     TRANSITION = "transition", "State change"

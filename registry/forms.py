@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
 from . import interchange
-from .enums import DocumentStatus
+from .enums import DocumentStatus, DocumentType
 from .gfd191 import SECTIONS, SECTIONS_BY_KEY
 from .grammar import EQUIVALENCE_STEPS, snid_error
 
@@ -65,6 +65,10 @@ class ProposalForm(forms.Form):
     document_url = forms.CharField(label="Document URL", max_length=interchange.MAX_LINE, required=False)
     document_status = forms.ChoiceField(label="Document status", required=False,
                                         choices=[("", "—")] + list(DocumentStatus.choices))
+    document_type = forms.ChoiceField(label="Document type", required=False,
+                                      choices=[("", "—")] + list(DocumentType.choices),
+                                      help_text="The GFD type; GFD.191 §4: the registering document "
+                                                "SHOULD be Informational.")
     registrant_name = forms.CharField(label="Contact person", max_length=interchange.MAX_LINE, required=False,
                                       help_text=SECTIONS_BY_KEY["registrant"].guidance)
     registrant_organisation = forms.CharField(label="Organisation", max_length=interchange.MAX_LINE,
@@ -99,12 +103,16 @@ class ProposalForm(forms.Form):
     #: The structured fields shown under each template section, after its prose.
     SECTION_FIELDS = {
         "snid": ["snid", "title"],
-        "version": ["version", "document_reference", "document_url", "document_status"],
+        "version": ["version", "document_reference", "document_url", "document_status", "document_type"],
         "registrant": ["registrant_name", "registrant_organisation", "registrant_email", "registrant_address"],
         "syntactic_structure": ["grammar_abnf", "grammar_rule", "max_length"],
         "lexical_equivalence": ["equivalence", "examples_equivalent"],
         "examples": ["examples_valid", "examples_invalid"],
     }
+
+    #: Findings name what they concern by these keys (``item.section``); the editor page
+    #: puts an anchor ``#section-<key>`` around the field, beside the template sections' own.
+    FIELD_ANCHORS = {"document_reference": "document", "grammar_abnf": "grammar", "max_length": "max_length"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -123,7 +131,7 @@ class ProposalForm(forms.Form):
         initial = {
             "snid": data.snid, "title": data.title, "version": data.version,
             "document_reference": data.document.reference, "document_url": data.document.url,
-            "document_status": data.document.status,
+            "document_status": data.document.status, "document_type": data.document.type,
             "registrant_name": data.registrant.name, "registrant_organisation": data.registrant.organisation,
             "registrant_email": data.registrant.email, "registrant_address": data.registrant.address,
             "grammar_abnf": data.grammar.abnf, "grammar_rule": data.grammar.rule,
@@ -145,7 +153,7 @@ class ProposalForm(forms.Form):
             "snid": cleaned.get("snid", ""), "title": cleaned.get("title", ""),
             "version": cleaned.get("version") or 1,
             "registrant": {k: cleaned.get(f"registrant_{k}", "") for k in ("name", "organisation", "email", "address")},
-            "document": {k: cleaned.get(f"document_{k}", "") for k in ("reference", "url", "status")},
+            "document": {k: cleaned.get(f"document_{k}", "") for k in ("reference", "url", "status", "type")},
             "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
             "grammar": {"abnf": cleaned.get("grammar_abnf", ""), "rule": cleaned.get("grammar_rule", "")},
             "examples": {
@@ -170,6 +178,64 @@ class ProposalForm(forms.Form):
         return cleaned
 
 
+    def posted_proposal(self) -> interchange.ProposalData:
+        """Exactly what was posted, as proposal data, even when the form is invalid.
+
+        The automated review must be about what is on screen: a field that failed
+        validation contributes what was typed (cut to its size limit, NUL characters
+        removed), never the saved value. Call after ``is_valid()``.
+        """
+        if self.cleaned_proposal is not None:
+            return self.cleaned_proposal
+
+        def text(name: str, limit: int = interchange.MAX_LINE) -> str:
+            value = self.cleaned_data.get(name) if name in self.cleaned_data else self.data.get(name, "")
+            return str(value or "").replace("\x00", "")[:limit]
+
+        def number(name: str) -> int | None:
+            if name in self.cleaned_data:
+                return self.cleaned_data[name]
+            raw = text(name, 12).strip()
+            return int(raw) if re.fullmatch(r"-?[0-9]{1,9}", raw) else None
+
+        def choice(name: str, values) -> str:
+            value = text(name)
+            return value if value in values else ""
+
+        def lines(name: str) -> list[str]:
+            return [line[:interchange.MAX_EXAMPLE_LENGTH] for line in _lines(text(name, interchange.MAX_TEXT))
+                    ][:interchange.MAX_EXAMPLES]
+
+        steps = self.data.getlist("equivalence") if hasattr(self.data, "getlist") else []
+        version, max_length = number("version"), number("max_length")
+        return interchange.ProposalData(
+            snid=text("snid", 64).strip(), title=text("title").strip(),
+            version=version if version is not None else 0,
+            registrant=interchange.Registrant(*(text(f"registrant_{k}", interchange.MAX_LINE * 4)
+                                                for k in ("name", "organisation", "email", "address"))),
+            document=interchange.Document(text("document_reference"), text("document_url"),
+                                          choice("document_status", DocumentStatus.values),
+                                          choice("document_type", DocumentType.values)),
+            sections={s.key: text(f"section_{s.key}", interchange.MAX_TEXT) for s in SECTIONS
+                      if s.kind == "prose" and text(f"section_{s.key}", interchange.MAX_TEXT).strip()},
+            grammar=interchange.Grammar(text("grammar_abnf", interchange.MAX_TEXT), text("grammar_rule").strip()),
+            examples=interchange.Examples(
+                lines("examples_valid"), lines("examples_invalid"),
+                [line.replace(" = ", " ").split() for line in lines("examples_equivalent")]),
+            equivalence=[step for step in EQUIVALENCE_STEPS if step in steps],
+            max_length=max_length if max_length and 1 <= max_length <= 4096 else None,
+        )
+
+    def error_list(self) -> list[dict]:
+        """Field errors for the findings panel: label, the field's anchor, messages."""
+        out = []
+        for name, errors in self.errors.items():
+            field = self.fields.get(name)
+            out.append({"name": name, "label": field.label if field else "The form",
+                        "anchor": f"id_{name}" if field else "proposal-form", "messages": list(errors)})
+        return out
+
+
 def _field_for(key: str) -> str:
     """Interchange key path (``sections.scope``, ``examples.valid[2]``) -> form field name."""
     key = re.sub(r"\[\d+\]", "", key)
@@ -181,7 +247,8 @@ def _field_for(key: str) -> str:
 class NewProposalForm(forms.Form):
     START_CHOICES = [
         ("blank", "A new SNID, starting from an empty template"),
-        ("example", "A new SNID, starting from the GFD.191 worked example (urn:ogf:example:)"),
+        ("example", "A new SNID, starting from the GFD.191 worked example (urn:ogf:example:), "
+                    "moved to the SNID you give"),
         ("version", "A new version of an SNID registered to me"),
     ]
     start = forms.ChoiceField(choices=START_CHOICES, widget=forms.RadioSelect, initial="blank")
@@ -200,8 +267,12 @@ class NewProposalForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         start = cleaned.get("start")
-        if start == "blank" and not cleaned.get("snid"):
-            self.add_error("snid", "Give the SNID you want to register.")
+        snid = (cleaned.get("snid") or "").strip()
+        if start in ("blank", "example"):
+            if not snid:
+                self.add_error("snid", "Give the SNID you want to register.")
+            elif problem := snid_error(snid):
+                self.add_error("snid", problem)
         if start == "version" and not cleaned.get("namespace"):
             self.add_error("namespace", "Choose which of your SNIDs to revise.")
         return cleaned

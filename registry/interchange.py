@@ -8,10 +8,12 @@ and the document exporter all use these two functions.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import re
 from dataclasses import asdict, dataclass, field
 
-from .enums import DocumentStatus
+from .enums import DocumentStatus, DocumentType
 from .gfd191 import PROSE_KEYS
 from .grammar import EQUIVALENCE_STEPS
 
@@ -44,6 +46,8 @@ class Document:
     reference: str = ""
     url: str = ""
     status: str = ""
+    #: The GFD type (DocumentType): Informational, Experimental, Community Practice, Recommendation.
+    type: str = ""
 
 
 @dataclass(slots=True)
@@ -133,6 +137,21 @@ class _Reader:
         return out
 
 
+_TYPES = {value.lower(): value for value in DocumentType.values}
+
+
+def document_type(r: _Reader, value: str) -> str:
+    """The GFD type, spelled as GFD.152 does (any letter case accepted), or an error listing them."""
+    if not value.strip():
+        return ""
+    known = _TYPES.get(" ".join(value.split()).lower())
+    if known is None:
+        r.fail("document.type", f"{value[:60]!r} is not a GFD type; use one of "
+               f"{', '.join(DocumentType.values)} (or leave it empty).")
+        return ""
+    return known
+
+
 def _type_name(value) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
             int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
@@ -176,14 +195,17 @@ def load(data) -> ProposalData:
         address=r.text(reg, "address", "registrant.address", limit=MAX_LINE * 4),
     )
 
-    doc = r.obj(data, "document", {"reference", "url", "status"})
+    doc = r.obj(data, "document", {"reference", "url", "status", "type"})
     document = Document(
         reference=r.text(doc, "reference", "document.reference"),
         url=r.text(doc, "url", "document.url"),
         status=r.text(doc, "status", "document.status"),
+        type=document_type(r, r.text(doc, "type", "document.type")),
     )
     if document.status and document.status not in DocumentStatus.values:
-        r.fail("document.status", f"must be one of {', '.join(DocumentStatus.values)} (or empty).")
+        types = f" ({document.status!r} is a document type: put it in document.type)" if (
+            document.status.strip().lower() in _TYPES) else ""
+        r.fail("document.status", f"must be one of {', '.join(DocumentStatus.values)} (or empty){types}.")
     if document.url and not document.url.startswith(("https://", "http://")):
         r.fail("document.url", "must be an http:// or https:// address.")
 
@@ -242,3 +264,35 @@ def dump(data: ProposalData) -> dict:
     out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
     return {"format": FORMAT, **out}
+
+
+def rebased(data: ProposalData, snid: str) -> ProposalData:
+    """``data`` moved to another SNID: the SNID, its examples and the grammar's SNID literal.
+
+    Used to start a proposal from the GFD.191 worked example under the SNID the
+    applicant typed (already checked to be a valid SNID), so the draft's examples
+    still match its grammar. Letter case in the examples is kept as far as it goes
+    (``URN:OGF:Example:`` stays mixed case, for the equivalence groups).
+    """
+    old = data.snid
+
+    def cased(found: str) -> str:
+        if found.islower():
+            return snid.lower()
+        if found.isupper():
+            return snid.upper()
+        return snid[:1].upper() + snid[1:].lower()
+
+    in_urn = re.compile(rf"(?i)(urn:ogf:)({re.escape(old)})(?=:)")
+    literal = re.compile(rf'(?i)"{re.escape(old)}"')
+
+    def urn(text: str) -> str:
+        return in_urn.sub(lambda m: m.group(1) + cased(m.group(2)), text)
+
+    abnf = literal.sub(f'"{snid.lower()}"', urn(data.grammar.abnf))
+    return dataclasses.replace(
+        data, snid=snid,
+        grammar=Grammar(abnf, data.grammar.rule),
+        examples=Examples([urn(u) for u in data.examples.valid], [urn(u) for u in data.examples.invalid],
+                          [[urn(u) for u in group] for group in data.examples.equivalent]),
+    )

@@ -170,7 +170,7 @@ def lookup_for_snid(urn: str, snid: str) -> dict:
     except NotAnOgfUrn as exc:
         return refused(urn, str(exc))
     if answer["snid"] and answer["snid"].lower() != snid.lower():
-        answer = {**answer, "valid": False,
+        answer = {**answer, "valid": False, "valid_elsewhere": answer["valid"],
                   "errors": [f"The URN belongs to urn:ogf:{answer['snid']}:, not urn:ogf:{snid}:."]}
     return answer
 

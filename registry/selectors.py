@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 
-from django.db.models import Max
+from django.db.models import Max, OuterRef, Subquery
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from .checklist import Finding, RegistryFacts, run_checklist
@@ -61,6 +62,7 @@ def registry_facts(snid: str, submitter_id: int | None = None,
             registered=True,
             latest_version=latest,
             own_namespace=submitter_id is not None and owner_id == submitter_id,
+            submitter_known=submitter_id is not None,
         )
     if reservation_active(namespace):
         return RegistryFacts(
@@ -98,3 +100,28 @@ def snid_suggestions(snid: str, limit: int = 5) -> list[str]:
     registered = {s.lower(): s for s in Namespace.objects.registered().values_list("snid", flat=True)}
     close = difflib.get_close_matches(snid.lower(), list(registered), n=limit, cutoff=0.6)
     return [registered[c] for c in close]
+
+
+def with_registration_kind(proposals):
+    """Annotate what the registry already holds under each proposal's SNID, in the same query.
+
+    ``registered_namespace_id`` / ``registered_current_id``: the registered namespace of that
+    SNID (compared case-insensitively) and its current version, or None. With the proposal's
+    own ``namespace_id`` this tells a new SNID from a new version and from a duplicate
+    (see ``registration_kind``).
+    """
+    registered = Namespace.objects.filter(snid__lower=Lower(OuterRef("snid")), status=NamespaceStatus.REGISTERED)
+    return proposals.annotate(registered_namespace_id=Subquery(registered.values("id")[:1]),
+                              registered_current_id=Subquery(registered.values("current_id")[:1]))
+
+
+def registration_kind(proposal) -> str:
+    """"new", "version" or "duplicate", from the annotations of ``with_registration_kind``."""
+    namespace_id = getattr(proposal, "registered_namespace_id", None)
+    if namespace_id is None:
+        return "new"
+    if proposal.pk == proposal.registered_current_id:
+        return "new" if proposal.version == 1 else "version"
+    if proposal.namespace_id == namespace_id:
+        return "version"
+    return "duplicate"

@@ -90,6 +90,7 @@ CASES = [
     ("snid-unique", {}, RegistryFacts(registered=True, latest_version=1, own_namespace=True), ["pass"]),
     ("snid-unique", {}, RegistryFacts(reserved=True, reserved_until="2030-01-01"), ["fail"]),
     ("snid-unique", {}, RegistryFacts(reserved=True, reserved_for_applicant=True), ["pass"]),
+    ("snid-unique", {}, RegistryFacts(registered=True, latest_version=1, submitter_known=False), ["warning"]),
     ("snid-durable", {}, None, ["editor"]),
     ("snid-durable", {"snid": "nsi-wg"}, None, ["warning"]),
     ("snid-durable", {"snid": "grid2011"}, None, ["warning"]),
@@ -100,7 +101,11 @@ CASES = [
     ("version", {"version": 3}, RegistryFacts(registered=True, latest_version=2, own_namespace=True), ["pass"]),
     ("document", {}, None, ["pass"]),
     ("document", {"document": {"reference": "", "url": "", "status": ""}}, None, ["fail"]),
-    ("document", {"document": {"reference": "RFC 4198", "url": "", "status": "published"}}, None, ["warning"]),
+    ("document", {"document": {"reference": "RFC 4198", "url": "", "status": "published"}}, None,
+     ["warning", "warning"]),
+    ("document", {"document": {"reference": "GFD.191", "status": "published", "type": "Experimental"}}, None,
+     ["warning"]),
+    ("document", {"document": {"reference": "GFD.191", "status": "published"}}, None, ["warning"]),
     ("registrant", {}, None, ["pass"]),
     ("registrant", {"registrant": {}}, None, ["fail"]),
     ("registrant", {"registrant": {"name": "Ann"}}, None, ["warning"]),
@@ -113,6 +118,9 @@ CASES = [
     ("grammar-complete", _grammar('urn = "urn:ogf:other:" 1*DIGIT\n'), None, ["fail"]),
     ("grammar-charset", {}, None, ["pass"]),
     ("grammar-charset", _grammar('urn = "urn:ogf:example:" 1*(DIGIT / " ")\n'), None, ["fail"]),
+    ("grammar-charset", _grammar('urn = "urn:ogf:example:" 1*(DIGIT / "%" 2HEXDIG)\n'), None, ["pass"]),
+    ("grammar-charset", _grammar('urn = "urn:ogf:" 1*(ALPHA / "/") ":" 1*DIGIT\n'), None, ["fail"]),
+    ("grammar-charset", _grammar('s = 1*(ALPHA / %x80-FF)\n'), None, ["fail"]),
     ("reserved-characters", {**_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None, ["pass"]),
     ("reserved-characters", {}, None, ["warning"]),
     ("max-length", {}, None, ["pass"]),
@@ -165,3 +173,57 @@ def test_every_check_id_has_a_passing_and_a_non_passing_case():
             continue
         assert "pass" in outcomes or check_id in MANUAL_CHECKS, check_id
         assert outcomes - {"pass"}, check_id
+
+
+def test_bare_percent_fails_grammar_charset_with_a_counter_example():
+    raw = {**demo_raw("example"), **_grammar('urn = "urn:ogf:example:" 1*(DIGIT / "%")\n')}
+    (finding,) = [f for f in findings_for(raw) if f.id == "grammar-charset"]
+    assert (finding.status, finding.item["counter_example"]) == ("fail", "urn:ogf:example:%")
+    assert finding.message == (
+        "The grammar admits strings that are not valid urn:ogf: URNs, for example 'urn:ogf:example:%': "
+        "'%' at character 17 must be followed by two hexadecimal digits (a percent-encoded octet). "
+        "(Checked 3 strings generated from the grammar.)")
+
+
+def test_snid_unique_without_a_submitter_is_neutral():
+    facts = RegistryFacts(registered=True, latest_version=1, submitter_known=False)
+    (finding,) = [f for f in findings_for(demo_raw("example"), facts) if f.id == "snid-unique"]
+    assert "someone else" not in finding.message
+    assert finding.message.startswith("urn:ogf:example: is already registered (latest version 1).")
+
+
+def test_passing_checks_state_what_they_examined():
+    findings = findings_for(demo_raw("example"))
+    messages = {f.id: f.message for f in findings if f.status == "pass"}
+    assert "checked 158 test strings" in messages["grammar-parses"] or "test strings)" in messages["grammar-parses"]
+    assert "(length bound 255)" in messages["max-length"]
+    assert messages["grammar-charset"].startswith("Checked ")
+    assert "checked 1 group" in messages["equivalence"]
+
+
+# --- a check that examined nothing never passes ----------------------------------------------
+
+_NOTHING_GRAMMARS = {
+    "grammar-parses": 's = "(" [s] ")"\n',  # recursive: not compared with the reference parser
+    "grammar-complete": "; only a comment\n",
+    "grammar-charset": 's = "a" s\n',  # no string can be generated
+    "reserved-characters": 'x = ""\n',
+    "max-length": 'x = ""\n',
+}
+
+
+@pytest.mark.parametrize("check_id", CHECK_IDS)
+def test_check_examining_nothing_is_not_pass(check_id):
+    data = interchange.ProposalData(snid="", version=0)
+    if check_id in _NOTHING_GRAMMARS:
+        data.grammar = interchange.Grammar(_NOTHING_GRAMMARS[check_id], "")
+    findings = [f for f in run_checklist(data) if f.id == check_id]
+    assert [f for f in findings if f.status == "pass"] == []
+
+
+def test_grammar_charset_cut_short_by_its_work_limit_is_not_pass(monkeypatch):
+    from registry.grammar import samples
+
+    monkeypatch.setattr(samples, "MAX_STEPS", 40)
+    (finding,) = [f for f in findings_for(demo_raw("example")) if f.id == "grammar-charset"]
+    assert finding.status == "warning" and "work limit reached" in finding.message

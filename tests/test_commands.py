@@ -92,7 +92,8 @@ def test_validate_urn_with_a_grammar_file(tmp_path, monkeypatch):
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 1
     assert [(r["valid"], r["normalized"]) for r in lines] == [(True, "urn:ogf:x:1:a"), (False, "urn:ogf:x:a:1")]
-    assert lines[1]["errors"] == ["The string after 'urn:ogf:x:' does not match the grammar's rule 'id'."]
+    assert lines[1]["errors"] == ["The string after 'urn:ogf:x:' does not match the grammar's rule 'id'. "
+                                  "At character 11 ('a'): expected a digit (rule id)."]
 
 
 @pytest.mark.django_db
@@ -137,3 +138,35 @@ def test_check_proposal_on_a_stored_proposal():
     code, out = run("check_proposal", str(proposal.pk), "--json")
     assert code == 1
     assert json.loads(out)["summary"]["fail"] == 2
+
+
+@pytest.mark.django_db
+def test_check_proposal_of_a_new_version_with_and_without_submitter(tmp_path):
+    run("start", "--no-serve")  # urn:ogf:example: is registered to 'applicant'
+    raw = json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8"))
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps({**raw, "version": 2}), encoding="utf-8")
+
+    def unique(*extra):
+        code, out = run("check_proposal", str(path), "--json", *extra)
+        return [(f["status"], f["message"]) for f in json.loads(out)["findings"] if f["id"] == "snid-unique"]
+
+    ((status, message),) = unique()
+    assert status == "warning" and "someone else" not in message
+    assert message.startswith("urn:ogf:example: is already registered (latest version 1).")
+    assert unique("--submitter", "applicant") == [("pass", "This is a new version of an SNID registered to you.")]
+    user_factory("stranger")
+    ((status, message),) = unique("--submitter", "stranger")
+    assert status == "fail" and "already registered to someone else" in message
+    with pytest.raises(CommandError) as caught:
+        call_command("check_proposal", str(path), "--submitter", "nobody")
+    assert caught.value.returncode == 2
+
+
+@pytest.mark.django_db
+def test_validate_urn_against_a_registered_snid_says_where(monkeypatch):
+    run("start", "--no-serve")
+    code, out = run("validate_urn", "--snid", "example",
+                    "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1")
+    assert code == 1
+    assert "At character 66 ('m'): expected a digit (rule INDEX)." in out

@@ -10,7 +10,36 @@ from .factories import demo_raw
 @pytest.mark.parametrize("name", ["example", "fdc", "img", "newsml", "urn-5"])
 def test_demo_files_load_and_dump_back_unchanged(name):
     raw = demo_raw(name)
-    assert interchange.dump(interchange.load(raw)) == raw
+    # Files written before document.type existed still load; the key is written back empty.
+    expected = {**raw, "document": {"type": "", **raw["document"]}}
+    assert interchange.dump(interchange.load(raw)) == expected
+
+
+def test_document_type_is_one_of_the_gfd_types():
+    data = interchange.load({"snid": "a", "document": {"type": "community practice"}})
+    assert data.document.type == "Community Practice"
+    assert interchange.load({"snid": "a", "document": {"type": ""}}).document.type == ""
+
+
+def test_document_type_free_text_is_refused_with_the_list():
+    with pytest.raises(interchange.InterchangeError) as caught:
+        interchange.load({"snid": "a", "document": {"type": "Standard"}})
+    assert caught.value.errors == [
+        "document.type: 'Standard' is not a GFD type; use one of Informational, Experimental, "
+        "Community Practice, Recommendation (or leave it empty)."]
+
+
+def test_document_type_written_as_status_is_refused_with_a_hint():
+    with pytest.raises(interchange.InterchangeError) as caught:
+        interchange.load({"snid": "a", "document": {"status": "Informational"}})
+    assert caught.value.errors == [
+        "document.status: must be one of draft, in-review, published (or empty) ('Informational' is "
+        "a document type: put it in document.type)."]
+
+
+def test_old_file_without_document_type_imports():
+    data = interchange.load({"snid": "a", "document": {"reference": "GFD.1", "url": "", "status": "draft"}})
+    assert (data.document.reference, data.document.status, data.document.type) == ("GFD.1", "draft", "")
 
 
 def test_missing_optional_keys_take_defaults():

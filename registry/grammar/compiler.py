@@ -12,10 +12,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+import re2
+
 from .analysis import INFINITE, Analysis, Scope, analyse
 from .crosscheck import CrossCheck, cross_check
 from .limits import RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
+from .position import Locator, Position, build_prefix
 from .re2match import PatternError, compile_anchored
 from .regex import RECURSION_DEPTH, TooComplex, build_pattern
 from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
@@ -33,19 +36,39 @@ class Validator:
     parses or compiles ABNF.
     """
 
-    __slots__ = ("pattern", "full_urn", "length_cap", "rule", "_matches")
+    __slots__ = ("pattern", "full_urn", "length_cap", "rule", "_matches", "locator")
 
-    def __init__(self, pattern: str, full_urn: bool, length_cap: int, rule: str, matches=None):
+    def __init__(self, pattern: str, full_urn: bool, length_cap: int, rule: str, matches=None,
+                 locator: Locator | None = None):
         self.pattern, self.full_urn, self.length_cap, self.rule = pattern, full_urn, length_cap, rule
         self._matches = matches or compile_anchored(pattern)
+        #: Says where an invalid URN goes wrong (position.py); None for validators stored
+        #: before positions existed or grammars too large to locate errors in.
+        self.locator = locator
 
     def as_dict(self) -> dict:
-        return {"pattern": self.pattern, "full_urn": self.full_urn, "length_cap": self.length_cap,
+        data = {"pattern": self.pattern, "full_urn": self.full_urn, "length_cap": self.length_cap,
                 "rule": self.rule}
+        if self.locator is not None:
+            data["prefix_pattern"] = self.locator.pattern
+            data["prefix_rules"] = self.locator.rules
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> Validator:
-        return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"])
+        locator = Locator(data["prefix_pattern"], data.get("prefix_rules", [])) if data.get("prefix_pattern") else None
+        return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"], locator=locator)
+
+    def position(self, parsed: ParsedUrn) -> Position | None:
+        """Where a URN this validator rejects stops matching (None if unknown)."""
+        if self.locator is None:
+            return None
+        subject = parsed.urn if self.full_urn else parsed.sss
+        offset = len(parsed.urn) - len(subject)
+        try:
+            return self.locator.locate(subject, offset, complete=lambda text: self._matches(text.encode("ascii")))
+        except re2.error:  # pragma: no cover - the pattern compiled when it was built
+            return None
 
     def __reduce__(self):
         # Sent back from a bounded worker as its pattern; RE2 compiles it again here.
@@ -69,7 +92,9 @@ class Validator:
         if len(subject) > self.length_cap:
             return [f"The {what} is {len(subject)} characters long; this grammar allows at most "
                     f"{self.length_cap}."]
-        return [f"The {what} does not match the grammar's rule {self.rule!r}."]
+        position = self.position(parsed)
+        where = f" {position.message}" if position is not None else ""
+        return [f"The {what} does not match the grammar's rule {self.rule!r}.{where}"]
 
 
 @dataclass(slots=True)
@@ -203,8 +228,12 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
             "rules that are repeated or used many times."))
         return compiled
     compiled.pattern = pattern
+    try:
+        locator = Locator(*build_prefix(scope, analysis.top, set(analysis.recursive)))
+    except (TooComplex, RecursionError):
+        locator = None  # URNs are still validated; only the error position is not given
     compiled.validator = Validator(pattern, analysis.full_urn, compiled.length_cap,
-                                   compiled.top_rule_name, matcher)
+                                   compiled.top_rule_name, matcher, locator)
     if truncated:
         compiled.issues.append(Issue(
             "recursion-bounded", "warning",

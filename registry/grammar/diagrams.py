@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import railroad
 
-from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep, RuleDef
+from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep, RuleDef, walk
+from .parse import CORE_RULES
 
 #: Past this many items a sequence is stacked so diagrams stay readable on a phone.
 STACK_AFTER = 6
@@ -70,6 +71,44 @@ def rule_svg(rule: RuleDef) -> str:
     return "".join(parts)
 
 
+#: What each RFC 5234 core rule means, for the legend under a grammar's own diagrams.
+CORE_MEANINGS = {
+    "alpha": "RFC 5234 core rule: a letter, A-Z or a-z",
+    "bit": "RFC 5234 core rule: 0 or 1",
+    "char": "RFC 5234 core rule: any 7-bit character except NUL",
+    "cr": "RFC 5234 core rule: carriage return",
+    "crlf": "RFC 5234 core rule: Internet newline",
+    "ctl": "RFC 5234 core rule: a control character",
+    "digit": "RFC 5234 core rule: a digit, 0-9",
+    "dquote": 'RFC 5234 core rule: the double quote "',
+    "hexdig": "RFC 5234 core rule: a hexadecimal digit, 0-9 or A-F (any case)",
+    "htab": "RFC 5234 core rule: horizontal tab",
+    "lf": "RFC 5234 core rule: line feed",
+    "lwsp": "RFC 5234 core rule: linear white space",
+    "octet": "RFC 5234 core rule: any 8-bit byte",
+    "sp": "RFC 5234 core rule: a space",
+    "vchar": "RFC 5234 core rule: a visible (printing) character",
+    "wsp": "RFC 5234 core rule: space or tab",
+}
+
+
+def _core_svg(rule: RuleDef) -> str:
+    parts: list[str] = []
+    meaning = CORE_MEANINGS.get(rule.name.casefold(), "RFC 5234 core rule")
+    railroad.Diagram(railroad.Stack(railroad.Comment(meaning), _node(rule.expr))).writeSvg(parts.append)
+    return "".join(parts)
+
+
 def grammar_diagrams(rules: dict[str, RuleDef]) -> list[tuple[str, str]]:
-    """(rule name, SVG) for each rule, in grammar order."""
-    return [(rule.name, rule_svg(rule)) for rule in rules.values()]
+    """(rule name, SVG) for each rule, in grammar order, then a legend entry for each
+    RFC 5234 core rule the diagrams link to (so every ``#rule-…`` link has a target)."""
+    diagrams = [(rule.name, rule_svg(rule)) for rule in rules.values()]
+    used: list[str] = []
+    stack = [rule.expr for rule in rules.values()]
+    while stack:
+        for node in walk(stack.pop()):
+            if isinstance(node, Ref) and node.key not in rules and node.key in CORE_RULES and node.key not in used:
+                used.append(node.key)
+                stack.append(CORE_RULES[node.key].expr)
+    order = list(CORE_RULES)
+    return diagrams + [(CORE_RULES[key].name, _core_svg(CORE_RULES[key])) for key in sorted(used, key=order.index)]

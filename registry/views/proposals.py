@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from .. import rules, sandbox, services
@@ -21,7 +22,7 @@ from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, Reservati
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
 from ..grammar.ir import diagrams_allowed
 from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn, snid_error
-from ..interchange import ProposalData, load
+from ..interchange import ProposalData, load, rebased
 from ..markdown import render_svg
 from ..models import Namespace, Proposal, ProposalEvent
 from ..selectors import data_findings, proposal_findings, proposals_for
@@ -62,7 +63,8 @@ def proposal_new(request):
     if request.method == "POST" and form.is_valid():
         start = form.cleaned_data["start"]
         if start == "example":
-            data = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
+            example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
+            data = rebased(example, form.cleaned_data["snid"].strip())
         elif start == "version":
             namespace = Namespace.objects.by_snid(form.cleaned_data["namespace"]).select_related("current").get()
             data = namespace.current.to_data()
@@ -97,10 +99,17 @@ def _comments_by_section(proposal) -> dict[str, list]:
     return dict(by_section)
 
 
-def _workbench(data: ProposalData, submitter_id: int) -> dict:
-    """What the applicant sees beside the form: findings, diagrams, example results."""
+def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str = "form") -> dict:
+    """What the applicant sees beside the form: findings, diagrams, example results.
+
+    ``data`` is always what the form shows (posted or saved), never a mix; the
+    form's own field errors are listed with the findings, and the panel says when
+    it was computed (``source``: "form" for posted input, "saved" for the stored draft).
+    """
     findings = data_findings(data, submitter_id)
-    context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": []}
+    context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": [],
+               "field_errors": form.error_list() if form is not None and form.is_bound else [],
+               "checked_at": timezone.now(), "checked_source": source}
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule,
                                    examples=tuple(data.examples.valid) + tuple(data.examples.invalid))
@@ -153,25 +162,23 @@ def proposal_edit(request, pk):
             try:
                 proposal = services.proposal_update(proposal, data, request.user)
                 if intent == "submit":
-                    services.proposal_transition(proposal, ProposalAction.SUBMIT, request.user)
-                    messages.success(request, "Submitted for review. The GFD editor has been told.")
-                    return redirect("registry:proposal_detail", pk=proposal.pk)
+                    return _submit(request, proposal)
             except services.ServiceError as exc:
                 messages.error(request, exc.message)
                 return redirect("registry:proposal_edit", pk=proposal.pk)
             messages.success(request, "Draft saved.")
             return redirect("registry:proposal_edit", pk=proposal.pk)
         messages.error(request, "Nothing was saved: please correct the fields marked below. Your input is kept.")
-        return _edit_page(request, proposal, form, proposal.to_data(), unsaved=True, status=400)
+        return _edit_page(request, proposal, form, form.posted_proposal(), unsaved=True, status=400)
     form = ProposalForm(initial=ProposalForm.initial_from(proposal.to_data()))
-    return _edit_page(request, proposal, form, proposal.to_data())
+    return _edit_page(request, proposal, form, proposal.to_data(), source="saved")
 
 
-def _edit_page(request, proposal, form, data, *, unsaved=False, status=200):
+def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, source="form"):
     context = {
         "proposal": proposal, "form": form, "unsaved": unsaved, "parts": sections_by_part(),
         "comments": _comments_by_section(proposal), "reservation_form": ReservationRequestForm(),
-        **_workbench(data, proposal.submitter_id),
+        **_workbench(data, proposal.submitter_id, form, source=source),
     }
     return render(request, "registry/proposals/edit.html", context, status=status)
 
@@ -184,8 +191,9 @@ def proposal_check(request, pk):
     if not rules.can_edit_proposal(request.user, proposal):
         return HttpResponseForbidden("You cannot edit this proposal.")
     form = ProposalForm(request.POST)
-    data = form.cleaned_proposal if form.is_valid() else proposal.to_data()
-    context = {"proposal": proposal, "form": form, **_workbench(data, proposal.submitter_id)}
+    form.is_valid()
+    context = {"proposal": proposal, "form": form,
+               **_workbench(form.posted_proposal(), proposal.submitter_id, form)}
     return render(request, "registry/proposals/_workbench.html", context)
 
 
@@ -195,11 +203,38 @@ def proposal_action(request, pk, action):
     proposal = _visible_proposal(request, pk)
     if action not in (ProposalAction.SUBMIT, ProposalAction.WITHDRAW):
         raise Http404("Unknown action.")
+    if action == ProposalAction.SUBMIT:
+        try:
+            return _submit(request, proposal, confirmed=request.POST.get("confirm") == "yes")
+        except services.ServiceError as exc:
+            messages.error(request, exc.message)
+            return redirect("registry:proposal_detail", pk=proposal.pk)
     try:
         services.proposal_transition(proposal, action, request.user, comment=request.POST.get("comment", ""))
-        messages.success(request, {"submit": "Submitted for review.", "withdraw": "Proposal withdrawn."}[action])
+        messages.success(request, "Proposal withdrawn.")
     except services.ServiceError as exc:
         messages.error(request, exc.message)
+    return redirect("registry:proposal_detail", pk=proposal.pk)
+
+
+def _submit(request, proposal, *, confirmed: bool = False):
+    """Submit, but first show the failing checks and ask (the editor decides, so "submit
+    anyway" stays possible)."""
+    failing = [f for f in proposal_findings(proposal) if f.status == FindingStatus.FAIL]
+    # Empty required sections are refused by the service whatever the answer: no question then.
+    blocked = any(f.id == "required-sections" for f in failing)
+    if failing and not confirmed and not blocked:
+        return render(request, "registry/proposals/submit_confirm.html",
+                      {"proposal": proposal, "failing": failing,
+                       "comment": request.POST.get("comment", "")[:20_000]})
+    services.proposal_transition(proposal, ProposalAction.SUBMIT, request.user,
+                                 comment=request.POST.get("comment", ""))
+    if failing:
+        messages.warning(request, f"Submitted for review with {len(failing)} failing check"
+                                  f"{'s' if len(failing) != 1 else ''}; the GFD editor has been told and "
+                                  "will see them.")
+    else:
+        messages.success(request, "Submitted for review. The GFD editor has been told.")
     return redirect("registry:proposal_detail", pk=proposal.pk)
 
 

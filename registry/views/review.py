@@ -22,7 +22,8 @@ from ..forms import CommentForm
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..models import Namespace, Proposal, ReservationRequest
-from ..selectors import proposal_findings, reservation_active, search_text
+from ..selectors import (proposal_findings, registration_kind, reservation_active, search_text,
+                         with_registration_kind)
 from .proposals import _comments_by_section, _grouped, _workbench
 
 QUEUE_PAGE_SIZE = 100
@@ -53,11 +54,12 @@ def review_queue(request):
     if text:
         proposals = proposals.filter(Q(snid__icontains=text) | Q(title__icontains=text)
                                      | Q(submitter__username__icontains=text))
-    proposals = proposals.order_by("submitted_at", "id")
+    proposals = with_registration_kind(proposals).order_by("submitted_at", "id")
     page = Paginator(proposals, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     counts = dict(Proposal.objects.values_list("state").annotate(n=Count("id")).order_by())
     now = timezone.now()
-    rows = [{"proposal": p, "days": (now - p.submitted_at).days if p.submitted_at else None} for p in page]
+    rows = [{"proposal": p, "days": (now - p.submitted_at).days if p.submitted_at else None,
+             "kind": registration_kind(p)} for p in page]
     pending_reservations = ReservationRequest.objects.filter(state=ReservationRequestState.PENDING).count()
     context = {"rows": rows, "page": page, "state": state, "q": text, "pending_reservations": pending_reservations,
                "counts": [(value, label, counts.get(value, 0)) for value, label in ProposalState.choices

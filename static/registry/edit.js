@@ -1,12 +1,40 @@
 // Progressive enhancement of the proposal editor; everything works without it.
 // 1. Warn before leaving the page with unsaved changes.
-// 2. "Check without saving" refreshes the checklist panel in place instead of reloading.
+// 2. "Check without saving" refreshes the checklist panel in place instead of reloading;
+//    the server checks exactly the fields posted, invalid ones included.
+// 3. Once the form changes after a check, the panel says it is out of date, and a
+//    live region tells screen-reader users (once per change, not per keystroke).
 (function () {
   "use strict";
   var form = document.getElementById("proposal-form");
   if (!form) return;
+  var announcer = document.getElementById("check-announcer");
   var dirty = false;
-  form.addEventListener("input", function () { dirty = true; });
+  var stale = false;
+
+  function announce(text) {
+    if (announcer) announcer.textContent = text;
+  }
+
+  function markStale() {
+    var panel = document.getElementById("workbench");
+    if (stale || !panel) return;
+    stale = true;
+    panel.classList.add("stale");
+    var note = panel.querySelector(".check-stale");
+    if (note) note.hidden = false;
+    announce("The automated review is out of date: the form has changed since it was checked.");
+  }
+
+  function summary(panel) {
+    var when = panel.querySelector(".check-when");
+    var count = function (status) { return panel.querySelectorAll(".finding." + status).length; };
+    return (when ? when.textContent.trim() : "Checked") + ": " + count("fail") + " failing, " +
+      count("warning") + " warnings.";
+  }
+
+  form.addEventListener("input", function () { dirty = true; markStale(); });
+  form.addEventListener("change", function () { dirty = true; markStale(); });
   form.addEventListener("submit", function (event) {
     var intent = event.submitter && event.submitter.value;
     if (intent !== "check" || !window.fetch) { dirty = false; return; }
@@ -15,6 +43,7 @@
     data.set("intent", "check");
     var panel = document.getElementById("workbench");
     panel.setAttribute("aria-busy", "true");
+    announce("Checking…");
     fetch(form.dataset.checkUrl, {method: "POST", body: data, credentials: "same-origin",
                                   headers: {"X-Requested-With": "fetch"}})
       .then(function (response) {
@@ -23,6 +52,9 @@
       })
       .then(function (html) {
         panel.outerHTML = html;
+        stale = false;
+        var fresh = document.getElementById("workbench");
+        if (fresh) announce(summary(fresh));
       })
       .catch(function () { form.submit(); })
       .finally(function () {

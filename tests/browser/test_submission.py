@@ -4,8 +4,8 @@ import pytest
 
 from registry.models import Proposal
 
-TYPO = "urn:ogf:example:cluster:2009:example.net:4two"
-FIXED = "urn:ogf:example:cluster:2009:example.net:42"
+TYPO = "urn:ogf:ada-clusters:cluster:2009:example.net:4two"
+FIXED = "urn:ogf:ada-clusters:cluster:2009:example.net:42"
 
 
 @pytest.mark.django_db(transaction=True)
@@ -20,6 +20,7 @@ def test_new_user_writes_fixes_and_submits_a_proposal(new_page, screenshot):
     page.get_by_role("button", name="Create account").click()
 
     page.get_by_label("A new SNID, starting from the GFD.191 worked example").check()
+    page.get_by_label("SNID", exact=True).fill("ada-clusters")
     page.get_by_role("button", name="Create the draft").click()
     page.wait_for_url("**/proposals/*/edit/")
     assert page.locator(".finding.fail").count() == 0

@@ -171,15 +171,15 @@ def test_markdown_fields_are_sanitised_on_every_page(client, people, key):
 @pytest.mark.django_db
 def test_new_proposal_from_the_example_and_as_a_new_version(client, people):
     client.force_login(people["submitter"])
-    response = client.post("/proposals/new/", {"start": "example"})
+    response = client.post("/proposals/new/", {"start": "example", "snid": "supercomputers"})
     example = Proposal.objects.get(submitter=people["submitter"])
     assert response["Location"] == f"/proposals/{example.pk}/edit/"
     assert example.grammar_rule == "EXAMPLE-URN" and len(example.examples_valid) == 4
     services.proposal_transition(example, "submit", people["submitter"])
     services.proposal_transition(example, "approve", people["editor"])
-    client.post("/proposals/new/", {"start": "version", "namespace": "example"})
+    client.post("/proposals/new/", {"start": "version", "namespace": "supercomputers"})
     revision = Proposal.objects.filter(submitter=people["submitter"]).latest("id")
-    assert (revision.version, revision.namespace.snid, revision.title) == (2, "example", example.title)
+    assert (revision.version, revision.namespace.snid, revision.title) == (2, "supercomputers", example.title)
     other = client.post("/proposals/new/", {"start": "version", "namespace": ""})
     assert "Choose which of your SNIDs to revise." in other.content.decode()
 
@@ -244,3 +244,173 @@ def test_logout_is_a_post(client, people):
     assert client.get("/accounts/logout/").status_code == 405
     client.post("/accounts/logout/")
     assert status_of(client.get("/proposals/")) == "login"
+
+
+# --- the review panel is about what is on screen (issue 15) ----------------------------------
+
+
+def _panel(html: str) -> str:
+    start = html.index('<div id="workbench">')
+    return html[start:]
+
+
+@pytest.mark.django_db
+def test_invalid_post_checks_exactly_what_was_posted(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    saved = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, snid="-bad", intent="save"))
+    assert saved.status_code == 302 and Proposal.objects.get(pk=proposal.pk).snid == "-bad"
+    proposal.refresh_from_db()
+    response = client.post(f"/proposals/{proposal.pk}/edit/",
+                           _form_data(proposal, snid="uuid-demo", version="0", intent="save"))
+    panel = _panel(response.content.decode())
+    assert response.status_code == 400
+    assert "must start with a letter or digit" not in panel
+    assert "&#x27;uuid-demo&#x27; is a well-formed SNID" in panel
+    assert "The version should be 1 (this would be a new SNID), not 0." in panel
+    assert 'href="#id_version">Registration version</a>: Ensure this value is greater than or equal to 1.' in panel
+    assert "including the fields still to correct" in panel
+
+
+@pytest.mark.django_db
+def test_check_without_saving_never_falls_back_to_the_saved_draft(client, people):
+    proposal = proposal_factory(people["submitter"], snid="-bad")
+    client.force_login(people["submitter"])
+    response = client.post(f"/proposals/{proposal.pk}/check/",
+                           _form_data(proposal, snid="uuid-demo", version="0", intent="check"))
+    panel = response.content.decode()
+    assert response.status_code == 200
+    assert "must start with a letter or digit" not in panel
+    assert "&#x27;uuid-demo&#x27; is a well-formed SNID" in panel
+    assert "Registration version</a>: Ensure this value is greater than or equal to 1." in panel
+    assert "Checked at <time" in panel
+    assert Proposal.objects.get(pk=proposal.pk).snid == "-bad"
+
+
+@pytest.mark.django_db
+def test_edit_page_says_when_and_what_was_checked(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    assert "Checked at <time" in page and "the saved draft, as shown in the form" in page
+    assert 'id="check-announcer"' in page and 'aria-live="polite"' in page
+
+
+@pytest.mark.django_db
+def test_example_findings_say_where_the_urn_goes_wrong(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    urn = "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1"
+    response = client.post(f"/proposals/{proposal.pk}/check/", _form_data(proposal, examples_valid=urn))
+    assert "At character 66 (&#x27;m&#x27;): expected a digit (rule INDEX)." in response.content.decode()
+
+
+# --- creation honours what was typed -----------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_new_from_the_example_is_rebased_onto_the_typed_snid(client, people):
+    client.force_login(people["submitter"])
+    client.post("/proposals/new/", {"start": "example", "snid": "x-test"})
+    draft = Proposal.objects.get(submitter=people["submitter"])
+    assert draft.snid == "x-test"
+    assert draft.examples_valid[0] == "urn:ogf:x-test:cluster:2009:example.net:42"
+    assert draft.examples_equivalent[0][1] == "URN:OGF:X-test:CLUSTER:2009:EXAMPLE.net:42"
+    assert 'SNID = "x-test"' in draft.grammar_abnf
+    failing = {f["id"] for f in draft.findings if f["status"] == "fail"}
+    assert failing == {"snid-not-experimental"}  # not a duplicate of urn:ogf:example:
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("start", ["blank", "example"])
+def test_new_checks_snid_syntax_before_a_draft_exists(client, people, start):
+    client.force_login(people["submitter"])
+    response = client.post("/proposals/new/", {"start": start, "snid": "-bad"})
+    assert response.status_code == 200
+    assert "The SNID must start with a letter or digit, not &#x27;-&#x27;." in response.content.decode()
+    assert not Proposal.objects.filter(submitter=people["submitter"]).exists()
+
+
+# --- submit shows failing checks and asks --------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["edit", "action"])
+def test_submit_with_failing_checks_asks_and_can_still_submit(client, people, path):
+    proposal = proposal_factory(people["submitter"], snid="x-test")
+    client.force_login(people["submitter"])
+    if path == "edit":
+        response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, intent="submit"))
+    else:
+        response = client.post(f"/proposals/{proposal.pk}/submit/")
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "with failing checks?" in page and "<code>snid-not-experimental</code>" in page
+    assert Proposal.objects.get(pk=proposal.pk).state == "draft"
+    confirmed = client.post(f"/proposals/{proposal.pk}/submit/", {"confirm": "yes"}, follow=True)
+    assert "Submitted for review with 6 failing checks" in confirmed.content.decode()
+    assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
+
+
+@pytest.mark.django_db
+def test_submit_without_failing_checks_asks_nothing(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    response = client.post(f"/proposals/{proposal.pk}/submit/", follow=True)
+    assert "Submitted for review. The GFD editor has been told." in response.content.decode()
+
+
+# --- every link in the findings panel has a target -----------------------------------------------
+
+
+def _ids_and_panel_links(html: str) -> tuple[set[str], list[str]]:
+    from html.parser import HTMLParser
+
+    ids, links, depth = set(), [], [0]
+
+    class Collector(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if attrs.get("id"):
+                ids.add(attrs["id"])
+            if attrs.get("id") == "workbench":
+                depth[0] = 1
+            elif depth[0] and tag == "div":
+                depth[0] += 1
+            href = attrs.get("href") or attrs.get("xlink:href") or ""
+            if depth[0] and href.startswith("#"):
+                links.append(href[1:])
+
+        def handle_endtag(self, tag):
+            if depth[0] and tag == "div":
+                depth[0] -= 1
+
+    Collector().feed(html)
+    return ids, links
+
+
+FAILING = {
+    "snid": "x-links",
+    "document": {"reference": "", "url": "", "status": ""},
+    "grammar": {"abnf": 'urn = "urn:ogf:example:" 1*(DIGIT / "%" / HEXDIG / ALPHA)\n', "rule": ""},
+    "max_length": None,
+    "examples": {"valid": ["urn:ogf:example:x!"], "invalid": [], "equivalent": []},
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["edit", "review"])
+def test_every_link_in_the_findings_panel_finds_its_target(client, people, page):
+    if page == "edit":
+        proposal = proposal_factory(people["submitter"], **FAILING)
+        client.force_login(people["submitter"])
+        html = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    else:
+        proposal = proposal_factory(people["submitter"], state="submitted", **FAILING)
+        client.force_login(people["editor"])
+        html = client.get(f"/review/{proposal.pk}/").content.decode()
+    ids, links = _ids_and_panel_links(html)
+    for wanted in ("section-grammar", "section-document", "section-max_length", "section-examples",
+                   "rule-digit", "rule-hexdig", "rule-alpha"):
+        assert wanted in links, wanted
+    assert [link for link in links if link not in ids] == []

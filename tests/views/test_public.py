@@ -97,7 +97,8 @@ def test_snid_page_shows_sections_diagrams_examples_and_history(client, registry
     for heading in ("1.1 Namespace Identifier", "2.4 Rules for Lexical Equivalence", "8. Changes from"):
         assert heading in page
     assert page.index("1.1 Namespace Identifier") < page.index("5.2 Identifier Immutability")
-    assert page.count('class="railroad-diagram"') == 9  # one per rule of the grammar
+    # one per rule of the grammar, then a legend for the core rules it uses (ALPHA, DIGIT)
+    assert page.count('class="railroad-diagram"') == 11
     assert "✓ accepts" in page and "✗ rejects" in page
     assert "The whole URN is case-insensitive" in page
     assert "Version 1</a>" in page and "Version 2</a>" in page
@@ -130,7 +131,7 @@ def test_check_form_validates_against_this_snid(client, registry):
     ok = client.get("/urn/example/", {"urn": "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42"}).content.decode()
     assert "is <strong>valid</strong>" in ok and "urn:ogf:example:cluster:2009:example.net:42" in ok
     other = client.get("/urn/example/", {"urn": "urn:ogf:fdc:x"}).content.decode()
-    assert "is <strong>not valid</strong>" in other
+    assert "is <strong>not valid, and it belongs to" in other
 
 
 @pytest.mark.django_db
@@ -276,3 +277,12 @@ def test_anonymous_pages_are_cached_until_the_registry_changes(client, django_ca
     with django_capture_on_commit_callbacks(execute=True):
         services.proposal_transition(other, "approve", editor, override_reason="test")
     assert 'href="/urn/second/"' in client.get("/urn/").content.decode()
+
+
+@pytest.mark.django_db
+def test_check_form_says_a_urn_valid_under_another_snid_belongs_there(client, registry):
+    applicant, editor = user_factory("fdc-owner"), user_factory(editor=True)
+    proposal_factory(applicant, name="fdc", state="approved", editor=editor)
+    page = client.get("/urn/fdc/", {"urn": "urn:ogf:example:cluster:2009:example.net:42"}).content.decode()
+    assert "is <strong>valid, but it belongs to" in page
+    assert '<a href="/urn/example/"><code>urn:ogf:example:</code></a>' in page

@@ -237,3 +237,23 @@ def test_snid_history_lists_every_proposal_and_event(client, people):
     client.force_login(people["editor"])
     page = client.get("/review/snid/HIST/").content.decode()
     assert page.count("Proposal ") == 2 and "Reject" in page and "Approve" in page
+
+
+@pytest.mark.django_db
+def test_queue_tells_a_new_snid_from_a_duplicate_and_a_new_version(client, people):
+    owner, other = people["applicant"], user_factory("olaf")
+    proposal_factory(owner, state="approved", editor=people["editor"])
+    version = services.proposal_create(data_factory(version=2), owner)
+    services.proposal_transition(version, "submit", owner)
+    duplicate = proposal_factory(other, state="submitted")
+    fresh = proposal_factory(other, state="submitted", snid="fresh")
+    client.force_login(people["editor"])
+    page = client.get("/review/").content.decode()
+
+    def kind_of(proposal):
+        row = page[page.index(f'href="/review/{proposal.pk}/"'):]
+        return row[:row.index("</tr>")]
+
+    assert "new version (2)" in kind_of(version)
+    assert "duplicate of a registered SNID" in kind_of(duplicate)
+    assert "new SNID" in kind_of(fresh) and "duplicate" not in kind_of(fresh)

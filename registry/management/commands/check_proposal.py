@@ -2,6 +2,7 @@ import sys
 from json import dumps
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from ...checklist import summarize
@@ -17,8 +18,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("source", help="a JSON file, or the id of a stored proposal")
         parser.add_argument("--json", action="store_true")
+        parser.add_argument("--submitter", metavar="USER",
+                            help="check a file as if USER submitted it (tells a new version of their "
+                                 "own SNID from someone else's); without it uniqueness is only reported")
 
-    def handle(self, source, json=False, **options):
+    def handle(self, source, json=False, submitter=None, **options):
+        submitter_id = None
+        if submitter:
+            user = get_user_model().objects.filter(username=submitter).first()
+            if user is None:
+                raise CommandError(f"There is no user {submitter!r}.", returncode=2)
+            submitter_id = user.pk
         if source.isdigit() and not Path(source).exists():
             proposal = Proposal.objects.filter(pk=int(source)).first()
             if proposal is None:
@@ -29,7 +39,7 @@ class Command(BaseCommand):
                 data = read_proposal_file(source)
             except CommandError as exc:
                 raise CommandError(str(exc), returncode=2) from None
-            snid, findings = data.snid, data_findings(data)
+            snid, findings = data.snid, data_findings(data, submitter_id)
         summary = summarize(findings)
         if json:
             self.stdout.write(dumps(
