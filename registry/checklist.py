@@ -347,6 +347,11 @@ def grammar_complete(ctx: Context):
     return findings
 
 
+def _printable(text: str) -> str:
+    """``text`` with characters that cannot be shown (controls, lone surrogates) escaped."""
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+
+
 @check("grammar-charset")
 def grammar_charset(ctx: Context):
     grammar = ctx.grammar
@@ -368,7 +373,7 @@ def grammar_charset(ctx: Context):
             counter = counter or (urn, exc.message)
     outside = grammar.analysis.outside_urn_chars
     if counter:
-        urn, why = counter
+        urn, why = (_printable(part) for part in counter)
         message = (f"The grammar admits strings that are not valid urn:ogf: URNs, for example "
                    f"{urn!r}: {why}")
         if outside:

@@ -71,8 +71,8 @@ class Validator:
             return None
 
     def __reduce__(self):
-        # Sent back from a bounded worker as its pattern; RE2 compiles it again here.
-        return (Validator, (self.pattern, self.full_urn, self.length_cap, self.rule))
+        # Sent back from a bounded worker as its patterns; RE2 compiles them again here.
+        return (Validator.from_dict, (self.as_dict(),))
 
     def matches(self, text: str) -> bool:
         """Whether ``text`` (whole URN or string after the SNID, see full_urn) is in the language.

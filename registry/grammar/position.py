@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import re2
 
 from .analysis import Scope
-from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep
+from .ir import Alt, Cat, Lit, Prose, Ref, Rep
 from .re2match import MAX_MEM, compile_anchored
-from .regex import MAX_PATTERN, RECURSION_DEPTH, PatternBuilder, TooComplex, _repeat, char_class
+from .regex import MAX_PATTERN, RECURSION_DEPTH, PatternBuilder, Piece, TooComplex, _repeat, char_class
 
 _PRINTABLE = [chr(code) for code in range(0x21, 0x7F)]
 #: The capture groups PrefixBuilder writes (characters of the grammar are always escaped, so
@@ -93,7 +93,7 @@ class PrefixBuilder:
         if isinstance(node, Lit):
             pattern = ""
             for char in reversed(node.text):
-                pattern = f"(?:{self.full.expr(Lit(char, node.case_sensitive))}{pattern})?"
+                pattern = f"(?:{self.full.expr(Lit(char, node.case_sensitive)).text}{pattern})?"
             result = pattern
         elif isinstance(node, Cat):
             if not node.items:
@@ -102,14 +102,16 @@ class PrefixBuilder:
             for item in reversed(node.items[:-1]):
                 # Staying in the item first: RE2 then puts the last character inside
                 # the innermost rule that can take it (see _rule_for).
-                result = f"(?:{self.pre(item)}|{self.full.expr(item)}{result})"
+                result = f"(?:{self.pre(item)}|{self.full.expr(item).text}{result})"
         elif isinstance(node, Alt):
             result = "(?:" + "|".join(self.pre(item) for item in node.items) + ")"
         elif isinstance(node, Rep):
             if node.max == 0:
                 return ""
             inner = self.full.expr(node.item)
-            head = "" if inner == "" else _repeat(f"(?:{inner})", 0, None if node.max is None else node.max - 1)
+            head = "" if inner.text == "" else _repeat(
+                Piece(f"(?:{inner.text})", inner.size, inner.repeat), 0,
+                None if node.max is None else node.max - 1).text
             result = f"(?:{head}{self.pre(node.item)})"
         elif isinstance(node, Ref):
             result = self._ref(node.key)

@@ -4,6 +4,7 @@ import pytest
 from django.core import mail
 
 from registry import services
+from registry.checklist import run_checklist, summarize
 from registry.gfd191 import PROSE_KEYS
 from registry.models import Comment, Proposal, ProposalEvent, ReservationRequest
 
@@ -254,13 +255,23 @@ def _panel(html: str) -> str:
     return html[start:]
 
 
+def _stale_draft(submitter):
+    """A draft stored with SNID '-bad' and its findings, as saved before SNIDs were refused
+    at every entry: what a page must never show again once other fields are posted."""
+    proposal = proposal_factory(submitter)
+    findings = run_checklist(data_factory("example", snid="-bad"))
+    Proposal.objects.filter(pk=proposal.pk).update(
+        snid="-bad", findings=[f.as_dict() for f in findings], findings_summary=summarize(findings))
+    proposal.refresh_from_db()
+    return proposal
+
+
 @pytest.mark.django_db
 def test_invalid_post_checks_exactly_what_was_posted(client, people):
-    proposal = proposal_factory(people["submitter"])
+    proposal = _stale_draft(people["submitter"])
     client.force_login(people["submitter"])
-    saved = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, snid="-bad", intent="save"))
-    assert saved.status_code == 302 and Proposal.objects.get(pk=proposal.pk).snid == "-bad"
-    proposal.refresh_from_db()
+    refused = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, snid="-bad", intent="save"))
+    assert refused.status_code == 400
     response = client.post(f"/proposals/{proposal.pk}/edit/",
                            _form_data(proposal, snid="uuid-demo", version="0", intent="save"))
     panel = _panel(response.content.decode())
@@ -274,7 +285,7 @@ def test_invalid_post_checks_exactly_what_was_posted(client, people):
 
 @pytest.mark.django_db
 def test_check_without_saving_never_falls_back_to_the_saved_draft(client, people):
-    proposal = proposal_factory(people["submitter"], snid="-bad")
+    proposal = _stale_draft(people["submitter"])
     client.force_login(people["submitter"])
     response = client.post(f"/proposals/{proposal.pk}/check/",
                            _form_data(proposal, snid="uuid-demo", version="0", intent="check"))
