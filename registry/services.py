@@ -354,7 +354,7 @@ def thread_start(proposal: Proposal, author, text: str, *, section: str = "", fi
     if finding:
         known = {f["id"]: (f.get("item") or {}).get("section", "") for f in proposal.findings or []}
         if finding not in known and finding not in MANUAL_CHECKS:
-            raise ServiceError(f"This proposal has no finding {finding!r} to comment on.")
+            raise ServiceError(f"This proposal has no finding “{finding}” to comment on.")
         # A thread on a finding is shown beside the section the finding concerns.
         section = section or (known.get(finding) if known.get(finding) in SECTIONS_BY_KEY else "")
     _may_converse(author, proposal)
