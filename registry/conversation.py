@@ -81,7 +81,8 @@ class RoundChanges:
 
     @property
     def changed(self) -> list[SectionDiff]:
-        return [d for d in self.diff if d.changed]
+        """Sections with a real change (saving through the form may only add or drop blank lines)."""
+        return [d for d in self.diff if any(op != " " and line.strip() for op, line in d.lines)]
 
 
 def _as_proposal(content: dict) -> Proposal:

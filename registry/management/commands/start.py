@@ -1,3 +1,6 @@
+import os
+
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -27,5 +30,9 @@ class Command(BaseCommand):
             self.stdout.write(f"  {role:<9} username {user.username!r}  password {password!r}{note}")
         if no_serve:
             return
-        self.stdout.write(f"\nServing on http://127.0.0.1:{port}/  (Ctrl-C to stop)\n")
+        address = f"http://127.0.0.1:{port}"
+        if not os.environ.get("REGISTRY_SITE_URL"):
+            # Links in mails point at the server people are looking at.
+            settings.SITE_URL = address
+        self.stdout.write(f"\nServing on {address}/  (Ctrl-C to stop); links in mails use {settings.SITE_URL}/\n")
         call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
