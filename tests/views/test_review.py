@@ -267,6 +267,17 @@ def test_decision_without_confirmation_changes_nothing_and_says_what_happens(cli
 
 
 @pytest.mark.django_db
+def test_approval_confirmation_asks_for_the_override_reason_when_checks_fail(client, people):
+    proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
+    client.force_login(people["editor"])
+    page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
+    assert "approval needs a written reason" in page and 'id="confirm-override" name="override_reason"' in page
+    client.post(f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes",
+                                                    "override_reason": "As published in RFC."})
+    assert Proposal.objects.get(pk=proposal.pk).events.last().data["override_reason"] == "As published in RFC."
+
+
+@pytest.mark.django_db
 def test_request_changes_without_a_message_is_refused_before_confirmation(client, people):
     proposal = proposal_factory(people["applicant"], state="submitted")
     client.force_login(people["editor"])
@@ -281,7 +292,7 @@ def test_approving_with_open_judgements_asks_to_record_them_or_confirm(client, p
     services.judgement_set(proposal, people["editor"], "scope", ok=True)
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    assert "3 of your four judgements are not recorded" in page
+    assert "3 of the four judgements are not recorded yet" in page
     assert "<code>snid-durable</code>, <code>subdelegation</code>, <code>immutability</code>" in page
     assert f'href="/review/{proposal.pk}/#judgements">Record them first</a>' in page
     assert "Approve anyway" in page
@@ -509,7 +520,7 @@ def test_unresolved_threads_are_counted_in_the_queue_and_on_the_proposal(client,
     services.thread_start(proposal, people["editor"], "Three.", section="examples")
     client.force_login(people["editor"])
     queue = client.get("/review/").content.decode()
-    assert f'href="/review/{proposal.pk}/#round-changes">2 open</a>' in queue
+    assert f'href="/review/{proposal.pk}/">2 open</a>' in queue
     client.force_login(people["applicant"])
     assert "2 open threads" in client.get(f"/proposals/{proposal.pk}/").content.decode()
 
@@ -611,6 +622,9 @@ def test_the_editor_sees_what_changed_since_the_previous_round_and_which_threads
     assert "<h3>2.1 Syntactic Structure</h3>" not in changes
     assert "The applicant answered 1 thread since then" in changes
     assert f'href="#thread-{answered.pk}">4.1 Scope</a>' in changes and "And the examples?" not in changes
+    thread = page[page.index(f'id="thread-{answered.pk}"'):]
+    assert "Done in 4.1." in thread[:thread.index("</details>")]
+    assert "new since round 1" in thread[:thread.index("</details>")]
 
 
 # --- the applicant's safe actions ----------------------------------------------------------
