@@ -689,3 +689,14 @@ def test_history_reads_as_sentences(client, people):
                      "Applicant ann submitted the revised proposal for review."):
         assert sentence in page
     assert "Requestchanges" not in page and "request_changes" not in page
+
+
+@pytest.mark.django_db
+def test_start_points_mail_links_at_the_address_it_serves(settings, monkeypatch):
+    monkeypatch.delenv("REGISTRY_SITE_URL", raising=False)
+    call_command("start", "--no-serve", "--port", "8123", stdout=io.StringIO())
+    assert settings.SITE_URL == "http://127.0.0.1:8123"
+    monkeypatch.setenv("REGISTRY_SITE_URL", "https://urn.example.net")
+    settings.SITE_URL = "https://urn.example.net"
+    call_command("start", "--no-serve", "--port", "8124", stdout=io.StringIO())
+    assert settings.SITE_URL == "https://urn.example.net"
