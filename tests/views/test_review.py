@@ -700,3 +700,15 @@ def test_start_points_mail_links_at_the_address_it_serves(settings, monkeypatch)
     settings.SITE_URL = "https://urn.example.net"
     call_command("start", "--no-serve", "--port", "8124", stdout=io.StringIO())
     assert settings.SITE_URL == "https://urn.example.net"
+
+
+@pytest.mark.django_db
+def test_a_form_without_its_token_gets_a_page_that_says_what_to_do(people):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(people["applicant"])
+    response = client.post("/proposals/new/", {"start": "blank", "snid": "tokenless"})
+    page = response.content.decode()
+    assert response.status_code == 403 and "The form expired" in page and "reload the page" in page
+    assert Proposal.objects.count() == 0
