@@ -6,7 +6,8 @@
   var form = document.getElementById("proposal-form");
   if (!form) return;
   var dirty = false;
-  form.addEventListener("input", function () { dirty = true; });
+  // Replies to review threads sit inside the form's sections but belong to their own forms.
+  form.addEventListener("input", function (event) { if (event.target.form === form) dirty = true; });
   form.addEventListener("submit", function (event) {
     var intent = event.submitter && event.submitter.value;
     if (intent !== "check" || !window.fetch) { dirty = false; return; }
