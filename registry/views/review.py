@@ -31,7 +31,7 @@ from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..models import Namespace, Proposal, ReservationRequest
 from ..selectors import reservation_active
-from .errors import forbidden
+from .errors import NextStep, conflict, forbidden
 from .proposals import _grouped, _workbench
 
 QUEUE_PAGE_SIZE = 100
@@ -149,15 +149,15 @@ def review_decide(request, pk):
     label = ProposalAction(action).label
     comment = request.POST.get("comment", "").strip()
     override = request.POST.get("override_reason", "").strip()
+    back = [NextStep("Back to the proposal and its history", reverse("registry:review_detail", args=[pk])),
+            NextStep("The review queue", reverse("registry:review_queue"))]
+    if proposal.state != ProposalState.SUBMITTED:
+        return conflict(request, f"This proposal is {proposal.get_state_display().lower()}; only a submitted "
+                        f"proposal can be decided, so it cannot be {_DONE[action]} now.", back)
     if request.POST.get("confirm") != "yes":
-        problem = None
         if action != ProposalAction.APPROVE and not comment:
-            problem = f"{label} needs a message to the applicant saying why; write it in the decision panel."
-        elif proposal.state != ProposalState.SUBMITTED:
-            problem = (f"This proposal is {proposal.get_state_display().lower()}; only a submitted proposal "
-                       "can be decided.")
-        if problem:
-            messages.error(request, problem)
+            messages.error(request, f"{label} needs a message to the applicant saying why; write it in the "
+                           "decision panel.")
             return redirect("registry:review_detail", pk=pk)
         recorded = set(proposal.judgements.values_list("check_id", flat=True))
         failing = action == ProposalAction.APPROVE and has_failures(proposal.findings)
@@ -179,9 +179,15 @@ def review_decide(request, pk):
             ProposalAction.REJECT: f"Rejected; {who}.",
             ProposalAction.REQUEST_CHANGES: f"Changes requested; {who} and sees your message first.",
         }[action])
+    except services.Conflict as exc:
+        return conflict(request, exc.message, back)
     except services.ServiceError as exc:
         messages.error(request, exc.message)
     return redirect("registry:review_detail", pk=pk)
+
+
+_DONE = {ProposalAction.REQUEST_CHANGES: "sent back", ProposalAction.APPROVE: "approved",
+         ProposalAction.REJECT: "rejected"}
 
 
 @editor_required

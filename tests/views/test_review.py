@@ -105,7 +105,7 @@ def test_decision_matrix(client, people, state, action, django_capture_on_commit
         assert "summary" in event.data or action != "approve"
     else:
         assert stored.state == state
-        assert "already" in page or "cannot" in page
+        assert "only a submitted proposal can be decided" in page and "What you can do" in page
 
 
 @pytest.mark.django_db
