@@ -712,3 +712,22 @@ def test_a_form_without_its_token_gets_a_page_that_says_what_to_do(people):
     page = response.content.decode()
     assert response.status_code == 403 and "The form expired" in page and "reload the page" in page
     assert Proposal.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/review/{pk}/", "/proposals/{pk}/"])
+def test_threads_cost_the_same_queries_however_many_there_are(client, people, url):
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    first = services.thread_start(proposal, people["editor"], "First.", section="scope")
+    services.comment_reply(first, people["applicant"], "Reply.")
+    client.force_login(people["editor"])
+    with CaptureQueriesContext(connection) as few:
+        client.get(url.format(pk=proposal.pk))
+    for index in range(5):
+        thread = services.thread_start(proposal, user_factory(editor=True), f"More {index}.", section="examples")
+        services.comment_reply(thread, people["applicant"], f"Answer {index}.")
+        services.thread_resolve(thread, people["applicant"])
+    with CaptureQueriesContext(connection) as many:
+        page = client.get(url.format(pk=proposal.pk)).content.decode()
+    assert page.count("Answer ") == 5
+    assert len(many) == len(few)
