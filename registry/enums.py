@@ -1,8 +1,10 @@
 """States, actions and the one transition table of the proposal workflow.
 
 A proposal moves draft → submitted → (changes requested → submitted …) →
-approved or rejected; its submitter may withdraw it before a decision. The
-table below is the only place those moves are defined; ``services`` enforces it.
+approved or rejected; its submitter may withdraw it before a decision, or pull
+a submitted proposal back into draft while no editor has decided. The table
+below is the only place those moves are defined; ``services`` enforces it, and
+pages take their words (labels, History sentences) from it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class ProposalState(models.TextChoices):
 
 class ProposalAction(models.TextChoices):
     SUBMIT = "submit", "Submit for review"
+    PULL_BACK = "pull_back", "Pull back to draft"
     WITHDRAW = "withdraw", "Withdraw"
     REQUEST_CHANGES = "request_changes", "Request changes"
     APPROVE = "approve", "Approve"
@@ -68,19 +71,25 @@ class Transition:
     target: str
     actor: str
     needs_comment: bool = False
+    #: What the actor did, as the rest of a sentence ("Editor erin requested changes").
+    done: str = ""
 
 
 S, A = ProposalState, ProposalAction
 
 TRANSITIONS: tuple[Transition, ...] = (
-    Transition(A.SUBMIT, S.DRAFT, S.SUBMITTED, Actor.SUBMITTER),
-    Transition(A.SUBMIT, S.CHANGES_REQUESTED, S.SUBMITTED, Actor.SUBMITTER),
-    Transition(A.WITHDRAW, S.DRAFT, S.WITHDRAWN, Actor.SUBMITTER),
-    Transition(A.WITHDRAW, S.SUBMITTED, S.WITHDRAWN, Actor.SUBMITTER),
-    Transition(A.WITHDRAW, S.CHANGES_REQUESTED, S.WITHDRAWN, Actor.SUBMITTER),
-    Transition(A.REQUEST_CHANGES, S.SUBMITTED, S.CHANGES_REQUESTED, Actor.EDITOR, True),
-    Transition(A.APPROVE, S.SUBMITTED, S.APPROVED, Actor.EDITOR),
-    Transition(A.REJECT, S.SUBMITTED, S.REJECTED, Actor.EDITOR, True),
+    Transition(A.SUBMIT, S.DRAFT, S.SUBMITTED, Actor.SUBMITTER, done="submitted the proposal for review"),
+    Transition(A.SUBMIT, S.CHANGES_REQUESTED, S.SUBMITTED, Actor.SUBMITTER,
+               done="submitted the revised proposal for review"),
+    Transition(A.PULL_BACK, S.SUBMITTED, S.DRAFT, Actor.SUBMITTER,
+               done="pulled the proposal back to draft before a decision"),
+    Transition(A.WITHDRAW, S.DRAFT, S.WITHDRAWN, Actor.SUBMITTER, done="withdrew the proposal"),
+    Transition(A.WITHDRAW, S.SUBMITTED, S.WITHDRAWN, Actor.SUBMITTER, done="withdrew the proposal"),
+    Transition(A.WITHDRAW, S.CHANGES_REQUESTED, S.WITHDRAWN, Actor.SUBMITTER, done="withdrew the proposal"),
+    Transition(A.REQUEST_CHANGES, S.SUBMITTED, S.CHANGES_REQUESTED, Actor.EDITOR, True,
+               done="requested changes"),
+    Transition(A.APPROVE, S.SUBMITTED, S.APPROVED, Actor.EDITOR, done="approved the proposal"),
+    Transition(A.REJECT, S.SUBMITTED, S.REJECTED, Actor.EDITOR, True, done="rejected the proposal"),
 )
 
 TRANSITION_BY_KEY: dict[tuple[str, str], Transition] = {
@@ -101,6 +110,26 @@ def transition_for(state: str, action: str) -> Transition | None:
 
 def actions_from(state: str) -> list[Transition]:
     return [t for t in TRANSITIONS if t.source == state]
+
+
+#: The decisions an editor takes on a submitted proposal, in the order pages offer them.
+DECISIONS = (A.REQUEST_CHANGES, A.APPROVE, A.REJECT)
+
+
+def event_sentence(kind: str, action: str, from_state: str, actor_name: str) -> str:
+    """One History entry as a sentence: "Editor erin requested changes."
+
+    The verb comes from the transition table, the role from who may take the
+    transition, so a page never shows a raw action value ("request_changes").
+    """
+    if kind == EventKind.CREATED:
+        return f"Applicant {actor_name or 'unknown'} created the draft." if actor_name else "The draft was created."
+    transition = transition_for(from_state, action)
+    if transition is None:
+        label = ProposalAction(action).label if action in ProposalAction.values else "changed the proposal"
+        return f"{actor_name or 'The system'}: {label}."
+    role = "Editor" if transition.actor == Actor.EDITOR else "Applicant"
+    return f"{role} {actor_name} {transition.done}." if actor_name else f"The system {transition.done}."
 
 
 class FindingStatus(models.TextChoices):

@@ -303,23 +303,57 @@ class ProposalEvent(models.Model):
         raise ImmutableError("Events are append-only.")
 
 
-class Comment(models.Model):
-    """An editor's (or applicant's) remark on a proposal, general or on one template section.
+class CommentQuerySet(models.QuerySet):
+    def threads(self):
+        """Thread roots: the first comment of each conversation."""
+        return self.filter(parent__isnull=True)
 
-    Visible to the applicant; kept even after the proposal is decided.
+    def open_threads(self):
+        return self.filter(parent__isnull=True, resolved_at__isnull=True)
+
+
+class Comment(models.Model):
+    """One message of the review conversation between the applicant and the editors.
+
+    A comment without ``parent`` starts a thread; its replies point to it. A
+    thread is anchored to a template section (``section``), to one finding of
+    the automated review (``finding``, the check id, with that finding's
+    section when it has one) or, with both blank, to the whole proposal.
+    Resolution belongs to the thread root: either side may resolve or reopen it.
+    Visible only to the applicant and editors (``rules.can_see_review``).
     """
 
     proposal = models.ForeignKey(Proposal, on_delete=models.PROTECT, related_name="comments")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="replies",
+                               help_text="The thread this comment answers; blank for a thread's first comment.")
     section = models.CharField(max_length=40, blank=True, help_text="a template section key, or blank")
+    finding = models.CharField(max_length=40, blank=True, help_text="the check id of the finding discussed, or blank")
     text = models.TextField()
+    #: The review round (number of submissions so far) the comment was written in.
+    round = models.PositiveIntegerField(default=0)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = CommentQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["proposal", "parent", "resolved_at"])]
 
     def __str__(self) -> str:
-        return f"Comment on {self.proposal_id} ({self.section or 'general'})"
+        return f"Comment on {self.proposal_id} ({self.anchor or 'general'})"
+
+    @property
+    def anchor(self) -> str:
+        """Where the thread is shown: ``finding:<check>``, a section key, or "" (whole proposal)."""
+        return f"finding:{self.finding}" if self.finding else self.section
+
+    @property
+    def is_resolved(self) -> bool:
+        return self.resolved_at is not None
 
 
 class ReservationRequest(models.Model):

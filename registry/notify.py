@@ -1,11 +1,18 @@
-"""E-mail notifications. Each mail is a template whose first line is the subject.
+"""E-mail notifications. Each mail is a plain-text template whose first line is the subject.
 
 Mails are sent after the transaction that caused them commits, so nobody is
-told about a decision that was rolled back. The backend is the console by
-default (settings: DJANGO_EMAIL_BACKEND, EMAIL_HOST, ...).
+told about a decision that was rolled back; a mail that cannot be sent (bad
+header, mail server down) is logged and never undoes or hides the change the
+person just made. Templates are plain text rendered with autoescaping off
+(``{% autoescape off %}``), so "OCR'd" stays "OCR'd"; every link is built from
+the one configured site URL (``settings.SITE_URL``, env ``REGISTRY_SITE_URL``),
+passed to templates as ``site_url``. The backend is the console by default
+(settings: DJANGO_EMAIL_BACKEND, EMAIL_HOST, ...).
 """
 
 from __future__ import annotations
+
+import logging
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -16,6 +23,8 @@ from django.template.loader import render_to_string
 
 from .rules import EDITOR_GROUP
 
+logger = logging.getLogger(__name__)
+
 
 def editors_emails() -> list[str]:
     users = get_user_model().objects.filter(
@@ -23,16 +32,27 @@ def editors_emails() -> list[str]:
     return sorted(users.values_list("email", flat=True))
 
 
+def render(template: str, context: dict) -> tuple[str, str]:
+    """(subject, body) of one mail; the body ends with one newline."""
+    text = render_to_string(f"registry/email/{template}.txt",
+                            {"site_url": settings.SITE_URL, **context})
+    subject, _, body = text.strip().partition("\n")
+    return " ".join(subject.split()), body.strip() + "\n"
+
+
 def _send(template: str, recipients: list[str], context: dict) -> None:
     recipients = [r for r in recipients if r]
     if not recipients:
         return
-    text = render_to_string(f"registry/email/{template}.txt", context)
-    subject, _, body = text.partition("\n")
-    send_mail(subject.strip(), body.strip() + "\n", settings.DEFAULT_FROM_EMAIL, recipients)
+    try:
+        subject, body = render(template, context)
+        send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, recipients)
+    except Exception:  # noqa: BLE001 - the change is committed; a lost mail must not turn it into an error page
+        logger.exception("Could not send the %r mail to %s", template, ", ".join(recipients))
 
 
 def later(template: str, recipients, context: dict) -> None:
-    """Send once the current transaction commits."""
-    transaction.on_commit(lambda: _send(template, list(recipients() if callable(recipients) else recipients),
-                                        context))
+    """Send once the current transaction commits (``recipients`` may be a callable)."""
+    transaction.on_commit(
+        lambda: _send(template, list(recipients() if callable(recipients) else recipients), context),
+        robust=True)

@@ -43,3 +43,12 @@ def can_perform(user, proposal, transition: Transition) -> bool:
         return is_submitter(user, proposal)
     return is_editor(user) and not is_submitter(user, proposal)
 
+
+
+def can_see_review(user, proposal) -> bool:
+    """The review conversation (threads, decision messages) is between the applicant and editors.
+
+    Even on an approved, public proposal nobody else sees it: pages, the API,
+    exports and the feed all ask this one predicate.
+    """
+    return is_submitter(user, proposal) or is_editor(user)

@@ -14,8 +14,6 @@ from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from django.conf import settings
-
 from . import notify, rules
 from .checklist import MANUAL_CHECKS, has_failures, summarize
 from .enums import (
@@ -31,10 +29,12 @@ from .enums import (
 from .gfd191 import SECTIONS_BY_KEY
 from .grammar import snid_error
 from .interchange import ProposalData
+from .interchange import dump as interchange_dump
 from .lookup import registry_invalidate
 from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
 from . import markdown
 from .grammar import grammar_compile
+from .conversation import review_round
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 
 
@@ -152,6 +152,12 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
                     + "). Give a written reason to override.")
             data["override_reason"] = override_reason
 
+    if action == ProposalAction.SUBMIT:
+        # Each submission is a review round; keep what was submitted so the editor can
+        # see what changed since the previous round.
+        data["content"] = interchange_dump(locked.to_data())
+        data["round"] = locked.events.filter(action=ProposalAction.SUBMIT).count() + 1
+
     now = timezone.now()
     source = locked.state
     if action == ProposalAction.APPROVE:
@@ -166,10 +172,13 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
-    context = {"proposal": locked, "actor": actor, "comment": comment, "base_url": settings.SITE_URL,
-               "summary": locked.findings_summary}
+    context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,
+               "summary": locked.findings_summary, "resubmitted": source == ProposalState.CHANGES_REQUESTED,
+               "open_threads": locked.comments.open_threads().count()}
     if action == ProposalAction.SUBMIT:
         notify.later("submitted", notify.editors_emails, context)
+    elif action == ProposalAction.PULL_BACK:
+        notify.later("pulled_back", notify.editors_emails, context)
     elif transition.actor == "editor":
         notify.later("decision", [locked.submitter.email], context)
     return locked
@@ -177,6 +186,7 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
 
 def _past(action: str) -> str:
     return {"submit": "submitted", "withdraw": "withdrawn", "request_changes": "sent back",
+            "pull_back": "pulled back",
             "approve": "approved", "reject": "rejected"}.get(action, action)
 
 
@@ -291,7 +301,7 @@ def reservation_request_create(snid: str, requester, *, reason: str = "", propos
         raise Conflict(f"You have already asked to reserve urn:ogf:{snid}:; an editor will answer.")
     request = ReservationRequest.objects.create(snid=snid, requester=requester, proposal=proposal,
                                                 reason=reason.strip())
-    notify.later("reservation_requested", notify.editors_emails, {"request": request, "base_url": settings.SITE_URL})
+    notify.later("reservation_requested", notify.editors_emails, {"request": request})
     return request
 
 
@@ -310,27 +320,102 @@ def reservation_request_decide(request: ReservationRequest, editor, *, grant: bo
     locked.decided_by, locked.decision_note, locked.decided_at = editor, note.strip(), timezone.now()
     locked.save()
     notify.later("reservation_decided", [locked.requester.email],
-                 {"request": locked, "until": until if grant else None, "base_url": settings.SITE_URL})
+                 {"request": locked, "until": until if grant else None})
     return locked
 
 
-@transaction.atomic
-def comment_add(proposal: Proposal, author, text: str, *, section: str = "") -> Comment:
-    """A remark on a proposal, general or on one section; editors' comments reach the applicant."""
+MAX_COMMENT = 20_000
+
+
+def _comment_text(text: str) -> str:
     text = (text or "").strip()
     if not text:
         raise ServiceError("Write the comment first.")
-    if len(text) > 20_000:
-        raise ServiceError(f"The comment is {len(text):,} characters long; the limit is 20,000.")
+    if len(text) > MAX_COMMENT:
+        raise ServiceError(f"The comment is {len(text):,} characters long; the limit is {MAX_COMMENT:,}.")
+    return text
+
+
+def _may_converse(author, proposal) -> None:
+    if not rules.can_see_review(author, proposal):
+        raise NotAllowed("Only the applicant and GFD editors take part in the review of this proposal.")
+
+
+def _tell_about(comment: Comment, author) -> None:
+    """The other side hears of a new comment: editors' words reach the applicant, the
+    applicant's reach the editors who wrote in the thread (all editors if none has)."""
+    proposal = comment.proposal
+    root = comment.parent or comment
+    context = {"comment": comment, "thread": root, "section": SECTIONS_BY_KEY.get(root.section),
+               "is_reply": comment.parent_id is not None}
+    if not rules.is_submitter(author, proposal):
+        notify.later("comment", [proposal.submitter.email], {**context, "to_applicant": True})
+        return
+    thread_editors = sorted({c.author.email for c in [root, *root.replies.select_related("author")]
+                             if c.author_id != proposal.submitter_id and c.author.email})
+    notify.later("comment", thread_editors or notify.editors_emails, {**context, "to_applicant": False})
+
+
+@transaction.atomic
+def thread_start(proposal: Proposal, author, text: str, *, section: str = "", finding: str = "") -> Comment:
+    """Start a thread on a section, on one finding of the automated review, or on the whole proposal."""
+    text = _comment_text(text)
     if section and section not in SECTIONS_BY_KEY:
         raise ServiceError(f"There is no template section {section!r}.")
-    if not (rules.is_editor(author) or rules.is_submitter(author, proposal)):
-        raise NotAllowed("Only the submitter and GFD editors can comment on this proposal.")
-    comment = Comment.objects.create(proposal=proposal, author=author, section=section, text=text)
-    if not rules.is_submitter(author, proposal):
-        notify.later("comment", [proposal.submitter.email],
-                     {"comment": comment, "section": SECTIONS_BY_KEY.get(section), "base_url": settings.SITE_URL})
+    finding = (finding or "").strip()
+    if finding:
+        known = {f["id"]: (f.get("item") or {}).get("section", "") for f in proposal.findings or []}
+        if finding not in known and finding not in MANUAL_CHECKS:
+            raise ServiceError(f"This proposal has no finding “{finding}” to comment on.")
+        # A thread on a finding is shown beside the section the finding concerns.
+        section = section or (known.get(finding) if known.get(finding) in SECTIONS_BY_KEY else "")
+    _may_converse(author, proposal)
+    if proposal.state == ProposalState.DRAFT and not rules.is_submitter(author, proposal):
+        raise Conflict("This proposal is a draft again; comment once it is submitted.")
+    comment = Comment.objects.create(proposal=proposal, author=author, section=section, finding=finding,
+                                     text=text, round=review_round(proposal))
+    _tell_about(comment, author)
     return comment
+
+
+def comment_add(proposal: Proposal, author, text: str, *, section: str = "") -> Comment:
+    """A remark on a proposal, general or on one section: a new thread."""
+    return thread_start(proposal, author, text, section=section)
+
+
+@transaction.atomic
+def comment_reply(thread: Comment, author, text: str) -> Comment:
+    """Answer in a thread (a reply to a reply joins the same thread)."""
+    root = thread.parent or thread
+    text = _comment_text(text)
+    _may_converse(author, root.proposal)
+    reply = Comment.objects.create(proposal=root.proposal, author=author, parent=root, section=root.section,
+                                   finding=root.finding, text=text, round=review_round(root.proposal))
+    _tell_about(reply, author)
+    return reply
+
+
+@transaction.atomic
+def thread_resolve(thread: Comment, actor) -> Comment:
+    """Mark a thread resolved; either side may. Resolving a resolved thread is refused."""
+    root = Comment.objects.select_for_update().get(pk=(thread.parent_id or thread.pk))
+    _may_converse(actor, root.proposal)
+    if root.resolved_at is not None:
+        raise Conflict(f"This thread was already resolved by {root.resolved_by.get_username()}.")
+    root.resolved_at, root.resolved_by = timezone.now(), actor
+    root.save(update_fields=["resolved_at", "resolved_by"])
+    return root
+
+
+@transaction.atomic
+def thread_reopen(thread: Comment, actor) -> Comment:
+    root = Comment.objects.select_for_update().get(pk=(thread.parent_id or thread.pk))
+    _may_converse(actor, root.proposal)
+    if root.resolved_at is None:
+        raise Conflict("This thread is open already.")
+    root.resolved_at, root.resolved_by = None, None
+    root.save(update_fields=["resolved_at", "resolved_by"])
+    return root
 
 
 @transaction.atomic
@@ -344,6 +429,13 @@ def judgement_set(proposal: Proposal, editor, check_id: str, *, ok: bool, note: 
         proposal=proposal, check_id=check_id,
         defaults={"ok": ok, "note": (note or "").strip()[:20_000], "editor": editor})
     return judgement
+
+
+@transaction.atomic
+def judgements_set(proposal: Proposal, editor, verdicts: dict[str, tuple[bool, str]]) -> list[Judgement]:
+    """Record several judgements at once (the editor's one form): check id -> (ok, note)."""
+    return [judgement_set(proposal, editor, check_id, ok=ok, note=note)
+            for check_id, (ok, note) in verdicts.items()]
 
 
 def editors_group() -> Group:

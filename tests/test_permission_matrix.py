@@ -42,7 +42,11 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:proposal_check": ("POST", "/proposals/{draft}/check/", ("login", "200", "404", "403")),
     "registry:proposal_export": ("GET", "/proposals/{draft}/export.md", ("404", "200", "404", "200")),
     "registry:proposal_reserve": ("POST", "/proposals/{draft}/reserve/", ("login", "302", "404", "302")),
-    "registry:proposal_action": ("POST", "/proposals/{draft}/withdraw/", ("login", "302", "404", "302")),
+    # without confirm=yes the applicant gets the confirmation page; nobody else may withdraw
+    "registry:proposal_action": ("POST", "/proposals/{draft}/withdraw/", ("login", "200", "404", "403")),
+    "registry:thread_reply": ("POST", "/threads/{thread}/reply/", ("login", "302", "404", "302")),
+    "registry:thread_resolve": ("POST", "/threads/{thread}/resolve/", ("login", "302", "404", "302")),
+    "registry:thread_reopen": ("POST", "/threads/{thread}/reopen/", ("login", "302", "404", "302")),
     "registry:review_queue": ("GET", "/review/", EDITORS_ONLY),
     "registry:review_reservations": ("GET", "/review/reservations/", EDITORS_ONLY),
     "registry:review_reservation_action": ("POST", "/review/reservations/act/", EDITORS_POST),
@@ -102,8 +106,9 @@ def world(db):
     approved = proposal_factory(applicant, state="approved", editor=user_factory(editor=True))
     draft = proposal_factory(applicant, snid="drafty")
     services.reservation_request_create("wanted", applicant)
+    thread = services.thread_start(approved, editor, "A remark for the applicant only.", section="scope")
     return {"users": {"applicant": applicant, "other": other, "editor": editor},
-            "ids": {"draft": draft.pk, "approved": approved.pk}}
+            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk}}
 
 
 def outcome(response) -> str:

@@ -211,6 +211,14 @@ class EventSerializer(serializers.ModelSerializer):
         fields = ["created_at", "actor", "kind", "action", "from_state", "to_state", "comment"]
         read_only_fields = fields
 
+    def to_representation(self, event):
+        """The editor's messages belong to the review: only the applicant and editors read them."""
+        data = super().to_representation(event)
+        request = self.context.get("request")
+        if data.get("comment") and not rules.can_see_review(getattr(request, "user", None), event.proposal):
+            data["comment"] = ""
+        return data
+
 
 class ProposalDetailSerializer(ProposalSummarySerializer):
     content = serializers.SerializerMethodField()

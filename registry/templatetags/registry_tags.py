@@ -1,6 +1,9 @@
 from django import template
 
 from .. import rules
+from ..enums import ProposalAction
+from ..enums import event_sentence as _sentence
+from ..gfd191 import SECTIONS_BY_KEY
 from ..markdown import render_markdown
 
 register = template.Library()
@@ -29,3 +32,22 @@ def fields_for(form, section):
 @register.filter
 def get_item(mapping, key):
     return mapping.get(key, []) if mapping else []
+
+
+@register.filter
+def event_sentence(event):
+    """A History entry as a sentence ("Editor erin requested changes."), from the transition table."""
+    return _sentence(event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "")
+
+
+@register.filter
+def action_label(action):
+    """The label of a workflow action value ("request_changes" -> "Request changes")."""
+    return ProposalAction(action).label if action in ProposalAction.values else action
+
+
+@register.filter
+def section_heading(key):
+    """ "4.1 Scope" for a template section key; "the whole proposal" for none."""
+    section = SECTIONS_BY_KEY.get(key or "")
+    return section.heading if section else "the whole proposal"

@@ -12,11 +12,13 @@ from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import rules, sandbox, services
 from ..demo import FIXTURES
-from ..enums import FindingStatus, ProposalAction, actions_from
+from ..conversation import latest_decision, threads_of
+from ..enums import FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
 from ..documents import document_export, document_import
 from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
@@ -26,6 +28,7 @@ from ..interchange import ProposalData, load, rebased
 from ..markdown import render_svg
 from ..models import Namespace, Proposal, ProposalEvent
 from ..selectors import data_findings, proposal_findings, proposals_for
+from .errors import NextStep, conflict, forbidden
 
 STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.PASS]
 
@@ -92,11 +95,14 @@ def _grouped(findings) -> list[tuple[str, list]]:
     return [(status.label, [*groups[status.value]]) for status in STATUS_ORDER if groups[status.value]]
 
 
-def _comments_by_section(proposal) -> dict[str, list]:
-    by_section = defaultdict(list)
-    for comment in proposal.comments.select_related("author"):
-        by_section[comment.section or ""].append(comment)
-    return dict(by_section)
+def _conversation(request, proposal) -> dict:
+    """Threads and the editor's latest decision, for the applicant and editors only."""
+    if not rules.can_see_review(request.user, proposal):
+        return {"threads": None, "decision": None}
+    threads = threads_of(proposal)
+    return {"threads": threads, "decision": latest_decision(proposal, threads),
+            "thread_next": request.get_full_path(),
+            "finding_threads": [t for t in threads.all if t.finding and not t.section]}
 
 
 def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str = "form") -> dict:
@@ -133,24 +139,46 @@ def proposal_detail(request, pk):
         "proposal": proposal, "parts": sections_by_part(),
         "findings": proposal_findings(proposal),
         "events": proposal.events.select_related("actor"),
-        "comments": _comments_by_section(proposal),
+        "show_event_comments": rules.can_see_review(request.user, proposal),
         "actions": [t for t in actions_from(proposal.state) if rules.can_perform(request.user, proposal, t)
                     and t.actor == "submitter"],
         "can_edit": rules.can_edit_proposal(request.user, proposal),
         "reservation_form": ReservationRequestForm(),
         "reservation_requests": proposal.reservation_requests.all() if rules.is_submitter(request.user, proposal) else [],
+        **_conversation(request, proposal),
     }
     context["finding_groups"] = _grouped(context["findings"])
     return render(request, "registry/proposals/detail.html", context)
+
+
+def _cannot_edit(request, proposal):
+    """The 403 page for the edit page of a proposal that cannot be edited now, with the way out."""
+    detail = reverse("registry:proposal_detail", args=[proposal.pk])
+    if not rules.is_submitter(request.user, proposal):
+        return forbidden(request, "Only the applicant who wrote this proposal can edit it.",
+                         [NextStep("Read the proposal", detail)])
+    if proposal.state == ProposalState.SUBMITTED:
+        return forbidden(
+            request,
+            "This proposal is submitted and under review by the GFD editors, so it cannot be edited now. "
+            "If you need to change it, pull it back to draft: it leaves the review queue, you can edit it, "
+            "and you submit it again when ready.",
+            [NextStep("Pull it back to draft", reverse("registry:proposal_action", args=[proposal.pk, "pull_back"]),
+                      post=True, note="no editor has decided yet, so nothing is lost"),
+             NextStep("Read the proposal and the review so far", detail)])
+    return forbidden(
+        request,
+        f"This proposal is {proposal.get_state_display().lower()}; that is final, so it can no longer be edited. "
+        "To change a registration, propose a new version of it; to try again, start a new proposal.",
+        [NextStep("Read the proposal and its history", detail),
+         NextStep("Start a new proposal", reverse("registry:proposal_new"))])
 
 
 @login_required
 def proposal_edit(request, pk):
     proposal = _visible_proposal(request, pk)
     if not rules.can_edit_proposal(request.user, proposal):
-        return HttpResponseForbidden(
-            f"This proposal is {proposal.get_state_display().lower()}; only its submitter can edit it, "
-            "and only as a draft or when changes were requested.")
+        return _cannot_edit(request, proposal)
     if request.method == "POST":
         form = ProposalForm(request.POST)
         intent = request.POST.get("intent", "save")
@@ -177,7 +205,8 @@ def proposal_edit(request, pk):
 def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, source="form"):
     context = {
         "proposal": proposal, "form": form, "unsaved": unsaved, "parts": sections_by_part(),
-        "comments": _comments_by_section(proposal), "reservation_form": ReservationRequestForm(),
+        "reservation_form": ReservationRequestForm(),
+        **_conversation(request, proposal),
         **_workbench(data, proposal.submitter_id, form, source=source),
     }
     return render(request, "registry/proposals/edit.html", context, status=status)
@@ -197,24 +226,61 @@ def proposal_check(request, pk):
     return render(request, "registry/proposals/_workbench.html", context)
 
 
+#: What an applicant's action does, said on its confirmation page.
+APPLICANT_CONSEQUENCES = {
+    ProposalAction.WITHDRAW: "Withdrawing is final: the proposal can never be edited or submitted again, and "
+                             "the editors stop reviewing it. To register urn:ogf:{snid}: later you would have to "
+                             "start a new proposal.",
+    ProposalAction.PULL_BACK: "The proposal leaves the review queue and becomes a draft you can edit; the editors "
+                              "are told. Comments stay. Submit it again when it is ready.",
+    ProposalAction.SUBMIT: "The GFD editors are told and review the proposal; you cannot edit it while they do "
+                           "(you can pull it back to draft until they decide).",
+}
+
+
 @login_required
 @require_POST
 def proposal_action(request, pk, action):
+    """Submit, pull back or withdraw. Without ``confirm=yes`` only the confirmation page is shown."""
     proposal = _visible_proposal(request, pk)
-    if action not in (ProposalAction.SUBMIT, ProposalAction.WITHDRAW):
-        raise Http404("Unknown action.")
+    if action not in APPLICANT_CONSEQUENCES:
+        raise Http404("There is no such action on a proposal.")
+    detail = reverse("registry:proposal_detail", args=[proposal.pk])
+    transition = transition_for(proposal.state, action)
+    if transition is None:
+        done = {"withdraw": "withdrawn", "pull_back": "pulled back", "submit": "submitted"}[action]
+        return conflict(request, f"This proposal is {proposal.get_state_display().lower()}, so it cannot be "
+                        f"{done} now.", [NextStep("Read the proposal and its history", detail)])
+    if not rules.can_perform(request.user, proposal, transition):
+        return forbidden(request, "Only the applicant who wrote this proposal can do this.",
+                         [NextStep("Read the proposal", detail)])
     if action == ProposalAction.SUBMIT:
         try:
             return _submit(request, proposal, confirmed=request.POST.get("confirm") == "yes")
+        except services.Conflict as exc:
+            return conflict(request, exc.message, [NextStep("Read the proposal and its history", detail)])
         except services.ServiceError as exc:
             messages.error(request, exc.message)
-            return redirect("registry:proposal_detail", pk=proposal.pk)
+            return redirect(detail)
+    if request.POST.get("confirm") != "yes":
+        return render(request, "registry/proposals/confirm_action.html", {
+            "proposal": proposal, "action": action, "label": ProposalAction(action).label,
+            "consequence": APPLICANT_CONSEQUENCES[action].format(snid=proposal.snid), "back": detail})
     try:
         services.proposal_transition(proposal, action, request.user, comment=request.POST.get("comment", ""))
-        messages.success(request, "Proposal withdrawn.")
+    except services.Conflict as exc:
+        return conflict(request, exc.message, [NextStep("Read the proposal and its history", detail)])
     except services.ServiceError as exc:
         messages.error(request, exc.message)
-    return redirect("registry:proposal_detail", pk=proposal.pk)
+        return redirect(detail)
+    messages.success(request, {
+        ProposalAction.SUBMIT: "Submitted for review. The GFD editors have been told.",
+        ProposalAction.WITHDRAW: "Proposal withdrawn. It stays in your list, read-only.",
+        ProposalAction.PULL_BACK: "Pulled back to draft: you can edit it now and submit it again when ready.",
+    }[action])
+    if action == ProposalAction.PULL_BACK:
+        return redirect("registry:proposal_edit", pk=proposal.pk)
+    return redirect(detail)
 
 
 def _submit(request, proposal, *, confirmed: bool = False):

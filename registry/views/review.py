@@ -1,7 +1,14 @@
-"""The GFD editor's dashboard (GFD.191 §5): queue, one proposal, decisions, reservations."""
+"""The GFD editor's dashboard (GFD.191 §5): queue, one proposal, decisions, reservations.
+
+The review page puts the proposal first (findings, what changed since the
+previous round, the sections with their threads) and keeps the decision panel
+in view beside it: the four judgements in one form, then the decision, which
+asks for confirmation saying what will happen and who is told.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from functools import wraps
 
@@ -9,36 +16,40 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.http import Http404, HttpResponseForbidden
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from .. import rules, services
-from ..checklist import MANUAL_CHECKS
+from ..checklist import MANUAL_CHECKS, has_failures
+from ..conversation import latest_decision, round_changes, threads_of
 from ..diffs import proposal_diff
-from ..enums import NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
-from ..forms import CommentForm
+from ..enums import DECISIONS, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..models import Namespace, Proposal, ReservationRequest
-from ..selectors import (proposal_findings, registration_kind, reservation_active, search_text,
+from ..selectors import (registration_kind, reservation_active, search_text,
                          with_registration_kind)
-from .proposals import _comments_by_section, _grouped, _workbench
+from .errors import NextStep, conflict, forbidden
+from .proposals import _grouped, _workbench
 
 QUEUE_PAGE_SIZE = 100
-DECISIONS = (ProposalAction.REQUEST_CHANGES, ProposalAction.APPROVE, ProposalAction.REJECT)
+OPEN_THREADS = Count("comments", filter=Q(comments__parent__isnull=True, comments__resolved_at__isnull=True),
+                     distinct=True)
 
 
 def editor_required(view):
-    """Anonymous: log in first. Logged in without the editor permission: 403."""
+    """Anonymous: log in first. Logged in without the editor permission: a 403 page saying so."""
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         if not rules.is_editor(request.user):
-            return HttpResponseForbidden("Only GFD editors can use the review dashboard.")
+            return forbidden(request, "Only GFD editors can use the review dashboard. Your own proposals, "
+                             "with the editors' comments and decisions, are on your proposals page.")
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -48,7 +59,8 @@ def editor_required(view):
 def review_queue(request):
     state = request.GET.get("state", ProposalState.SUBMITTED)
     text = search_text(request.GET.get("q"))
-    proposals = Proposal.objects.select_related("submitter", "namespace").exclude(state=ProposalState.DRAFT)
+    proposals = (Proposal.objects.select_related("submitter", "namespace").exclude(state=ProposalState.DRAFT)
+                 .annotate(open_threads=OPEN_THREADS))
     if state in ProposalState.values:
         proposals = proposals.filter(state=state)
     if text:
@@ -67,23 +79,44 @@ def review_queue(request):
     return render(request, "registry/review/queue.html", context)
 
 
+def _judged(findings, judgements) -> list:
+    """The findings as the editor now stands: a recorded judgement replaces "needs your judgement"."""
+    out = []
+    for finding in findings:
+        judgement = judgements.get(finding.id)
+        if finding.status == FindingStatus.EDITOR and judgement is not None:
+            verdict = "satisfied" if judgement.ok else "not satisfied"
+            note = f": {judgement.note}" if judgement.note else ""
+            finding = dataclasses.replace(
+                finding, status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
+                message=f"{finding.message} Judged {verdict} by {judgement.editor.get_username()}{note}.")
+        out.append(finding)
+    return out
+
+
 def _review_context(request, proposal) -> dict:
-    findings = proposal_findings(proposal)
     judgements = {j.check_id: j for j in proposal.judgements.select_related("editor")}
+    bench = _workbench(proposal.to_data(), proposal.submitter_id)
+    machine = bench["findings"]
+    findings = _judged(machine, judgements)
     manual = [{"id": check_id, "judgement": judgements.get(check_id),
-               "findings": [f for f in findings if f.id == check_id]} for check_id in MANUAL_CHECKS]
+               "findings": [f for f in machine if f.id == check_id]} for check_id in MANUAL_CHECKS]
     previous = None
     if proposal.namespace_id and proposal.namespace.current_id and proposal.namespace.current_id != proposal.pk:
         previous = proposal.namespace.current
+    threads = threads_of(proposal)
     return {
         "proposal": proposal, "parts": sections_by_part(), "manual": manual,
-        "comments": _comments_by_section(proposal), "comment_form": CommentForm(),
+        "open_judgements": [m["id"] for m in manual if m["judgement"] is None],
+        "threads": threads, "can_start_threads": True, "thread_next": request.get_full_path(),
+        "finding_threads": [t for t in threads.all if t.finding and not t.section],
+        "discussable": [f for f in machine if f.status != FindingStatus.PASS],
         "events": proposal.events.select_related("actor"),
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
         "own": rules.is_submitter(request.user, proposal),
         "previous": previous, "diff": proposal_diff(previous, proposal) if previous else None,
-        **_workbench(proposal.to_data(), proposal.submitter_id),
-        "finding_groups": _grouped(findings), "findings": findings,
+        "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
+        **bench, "findings": findings, "finding_groups": _grouped(findings),
     }
 
 
@@ -91,58 +124,112 @@ def _review_context(request, proposal) -> dict:
 def review_detail(request, pk):
     proposal = get_object_or_404(Proposal.objects.select_related("submitter", "namespace__current"), pk=pk)
     if proposal.state == ProposalState.DRAFT:
-        raise Http404("Drafts are not open for review.")
+        raise Http404("This proposal is a draft: its applicant has not submitted it (or pulled it back), "
+                      "so it is not open for review.")
     return render(request, "registry/review/detail.html", _review_context(request, proposal))
+
+
+DECISION_OUTCOMES = {
+    ProposalAction.REQUEST_CHANGES: "The proposal goes back to its applicant, who can edit it and submit it "
+                                    "again; your message is shown at the top of their pages.",
+    ProposalAction.APPROVE: "urn:ogf:{snid}: is registered and published at once in the public registry "
+                            "under /urn/. Approved proposals can never be changed; later changes need a new version.",
+    ProposalAction.REJECT: "The review ends: the proposal is rejected for good and cannot be submitted again. "
+                           "The applicant can only start a new proposal.",
+}
 
 
 @editor_required
 @require_POST
 def review_decide(request, pk):
-    proposal = get_object_or_404(Proposal, pk=pk)
+    """Without ``confirm`` this only shows what the decision will do; nothing changes."""
+    proposal = get_object_or_404(Proposal.objects.select_related("submitter"), pk=pk)
     action = request.POST.get("action", "")
     if action not in DECISIONS:
         messages.error(request, "Choose request changes, approve or reject.")
         return redirect("registry:review_detail", pk=pk)
+    label = ProposalAction(action).label
+    comment = request.POST.get("comment", "").strip()
+    override = request.POST.get("override_reason", "").strip()
+    back = [NextStep("Back to the proposal and its history", reverse("registry:review_detail", args=[pk])),
+            NextStep("The review queue", reverse("registry:review_queue"))]
+    if proposal.state != ProposalState.SUBMITTED:
+        return conflict(request, f"This proposal is {proposal.get_state_display().lower()}; only a submitted "
+                        f"proposal can be decided, so it cannot be {_DONE[action]} now.", back)
+    if request.POST.get("confirm") != "yes":
+        if action != ProposalAction.APPROVE and not comment:
+            messages.error(request, f"{label} needs a message to the applicant saying why; write it in the "
+                           "decision panel.")
+            return redirect("registry:review_detail", pk=pk)
+        recorded = set(proposal.judgements.values_list("check_id", flat=True))
+        failing = action == ProposalAction.APPROVE and has_failures(proposal.findings)
+        context = {
+            "proposal": proposal, "action": action, "label": label, "comment": comment, "override": override,
+            "outcome": DECISION_OUTCOMES[action].format(snid=proposal.snid),
+            "open_judgements": [c for c in MANUAL_CHECKS if c not in recorded] if action == ProposalAction.APPROVE
+            else [],
+            "open_threads": proposal.comments.open_threads().count(),
+            "failing": failing and not override,
+            "back": reverse("registry:review_detail", args=[pk]),
+        }
+        return render(request, "registry/review/confirm_decision.html", context)
     try:
-        services.proposal_transition(proposal, action, request.user,
-                                     comment=request.POST.get("comment", ""),
-                                     override_reason=request.POST.get("override_reason", ""))
-        messages.success(request, {"approve": "Approved and published in the registry.",
-                                   "reject": "Rejected; the applicant has been told.",
-                                   "request_changes": "Sent back for changes; the applicant has been told."}[action])
+        services.proposal_transition(proposal, action, request.user, comment=comment, override_reason=override)
+        who = f"{proposal.submitter.get_username()} has been told by e-mail"
+        messages.success(request, {
+            ProposalAction.APPROVE: f"Approved: urn:ogf:{proposal.snid}: is registered and published; {who}.",
+            ProposalAction.REJECT: f"Rejected; {who}.",
+            ProposalAction.REQUEST_CHANGES: f"Changes requested; {who} and sees your message first.",
+        }[action])
+    except services.Conflict as exc:
+        return conflict(request, exc.message, back)
     except services.ServiceError as exc:
         messages.error(request, exc.message)
     return redirect("registry:review_detail", pk=pk)
+
+
+_DONE = {ProposalAction.REQUEST_CHANGES: "sent back", ProposalAction.APPROVE: "approved",
+         ProposalAction.REJECT: "rejected"}
 
 
 @editor_required
 @require_POST
 def review_comment(request, pk):
+    """Start a thread on a section, a finding or the whole proposal."""
     proposal = get_object_or_404(Proposal, pk=pk)
-    form = CommentForm(request.POST)
-    if form.is_valid():
-        try:
-            services.comment_add(proposal, request.user, form.cleaned_data["text"],
-                                 section=form.cleaned_data["section"])
-            messages.success(request, "Comment added; the applicant can see it.")
-        except services.ServiceError as exc:
-            messages.error(request, exc.message)
-    else:
-        messages.error(request, "Write the comment first.")
-    return redirect("registry:review_detail", pk=pk)
+    try:
+        thread = services.thread_start(proposal, request.user, request.POST.get("text", ""),
+                                       section=request.POST.get("section", ""),
+                                       finding=request.POST.get("finding", ""))
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("registry:review_detail", pk=pk)
+    messages.success(request, f"Comment added; {proposal.submitter.get_username()} can see it beside the "
+                     "section and reply.")
+    return redirect(reverse("registry:review_detail", args=[pk]) + f"#thread-{thread.pk}")
 
 
 @editor_required
 @require_POST
 def review_judgement(request, pk):
+    """All four judgements in one form: ``verdict-<check>`` is "ok", "not-ok" or "" (not yet)."""
     proposal = get_object_or_404(Proposal, pk=pk)
+    verdicts = {}
+    for check_id in MANUAL_CHECKS:
+        verdict = request.POST.get(f"verdict-{check_id}", "")
+        if verdict in ("ok", "not-ok"):
+            verdicts[check_id] = (verdict == "ok", request.POST.get(f"note-{check_id}", ""))
+    if not verdicts:
+        messages.error(request, "Nothing recorded: choose Satisfied or Not satisfied for at least one judgement.")
+        return redirect(reverse("registry:review_detail", args=[pk]) + "#judgements")
     try:
-        services.judgement_set(proposal, request.user, request.POST.get("check_id", ""),
-                               ok=request.POST.get("ok") == "on", note=request.POST.get("note", ""))
-        messages.success(request, "Judgement recorded.")
+        services.judgements_set(proposal, request.user, verdicts)
+        open_left = len(MANUAL_CHECKS) - proposal.judgements.count()
+        messages.success(request, f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
+                         + (f"; {open_left} still open." if open_left else "; all four are recorded."))
     except services.ServiceError as exc:
         messages.error(request, exc.message)
-    return redirect("registry:review_detail", pk=pk)
+    return redirect(reverse("registry:review_detail", args=[pk]) + "#judgements")
 
 
 @editor_required
@@ -172,18 +259,26 @@ def reservation_action(request):
     try:
         if action in ("grant", "decline"):
             reservation = get_object_or_404(ReservationRequest, pk=request.POST.get("request"))
-            services.reservation_request_decide(reservation, request.user, grant=action == "grant",
-                                                until=_date(request.POST.get("until")),
-                                                note=request.POST.get("note", ""))
+            decided = services.reservation_request_decide(reservation, request.user, grant=action == "grant",
+                                                          until=_date(request.POST.get("until")),
+                                                          note=request.POST.get("note", ""))
+            who = decided.requester.get_username()
+            done = (f"Reservation of urn:ogf:{decided.snid}: granted to {who} until "
+                    f"{_date(request.POST.get('until'))}; {who} has been told."
+                    if action == "grant" else
+                    f"Request to reserve urn:ogf:{decided.snid}: declined; {who} has been told.")
         elif action == "reserve":
-            services.namespace_reserve(request.POST.get("snid", ""), request.user,
-                                       until=_date(request.POST.get("until")),
-                                       reason=request.POST.get("reason", ""))
+            namespace = services.namespace_reserve(request.POST.get("snid", ""), request.user,
+                                                   until=_date(request.POST.get("until")),
+                                                   reason=request.POST.get("reason", ""))
+            done = f"urn:ogf:{namespace.snid}: is reserved until {namespace.reserved_until}."
         elif action == "release":
-            services.namespace_release(request.POST.get("snid", ""), request.user, request.POST.get("note", ""))
+            namespace = services.namespace_release(request.POST.get("snid", ""), request.user,
+                                                   request.POST.get("note", ""))
+            done = f"The reservation of urn:ogf:{namespace.snid}: is released; anyone may now propose it."
         else:
-            raise services.ServiceError("Unknown action.")
-        messages.success(request, "Done.")
+            raise services.ServiceError("Choose grant, decline, reserve or release.")
+        messages.success(request, done)
     except services.ServiceError as exc:
         messages.error(request, exc.message)
     return redirect("registry:review_reservations")
@@ -193,11 +288,12 @@ def reservation_action(request):
 def snid_history(request, snid):
     """Every proposal ever made for one SNID, with its events: the SNID's full history."""
     if not is_valid_snid(snid):
-        raise Http404("No such SNID.")
+        raise Http404("There is no such SNID: an SNID has letters, digits and hyphens only.")
     proposals = (Proposal.objects.filter(snid__lower=snid.lower()).exclude(state=ProposalState.DRAFT)
                  .select_related("submitter").prefetch_related("events__actor").order_by("created_at"))
     namespace = Namespace.objects.by_snid(snid).first()
     if namespace is None and not proposals:
-        raise Http404("No such SNID.")
+        raise Http404(f"Nobody has submitted a proposal for urn:ogf:{snid}: and it is not reserved.")
     return render(request, "registry/review/snid_history.html",
                   {"snid": namespace.snid if namespace else snid, "namespace": namespace, "proposals": proposals})
+

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import proposals, public, review
+from . import proposals, public, review, threads
 
 app_name = "registry"
 
@@ -26,8 +26,12 @@ urlpatterns = [
     path("proposals/<int:pk>/check/", proposals.proposal_check, name="proposal_check"),
     re_path(r"^proposals/(?P<pk>\d+)/export\.(?P<fmt>md|txt)$", proposals.proposal_export, name="proposal_export"),
     path("proposals/<int:pk>/reserve/", proposals.reservation_request, name="proposal_reserve"),
-    re_path(r"^proposals/(?P<pk>\d+)/(?P<action>submit|withdraw)/$", proposals.proposal_action,
+    re_path(r"^proposals/(?P<pk>\d+)/(?P<action>submit|withdraw|pull_back)/$", proposals.proposal_action,
             name="proposal_action"),
+    # the review conversation (applicant and editors)
+    path("threads/<int:pk>/reply/", threads.thread_reply, name="thread_reply"),
+    path("threads/<int:pk>/resolve/", threads.thread_resolve, name="thread_resolve"),
+    path("threads/<int:pk>/reopen/", threads.thread_reopen, name="thread_reopen"),
     # GFD editors
     path("review/", review.review_queue, name="review_queue"),
     path("review/reservations/", review.reservations, name="review_reservations"),

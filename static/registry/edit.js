@@ -33,8 +33,14 @@
       count("warning") + " warnings.";
   }
 
-  form.addEventListener("input", function () { dirty = true; markStale(); });
-  form.addEventListener("change", function () { dirty = true; markStale(); });
+  // Replies to review threads sit inside the form's sections but belong to their own forms.
+  function edited(event) {
+    if (event.target.form !== form) return;
+    dirty = true;
+    markStale();
+  }
+  form.addEventListener("input", edited);
+  form.addEventListener("change", edited);
   form.addEventListener("submit", function (event) {
     var intent = event.submitter && event.submitter.value;
     if (intent !== "check" || !window.fetch) { dirty = false; return; }

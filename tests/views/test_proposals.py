@@ -56,8 +56,8 @@ def test_page_permissions(client, people, path, expected, role):
 
 POST_MATRIX = [
     ("/proposals/{pk}/check/", ["login", "200", "404", "403"]),
-    ("/proposals/{pk}/submit/", ["login", "302", "404", "302"]),
-    ("/proposals/{pk}/withdraw/", ["login", "302", "404", "302"]),
+    ("/proposals/{pk}/submit/", ["login", "302", "404", "403"]),
+    ("/proposals/{pk}/withdraw/", ["login", "200", "404", "403"]),
     ("/proposals/{pk}/reserve/", ["login", "302", "404", "302"]),
 ]
 

@@ -1,3 +1,6 @@
+import os
+
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -13,6 +16,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-serve", action="store_true", help="set up only; do not serve")
 
     def handle(self, port=8000, no_serve=False, **options):
+        address = f"http://127.0.0.1:{port}"
+        if not os.environ.get("REGISTRY_SITE_URL"):
+            # Links in mails point at the server people are looking at.
+            settings.SITE_URL = address
         call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write("Database migrated.")
         accounts = demo.demo_accounts()
@@ -27,5 +34,5 @@ class Command(BaseCommand):
             self.stdout.write(f"  {role:<9} username {user.username!r}  password {password!r}{note}")
         if no_serve:
             return
-        self.stdout.write(f"\nServing on http://127.0.0.1:{port}/  (Ctrl-C to stop)\n")
+        self.stdout.write(f"\nServing on {address}/  (Ctrl-C to stop); links in mails use {settings.SITE_URL}/\n")
         call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)

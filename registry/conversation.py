@@ -1,0 +1,108 @@
+"""Reads for the review conversation: threads, rounds and the editor's latest decision.
+
+A *round* is one submission: round 1 is the first submission, each
+resubmission after "request changes" starts the next. The submit event keeps
+the submitted content (``data["content"]``), so the editor can compare a round
+with the previous one section by section (``diffs.proposal_diff``).
+Everything here is for the applicant and editors only (``rules.can_see_review``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Prefetch
+
+from . import interchange
+from .diffs import SectionDiff, proposal_diff
+from .enums import DECISIONS, ProposalAction
+from .models import Comment, Proposal, ProposalEvent
+
+
+def review_round(proposal: Proposal) -> int:
+    """How many times the proposal has been submitted (0 for a draft never submitted)."""
+    return proposal.events.filter(action=ProposalAction.SUBMIT).count()
+
+
+@dataclass
+class Threads:
+    """A proposal's threads, roots with their replies, by where they are shown."""
+
+    all: list[Comment] = field(default_factory=list)
+    by_section: dict[str, list[Comment]] = field(default_factory=dict)
+
+    @property
+    def open(self) -> list[Comment]:
+        return [t for t in self.all if t.resolved_at is None]
+
+    def for_finding(self, check_id: str) -> list[Comment]:
+        return [t for t in self.all if t.finding == check_id]
+
+
+def threads_of(proposal: Proposal) -> Threads:
+    """Every thread of the proposal in two queries, replies in order under their root."""
+    roots = list(
+        proposal.comments.threads().select_related("author", "resolved_by")
+        .prefetch_related(Prefetch("replies", queryset=Comment.objects.select_related("author")))
+    )
+    by_section: dict[str, list[Comment]] = defaultdict(list)
+    for root in roots:
+        by_section[root.section].append(root)
+    return Threads(roots, dict(by_section))
+
+
+@dataclass(frozen=True)
+class Decision:
+    event: ProposalEvent
+    label: str
+    open_threads: list[Comment]
+
+
+def latest_decision(proposal: Proposal, threads: Threads | None = None) -> Decision | None:
+    """The editor's last decision, while it is the latest word: until the next submission."""
+    last = (proposal.events.filter(action__in=[*DECISIONS, ProposalAction.SUBMIT])
+            .select_related("actor").order_by("-created_at", "-id").first())
+    if last is None or last.action == ProposalAction.SUBMIT:
+        return None
+    threads = threads if threads is not None else threads_of(proposal)
+    return Decision(last, ProposalAction(last.action).label, threads.open)
+
+
+@dataclass(frozen=True)
+class RoundChanges:
+    """What changed between the previous round and the current one, for the editor."""
+
+    number: int
+    previous_at: object
+    diff: list[SectionDiff]
+    #: Threads the applicant wrote in since the previous round's decision.
+    answered: list[Comment]
+
+    @property
+    def changed(self) -> list[SectionDiff]:
+        """Sections with a real change (saving through the form may only add or drop blank lines)."""
+        return [d for d in self.diff if any(op != " " and line.strip() for op, line in d.lines)]
+
+
+def _as_proposal(content: dict) -> Proposal:
+    snapshot = Proposal()
+    snapshot.apply_data(interchange.load(content))
+    return snapshot
+
+
+def round_changes(proposal: Proposal, threads: Threads | None = None) -> RoundChanges | None:
+    """The current round against the previous one; None in round 1 or when no copy was kept."""
+    submits = list(proposal.events.filter(action=ProposalAction.SUBMIT).order_by("created_at", "id"))
+    if len(submits) < 2:
+        return None
+    previous, current = submits[-2], submits[-1]
+    if "content" not in previous.data:
+        return None
+    newer = _as_proposal(current.data["content"]) if "content" in current.data else proposal
+    threads = threads if threads is not None else threads_of(proposal)
+    answered = [t for t in threads.all
+                if any(r.author_id == proposal.submitter_id and r.created_at > previous.created_at
+                       for r in t.replies.all())]
+    return RoundChanges(len(submits), previous.created_at,
+                        proposal_diff(_as_proposal(previous.data["content"]), newer), answered)

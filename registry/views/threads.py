@@ -1,0 +1,72 @@
+"""The review conversation: reply in a thread, resolve it, reopen it.
+
+Shared by the applicant's pages and the editor's: each form carries ``next``,
+the page to return to, and lands on the thread's anchor. Threads exist only for
+the applicant and editors (``rules.can_see_review``); to anyone else they are 404.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from .. import rules, services
+from ..models import Comment
+
+
+def _thread(request, pk) -> Comment:
+    thread = get_object_or_404(Comment.objects.select_related("proposal", "proposal__submitter"), pk=pk,
+                               parent__isnull=True)
+    if not rules.can_see_review(request.user, thread.proposal):
+        raise Http404("There is no such thread.")
+    return thread
+
+
+def _back(request, thread: Comment):
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()):
+        target = thread.proposal.get_absolute_url()
+    return redirect(target.split("#")[0] + f"#thread-{thread.pk}")
+
+
+@login_required
+@require_POST
+def thread_reply(request, pk):
+    thread = _thread(request, pk)
+    try:
+        services.comment_reply(thread, request.user, request.POST.get("text", ""))
+        other = ("the GFD editors" if rules.is_submitter(request.user, thread.proposal)
+                 else thread.proposal.submitter.get_username())
+        messages.success(request, f"Reply added; {other} can read it in the thread.")
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+    return _back(request, thread)
+
+
+@login_required
+@require_POST
+def thread_resolve(request, pk):
+    thread = _thread(request, pk)
+    try:
+        services.thread_resolve(thread, request.user)
+        messages.success(request, "Thread marked resolved. Reopen it if there is more to say.")
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+    return _back(request, thread)
+
+
+@login_required
+@require_POST
+def thread_reopen(request, pk):
+    thread = _thread(request, pk)
+    try:
+        services.thread_reopen(thread, request.user)
+        messages.success(request, "Thread reopened.")
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+    return _back(request, thread)
