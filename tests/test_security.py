@@ -32,21 +32,97 @@ def test_only_the_api_documentation_may_run_inline_script(client):
     assert "script-src 'self' 'unsafe-inline'" in client.get("/api/docs/")["Content-Security-Policy"]
 
 
-@pytest.mark.django_db
-def test_login_attempts_are_limited(client, settings):
+@pytest.fixture
+def clean_cache():
     from django.core.cache import cache
     cache.clear()
-    user_factory("victim", password="the-right-password-1")
-    for _ in range(settings.LOGIN_FAILURE_LIMIT):
-        assert client.post("/accounts/login/", {"username": "victim", "password": "wrong"}).status_code == 200
-    blocked = client.post("/accounts/login/", {"username": "victim", "password": "the-right-password-1"})
-    assert blocked.status_code == 429 and int(blocked["Retry-After"]) > 0
-    assert "Too many failed log-in attempts" in blocked.content.decode()
+    yield
+    cache.clear()
+
+
+RIGHT = "the-right-password-1"
+
+
+def login(client, username, password, address="203.0.113.7", **headers):
+    return client.post("/accounts/login/", {"username": username, "password": password},
+                       REMOTE_ADDR=address, **headers)
+
+
+@pytest.mark.django_db
+def test_login_attempts_are_limited_per_account_and_address(client, settings, clean_cache):
+    user_factory("victim", password=RIGHT)
+    for _ in range(settings.LOGIN_FAILURE_LIMIT - 1):
+        assert login(client, "victim", "wrong").status_code == 200
+    assert login(client, "victim", "wrong").status_code == 429  # the fifth failure starts the block
+    blocked = login(client, "victim", RIGHT)
+    assert blocked.status_code == 429 and int(blocked["Retry-After"]) == settings.LOGIN_FAILURE_WINDOW
+    text = blocked.content.decode()
+    assert "Too many failed log-in attempts for this account from your network address (5 in 15 minutes)" in text
+    assert "a completed reset lifts the block at once" in text
     assert client.get("/proposals/").status_code == 302  # not logged in
-    cache.clear()
-    ok = client.post("/accounts/login/", {"username": "victim", "password": "the-right-password-1"})
-    assert ok.status_code == 302
-    cache.clear()
+    assert login(client, "victim", RIGHT, address="198.51.100.1").status_code == 302  # elsewhere: fine
+
+
+@pytest.mark.django_db
+def test_the_owner_logs_in_after_100_wrong_guesses_from_other_addresses(client, clean_cache):
+    user_factory("victim", password=RIGHT)
+    for guess in range(100):
+        login(client, "victim", f"guess-{guess}", address=f"192.0.2.{guess % 10}")
+    assert login(client, "victim", "still-wrong", address="192.0.2.1").status_code == 429
+    assert login(client, "victim", RIGHT, address="203.0.113.50").status_code == 302
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("spelling", ["VICTIM", " victim ", "Victim"])
+def test_login_failures_count_against_the_normalised_username(client, settings, clean_cache, spelling):
+    user_factory("victim", password=RIGHT)
+    for _ in range(settings.LOGIN_FAILURE_LIMIT - 1):
+        login(client, "victim", "wrong")
+    login(client, spelling, "wrong")
+    assert login(client, "victim", RIGHT).status_code == 429
+
+
+@pytest.mark.django_db
+def test_one_address_guessing_many_accounts_is_paused(client, settings, clean_cache):
+    user_factory("mine", password=RIGHT)
+    for n in range(settings.LOGIN_ADDRESS_FAILURE_LIMIT - 1):
+        assert login(client, f"someone{n}", "wrong").status_code == 200
+    assert login(client, "someone-else", "wrong").status_code == 429
+    blocked = login(client, "mine", RIGHT)
+    assert blocked.status_code == 429
+    assert "Too many failed log-in attempts from your network address (50 in 15 minutes)" in blocked.content.decode()
+    assert login(client, "mine", RIGHT, address="198.51.100.9").status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_successful_login_clears_only_its_own_count(client, settings, clean_cache):
+    user_factory("mine", password=RIGHT)
+    for _ in range(settings.LOGIN_FAILURE_LIMIT - 1):
+        login(client, "mine", "wrong")
+    assert login(client, "mine", RIGHT).status_code == 302
+    client.post("/accounts/logout/")
+    for _ in range(settings.LOGIN_FAILURE_LIMIT - 1):
+        login(client, "mine", "wrong")
+    assert login(client, "mine", RIGHT).status_code == 302  # the count started again
+
+
+@pytest.mark.django_db
+def test_a_completed_password_reset_lifts_the_block(client, settings, clean_cache, mailoutbox):
+    import re
+    settings.PASSWORD_RESET_MIN_SECONDS = 0
+    settings.SITE_URL = "https://urn.example.org"
+    settings.ALLOWED_HOSTS = ["testserver", "evil.example"]  # a Host the site answers, but not its URL
+    user_factory("victim", password=RIGHT)
+    for _ in range(settings.LOGIN_FAILURE_LIMIT):
+        login(client, "victim", "wrong")
+    assert login(client, "victim", RIGHT).status_code == 429
+    client.post("/accounts/password_reset/", {"email": "victim@example.org"}, HTTP_HOST="evil.example")
+    link = re.search(r"https://urn\.example\.org(/accounts/reset/\S+)", mailoutbox[0].body).group(1)
+    form = client.get(link, follow=True)
+    new = "a-brand-new-password-2"
+    done = client.post(form.redirect_chain[-1][0], {"new_password1": new, "new_password2": new})
+    assert done.status_code == 302
+    assert login(client, "victim", new).status_code == 302
 
 
 @pytest.mark.django_db

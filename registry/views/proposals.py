@@ -6,7 +6,6 @@ import json
 from collections import defaultdict
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseForbidden
@@ -17,7 +16,7 @@ from .. import rules, services
 from ..demo import FIXTURES
 from ..enums import FindingStatus, ProposalAction, actions_from
 from ..documents import document_export, document_import
-from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
+from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn
 from ..interchange import ProposalData, load
@@ -30,16 +29,6 @@ STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR,
 
 def home(request):
     return redirect("registry:namespace_list")
-
-
-def signup(request):
-    form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.get_username()}. Start your first proposal below.")
-        return redirect("registry:proposal_new")
-    return render(request, "registration/signup.html", {"form": form})
 
 
 @login_required
