@@ -50,6 +50,7 @@ class DocumentStatus(models.TextChoices):
 class EventKind(models.TextChoices):
     CREATED = "created", "Created"
     TRANSITION = "transition", "State change"
+    JUDGEMENT = "judgement", "Editor's judgement"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from .. import rules, services
 from ..demo import FIXTURES
-from ..enums import FindingStatus, ProposalAction, actions_from
+from ..enums import EventKind, FindingStatus, ProposalAction, actions_from
 from ..documents import document_export, document_import
 from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
@@ -106,11 +106,14 @@ def _workbench(data: ProposalData, submitter_id: int) -> dict:
 
 def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
+    see_review = rules.can_see_review(request.user, proposal)
     context = {
         "proposal": proposal, "parts": sections_by_part(),
         "findings": proposal_findings(proposal),
-        "events": proposal.events.select_related("actor"),
-        "comments": _comments_by_section(proposal),
+        "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
+            kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),
+        "see_review": see_review,
+        "comments": _comments_by_section(proposal) if see_review else {},
         "actions": [t for t in actions_from(proposal.state) if rules.can_perform(request.user, proposal, t)
                     and t.actor == "submitter"],
         "can_edit": rules.can_edit_proposal(request.user, proposal),

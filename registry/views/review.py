@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
@@ -78,7 +79,8 @@ def _review_context(request, proposal) -> dict:
         "comments": _comments_by_section(proposal), "comment_form": CommentForm(),
         "events": proposal.events.select_related("actor"),
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
-        "own": rules.is_submitter(request.user, proposal),
+        "own": rules.is_own_case(request.user, proposal),
+        "may_override_conflict": request.user.is_superuser,
         "previous": previous, "diff": proposal_diff(previous, proposal) if previous else None,
         **_workbench(proposal.to_data(), proposal.submitter_id),
         "finding_groups": _grouped(findings), "findings": findings,
@@ -104,7 +106,8 @@ def review_decide(request, pk):
     try:
         services.proposal_transition(proposal, action, request.user,
                                      comment=request.POST.get("comment", ""),
-                                     override_reason=request.POST.get("override_reason", ""))
+                                     override_reason=request.POST.get("override_reason", ""),
+                                     conflict_reason=request.POST.get("conflict_reason", ""))
         messages.success(request, {"approve": "Approved and published in the registry.",
                                    "reject": "Rejected; the applicant has been told.",
                                    "request_changes": "Sent back for changes; the applicant has been told."}[action])
@@ -116,9 +119,12 @@ def review_decide(request, pk):
 @editor_required
 @require_POST
 def review_comment(request, pk):
-    proposal = get_object_or_404(Proposal, pk=pk)
+    proposal = get_object_or_404(Proposal.objects.select_related("namespace__current"), pk=pk)
     form = CommentForm(request.POST)
-    if form.is_valid():
+    if not rules.can_review(request.user, proposal):
+        messages.error(request, "Editors cannot comment as editor on their own proposals or SNIDs; "
+                                "another editor must.")
+    elif form.is_valid():
         try:
             services.comment_add(proposal, request.user, form.cleaned_data["text"],
                                  section=form.cleaned_data["section"])
@@ -136,7 +142,8 @@ def review_judgement(request, pk):
     proposal = get_object_or_404(Proposal, pk=pk)
     try:
         services.judgement_set(proposal, request.user, request.POST.get("check_id", ""),
-                               ok=request.POST.get("ok") == "on", note=request.POST.get("note", ""))
+                               ok=request.POST.get("ok") == "on", note=request.POST.get("note", ""),
+                               conflict_reason=request.POST.get("conflict_reason", ""))
         messages.success(request, "Judgement recorded.")
     except services.ServiceError as exc:
         messages.error(request, exc.message)
@@ -151,7 +158,8 @@ def reservations(request):
         .select_related("requester", "proposal"),
         "active": [ns for ns in namespaces if reservation_active(ns)],
         "expired": [ns for ns in namespaces if not reservation_active(ns)],
-        "default_until": timezone.localdate() + dt.timedelta(days=180),
+        "default_until": timezone.localdate() + dt.timedelta(days=min(180, settings.RESERVATION_MAX_DAYS)),
+        "latest_until": timezone.localdate() + dt.timedelta(days=settings.RESERVATION_MAX_DAYS),
     }
     return render(request, "registry/review/reservations.html", context)
 
@@ -177,6 +185,9 @@ def reservation_action(request):
             services.namespace_reserve(request.POST.get("snid", ""), request.user,
                                        until=_date(request.POST.get("until")),
                                        reason=request.POST.get("reason", ""))
+        elif action == "renew":
+            services.namespace_renew(request.POST.get("snid", ""), request.user,
+                                     until=_date(request.POST.get("until")))
         elif action == "release":
             services.namespace_release(request.POST.get("snid", ""), request.user, request.POST.get("note", ""))
         else:
