@@ -378,7 +378,7 @@ def judgement_set(proposal: Proposal, editor, check_id: str, *, ok: bool, note: 
         raise NotAllowed("Only GFD editors record judgements.")
     if check_id not in MANUAL_CHECKS:
         raise ServiceError(f"{check_id!r} is not one of the editor's judgements ({', '.join(MANUAL_CHECKS)}).")
-    locked = Proposal.objects.select_for_update().select_related("namespace__current").get(pk=proposal.pk)
+    locked = Proposal.objects.select_for_update(of=("self",)).select_related("namespace__current").get(pk=proposal.pk)
     conflict = _conflict_of_interest(editor, locked, "judge", conflict_reason)
     if locked.state in FINAL_STATES:
         raise Conflict(f"This proposal is {locked.get_state_display().lower()}; its judgements are final.")

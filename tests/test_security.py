@@ -1,11 +1,14 @@
 """Security headers, log-in limits, the admin's path and production settings."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from registry import services
 
 from .factories import user_factory
 
@@ -274,3 +277,155 @@ def test_password_reset_mails_are_limited_per_email_and_per_address(client, sett
                             REMOTE_ADDR="198.51.100.8").status_code
                 for n in range(settings.PASSWORD_RESET_RATE_PER_ADDRESS + 1)]
     assert statuses[-1] == 429 and statuses[:-1] == [302] * settings.PASSWORD_RESET_RATE_PER_ADDRESS
+
+
+# --- the database refuses what the app never does ---------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_sqlite_and_postgres_refuse_renaming_an_snid_through_a_queryset_update(make_proposal):
+    from django.db import DatabaseError, transaction
+
+    from registry.models import Namespace
+    make_proposal(state="approved")
+    with pytest.raises(DatabaseError, match="never renamed"), transaction.atomic():
+        Namespace.objects.filter(snid="example").update(snid="other")
+    Namespace.objects.filter(snid="example").update(snid="EXAMPLE")  # a change of case is the same SNID
+    assert list(Namespace.objects.values_list("snid", flat=True)) == ["EXAMPLE"]
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_pointing_an_snid_at_a_version_that_is_not_approved(make_proposal):
+    from django.db import DatabaseError, transaction
+
+    from registry.models import Namespace, Proposal
+    approved = make_proposal(state="approved")
+    draft = make_proposal(approved.submitter)
+    Proposal.objects.filter(pk=draft.pk).update(namespace=approved.namespace)
+    with pytest.raises(DatabaseError, match="approved version"), transaction.atomic():
+        Namespace.objects.filter(pk=approved.namespace_id).update(current=draft)
+        Namespace.objects.get(pk=approved.namespace_id)  # PostgreSQL checks at commit; force it here
+        from django.db import connection
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    assert Namespace.objects.get().current_id == approved.pk
+
+
+APP_ROLE_TAMPERING = {
+    "repoint current": "UPDATE registry_namespace SET current_id = {draft}",
+    "forge approval": "UPDATE registry_proposal SET state = 'approved' WHERE id = {draft}",
+    "forge approval by insert": (
+        "INSERT INTO registry_proposal (snid, title, version, registrant_name, registrant_organisation, "
+        "registrant_email, registrant_address, document_reference, document_url, document_status, sections, "
+        "grammar_abnf, grammar_rule, examples_valid, examples_invalid, examples_equivalent, equivalence, "
+        "findings, findings_summary, submitter_id, state, is_demo, created_at, updated_at) "
+        "SELECT 'forged', '', 1, '', '', '', '', '', '', '', '{{}}', '', '', '[]', '[]', '[]', '[]', '[]', '{{}}', "
+        "submitter_id, 'approved', false, now(), now() FROM registry_proposal WHERE id = {draft}"),
+    "delete events": "DELETE FROM registry_proposalevent",
+    "rewrite an event": "UPDATE registry_proposalevent SET comment = 'rewritten'",
+    "back-date an event": (
+        "INSERT INTO registry_proposalevent (proposal_id, kind, action, from_state, to_state, comment, data, "
+        "created_at) VALUES ({approved}, 'transition', 'approve', 'submitted', 'approved', '', '{{}}', "
+        "now() - interval '3 years')"),
+    "change a comment after the decision": "UPDATE registry_comment SET text = 'rewritten'",
+    "delete a comment after the decision": "DELETE FROM registry_comment",
+    "change a judgement after the decision": "UPDATE registry_judgement SET ok = false",
+    "add a judgement after the decision": (
+        "INSERT INTO registry_judgement (proposal_id, check_id, ok, note, editor_id, updated_at) "
+        "SELECT {approved}, 'durability', true, '', editor_id, now() FROM registry_judgement LIMIT 1"),
+    "delete a reservation request": "DELETE FROM registry_reservationrequest",
+    "truncate": "TRUNCATE registry_proposalevent CASCADE",
+    "truncate namespaces": "TRUNCATE registry_namespace CASCADE",
+    "disable the triggers": "ALTER TABLE registry_proposal DISABLE TRIGGER ALL",
+    "change an approved proposal": "UPDATE registry_proposal SET title = 'changed' WHERE id = {approved}",
+}
+
+
+REFUSAL = {
+    "repoint current": "only point at an approved version", "forge approval": "only by the approval service",
+    "forge approval by insert": "only by the approval service", "delete events": "append-only",
+    "rewrite an event": "append-only", "back-date an event": "recorded when they happen",
+    "change a comment after the decision": "review .* is final", "delete a comment after the decision":
+    "review .* is final", "change a judgement after the decision": "review .* is final",
+    "add a judgement after the decision": "review .* is final", "delete a reservation request": "never deleted",
+    "truncate": "TRUNCATE .* is refused", "truncate namespaces": "TRUNCATE .* is refused",
+    "disable the triggers": "must be owner", "change an approved proposal": "immutable",
+}
+
+
+@pytest.fixture
+def app_role(postgres, db):
+    """A role like the production app's (docs/deployment.md): may read and write, owns nothing."""
+    import uuid
+
+    from django.db import connection
+    name = f"registry_app_{uuid.uuid4().hex[:10]}"
+    with connection.cursor() as cursor:
+        # Run the commit-time checks of what the fixtures wrote (as a commit would), then defer again.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        cursor.execute(f"CREATE ROLE {name} NOLOGIN")
+        cursor.execute(f"GRANT USAGE ON SCHEMA public TO {name}")
+        cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {name}")
+        # More than docs/deployment.md grants, to show the trigger refuses TRUNCATE by itself too.
+        cursor.execute(f"GRANT TRUNCATE ON ALL TABLES IN SCHEMA public TO {name}")
+        cursor.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {name}")
+        cursor.execute(f"SET ROLE {name}")
+    yield name
+    with connection.cursor() as cursor:
+        cursor.execute("RESET ROLE")
+
+
+@pytest.fixture
+def decided_world(db):
+    from .factories import proposal_factory
+    applicant, editor = user_factory("owner"), user_factory("judge", editor=True)
+    proposal = proposal_factory(applicant, state="submitted")
+    services.comment_add(proposal, editor, "Fine.")
+    services.judgement_set(proposal, editor, "scope", ok=True)
+    services.reservation_request_create("wanted", applicant)
+    approved = services.proposal_transition(proposal, "approve", editor, override_reason="test data")
+    draft = proposal_factory(applicant, snid="drafty")
+    return {"approved": approved.pk, "draft": draft.pk, "editor": editor, "applicant": applicant}
+
+
+@pytest.mark.django_db
+def test_the_app_works_under_the_app_role(postgres, app_role, decided_world):
+    """Every kind of write the app makes, as a role that owns no table."""
+    import datetime as dt
+
+    from registry.models import Proposal
+    from .factories import proposal_factory
+    editor, applicant = decided_world["editor"], decided_world["applicant"]
+    other = user_factory("another-editor", editor=True)
+    proposal = proposal_factory(applicant, name="example", snid="fresh", state="submitted")
+    services.comment_add(proposal, editor, "Please fix.")
+    services.judgement_set(proposal, editor, "scope", ok=True)
+    services.proposal_transition(proposal, "request_changes", editor, comment="fix")
+    services.proposal_transition(proposal, "submit", applicant)
+    services.proposal_transition(proposal, "approve", other, override_reason="test data")
+    request = services.reservation_request_create("later", applicant)
+    services.reservation_request_decide(request, editor, grant=True, until=dt.date.today() + dt.timedelta(days=9))
+    from django.db import connection
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the commit-time checks, now
+        cursor.execute("SELECT current_user")
+        assert cursor.fetchone()[0] == app_role
+    assert Proposal.objects.get(pk=proposal.pk).state == "approved"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", sorted(APP_ROLE_TAMPERING))
+def test_raw_sql_tampering_is_refused_under_the_app_role(postgres, decided_world, app_role, kind):
+    from django.db import DatabaseError, connection, transaction
+
+    from registry.models import Proposal, ProposalEvent
+    sql = APP_ROLE_TAMPERING[kind].format(**decided_world)
+    events = ProposalEvent.objects.count()
+    with pytest.raises(DatabaseError) as refused, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql)
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    assert re.search(REFUSAL[kind], str(refused.value)), str(refused.value)
+    assert ProposalEvent.objects.count() == events
+    assert Proposal.objects.get(pk=decided_world["draft"]).state == "draft"
