@@ -429,3 +429,29 @@ def test_raw_sql_tampering_is_refused_under_the_app_role(postgres, decided_world
     assert re.search(REFUSAL[kind], str(refused.value)), str(refused.value)
     assert ProposalEvent.objects.count() == events
     assert Proposal.objects.get(pk=decided_world["draft"]).state == "draft"
+
+
+# --- the shared page cache and absolute URLs ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_page_cache_ignores_query_parameters_a_page_does_not_read(client, clean_cache, make_proposal):
+    from django.core.cache import cache
+    make_proposal(state="approved")
+    client.get("/urn/")
+    entries = len(cache._cache)
+    for n in range(50):
+        assert client.get(f"/urn/?junk={n}&utm_source=x{n}").status_code == 200
+    assert len(cache._cache) == entries
+    client.get("/urn/?q=exam")  # a parameter the page reads: its own entry
+    assert len(cache._cache) == entries + 1
+
+
+@pytest.mark.django_db
+def test_exports_and_the_feed_take_absolute_urls_from_the_site_url(client, settings, clean_cache, make_proposal):
+    settings.SITE_URL = "https://urn.example.org"
+    settings.ALLOWED_HOSTS = ["testserver", "evil.example"]
+    make_proposal(state="approved")
+    for path in ("/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom"):
+        first = client.get(path, HTTP_HOST="evil.example").content.decode()
+        assert "evil.example" not in first and "https://urn.example.org/urn/example/" in first, path
