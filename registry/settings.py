@@ -14,6 +14,7 @@ REGISTRY_TRUSTED_PROXIES and the REGISTRY_* limits (docs/deployment.md).
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -181,6 +182,13 @@ LOGIN_URL = "/accounts/login/"
 #: the client is the right-most address that is not one of them. registry.middleware resolves
 #: it once per request for Django, the DRF throttles and the log-in limits alike.
 REGISTRY_TRUSTED_PROXIES = os.environ.get("REGISTRY_TRUSTED_PROXIES", "").strip()
+if REGISTRY_TRUSTED_PROXIES and not REGISTRY_TRUSTED_PROXIES.isdigit():
+    try:
+        [ipaddress.ip_network(item.strip(), strict=False) for item in REGISTRY_TRUSTED_PROXIES.split(",")
+         if item.strip()]
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"REGISTRY_TRUSTED_PROXIES must be a number of proxies or a comma-separated "
+                                   f"list of addresses or networks ({exc}); see docs/deployment.md.") from None
 
 #: Log-in limits (django-axes): failed attempts per (account, client address) and per client
 #: address within LOGIN_FAILURE_WINDOW. A wrong guess elsewhere never locks the owner out.
