@@ -258,6 +258,9 @@ def namespace_reserve(snid: str, actor, *, until: dt.date | None, reason: str, r
     snid = snid.strip()
     if problem := snid_error(snid):
         raise ServiceError(problem)
+    if reserved_for is None and Proposal.objects.filter(snid__lower=snid.lower(), submitter=actor).exclude(
+            state__in=(ProposalState.WITHDRAWN, ProposalState.REJECTED, ProposalState.APPROVED)).exists():
+        raise NotAllowed("Editors cannot reserve an SNID they are proposing themselves; another editor must.")
     if until is None or until < timezone.localdate():
         raise ServiceError("Give the date until which the SNID stays reserved (today or later).")
     namespace = Namespace.objects.select_for_update().by_snid(snid).first()

@@ -284,3 +284,14 @@ def test_judgements_are_events_and_frozen_once_decided(own):
     with pytest.raises(services.Conflict, match="judgements are final"):
         services.judgement_set(proposal, editor, "scope", ok=False, note="rewrite history")
     assert proposal.judgements.get().note == "clear now"
+
+
+@pytest.mark.django_db
+def test_an_editor_cannot_reserve_an_snid_they_are_proposing(own):
+    import datetime as dt
+    with pytest.raises(services.NotAllowed, match="proposing themselves"):
+        services.namespace_reserve(own["proposal"].snid.upper(), own["editor"],
+                                   until=dt.date.today() + dt.timedelta(days=30), reason="")
+    reserved = services.namespace_reserve(own["proposal"].snid, own["other_editor"],
+                                          until=dt.date.today() + dt.timedelta(days=30), reason="WG")
+    assert reserved.reserved_until == dt.date.today() + dt.timedelta(days=30)
