@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from registry import interchange
 from registry.grammar import grammar_compile
-from registry.models import Namespace, Proposal
+from registry.models import Namespace, Proposal, ProposalEvent
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,6 +40,10 @@ def populate(registered: int, pending: int = 0, prefix: str = "bench") -> None:
     proposals = Proposal.objects.bulk_create(
         [Proposal(**fields, snid=ns.snid, namespace=ns, submitter=user, state="approved", decided_at=now,
                   registration_date=now.date()) for ns in namespaces], batch_size=500)
+    # Each approval with its event, as the approval service writes it (PostgreSQL insists).
+    ProposalEvent.objects.bulk_create(
+        [ProposalEvent(proposal=proposal, action="approve", from_state="submitted", to_state="approved",
+                       created_at=now) for proposal in proposals], batch_size=500)
     for ns, proposal in zip(namespaces, proposals, strict=True):
         ns.current = proposal
     Namespace.objects.bulk_update(namespaces, ["current"], batch_size=500)

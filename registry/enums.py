@@ -62,6 +62,7 @@ class DocumentType(models.TextChoices):
 class EventKind(models.TextChoices):
     CREATED = "created", "Created"
     TRANSITION = "transition", "State change"
+    JUDGEMENT = "judgement", "Editor's judgement"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +117,23 @@ def actions_from(state: str) -> list[Transition]:
 DECISIONS = (A.REQUEST_CHANGES, A.APPROVE, A.REJECT)
 
 
-def event_sentence(kind: str, action: str, from_state: str, actor_name: str) -> str:
+def event_sentence(kind: str, action: str, from_state: str, actor_name: str, *, named: bool = True) -> str:
     """One History entry as a sentence: "Editor erin requested changes."
 
     The verb comes from the transition table, the role from who may take the
     transition, so a page never shows a raw action value ("request_changes").
+    With ``named=False`` (readers who may not see the review) only the role is
+    given: "An editor requested changes."
     """
+    if not named:
+        if kind == EventKind.CREATED:
+            return "The draft was created."
+        transition = transition_for(from_state, action)
+        if transition is None:
+            label = ProposalAction(action).label if action in ProposalAction.values else "Changed the proposal"
+            return f"{label}."
+        role = "An editor" if transition.actor == Actor.EDITOR else "The applicant"
+        return f"{role} {transition.done}."
     if kind == EventKind.CREATED:
         return f"Applicant {actor_name or 'unknown'} created the draft." if actor_name else "The draft was created."
     transition = transition_for(from_state, action)

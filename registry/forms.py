@@ -29,6 +29,14 @@ class SignUpForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
+    def clean_email(self) -> str:
+        """One account per e-mail address, whatever its case (password resets go to it)."""
+        email = self.cleaned_data["email"].strip()
+        if get_user_model().objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("An account already uses this e-mail address. Log in, or reset "
+                                        "its password from the log-in page.")
+        return email
+
 
 def _prose_field(section) -> forms.CharField:
     return forms.CharField(

@@ -41,14 +41,28 @@ def can_perform(user, proposal, transition: Transition) -> bool:
     """
     if transition.actor == Actor.SUBMITTER:
         return is_submitter(user, proposal)
-    return is_editor(user) and not is_submitter(user, proposal)
+    return can_review(user, proposal)
 
 
 
 def can_see_review(user, proposal) -> bool:
-    """The review conversation (threads, decision messages) is between the applicant and editors.
+    """Review comments, judgements, decision messages and editors' names.
 
-    Even on an approved, public proposal nobody else sees it: pages, the API,
-    exports and the feed all ask this one predicate.
+    Visible to the proposal's submitter and to editors only — forever, whatever the state:
+    approval makes the registration public, never the conversation that led to it.
     """
     return is_submitter(user, proposal) or is_editor(user)
+
+
+def is_own_case(user, proposal) -> bool:
+    """A proposal the user wrote, or one for an SNID whose current version they wrote."""
+    if is_submitter(user, proposal):
+        return True
+    namespace = getattr(proposal, "namespace", None)
+    current = getattr(namespace, "current", None) if namespace is not None else None
+    return bool(current is not None and user and user.is_authenticated and current.submitter_id == user.pk)
+
+
+def can_review(user, proposal) -> bool:
+    """Comment as editor, judge, approve, reject or send back: an editor, never on their own case."""
+    return is_editor(user) and not is_own_case(user, proposal)

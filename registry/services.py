@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -58,6 +59,18 @@ def _snid_refuse_invalid(snid: str) -> None:
     """Refuse, before any write, an SNID that is not RFC 6453 syntax (CR, '/', NUL, ...)."""
     if problem := snid_error(snid or ""):
         raise ServiceError(f"The SNID {snid[:40]!r} cannot be used: {problem}")
+def _conflict_of_interest(actor, proposal, doing: str, reason: str = "") -> dict:
+    """Refuse an editor acting on their own proposal or SNID; a superuser may, with a reason.
+
+    Returns what to record in the event (the override and its reason), or {}.
+    """
+    if not rules.is_own_case(actor, proposal):
+        return {}
+    reason = (reason or "").strip()
+    if getattr(actor, "is_superuser", False) and reason:
+        return {"conflict_override": reason}
+    raise NotAllowed(f"Editors cannot {doing} their own proposals or SNIDs; another editor must. "
+                     "(A superuser may override, giving a written reason that is recorded.)")
 
 
 def _findings_refresh(proposal: Proposal) -> dict:
@@ -113,7 +126,8 @@ def proposal_update(proposal: Proposal, data: ProposalData, actor) -> Proposal:
 
 @transaction.atomic
 def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str = "",
-                        override_reason: str = "", today: dt.date | None = None) -> Proposal:
+                        override_reason: str = "", conflict_reason: str = "",
+                        today: dt.date | None = None) -> Proposal:
     """Move ``proposal`` along the workflow, or refuse with a clear reason.
 
     The row is locked first, so of two simultaneous decisions exactly one wins and
@@ -127,7 +141,10 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         if locked.state in FINAL_STATES:
             raise Conflict(f"This proposal is already {state}; it cannot be {_past(action)} now.")
         raise Conflict(f"A proposal that is {state} cannot {label}.")
-    if not rules.can_perform(actor, locked, transition):
+    conflict = {}
+    if transition.actor == "editor" and rules.is_editor(actor):
+        conflict = _conflict_of_interest(actor, locked, "decide on", conflict_reason)
+    if not (conflict or rules.can_perform(actor, locked, transition)):
         if transition.actor == "editor" and rules.is_submitter(actor, locked):
             raise NotAllowed("Editors cannot decide on their own proposals.")
         raise NotAllowed(f"You may not {ProposalAction(action).label.lower()} this proposal.")
@@ -158,6 +175,7 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         data["content"] = interchange_dump(locked.to_data())
         data["round"] = locked.events.filter(action=ProposalAction.SUBMIT).count() + 1
 
+    data.update(conflict)
     now = timezone.now()
     source = locked.state
     if action == ProposalAction.APPROVE:
@@ -240,13 +258,30 @@ def _validator_of(proposal: Proposal) -> dict | None:
 
 
 @transaction.atomic
-def namespace_reserve(snid: str, actor, *, until: dt.date | None, reason: str, reserved_for=None) -> Namespace:
-    """Reserve an SNID for a limited time before approval (GFD.191 §4)."""
+def namespace_reserve(snid: str, actor, *, until: dt.date | None, reason: str, reserved_for=None,
+                      conflict_reason: str = "") -> Namespace:
+    """Reserve an SNID for a limited time before approval (GFD.191 §4), or renew a reservation.
+
+    At most settings.RESERVATION_MAX_DAYS from today; never by an editor for themselves.
+    """
     if not rules.is_editor(actor):
         raise NotAllowed("Only GFD editors can reserve SNIDs.")
+    if reserved_for is not None and reserved_for.pk == actor.pk and not (
+            actor.is_superuser and (conflict_reason or "").strip()):
+        raise NotAllowed("Editors cannot reserve SNIDs for themselves; another editor must. "
+                         "(A superuser may override, giving a written reason that is recorded.)")
+    if reserved_for is not None and reserved_for.pk == actor.pk:
+        reason = f"{reason}\nReserved by a superuser for themselves: {conflict_reason.strip()}".strip()
+    latest = timezone.localdate() + dt.timedelta(days=settings.RESERVATION_MAX_DAYS)
+    if until is not None and until > latest:
+        raise ServiceError(f"A reservation lasts at most {settings.RESERVATION_MAX_DAYS} days: choose a "
+                           f"date no later than {latest.isoformat()} (an editor can renew it then).")
     snid = snid.strip()
     if problem := snid_error(snid):
         raise ServiceError(problem)
+    if reserved_for is None and Proposal.objects.filter(snid__lower=snid.lower(), submitter=actor).exclude(
+            state__in=(ProposalState.WITHDRAWN, ProposalState.REJECTED, ProposalState.APPROVED)).exists():
+        raise NotAllowed("Editors cannot reserve an SNID they are proposing themselves; another editor must.")
     if until is None or until < timezone.localdate():
         raise ServiceError("Give the date until which the SNID stays reserved (today or later).")
     namespace = Namespace.objects.select_for_update().by_snid(snid).first()
@@ -263,6 +298,15 @@ def namespace_reserve(snid: str, actor, *, until: dt.date | None, reason: str, r
     namespace.save()
     transaction.on_commit(registry_invalidate)
     return namespace
+
+
+def namespace_renew(snid: str, actor, *, until: dt.date | None) -> Namespace:
+    """Extend an active reservation, keeping whom it is for and why (same limits as reserving)."""
+    namespace = namespace_get(snid.strip()) if not snid_error(snid.strip()) else None
+    if namespace is None or namespace.status != NamespaceStatus.RESERVED or not reservation_active(namespace):
+        raise Conflict(f"urn:ogf:{snid}: has no active reservation to renew.")
+    return namespace_reserve(namespace.snid, actor, until=until, reason=namespace.reservation_reason,
+                             reserved_for=namespace.reserved_for)
 
 
 def namespace_release(snid: str, actor, note: str = "") -> Namespace:
@@ -310,6 +354,8 @@ def reservation_request_decide(request: ReservationRequest, editor, *, grant: bo
                                until: dt.date | None = None, note: str = "") -> ReservationRequest:
     if not rules.is_editor(editor):
         raise NotAllowed("Only GFD editors decide on reservation requests.")
+    if request.requester_id == editor.pk or (request.proposal_id and rules.is_own_case(editor, request.proposal)):
+        raise NotAllowed("Editors cannot decide on their own reservation requests; another editor must.")
     locked = ReservationRequest.objects.select_for_update().get(pk=request.pk)
     if locked.state != ReservationRequestState.PENDING:
         raise Conflict(f"This request was already {locked.get_state_display().lower()}.")
@@ -370,6 +416,8 @@ def thread_start(proposal: Proposal, author, text: str, *, section: str = "", fi
         # A thread on a finding is shown beside the section the finding concerns.
         section = section or (known.get(finding) if known.get(finding) in SECTIONS_BY_KEY else "")
     _may_converse(author, proposal)
+    if not rules.is_submitter(author, proposal) and rules.is_own_case(author, proposal):
+        raise NotAllowed("Editors cannot comment as editor on their own SNIDs; another editor must.")
     if proposal.state == ProposalState.DRAFT and not rules.is_submitter(author, proposal):
         raise Conflict("This proposal is a draft again; comment once it is submitted.")
     comment = Comment.objects.create(proposal=proposal, author=author, section=section, finding=finding,
@@ -419,22 +467,33 @@ def thread_reopen(thread: Comment, actor) -> Comment:
 
 
 @transaction.atomic
-def judgement_set(proposal: Proposal, editor, check_id: str, *, ok: bool, note: str = "") -> Judgement:
-    """Record the editor's judgement on a check the machine cannot decide."""
+def judgement_set(proposal: Proposal, editor, check_id: str, *, ok: bool, note: str = "",
+                  conflict_reason: str = "") -> Judgement:
+    """Record the editor's judgement on a check the machine cannot decide, as an event too.
+
+    Frozen once the proposal is decided; never on the editor's own proposal or SNID.
+    """
     if not rules.is_editor(editor):
         raise NotAllowed("Only GFD editors record judgements.")
     if check_id not in MANUAL_CHECKS:
         raise ServiceError(f"{check_id!r} is not one of the editor's judgements ({', '.join(MANUAL_CHECKS)}).")
+    locked = Proposal.objects.select_for_update(of=("self",)).select_related("namespace__current").get(pk=proposal.pk)
+    conflict = _conflict_of_interest(editor, locked, "judge", conflict_reason)
+    if locked.state in FINAL_STATES:
+        raise Conflict(f"This proposal is {locked.get_state_display().lower()}; its judgements are final.")
+    note = (note or "").strip()[:20_000]
     judgement, _ = Judgement.objects.update_or_create(
-        proposal=proposal, check_id=check_id,
-        defaults={"ok": ok, "note": (note or "").strip()[:20_000], "editor": editor})
+        proposal=locked, check_id=check_id, defaults={"ok": ok, "note": note, "editor": editor})
+    _event(locked, editor, kind=EventKind.JUDGEMENT, action="judge", comment=note,
+           data={"check": check_id, "ok": ok, **conflict})
     return judgement
 
 
 @transaction.atomic
-def judgements_set(proposal: Proposal, editor, verdicts: dict[str, tuple[bool, str]]) -> list[Judgement]:
+def judgements_set(proposal: Proposal, editor, verdicts: dict[str, tuple[bool, str]], *,
+                   conflict_reason: str = "") -> list[Judgement]:
     """Record several judgements at once (the editor's one form): check id -> (ok, note)."""
-    return [judgement_set(proposal, editor, check_id, ok=ok, note=note)
+    return [judgement_set(proposal, editor, check_id, ok=ok, note=note, conflict_reason=conflict_reason)
             for check_id, (ok, note) in verdicts.items()]
 
 

@@ -7,11 +7,14 @@ production, where a missing ``DJANGO_SECRET_KEY`` or ``DJANGO_ALLOWED_HOSTS`` is
 a start-up error rather than a silently insecure default.
 
 Environment variables: DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS,
-DATABASE_URL, REDIS_URL, DJANGO_EMAIL_URL-style settings (EMAIL_HOST, ...).
+DATABASE_URL, REDIS_URL, DJANGO_EMAIL_URL-style settings (EMAIL_HOST, ...),
+REGISTRY_TRUSTED_PROXIES and the REGISTRY_* limits (docs/deployment.md).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -83,10 +86,12 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "registry",
 ]
 
 MIDDLEWARE = [
+    "registry.middleware.ClientAddressMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -97,6 +102,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "registry.middleware.SecurityHeadersMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "registry.urls"
@@ -166,8 +172,56 @@ STORAGES = {
 }
 
 LOGIN_URL = "/accounts/login/"
+
+# --- Access policy (docs/security.md) -------------------------------------------------------
+
+#: The one trusted-proxy setting. Empty (the default): the client address is the TCP peer and
+#: X-Forwarded-For is ignored. A number N: N reverse proxies stand in front of the app, each
+#: appending the address it saw, so the client is the N-th address from the right. A list of
+#: addresses or networks ("10.0.0.5, 10.1.0.0/16"): headers are read only from those peers, and
+#: the client is the right-most address that is not one of them. registry.middleware resolves
+#: it once per request for Django, the DRF throttles and the log-in limits alike.
+REGISTRY_TRUSTED_PROXIES = os.environ.get("REGISTRY_TRUSTED_PROXIES", "").strip()
+if REGISTRY_TRUSTED_PROXIES and not REGISTRY_TRUSTED_PROXIES.isdigit():
+    try:
+        [ipaddress.ip_network(item.strip(), strict=False) for item in REGISTRY_TRUSTED_PROXIES.split(",")
+         if item.strip()]
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"REGISTRY_TRUSTED_PROXIES must be a number of proxies or a comma-separated "
+                                   f"list of addresses or networks ({exc}); see docs/deployment.md.") from None
+
+#: Log-in limits (django-axes): failed attempts per (account, client address) and per client
+#: address within LOGIN_FAILURE_WINDOW. A wrong guess elsewhere never locks the owner out.
 LOGIN_FAILURE_LIMIT = int(os.environ.get("REGISTRY_LOGIN_FAILURES", "5"))
+LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("REGISTRY_LOGIN_ADDRESS_FAILURES", "50"))
 LOGIN_FAILURE_WINDOW = 15 * 60  # seconds
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "registry.views.accounts.LoginLimitHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = dt.timedelta(seconds=LOGIN_FAILURE_WINDOW)
+AXES_RESET_ON_SUCCESS = False  # the handler clears only the (account, address) count
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # a block ends on time, whatever is tried
+AXES_USERNAME_CALLABLE = "registry.views.accounts.login_username"
+AXES_CLIENT_IP_CALLABLE = "registry.middleware.client_address"
+AXES_LOCKOUT_CALLABLE = "registry.views.accounts.lockout_response"
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
+
+#: Sign-up and password-reset mails: per client address and per e-mail address, per hour.
+SIGNUP_RATE_PER_ADDRESS = int(os.environ.get("REGISTRY_SIGNUPS_PER_ADDRESS", "5"))
+PASSWORD_RESET_RATE_PER_ADDRESS = int(os.environ.get("REGISTRY_RESETS_PER_ADDRESS", "10"))
+PASSWORD_RESET_RATE_PER_EMAIL = int(os.environ.get("REGISTRY_RESETS_PER_EMAIL", "3"))
+ACCOUNT_RATE_WINDOW = 60 * 60  # seconds
+#: The password-reset page never answers sooner, so known and unknown addresses look alike.
+PASSWORD_RESET_MIN_SECONDS = float(os.environ.get("REGISTRY_RESET_MIN_SECONDS", "0.3"))
+
+#: Longest reservation an editor may grant at once (days); renewable by an editor.
+RESERVATION_MAX_DAYS = int(os.environ.get("REGISTRY_RESERVATION_MAX_DAYS", "365"))
+
 #: The admin lives at a non-default path in production (it is for GFD editors only).
 ADMIN_PATH = os.environ.get("DJANGO_ADMIN_PATH", "admin/" if DEBUG else "registry-admin/").strip("/") + "/"
 LOGIN_REDIRECT_URL = "/proposals/"
@@ -195,6 +249,10 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "registry.api.errors.exception_handler",
+    # The client address is resolved once, from REGISTRY_TRUSTED_PROXIES, by
+    # registry.middleware.client_address (the throttles ask it); DRF's own reading of
+    # X-Forwarded-For is switched off so no code path trusts the header by default.
+    "NUM_PROXIES": 0,
 }
 #: Anonymous API requests per client address, e.g. "600/min"; "off" disables.
 REGISTRY_ANON_RATE = os.environ.get("REGISTRY_ANON_RATE", "1200/min")

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.contrib.auth.views import redirect_to_login
 from django.urls import include, path
 
-from .views.accounts import RateLimitedLoginView
+from .views import accounts
 
 
 def _admin_login(request, extra_context=None):
@@ -19,7 +19,10 @@ admin.site.site_header = "urn:ogf registry administration"
 urlpatterns = [
     path("api/", include("registry.api.urls")),
     path(settings.ADMIN_PATH, admin.site.urls),
-    path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
+    path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/password_reset/", accounts.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(),
+         name="password_reset_confirm"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("registry.views.urls")),
 ]

@@ -133,3 +133,170 @@ def test_permission_matrix(client, world, name, role):
     else:
         response = client.post(path, {})
     assert outcome(response) == expected[ROLES.index(role)]
+
+
+# --- review comments, judgements, decision messages and editors' names: rules.can_see_review -----
+
+SECRETS = ("SECRET-COMMENT", "SECRET-JUDGEMENT", "SECRET-DECISION", "SECRET-APPROVAL", "reviewer-hidden")
+
+
+@pytest.fixture
+def reviewed(db):
+    applicant, other = user_factory("owner"), user_factory("stranger")
+    reviewer = user_factory("reviewer-hidden", editor=True)
+    proposal = proposal_factory(applicant, state="submitted")
+    services.comment_add(proposal, reviewer, "SECRET-COMMENT on the registrant.", section="registrant")
+    services.comment_add(proposal, reviewer, "SECRET-COMMENT in general.")
+    services.judgement_set(proposal, reviewer, "scope", ok=True, note="SECRET-JUDGEMENT")
+    services.proposal_transition(proposal, "request_changes", reviewer, comment="SECRET-DECISION")
+    services.proposal_transition(proposal, "submit", applicant)
+    services.proposal_transition(proposal, "approve", reviewer, comment="SECRET-APPROVAL",
+                                 override_reason="test data")
+    return {"applicant": applicant, "other": other, "editor": user_factory("another-editor", editor=True),
+            "proposal": proposal}
+
+
+PUBLIC_PATHS = ["/proposals/{id}/", "/api/proposals/{id}/", "/urn/example/", "/urn/example/1/",
+                "/urn/feed.atom", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml",
+                "/urn/example/1/registration.md", "/proposals/{id}/export.md", "/api/snids/example/",
+                "/api/snids/example/versions/1/"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["anonymous", "other"])
+@pytest.mark.parametrize("path", PUBLIC_PATHS)
+def test_review_never_reaches_anyone_but_submitter_and_editors(client, reviewed, role, path):
+    if role != "anonymous":
+        client.force_login(reviewed[role])
+    response = client.get(path.format(id=reviewed["proposal"].pk))
+    assert response.status_code in (200, 403)  # 403: the proposal API needs a log-in
+    body = response.content.decode()
+    assert [secret for secret in SECRETS if secret in body] == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["applicant", "editor"])
+def test_submitter_and_editors_keep_seeing_the_review_after_approval(client, reviewed, role):
+    client.force_login(reviewed[role])
+    page = client.get(f"/proposals/{reviewed['proposal'].pk}/").content.decode()
+    api = client.get(f"/api/proposals/{reviewed['proposal'].pk}/").content.decode()
+    for text in (page, api):
+        assert "SECRET-DECISION" in text and "SECRET-APPROVAL" in text and "reviewer-hidden" in text
+    assert "SECRET-COMMENT on the registrant." in page and "SECRET-COMMENT in general." in page
+
+
+@pytest.mark.django_db
+def test_anonymous_history_keeps_the_public_facts(client, reviewed):
+    page = client.get(f"/proposals/{reviewed['proposal'].pk}/").content.decode()
+    assert "Approve → Approved" in page and "→ Changes requested" in page
+
+
+def test_can_see_review_is_the_rule(db):
+    from registry.rules import can_see_review
+    from django.contrib.auth.models import AnonymousUser
+    applicant, other, editor = user_factory("a1"), user_factory("o1"), user_factory("e1", editor=True)
+    proposal = proposal_factory(applicant, state="approved")
+    assert [can_see_review(u, proposal) for u in (AnonymousUser(), other, applicant, editor)] == [
+        False, False, True, True]
+
+
+# --- conflict of interest: an editor never decides their own case -------------------------------
+
+
+@pytest.fixture
+def own(db):
+    editor = user_factory("self-editor", editor=True)
+    return {"editor": editor, "proposal": proposal_factory(editor, state="submitted"),
+            "other_editor": user_factory("other-editor", editor=True)}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("action", ["approve", "reject", "request_changes"])
+def test_an_editor_cannot_decide_their_own_proposal(own, action):
+    with pytest.raises(services.NotAllowed, match="cannot decide on their own proposals"):
+        services.proposal_transition(own["proposal"], action, own["editor"], comment="mine",
+                                     override_reason="x")
+    assert own["proposal"].__class__.objects.get(pk=own["proposal"].pk).state == "submitted"
+
+
+@pytest.mark.django_db
+def test_an_editor_cannot_judge_or_comment_as_editor_on_their_own_proposal(client, own):
+    with pytest.raises(services.NotAllowed, match="cannot judge their own"):
+        services.judgement_set(own["proposal"], own["editor"], "scope", ok=True)
+    client.force_login(own["editor"])
+    pk = own["proposal"].pk
+    client.post(f"/review/{pk}/comment/", {"text": "looks fine to me", "section": ""})
+    client.post(f"/review/{pk}/decide/", {"action": "approve", "override_reason": "x"})
+    client.post(f"/api/proposals/{pk}/actions/approve/", {"override_reason": "x"}, content_type="application/json")
+    proposal = own["proposal"].__class__.objects.get(pk=pk)
+    assert (proposal.state, proposal.comments.count(), proposal.judgements.count()) == ("submitted", 0, 0)
+
+
+@pytest.mark.django_db
+def test_another_editor_decides_and_a_superuser_overrides_only_with_a_recorded_reason(own):
+    from django.contrib.auth import get_user_model
+    services.proposal_transition(own["proposal"], "request_changes", own["other_editor"], comment="fix")
+    boss = get_user_model().objects.create_superuser("boss", "boss@example.org", "pw-for-tests-1")
+    mine = proposal_factory(boss, snid="bossy", state="submitted")
+    with pytest.raises(services.NotAllowed):
+        services.proposal_transition(mine, "approve", boss, override_reason="x")
+    services.proposal_transition(mine, "approve", boss, override_reason="x", conflict_reason="Only editor on leave")
+    assert mine.events.last().data["conflict_override"] == "Only editor on leave"
+
+
+@pytest.mark.django_db
+def test_an_editor_cannot_grant_their_own_reservation_nor_reserve_for_themselves(own):
+    import datetime as dt
+    request = services.reservation_request_create("mine", own["editor"], reason="for me")
+    with pytest.raises(services.NotAllowed, match="their own reservation requests"):
+        services.reservation_request_decide(request, own["editor"], grant=True,
+                                            until=dt.date.today() + dt.timedelta(days=30))
+    with pytest.raises(services.NotAllowed, match="for themselves"):
+        services.namespace_reserve("mine", own["editor"], until=dt.date.today() + dt.timedelta(days=30),
+                                   reason="", reserved_for=own["editor"])
+    granted = services.reservation_request_decide(request, own["other_editor"], grant=True,
+                                                  until=dt.date.today() + dt.timedelta(days=30))
+    assert granted.state == "granted"
+
+
+@pytest.mark.django_db
+def test_reservations_have_a_maximum_length_and_are_renewed_by_an_editor(own, settings):
+    import datetime as dt
+    today = dt.date.today()
+    with pytest.raises(services.ServiceError, match="at most 365 days"):
+        services.namespace_reserve("longer", own["editor"], until=dt.date(9999, 12, 31), reason="")
+    applicant = user_factory("wants-it")
+    services.namespace_reserve("longer", own["editor"], until=today + dt.timedelta(days=365), reason="WG",
+                               reserved_for=applicant)
+    settings.RESERVATION_MAX_DAYS = 400  # a later day, seen from today
+    renewed = services.namespace_renew("longer", own["other_editor"], until=today + dt.timedelta(days=400))
+    assert (renewed.reserved_until, renewed.reserved_for, renewed.reservation_reason) == (
+        today + dt.timedelta(days=400), applicant, "WG")
+    with pytest.raises(services.NotAllowed):
+        services.namespace_renew("longer", applicant, until=today + dt.timedelta(days=10))
+
+
+@pytest.mark.django_db
+def test_judgements_are_events_and_frozen_once_decided(own):
+    from registry.models import ProposalEvent
+    proposal, editor = own["proposal"], own["other_editor"]
+    services.judgement_set(proposal, editor, "scope", ok=False, note="unclear")
+    services.judgement_set(proposal, editor, "scope", ok=True, note="clear now")
+    judged = ProposalEvent.objects.filter(proposal=proposal, kind="judgement")
+    assert [(e.data["check"], e.data["ok"], e.comment) for e in judged] == [
+        ("scope", False, "unclear"), ("scope", True, "clear now")]
+    services.proposal_transition(proposal, "approve", editor, override_reason="x")
+    with pytest.raises(services.Conflict, match="judgements are final"):
+        services.judgement_set(proposal, editor, "scope", ok=False, note="rewrite history")
+    assert proposal.judgements.get().note == "clear now"
+
+
+@pytest.mark.django_db
+def test_an_editor_cannot_reserve_an_snid_they_are_proposing(own):
+    import datetime as dt
+    with pytest.raises(services.NotAllowed, match="proposing themselves"):
+        services.namespace_reserve(own["proposal"].snid.upper(), own["editor"],
+                                   until=dt.date.today() + dt.timedelta(days=30), reason="")
+    reserved = services.namespace_reserve(own["proposal"].snid, own["other_editor"],
+                                          until=dt.date.today() + dt.timedelta(days=30), reason="WG")
+    assert reserved.reserved_until == dt.date.today() + dt.timedelta(days=30)

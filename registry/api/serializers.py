@@ -230,6 +230,14 @@ class ProposalDetailSerializer(ProposalSummarySerializer):
         fields = ProposalSummarySerializer.Meta.fields + ["content", "findings", "events", "actions"]
         read_only_fields = fields
 
+    def to_representation(self, proposal):
+        """Who acted and what they wrote stays with the submitter and editors (rules.can_see_review)."""
+        data = super().to_representation(proposal)
+        if not rules.can_see_review(self.context["request"].user, proposal):
+            data["events"] = [{**event, "actor": None, "comment": ""} for event in data["events"]
+                              if event["kind"] != EventKind.JUDGEMENT]
+        return data
+
     def get_content(self, proposal) -> dict:
         return interchange.dump(proposal.to_data())
 
@@ -242,6 +250,9 @@ class ProposalDetailSerializer(ProposalSummarySerializer):
 class ActionSerializer(serializers.Serializer):
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     override_reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
+    conflict_reason = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=20_000,
+        help_text="superusers only: why they decide a proposal or SNID of their own (recorded)")
 
 
 ACTIONS = list(ProposalAction.values)

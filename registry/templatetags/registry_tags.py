@@ -35,8 +35,14 @@ def get_item(mapping, key):
 
 
 @register.filter
-def event_sentence(event):
-    """A History entry as a sentence ("Editor erin requested changes."), from the transition table."""
+def event_sentence(event, named=True):
+    """A History entry as a sentence ("Editor erin requested changes."), from the transition table.
+
+    ``named=False`` leaves out who acted, for readers who may not see the review
+    (``rules.can_see_review``).
+    """
+    if not named:
+        return _sentence(event.kind, event.action, event.from_state, "", named=False)
     return _sentence(event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "")
 
 

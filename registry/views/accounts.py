@@ -1,50 +1,179 @@
-"""Log-in with a limit on failed attempts, for the site and the admin alike."""
+"""Accounts: log-in limits (django-axes), sign-up and password reset, each throttled.
+
+Log-in: failed attempts count per (account, client address) and per client address
+(settings.LOGIN_FAILURE_LIMIT and LOGIN_ADDRESS_FAILURE_LIMIT within LOGIN_FAILURE_WINDOW),
+so guesses from elsewhere never lock the owner out. Usernames are counted normalised
+(case and surrounding space ignored). A successful log-in clears its own (account, address)
+count; a completed password reset clears every count of the account.
+
+Sign-up and reset mails are limited per client address and per e-mail address; the reset
+page answers the same, in the same time, whether or not an account has the address.
+"""
 
 from __future__ import annotations
 
+import time
+
+from axes.handlers.database import AxesDatabaseHandler
+from axes.models import AccessAttempt
+from axes.utils import reset as axes_reset
 from django.conf import settings
-from django.contrib.auth.views import LoginView
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.core.cache import cache
+from django.db.models import Sum
+from django.shortcuts import redirect, render
+
+from ..forms import SignUpForm
+from ..middleware import client_address
+
+# --- log-in limits --------------------------------------------------------------------------
 
 
-def _client(request) -> str:
-    return request.META.get("REMOTE_ADDR", "unknown")
+def normalise_username(username: str | None) -> str:
+    return (username or "").strip().casefold()[:150]
 
 
-class RateLimitedLoginView(LoginView):
-    """After LOGIN_FAILURE_LIMIT failed attempts for one account, or ten times that from one
-    address, within LOGIN_FAILURE_WINDOW seconds, further attempts are refused (429)."""
+def login_username(request, credentials) -> str:
+    """AXES_USERNAME_CALLABLE: ``ED2`` and ``" ed2 "`` count against one account."""
+    username = (credentials or {}).get("username")
+    if username is None and request is not None:
+        username = request.POST.get("username")
+    return normalise_username(username)
 
-    def _keys(self):
-        username = (self.request.POST.get("username") or "").strip().lower()[:150]
-        return [f"login-fail:user:{username}", f"login-fail:addr:{_client(self.request)}"]
 
-    def _blocked(self) -> bool:
-        user_key, addr_key = self._keys()
-        limit = settings.LOGIN_FAILURE_LIMIT
-        return cache.get(user_key, 0) >= limit or cache.get(addr_key, 0) >= limit * 10
+class LoginLimitHandler(AxesDatabaseHandler):
+    """axes' database handler with two limits instead of one.
+
+    axes compares one number with AXES_FAILURE_LIMIT (the per-account limit); the per-address
+    count is scaled to it, so 50 failures from one address weigh as much as 5 for one
+    account from one address. ``request.login_block`` says which limit was reached.
+    """
+
+    def get_failures(self, request, credentials=None) -> int:
+        account, address = (
+            attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+            for attempts in self.get_user_attempts(request, credentials)
+        )
+        pair_limit, address_limit = settings.LOGIN_FAILURE_LIMIT, settings.LOGIN_ADDRESS_FAILURE_LIMIT
+        scaled = address * pair_limit // address_limit
+        if request is not None:
+            request.login_block = ("address" if scaled >= pair_limit and scaled >= account else "account")
+        return max(account, scaled)
+
+    def user_logged_in(self, sender, request, user, **kwargs):
+        super().user_logged_in(sender, request, user, **kwargs)
+        # Only this account from this address: a log-in to one's own account must not wipe
+        # the address's count of guesses at other accounts.
+        AccessAttempt.objects.filter(username=normalise_username(user.get_username()),
+                                     ip_address=client_address(request)).delete()
+
+
+def _minutes(seconds: int) -> str:
+    minutes = max(1, round(seconds / 60))
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def lockout_message(block: str) -> str:
+    window = _minutes(settings.LOGIN_FAILURE_WINDOW)
+    if block == "address":
+        return (f"Too many failed log-in attempts from your network address "
+                f"({settings.LOGIN_ADDRESS_FAILURE_LIMIT} in {window}). Log-ins from this address "
+                f"are paused for {window} after the last failed attempt; nothing was checked.")
+    return (f"Too many failed log-in attempts for this account from your network address "
+            f"({settings.LOGIN_FAILURE_LIMIT} in {window}). Try again in {window}, or reset your "
+            f"password by e-mail: a completed reset lifts the block at once. Log-ins from other "
+            f"addresses are not affected.")
+
+
+def lockout_response(request, original_response=None, credentials=None):
+    """AXES_LOCKOUT_CALLABLE: the log-in page again, with the reason, as 429."""
+    form = AuthenticationForm(request, data=None, initial={"username": (credentials or {}).get("username", "")})
+    form.is_bound = False
+    response = render(request, "registration/login.html",
+                      {"form": form, "lockout": lockout_message(getattr(request, "login_block", "account")),
+                       "next": request.POST.get("next", "")}, status=429)
+    response["Retry-After"] = str(settings.LOGIN_FAILURE_WINDOW)
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page; the limits live in the authentication backend (axes)."""
+
+
+# --- throttles for mails and accounts ------------------------------------------------------
+
+
+def rate_exceeded(scope: str, key: str, limit: int, window: int | None = None) -> bool:
+    """Count one more use of ``scope`` by ``key``; True once more than ``limit`` in ``window``."""
+    window = window or settings.ACCOUNT_RATE_WINDOW
+    cache_key = f"registry:rate:{scope}:{key}"
+    if cache.add(cache_key, 1, window):
+        return limit < 1
+    try:
+        return cache.incr(cache_key) > limit
+    except ValueError:  # expired between add and incr
+        cache.set(cache_key, 1, window)
+        return limit < 1
+
+
+def _too_many(request, template: str, form, what: str):
+    form.add_error(None, f"Too many {what} from your network address or for this e-mail address. "
+                         f"Try again in an hour.")
+    response = render(request, template, {"form": form}, status=429)
+    response["Retry-After"] = str(settings.ACCOUNT_RATE_WINDOW)
+    return response
+
+
+def signup(request):
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST":
+        email = (request.POST.get("email") or "").strip().casefold()
+        if rate_exceeded("signup-addr", client_address(request), settings.SIGNUP_RATE_PER_ADDRESS) or \
+                (email and rate_exceeded("signup-mail", email, settings.SIGNUP_RATE_PER_ADDRESS)):
+            return _too_many(request, "registration/signup.html", form, "sign-ups")
+        if form.is_valid():
+            user = form.save()
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.get_username()}. Start your first proposal below.")
+            return redirect("registry:proposal_new")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Reset mails: limited per address and per e-mail; links use settings.SITE_URL.
+
+    Known and unknown addresses get the same page, and no answer comes sooner than
+    PASSWORD_RESET_MIN_SECONDS, so its timing does not tell them apart either.
+    """
+
+    form_class = PasswordResetForm
 
     def post(self, request, *args, **kwargs):
-        if self._blocked():
-            form = self.get_form()
-            form.errors.clear()
-            form.add_error(None, "Too many failed log-in attempts. Wait a quarter of an hour, or reset "
-                                 "your password.")
-            response = self.render_to_response(self.get_context_data(form=form))
-            response.status_code = 429
-            response["Retry-After"] = str(settings.LOGIN_FAILURE_WINDOW)
-            return response
-        return super().post(request, *args, **kwargs)
+        started = time.monotonic()
+        form = self.get_form()
+        email = (request.POST.get("email") or "").strip().casefold()
+        if rate_exceeded("reset-addr", client_address(request), settings.PASSWORD_RESET_RATE_PER_ADDRESS):
+            return _too_many(request, self.template_name, form, "password-reset requests")
+        if form.is_valid() and rate_exceeded("reset-mail", email, settings.PASSWORD_RESET_RATE_PER_EMAIL):
+            # Same answer as a sent mail: the owner already has several links on their way.
+            response = redirect(self.get_success_url())
+        else:
+            self.extra_email_context = {"site_url": settings.SITE_URL}
+            response = super().post(request, *args, **kwargs)
+        remaining = settings.PASSWORD_RESET_MIN_SECONDS - (time.monotonic() - started)
+        if remaining > 0:
+            time.sleep(remaining)
+        return response
 
-    def form_invalid(self, form):
-        for key in self._keys():
-            cache.add(key, 0, settings.LOGIN_FAILURE_WINDOW)
-            try:
-                cache.incr(key)
-            except ValueError:
-                cache.set(key, 1, settings.LOGIN_FAILURE_WINDOW)
-        return super().form_invalid(form)
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """A completed reset proves the owner: every log-in block of the account is lifted."""
 
     def form_valid(self, form):
-        cache.delete(self._keys()[0])
-        return super().form_valid(form)
+        response = super().form_valid(form)
+        axes_reset(username=normalise_username(form.user.get_username()))
+        return response
+

@@ -6,7 +6,6 @@ import json
 from collections import defaultdict
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseForbidden
@@ -18,9 +17,9 @@ from django.views.decorators.http import require_POST
 from .. import rules, sandbox, services
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
-from ..enums import FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
+from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
 from ..documents import document_export, document_import
-from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
+from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
 from ..grammar.ir import diagrams_allowed
 from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn, snid_error
@@ -35,16 +34,6 @@ STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR,
 
 def home(request):
     return redirect("registry:namespace_list")
-
-
-def signup(request):
-    form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.get_username()}. Start your first proposal below.")
-        return redirect("registry:proposal_new")
-    return render(request, "registration/signup.html", {"form": form})
 
 
 @login_required
@@ -135,11 +124,14 @@ def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str 
 
 def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
+    see_review = rules.can_see_review(request.user, proposal)
     context = {
         "proposal": proposal, "parts": sections_by_part(),
         "findings": proposal_findings(proposal),
-        "events": proposal.events.select_related("actor"),
-        "show_event_comments": rules.can_see_review(request.user, proposal),
+        "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
+            kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),
+        "see_review": see_review,
+        "show_event_comments": see_review,
         "actions": [t for t in actions_from(proposal.state) if rules.can_perform(request.user, proposal, t)
                     and t.actor == "submitter"],
         "can_edit": rules.can_edit_proposal(request.user, proposal),

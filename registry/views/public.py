@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.core.cache import cache
 from django.core.paginator import Paginator
@@ -34,31 +35,40 @@ SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
 
 
 PAGE_CACHE_SECONDS = 300
+#: Longer values of a used query parameter are not cached apart (the pages cut them shorter).
+PAGE_CACHE_VALUE_LIMIT = 5000
 
 
-def anonymous_cache(view):
+def anonymous_cache(view=None, *, params: tuple[str, ...] = ()):
     """Serve anonymous GETs of public pages from the shared cache.
 
     The key carries the registry stamp (lookup index), so an approval or a
     reservation changes every key at once: nothing stale is served, nothing
     needs deleting. Logged-in users always get a fresh page (it shows their name).
+    Only the query parameters the page reads (``params``) are part of the key, so
+    junk queries share one entry instead of filling the cache.
     """
 
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if request.method != "GET" or request.user.is_authenticated:
-            return view(request, *args, **kwargs)
-        stamp = registry_index().etag_prefix
-        path = hashlib.blake2b(request.get_full_path().encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        key = f"registry:page:{stamp}:{path}"
-        response = cache.get(key)
-        if response is None:
-            response = view(request, *args, **kwargs)
-            if response.status_code == 200 and not getattr(response, "streaming", False):
-                cache.set(key, response, PAGE_CACHE_SECONDS)
-        return response
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if request.method != "GET" or request.user.is_authenticated:
+                return view(request, *args, **kwargs)
+            stamp = registry_index().etag_prefix
+            used = [(name, request.GET.get(name, "")[:PAGE_CACHE_VALUE_LIMIT]) for name in params
+                    if name in request.GET]
+            identity = repr((request.path, used)).encode("utf-8", "surrogatepass")
+            key = f"registry:page:{stamp}:{hashlib.blake2b(identity, digest_size=16).hexdigest()}"
+            response = cache.get(key)
+            if response is None:
+                response = view(request, *args, **kwargs)
+                if response.status_code == 200 and not getattr(response, "streaming", False):
+                    cache.set(key, response, PAGE_CACHE_SECONDS)
+            return response
 
-    return wrapper
+        return wrapper
+
+    return decorate(view) if view is not None else decorate
 
 
 def _public(response, request):
@@ -69,7 +79,7 @@ def _public(response, request):
     return response
 
 
-@anonymous_cache
+@anonymous_cache(params=("q", "sort", "page"))
 def namespace_list(request):
     text = search_text(request.GET.get("q"))
     sort = request.GET.get("sort", "snid")
@@ -119,7 +129,7 @@ def _examples(proposal: Proposal) -> list[dict]:
     return rows
 
 
-@anonymous_cache
+@anonymous_cache(params=("urn",))
 def namespace_detail(request, snid, version=None):
     namespace = Namespace.objects.by_snid(snid).select_related("current").first()
     if namespace is None or namespace.status != NamespaceStatus.REGISTERED or not namespace.current_id:
@@ -159,14 +169,14 @@ def _check(urn: str, namespace: Namespace | None = None) -> dict:
         return refused(urn, str(exc))
 
 
-@anonymous_cache
+@anonymous_cache(params=("urn",))
 def urn_search(request):
     urn = request.GET.get("urn", "")[:5000]
     context = {"urn": urn, "answer": _check(urn) if urn.strip() else None}
     return _public(render(request, "registry/urn/search.html", context), request)
 
 
-@anonymous_cache
+@anonymous_cache(params=("from", "to"))
 def namespace_diff(request, snid):
     namespace = Namespace.objects.by_snid(snid).first()
     if namespace is None or namespace.status != NamespaceStatus.REGISTERED:
@@ -202,7 +212,7 @@ def _export_last_modified(request, fmt):
 @anonymous_cache
 def registry_export(request, fmt):
     render_as, content_type = exports.FORMATS[fmt]
-    base = request.build_absolute_uri("/").rstrip("/")
+    base = settings.SITE_URL  # never the request's Host: the answer is cached and shared
     response = HttpResponse(render_as(exports.registry_snapshot(base)), content_type=content_type)
     if fmt == "csv":
         response["Content-Disposition"] = 'inline; filename="urn-ogf-registry.csv"'
@@ -217,8 +227,12 @@ class RegistryFeed(Feed):
     title = "urn:ogf registry: registrations and new versions"
     subtitle = "Subnamespace identifiers approved under GFD.191"
 
+    # Absolute links from settings.SITE_URL, never from the request's Host.
     def link(self):
-        return reverse("registry:namespace_list")
+        return settings.SITE_URL + reverse("registry:namespace_list")
+
+    def feed_url(self):
+        return settings.SITE_URL + reverse("registry:feed")
 
     def items(self):
         return Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")[:50]
@@ -232,7 +246,7 @@ class RegistryFeed(Feed):
         return f"{item.title}.{document}"
 
     def item_link(self, item):
-        return reverse("registry:namespace_version", args=[item.namespace.snid, item.version])
+        return settings.SITE_URL + reverse("registry:namespace_version", args=[item.namespace.snid, item.version])
 
     def item_pubdate(self, item):
         return item.decided_at

@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
@@ -113,7 +114,8 @@ def _review_context(request, proposal) -> dict:
         "discussable": [f for f in machine if f.status != FindingStatus.PASS],
         "events": proposal.events.select_related("actor"),
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
-        "own": rules.is_submitter(request.user, proposal),
+        "own": rules.is_own_case(request.user, proposal),
+        "may_override_conflict": request.user.is_superuser,
         "previous": previous, "diff": proposal_diff(previous, proposal) if previous else None,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
         **bench, "findings": findings, "finding_groups": _grouped(findings),
@@ -171,10 +173,12 @@ def review_decide(request, pk):
             "open_threads": proposal.comments.open_threads().count(),
             "failing": failing and not override,
             "back": reverse("registry:review_detail", args=[pk]),
+            "conflict_reason": request.POST.get("conflict_reason", "").strip(),
         }
         return render(request, "registry/review/confirm_decision.html", context)
     try:
-        services.proposal_transition(proposal, action, request.user, comment=comment, override_reason=override)
+        services.proposal_transition(proposal, action, request.user, comment=comment, override_reason=override,
+                                     conflict_reason=request.POST.get("conflict_reason", ""))
         who = f"{proposal.submitter.get_username()} has been told by e-mail"
         messages.success(request, {
             ProposalAction.APPROVE: f"Approved: urn:ogf:{proposal.snid}: is registered and published; {who}.",
@@ -223,7 +227,8 @@ def review_judgement(request, pk):
         messages.error(request, "Nothing recorded: choose Satisfied or Not satisfied for at least one judgement.")
         return redirect(reverse("registry:review_detail", args=[pk]) + "#judgements")
     try:
-        services.judgements_set(proposal, request.user, verdicts)
+        services.judgements_set(proposal, request.user, verdicts,
+                                conflict_reason=request.POST.get("conflict_reason", ""))
         open_left = len(MANUAL_CHECKS) - proposal.judgements.count()
         messages.success(request, f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
                          + (f"; {open_left} still open." if open_left else "; all four are recorded."))
@@ -240,7 +245,8 @@ def reservations(request):
         .select_related("requester", "proposal"),
         "active": [ns for ns in namespaces if reservation_active(ns)],
         "expired": [ns for ns in namespaces if not reservation_active(ns)],
-        "default_until": timezone.localdate() + dt.timedelta(days=180),
+        "default_until": timezone.localdate() + dt.timedelta(days=min(180, settings.RESERVATION_MAX_DAYS)),
+        "latest_until": timezone.localdate() + dt.timedelta(days=settings.RESERVATION_MAX_DAYS),
     }
     return render(request, "registry/review/reservations.html", context)
 
@@ -272,12 +278,16 @@ def reservation_action(request):
                                                    until=_date(request.POST.get("until")),
                                                    reason=request.POST.get("reason", ""))
             done = f"urn:ogf:{namespace.snid}: is reserved until {namespace.reserved_until}."
+        elif action == "renew":
+            namespace = services.namespace_renew(request.POST.get("snid", ""), request.user,
+                                                 until=_date(request.POST.get("until")))
+            done = f"The reservation of urn:ogf:{namespace.snid}: is renewed until {namespace.reserved_until}."
         elif action == "release":
             namespace = services.namespace_release(request.POST.get("snid", ""), request.user,
                                                    request.POST.get("note", ""))
             done = f"The reservation of urn:ogf:{namespace.snid}: is released; anyone may now propose it."
         else:
-            raise services.ServiceError("Choose grant, decline, reserve or release.")
+            raise services.ServiceError("Choose grant, decline, reserve, renew or release.")
         messages.success(request, done)
     except services.ServiceError as exc:
         messages.error(request, exc.message)

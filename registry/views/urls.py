@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import proposals, public, review, threads
+from . import accounts, proposals, public, review, threads
 
 app_name = "registry"
 
@@ -17,7 +17,7 @@ urlpatterns = [
     re_path(r"^urn/(?P<snid>[^/]+)/(?P<version>\d+)/registration\.(?P<fmt>md|txt)$", public.namespace_document,
             name="namespace_document"),
     # applicants
-    path("accounts/signup/", proposals.signup, name="signup"),
+    path("accounts/signup/", accounts.signup, name="signup"),
     path("proposals/", proposals.my_proposals, name="proposal_list"),
     path("proposals/new/", proposals.proposal_new, name="proposal_new"),
     path("proposals/import/", proposals.proposal_import, name="proposal_import"),

@@ -66,9 +66,10 @@ def test_snid_detail_has_every_section_and_the_versions(client, demo_registry):
 def test_reserved_snid_has_status_and_no_content(client):
     import datetime as dt
     editor = user_factory(editor=True)
-    services.namespace_reserve("nsi", editor, until=dt.date(2099, 1, 1), reason="NSI WG")
+    until = dt.date.today() + dt.timedelta(days=300)
+    services.namespace_reserve("nsi", editor, until=until, reason="NSI WG")
     body = client.get("/api/snids/nsi/").json()
-    assert body == {"snid": "nsi", "status": "reserved", "reserved_until": "2099-01-01", "current": None,
+    assert body == {"snid": "nsi", "status": "reserved", "reserved_until": until.isoformat(), "current": None,
                     "versions": [], "url": None, "api_url": "/api/snids/nsi/"}
 
 

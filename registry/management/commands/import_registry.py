@@ -1,26 +1,101 @@
-from django.core.management import call_command
+"""Restore a backup made by ``export_registry --format backup`` (docs/operations.md)."""
+
+from pathlib import Path
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.core import serializers
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 
 from ...lookup import registry_invalidate
-from ...models import Namespace, Proposal
+from ._backup import REGISTRY_MODELS, BackupError, read_backup
+
+MAX_BYTES = 2 * 1024**3
 
 
 class Command(BaseCommand):
-    help = ("Restore a backup made with `export_registry --format backup` into an empty, migrated "
-            "database (docs/operations.md). Refuses to mix a backup into existing data.")
+    help = ("Restore a backup made with `export_registry --format backup` into a migrated database "
+            "(docs/operations.md). The file is checked first (schema, SHA-256 digest, exact bytes); a "
+            "database that already holds registry data, or accounts with the backup's usernames, is "
+            "refused unless --replace is given. Accounts the backup does not hold are never touched.")
 
     def add_arguments(self, parser):
         parser.add_argument("path")
+        parser.add_argument("--replace", action="store_true",
+                            help="replace the registry data and the backup's own accounts already in the "
+                                 "database (other accounts stay as they are)")
 
-    def handle(self, path, **options):
-        if Namespace.objects.exists() or Proposal.objects.exists():
-            raise CommandError("This database already holds registry data; restore into an empty one "
-                               "(run `manage.py migrate` on a new database first).")
-        with transaction.atomic():
-            # The editors group made by the migration is replaced by the backup's own.
-            from django.contrib.auth.models import Group
-            Group.objects.all().delete()
-            call_command("loaddata", path, verbosity=0)
+    def handle(self, path, replace=False, **options):
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            raise CommandError(f"Cannot read {path}: {exc.strerror}.") from None
+        if len(raw) > MAX_BYTES:
+            raise CommandError(f"{path} is larger than {MAX_BYTES:,} bytes; this is not a registry backup.")
+        try:
+            document = read_backup(raw)
+        except BackupError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        records = document["records"]
+        usernames = [r["fields"]["username"] for r in records if r["model"] == "auth.user"]
+        tokens = [r["pk"] for r in records if r["model"] == "authtoken.token"]
+
+        held = [label for label in REGISTRY_MODELS if apps.get_model(label)._default_manager.exists()]
+        existing_users = sorted(get_user_model().objects.filter(username__in=usernames)
+                                .values_list("username", flat=True))
+        Token = apps.get_model("authtoken.token")
+        foreign_tokens = Token.objects.filter(key__in=tokens).exclude(user__username__in=usernames).exists()
+        if foreign_tokens:
+            raise CommandError("An API token in the backup belongs to another account here; nothing was restored.")
+        if not replace and held:
+            raise CommandError("This database already holds registry data ("
+                               + ", ".join(label.split(".")[1] for label in held) + "); nothing was restored. "
+                               "Restore into an empty, migrated database, or give --replace to replace it.")
+        if not replace and existing_users:
+            raise CommandError("Accounts with the backup's usernames already exist here ("
+                               + ", ".join(existing_users) + "); nothing was restored. Give --replace to let "
+                               "the backup's accounts replace them (no other account is touched).")
+        try:
+            with transaction.atomic():
+                if replace:
+                    self._clear_registry()
+                    Token.objects.filter(user__username__in=usernames).delete()
+                self._load(records)
+        except DatabaseError as exc:
+            raise CommandError(f"The database refused the restore, nothing was written: {exc}".strip()) from None
         registry_invalidate()
-        self.stdout.write(f"Restored {Namespace.objects.count()} SNIDs and {Proposal.objects.count()} proposals.")
+        counts = {label: sum(1 for r in records if r["model"] == label) for label in
+                  ("registry.namespace", "registry.proposal", "auth.user", "authtoken.token")}
+        self.stdout.write(f"Restored {counts['registry.namespace']} SNIDs and {counts['registry.proposal']} "
+                          f"proposals, {counts['auth.user']} accounts and {counts['authtoken.token']} API tokens.")
+
+    def _clear_registry(self):
+        tables = [apps.get_model(label)._meta.db_table for label in REGISTRY_MODELS]
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                # Only the tables' owner may (docs/deployment.md: run restores as the migration role).
+                cursor.execute("TRUNCATE " + ", ".join(connection.ops.quote_name(t) for t in tables))
+            else:
+                cursor.execute("UPDATE registry_namespace SET current_id = NULL")
+                for table in reversed(tables):
+                    cursor.execute(f"DELETE FROM {connection.ops.quote_name(table)}")
+
+    def _load(self, records):
+        """What loaddata does, from records already checked: constraints checked once at the end."""
+        with connection.constraint_checks_disabled():
+            deferred = []
+            for obj in serializers.deserialize("python", records, handle_forward_references=True):
+                obj.save()
+                if obj.deferred_fields:
+                    deferred.append(obj)
+            for obj in deferred:
+                obj.save_deferred_fields()
+        connection.check_constraints(table_names=[apps.get_model(label)._meta.db_table for label in
+                                                  ["auth.user", "authtoken.token", *REGISTRY_MODELS]])
+        if connection.vendor == "postgresql":
+            from django.core.management.color import no_style
+            with connection.cursor() as cursor:
+                for sql in connection.ops.sequence_reset_sql(no_style(), [apps.get_model(label) for label in
+                                                                         REGISTRY_MODELS]):
+                    cursor.execute(sql)

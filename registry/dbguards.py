@@ -1,0 +1,42 @@
+"""SQLite triggers that keep the record honest in development, as PostgreSQL's do in production.
+
+SQLite rebuilds a table (and drops its triggers) whenever a migration alters it, so they are
+(re)created after every ``migrate`` (registry.apps) as well as by migration 0007.
+"""
+
+from __future__ import annotations
+
+SQLITE_TRIGGERS = [
+    """CREATE TRIGGER IF NOT EXISTS registry_snid_permanent BEFORE UPDATE OF snid ON registry_namespace
+       WHEN lower(OLD.snid) <> lower(NEW.snid)
+       BEGIN SELECT RAISE(ABORT, 'SNIDs are never renamed'); END""",
+    """CREATE TRIGGER IF NOT EXISTS registry_current_is_approved BEFORE UPDATE OF current_id ON registry_namespace
+       WHEN NEW.current_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM registry_proposal p
+            WHERE p.id = NEW.current_id AND p.state = 'approved' AND p.namespace_id = NEW.id)
+       BEGIN SELECT RAISE(ABORT, 'an SNID can only point at an approved version of itself'); END""",
+    """CREATE TRIGGER IF NOT EXISTS registry_proposal_immutable BEFORE UPDATE ON registry_proposal
+       WHEN OLD.state = 'approved'
+       BEGIN SELECT RAISE(ABORT, 'approved proposals are immutable'); END""",
+    """CREATE TRIGGER IF NOT EXISTS registry_event_append_only BEFORE UPDATE ON registry_proposalevent
+       BEGIN SELECT RAISE(ABORT, 'proposal events are append-only'); END""",
+]
+SQLITE_TRIGGER_NAMES = ["registry_snid_permanent", "registry_current_is_approved", "registry_proposal_immutable",
+                        "registry_event_append_only"]
+
+
+def sqlite_triggers_install(connection) -> None:
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        tables = set(connection.introspection.table_names(cursor))
+        if {"registry_namespace", "registry_proposal", "registry_proposalevent"} <= tables:
+            for statement in SQLITE_TRIGGERS:
+                cursor.execute(statement)
+
+
+def sqlite_triggers_remove(connection) -> None:
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        for name in SQLITE_TRIGGER_NAMES:
+            cursor.execute(f"DROP TRIGGER IF EXISTS {name}")

@@ -1,0 +1,184 @@
+"""The registry's backup file: what it holds, its schema, its digest, and how it is restored.
+
+A backup is one JSON document written by ``export_registry --format backup``::
+
+    {"format": "urn-ogf-registry-backup", "version": 1, "created_at": "...",
+     "sha256": "<digest of everything else>", "records": [ ... ]}
+
+``records`` are Django's serialisation of every SNID, version, event, comment, judgement,
+reservation request, group, account (with its password hash) and API token. Accounts and
+groups are identified by name, never by their row number, so a restore cannot overwrite an
+unrelated account that happens to have the same number in the target database.
+
+``import_registry`` accepts only a file exactly as the exporter wrote it: it checks the
+layout against a JSON Schema built from the models, recomputes the digest, and compares
+the bytes with the exporter's own serialisation, so a single changed byte is refused before
+anything is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import hashlib
+import json
+import uuid
+
+import jsonschema
+from django.apps import apps
+from django.core import serializers
+from django.db import models
+from django.utils import timezone
+
+FORMAT, VERSION = "urn-ogf-registry-backup", 1
+
+#: In the order they are restored. Accounts and groups by natural key (name), the rest by pk.
+BACKUP_MODELS = ["auth.group", "auth.user", "authtoken.token", "registry.namespace", "registry.proposal",
+                 "registry.proposalevent", "registry.comment", "registry.reservationrequest",
+                 "registry.judgement"]
+ACCOUNT_MODELS = {"auth.group", "auth.user"}
+REGISTRY_MODELS = [label for label in BACKUP_MODELS if label.startswith("registry.")]
+
+
+class BackupError(Exception):
+    """The file is not a backup this registry can restore; the message says why and where."""
+
+
+def _canonical(document: dict) -> bytes:
+    body = {key: value for key, value in document.items() if key != "sha256"}
+    return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def digest(document: dict) -> str:
+    return hashlib.sha256(_canonical(document)).hexdigest()
+
+
+def render(document: dict) -> str:
+    """The one serialisation of a backup document (export writes it, import compares with it)."""
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+def _exact(value):
+    """JSON for what the serialiser leaves as Python objects, losing nothing.
+
+    (Django's JSON encoder cuts times to milliseconds and writes a time whose microseconds
+    are below 1,000 as ".000", which reads back as another string: a restore would not be
+    identical in about one run of ten.)
+    """
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (decimal.Decimal, uuid.UUID)):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} cannot be written to a backup")
+
+
+def backup_document() -> dict:
+    records = []
+    for label in BACKUP_MODELS:
+        model = apps.get_model(label)
+        queryset = model._default_manager.order_by(model._meta.pk.name)
+        objects = serializers.serialize("python", queryset, use_natural_foreign_keys=True,
+                                        use_natural_primary_keys=label in ACCOUNT_MODELS)
+        records += json.loads(json.dumps(objects, default=_exact, ensure_ascii=False))
+    document = {"format": FORMAT, "version": VERSION, "created_at": timezone.now().isoformat(),
+                "sha256": "", "records": records}
+    document["sha256"] = digest(document)
+    return document
+
+
+# --- schema -----------------------------------------------------------------------------------
+
+
+def _field_schema(field) -> dict:
+    if field.many_to_many:
+        return {"type": "array", "items": {"type": ["array", "integer", "string"]}}
+    if field.is_relation:
+        target = field.related_model
+        kinds = ["array"] if hasattr(target, "natural_key") else ["integer", "string"]
+        return {"type": kinds + (["null"] if field.null else [])}
+    if isinstance(field, models.JSONField):
+        return {}
+    if isinstance(field, models.BooleanField):
+        kinds = ["boolean"]
+    elif isinstance(field, (models.IntegerField, models.AutoField)):
+        kinds = ["integer"]
+    else:
+        kinds = ["string"]
+    schema: dict = {"type": kinds + (["null"] if field.null else [])}
+    if isinstance(field, models.CharField) and field.max_length and kinds == ["string"]:
+        schema["maxLength"] = field.max_length
+    return schema
+
+
+def _record_schema(label: str) -> dict:
+    model = apps.get_model(label)
+    fields = [f for f in model._meta.local_fields if f.serialize and not f.primary_key]
+    fields += [f for f in model._meta.local_many_to_many if f.serialize]
+    if label == "authtoken.token":  # its primary key is the token itself
+        fields = [f for f in model._meta.local_fields if f.name != "key"]
+    properties = {f.name: _field_schema(f) for f in fields}
+    record = {
+        "type": "object", "additionalProperties": False, "required": ["model", "fields"],
+        "properties": {
+            "model": {"const": label},
+            "fields": {"type": "object", "additionalProperties": False, "required": sorted(properties),
+                       "properties": properties},
+        },
+    }
+    if label in ACCOUNT_MODELS:
+        record["properties"]["pk"] = {"type": "null"}
+    else:
+        record["required"].append("pk")
+        record["properties"]["pk"] = {"type": "string", "minLength": 1} if label == "authtoken.token" else {
+            "type": "integer", "minimum": 1}
+    return record
+
+
+def backup_schema() -> dict:
+    """The JSON Schema of a backup, derived from the models it holds."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object", "additionalProperties": False,
+        "required": ["format", "version", "created_at", "sha256", "records"],
+        "properties": {
+            "format": {"const": FORMAT}, "version": {"const": VERSION}, "created_at": {"type": "string"},
+            "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "records": {"type": "array", "items": {
+                "type": "object", "required": ["model"],
+                "properties": {"model": {"enum": BACKUP_MODELS}},
+                "allOf": [{"if": {"properties": {"model": {"const": label}}}, "then": _record_schema(label)}
+                          for label in BACKUP_MODELS]}},
+        },
+    }
+
+
+def read_backup(raw: bytes) -> dict:
+    """Parse and check a backup file; raise BackupError with what is wrong and where."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BackupError(f"The file is not UTF-8 text (byte {exc.start}).") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BackupError(f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise BackupError("This is not a registry backup (made by `manage.py export_registry --format backup`): "
+                          f"it has no \"format\": \"{FORMAT}\".")
+    errors = sorted(jsonschema.Draft202012Validator(backup_schema()).iter_errors(document),
+                    key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
+        raise BackupError(f"The backup does not match its schema at {where}: {first.message}"
+                          + (f" ({len(errors) - 1} more problem(s))" if len(errors) > 1 else ""))
+    if digest(document) != document["sha256"]:
+        raise BackupError("The backup's content does not match its SHA-256 digest: it was changed after export "
+                          "(or damaged). Nothing was restored.")
+    if render(document) != text:
+        raise BackupError("The backup's bytes differ from what export_registry writes for this content: the file "
+                          "was edited after export. Nothing was restored.")
+    if not any(r["model"] == "registry.namespace" for r in document["records"]) and not any(
+            r["model"] == "auth.user" for r in document["records"]):
+        raise BackupError("The backup holds no accounts and no SNIDs: there is nothing to restore.")
+    return document
