@@ -22,6 +22,7 @@ benchmarks too.
 from __future__ import annotations
 
 import atexit
+import logging
 import multiprocessing
 import os
 import resource
@@ -42,6 +43,7 @@ DEFAULT_WORKERS = 1
 WORKER_RECURSION_LIMIT = 6_000
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 _in_worker = False
 _pool: pebble.ProcessPool | None = None
@@ -60,7 +62,7 @@ class BudgetExceeded(Exception):
         reason = {
             "time": f"it needed more than {seconds:g} s",
             "memory": f"it needed more than {memory_mb} MB of memory",
-            "crash": "the worker checking it stopped",
+            "crash": "the worker checking it stopped unexpectedly",
         }[limit]
         self.message = (f"This {what} is too complex to check within the registry's limits "
                         f"({seconds:g} s / {memory_mb} MB): {reason}. Simplify it, or split "
@@ -152,7 +154,9 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text") -> T:
     """``func(*args)`` in a bounded worker process; its result, or BudgetExceeded.
 
     ``func`` must be a module-level function and its arguments and result
-    picklable. Exceptions other than running out of budget are re-raised here.
+    picklable. Any failure of the job — out of time, out of memory, its worker
+    killed, or an exception in ``func`` itself (logged) — is a BudgetExceeded, so
+    a caller has one thing to handle and the person who asked one clear answer.
     """
     seconds, memory_mb = budget()
     if _in_worker:
@@ -171,3 +175,9 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text") -> T:
         # Killed by the kernel or aborted by a failed allocation under RLIMIT_AS.
         limit = "memory" if exc.exitcode in (-9, -6, 1) else "crash"
         raise BudgetExceeded(what, limit, seconds, memory_mb) from None
+    except RecursionError:
+        raise BudgetExceeded(what, "crash", seconds, memory_mb) from None
+    except Exception:
+        # A fault in the job's own code: logged for us, a clear answer (not a 500) for them.
+        logger.exception("bounded job %s failed", getattr(func, "__qualname__", func))
+        raise BudgetExceeded(what, "crash", seconds, memory_mb) from None

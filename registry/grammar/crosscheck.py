@@ -86,7 +86,7 @@ class _Timer:
         if self.active:
             self.active = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)  # a late alarm must not escape
 
 
 def _abnf_text(scope: Scope, keys: list[str]) -> str:
