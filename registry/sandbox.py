@@ -120,6 +120,20 @@ def _initialize(memory_bytes: int) -> None:
     sys.setrecursionlimit(WORKER_RECURSION_LIMIT)
 
 
+#: Imported once by the fork server, so a new worker (after one was killed) starts at once.
+PRELOAD = ["registry.sandbox", "registry.grammar", "registry.markdown", "registry.documents"]
+
+
+def _context():
+    """Workers are forked from a small server process, not from the web process: a plain
+    fork would hand every worker the web process's open files and sockets (a browser
+    driver's pipes, a listening socket) and keep them open after the web process closed
+    them."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
 def _get_pool(memory_mb: int) -> pebble.ProcessPool:
     """This process's pool, made on first use (and again after a fork or a new limit)."""
     global _pool, _pool_owner
@@ -128,11 +142,8 @@ def _get_pool(memory_mb: int) -> pebble.ProcessPool:
         if _pool is None or _pool_owner != owner or not _pool.active:
             if _pool is not None and _pool_owner[0] == owner[0]:
                 _pool.stop()
-            # fork: workers start at once with every module already imported; they
-            # only run pure functions on the text they are given.
             _pool = pebble.ProcessPool(max_workers=owner[2], initializer=_initialize,
-                                       initargs=(memory_mb << 20,),
-                                       context=multiprocessing.get_context("fork"))
+                                       initargs=(memory_mb << 20,), context=_context())
             _pool_owner = owner
         return _pool
 
