@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from django.conf import settings
 
-from . import notify, rules
+from . import markdown, notify, rules
 from .checklist import MANUAL_CHECKS, has_failures, summarize
 from .enums import (
     EDITABLE_STATES,
@@ -33,7 +33,6 @@ from .grammar import snid_error
 from .interchange import ProposalData
 from .lookup import registry_invalidate
 from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
-from . import markdown
 from .grammar import grammar_compile
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 

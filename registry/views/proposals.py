@@ -19,8 +19,8 @@ from ..enums import FindingStatus, ProposalAction, actions_from
 from ..documents import document_export, document_import
 from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
-from ..grammar.ir import diagrams_allowed
 from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn, snid_error
+from ..grammar.ir import diagrams_allowed
 from ..interchange import ProposalData, load
 from ..markdown import render_svg
 from ..models import Namespace, Proposal, ProposalEvent
