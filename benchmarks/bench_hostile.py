@@ -84,8 +84,12 @@ class Sampler(threading.Thread):
         while self.running:
             for worker in _children(self.master):
                 self.web = max(self.web, _rss_mb(worker))
-                for job in _children(worker):
+                # worker -> fork server -> job workers (and the server itself)
+                stack = _children(worker)
+                while stack:
+                    job = stack.pop()
                     self.jobs = max(self.jobs, _rss_mb(job))
+                    stack.extend(_children(job))
             time.sleep(0.01)
 
 
