@@ -82,6 +82,7 @@ def render_many(texts: tuple[str, ...]) -> list[str | None]:
         finally:
             if timed:
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, signal.SIG_IGN)  # a late alarm must not escape
     return out
 
 

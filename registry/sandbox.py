@@ -22,6 +22,7 @@ benchmarks too.
 from __future__ import annotations
 
 import atexit
+import logging
 import multiprocessing
 import os
 import resource
@@ -42,6 +43,7 @@ DEFAULT_WORKERS = 1
 WORKER_RECURSION_LIMIT = 6_000
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 _in_worker = False
 _pool: pebble.ProcessPool | None = None
@@ -60,7 +62,7 @@ class BudgetExceeded(Exception):
         reason = {
             "time": f"it needed more than {seconds:g} s",
             "memory": f"it needed more than {memory_mb} MB of memory",
-            "crash": "the worker checking it stopped",
+            "crash": "the worker checking it stopped unexpectedly",
         }[limit]
         self.message = (f"This {what} is too complex to check within the registry's limits "
                         f"({seconds:g} s / {memory_mb} MB): {reason}. Simplify it, or split "
@@ -118,6 +120,20 @@ def _initialize(memory_bytes: int) -> None:
     sys.setrecursionlimit(WORKER_RECURSION_LIMIT)
 
 
+#: Imported once by the fork server, so a new worker (after one was killed) starts at once.
+PRELOAD = ["registry.sandbox", "registry.grammar", "registry.markdown", "registry.documents"]
+
+
+def _context():
+    """Workers are forked from a small server process, not from the web process: a plain
+    fork would hand every worker the web process's open files and sockets (a browser
+    driver's pipes, a listening socket) and keep them open after the web process closed
+    them."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
 def _get_pool(memory_mb: int) -> pebble.ProcessPool:
     """This process's pool, made on first use (and again after a fork or a new limit)."""
     global _pool, _pool_owner
@@ -126,11 +142,8 @@ def _get_pool(memory_mb: int) -> pebble.ProcessPool:
         if _pool is None or _pool_owner != owner or not _pool.active:
             if _pool is not None and _pool_owner[0] == owner[0]:
                 _pool.stop()
-            # fork: workers start at once with every module already imported; they
-            # only run pure functions on the text they are given.
             _pool = pebble.ProcessPool(max_workers=owner[2], initializer=_initialize,
-                                       initargs=(memory_mb << 20,),
-                                       context=multiprocessing.get_context("fork"))
+                                       initargs=(memory_mb << 20,), context=_context())
             _pool_owner = owner
         return _pool
 
@@ -152,7 +165,9 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text") -> T:
     """``func(*args)`` in a bounded worker process; its result, or BudgetExceeded.
 
     ``func`` must be a module-level function and its arguments and result
-    picklable. Exceptions other than running out of budget are re-raised here.
+    picklable. Any failure of the job — out of time, out of memory, its worker
+    killed, or an exception in ``func`` itself (logged) — is a BudgetExceeded, so
+    a caller has one thing to handle and the person who asked one clear answer.
     """
     seconds, memory_mb = budget()
     if _in_worker:
@@ -171,3 +186,9 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text") -> T:
         # Killed by the kernel or aborted by a failed allocation under RLIMIT_AS.
         limit = "memory" if exc.exitcode in (-9, -6, 1) else "crash"
         raise BudgetExceeded(what, limit, seconds, memory_mb) from None
+    except RecursionError:
+        raise BudgetExceeded(what, "crash", seconds, memory_mb) from None
+    except Exception:
+        # A fault in the job's own code: logged for us, a clear answer (not a 500) for them.
+        logger.exception("bounded job %s failed", getattr(func, "__qualname__", func))
+        raise BudgetExceeded(what, "crash", seconds, memory_mb) from None

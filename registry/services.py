@@ -15,7 +15,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import notify, rules
+from . import markdown, notify, rules
 from .checklist import MANUAL_CHECKS, has_failures, summarize
 from .enums import (
     EDITABLE_STATES,
@@ -33,7 +33,6 @@ from .interchange import ProposalData
 from .interchange import dump as interchange_dump
 from .lookup import registry_invalidate
 from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
-from . import markdown
 from .grammar import grammar_compile
 from .conversation import review_round
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active

@@ -330,13 +330,16 @@ def test_prefix_is_capped_however_counts_multiply():
 
 
 def test_reading_abnf_is_linear_in_the_length_of_a_rule():
-    def seconds(n):
-        text = "a = " + " / ".join(['"x" b'] * n) + '\nb = "y"\n'
-        started = time.perf_counter()
-        parse_grammar(text)
-        return time.perf_counter() - started
+    def seconds(n):  # best of five, to see the algorithm rather than the machine's load
+        text = "a = " + " ".join(['"x" / b'] * n) + ' "z"\nb = "y"\n'
+        best = float("inf")
+        for _ in range(5):
+            started = time.perf_counter()
+            parse_grammar(text)
+            best = min(best, time.perf_counter() - started)
+        return best
     small, large = seconds(100), seconds(1_000)
-    assert large < 0.3 and large < small * 40  # quadratic would be ~100 times
+    assert large < 0.5 and large < small * 40  # quadratic would be 100 times
 
 
 def test_backtracking_cross_check_is_cut_short_by_its_time_limit_not_passed():

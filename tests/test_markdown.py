@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 
 from registry import sandbox
-from registry.markdown import MARKDOWN_PROPOSAL_MAX_CHARS, prerender, render_markdown
+from registry.markdown import prerender, render_markdown
 
 
 @pytest.fixture(autouse=True)
@@ -82,8 +82,11 @@ def test_a_job_over_budget_leaves_every_section_escaped_with_the_limit(settings)
     assert result[texts[0]].count("[") == 3_000
 
 
-def test_text_past_the_per_proposal_limit_is_not_formatted():
-    sections = ["x" * 90_000 + f" {i}" for i in range(6)]
+def test_text_past_the_per_proposal_limit_is_not_formatted(monkeypatch):
+    from registry import markdown
+
+    monkeypatch.setattr(markdown, "MARKDOWN_PROPOSAL_MAX_CHARS", 1_000)
+    sections = ["x" * 298 + f" {i}" for i in range(5)]  # 300 characters each
     result = prerender(sections)
-    assert sum(1 for t in sections if result[t].startswith("<p>")) == MARKDOWN_PROPOSAL_MAX_CHARS // 90_002
-    assert "in all; the registry formats that much at most" in result[sections[-1]]
+    assert [result[t].startswith("<p>") for t in sections] == [True, True, True, False, False]
+    assert "more than 1,000 characters long in all; the registry formats that much at most" in result[sections[-1]]

@@ -69,3 +69,16 @@ def test_a_job_started_inside_a_worker_runs_there_under_its_limits():
     outer_pid = sandbox.run_bounded(_pid_and_sum, [0])[0]
     inner_pid, total = sandbox.run_bounded(_nested)
     assert (inner_pid, total) == (outer_pid, 3)
+
+
+def _fail():
+    raise ValueError("a fault in the job's own code")
+
+
+def test_job_that_fails_is_a_clear_answer_not_a_server_error(caplog):
+    with pytest.raises(sandbox.BudgetExceeded) as caught:
+        sandbox.run_bounded(_fail, what="grammar")
+    assert caught.value.limit == "crash"
+    assert caught.value.message.endswith("the worker checking it stopped unexpectedly. Simplify it, "
+                                         "or split it into smaller parts.")
+    assert "bounded job _fail failed" in caplog.text

@@ -33,8 +33,8 @@ from .limits import (
     CROSSCHECK_EXAMPLE_MAX_CHARS,
     CROSSCHECK_GENERATE_MAX_STEPS,
     CROSSCHECK_GRAMMAR_MAX_CHARS,
-    CROSSCHECK_RULE_MAX_CHARS,
     CROSSCHECK_MAX_STRINGS,
+    CROSSCHECK_RULE_MAX_CHARS,
     CROSSCHECK_SAMPLE_MAX_CHARS,
     CROSSCHECK_SAMPLES,
     CROSSCHECK_SECONDS,
@@ -86,7 +86,7 @@ class _Timer:
         if self.active:
             self.active = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)  # a late alarm must not escape
 
 
 def _abnf_text(scope: Scope, keys: list[str]) -> str:

@@ -21,8 +21,8 @@ from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, act
 from ..documents import document_export, document_import
 from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
-from ..grammar.ir import diagrams_allowed
 from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn, snid_error
+from ..grammar.ir import diagrams_allowed
 from ..interchange import ProposalData, load, rebased
 from ..markdown import render_svg
 from ..models import Namespace, Proposal, ProposalEvent

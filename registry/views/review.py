@@ -200,7 +200,11 @@ _DONE = {ProposalAction.REQUEST_CHANGES: "sent back", ProposalAction.APPROVE: "a
 @require_POST
 def review_comment(request, pk):
     """Start a thread on a section, a finding or the whole proposal."""
-    proposal = get_object_or_404(Proposal, pk=pk)
+    proposal = get_object_or_404(Proposal.objects.select_related("namespace__current"), pk=pk)
+    if not rules.can_review(request.user, proposal):
+        messages.error(request, "Editors cannot comment as editor on their own proposals or SNIDs; "
+                                "another editor must. (As its applicant you can reply to the editors' threads.)")
+        return redirect("registry:review_detail", pk=pk)
     try:
         thread = services.thread_start(proposal, request.user, request.POST.get("text", ""),
                                        section=request.POST.get("section", ""),

@@ -8,6 +8,7 @@ from django.core import serializers
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, connection, transaction
 
+from ...grammar import snid_error
 from ...lookup import registry_invalidate
 from ._backup import REGISTRY_MODELS, BackupError, read_backup
 
@@ -38,6 +39,12 @@ class Command(BaseCommand):
         except BackupError as exc:
             raise CommandError(f"{path}: {exc}") from None
         records = document["records"]
+        # Nothing that is not RFC 6453 SNID syntax may enter the registry, not even by a backup.
+        bad = [r["fields"].get("snid", "") for r in records if r["model"] == "registry.namespace"
+               and snid_error(r["fields"].get("snid", ""))]
+        if bad:
+            raise CommandError(f"The backup holds {len(bad)} SNID(s) that are not valid, e.g. "
+                               f"{bad[0][:40]!r}: {snid_error(bad[0])} Nothing was restored.", returncode=2)
         usernames = [r["fields"]["username"] for r in records if r["model"] == "auth.user"]
         tokens = [r["pk"] for r in records if r["model"] == "authtoken.token"]
 
