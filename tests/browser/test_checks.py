@@ -1,7 +1,7 @@
 """The automated review panel is always about what is on screen, with and without JavaScript.
 
-The sequence from issue 15: save a draft with SNID "-bad", change it back and set
-Version to 0 (invalid), then check without saving and save: the panel must judge
+The sequence from issue 15: try to save a draft with SNID "-bad" (refused, and the
+panel says why), change it back and set Version to 0 (invalid), then check without saving and save: the panel must judge
 what was typed (the new SNID, version 0), list the field error beside the findings
 and say when it was checked; with JavaScript it also says "out of date" as soon as
 the form changes.
@@ -9,6 +9,7 @@ the form changes.
 
 import pytest
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from ..factories import proposal_factory
 from .conftest import login
@@ -24,7 +25,7 @@ def _start(page, live_server):
     page.goto(f"/proposals/{proposal.pk}/edit/")
     page.get_by_label("1.1 Namespace Identifier (SNID)").fill("-bad")
     page.get_by_role("button", name="Save draft").click()
-    page.get_by_text("Draft saved.").wait_for()
+    page.get_by_text("Nothing was saved").wait_for()
     assert OLD_VERDICT in page.locator("#workbench").inner_text()
     return proposal
 
@@ -49,6 +50,8 @@ def test_stale_result_sequence_with_javascript(new_page, live_server):
     assert "out of date" in page.locator("#check-announcer").inner_text()
 
     page.get_by_role("button", name="Check without saving").click()
+    # The refused save left field errors in the panel already: wait for the new answer.
+    expect(page.locator("#workbench")).not_to_contain_text(OLD_VERDICT)
     page.locator("#workbench .field-errors").wait_for()
     _assert_panel_judges_the_typed_input(page)
     assert not page.locator("#workbench .check-stale").is_visible()
