@@ -231,7 +231,7 @@ def document(ctx: Context):
                                 "SHOULD be an Informational document.", ref, item))
     elif doc.type != "Informational":
         findings.append(Finding("document", WARNING,
-                                f"The registering document is a {doc.type} document; GFD.191 §4 says "
+                                f"The registering document's GFD type is {doc.type}; GFD.191 §4 says "
                                 "it SHOULD be Informational. Say why in the proposal, or publish it "
                                 "as Informational.", ref, item))
     if not findings:
@@ -471,9 +471,11 @@ def percent_encoding(ctx: Context):
                                 {"section": "lexical_equivalence"}))
     if not findings:
         findings.append(Finding("percent-encoding", PASS,
-                                "Percent-escaping is addressed"
-                                + (" and normalised for equivalence." if admits else "."), ref,
-                                {"section": "encoding"}))
+                                "Percent-escaping is addressed in section 2.3"
+                                + (" and normalised for equivalence" if admits else "")
+                                + f" (checked {len(ctx.section('encoding'))} characters of section 2.3"
+                                + (" and the grammar's characters)." if grammar is not None and grammar.ok
+                                   else ")."), ref, {"section": "encoding"}))
     return findings
 
 
