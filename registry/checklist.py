@@ -79,12 +79,14 @@ class Context:
     def grammar(self):
         """The compiled grammar (cached by content), or None if there is none."""
         if self._grammar is None and self.data.grammar.abnf.strip():
-            examples = self.data.examples
-            self._grammar = grammar_compile(
-                self.data.grammar.abnf, self.data.grammar.rule,
-                examples=tuple(examples.valid) + tuple(examples.invalid),
-            )
+            self._grammar = grammar_compile(self.data.grammar.abnf, self.data.grammar.rule,
+                                            examples=example_subjects(self.data))
         return self._grammar
+
+
+def example_subjects(data: ProposalData) -> tuple[str, ...]:
+    """The examples a grammar is cross-checked on, each once (a repeated URN proves nothing new)."""
+    return tuple(dict.fromkeys([*data.examples.valid, *data.examples.invalid]))
 
 
 CHECKS: list[tuple[str, Callable[[Context], list[Finding]]]] = []

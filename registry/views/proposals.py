@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from .. import rules, services
+from ..checklist import example_subjects
 from ..demo import FIXTURES
 from ..enums import FindingStatus, ProposalAction, actions_from
 from ..documents import document_export, document_import
@@ -110,8 +111,7 @@ def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str 
                "field_errors": form.error_list() if form is not None and form.is_bound else [],
                "checked_at": timezone.now(), "checked_source": source}
     if data.grammar.abnf.strip():
-        compiled = grammar_compile(data.grammar.abnf, data.grammar.rule,
-                                   examples=tuple(data.examples.valid) + tuple(data.examples.invalid))
+        compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
         context["diagrams"] = [(name, render_svg(svg)) for name, svg in grammar_diagrams(compiled.parsed.rules)]
         for kind, urns in (("valid", data.examples.valid), ("invalid", data.examples.invalid)):
             for urn in urns:
