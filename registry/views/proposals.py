@@ -217,7 +217,10 @@ def proposal_action(request, pk, action):
 def _submit(request, proposal, *, confirmed: bool = False):
     """Submit, but first show the failing checks and ask (the editor decides, so "submit
     anyway" stays possible)."""
-    failing = [f for f in proposal_findings(proposal) if f.status == FindingStatus.FAIL]
+    if not rules.is_submitter(request.user, proposal):
+        failing = []  # the service refuses; nothing to ask
+    else:
+        failing = [f for f in proposal_findings(proposal) if f.status == FindingStatus.FAIL]
     # Empty required sections are refused by the service whatever the answer: no question then.
     blocked = any(f.id == "required-sections" for f in failing)
     if failing and not confirmed and not blocked:

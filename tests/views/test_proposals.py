@@ -428,3 +428,12 @@ def test_document_type_is_saved_from_the_form_and_checked(client, people):
                       "Informational. Say why in the proposal, or publish it as Informational."]
     refused = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, document_type="Standard"))
     assert refused.status_code == 400
+
+
+@pytest.mark.django_db
+def test_only_the_submitter_is_asked_to_confirm(client, people):
+    proposal = proposal_factory(people["submitter"], snid="x-test")
+    client.force_login(people["editor"])
+    response = client.post(f"/proposals/{proposal.pk}/submit/")
+    assert response.status_code == 302
+    assert Proposal.objects.get(pk=proposal.pk).state == "draft"
