@@ -12,7 +12,8 @@ so a full run costs milliseconds.
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -348,8 +349,7 @@ def grammar_charset(ctx: Context):
     if grammar is None or not grammar.ok:
         return []
     ref, item = "RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3", {"section": "grammar"}
-    samples, complete = character_samples(Scope(grammar.parsed.rules), grammar.analysis.top,
-                                          grammar.analysis.charset)
+    samples, complete = _samples(grammar)
     snid = ctx.data.snid if is_valid_snid(ctx.data.snid) else "x"
     checked, counter = 0, None
     for text in samples:
@@ -388,6 +388,24 @@ def grammar_charset(ctx: Context):
     return _one("grammar-charset", PASS,
                 f"Checked {_strings(checked)} generated from the grammar, one or more for each kind "
                 "of character it allows: all are valid urn:ogf: URNs.", ref, item)
+
+
+_SAMPLES: OrderedDict[tuple[str, str | None], tuple[list[str], bool]] = OrderedDict()
+_SAMPLES_LOCK = threading.Lock()
+
+
+def _samples(grammar) -> tuple[list[str], bool]:
+    """Strings generated from a grammar, kept by its text (the same for every proposal using it)."""
+    key = (grammar.abnf, grammar.rule)
+    with _SAMPLES_LOCK:
+        cached = _SAMPLES.get(key)
+    if cached is None:
+        cached = character_samples(Scope(grammar.parsed.rules), grammar.analysis.top, grammar.analysis.charset)
+        with _SAMPLES_LOCK:
+            _SAMPLES[key] = cached
+            while len(_SAMPLES) > 256:
+                _SAMPLES.popitem(last=False)
+    return cached
 
 
 def _strings(count: int) -> str:
