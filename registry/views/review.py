@@ -22,7 +22,12 @@ from ..forms import CommentForm
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..models import Namespace, Proposal, ReservationRequest
-from ..selectors import proposal_findings, registration_kind, reservation_active, with_registration_kind
+from ..selectors import (
+    proposal_findings,
+    registration_kind,
+    reservation_active,
+    with_registration_kind,
+)
 from .proposals import _comments_by_section, _grouped, _workbench
 
 QUEUE_PAGE_SIZE = 100
