@@ -49,14 +49,24 @@ def bench() -> list[tuple[str, float, float, float]]:
     position.Locator.RECENT = 0
     rows = []
     for name in SEEDS:
-        data = json.loads((ROOT / "fixtures" / "proposals" / f"{name}.json").read_text(encoding="utf-8"))
+        data = json.loads(
+            (ROOT / "fixtures" / "proposals" / f"{name}.json").read_text(encoding="utf-8")
+        )
         validator = grammar_compile(data["grammar"]["abnf"], data["grammar"].get("rule")).validator
         valid, short = parse_urn(VALID[name]), parse_urn(SHORT[name])
         long = parse_urn(VALID[name] + "x" * (4095 - len(VALID[name])) + "/")
-        assert validator.check(valid) == [] and validator.position(short) and validator.position(long)
-        rows.append((name, _per_call(lambda: validator.check(valid)) * 1e6,
-                     _per_call(lambda: validator.check(short)) * 1e3,
-                     _per_call(lambda: validator.check(long)) * 1e3))
+        assert (
+            validator.check(valid) == [] and validator.position(short) and validator.position(long)
+        )
+        check = validator.check
+        rows.append(
+            (
+                name,
+                _per_call(lambda check=check, urn=valid: check(urn)) * 1e6,
+                _per_call(lambda check=check, urn=short: check(urn)) * 1e3,
+                _per_call(lambda check=check, urn=long: check(urn)) * 1e3,
+            )
+        )
     return rows
 
 
@@ -74,9 +84,15 @@ def report() -> str:
         "| grammar | valid µs | invalid, short ms | invalid, 4 KiB ms |",
         "| --- | ---: | ---: | ---: |",
     ]
-    lines += [f"| {name} | {valid:.1f} | {short:.2f} | {long:.2f} |" for name, valid, short, long in rows]
-    lines += ["", f"Target: the worst 4 KiB invalid URN located in under 20 ms — "
-                  f"**{'met' if worst < 20 else 'NOT met'}** (worst {worst:.2f} ms).", ""]
+    lines += [
+        f"| {name} | {valid:.1f} | {short:.2f} | {long:.2f} |" for name, valid, short, long in rows
+    ]
+    lines += [
+        "",
+        f"Target: the worst 4 KiB invalid URN located in under 20 ms — "
+        f"**{'met' if worst < 20 else 'NOT met'}** (worst {worst:.2f} ms).",
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -12,7 +12,8 @@ so a full run costs milliseconds.
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -79,12 +80,14 @@ class Context:
     def grammar(self):
         """The compiled grammar (cached by content), or None if there is none."""
         if self._grammar is None and self.data.grammar.abnf.strip():
-            examples = self.data.examples
-            self._grammar = grammar_compile(
-                self.data.grammar.abnf, self.data.grammar.rule,
-                examples=tuple(examples.valid) + tuple(examples.invalid),
-            )
+            self._grammar = grammar_compile(self.data.grammar.abnf, self.data.grammar.rule,
+                                            examples=example_subjects(self.data))
         return self._grammar
+
+
+def example_subjects(data: ProposalData) -> tuple[str, ...]:
+    """The examples a grammar is cross-checked on, each once (a repeated URN proves nothing new)."""
+    return tuple(dict.fromkeys([*data.examples.valid, *data.examples.invalid]))
 
 
 CHECKS: list[tuple[str, Callable[[Context], list[Finding]]]] = []
@@ -231,7 +234,7 @@ def document(ctx: Context):
                                 "SHOULD be an Informational document.", ref, item))
     elif doc.type != "Informational":
         findings.append(Finding("document", WARNING,
-                                f"The registering document is a {doc.type} document; GFD.191 §4 says "
+                                f"The registering document's GFD type is {doc.type}; GFD.191 §4 says "
                                 "it SHOULD be Informational. Say why in the proposal, or publish it "
                                 "as Informational.", ref, item))
     if not findings:
@@ -358,8 +361,7 @@ def grammar_charset(ctx: Context):
     if grammar is None or not grammar.ok:
         return []
     ref, item = "RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3", {"section": "grammar"}
-    samples, complete = character_samples(Scope(grammar.parsed.rules), grammar.analysis.top,
-                                          grammar.analysis.charset)
+    samples, complete = _samples(grammar)
     snid = ctx.data.snid if is_valid_snid(ctx.data.snid) else "x"
     checked, counter = 0, None
     for text in samples:
@@ -398,6 +400,24 @@ def grammar_charset(ctx: Context):
     return _one("grammar-charset", PASS,
                 f"Checked {_strings(checked)} generated from the grammar, one or more for each kind "
                 "of character it allows: all are valid urn:ogf: URNs.", ref, item)
+
+
+_SAMPLES: OrderedDict[tuple[str, str | None], tuple[list[str], bool]] = OrderedDict()
+_SAMPLES_LOCK = threading.Lock()
+
+
+def _samples(grammar) -> tuple[list[str], bool]:
+    """Strings generated from a grammar, kept by its text (the same for every proposal using it)."""
+    key = (grammar.abnf, grammar.rule)
+    with _SAMPLES_LOCK:
+        cached = _SAMPLES.get(key)
+    if cached is None:
+        cached = character_samples(Scope(grammar.parsed.rules), grammar.analysis.top, grammar.analysis.charset)
+        with _SAMPLES_LOCK:
+            _SAMPLES[key] = cached
+            while len(_SAMPLES) > 256:
+                _SAMPLES.popitem(last=False)
+    return cached
 
 
 def _strings(count: int) -> str:
@@ -483,9 +503,11 @@ def percent_encoding(ctx: Context):
                                 {"section": "lexical_equivalence"}))
     if not findings:
         findings.append(Finding("percent-encoding", PASS,
-                                "Percent-escaping is addressed"
-                                + (" and normalised for equivalence." if admits else "."), ref,
-                                {"section": "encoding"}))
+                                "Percent-escaping is addressed in section 2.3"
+                                + (" and normalised for equivalence" if admits else "")
+                                + f" (checked {len(ctx.section('encoding'))} characters of section 2.3"
+                                + (" and the grammar's characters)." if grammar is not None and grammar.ok
+                                   else ")."), ref, {"section": "encoding"}))
     return findings
 
 

@@ -56,8 +56,11 @@ class Validator:
 
     @classmethod
     def from_dict(cls, data: dict) -> Validator:
-        locator = Locator(data["prefix_pattern"], data.get("prefix_rules", [])) if data.get("prefix_pattern") else None
-        return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"], locator=locator)
+        locator = None
+        if data.get("prefix_pattern"):
+            locator = Locator(data["prefix_pattern"], data.get("prefix_rules", []))
+        return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"],
+                   locator=locator)
 
     def position(self, parsed: ParsedUrn) -> Position | None:
         """Where a URN this validator rejects stops matching (None if unknown)."""
@@ -65,8 +68,11 @@ class Validator:
             return None
         subject = parsed.urn if self.full_urn else parsed.sss
         offset = len(parsed.urn) - len(subject)
+        def complete(text: str) -> bool:
+            return self._matches(text.encode("ascii"))
+
         try:
-            return self.locator.locate(subject, offset, complete=lambda text: self._matches(text.encode("ascii")))
+            return self.locator.locate(subject, offset, complete=complete)
         except re2.error:  # pragma: no cover - the pattern compiled when it was built
             return None
 

@@ -43,7 +43,7 @@ _URN_OTHER = frozenset("()+,-.:=@;$_!*'")
 
 
 class Budget:
-    """CPU time a process may spend locating errors: ``rate`` seconds per second, bursts of ``burst``.
+    """CPU time a process may spend locating errors: ``rate`` s per second, bursts of ``burst`` s.
 
     Locating costs about a millisecond per invalid URN (against microseconds for the
     yes/no answer), so a flood of invalid URNs (a 10,000-URN batch, say) must not turn
@@ -158,17 +158,27 @@ class Position:
     may_end: bool  # the URN would be valid if it ended just before ``character``
 
     def as_dict(self) -> dict:
-        return {"character": self.character, "found": self.found, "expected": self.expected,
-                "rule": self.rule}
+        return {
+            "character": self.character,
+            "found": self.found,
+            "expected": self.expected,
+            "rule": self.rule,
+        }
 
     @property
     def message(self) -> str:
         expected = self.expected
         if self.may_end:
-            expected = "the end of the URN" if expected == "nothing more" else expected + " or the end of the URN"
+            expected = (
+                "the end of the URN"
+                if expected == "nothing more"
+                else expected + " or the end of the URN"
+            )
         rule = f" (rule {self.rule})" if self.rule else ""
         if self.found is None:
-            return f"The URN ends too early: at character {self.character}, expected {expected}{rule}."
+            return (
+                f"The URN ends too early: at character {self.character}, expected {expected}{rule}."
+            )
         return f"At character {self.character} ({self.found!r}): expected {expected}{rule}."
 
 
@@ -200,7 +210,12 @@ def describe(chars: set[str]) -> str:
         words.append("one of " + "".join(sorted(_URN_OTHER)))
     runs: list[list[str]] = []
     for char in sorted(chars):
-        if runs and ord(char) == ord(runs[-1][-1]) + 1 and char.isalnum() and runs[-1][-1].isalnum():
+        if (
+            runs
+            and ord(char) == ord(runs[-1][-1]) + 1
+            and char.isalnum()
+            and runs[-1][-1].isalnum()
+        ):
             runs[-1].append(char)
         else:
             runs.append([char])
@@ -242,8 +257,10 @@ class Locator:
                     options.log_errors = False
                     program = re2.compile(self.pattern, options)
                     self._groups = sorted(
-                        (index, self.rules[int(name[1:]) - 1]) for name, index in program.groupindex.items()
-                        if name[1:].isdigit() and int(name[1:]) <= len(self.rules))
+                        (index, self.rules[int(name[1:]) - 1])
+                        for name, index in program.groupindex.items()
+                        if name[1:].isdigit() and int(name[1:]) <= len(self.rules)
+                    )
                     # Without groups RE2 answers yes/no with its DFA; with them it must track
                     # submatches (slower by orders of magnitude on long input).
                     self._viable = compile_anchored(_GROUP.sub("(?:", self.pattern))
@@ -310,7 +327,9 @@ class Locator:
             match = program.fullmatch(start)
             return self._rule_at(match, len(start)) if match is not None else None
         representative = min(expected, key=lambda char: (not char.isalnum(), char))
-        return self._rule_at(program.fullmatch(start + representative), len(start) + 1, consumed=True)
+        return self._rule_at(
+            program.fullmatch(start + representative), len(start) + 1, consumed=True
+        )
 
     def _rule_at(self, match, end: int, consumed: bool = False) -> str | None:
         """The innermost rule still open at ``end``: latest start, then deepest group.

@@ -92,7 +92,7 @@ class _Generator:
                 return []
             for index, char in enumerate(node.text):
                 if ord(char) == code or ord(char.swapcase()) == code:
-                    return [node.text[:index] + chr(code) + node.text[index + 1:]]
+                    return [node.text[:index] + chr(code) + node.text[index + 1 :]]
             return []  # pragma: no cover
         if isinstance(node, Range):
             return [chr(code)] if node.lo <= code <= node.hi else []
@@ -100,11 +100,11 @@ class _Generator:
             shortest = [self.shortest(item) for item in node.items]
             out = []
             for index, item in enumerate(node.items):
-                others = shortest[:index] + shortest[index + 1:]
+                others = shortest[:index] + shortest[index + 1 :]
                 if any(part is None for part in others):
                     continue
                 for middle in self.containing(item, code, memo, active):
-                    text = "".join(shortest[:index]) + middle + "".join(shortest[index + 1:])
+                    text = "".join(shortest[:index]) + middle + "".join(shortest[index + 1 :])
                     if len(text) <= MAX_SAMPLE:
                         out.append(text)
                     if len(out) >= PER_NODE:
@@ -123,7 +123,10 @@ class _Generator:
             filler = self.shortest(node.item) if node.min > 1 else ""
             if filler is None or len(filler) * node.min > MAX_SAMPLE:
                 return []
-            return [text + filler * (node.min - 1) for text in self.containing(node.item, code, memo, active)]
+            return [
+                text + filler * (node.min - 1)
+                for text in self.containing(node.item, code, memo, active)
+            ]
         if isinstance(node, Prose):
             known = self.scope.prose(node)
             return self.containing(known, code, memo, active) if known is not None else []
@@ -152,8 +155,12 @@ def _characters(charset) -> list[int]:
                 codes.append(code)
         if hi > 0x7F:
             codes.append(max(lo, 0x80))
-    letters = [code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isalpha()]
-    digits = [code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isdigit()]
+    letters = [
+        code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isalpha()
+    ]
+    digits = [
+        code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isdigit()
+    ]
     codes.extend(letters[:1] + digits[:1])
     return codes[:MAX_CHARACTERS]
 

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import rules, sandbox, services
+from ..checklist import example_subjects
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
 from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
@@ -106,8 +107,7 @@ def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str 
                "field_errors": form.error_list() if form is not None and form.is_bound else [],
                "checked_at": timezone.now(), "checked_source": source}
     if data.grammar.abnf.strip():
-        compiled = grammar_compile(data.grammar.abnf, data.grammar.rule,
-                                   examples=tuple(data.examples.valid) + tuple(data.examples.invalid))
+        compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
         if diagrams_allowed(compiled.parsed.rules):  # drawing is per request: bounded size only
             context["diagrams"] = [(name, render_svg(svg))
                                    for name, svg in grammar_diagrams(compiled.parsed.rules)]
@@ -278,7 +278,10 @@ def proposal_action(request, pk, action):
 def _submit(request, proposal, *, confirmed: bool = False):
     """Submit, but first show the failing checks and ask (the editor decides, so "submit
     anyway" stays possible)."""
-    failing = [f for f in proposal_findings(proposal) if f.status == FindingStatus.FAIL]
+    if not rules.is_submitter(request.user, proposal):
+        failing = []  # the service refuses; nothing to ask
+    else:
+        failing = [f for f in proposal_findings(proposal) if f.status == FindingStatus.FAIL]
     # Empty required sections are refused by the service whatever the answer: no question then.
     blocked = any(f.id == "required-sections" for f in failing)
     if failing and not confirmed and not blocked:

@@ -425,3 +425,27 @@ def test_every_link_in_the_findings_panel_finds_its_target(client, people, page)
                    "rule-digit", "rule-hexdig", "rule-alpha"):
         assert wanted in links, wanted
     assert [link for link in links if link not in ids] == []
+
+
+@pytest.mark.django_db
+def test_document_type_is_saved_from_the_form_and_checked(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, document_type="Experimental", intent="save"))
+    proposal.refresh_from_db()
+    assert proposal.document_type == "Experimental"
+    warned = [f["message"] for f in proposal.findings if f["id"] == "document" and f["status"] == "warning"]
+    assert warned == ["The registering document's GFD type is Experimental; GFD.191 §4 says it SHOULD be "
+                      "Informational. Say why in the proposal, or publish it as Informational."]
+    refused = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, document_type="Standard"))
+    assert refused.status_code == 400
+
+
+@pytest.mark.django_db
+def test_only_the_submitter_is_asked_to_confirm(client, people):
+    proposal = proposal_factory(people["submitter"], snid="x-test")
+    client.force_login(people["editor"])
+    response = client.post(f"/proposals/{proposal.pk}/submit/")
+    assert response.status_code == 403
+    assert "submit_confirm" not in response.content.decode()
+    assert Proposal.objects.get(pk=proposal.pk).state == "draft"

@@ -288,3 +288,9 @@ def test_check_form_says_a_urn_valid_under_another_snid_belongs_there(client, re
     page = client.get("/urn/fdc/", {"urn": "urn:ogf:example:cluster:2009:example.net:42"}).content.decode()
     assert "is <strong>valid, but it belongs to" in page
     assert '<a href="/urn/example/"><code>urn:ogf:example:</code></a>' in page
+
+
+@pytest.mark.django_db
+def test_check_form_says_where_the_urn_goes_wrong(client, registry):
+    page = client.get("/urn/example/", {"urn": "urn:ogf:example:cluster:209:example.net:4"}).content.decode()
+    assert "At character 28 (&#x27;:&#x27;): expected a digit (rule YEAR)." in page
