@@ -24,6 +24,9 @@ MAX_EXAMPLES = 1_000
 MAX_EXAMPLE_LENGTH = 4_096
 MAX_VERSION = 100_000
 
+#: GFD document types (GFD.152); a registration is usually Informational.
+DOCUMENT_TYPES = ("Informational", "Experimental", "Community Practice", "Recommendation")
+
 
 class InterchangeError(ValueError):
     def __init__(self, errors: list[str]):
@@ -44,6 +47,7 @@ class Document:
     reference: str = ""
     url: str = ""
     status: str = ""
+    type: str = ""  # GFD type: one of DOCUMENT_TYPES, or empty
 
 
 @dataclass(slots=True)
@@ -176,12 +180,15 @@ def load(data) -> ProposalData:
         address=r.text(reg, "address", "registrant.address", limit=MAX_LINE * 4),
     )
 
-    doc = r.obj(data, "document", {"reference", "url", "status"})
+    doc = r.obj(data, "document", {"reference", "url", "status", "type"})
     document = Document(
         reference=r.text(doc, "reference", "document.reference"),
         url=r.text(doc, "url", "document.url"),
         status=r.text(doc, "status", "document.status"),
+        type=r.text(doc, "type", "document.type").strip(),
     )
+    if document.type and document.type not in DOCUMENT_TYPES:
+        r.fail("document.type", f"must be one of {', '.join(DOCUMENT_TYPES)} (or empty).")
     if document.status and document.status not in DocumentStatus.values:
         r.fail("document.status", f"must be one of {', '.join(DocumentStatus.values)} (or empty).")
     if document.url and not document.url.startswith(("https://", "http://")):

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from registry.documents import UNMAPPED_MARK, document_export, document_import
 from registry.gfd191 import PROSE_KEYS, SECTIONS
@@ -142,32 +142,84 @@ def test_export_uses_the_template_numbering_and_titles():
 
 
 @pytest.mark.django_db
-def test_import_document_command_json_and_draft():
+def test_import_document_command_dry_run_json_creates_nothing():
     out = io.StringIO()
-    call_command("import_document", str(SEEDS / SEED_FILES["003"]), "--json", stdout=out)
-    assert json.loads(out.getvalue())["snid"] == "urn-5"
+    call_command("import_document", str(SEEDS / SEED_FILES["003"]), "--json", "--dry-run", stdout=out)
+    payload = json.loads(out.getvalue())
+    assert payload["data"]["snid"] == "urn-5"
+    assert (payload["proposal_id"], payload["created"]) == (None, False)
+    assert Proposal.objects.count() == 0
+    email = next(i for i in payload["report"]["items"] if i["field"] == "registrant.email")
+    assert (email["status"], email["value"], email["lines"]) == ("found", "b.fallenstein&gmx.de", [18])
+
+
+@pytest.mark.django_db
+def test_import_document_command_json_creates_a_draft_and_reports_its_id():
+    user_factory("importer")
+    out = io.StringIO()
+    call_command("import_document", str(SEEDS / SEED_FILES["004"]), "--json", "--submitter", "importer", stdout=out)
+    payload = json.loads(out.getvalue())
+    proposal = Proposal.objects.get(pk=payload["proposal_id"])
+    assert proposal.snid == "example" and payload["created"] is True
+    assert payload["data"]["document"]["type"] == "Community Practice"
+    assert payload["report"]["summary"]["found"] > 20
+
+
+@pytest.mark.django_db
+def test_import_document_command_text_report():
     user_factory("importer")
     out = io.StringIO()
     call_command("import_document", str(SEEDS / SEED_FILES["004"]), "--submitter", "importer", stdout=out)
     pk = int(out.getvalue().split()[0])
     assert Proposal.objects.get(pk=pk).snid == "example"
     assert "Mapped:" in out.getvalue() and "lexical_equivalence" in out.getvalue()
+    assert "[found] 1.1 Namespace Identifier (line 473): example" in out.getvalue()
+
+
+def test_import_document_command_refuses_a_binary_file(tmp_path):
+    path = tmp_path / "registration.txt"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00" * 50)
+    with pytest.raises(CommandError, match="holds binary data"):
+        call_command("import_document", str(path), "--dry-run")
 
 
 @pytest.mark.django_db
-def test_import_page_creates_a_draft_and_reports(client):
+def test_import_page_reviews_before_creating_a_draft(client):
     user = user_factory()
     client.force_login(user)
     upload = io.BytesIO(seed("003").encode())
     upload.name = "urn-5.txt"
-    response = client.post("/proposals/import/", {"file": upload}, follow=True)
-    proposal = Proposal.objects.get(submitter=user)
-    assert proposal.snid == "urn-5" and proposal.state == "draft"
+    response = client.post("/proposals/import/", {"file": upload})
     page = response.content.decode()
-    assert "Draft created from the document" in page and "re-cast as urn:ogf:urn-5:" in page
-    bad = io.BytesIO(b"x")
-    bad.name = "evil.exe"
-    assert "Upload a .txt, .md or .tex file." in client.post("/proposals/import/", {"file": bad}).content.decode()
+    assert response.status_code == 200 and Proposal.objects.count() == 0  # nothing stored yet
+    assert 'id="L18"' in page and "re-cast as urn:ogf:urn-5:" in page and "Create draft" in page
+    assert '<a href="#L2">line 2</a>' in page  # the SNID links to its source line
+    form = response.context["form"]
+    fields = {name: form[name].value() for name in form.fields}
+    fields = {k: ("" if v is None else v) for k, v in fields.items() if k != "confirmed"}
+    refused = client.post("/proposals/import/create/", fields)
+    assert refused.status_code == 400 and "are marked uncertain" in refused.content.decode()
+    fields["title"] = "Corrected title"
+    created = client.post("/proposals/import/create/", {**fields, "confirmed": "on"}, follow=True)
+    proposal = Proposal.objects.get(submitter=user)
+    assert (proposal.snid, proposal.state, proposal.title) == ("urn-5", "draft", "Corrected title")
+    assert proposal.examples_valid[2] == "urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17"
+    assert "Draft created from the document" in created.content.decode()
+
+
+@pytest.mark.django_db
+def test_import_page_refuses_files_that_are_not_what_they_claim(client):
+    client.force_login(user_factory())
+    for name, content, message in [
+        ("evil.exe", b"MZ", "is not a format the registry reads"),
+        ("paper.pdf", b"just text", "is called a PDF but is not one"),
+        ("paper.docx", b"PK\x03\x04 not a zip", "is not a .docx file"),
+        ("notes.txt", bytes(range(0, 40)) * 10, "holds binary data"),
+    ]:
+        upload = io.BytesIO(content)
+        upload.name = name
+        assert message in client.post("/proposals/import/", {"file": upload}).content.decode()
+    assert Proposal.objects.count() == 0
     assert client.get("/proposals/import/").status_code == 200
 
 

@@ -16,9 +16,9 @@ from django.views.decorators.http import require_POST
 from .. import rules, services
 from ..demo import FIXTURES
 from ..enums import FindingStatus, ProposalAction, actions_from
-from ..documents import document_export, document_import
-from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
-from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
+from ..documents import document_export
+from ..forms import NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
+from ..gfd191 import sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn
 from ..interchange import ProposalData, load
 from ..markdown import render_svg
@@ -213,24 +213,6 @@ def reservation_request(request, pk):
         except services.ServiceError as exc:
             messages.error(request, exc.message)
     return redirect("registry:proposal_detail", pk=proposal.pk)
-
-
-@login_required
-def proposal_import(request):
-    """Start a draft from an existing registration text (paste or upload)."""
-    form = ImportDocumentForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        result = document_import(form.cleaned_data["text"])
-        data = result.data
-        if not data.snid:
-            data.snid = "unnamed"
-        proposal = services.proposal_create(data, request.user)
-        mapped = ", ".join(f"{SECTIONS_BY_KEY[k].number}" for k in result.mapped)
-        messages.success(request, f"Draft created from the document. Sections recognised: {mapped or 'none'}.")
-        for note in result.notes:
-            messages.warning(request, note)
-        return redirect("registry:proposal_edit", pk=proposal.pk)
-    return render(request, "registry/proposals/import.html", {"form": form})
 
 
 def proposal_export(request, pk, fmt):
