@@ -83,7 +83,7 @@ def pdf_text(raw: bytes) -> str:
         # boxes_flow weighs horizontal position in ordering text boxes, so a left column is
         # read to its end before the right one; detect_vertical keeps rotated text out of lines.
         text = extract_text(io.BytesIO(raw), maxpages=MAX_PAGES,
-                            laparams=LAParams(line_margin=0.5, boxes_flow=0.5, detect_vertical=False))
+                            laparams=LAParams(line_margin=1.0, boxes_flow=0.5, detect_vertical=False))
     except PDFSyntaxError as exc:
         raise DocumentError(f"The PDF cannot be read: {exc}.") from None
     except Exception as exc:  # pdfminer raises many kinds for damaged files

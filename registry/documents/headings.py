@@ -100,9 +100,11 @@ def heading(line: str) -> Heading | None:
     """A ``Heading`` if ``line`` is one, else None."""
     raw = line.rstrip()
     stripped = raw.strip().strip("*").strip().lstrip("#").strip()
-    if not stripped or len(stripped) > MAX_HEADING or stripped[:1] in "-*•+[(`~<>|":
+    if not stripped or stripped[:1] in "-*•+[(`~<>|":
         return None  # list items, bracketed and quoted text are never headings
     head, colon, rest = stripped.partition(":")
+    if len(head) > MAX_HEADING or not colon and len(stripped) > MAX_HEADING:
+        return None
     if colon and rest[:1] not in ("", " ", "\t", "*"):
         return None  # "urn:x:1", "http://…": not a label
     head = head.strip().strip("*").strip()

@@ -63,11 +63,16 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
         current = blocks[-1]
         if found_heading is not None and template_numbers and found_heading.key:
             if found_heading.number != SECTIONS_BY_KEY[found_heading.key].number:
-                found_heading = None
+                # The same words elsewhere: a part heading ("2. Syntax") or prose, not the section.
+                found_heading = (Heading(None, found_heading.title, found_heading.rest, 1.0, "a part heading",
+                                         found_heading.number, found_heading.indent)
+                                 if found_heading.number and "." not in found_heading.number else None)
         if found_heading is not None and current.heading is not None and not found_heading.number \
                 and found_heading.indent > current.heading.indent and current.key \
                 and (found_heading.key is None or found_heading.confidence < 1.0):
             found_heading = None  # an indented label inside a section ("Introduction:") is its text
+        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key == current.key:
+            found_heading = None  # "Contact:" inside the registrant section is one of its labels
         if found_heading is None:
             current.lines.append(line)
             continue
@@ -213,10 +218,10 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
                 break
         if snid:
             break
-    data.snid = snid
+    data.snid = snid.lower()
     if snid and snid != snid.lower():
-        report.add("snid", "1.1 Namespace Identifier", snid, snid_line, uncertain=True,
-                   why="written with capitals; SNIDs are case-insensitive and usually registered in lower case")
+        report.add("snid", "1.1 Namespace Identifier", snid.lower(), snid_line, uncertain=True,
+                   why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case")
     else:
         report.add("snid", "1.1 Namespace Identifier", snid, snid_line,
                    why="" if snid else "fill in the SNID you request")
@@ -228,6 +233,9 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
         lowered = line.text.lower()
         index = lowered.find("version")
         if index < 0:
+            word = line.text.strip().rstrip(".")
+            if word.replace(".", "").isdigit() and not version_text:
+                version_text, version_line = word, [line.number]  # "Version:" heading, number below
             continue
         rest = line.text[index + 7:].replace("number", " ").replace("Number", " ").replace(":", " ").strip()
         word = rest.split()[0] if rest.split() else ""

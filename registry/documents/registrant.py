@@ -23,6 +23,7 @@ _LABELS = {
     "e mail": "email", "mail": "email", "role": "role", "phone": "skip", "tel": "skip",
     "telephone": "skip", "fax": "skip", "uri": "skip", "url": "skip", "web": "skip",
 }
+_NOT_GIVEN = {"n/a", "na", "tbd", "none", "-", "unknown"}
 _ROLE_WORDS = ("director", "manager", "chair", "editor", "officer", "secretary", "president", "engineer",
                "architect", "head of", "lead", "coordinator", "administrator")
 _ORG_WORDS = ("inc", "ltd", "llc", "gmbh", "university", "institute", "corporation", "corp", "company",
@@ -89,23 +90,54 @@ def read(lines: list[Line]) -> Registrant:
     result = Registrant()
     values: dict[str, list[tuple[str, int]]] = {}
     current = None
+    context = ""  # "organisation" or "contact": the block a "Name:" label belongs to
     unlabelled: list[Line] = []
+    pending: list[str] = []  # labels written without a value, waiting for theirs (column layouts)
     for line in lines:
         stripped = line.text.strip()
         if not stripped:
-            current = None if current != "address" else current
+            if pending and values.get(pending[-1]):
+                pending = []
             continue
         label = _label(line.text)
         if label:
             current, value = label
+            if current in ("organisation", "contact") and not value:
+                context = current  # "Registering organization" / "Designated contact" opens a block
+            if current == "name" and context:
+                current = context
+            if current == "role" and context == "contact":
+                values.setdefault("contact_role", []).append((value, line.number))
+                continue
             values.setdefault(current, [])
             if value:
                 values[current].append((value, line.number))
-        elif current in ("address", "organisation", "name", "contact") and line.text[:1].isspace() and values.get(current):
-            values[current].append((stripped, line.number))
+                pending = []
+            elif current not in ("skip", "role"):
+                pending.append(current)
+        elif current in ("address", "organisation", "name", "contact") and line.text[:1].isspace() \
+                and current in values:
+            values[current].append((stripped.lstrip("-*• ").strip(), line.number))
+            pending = []
+        elif pending:
+            # Labels in one column, values in the next ("Name:" "Address:" then the lines):
+            # paired in order, the last label taking the remaining lines.
+            key = pending.pop(0) if len(pending) > 1 else pending[0]
+            values.setdefault(key, []).append((stripped, line.number))
+            result.uncertain[key if key != "contact" else "name"] = (
+                "labels and values stand in separate columns; they were paired in order")
+            current = key
         else:
             current = None
             unlabelled.append(line)
+    for key in ("name", "organisation", "address", "contact"):
+        given = [(t, n) for t, n in values.get(key, []) if t.strip(" .").lower() not in _NOT_GIVEN]
+        if len(given) < len(values.get(key, [])):
+            result.uncertain.setdefault(key if key != "contact" else "name", "given as N/A or TBD")
+        values[key] = given
+    if not values.get("contact") and values.get("contact_role"):
+        values["contact"] = values["contact_role"]
+        result.uncertain["name"] = "the contact is given only by a role title"
     if values.get("contact"):
         # "Name:" beside "Contact:" names the organisation; the contact is the person.
         if values.get("name") and not values.get("organisation"):
@@ -128,13 +160,21 @@ def read(lines: list[Line]) -> Registrant:
             pieces = []
             for text, number in values[key]:
                 if email and email in text:
-                    text = text.replace(email, "").replace("<>", "").replace("()", "").strip(" ,;")
+                    text = text.replace(email, "")
+                    for empty in ("<>", "()", '""', "''", "[]"):
+                        text = text.replace(empty, "")
+                    text = text.strip(" ,;")
                 if text:
                     pieces.append(text)
                     result.lines.setdefault(key, []).append(number)
             setattr(result, key, ("\n" if key == "address" else " ").join(pieces))
-    if values.get("organisation") and not values.get("name") and len(values["organisation"]) > 1 and \
-            not values.get("address"):
+    result.name = result.name.replace(", .", ".").replace(" ,", ",")
+    words = result.name.lower().split()
+    if result.name and result.name == result.organisation:
+        result.uncertain["name"] = "the designated contact is the organisation itself; name a person if there is one"
+    elif len(words) > 6 and {"will", "shall", "is", "the", "a", "an"} & set(words):
+        result.uncertain["name"] = "the contact is described in a sentence, not named"
+    if values.get("organisation") and len(values["organisation"]) > 1 and not values.get("address"):
         # "Registering organization:" followed by the organisation and its address, one per line.
         first, *rest = values["organisation"]
         result.organisation = first[0]

@@ -106,7 +106,7 @@ def numbered_lines(source: str, notes: list[str]) -> list[Line]:
             continue
         if _furniture(text):
             continue
-        lines.append(Line(number, text))
+        lines.append(Line(number, _markup(text)))
     if long_lines:
         shown = ", ".join(str(n) for n in long_lines[:5])
         notes.append(f"Line(s) {shown} are longer than {MAX_LINE:,} characters and were read in pieces; "
@@ -119,6 +119,21 @@ def numbered_lines(source: str, notes: list[str]) -> list[Line]:
             continue
         joined.append(Line(line.number, line.text))
     return joined
+
+
+def _markup(text: str) -> str:
+    """Markdown dialect markup that is never content: kramdown definition markers (": "),
+    attribute lists ("{:vspace}", "{#id}", "{style=...}") and HTML line breaks."""
+    if "<br" in text:
+        text = text.replace("<br/>", "").replace("<br />", "").replace("<br>", "")
+    stripped = text.strip()
+    if stripped.startswith("{") and stripped.endswith("}") and stripped[1:2] in (":", "#", "s", "."):
+        return ""
+    if text.startswith(": ") or text == ":":
+        text = "  " + text[2:] if text.startswith(": ") else ""
+    if stripped.endswith("}") and " {#" in stripped:
+        text = text[: text.rfind(" {#")]
+    return text
 
 
 def _hyphenated(previous: str, current: str) -> bool:
