@@ -42,9 +42,8 @@ class Scan:
     templates: list[tuple[str, int]] = field(default_factory=list)  # (text, line) left out
 
 
-def _find_urn(text: str, start: int) -> int:
-    """Index of the next "urn:" (any case) at a word start, or -1."""
-    lowered = text.lower()
+def _find_urn(text: str, lowered: str, start: int) -> int:
+    """Index of the next "urn:" (any case) at a word start, or -1 (``lowered`` is ``text.lower()``)."""
     while True:
         index = lowered.find("urn:", start)
         if index < 0:
@@ -63,22 +62,27 @@ def _nid_end(text: str, index: int) -> int:
 
 
 def _trim(urn: str, before: str) -> str:
-    """Drop the punctuation of the sentence the URN sits in."""
+    """Drop the punctuation of the sentence the URN sits in (one pass from the end)."""
     if before in ("*", "_") and urn.endswith(before):
         urn = urn.rstrip(before)  # Markdown emphasis around the URN
     if before == "~" and urn.endswith("~~"):
         urn = urn[:-2]  # struck through: ~~urn:…~~
-    while urn.count(":") >= 2 and len(urn) > urn.find(":", 4) + 1:
-        last = urn[-1]
+    opened, closed, quotes = urn.count("("), urn.count(")"), urn.count("'")
+    nss_start = urn.find(":", 4) + 1
+    end = len(urn)
+    while end > nss_start:
+        last = urn[end - 1]
         if last in _SENTENCE_END:
-            urn = urn[:-1]
-        elif last == ")" and urn.count("(") < urn.count(")"):
-            urn = urn[:-1]
-        elif last == "'" and before == "'" and urn.count("'") % 2 == 1:
-            urn = urn[:-1]
+            end -= 1
+        elif last == ")" and opened < closed:
+            end -= 1
+            closed -= 1
+        elif last == "'" and before == "'" and quotes % 2 == 1:
+            end -= 1
+            quotes -= 1
         else:
             break
-    return urn
+    return urn[:end]
 
 
 def scan(lines: list[Line]) -> Scan:
@@ -88,10 +92,11 @@ def scan(lines: list[Line]) -> Scan:
     while index < len(lines):
         line = lines[index]
         text = line.text
+        lowered = text.lower()
         position = 0
         consumed_next = False
         while True:
-            start = _find_urn(text, position)
+            start = _find_urn(text, lowered, position)
             if start < 0:
                 break
             before = text[start - 1] if start else ""

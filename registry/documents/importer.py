@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..gfd191 import SECTIONS, SECTIONS_BY_KEY
 from ..grammar import snid_error
-from ..interchange import DOCUMENT_TYPES, Examples, Grammar, ProposalData, Registrant
+from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, ProposalData, Registrant
 from . import examples as example_scan
 from . import grammar as abnf
 from . import registrant as registrant_reader
@@ -423,6 +423,11 @@ def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalDat
             why.append(f"joined across lines {f.line}-{f.end_line}")
         report.add("examples.invalid" if bad else "examples.valid", "Example (invalid)" if bad else "Example",
                    urn, [f.line, f.end_line], uncertain=f.ocr, why="; ".join(why))
+    if len(valid) + len(invalid) > MAX_EXAMPLES:
+        report.notes.append(f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
+                            f"{MAX_EXAMPLES:,} were taken (a proposal holds at most {MAX_EXAMPLES:,}).")
+        valid = valid[:MAX_EXAMPLES]
+        invalid = invalid[:max(0, MAX_EXAMPLES - len(valid))]
     data.examples = Examples(valid=valid, invalid=invalid)
     if recast:
         report.notes.append(f"Example URNs of urn:{', urn:'.join(sorted(recast))}: were re-cast as urn:ogf:{snid}: "
@@ -453,6 +458,22 @@ _FORMAL = "Formal syntax"
 _LENGTH = "The total length of a URN MUST NOT exceed "
 _RULE = "Executable rule: "
 _LISTS = ("The following URNs are valid:", "The following URNs are invalid:")
+
+
+def _numbered_lists(lines: list[Line]) -> bool:
+    """Whether the example lists are as our export writes them: every item "    <n>- <URN>"."""
+    inside = False
+    for line in lines:
+        text = line.text
+        if text.strip() in _LISTS:
+            inside = True
+        elif inside and text.startswith("    "):
+            number, dash, _ = text.strip().partition("- ")
+            if not (dash and number.isdigit()):
+                return False
+        else:
+            inside = False
+    return True
 
 
 def _export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
@@ -495,7 +516,7 @@ def _export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict
             sections["lexical_equivalence"] = [other for other in lines if other is not line]
             break
     lines = sections.get("examples", [])
-    if any(line.text.strip() in _LISTS for line in lines):
+    if any(line.text.strip() in _LISTS for line in lines) and _numbered_lists(lines):
         valid, invalid, kept, target = [], [], [], None
         example_lines: dict[str, list[int]] = {}
         for line in lines:
