@@ -248,4 +248,6 @@ def dump(data: ProposalData) -> dict:
     out = asdict(data)
     out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
+    if not data.document.type:
+        del out["document"]["type"]  # optional: absent when not known
     return {"format": FORMAT, **out}
