@@ -693,3 +693,22 @@ def test_reshaped_documents_lose_no_example_or_rule_silently(case):
     for rule, definition in before.items():
         assert after.get(rule) == definition or _reported(rule, result), (rule, definition, after.get(rule))
     assert result.data.snid == original.snid
+
+
+@pytest.mark.parametrize(("block", "expected"), [
+    ("   Jane Doe\n   Technical Director\n   Example Research Institute\n   c/o Department of Physics\n"
+     "   1 Example Road\n   Example City 12345\n   Germany\n   EMail: jane@example.org\n",
+     ("Jane Doe", "Example Research Institute", "jane@example.org",
+      "c/o Department of Physics\n1 Example Road\nExample City 12345\nGermany")),
+    ("   Name: Jane Doe\n   Affiliation: Example Research Institute\n   E-mail: jane@example.org\n"
+     "   Address: 1 Example Road\n            Example City 12345\n            Germany\n",
+     ("Jane Doe", "Example Research Institute", "jane@example.org", "1 Example Road\nExample City 12345\nGermany")),
+    ("   Organization: Example Forum\n   Contact: Jane Doe <jane@example.org>\n",
+     ("Jane Doe", "Example Forum", "jane@example.org", "")),
+], ids=["author-block-with-role-and-c/o", "labelled-with-affiliation", "contact-with-address-in-brackets"])
+def test_registrant_shapes(block, expected):
+    result = document_import("Namespace ID: demo\n\nDeclared registrant of the namespace:\n" + block)
+    r = result.data.registrant
+    assert (r.name, r.organisation, r.email, r.address) == expected
+    if "Technical Director" in block:
+        assert any("'Technical Director'" in note for note in result.notes)

@@ -128,8 +128,8 @@ def heading(line: str) -> Heading | None:
         ratio = difflib.SequenceMatcher(None, key, close[0]).ratio()
         return Heading(KNOWN[close[0]], title, rest, round(ratio, 2), f"spelled like a known title", numbered,
                        indent)
-    if not (colon or numbered) or len(title.split()) > 8:
-        return None
+    if not (colon or "." in (number.group(0) if number else "")) or len(title.split()) > 8:
+        return None  # by meaning only with a colon or a section number ("3.", "4.1"), not "1 Example Road"
     lowered = title.lower()
     targets = []
     for word, target in _MEANING:

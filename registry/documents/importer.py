@@ -67,9 +67,9 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
                 found_heading = (Heading(None, found_heading.title, found_heading.rest, 1.0, "a part heading",
                                          found_heading.number, found_heading.indent)
                                  if found_heading.number and "." not in found_heading.number else None)
-        if found_heading is not None and current.heading is not None and not found_heading.number \
+        if found_heading is not None and current.heading is not None \
                 and found_heading.indent > current.heading.indent and current.key \
-                and (found_heading.key is None or found_heading.confidence < 1.0):
+                and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number):
             found_heading = None  # an indented label inside a section ("Introduction:") is its text
         if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key == current.key:
             found_heading = None  # "Contact:" inside the registrant section is one of its labels
@@ -299,6 +299,7 @@ def _document_type(lines: list[Line], result: ImportResult) -> None:
 def _registrant(lines: list[Line], data: ProposalData, report: Report) -> None:
     found = registrant_reader.read(lines)
     data.registrant = Registrant(found.name, found.organisation, found.email, found.address)
+    report.notes.extend(found.notes)
     for key, label in (("name", "Registrant name"), ("organisation", "Registrant organisation"),
                        ("email", "Registrant e-mail"), ("address", "Registrant postal address")):
         value = getattr(found, key)

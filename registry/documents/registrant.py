@@ -41,6 +41,7 @@ class Registrant:
     address: str = ""
     lines: dict[str, list[int]] = field(default_factory=dict)
     uncertain: dict[str, str] = field(default_factory=dict)  # field -> why
+    notes: list[str] = field(default_factory=list)  # what was read but has no field (role titles)
 
 
 def _label(text: str) -> tuple[str, str] | None:
@@ -106,8 +107,11 @@ def read(lines: list[Line]) -> Registrant:
                 context = current  # "Registering organization" / "Designated contact" opens a block
             if current == "name" and context:
                 current = context
-            if current == "role" and context == "contact":
+            if current == "role":
                 values.setdefault("contact_role", []).append((value, line.number))
+                if value:
+                    result.notes.append(f"The role {value!r} (line {line.number}) has no registrant field; "
+                                        "it is used as the name only when no person is named.")
                 continue
             values.setdefault(current, [])
             if value:
@@ -209,7 +213,10 @@ def _unlabelled(lines: list[Line], result: Registrant, email: str) -> None:
         if len(pieces) == 1 and not result.organisation:
             result.uncertain["name"] = "a single unlabelled line: a person or an organisation?"
     while index < len(pieces) and _is_role(pieces[index][0]):
-        index += 1  # a role title belongs to the person, not to the address
+        # a role title belongs to the person, not to the organisation or the address
+        result.notes.append(f"The role title {pieces[index][0]!r} (line {pieces[index][1]}) has no registrant "
+                            "field; it was not copied.")
+        index += 1
     if index < len(pieces) and not result.organisation and not pieces[index][0].lower().startswith("c/o"):
         result.organisation = pieces[index][0]
         result.lines["organisation"] = [pieces[index][1]]
