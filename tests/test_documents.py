@@ -381,6 +381,7 @@ def test_registrant_uncertainties_are_reported():
     assert items["registrant.address"].why == "given as N/A or TBD"
     items = {i.field: i for i in document_import(seed("001")).report.items}
     assert items["registrant.address"].lines == [53, 54, 55]
+    assert items["grammar.abnf"].why == "split into columns by text extraction: rejoin it against the original"
     assert "separate columns" in items["registrant.address"].why
 
 

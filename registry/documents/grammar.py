@@ -38,6 +38,7 @@ class Extracted:
     prose: list[str] = field(default_factory=list)  # prose values and whether they are understood
     top_uncertain: str = ""  # why the top rule is a guess
     bnf_lines: list[int] = field(default_factory=list)  # "<a> ::= …" lines: BNF, not ABNF
+    columns: tuple[int, int] | None = None  # rule names and "=" split into columns by text extraction
 
 
 def _clean(text: str) -> str:
@@ -114,6 +115,23 @@ def blocks(lines: list[Line]) -> list[list[tuple[Line, str]]]:
     return found
 
 
+def _split_columns(lines: list[Line]) -> tuple[int, int] | None:
+    """(first, last) source line of a grammar whose rule names, "=" signs and definitions were
+    extracted as separate columns: three or more bare rule names, then as many lone "=" lines."""
+    names, first = 0, None
+    for index, line in enumerate(lines):
+        stripped = line.text.strip()
+        if stripped and stripped[0] in _NAME_START and all(c in _NAME_CHARS for c in stripped):
+            names, first = names + 1, first if names else line.number
+            continue
+        if names >= 3 and stripped.endswith("="):
+            equals = sum(1 for other in lines[index:index + names + 2] if other.text.strip().endswith("="))
+            if equals >= 3:
+                return first, lines[min(index + names, len(lines) - 1)].number
+        names = 0
+    return None
+
+
 def _looks_abnf(stripped: str) -> bool:
     """A continuation line holds ABNF elements, not a sentence."""
     words = stripped.replace('"', " ").split()
@@ -129,6 +147,7 @@ def extract(lines: list[Line]) -> Extracted:
     """Every rule of every ABNF block of ``lines``, normalised and parsed."""
     result = Extracted()
     result.bnf_lines = [line.number for line in lines if _is_bnf(line.text)]
+    result.columns = _split_columns(lines)
     out: list[str] = []
     seen_blocks: set[str] = set()
     for block in blocks(lines):

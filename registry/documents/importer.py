@@ -322,6 +322,15 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
         if everywhere.rules:
             extracted = everywhere
             report.notes.append("The grammar was found outside the syntax section; check that it is the one meant.")
+    if extracted.columns and not extracted.rules:
+        first, last = extracted.columns
+        report.notes.append(f"The grammar on source lines {first}-{last} was split into columns by text extraction "
+                            "(rule names, '=' signs and definitions one after the other); rejoin each rule "
+                            "and its definition in 2.1.")
+        report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", "", list(range(first, last + 1)),
+                   why="split into columns by text extraction: rejoin it against the original")
+        report.add("grammar.rule", "Top rule", "", why="no grammar could be read")
+        return
     if extracted.bnf_lines and not extracted.rules:
         report.notes.append(f"Line(s) {', '.join(map(str, extracted.bnf_lines[:5]))} use BNF ('<a> ::= b'), "
                             "not ABNF; rewrite them as ABNF (RFC 5234) for the registry to execute them.")

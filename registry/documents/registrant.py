@@ -94,6 +94,7 @@ def read(lines: list[Line]) -> Registrant:
     context = ""  # "organisation" or "contact": the block a "Name:" label belongs to
     unlabelled: list[Line] = []
     pending: list[str] = []  # labels written without a value, waiting for theirs (column layouts)
+    paired: set[str] = set()  # labels whose values were paired with them across columns
     for line in lines:
         stripped = line.text.strip()
         if not stripped:
@@ -128,8 +129,7 @@ def read(lines: list[Line]) -> Registrant:
             # paired in order, the last label taking the remaining lines.
             key = pending.pop(0) if len(pending) > 1 else pending[0]
             values.setdefault(key, []).append((stripped, line.number))
-            result.uncertain[key if key != "contact" else "name"] = (
-                "labels and values stand in separate columns; they were paired in order")
+            paired.add(key)
             current = key
         else:
             current = None
@@ -142,6 +142,9 @@ def read(lines: list[Line]) -> Registrant:
     if not values.get("contact") and values.get("contact_role"):
         values["contact"] = values["contact_role"]
         result.uncertain["name"] = "the contact is given only by a role title"
+    for key in paired:
+        target = {"contact": "name", "name": "organisation" if values.get("contact") else "name"}.get(key, key)
+        result.uncertain[target] = "labels and values stand in separate columns; they were paired in order"
     if values.get("contact"):
         # "Name:" beside "Contact:" names the organisation; the contact is the person.
         if values.get("name") and not values.get("organisation"):
