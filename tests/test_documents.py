@@ -587,8 +587,9 @@ def test_document_type_from_rfc_category_is_uncertain():
     "Formal syntax:\n" + "    " * 30_000 + "x\n",
     "The following URNs are valid:\n" + "     " * 20_000 + "\n",
     ("Examples:\n" + "urn:x:a)" + ")" * 3_000 + "\n") * 20,
+    "\\section{x}\n" + ("}\\\\" + " " * 3_000 + "\n") * 30,
 ], ids=["document-spaces", "name-letters", "urn-repeated", "urn-nid-repeated", "urn-spaced", "parens", "formal-spaces",
-        "list-spaces", "closing-parens"])
+        "list-spaces", "closing-parens", "latex-wrapped-strike"])
 def test_hostile_text_is_read_in_linear_time(text):
     import time
 

@@ -91,11 +91,6 @@ class Heading:
     indent: int = 0
 
 
-def section_number(line: str) -> str:
-    match = _NUMBER.match(line.strip().lstrip("#").strip())
-    return match.group(0).strip().rstrip(".") if match else ""
-
-
 def heading(line: str) -> Heading | None:
     """A ``Heading`` if ``line`` is one, else None."""
     raw = line.rstrip()
@@ -126,7 +121,7 @@ def heading(line: str) -> Heading | None:
     close = difflib.get_close_matches(key, list(KNOWN), n=1, cutoff=0.8 if (colon or numbered) else 0.86)
     if close:
         ratio = difflib.SequenceMatcher(None, key, close[0]).ratio()
-        return Heading(KNOWN[close[0]], title, rest, round(ratio, 2), f"spelled like a known title", numbered,
+        return Heading(KNOWN[close[0]], title, rest, round(ratio, 2), "spelled like a known title", numbered,
                        indent)
     if not (colon or "." in (number.group(0) if number else "")) or len(title.split()) > 8:
         return None  # by meaning only with a colon or a section number ("3.", "4.1"), not "1 Example Road"

@@ -20,7 +20,7 @@ from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, Propo
 from . import examples as example_scan
 from . import grammar as abnf
 from . import registrant as registrant_reader
-from .headings import CERTAIN, Heading, heading, section_number
+from .headings import CERTAIN, Heading, heading
 from .report import Report
 from .text import Line, normalise, numbered_lines
 

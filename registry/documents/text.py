@@ -35,7 +35,7 @@ _LATEX_SUBS = [
     (r"\\qq\{\}", '"'), (r"\\q\{\}", "'"), (r"\\textbackslash\{\}", "\\\\"),
     (r"-\{\}-", "--"), (r"\\(MUSTNOT|SHALLNOT|SHOULDNOT)\{\}", lambda m: m.group(1)[:-3] + " NOT"),
     (r"\\(MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)\{\}", r"\1"),
-    (r"\}[ \t]*\\\\[ \t]*\n?[ \t]*\\hspace\*?\{[^}\n]*\}\\st\{", ""),  # a struck-through URN wrapped
+    (r"\}[ \t]*\\\\\s*\\hspace\*?\{[^}\n]*\}\\st\{", ""),  # a struck-through URN wrapped
     (r"\\st\{([^{}]*)\}", r"~~\1~~"),
     (r"\\(?:sub)*section\*?\{([^{}]*)\}", r"\n\n\1\n\n"),
     (r"\\textsc\{([^{}]*)\}", lambda m: m.group(1).upper()),
