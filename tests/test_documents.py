@@ -454,6 +454,15 @@ def test_file_that_is_not_what_it_claims_is_refused():
             read_file(name, raw)
 
 
+def test_text_files_in_utf16_and_cp1252_are_read():
+    from registry.documents import read_file
+
+    text = "Namespace ID: caf\u00e9\n"
+    assert read_file("a.txt", text.encode("utf-16"))[0] == text
+    assert read_file("a.txt", text.encode("cp1252"))[0] == text
+    assert read_file("a.md", b"\xef\xbb\xbf" + text.encode())[0] == text  # UTF-8 byte-order mark dropped
+
+
 def _zip(files: dict[str, bytes]) -> bytes:
     import zipfile
 

@@ -35,6 +35,8 @@ def sniff(raw: bytes) -> str:
                 return "docx" if "word/document.xml" in archive.namelist() else "zip"
         except zipfile.BadZipFile:
             return "binary"
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "text"  # UTF-16 with its byte-order mark (Windows editors)
     head = raw[:8192]
     if b"\x00" in head:
         return "binary"
@@ -67,6 +69,11 @@ def read_file(name: str, raw: bytes) -> tuple[str, str]:
 
 
 def decode(raw: bytes) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise DocumentError("The file starts as UTF-16 text but does not decode as UTF-16.") from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
