@@ -55,6 +55,8 @@ class ProposalForm(forms.Form):
     document_reference = forms.CharField(label="Registering document", max_length=interchange.MAX_LINE,
                                          required=False, help_text="The GFD or working draft, e.g. GFD.202.")
     document_url = forms.CharField(label="Document URL", max_length=interchange.MAX_LINE, required=False)
+    document_type = forms.ChoiceField(label="Document type (GFD)", required=False,
+                                      choices=[("", "(not given)")] + [(t, t) for t in interchange.DOCUMENT_TYPES])
     document_status = forms.ChoiceField(label="Document status", required=False,
                                         choices=[("", "—")] + list(DocumentStatus.choices))
     registrant_name = forms.CharField(label="Contact person", max_length=interchange.MAX_LINE, required=False,
@@ -91,7 +93,7 @@ class ProposalForm(forms.Form):
     #: The structured fields shown under each template section, after its prose.
     SECTION_FIELDS = {
         "snid": ["snid", "title"],
-        "version": ["version", "document_reference", "document_url", "document_status"],
+        "version": ["version", "document_reference", "document_url", "document_type", "document_status"],
         "registrant": ["registrant_name", "registrant_organisation", "registrant_email", "registrant_address"],
         "syntactic_structure": ["grammar_abnf", "grammar_rule", "max_length"],
         "lexical_equivalence": ["equivalence", "examples_equivalent"],
@@ -115,7 +117,7 @@ class ProposalForm(forms.Form):
         initial = {
             "snid": data.snid, "title": data.title, "version": data.version,
             "document_reference": data.document.reference, "document_url": data.document.url,
-            "document_status": data.document.status,
+            "document_status": data.document.status, "document_type": data.document.type,
             "registrant_name": data.registrant.name, "registrant_organisation": data.registrant.organisation,
             "registrant_email": data.registrant.email, "registrant_address": data.registrant.address,
             "grammar_abnf": data.grammar.abnf, "grammar_rule": data.grammar.rule,
@@ -134,7 +136,7 @@ class ProposalForm(forms.Form):
             "snid": cleaned.get("snid", ""), "title": cleaned.get("title", ""),
             "version": cleaned.get("version") or 1,
             "registrant": {k: cleaned.get(f"registrant_{k}", "") for k in ("name", "organisation", "email", "address")},
-            "document": {k: cleaned.get(f"document_{k}", "") for k in ("reference", "url", "status")},
+            "document": {k: cleaned.get(f"document_{k}", "") for k in ("reference", "url", "status", "type")},
             "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
             "grammar": {"abnf": cleaned.get("grammar_abnf", ""), "rule": cleaned.get("grammar_rule", "")},
             "examples": {

@@ -136,6 +136,9 @@ class Proposal(models.Model):
     document_reference = models.CharField(max_length=1000, blank=True)
     document_url = models.CharField(max_length=1000, blank=True)
     document_status = models.CharField(max_length=16, blank=True, choices=DocumentStatus.choices)
+    document_type = models.CharField(max_length=32, blank=True,
+                                     help_text="GFD type: Informational, Experimental, Community Practice or "
+                                               "Recommendation")
 
     sections = models.JSONField(default=dict, blank=True, help_text="Markdown by section key")
     grammar_abnf = models.TextField(blank=True)
@@ -225,7 +228,8 @@ class Proposal(models.Model):
                 self.registrant_name, self.registrant_organisation, self.registrant_email,
                 self.registrant_address,
             ),
-            document=interchange.Document(self.document_reference, self.document_url, self.document_status),
+            document=interchange.Document(self.document_reference, self.document_url, self.document_status,
+                                          self.document_type),
             sections={key: self.sections[key] for key in PROSE_KEYS if self.sections.get(key)},
             grammar=interchange.Grammar(self.grammar_abnf, self.grammar_rule),
             examples=interchange.Examples(
@@ -249,6 +253,7 @@ class Proposal(models.Model):
         self.document_reference = data.document.reference
         self.document_url = data.document.url
         self.document_status = data.document.status
+        self.document_type = data.document.type
         self.sections = dict(data.sections)
         self.grammar_abnf = data.grammar.abnf
         self.grammar_rule = data.grammar.rule

@@ -210,6 +210,23 @@ def test_import_page_reviews_before_creating_a_draft(client):
 
 
 @pytest.mark.django_db
+def test_document_type_read_from_the_document_is_kept_by_the_draft(client):
+    user = user_factory()
+    client.force_login(user)
+    upload = io.BytesIO(seed("004").encode())
+    upload.name = "gfd191.tex"
+    review = client.post("/proposals/import/", {"file": upload})
+    form = review.context["form"]
+    assert form["document_type"].value() == "Community Practice"
+    fields = {name: ("" if form[name].value() is None else form[name].value()) for name in form.fields}
+    fields["confirmed"] = "on"
+    client.post("/proposals/import/create/", fields)
+    proposal = Proposal.objects.get(submitter=user)
+    assert proposal.document_type == "Community Practice"
+    assert proposal.to_data().document.type == "Community Practice"
+
+
+@pytest.mark.django_db
 def test_import_page_refuses_files_that_are_not_what_they_claim(client):
     client.force_login(user_factory())
     for name, content, message in [
