@@ -14,7 +14,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
-from . import interchange
+from . import documents, interchange, sandbox
 from .enums import DocumentStatus, DocumentType
 from .gfd191 import SECTIONS, SECTIONS_BY_KEY
 from .grammar import EQUIVALENCE_STEPS, snid_error
@@ -298,25 +298,98 @@ class ReservationRequestForm(forms.Form):
 
 
 class ImportDocumentForm(forms.Form):
-    ALLOWED = (".txt", ".md", ".tex")
+    """A registration document, pasted or uploaded; the file's bytes are checked, not only its name."""
+
     text = forms.CharField(label="Paste the document", required=False,
-                           widget=forms.Textarea(attrs={**_MONO, "rows": 14}), max_length=1_000_000)
-    file = forms.FileField(label="…or upload it (.txt, .md or .tex, up to 1 MB)", required=False)
+                           widget=forms.Textarea(attrs={**_MONO, "rows": 14}), max_length=documents.MAX_DOCUMENT)
+    file = forms.FileField(label=f"…or upload it ({documents.ACCEPTED}, up to {documents.MAX_FILE // 1_000_000} MB)",
+                           required=False)
 
     def clean(self):
         cleaned = super().clean()
+        cleaned["format"] = "text"
         upload = cleaned.get("file")
         if upload:
-            if not upload.name.lower().endswith(self.ALLOWED):
-                self.add_error("file", "Upload a .txt, .md or .tex file.")
-            elif upload.size > 1_000_000:
-                self.add_error("file", f"The file is {upload.size:,} bytes; the limit is 1,000,000.")
+            if upload.size > documents.MAX_FILE:
+                self.add_error("file", f"The file is {upload.size:,} bytes; the limit is {documents.MAX_FILE:,}.")
             else:
-                raw = upload.read()
                 try:
-                    cleaned["text"] = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    cleaned["text"] = raw.decode("latin-1")
+                    # PDF and Word extraction read untrusted bytes: inside the job budget.
+                    cleaned["text"], cleaned["format"] = sandbox.run_bounded(
+                        documents.read_file, upload.name, upload.read(), what="document",
+                        expected=(documents.DocumentError,))
+                except documents.DocumentError as exc:
+                    self.add_error("file", str(exc))
+                except sandbox.BudgetExceeded as exc:
+                    self.add_error("file", exc.message + " Nothing was imported.")
+        elif "\\documentclass" in (cleaned.get("text") or ""):
+            cleaned["format"] = "latex"
         if not self.errors and not (cleaned.get("text") or "").strip():
             raise forms.ValidationError("Paste the document's text or upload a file.")
+        return cleaned
+
+
+class ImportReviewForm(forms.Form):
+    """The applicant's corrections of an import, checked as interchange data before a draft is made."""
+
+    source = forms.CharField(widget=forms.HiddenInput, max_length=documents.MAX_DOCUMENT, required=False,
+                             strip=False)
+    format = forms.CharField(widget=forms.HiddenInput, max_length=16, required=False)
+    snid = forms.CharField(label="1.1 Namespace Identifier (SNID)", max_length=64,
+                           widget=forms.TextInput(attrs=_MONO))
+    title = forms.CharField(label="Title", required=False, max_length=interchange.MAX_LINE)
+    version = forms.IntegerField(label="1.2 Version", min_value=1, max_value=interchange.MAX_VERSION, initial=1)
+    registration_date = forms.DateField(label="1.2 Registration date", required=False,
+                                        widget=forms.DateInput(attrs={"type": "date"}))
+    document_type = forms.ChoiceField(label="Document type (GFD)", required=False,
+                                      choices=[("", "(not given)")] + [(t, t) for t in interchange.DOCUMENT_TYPES])
+    registrant_name = forms.CharField(label="Registrant name", required=False, max_length=interchange.MAX_LINE)
+    registrant_organisation = forms.CharField(label="Registrant organisation", required=False,
+                                              max_length=interchange.MAX_LINE)
+    registrant_email = forms.CharField(label="Registrant e-mail", required=False, max_length=interchange.MAX_LINE)
+    registrant_address = forms.CharField(label="Registrant postal address", required=False,
+                                         max_length=interchange.MAX_LINE * 4,
+                                         widget=forms.Textarea(attrs={"rows": 4}))
+    abnf = forms.CharField(label="2.1 Formal syntax (ABNF)", required=False, max_length=interchange.MAX_TEXT,
+                           strip=False, widget=forms.Textarea(attrs={**_MONO, "rows": 10}))
+    rule = forms.CharField(label="Top rule", required=False, max_length=200, widget=forms.TextInput(attrs=_MONO))
+    examples_valid = forms.CharField(label="Example URNs (one per line)", required=False,
+                                     max_length=interchange.MAX_TEXT, widget=forms.Textarea(attrs={**_MONO, "rows": 5}))
+    examples_invalid = forms.CharField(label="Invalid example URNs (one per line)", required=False,
+                                       max_length=interchange.MAX_TEXT,
+                                       widget=forms.Textarea(attrs={**_MONO, "rows": 3}))
+    confirmed = forms.BooleanField(label="I have checked the highlighted items against the source", required=False)
+
+    def __init__(self, *args, uncertain: int = 0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.uncertain = uncertain
+        for section in SECTIONS:
+            if section.kind == "prose":
+                self.fields[f"section_{section.key}"] = forms.CharField(
+                    label=section.heading, required=False, max_length=interchange.MAX_TEXT,
+                    widget=forms.Textarea(attrs={"rows": 4}))
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.uncertain and not cleaned.get("confirmed"):
+            self.add_error("confirmed", f"{self.uncertain} item(s) are marked uncertain: check them against the "
+                                        "source, correct what is wrong, then tick this box.")
+        if self.errors:
+            return cleaned
+        raw = {
+            "snid": cleaned["snid"], "title": cleaned.get("title", ""), "version": cleaned["version"],
+            "registration_date": cleaned["registration_date"].isoformat() if cleaned.get("registration_date") else None,
+            "registrant": {key: cleaned.get(f"registrant_{key}", "") for key in
+                           ("name", "organisation", "email", "address")},
+            "document": {"type": cleaned.get("document_type", "")},
+            "grammar": {"abnf": cleaned.get("abnf", ""), "rule": cleaned.get("rule", "")},
+            "examples": {"valid": _lines(cleaned.get("examples_valid", "")),
+                         "invalid": _lines(cleaned.get("examples_invalid", ""))},
+            "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
+        }
+        try:
+            cleaned["data"] = interchange.load(raw)
+        except interchange.InterchangeError as exc:
+            for error in exc.errors:
+                self.add_error(None, error)
         return cleaned

@@ -26,6 +26,9 @@ MAX_EXAMPLES = 1_000
 MAX_EXAMPLE_LENGTH = 4_096
 MAX_VERSION = 100_000
 
+#: GFD document types (GFD.152); a registration is usually Informational.
+DOCUMENT_TYPES = ("Informational", "Experimental", "Community Practice", "Recommendation")
+
 
 class InterchangeError(ValueError):
     def __init__(self, errors: list[str]):
@@ -202,6 +205,8 @@ def load(data) -> ProposalData:
         status=r.text(doc, "status", "document.status"),
         type=document_type(r, r.text(doc, "type", "document.type")),
     )
+    if document.type and document.type not in DOCUMENT_TYPES:
+        r.fail("document.type", f"must be one of {', '.join(DOCUMENT_TYPES)} (or empty).")
     if document.status and document.status not in DocumentStatus.values:
         types = f" ({document.status!r} is a document type: put it in document.type)" if (
             document.status.strip().lower() in _TYPES) else ""

@@ -161,13 +161,16 @@ def shutdown() -> None:
 atexit.register(shutdown)
 
 
-def run_bounded(func: Callable[..., T], *args, what: str = "text") -> T:
+def run_bounded(func: Callable[..., T], *args, what: str = "text",
+                expected: tuple[type[BaseException], ...] = ()) -> T:
     """``func(*args)`` in a bounded worker process; its result, or BudgetExceeded.
 
     ``func`` must be a module-level function and its arguments and result
     picklable. Any failure of the job — out of time, out of memory, its worker
     killed, or an exception in ``func`` itself (logged) — is a BudgetExceeded, so
     a caller has one thing to handle and the person who asked one clear answer.
+    Exceptions listed in ``expected`` are answers, not faults (e.g. "this file is
+    not a PDF"): they are raised as they are.
     """
     seconds, memory_mb = budget()
     if _in_worker:
@@ -177,6 +180,8 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text") -> T:
         # The pool enforces ``seconds`` once the job starts; the extra wait only
         # covers starting a replacement worker.
         return future.result(timeout=seconds + 10)
+    except expected:
+        raise
     except FutureTimeout:
         future.cancel()
         raise BudgetExceeded(what, "time", seconds, memory_mb) from None

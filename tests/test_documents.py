@@ -1,11 +1,13 @@
 """Documents in and out: importing the seed registrations, exporting GFD.191 documents."""
 
+import functools
 import io
+import re
 import json
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from registry.documents import UNMAPPED_MARK, document_export, document_import
 from registry.gfd191 import PROSE_KEYS, SECTIONS
@@ -142,32 +144,101 @@ def test_export_uses_the_template_numbering_and_titles():
 
 
 @pytest.mark.django_db
-def test_import_document_command_json_and_draft():
+def test_import_document_command_dry_run_json_creates_nothing():
     out = io.StringIO()
-    call_command("import_document", str(SEEDS / SEED_FILES["003"]), "--json", stdout=out)
-    assert json.loads(out.getvalue())["snid"] == "urn-5"
+    call_command("import_document", str(SEEDS / SEED_FILES["003"]), "--json", "--dry-run", stdout=out)
+    payload = json.loads(out.getvalue())
+    assert payload["data"]["snid"] == "urn-5"
+    assert (payload["proposal_id"], payload["created"]) == (None, False)
+    assert Proposal.objects.count() == 0
+    email = next(i for i in payload["report"]["items"] if i["field"] == "registrant.email")
+    assert (email["status"], email["value"], email["lines"]) == ("found", "b.fallenstein&gmx.de", [18])
+
+
+@pytest.mark.django_db
+def test_import_document_command_json_creates_a_draft_and_reports_its_id():
+    user_factory("importer")
+    out = io.StringIO()
+    call_command("import_document", str(SEEDS / SEED_FILES["004"]), "--json", "--submitter", "importer", stdout=out)
+    payload = json.loads(out.getvalue())
+    proposal = Proposal.objects.get(pk=payload["proposal_id"])
+    assert proposal.snid == "example" and payload["created"] is True
+    assert payload["data"]["document"]["type"] == "Community Practice"
+    assert payload["report"]["summary"]["found"] > 20
+
+
+@pytest.mark.django_db
+def test_import_document_command_text_report():
     user_factory("importer")
     out = io.StringIO()
     call_command("import_document", str(SEEDS / SEED_FILES["004"]), "--submitter", "importer", stdout=out)
     pk = int(out.getvalue().split()[0])
     assert Proposal.objects.get(pk=pk).snid == "example"
     assert "Mapped:" in out.getvalue() and "lexical_equivalence" in out.getvalue()
+    assert "[found] 1.1 Namespace Identifier (line 473): example" in out.getvalue()
+
+
+def test_import_document_command_refuses_a_binary_file(tmp_path):
+    path = tmp_path / "registration.txt"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00" * 50)
+    with pytest.raises(CommandError, match="holds binary data"):
+        call_command("import_document", str(path), "--dry-run")
 
 
 @pytest.mark.django_db
-def test_import_page_creates_a_draft_and_reports(client):
+def test_import_page_reviews_before_creating_a_draft(client):
     user = user_factory()
     client.force_login(user)
     upload = io.BytesIO(seed("003").encode())
     upload.name = "urn-5.txt"
-    response = client.post("/proposals/import/", {"file": upload}, follow=True)
-    proposal = Proposal.objects.get(submitter=user)
-    assert proposal.snid == "urn-5" and proposal.state == "draft"
+    response = client.post("/proposals/import/", {"file": upload})
     page = response.content.decode()
-    assert "Draft created from the document" in page and "re-cast as urn:ogf:urn-5:" in page
-    bad = io.BytesIO(b"x")
-    bad.name = "evil.exe"
-    assert "Upload a .txt, .md or .tex file." in client.post("/proposals/import/", {"file": bad}).content.decode()
+    assert response.status_code == 200 and Proposal.objects.count() == 0  # nothing stored yet
+    assert 'id="L18"' in page and "re-cast as urn:ogf:urn-5:" in page and "Create draft" in page
+    assert '<a href="#L2">line 2</a>' in page  # the SNID links to its source line
+    form = response.context["form"]
+    fields = {name: form[name].value() for name in form.fields}
+    fields = {k: ("" if v is None else v) for k, v in fields.items() if k != "confirmed"}
+    refused = client.post("/proposals/import/create/", fields)
+    assert refused.status_code == 400 and "are marked uncertain" in refused.content.decode()
+    fields["title"] = "Corrected title"
+    created = client.post("/proposals/import/create/", {**fields, "confirmed": "on"}, follow=True)
+    proposal = Proposal.objects.get(submitter=user)
+    assert (proposal.snid, proposal.state, proposal.title) == ("urn-5", "draft", "Corrected title")
+    assert proposal.examples_valid[2] == "urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17"
+    assert "Draft created from the document" in created.content.decode()
+
+
+@pytest.mark.django_db
+def test_document_type_read_from_the_document_is_kept_by_the_draft(client):
+    user = user_factory()
+    client.force_login(user)
+    upload = io.BytesIO(seed("004").encode())
+    upload.name = "gfd191.tex"
+    review = client.post("/proposals/import/", {"file": upload})
+    form = review.context["form"]
+    assert form["document_type"].value() == "Community Practice"
+    fields = {name: ("" if form[name].value() is None else form[name].value()) for name in form.fields}
+    fields["confirmed"] = "on"
+    client.post("/proposals/import/create/", fields)
+    proposal = Proposal.objects.get(submitter=user)
+    assert proposal.document_type == "Community Practice"
+    assert proposal.to_data().document.type == "Community Practice"
+
+
+@pytest.mark.django_db
+def test_import_page_refuses_files_that_are_not_what_they_claim(client):
+    client.force_login(user_factory())
+    for name, content, message in [
+        ("evil.exe", b"MZ", "is not a format the registry reads"),
+        ("paper.pdf", b"just text", "is called a PDF but is not one"),
+        ("paper.docx", b"PK\x03\x04 not a zip", "is not a .docx file"),
+        ("notes.txt", bytes(range(0, 40)) * 10, "holds binary data"),
+    ]:
+        upload = io.BytesIO(content)
+        upload.name = name
+        assert message in client.post("/proposals/import/", {"file": upload}).content.decode()
+    assert Proposal.objects.count() == 0
     assert client.get("/proposals/import/").status_code == 200
 
 
@@ -206,3 +277,466 @@ def test_every_prose_section_survives_a_round_trip_with_markdown_inside():
         data.sections[key] = f"Text of {key} with **bold**, a list:\n\n- one\n- two"
     back = document_import(document_export(data)).data
     assert back.sections == data.sections
+
+
+# --- published registrations: exact examples, grammar rules, top rule, registrant -------------
+
+UUID_RULES = ["UUID", "time-low", "time-mid", "time-high-and-version", "clock-seq-and-reserved", "clock-seq-low",
+              "node", "hexOctet", "hexDigit"]
+UUID_EXAMPLE = ["urn:ogf:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6"]
+JTC1 = ("", "JTC 1/SC6 (ASN.1 Rapporteur Group)", "", "")
+IALA = "International Association of Marine Aids to Navigation and Lighthouse Authorities (IALA)"
+
+# file -> snid, (valid, invalid) examples, grammar rule names, top rule, (name, organisation, e-mail, address)
+PUBLISHED = {
+    "img-registration.txt": (
+        "", ([], []), ["NSS", "ProviderId", "DateId", "IMGRootId", "FragmentId", "label", "toplabel", "CCYY", "MM",
+                       "DD", "alphanum", "symbol"], "NSS", ("", "", "", "")),
+    "rfc4198-fdc.txt": (
+        "fdc", (["urn:ogf:fdc:example.com:2002:A572007", "urn:ogf:fdc:example.net:200406:ivr:51089",
+                 "urn:ogf:fdc:example.org:20010527:img089322-038"], []), [], "",
+        ("Dave Tessman", "Zelestra", "dtessman@zelestra.com",
+         "2314 Henrietta Avenue\nLa Crescenta, CA 91214-3007\nUSA")),
+    "rfc3085-newsml-ocr.txt": (
+        "newsm", (["urn:ogf:newsm:iptc.org:20001006:NewsM_v1.0:1", "urn:ogf:newsm:reuters.com20000206"], []),
+        ["NSS", "Providerld", "Dateld", "Update", "date", "century", "year", "string", "char", "posint"], "NSS",
+        ("", "", "", "")),
+    "urn-5-registration.txt": (
+        "urn-5", (["urn:ogf:urn-5:-URS6S2A3+chjjHVlTkQ9KT5nu2", "urn:ogf:urn-5:JtTCacwJ1e1N0yqTULRG7C1GLq8:4",
+                   "urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17"], []),
+        ["nss", "random-number", "urn-string", "base64", "other"], "nss",
+        ("B. Fallenstein", "University of Jyvskyl Hyperstructure Group", "b.fallenstein&gmx.de",
+         "Dept. of Mathematical Information Technology\nUniversity of Jyvskyl\nPO. Box 35 (Agora)\n"
+         "FIN-40014 Jyvskyl\nFinland")),
+    "gfd191.tex": (
+        "example", (["urn:ogf:example:cluster:2009:example.net:42",
+                     "urn:ogf:example:cluster:2010:example.net:00784505476220484608",
+                     "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:1",
+                     "urn:ogf:example:supercomputer:2011:xn--tcklt4eq6h7d1cbe.example.org:1"],
+                    ["urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1",
+                     "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk",
+                     "urn:ogf:example:supercomputer:1949:colossus.bletchleypark.org.uk:1",
+                     "urn:ogf:example:supercomputer:2000:%e3%82%b9%e3%83%bc%e3%83%91%e3%83%bc%e3%82%b3%e3%83%b3"
+                     "%e3%83%94%e3%83%a5%e3%83%bc%e3%82%bf.example.org:1"]),
+        ["EXAMPLE-URN", "SNID", "TYPE", "YEAR", "DOMAIN", "LDH-LABEL", "INDEX", "QUERY", "FRAGMENT"], "EXAMPLE-URN",
+        ("", "", "", "")),
+    "rfc4122-uuid-kramdown.md": ("uuid", (UUID_EXAMPLE, []), UUID_RULES, "UUID", JTC1),
+    "rfc4122bis-uuid-rfc8141-template.md": ("uuid", (UUID_EXAMPLE, []), UUID_RULES, "UUID", JTC1),
+    "adi-trustframe.md": (
+        "adi", (["urn:ogf:adi:DmJFiNCt6qKBqL5TX9cofWkVA27wDQp4eXfaJh13XUwa",
+                 "urn:ogf:adi:DmJFiNCt6qKBqL5TX9cofWkVA27wDQp4eXfaJh13XUwa:2:"
+                 "64MAzrPhKLBHFRy25uC82Eo5MU1FC1XLdM2Jvsx2tTMv"], []), [], "",
+        ("Technical Program Manager", "TrustFrame, Inc.", "info@trustframe.com", "")),
+    "mrn-iala.md": (
+        "mrn", ([], []), [], "", (IALA, IALA, "contact@iala-aism.org", "10 rue des Gaudines\n78100\nSt Germain en Laye\nFrance")),
+    "whip-ietf-subnamespace.md": (
+        "whip", ([], []), [], "",
+        ("A designated expert will monitor the WHIP public mailing list.", "The Internet Engineering Task Force.",
+         "wish@ietf.org", "")),
+}
+
+
+def published(name: str) -> str:
+    return (SEEDS / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_published_registration_imports_exactly(name):
+    snid, (valid, invalid), rules, top, registrant = PUBLISHED[name]
+    result = document_import(published(name))
+    data = result.data
+    assert data.snid == snid
+    assert (data.examples.valid, data.examples.invalid) == (valid, invalid)
+    rule_item = result.report.item("grammar.rules")
+    assert (rule_item.value.split(", ") if rule_item and rule_item.value else []) == rules
+    assert data.grammar.rule == top
+    r = data.registrant
+    assert (r.name, r.organisation, r.email, r.address) == registrant
+
+
+def test_every_published_example_records_its_source_line():
+    for name in PUBLISHED:
+        result = document_import(published(name))
+        source = result.source.split("\n")
+        for item in result.report.items:
+            if item.field.startswith("examples.") and item.value:
+                nss = item.value.split(":", 3)[3]
+                first = source[item.lines[0] - 1].replace(" ", "")
+                assert nss[:10] in first, (name, item)
+
+
+def test_uuid_grammar_keeps_its_multi_line_rules_and_accepts_its_example():
+    result = document_import(published("rfc4122-uuid-kramdown.md"))
+    abnf = result.data.grammar.abnf
+    assert abnf.split("\n")[:2] == ['UUID                   = time-low "-" time-mid "-"',
+                                    '                         time-high-and-version "-"']
+    compiled = grammar_compile(abnf, result.data.grammar.rule)
+    assert compiled.ok and not compiled.errors
+    hexdigit = compiled.parsed.rules["hexdigit"]
+    assert (hexdigit.line, hexdigit.end_line) == (12, 15)  # continuation lines kept with their rule
+    from registry.grammar import parse_urn
+    assert compiled.check(parse_urn(result.data.examples.valid[0])) == []
+    assert result.report.item("grammar.abnf").lines[:2] == [36, 37]
+
+
+def test_templates_and_other_namespaces_are_left_out_and_reported():
+    result = document_import(published("whip-ietf-subnamespace.md"))
+    assert result.data.examples.valid == []
+    left_out = {(item["text"], item["line"]) for item in result.report.left_out}
+    assert ("urn:ietf:params:whip:{type}:{name}:{other", 27) in left_out
+    assert ("urn:ietf:params:whip:ext", 53) in left_out
+
+
+def test_bnf_instead_of_abnf_is_named_as_the_cause():
+    result = document_import(published("mrn-iala.md"))
+    assert any("use BNF ('<a> ::= b'), not ABNF" in note and "40" in note for note in result.notes)
+
+
+def test_registrant_uncertainties_are_reported():
+    items = {i.field: i for i in document_import(published("adi-trustframe.md")).report.items}
+    assert items["registrant.name"].status == "uncertain" and "role title" in items["registrant.name"].why
+    assert items["registrant.address"].why == "given as N/A or TBD"
+    items = {i.field: i for i in document_import(seed("001")).report.items}
+    assert items["registrant.address"].lines == [53, 54, 55]
+    assert items["grammar.abnf"].why == "split into columns by text extraction: rejoin it against the original"
+    assert "separate columns" in items["registrant.address"].why
+
+
+# --- formats ----------------------------------------------------------------------------------
+
+
+def _docx(text: str) -> bytes:
+    import docx
+
+    document = docx.Document()
+    for line in text.split("\n"):
+        document.add_paragraph(line)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_pdf_of_a_registration_imports_like_its_text():
+    from registry.documents import read_file
+
+    from .pdfmaker import make_pdf
+
+    for columns in (1, 2):
+        text, fmt = read_file("uuid.pdf", make_pdf(published("rfc4122-uuid-kramdown.md"), columns=columns))
+        result = document_import(text, format=fmt)
+        assert fmt == "pdf" and result.report.format == "pdf"
+        assert result.data.examples.valid == UUID_EXAMPLE
+        assert result.report.item("grammar.rules").value.split(", ") == UUID_RULES
+        assert result.data.registrant.organisation == JTC1[1]
+
+
+def test_docx_of_a_registration_imports_like_its_text():
+    from registry.documents import read_file
+
+    text, fmt = read_file("urn-5.docx", _docx(seed("003")))
+    result = document_import(text, format=fmt)
+    assert fmt == "docx" and result.data.snid == "urn-5"
+    assert result.data.examples.valid == PUBLISHED["urn-5-registration.txt"][1][0]
+    assert result.data.registrant.name == "B. Fallenstein"
+    assert result.report.item("grammar.rules").value.split(", ") == PUBLISHED["urn-5-registration.txt"][2]
+
+
+@pytest.mark.django_db
+def test_import_page_reads_pdf_and_docx_uploads(client):
+    from .pdfmaker import make_pdf
+
+    client.force_login(user_factory())
+    for name, content in [("adi.pdf", make_pdf(published("adi-trustframe.md"))),
+                          ("adi.docx", _docx(published("adi-trustframe.md")))]:
+        upload = io.BytesIO(content)
+        upload.name = name
+        response = client.post("/proposals/import/", {"file": upload})
+        assert response.status_code == 200
+        assert response.context["form"]["snid"].value() == "adi"
+        assert "urn:ogf:adi:DmJFiNCt6qKBqL5TX9cofWkVA27wDQp4eXfaJh13XUwa" in response.context["form"][
+            "examples_valid"].value()
+
+
+def test_file_that_is_not_what_it_claims_is_refused():
+    from registry.documents import DocumentError, read_file
+
+    for name, raw, message in [
+        ("a.pdf", b"%!PS-Adobe", "is called a PDF but is not one"),
+        ("a.docx", _zip({"hello.txt": b"x"}), "is not a .docx file"),
+        ("a.txt", b"\x00\x01\x02binary", "holds binary data"),
+        ("a.md", b"%PDF-1.4 ...", "holds binary data (pdf)"),
+        ("a.odt", b"text", "is not a format the registry reads"),
+    ]:
+        with pytest.raises(DocumentError, match=re.escape(message)):
+            read_file(name, raw)
+
+
+def test_text_files_in_utf16_and_cp1252_are_read():
+    from registry.documents import read_file
+
+    text = "Namespace ID: caf\u00e9\n"
+    assert read_file("a.txt", text.encode("utf-16"))[0] == text
+    assert read_file("a.txt", text.encode("cp1252"))[0] == text
+    assert read_file("a.md", b"\xef\xbb\xbf" + text.encode())[0] == text  # UTF-8 byte-order mark dropped
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return out.getvalue()
+
+
+# --- examples -----------------------------------------------------------------------------------
+
+EXAMPLES_DOC = """Namespace ID:
+   demo
+
+Examples:
+   The following URNs are valid:
+      urn:demo:doc(2023)
+      urn:demo:x;ver=1
+      urn:demo:x;svn=4
+      urn:demo:it's*here,ok
+      "urn:demo:quoted" and (urn:demo:in-parens).
+      urn:demo:a-very-long-identifier-that-wraps-
+      after-the-hyphen
+      urn:demo:wrapped:
+      part-two
+   Templates such as urn:demo:{prefix} and urn:demo:<id> are not examples.
+   examples urn:demo:inline:1
+"""
+
+
+def test_examples_are_exact_to_the_character():
+    result = document_import(EXAMPLES_DOC)
+    assert result.data.examples.valid == [
+        "urn:ogf:demo:doc(2023)", "urn:ogf:demo:x;ver=1", "urn:ogf:demo:x;svn=4", "urn:ogf:demo:it's*here,ok",
+        "urn:ogf:demo:quoted", "urn:ogf:demo:in-parens",
+        "urn:ogf:demo:a-very-long-identifier-that-wraps-after-the-hyphen", "urn:ogf:demo:wrapped:part-two",
+        "urn:ogf:demo:inline:1"]
+    wrapped = [i for i in result.report.items if i.value == "urn:ogf:demo:wrapped:part-two"][0]
+    assert wrapped.lines == [13, 14] and "joined across lines 13-14" in wrapped.why
+    assert {item["text"][:14] for item in result.report.left_out} == {"urn:demo:{pref", "urn:demo:<id> "}
+    assert "examples" in result.mapped and result.unmapped == []
+
+
+# --- grammar -----------------------------------------------------------------------------------
+
+
+def test_every_abnf_block_and_indentation_is_read():
+    text = ("Namespace ID: demo\n\nDeclaration of syntactic structure:\n\n"
+            "      x-URN = \"urn:demo:\" part\n          *( \":\" part )\n\n   The parts:\n\n"
+            "        part = 1*( ALPHA /\n  DIGIT )\n\nExamples:\n   urn:demo:a:b\n")
+    result = document_import(text)
+    assert result.report.item("grammar.rules").value == "x-URN, part"
+    assert result.data.grammar.rule == "x-URN"
+    assert grammar_compile(result.data.grammar.abnf).errors == []
+    assert any("indentation of the ABNF on source lines 10-11 was normalised" in n for n in result.notes)
+
+
+def test_broken_abnf_names_the_real_cause_with_source_line_and_column():
+    text = "Declaration of syntactic structure:\n\n   NSS = part \":\"\n   part = 1*( ALPHA / DIGIT\n"
+    result = document_import(text)
+    problem = result.report.item("grammar.abnf")
+    assert problem.status == "uncertain"
+    assert "source line 4, column" in problem.why and "in rule 'part'" in problem.why
+
+
+def test_grammar_for_another_nid_is_offered_rebased():
+    text = ("Namespace ID: imei\n\nDeclaration of syntactic structure:\n\n"
+            "   imei-urn = \"urn\" \":\" \"gsma\" \":\" \"imei:\" imeival\n   imeival = 14DIGIT\n\n"
+            "Examples:\n   urn:gsma:imei:35209900176148\n")
+    result = document_import(text)
+    assert result.data.grammar.abnf.startswith('imei-urn = "urn:ogf:imei:" "imei:" imeival')
+    change = [n for n in result.notes if "was replaced by" in n][0]
+    assert change == ('In rule \'imei-urn\' the prefix "urn" ":" "gsma" ":" (namespace urn:gsma:) was replaced by '
+                      '"urn:ogf:imei:", so the grammar describes urn:ogf:imei: URNs.')
+    assert result.report.item("grammar.abnf").status == "uncertain"
+    compiled = grammar_compile(result.data.grammar.abnf, result.data.grammar.rule)
+    from registry.grammar import parse_urn
+    assert compiled.check(parse_urn("urn:ogf:imei:imei:35209900176148")) == []
+
+
+def test_prose_values_are_recognised():
+    text = "Declaration of syntactic structure:\n\n   NSS = 1*<URN chars> \":\" <local part>\n"
+    notes = document_import(text).notes
+    assert "Rule 'NSS' uses the prose value <URN chars>: read as RFC 2141's URN characters." in notes
+    assert any("<local part>: the registry cannot execute it" in n for n in notes)
+
+
+# --- headings, version, document type -------------------------------------------------------------
+
+
+def test_reworded_headings_are_mapped_with_a_confidence_and_reported():
+    text = ("Namespace ID: demo\n\nIdentifier assignment process:\n   By the demo group.\n\n"
+            "Notes on uniqueness and persistence of identifiers:\n   Never reused.\n\n"
+            "Scope:\n   Demo things.\n   Introduction: how the scope came about.\n   urn:demo:scope:1\n")
+    result = document_import(text)
+    assert result.data.sections["identifier_assignment"] == "By the demo group."
+    headings = {h["title"]: h for h in result.report.headings}
+    assert headings["Identifier assignment process"]["confidence"] == 0.7
+    assert headings["Notes on uniqueness and persistence of identifiers"]["confidence"] == 0.5
+    assert result.report.item("sections.uniqueness").status == "uncertain"
+    assert "Introduction: how the scope came about." in result.data.sections["scope"]
+    assert result.data.examples.valid == ["urn:ogf:demo:scope:1"]
+
+
+def test_version_strings_are_not_truncated():
+    result = document_import("Registration Information:\n   Version: 2.1\n   Date: 2020-02-30\n")
+    item = result.report.item("version")
+    assert (result.data.version, item.status, item.value) == (1, "uncertain", "2.1")
+    assert result.report.item("registration_date").status == "uncertain"
+
+
+def test_document_type_from_rfc_category_is_uncertain():
+    result = document_import("Network Working Group\nCategory: Informational\n\nNamespace ID: demo\n")
+    assert result.data.document.type == "Informational"
+    assert result.report.item("document.type").status == "found"
+    result = document_import("Category: Standards Track\n\nNamespace ID: demo\n")
+    assert (result.data.document.type, result.report.item("document.type").status) == ("Recommendation", "uncertain")
+
+
+# --- linear time on hostile text ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "Document: a" + " " * 100_000 + "b",
+    "Name: " + "x" * 100_000,
+    "urn:" * 50_000,
+    "urn:x:" * 30_000,
+    "urn:x:a " * 30_000,
+    ("Declaration of syntactic structure:\n" + "a = " + "(" * 5_000 + "\n"),
+    "Formal syntax:\n" + "    " * 30_000 + "x\n",
+    "The following URNs are valid:\n" + "     " * 20_000 + "\n",
+    ("Examples:\n" + "urn:x:a)" + ")" * 3_000 + "\n") * 20,
+    "\\section{x}\n" + ("}\\\\" + " " * 3_000 + "\n") * 30,
+], ids=["document-spaces", "name-letters", "urn-repeated", "urn-nid-repeated", "urn-spaced", "parens", "formal-spaces",
+        "list-spaces", "closing-parens", "latex-wrapped-strike"])
+def test_hostile_text_is_read_in_linear_time(text):
+    import time
+
+    started = time.process_time()
+    document_import(text)
+    assert time.process_time() - started < 5  # a quadratic scan takes minutes on these
+
+
+def test_document_size_is_bounded():
+    from registry.documents import MAX_DOCUMENT, DocumentError
+
+    with pytest.raises(DocumentError, match="the limit is 1,000,000"):
+        document_import("x" * (MAX_DOCUMENT + 1))
+
+
+def test_examples_beyond_the_proposal_limit_are_cut_and_said_so():
+    from registry.interchange import MAX_EXAMPLES
+
+    text = "Namespace ID: demo\n\nExamples:\n" + "".join(f"   urn:demo:{n}\n" for n in range(MAX_EXAMPLES + 5))
+    result = document_import(text)
+    assert len(result.data.examples.valid) == MAX_EXAMPLES
+    assert f"The document gives {MAX_EXAMPLES + 5:,} example URNs" in " ".join(result.notes)
+
+
+# --- nothing dropped silently: a property over reshaped documents ---------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from registry.documents.headings import heading as _heading  # noqa: E402
+from registry.grammar.ir import to_abnf  # noqa: E402
+from registry.grammar.parse import parse_grammar  # noqa: E402
+
+PROPERTY_SEEDS = ["urn-5-registration.txt", "rfc4122-uuid-kramdown.md", "rfc4122bis-uuid-rfc8141-template.md",
+                  "adi-trustframe.md"]
+_WRAP_AFTER = ":-./"
+
+
+def _blocks(text: str) -> list[list[str]]:
+    """The document cut before each line that is a template heading."""
+    blocks: list[list[str]] = [[]]
+    for line in text.split("\n"):
+        found = _heading(line)
+        if found is not None and found.key and found.indent <= 3 and not found.rest.startswith("urn"):
+            blocks.append([])
+        blocks[-1].append(line)
+    return [b for b in blocks if b]
+
+
+def _rules(abnf: str) -> dict[str, str]:
+    return {rule.name: to_abnf(rule.expr) for rule in parse_grammar(abnf).rules.values()} if abnf.strip() else {}
+
+
+def _reported(text: str, result) -> bool:
+    said = " ".join(result.notes) + " ".join(str(i) for i in result.report.left_out)
+    said += " ".join(item.why for item in result.report.items)
+    return text in said
+
+
+@functools.cache
+def _original(name: str):
+    return document_import(published(name)).data
+
+
+@st.composite
+def reshaped(draw):
+    name = draw(st.sampled_from(PROPERTY_SEEDS))
+    blocks = _blocks(published(name))
+    order = draw(st.permutations(range(len(blocks))))
+    lines: list[str] = []
+    for index in order:
+        lines.extend(blocks[index])
+        lines.append("")
+    out: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.lower().startswith("urn:") and " " not in stripped and draw(st.booleans()):
+            # wrap an example URN after one of the characters a URN is wrapped at
+            cuts = [i + 1 for i, c in enumerate(stripped[:-1]) if c in _WRAP_AFTER and i > 8]
+            if cuts:
+                cut = draw(st.sampled_from(cuts))
+                indent = line[: len(line) - len(line.lstrip())]
+                out += [indent + stripped[:cut], indent + stripped[cut:]]
+                continue
+        if draw(st.integers(0, 4)) == 0:
+            line += " " * draw(st.integers(1, 4)) + ("\t" if draw(st.booleans()) else "")
+        out.append(line)
+        if not stripped and draw(st.integers(0, 3)) == 0:
+            out += [""] * draw(st.integers(1, 3))
+    return name, "\n".join(out)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reshaped())
+def test_reshaped_documents_lose_no_example_or_rule_silently(case):
+    name, text = case
+    original = _original(name)
+    result = document_import(text)
+    examples = result.data.examples.valid + result.data.examples.invalid
+    for urn in original.examples.valid + original.examples.invalid:
+        assert urn in examples or _reported(urn.rsplit(":", 1)[-1], result), (urn, examples)
+    before, after = _rules(original.grammar.abnf), _rules(result.data.grammar.abnf)
+    for rule, definition in before.items():
+        assert after.get(rule) == definition or _reported(rule, result), (rule, definition, after.get(rule))
+    assert result.data.snid == original.snid
+
+
+@pytest.mark.parametrize(("block", "expected"), [
+    ("   Jane Doe\n   Technical Director\n   Example Research Institute\n   c/o Department of Physics\n"
+     "   1 Example Road\n   Example City 12345\n   Germany\n   EMail: jane@example.org\n",
+     ("Jane Doe", "Example Research Institute", "jane@example.org",
+      "c/o Department of Physics\n1 Example Road\nExample City 12345\nGermany")),
+    ("   Name: Jane Doe\n   Affiliation: Example Research Institute\n   E-mail: jane@example.org\n"
+     "   Address: 1 Example Road\n            Example City 12345\n            Germany\n",
+     ("Jane Doe", "Example Research Institute", "jane@example.org", "1 Example Road\nExample City 12345\nGermany")),
+    ("   Organization: Example Forum\n   Contact: Jane Doe <jane@example.org>\n",
+     ("Jane Doe", "Example Forum", "jane@example.org", "")),
+], ids=["author-block-with-role-and-c/o", "labelled-with-affiliation", "contact-with-address-in-brackets"])
+def test_registrant_shapes(block, expected):
+    result = document_import("Namespace ID: demo\n\nDeclared registrant of the namespace:\n" + block)
+    r = result.data.registrant
+    assert (r.name, r.organisation, r.email, r.address) == expected
+    if "Technical Director" in block:
+        assert any("'Technical Director'" in note for note in result.notes)

@@ -37,6 +37,7 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:proposal_list": ("GET", "/proposals/", LOGGED_IN_200),
     "registry:proposal_new": ("GET", "/proposals/new/", LOGGED_IN_200),
     "registry:proposal_import": ("GET", "/proposals/import/", LOGGED_IN_200),
+    "registry:proposal_import_create": ("POST", "/proposals/import/create/", ("login", "400", "400", "400")),
     "registry:proposal_detail": ("GET", "/proposals/{draft}/", ("404", "200", "404", "200")),
     "registry:proposal_edit": ("GET", "/proposals/{draft}/edit/", ("login", "200", "404", "403")),
     "registry:proposal_check": ("POST", "/proposals/{draft}/check/", ("login", "200", "404", "403")),

@@ -14,15 +14,15 @@ from django.utils import timezone
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import rules, sandbox, services
+from .. import rules, services
 from ..checklist import example_subjects
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
 from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
-from ..documents import document_export, document_import
-from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm
-from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
-from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn, snid_error
+from ..documents import document_export
+from ..forms import NewProposalForm, ProposalForm, ReservationRequestForm
+from ..gfd191 import sections_by_part
+from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn
 from ..grammar.ir import diagrams_allowed
 from ..interchange import ProposalData, load, rebased
 from ..markdown import render_svg
@@ -312,32 +312,6 @@ def reservation_request(request, pk):
         except services.ServiceError as exc:
             messages.error(request, exc.message)
     return redirect("registry:proposal_detail", pk=proposal.pk)
-
-
-@login_required
-def proposal_import(request):
-    """Start a draft from an existing registration text (paste or upload)."""
-    form = ImportDocumentForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            result = sandbox.run_bounded(document_import, form.cleaned_data["text"],
-                                         what="document")
-        except sandbox.BudgetExceeded as exc:
-            form.add_error(None, exc.message + " Nothing was imported.")
-            return render(request, "registry/proposals/import.html", {"form": form}, status=400)
-        data = result.data
-        if not data.snid or snid_error(data.snid):
-            if data.snid:
-                result.notes.append(f"The SNID found, {data.snid[:40]!r}, cannot be used "
-                                    f"({snid_error(data.snid)}); the draft is named 'unnamed'.")
-            data.snid = "unnamed"
-        proposal = services.proposal_create(data, request.user)
-        mapped = ", ".join(f"{SECTIONS_BY_KEY[k].number}" for k in result.mapped)
-        messages.success(request, f"Draft created from the document. Sections recognised: {mapped or 'none'}.")
-        for note in result.notes:
-            messages.warning(request, note)
-        return redirect("registry:proposal_edit", pk=proposal.pk)
-    return render(request, "registry/proposals/import.html", {"form": form})
 
 
 def proposal_export(request, pk, fmt):

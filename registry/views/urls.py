@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import accounts, proposals, public, review, threads
+from . import accounts, imports, proposals, public, review, threads
 
 app_name = "registry"
 
@@ -20,7 +20,8 @@ urlpatterns = [
     path("accounts/signup/", accounts.signup, name="signup"),
     path("proposals/", proposals.my_proposals, name="proposal_list"),
     path("proposals/new/", proposals.proposal_new, name="proposal_new"),
-    path("proposals/import/", proposals.proposal_import, name="proposal_import"),
+    path("proposals/import/", imports.proposal_import, name="proposal_import"),
+    path("proposals/import/create/", imports.proposal_import_create, name="proposal_import_create"),
     path("proposals/<int:pk>/", proposals.proposal_detail, name="proposal_detail"),
     path("proposals/<int:pk>/edit/", proposals.proposal_edit, name="proposal_edit"),
     path("proposals/<int:pk>/check/", proposals.proposal_check, name="proposal_check"),

@@ -4,46 +4,63 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from functools import partial
+
 from ... import interchange, sandbox, services
+from ...documents import DocumentError, document_import, read_file
 from ...grammar import snid_error
-from ...documents import document_import
 from ._common import get_user
 
 
 class Command(BaseCommand):
-    help = ("Read a registration document (GFD.191-style, RFC 3406/8141-style, plain text, Markdown "
-            "or LaTeX) into a draft proposal and report what was mapped. With --json, print the "
-            "proposal in the interchange format instead of storing it.")
+    help = ("Read a registration document (text, Markdown, LaTeX, PDF or Word .docx; GFD.191-style or "
+            "RFC 3406/8141-style) into a draft proposal and print the import report: every template "
+            "field found (with its source lines), uncertain (why) or not found. --json prints the "
+            "report, the proposal data and the new proposal's id; --dry-run creates nothing.")
 
     def add_arguments(self, parser):
         parser.add_argument("path")
-        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument("--dry-run", action="store_true", help="report only; create no proposal")
         parser.add_argument("--submitter", help="owner of the draft (default: the first superuser)")
 
-    def handle(self, path, json=False, submitter=None, **options):
+    def handle(self, path, json=False, dry_run=False, submitter=None, **options):
         try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
-            result = sandbox.run_bounded(document_import, text, what="document")
+            raw = Path(path).read_bytes()
+            text, fmt = sandbox.run_bounded(read_file, Path(path).name, raw, what="document",
+                                            expected=(DocumentError,))
+            result = sandbox.run_bounded(partial(document_import, format=fmt), text, what="document",
+                                         expected=(DocumentError,))
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}.") from None
         except sandbox.BudgetExceeded as exc:
             raise CommandError(exc.message + " Nothing was imported.", returncode=2) from None
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+        except DocumentError as exc:
+            raise CommandError(str(exc), returncode=2) from None
+        data = result.data
+        proposal = None
+        if not dry_run:
+            user = get_user(submitter) if submitter else get_user_model().objects.filter(
+                is_superuser=True).order_by("pk").first()
+            if user is None:
+                raise CommandError("Give --submitter USER (there is no superuser to default to), or --dry-run.")
+            if not data.snid or snid_error(data.snid):
+                data.snid = "unnamed"
+            try:
+                proposal = services.proposal_create(data, user)
+            except services.ServiceError as exc:
+                raise CommandError(exc.message, returncode=2) from None
         if json:
-            self.stdout.write(dumps(interchange.dump(result.data), indent=2, ensure_ascii=False))
+            payload = {
+                "proposal_id": proposal.pk if proposal else None,
+                "created": proposal is not None,
+                "report": result.report.as_dict(),
+                "data": interchange.dump(data),
+            }
+            self.stdout.write(dumps(payload, indent=2, ensure_ascii=False))
             return
-        user = get_user(submitter) if submitter else get_user_model().objects.filter(
-            is_superuser=True).order_by("pk").first()
-        if user is None:
-            raise CommandError("Give --submitter USER (there is no superuser to default to).")
-        if not result.data.snid or snid_error(result.data.snid):
-            result.data.snid = "unnamed"
-        try:
-            proposal = services.proposal_create(result.data, user)
-        except services.ServiceError as exc:
-            raise CommandError(exc.message, returncode=2) from None
-        self.stdout.write(str(proposal.pk))
+        if proposal is not None:
+            self.stdout.write(str(proposal.pk))
         self.stdout.write(report_text(result), ending="")
 
 
@@ -52,7 +69,8 @@ def report_text(result) -> str:
     lines += [f"  {key:<24} <- {heading}" for key, heading in result.mapped.items()]
     if result.unmapped:
         lines += ["Not mapped (kept in section 8):"] + [f"  {heading}" for heading in result.unmapped]
-    if result.notes:
-        lines += ["Needs attention:"] + [f"  - {note}" for note in result.notes]
+    lines += ["Report:", result.report.as_text().rstrip("\n")]
+    if result.report.left_out:
+        lines += ["URN-like text not taken as examples:"]
+        lines += [f"  line {item['line']}: {item['text']} ({item['why']})" for item in result.report.left_out]
     return "\n".join(lines) + "\n"
-

@@ -1,0 +1,139 @@
+"""Which template section a heading stands for, by its words, with a confidence.
+
+A heading is recognised in three ways, each with its confidence:
+
+* exactly a known title (GFD.191's own or an RFC 3406/8141 template title): 1.0;
+* close in spelling to one (OCR damage, "Identifer"): the similarity, at least 0.8;
+* by meaning: the words it contains ("Identifier assignment process" is about
+  assignment): 0.7, or 0.5 when its words point to two sections at once
+  ("uniqueness and persistence").
+
+Below ``CERTAIN`` the mapping is reported as uncertain, never used silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from ..gfd191 import SECTIONS
+
+CERTAIN = 0.85
+MAX_HEADING = 90  # characters: longer lines are prose
+
+# Known titles (normalised: lower-case letters only) and the section each fills.
+# None: a heading we recognise that belongs to no template section.
+KNOWN: dict[str, str | None] = {}
+
+
+def normal(text: str) -> str:
+    return "".join(c for c in text.lower() if "a" <= c <= "z")
+
+
+for _section in SECTIONS:
+    KNOWN[normal(_section.title)] = _section.key
+for _title, _target in {
+    "Namespace ID": "snid", "Namespace Identifier": "snid", "Registration Information": "version",
+    "Document Version": "version", "Registration Date": "version", "Registration Version Number": "version",
+    "Version": "version", "Declared registrant of the namespace": "registrant",
+    "Declared Registrant": "registrant", "Registrant": "registrant",
+    "Declaration of syntactic structure": "syntactic_structure",
+    "Declaration of structure": "syntactic_structure", "Syntax": "syntactic_structure",
+    "Purpose": "scope", "Assignment": "identifier_assignment", "Resolution": "resolution",
+    "Documentation": "ancillary_documentation", "Interoperability": None,
+    "Security and Privacy": None, "Additional Information": None,
+    "Relevant ancillary documentation": "ancillary_documentation",
+    "Identifier uniqueness considerations": "uniqueness",
+    "Identifier persistence considerations": "immutability",
+    "Identifier immutability considerations": "immutability",
+    "Process of identifier assignment": "identifier_assignment",
+    "Process for identifier resolution": "resolution", "Process of identifier resolution": "resolution",
+    "Rules for Lexical Equivalence": "lexical_equivalence", "Conformance with URN Syntax": "encoding",
+    "Validation mechanism": "validation_mechanism", "Scope": "scope", "Examples": "examples",
+    "Example": "examples", "Change history": "changes",
+    "Changes from Previous Versions / Prior Usage": "changes",
+    "Namespace Considerations": None, "Community Considerations": None, "Services": None,
+    "Registration": None, "Security Considerations": None, "IANA Considerations": None,
+    "References": None, "Normative References": None, "Informative References": None,
+    "Abstract": None, "Introduction": None, "Terminology": None, "Acknowledgments": None,
+    "Acknowledgements": None, "Full Copyright Statement": None, "Copyright Notice": None,
+    "Author's Address": None, "Authors' Addresses": None, "Specification Template": None,
+    "Namespace Registration Template": None, "Namespace ID Proposal": None, "Conclusion": None,
+    "Intellectual Property": None, "Glossary": None, "Contributors": None, "End of Template": None,
+}.items():
+    KNOWN[normal(_title)] = _target
+
+# Words that carry a heading's meaning, and the section they point to.
+_MEANING = [
+    ("uniqueness", "uniqueness"), ("unique", "uniqueness"), ("persistence", "immutability"),
+    ("persistent", "immutability"), ("immutab", "immutability"), ("assignment", "identifier_assignment"),
+    ("assigning", "identifier_assignment"), ("resolution", "resolution"), ("resolving", "resolution"),
+    ("equivalence", "lexical_equivalence"), ("validation", "validation_mechanism"),
+    ("syntactic", "syntactic_structure"), ("syntax", "syntactic_structure"), ("structure", "syntactic_structure"),
+    ("registrant", "registrant"), ("contact", "registrant"), ("ancillary", "ancillary_documentation"),
+    ("example", "examples"), ("scope", "scope"), ("encoding", "encoding"), ("conformance", "encoding"),
+    ("history", "changes"), ("changes", "changes"), ("version", "version"),
+]
+
+_NUMBER = re.compile(r"^[ \t]*\d{1,3}(?:\.\d{1,3}){0,4}\.?[ \t]+")
+_TITLE_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 /'’&|,.-()")
+
+
+@dataclass(slots=True)
+class Heading:
+    key: str | None  # template section, or None for a known heading of no section
+    title: str  # as found, without number and colon
+    rest: str  # text after the colon on the same line
+    confidence: float
+    why: str  # how it was recognised
+    number: str = ""  # "4.1" when numbered
+    indent: int = 0
+
+
+def heading(line: str) -> Heading | None:
+    """A ``Heading`` if ``line`` is one, else None."""
+    raw = line.rstrip()
+    stripped = raw.strip().strip("*").strip().lstrip("#").strip()
+    if not stripped or stripped[:1] in "-*•+[(`~<>|":
+        return None  # list items, bracketed and quoted text are never headings
+    head, colon, rest = stripped.partition(":")
+    if len(head) > MAX_HEADING or not colon and len(stripped) > MAX_HEADING:
+        return None
+    if colon and rest[:1] not in ("", " ", "\t", "*"):
+        return None  # "urn:x:1", "http://…": not a label
+    head = head.strip().strip("*").strip()
+    if not colon:
+        head, rest = stripped, ""
+    number = _NUMBER.match(head)
+    title = head[number.end():].strip() if number else head
+    title = title.rstrip(".").strip()
+    key = normal(title)
+    indent = len(raw) - len(raw.lstrip())
+    if len(key) < 4 or len(title) > 60 or not title[:1].isalpha() or not set(title) <= _TITLE_CHARS:
+        return None
+    numbered = number.group(0).strip().rstrip(".") if number else ""
+    if not (colon or numbered) and (indent and not raw.lstrip().startswith("#") or len(title.split()) > 8):
+        return None
+    rest = rest.strip().strip("*").strip()
+    if key in KNOWN:
+        return Heading(KNOWN[key], title, rest, 1.0, "known title", numbered, indent)
+    close = difflib.get_close_matches(key, list(KNOWN), n=1, cutoff=0.8 if (colon or numbered) else 0.86)
+    if close:
+        ratio = difflib.SequenceMatcher(None, key, close[0]).ratio()
+        return Heading(KNOWN[close[0]], title, rest, round(ratio, 2), "spelled like a known title", numbered,
+                       indent)
+    if not (colon or "." in (number.group(0) if number else "")) or len(title.split()) > 8:
+        return None  # by meaning only with a colon or a section number ("3.", "4.1"), not "1 Example Road"
+    lowered = title.lower()
+    targets = []
+    for word, target in _MEANING:
+        if word in lowered and target not in targets:
+            targets.append(target)
+    if len(targets) == 1:
+        return Heading(targets[0], title, rest, 0.7, f"its words are about {targets[0].replace('_', ' ')}",
+                       numbered, indent)
+    if len(targets) > 1:
+        return Heading(targets[0], title, rest, 0.5,
+                       "its words point to more than one section (" + ", ".join(targets) + ")", numbered, indent)
+    return None

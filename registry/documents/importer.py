@@ -1,0 +1,553 @@
+"""A registration document's text -> proposal data plus the report of what came from where.
+
+Reads GFD.191-style documents (numbered "1.1 Namespace Identifier" … "8
+Changes"), RFC 3406/8141-style registrations ("Namespace ID:", "Declaration of
+syntactic structure:", …) and our own export, in text, Markdown or LaTeX (PDF
+and Word files are turned into text first, see formats.py). Nothing is dropped:
+text under no recognised heading is kept in section 8 under a marked heading,
+URN-like text not taken as an example is listed in the report, and every
+template field is reported found, uncertain or not found.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from ..gfd191 import SECTIONS, SECTIONS_BY_KEY
+from ..grammar import snid_error
+from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, ProposalData, Registrant
+from . import examples as example_scan
+from . import grammar as abnf
+from . import registrant as registrant_reader
+from .headings import CERTAIN, Heading, heading
+from .report import Report
+from .text import Line, normalise, numbered_lines
+
+UNMAPPED_MARK = "Unmapped text from the imported document"
+EMPTY = "(none)"
+GFD_TYPES = DOCUMENT_TYPES
+# RFC categories and the GFD type closest to each (uncertain: the series differ).
+_RFC_CATEGORIES = {"informational": "Informational", "experimental": "Experimental",
+                   "standards track": "Recommendation", "best current practice": "Community Practice"}
+
+
+@dataclass(slots=True)
+class Block:
+    key: str | None
+    heading: Heading | None
+    line: int  # source line of the heading (0: before the first heading)
+    lines: list[Line] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ImportResult:
+    data: ProposalData
+    mapped: dict[str, str] = field(default_factory=dict)  # section key -> heading as found
+    notes: list[str] = field(default_factory=list)  # what needs attention
+    unmapped: list[str] = field(default_factory=list)  # headings whose text was not mapped
+    source: str = ""  # the source text the report's line numbers refer to
+    report: Report = field(default_factory=Report)
+    document_type: str = ""  # GFD type (document.type in the interchange data)
+
+
+def _split(lines: list[Line], report: Report) -> list[Block]:
+    """The document cut at its headings."""
+    found = [(line, heading(line.text)) for line in lines]
+    numbered = {h.key for line, h in found if h and h.key and h.number == SECTIONS_BY_KEY[h.key].number}
+    # A GFD.191-style document numbers its template sections: then only those count,
+    # and the same words elsewhere in its prose are text, not headings.
+    template_numbers = len(numbered) >= 5
+    blocks = [Block(None, None, 0)]
+    for line, found_heading in found:
+        current = blocks[-1]
+        if found_heading is not None and template_numbers and found_heading.key:
+            if found_heading.number != SECTIONS_BY_KEY[found_heading.key].number:
+                # The same words elsewhere: a part heading ("2. Syntax") or prose, not the section.
+                found_heading = (Heading(None, found_heading.title, found_heading.rest, 1.0, "a part heading",
+                                         found_heading.number, found_heading.indent)
+                                 if found_heading.number and "." not in found_heading.number else None)
+        if found_heading is not None and current.heading is not None \
+                and found_heading.indent > current.heading.indent and current.key \
+                and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number):
+            found_heading = None  # an indented label inside a section ("Introduction:") is its text
+        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key == current.key:
+            found_heading = None  # "Contact:" inside the registrant section is one of its labels
+        if found_heading is None:
+            current.lines.append(line)
+            continue
+        block = Block(found_heading.key, found_heading, line.number)
+        if found_heading.rest:
+            block.lines.append(Line(line.number, found_heading.rest))
+        blocks.append(block)
+        report.headings.append({
+            "line": line.number, "title": found_heading.title, "section": found_heading.key or "",
+            "confidence": found_heading.confidence, "why": found_heading.why,
+        })
+    return blocks
+
+
+def _text(lines: list[Line]) -> str:
+    return "\n".join(line.text for line in lines).strip("\n")
+
+
+def _dedent(text: str) -> str:
+    rows = text.split("\n")
+    indents = [len(r) - len(r.lstrip()) for r in rows if r.strip()]
+    cut = min(indents) if indents else 0
+    return "\n".join(r[cut:] for r in rows).strip()
+
+
+def document_import(text: str, *, format: str = "text") -> ImportResult:
+    """Read a registration document's text into proposal data and a report."""
+    source = normalise(text)
+    report = Report(format=format)
+    result = ImportResult(ProposalData(snid=""), source=source, report=report)
+    lines = numbered_lines(source, report.notes)
+    blocks = _split(lines, report)
+    data = result.data
+    _preamble(blocks[0], data, report)
+    sections: dict[str, list[Line]] = {}
+    unmapped: list[Block] = []
+    for block in blocks:
+        content = _text(block.lines).strip()
+        if block.key is None:
+            if content:
+                unmapped.append(block)
+                result.unmapped.append(block.heading.title if block.heading else "(before the first heading)")
+            continue
+        result.mapped.setdefault(block.key, block.heading.title)
+        if block.heading.confidence < CERTAIN:
+            report.notes.append(f"The heading {block.heading.title!r} (line {block.line}) was taken as "
+                                f"{SECTIONS_BY_KEY[block.key].heading}: {block.heading.why}; check it.")
+        body = list(block.lines)
+        while body and not body[0].text.strip():
+            body = body[1:]
+        if body and body[0].text.strip().startswith(EMPTY):
+            body[0] = Line(body[0].number, body[0].text.strip()[len(EMPTY):])
+        sections.setdefault(block.key, []).extend(body)
+    preamble = blocks[0]
+    if "syntactic_structure" not in sections and _text(preamble.lines).strip() and \
+            abnf.extract(preamble.lines).rules:
+        # RFC-style extracts often start straight with the grammar and its description.
+        sections["syntactic_structure"] = preamble.lines
+        result.mapped["syntactic_structure"] = "(before the first heading)"
+        unmapped = [b for b in unmapped if b is not preamble]
+        result.unmapped = [u for u in result.unmapped if u != "(before the first heading)"]
+        report.notes.append("The text before the first heading holds a grammar; it was taken as 2.1 "
+                            "Syntactic Structure.")
+    exported = _export_markers(sections, data)
+    _snid_and_version(sections, data, report)
+    _document_type(lines, result)
+    _registrant(sections.get("registrant", []), data, report)
+    _grammar(sections, lines, exported, data, report)
+    _examples(sections, unmapped, exported, data, report)
+    for section in SECTIONS:
+        if section.kind != "prose":
+            continue
+        value = _dedent(_text(sections.get(section.key, [])))
+        if value:
+            data.sections[section.key] = value
+        item_lines = [line.number for line in sections.get(section.key, []) if line.text.strip()]
+        block = next((b for b in blocks if b.key == section.key), None)
+        uncertain = bool(block and block.heading.confidence < CERTAIN)
+        report.add(f"sections.{section.key}", section.heading, value, item_lines + ([block.line] if block else []),
+                   uncertain=uncertain and bool(value),
+                   why=(f"heading {block.heading.title!r}: {block.heading.why}" if uncertain else
+                        "" if value else ("required by GFD.191 §5" if section.required else "optional")))
+    if unmapped:
+        kept = []
+        for block in unmapped:
+            title = block.heading.title if block.heading else "(before the first heading)"
+            kept.append(f"### {title}\n\n{_dedent(_text(block.lines))}")
+            report.add("unmapped", f"Unmapped: {title}", _dedent(_text(block.lines))[:2000],
+                       [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else []),
+                       uncertain=True, why="matches no template section; kept in section 8 for you to move or delete")
+        data.sections["changes"] = (data.sections.get("changes", "") + f"\n\n## {UNMAPPED_MARK}\n\n"
+                                    "Review this text: move what belongs to a section, delete the rest.\n\n"
+                                    + "\n\n".join(kept)).strip()
+        report.notes.append(f"Text under {len(unmapped)} heading(s) matched no template section; "
+                            f"it is kept in section 8 under \"{UNMAPPED_MARK}\".")
+    missing = [s.heading for s in SECTIONS if s.required and s.kind == "prose" and s.key not in data.sections]
+    if missing:
+        report.notes.append("Required sections not found: " + ", ".join(missing) + ".")
+    result.notes = report.notes
+    return result
+
+
+def _preamble(block: Block, data: ProposalData, report: Report) -> None:
+    """Our own export's title ("# urn:ogf:x: Title") and document lines, by plain string tests."""
+    kept = []
+    for line in block.lines:
+        text = line.text.strip().lstrip("#").strip()
+        if text.lower().startswith("urn:ogf:") and not data.title and text.count(":") >= 3:
+            snid, _, title = text[len("urn:ogf:"):].partition(":")
+            if snid and not snid_error(snid):
+                data.title = title.strip()
+                report.add("title", "Title", data.title, [line.number])
+                continue
+        if text.startswith("Document:") and not data.document.reference:
+            value = text[len("Document:"):].strip()
+            words = value.split()
+            url = words[-1] if words and words[-1].startswith(("http://", "https://")) else ""
+            data.document.reference = value[: len(value) - len(url)].strip() if url else value
+            data.document.url = url
+            report.add("document.reference", "Document", value, [line.number])
+            continue
+        kept.append(line)
+    block.lines[:] = kept
+
+
+def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, report: Report) -> None:
+    snid, snid_line = "", []
+    for line in sections.get("snid", []):
+        index = line.text.lower().find("urn:ogf:")
+        candidate = line.text[index + 8:].split(":", 1)[0].strip("`\"' ") if index >= 0 else ""
+        if candidate and not snid_error(candidate):
+            snid, snid_line = candidate, [line.number]
+            break
+    for line in [] if snid else sections.get("snid", []):
+        text = line.text
+        for token in text.replace('"', " ").replace("`", " ").replace("(", " ").replace(")", " ").split():
+            token = token.strip(".,:;'")
+            if token.lower() in {"urn", "requested", "the", "namespace", "id", "nid", "is", "formal", "informal",
+                                 "identifier", "has", "been", "assigned", "this", "document", "requests"}:
+                continue
+            if token and not snid_error(token):
+                snid, snid_line = token, [line.number]
+                break
+        if snid:
+            break
+    data.snid = snid.lower()
+    if snid and snid != snid.lower():
+        report.add("snid", "1.1 Namespace Identifier", snid.lower(), snid_line, uncertain=True,
+                   why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case")
+    else:
+        report.add("snid", "1.1 Namespace Identifier", snid, snid_line,
+                   why="" if snid else "fill in the SNID you request")
+    if not snid:
+        report.notes.append("No SNID was found: fill in 1.1 Namespace Identifier.")
+    version_lines = sections.get("version", [])
+    version_text, version_line = "", []
+    for line in version_lines:
+        lowered = line.text.lower()
+        index = lowered.find("version")
+        if index < 0:
+            word = line.text.strip().rstrip(".")
+            if word.replace(".", "").isdigit() and not version_text:
+                version_text, version_line = word, [line.number]  # "Version:" heading, number below
+            continue
+        rest = line.text[index + 7:].replace("number", " ").replace("Number", " ").replace(":", " ").strip()
+        word = rest.split()[0] if rest.split() else ""
+        if word[:1].isdigit():
+            version_text, version_line = word.rstrip(".,;"), [line.number]
+            break
+    data.version = 1
+    if version_text.isdigit() and 1 <= int(version_text) <= 100_000:
+        data.version = int(version_text)
+        report.add("version", "1.2 Version", version_text, version_line,
+                   uncertain=data.version != 1,
+                   why=f"the document is version {data.version}; a new SNID starts at version 1" if data.version != 1 else "")
+    elif version_text:
+        report.add("version", "1.2 Version", version_text, version_line, uncertain=True,
+                   why=f"{version_text!r} is not a whole number; registry versions are whole numbers, so 1 was used")
+    else:
+        report.add("version", "1.2 Version", "", why="no version given; 1 is used")
+    if data.version != 1:
+        report.notes.append(f"The document is version {data.version}; for a new SNID the registry "
+                            "starts at version 1.")
+    for line in version_lines:
+        for word in line.text.replace(",", " ").split():
+            if len(word) >= 10 and word[4:5] == "-" and word[7:8] == "-" and word[:4].isdigit():
+                try:
+                    data.registration_date = dt.date.fromisoformat(word[:10])
+                    report.add("registration_date", "1.2 Registration date", word[:10], [line.number])
+                except ValueError:
+                    report.add("registration_date", "1.2 Registration date", word[:10], [line.number],
+                               uncertain=True, why="not a valid date")
+                    report.notes.append(f"{word[:10]!r} in 1.2 is not a valid date.")
+                return
+    report.add("registration_date", "1.2 Registration date", "", why="set on publication")
+
+
+def _document_type(lines: list[Line], result: ImportResult) -> None:
+    """The GFD type (Informational, Experimental, Community Practice, Recommendation)."""
+    report = result.report
+    for index, line in enumerate(lines[:400]):
+        lowered = line.text.strip().lower()
+        candidates = []
+        if lowered.startswith("category:"):
+            candidates = [lowered[9:].strip()]
+        elif lowered.startswith(("status of this document", "status of this memo")):
+            candidates = [other.text.strip().lower() for other in lines[index + 1:index + 8] if other.text.strip()][:3]
+        for candidate in candidates:
+            for gfd_type in GFD_TYPES:
+                if candidate.startswith(gfd_type.lower()):
+                    result.document_type = result.data.document.type = gfd_type
+                    report.add("document.type", "Document type (GFD)", gfd_type, [line.number])
+                    return
+            for category, gfd_type in _RFC_CATEGORIES.items():
+                if candidate.startswith(category):
+                    result.document_type = result.data.document.type = gfd_type
+                    report.add("document.type", "Document type (GFD)", gfd_type, [line.number], uncertain=True,
+                               why=f"the document is an RFC of category {category!r}; {gfd_type} is the closest "
+                                   "GFD type")
+                    return
+    report.add("document.type", "Document type (GFD)", "", why="a registration is usually Informational (GFD.191 §4)")
+
+
+def _registrant(lines: list[Line], data: ProposalData, report: Report) -> None:
+    found = registrant_reader.read(lines)
+    data.registrant = Registrant(found.name, found.organisation, found.email, found.address)
+    report.notes.extend(found.notes)
+    for key, label in (("name", "Registrant name"), ("organisation", "Registrant organisation"),
+                       ("email", "Registrant e-mail"), ("address", "Registrant postal address")):
+        value = getattr(found, key)
+        why = found.uncertain.get(key, "")
+        report.add(f"registrant.{key}", label, value, found.lines.get(key, []), uncertain=bool(why and value),
+                   why=why or ("" if value else "not in the registrant section"))
+
+
+def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report) -> None:
+    if exported.get("abnf"):
+        data.grammar = Grammar(abnf=exported["abnf"], rule=exported.get("rule", ""))
+        report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", data.grammar.abnf, exported.get("lines", []))
+        report.add("grammar.rule", "Top rule", data.grammar.rule, exported.get("lines", [])[:1],
+                   why="" if data.grammar.rule else "the first rule is the top rule")
+        return
+    part = sections.get("syntactic_structure", []) + sections.get("validation_mechanism", [])
+    extracted = abnf.extract(part)
+    if not extracted.rules and not extracted.problems:
+        everywhere = abnf.extract(lines)
+        if everywhere.rules:
+            extracted = everywhere
+            report.notes.append("The grammar was found outside the syntax section; check that it is the one meant.")
+    if extracted.columns and not extracted.rules:
+        first, last = extracted.columns
+        report.notes.append(f"The grammar on source lines {first}-{last} was split into columns by text extraction "
+                            "(rule names, '=' signs and definitions one after the other); rejoin each rule "
+                            "and its definition in 2.1.")
+        report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", "", list(range(first, last + 1)),
+                   why="split into columns by text extraction: rejoin it against the original")
+        report.add("grammar.rule", "Top rule", "", why="no grammar could be read")
+        return
+    if extracted.bnf_lines and not extracted.rules:
+        report.notes.append(f"Line(s) {', '.join(map(str, extracted.bnf_lines[:5]))} use BNF ('<a> ::= b'), "
+                            "not ABNF; rewrite them as ABNF (RFC 5234) for the registry to execute them.")
+    if not extracted.abnf:
+        report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", "", why="no ABNF rules found; give the formal syntax in 2.1")
+        report.add("grammar.rule", "Top rule", "", why="no grammar")
+        report.notes.append("No ABNF grammar was found: give the formal syntax in 2.1.")
+        return
+    text = extracted.abnf
+    why = []
+    rebased = abnf.rebase(text, extracted.top, data.snid) if not extracted.problems else None
+    if rebased:
+        text, change = rebased
+        extracted.changes.append(change)
+    why += extracted.changes + extracted.problems + [p for p in extracted.prose if "cannot" in p]
+    for message in extracted.changes:
+        report.notes.append(message)
+    if extracted.problems:
+        report.notes.append("The grammar was extracted but does not read as ABNF: " + extracted.problems[0]
+                            + " Repair it against the source.")
+    for message in extracted.prose:
+        report.notes.append(message)
+    data.grammar = Grammar(abnf=text, rule=extracted.top)
+    doubtful = bool(rebased or extracted.problems or any("cannot" in p for p in extracted.prose))
+    report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", text, extracted.lines, uncertain=doubtful,
+               why=" ".join(why))
+    report.add("grammar.rules", "Grammar rules", ", ".join(extracted.rules), extracted.lines,
+               why="" if extracted.rules else "no rule could be read")
+    top_line = [extracted.lines[i] for i, t in enumerate(text.split("\n")[:len(extracted.lines)])
+                if abnf.rule_start(t) and abnf.rule_start(t)[0] == extracted.top][:1]
+    report.add("grammar.rule", "Top rule", extracted.top, top_line, uncertain=bool(extracted.top_uncertain),
+               why=extracted.top_uncertain)
+
+
+def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalData, report: Report) -> None:
+    if "examples" in exported:
+        valid, invalid = exported["examples"]
+        data.examples = Examples(valid=valid, invalid=invalid)
+        for kind, urns in (("valid", valid), ("invalid", invalid)):
+            for urn in urns:
+                report.add(f"examples.{kind}", f"Example ({kind})", urn, exported.get("example_lines", {}).get(urn, []))
+        return
+    snid = data.snid
+    own = {"ogf"}
+    for line in sections.get("snid", []):
+        for word in line.text.replace('"', " ").replace("`", " ").split():
+            own.add(word.strip(".,:;'()").lower())
+    # Where examples are looked for, in order: the examples section, then the syntax part,
+    # then the rest of the document (there only URNs of the document's own namespace).
+    tiers = [[line for line in sections.get("examples", [])],
+             [line for key in ("syntactic_structure", "validation_mechanism") for line in sections.get(key, [])],
+             [line for key, ls in sections.items() if key not in ("examples", "syntactic_structure",
+                                                                  "validation_mechanism", "snid", "version")
+              for line in ls] + [line for block in unmapped for line in block.lines]]
+    candidates: list = []
+    example_lines: list[Line] = []
+    chosen = None
+    for tier, tier_lines in enumerate(tiers):
+        scanned = example_scan.scan(tier_lines)
+        found_lines = {f.line for f in scanned.found}
+        if tier < 2:
+            scanned.found += example_scan.scan_ocr([ln for ln in tier_lines if ln.number not in found_lines])
+            scanned.found.sort(key=lambda f: f.line)
+        for text, number in scanned.templates:
+            report.left_out.append({"text": text, "line": number, "why": "a template or a bare prefix, not a URN"})
+        for f in scanned.found:
+            nid = f.urn[4:].split(":", 1)[0].lower()
+            if chosen is not None and chosen != tier:
+                report.left_out.append({"text": f.urn, "line": f.line,
+                                        "why": "outside the section the examples were taken from"})
+            elif tier == 2 and not (nid in own and nid != "ogf" or snid and f.urn.lower().startswith(
+                    f"urn:ogf:{snid.lower()}:")):
+                report.left_out.append({"text": f.urn, "line": f.line,
+                                        "why": "a mention of another namespace in prose"})
+            else:
+                candidates.append(f)
+                chosen = tier
+        if chosen == tier:
+            example_lines = tier_lines
+    invalid_marks = _invalid_lines(example_lines)
+    valid, invalid, recast = [], [], set()
+    for f in candidates:
+        urn = f.urn
+        nid, rest = urn[4:].split(":", 1)
+        if nid.lower() == "ogf":
+            if rest.count(":") < 1:
+                report.left_out.append({"text": urn, "line": f.line, "why": "urn:ogf: needs an SNID and a string"})
+                continue
+        elif snid:
+            recast.add(nid)
+            urn = f"urn:ogf:{snid}:{rest}"
+        bad = f.struck or f.line in invalid_marks
+        if urn in valid or urn in invalid:
+            continue
+        (invalid if bad else valid).append(urn)
+        why = []
+        if f.ocr:
+            why.append("spaces were removed from an OCR-damaged URN; compare with the source")
+        if f.end_line != f.line:
+            why.append(f"joined across lines {f.line}-{f.end_line}")
+        report.add("examples.invalid" if bad else "examples.valid", "Example (invalid)" if bad else "Example",
+                   urn, [f.line, f.end_line], uncertain=f.ocr, why="; ".join(why))
+    if len(valid) + len(invalid) > MAX_EXAMPLES:
+        report.notes.append(f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
+                            f"{MAX_EXAMPLES:,} were taken (a proposal holds at most {MAX_EXAMPLES:,}).")
+        valid = valid[:MAX_EXAMPLES]
+        invalid = invalid[:max(0, MAX_EXAMPLES - len(valid))]
+    data.examples = Examples(valid=valid, invalid=invalid)
+    if recast:
+        report.notes.append(f"Example URNs of urn:{', urn:'.join(sorted(recast))}: were re-cast as urn:ogf:{snid}: "
+                            "— check that they still make sense.")
+    if not valid:
+        report.add("examples.valid", "Example", "", why="no example URN found; give at least one in 6")
+        report.notes.append("No example URNs were found.")
+
+
+def _invalid_lines(lines: list[Line]) -> set[int]:
+    """Lines listed after a sentence introducing invalid examples (until one introducing valid ones)."""
+    marked, listing = set(), False
+    for line in lines:
+        lowered = line.text.lower()
+        if "urn:" not in lowered:
+            if "invalid" in lowered and ("following" in lowered or lowered.rstrip().endswith(":")):
+                listing = True
+            elif "valid" in lowered and "invalid" not in lowered and "following" in lowered:
+                listing = False
+            continue
+        if listing:
+            marked.add(line.number)
+    return marked
+
+
+# Lines our own export writes around structured parts; read back into their fields.
+_FORMAL = "Formal syntax"
+_LENGTH = "The total length of a URN MUST NOT exceed "
+_RULE = "Executable rule: "
+_LISTS = ("The following URNs are valid:", "The following URNs are invalid:")
+
+
+def _numbered_lists(lines: list[Line]) -> bool:
+    """Whether the example lists are as our export writes them: every item "    <n>- <URN>"."""
+    inside = False
+    for line in lines:
+        text = line.text
+        if text.strip() in _LISTS:
+            inside = True
+        elif inside and text.startswith("    "):
+            number, dash, _ = text.strip().partition("- ")
+            if not (dash and number.isdigit()):
+                return False
+        else:
+            inside = False
+    return True
+
+
+def _export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
+    """Take the structured parts our own export writes out of the prose they sit in."""
+    found: dict = {}
+    lines = sections.get("syntactic_structure", [])
+    kept = []
+    index = 0
+    while index < len(lines):
+        text = lines[index].text
+        if text.startswith(_FORMAL) and text.rstrip().endswith(":") and "abnf" not in found:
+            rule = ""
+            if text.startswith(_FORMAL + " (top rule ") and text.rstrip().endswith("):"):
+                rule = text.rstrip()[len(_FORMAL + " (top rule "):-2]
+            body, numbers = [], [lines[index].number]
+            index += 1
+            while index < len(lines) and (lines[index].text.startswith("    ") or not lines[index].text.strip()):
+                body.append(lines[index].text[4:])
+                numbers.append(lines[index].number)
+                index += 1
+            while body and not body[-1].strip():
+                body.pop()
+            found.update(abnf="\n".join(body) + "\n", rule=rule, lines=numbers)
+            continue
+        if text.startswith(_LENGTH) and text.rstrip().endswith(" characters."):
+            number = text[len(_LENGTH):].split()[0]
+            if number.isdigit():
+                data.max_length = int(number)
+                index += 1
+                continue
+        kept.append(lines[index])
+        index += 1
+    if "syntactic_structure" in sections:
+        sections["syntactic_structure"] = kept
+    lines = sections.get("lexical_equivalence", [])
+    for line in lines:
+        if line.text.startswith(_RULE) and line.text.rstrip().endswith("."):
+            steps = line.text.rstrip()[len(_RULE):-1]
+            data.equivalence = [s.strip() for s in steps.split(",") if s.strip()]
+            sections["lexical_equivalence"] = [other for other in lines if other is not line]
+            break
+    lines = sections.get("examples", [])
+    if any(line.text.strip() in _LISTS for line in lines) and _numbered_lists(lines):
+        valid, invalid, kept, target = [], [], [], None
+        example_lines: dict[str, list[int]] = {}
+        for line in lines:
+            text = line.text
+            if text.strip() in _LISTS:
+                target = invalid if "invalid" in text else valid
+                continue
+            if target is not None and text.startswith("    "):
+                urn = text.strip()
+                number, dash, rest = urn.partition("- ")
+                if dash and number.isdigit():
+                    urn = rest.strip()
+                urn = urn.strip("~").removesuffix(" (invalid)").strip("~")
+                target.append(urn)
+                example_lines[urn] = [line.number]
+                continue
+            target = None
+            kept.append(line)
+        found["examples"] = (valid, invalid)
+        found["example_lines"] = example_lines
+        sections["examples"] = kept
+    for key in [k for k, v in sections.items() if not _text(v).strip()]:
+        del sections[key]
+    return found
