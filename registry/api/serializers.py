@@ -234,6 +234,9 @@ class ProposalDetailSerializer(ProposalSummarySerializer):
 class ActionSerializer(serializers.Serializer):
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     override_reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
+    public_note = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=5_000,
+        help_text="approve only: a note shown on the public page, e.g. why failing checks were overridden")
 
 
 ACTIONS = list(ProposalAction.values)

@@ -104,7 +104,8 @@ def review_decide(request, pk):
     try:
         services.proposal_transition(proposal, action, request.user,
                                      comment=request.POST.get("comment", ""),
-                                     override_reason=request.POST.get("override_reason", ""))
+                                     override_reason=request.POST.get("override_reason", ""),
+                                     public_note=request.POST.get("public_note", "")[:5000])
         messages.success(request, {"approve": "Approved and published in the registry.",
                                    "reject": "Rejected; the applicant has been told.",
                                    "request_changes": "Sent back for changes; the applicant has been told."}[action])
