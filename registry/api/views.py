@@ -7,7 +7,6 @@ from urllib.parse import unquote_plus
 
 import orjson
 from django.conf import settings
-from django.db.models import Q
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, permissions
@@ -19,7 +18,7 @@ from .. import rules, services
 from ..enums import NamespaceStatus
 from ..lookup import NotAnOgfUrn, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
-from ..selectors import pending_proposals, proposals_for, reservation_active, snid_suggestions
+from ..selectors import pending_proposals, proposals_for, registry_search, reservation_active, snid_suggestions
 from . import serializers as s
 from .http import cacheable, etag_for, not_modified
 from .negotiation import JSONOnly
@@ -39,8 +38,12 @@ class PublicView(APIView):
 
 
 @extend_schema(
-    summary="Registered SNIDs",
-    parameters=[OpenApiParameter("q", str, description="filter by text in the SNID or title")],
+    summary="Registered SNIDs, or search them",
+    description="Every registered SNID with its current version, in SNID order. With `q`, only the SNIDs "
+                "whose identifier, title or registration text match, best match first, each with a "
+                "`snippet` showing where.",
+    parameters=[OpenApiParameter("q", str, description="words to search for, e.g. `uuid` or `content "
+                                                       "collections`")],
     responses={200: s.SnidListItemSerializer(many=True), 404: OpenApiResponse(s.ErrorSerializer, "no such page"),
                429: s.ErrorSerializer},
 )
@@ -50,11 +53,10 @@ class SnidList(generics.ListAPIView):
     serializer_class = s.SnidListItemSerializer
 
     def get_queryset(self):
-        queryset = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
         text = self.request.query_params.get("q", "").strip()[:200]
         if text:
-            queryset = queryset.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
-        return queryset
+            return registry_search(text)
+        return Namespace.objects.registered().filter(current__isnull=False).select_related("current")
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)
@@ -106,14 +108,14 @@ def _json(data, status: int = 200) -> HttpResponse:
 
 
 class FastPublicView(PublicView):
-    """The two hot endpoints answer their main method without DRF's request/response wrapping.
-
-    Lookups are a dictionary hit and one RE2 match, so DRF's per-request work
-    (request wrapping, content negotiation, rendering) cost more than the lookup
-    itself. ``fast_method`` is served here with the same throttles, the same
-    JSON and the same errors; anything else (OPTIONS, HEAD, other methods) goes
-    through DRF as usual, and the class stays a DRF view for the OpenAPI schema.
-    """
+    # The two hot endpoints answer their main method without DRF's request/response wrapping.
+    #
+    # Lookups are a dictionary hit and one RE2 match, so DRF's per-request work
+    # (request wrapping, content negotiation, rendering) cost more than the lookup
+    # itself. ``fast_method`` is served here with the same throttles, the same
+    # JSON and the same errors; anything else (OPTIONS, HEAD, other methods) goes
+    # through DRF as usual, and the class stays a DRF view for the OpenAPI schema.
+    # (A comment, not a docstring: the schema shows docstrings to API users.)
 
     fast_method = "GET"
 
@@ -135,6 +137,12 @@ class FastPublicView(PublicView):
 class Lookup(FastPublicView):
     @extend_schema(
         summary="Is this urn:ogf: URN registered and valid, and what is its normal form?",
+        description="Checks one URN against the generic urn:ogf: syntax and the grammar registered for "
+                    "its SNID. `valid` is true only for a URN of a registered SNID that its grammar "
+                    "accepts; `errors` says why not, naming the character at fault. `normalized` is "
+                    "the form two lexically equivalent URNs share. `registration.url` is the SNID's "
+                    "page. Answers carry an ETag: send If-None-Match to get 304 while the registry "
+                    "is unchanged. To validate offline, use the `pattern` of `/api/snids/{snid}/`.",
         parameters=[OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN")],
         responses={200: s.LookupResultSerializer, 400: s.ErrorSerializer,
                    429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},
@@ -163,6 +171,8 @@ class Validate(FastPublicView):
 
     @extend_schema(
         summary=f"Validate up to {MAX_BATCH:,} URNs at once",
+        description="Send `{\"urns\": [...]}`; `results` holds one lookup answer per URN, in order "
+                    "(an item that is not a urn:ogf: URN gets `valid: false` with the reason).",
         request=s.ValidateRequestSerializer,
         responses={200: s.ValidateResponseSerializer, 400: s.ErrorSerializer, 413: s.ErrorSerializer,
                    415: s.ErrorSerializer, 429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 from functools import wraps
+from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.feedgenerator import Atom1Feed
@@ -22,10 +25,11 @@ from ..enums import NamespaceStatus
 from ..gfd191 import sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
 from ..grammar.parse import parse_grammar
+from ..grammar.portable import published_pattern
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..markdown import render_svg
 from ..models import Namespace, Proposal
-from ..selectors import reservation_active, snid_suggestions
+from ..selectors import registry_search, reservation_active, snid_suggestions
 
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
@@ -117,6 +121,43 @@ def _examples(proposal: Proposal) -> list[dict]:
     return rows
 
 
+def _example(proposal: Proposal, examples: list[dict], is_current: bool) -> str | None:
+    """One valid example to show first: one the lookup accepts (for the current version), or one
+    the version's own grammar accepts (for an earlier version)."""
+    for row in examples:
+        if row["kind"] != "valid" or row["accepted"] is False:
+            continue
+        if not is_current or lookup_for_snid(row["urn"], proposal.namespace.snid)["valid"]:
+            return row["urn"]
+    return None
+
+
+def _document_type(reference: str) -> str:
+    """'GFD' for 'GFD.191', 'RFC' for 'RFC 4198': the series a reference belongs to, if any."""
+    series = reference.split(".")[0].split(" ")[0].strip().upper()
+    return series if series.isalpha() and 2 <= len(series) <= 8 else ""
+
+
+def _card(namespace: Namespace, proposal: Proposal, examples: list[dict], is_current: bool) -> dict:
+    """The facts a reader comes for, at the top of the page (status, version, document, example,
+    pattern, equivalence, contact, and the editor's note when failing checks were overridden)."""
+    failed = [f for f in (proposal.findings or []) if f.get("status") == "fail"]
+    public = proposal.registrant_public()
+    return {
+        "example": _example(proposal, examples, is_current),
+        "pattern": published_pattern(namespace.snid, proposal.validator),
+        "document_type": _document_type(proposal.document_reference),
+        "equivalence": ["urn:ogf: and the SNID are case-insensitive (RFC 6453)."]
+        + [EQUIVALENCE_STEPS[step] for step in proposal.equivalence],
+        "contact": public["contact"],
+        "contact_is_email": "@" in public["contact"] and " " not in public["contact"].strip(),
+        "contact_is_url": public["contact"].startswith(("https://", "http://")),
+        "organisation": public["organisation"] or public["name"],
+        "failed_checks": sorted({f["id"] for f in failed}),
+        "public_note": proposal.public_note,
+    }
+
+
 @anonymous_cache
 def namespace_detail(request, snid, version=None):
     namespace = Namespace.objects.by_snid(snid).select_related("current").first()
@@ -134,15 +175,18 @@ def namespace_detail(request, snid, version=None):
         proposal = namespace.proposals.approved().filter(version=version).first()
         if proposal is None:
             return snid_not_found(request, snid, version)
+    proposal.namespace = namespace
     check = None
     if "urn" in request.GET:
         check = _check(request.GET["urn"][:5000], namespace)
+    is_current = proposal.pk == namespace.current_id
+    examples = _examples(proposal)
     context = {
-        "namespace": namespace, "proposal": proposal, "versions": versions,
-        "is_current": proposal.pk == namespace.current_id, "parts": sections_by_part(),
-        "diagrams": _diagrams(proposal), "examples": _examples(proposal),
+        "namespace": namespace, "proposal": proposal.public_copy(), "versions": versions,
+        "is_current": is_current, "parts": sections_by_part(),
+        "diagrams": _diagrams(proposal), "examples": examples,
         "steps": [(step, EQUIVALENCE_STEPS[step]) for step in proposal.equivalence],
-        "check": check,
+        "check": check, "card": _card(namespace, proposal, examples, is_current),
     }
     return _public(render(request, "registry/urn/detail.html", context), request)
 
@@ -159,8 +203,14 @@ def _check(urn: str, namespace: Namespace | None = None) -> dict:
 
 @anonymous_cache
 def urn_search(request):
+    """The box on every page: a URN goes to its lookup, anything else searches the registry."""
+    query = request.GET.get("q", "").strip()
+    if query[:4].lower() == "urn:":
+        return redirect(f"{reverse('registry:urn_search')}?{urlencode({'urn': query[:5000]})}")
     urn = request.GET.get("urn", "")[:5000]
-    context = {"urn": urn, "answer": _check(urn) if urn.strip() else None}
+    query = query[:200]
+    hits = registry_search(query) if query else []
+    context = {"urn": urn, "answer": _check(urn) if urn.strip() else None, "q": query, "hits": hits}
     return _public(render(request, "registry/urn/search.html", context), request)
 
 
@@ -200,8 +250,7 @@ def _export_last_modified(request, fmt):
 @anonymous_cache
 def registry_export(request, fmt):
     render_as, content_type = exports.FORMATS[fmt]
-    base = request.build_absolute_uri("/").rstrip("/")
-    response = HttpResponse(render_as(exports.registry_snapshot(base)), content_type=content_type)
+    response = HttpResponse(render_as(exports.registry_snapshot(settings.SITE_URL)), content_type=content_type)
     if fmt == "csv":
         response["Content-Disposition"] = 'inline; filename="urn-ogf-registry.csv"'
     patch_cache_control(response, public=True, max_age=300)
@@ -216,7 +265,7 @@ class RegistryFeed(Feed):
     subtitle = "Subnamespace identifiers approved under GFD.191"
 
     def link(self):
-        return reverse("registry:namespace_list")
+        return settings.SITE_URL + reverse("registry:namespace_list")
 
     def items(self):
         return Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")[:50]
@@ -230,7 +279,7 @@ class RegistryFeed(Feed):
         return f"{item.title}.{document}"
 
     def item_link(self, item):
-        return reverse("registry:namespace_version", args=[item.namespace.snid, item.version])
+        return settings.SITE_URL + reverse("registry:namespace_version", args=[item.namespace.snid, item.version])
 
     def item_pubdate(self, item):
         return item.decided_at
@@ -247,4 +296,9 @@ def namespace_document(request, snid, version, fmt):
     proposal = namespace.proposals.approved().filter(version=version).first() if namespace else None
     if proposal is None:
         return snid_not_found(request, snid, version)
-    return document_response(proposal, fmt)
+    return document_response(proposal.public_copy(), fmt)
+
+
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page says; send them to the static icon."""
+    return redirect(static("registry/favicon.svg"), permanent=True)

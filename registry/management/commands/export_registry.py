@@ -18,12 +18,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--format", choices=sorted(exports.FORMATS) + ["backup"], default="json")
-        parser.add_argument("--base-url", default="", help="prefix for the records' page URLs")
+        parser.add_argument("--base-url", default=None,
+                            help="prefix for the records' page URLs (default: REGISTRY_SITE_URL)")
 
-    def handle(self, format="json", base_url="", **options):
+    def handle(self, format="json", base_url=None, **options):
         if format == "backup":
             call_command("dumpdata", *BACKUP_MODELS, natural_foreign=True, natural_primary=False,
                          indent=1, stdout=self.stdout)
             return
         render_as, _ = exports.FORMATS[format]
-        self.stdout.write(render_as(exports.registry_snapshot(base_url.rstrip("/"))), ending="")
+        self.stdout.write(render_as(exports.registry_snapshot(None if base_url is None else base_url.rstrip("/"))), ending="")
