@@ -132,10 +132,14 @@ def _example(proposal: Proposal, examples: list[dict], is_current: bool) -> str 
     return None
 
 
+#: Document series a registration may be published in, by the prefix of its reference.
+DOCUMENT_SERIES = {"GFD": "Grid Forum Document", "RFC": "Request for Comments", "ID": "Internet-Draft"}
+
+
 def _document_type(reference: str) -> str:
-    """'GFD' for 'GFD.191', 'RFC' for 'RFC 4198': the series a reference belongs to, if any."""
-    series = reference.split(".")[0].split(" ")[0].strip().upper()
-    return series if series.isalpha() and 2 <= len(series) <= 8 else ""
+    """'Grid Forum Document' for 'GFD.191', 'Request for Comments' for 'RFC 4198', else ''."""
+    series = reference.replace(".", " ").replace("-", " ").split(" ")[0].strip().upper()
+    return DOCUMENT_SERIES.get(series, "")
 
 
 def _card(namespace: Namespace, proposal: Proposal, examples: list[dict], is_current: bool) -> dict:
@@ -219,7 +223,8 @@ def namespace_diff(request, snid):
     namespace = Namespace.objects.by_snid(snid).first()
     if namespace is None or namespace.status != NamespaceStatus.REGISTERED:
         return snid_not_found(request, snid)
-    versions = {p.version: p for p in namespace.proposals.approved()}
+    # Public copies: a changed registrant shows only what the registrant chose to publish.
+    versions = {p.version: p.public_copy() for p in namespace.proposals.approved()}
     latest = max(versions)
     try:
         new = int(request.GET.get("to", latest))

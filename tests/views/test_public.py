@@ -315,7 +315,7 @@ def test_card_on_every_registered_snid_shows_an_example_the_lookup_accepts(clien
 def test_card_shows_version_document_equivalence_contact_and_pattern(client, demo_registry):
     page = client.get("/urn/example/").content.decode()
     card = page[page.index('class="card"'):page.index("The registration (GFD.191 template)")]
-    for fact in ("Registered", "Version</dt>", "GFD.191", 'href="https://www.ogf.org/documents/GFD.191.pdf"',
+    for fact in ("Registered", "Version</dt>", "GFD.191", "(Grid Forum Document, published)", 'href="https://www.ogf.org/documents/GFD.191.pdf"',
                  "case-insensitive (RFC 6453)", "The whole URN is case-insensitive",
                  'href="mailto:urn@example.net"', 'id="card-pattern">^(?:', 'id="check-urn"'):
         assert fact in card, fact
@@ -438,6 +438,19 @@ def test_personal_registrant_fields_not_chosen_appear_nowhere_public(client):
                                      "address": "", "public_contact": "urn-desk@org.example"}
     assert json.loads(client.get("/urn/registry.json").content)["snids"][0]["registrant"] == {
         "name": "", "organisation": "Public Org", "email": "", "contact": "urn-desk@org.example"}
+
+
+@pytest.mark.django_db
+def test_diff_of_a_changed_registrant_shows_only_published_details(client):
+    applicant, editor = user_factory(), user_factory(editor=True)
+    proposal_factory(applicant, state="approved", editor=editor, registrant={"organisation": "Org One"})
+    data = data_factory(version=2, registrant={**PRIVATE, "organisation": "Org Two"})
+    second = services.proposal_create(data, applicant)
+    services.proposal_transition(second, "submit", applicant)
+    services.proposal_transition(second, "approve", editor, override_reason="test")
+    page = client.get("/urn/example/diff/", {"from": 1, "to": 2}).content.decode()
+    assert "<ins>+ Org Two</ins>" in page
+    assert [value for value in PRIVATE.values() if value in page] == []
 
 
 @pytest.mark.django_db
