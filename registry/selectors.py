@@ -119,13 +119,21 @@ def search_terms(text: str) -> list[str]:
     return list(dict.fromkeys(word.lower() for word in _WORD.findall(text[:200])))[:12]
 
 
+_MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|`+|\*\*?|^#+\s*|^>\s*", re.MULTILINE)
+
+
+def _plain(markdown: str) -> str:
+    """Markdown as the words a reader sees, for snippets: links become their text, markers go."""
+    return _MARKUP.sub(lambda match: match.group(1) or "", markdown)
+
+
 def _searchable(proposal: Proposal) -> list[tuple[str, str]]:
     """(section heading, text) of what search reads: title and prose sections, never the registrant."""
     out = [("", proposal.title)]
     for key in PROSE_KEYS:
         value = (proposal.sections or {}).get(key)
         if value:
-            out.append((SECTIONS_BY_KEY[key].heading, value))
+            out.append((SECTIONS_BY_KEY[key].heading, _plain(value)))
     return out
 
 

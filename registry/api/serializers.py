@@ -172,7 +172,7 @@ class RegistrationRefSerializer(serializers.Serializer):
 
 
 class LookupResultSerializer(serializers.Serializer):
-    """The answer about one URN (see registry.lookup.lookup_urn)."""
+    """The answer about one URN."""
 
     urn = serializers.CharField(help_text="as given")
     normalized = serializers.CharField(allow_null=True, help_text="normal form for lexical equivalence")

@@ -74,6 +74,10 @@ def _namespace_or_404(snid: str) -> Namespace:
 
 class SnidDetail(PublicView):
     @extend_schema(summary="One SNID: its current version and version list (case-insensitive)",
+                   description="A registered SNID with its current version in full (every template section, "
+                               "the grammar, the examples and `pattern`, a regular expression for offline "
+                               "validation) and links to every version; a reserved SNID with its date. "
+                               "No account needed.",
                    responses={200: s.SnidSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer})
     def get(self, request, snid):
         etag = etag_for(request)
@@ -87,6 +91,8 @@ class SnidDetail(PublicView):
 
 class SnidVersion(PublicView):
     @extend_schema(summary="Any approved version of an SNID, exactly as approved",
+                   description="Approved versions never change, so answers can be cached for good. "
+                               "No account needed.",
                    responses={200: s.VersionSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer})
     def get(self, request, snid, version):
         etag = etag_for(request)
