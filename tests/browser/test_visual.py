@@ -44,6 +44,10 @@ PAGES = {
     "signup": "/accounts/signup/",
 }
 
+#: Screenshots shown in the README (viewport only), written when REGISTRY_SCREENSHOTS=DIR is set.
+README_SHOTS = {("snid-card", "desktop"): "snid-card", ("search-results", "desktop"): "search-results",
+                ("snid-override-note", "phone"): "narrow-card", ("registry", "phone"): "narrow-list"}
+
 #: Make volatile text constant: every ISO date, and the year in the demo data's version dates.
 STEADY = """
 () => {
@@ -117,6 +121,11 @@ def test_public_pages_match_their_baselines(chromium, live_server, demo_site, de
     try:
         for name, path in PAGES.items():
             shot = _shoot(page, path)
+            readme_name = README_SHOTS.get((name, device))
+            if readme_name and os.environ.get("REGISTRY_SCREENSHOTS"):
+                target = Path(os.environ["REGISTRY_SCREENSHOTS"])
+                target.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(target / f"{readme_name}.png"))
             baseline = BASELINES / f"{name}-{device}.png"
             if UPDATE or not baseline.exists():
                 _save_baseline(Image, shot, baseline)
