@@ -238,6 +238,7 @@ class Proposal(models.Model):
         It can never be saved over the record (approved proposals refuse saves)."""
         copy = Proposal.from_db(self._state.db, ["id", "state"], [self.pk, self.state])
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_state"})
+        copy._state.fields_cache = dict(self._state.fields_cache)  # related objects already loaded
         for key, value in self.registrant_public().items():
             if key != "contact":
                 setattr(copy, f"registrant_{key}", value)

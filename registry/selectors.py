@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass
 
@@ -202,8 +203,10 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
         candidates = Q()
         for term in terms:
             stem = term[: max(4, len(term) - 3)] if len(term) > 5 else term
+            # The JSON text escapes non-ASCII letters (\u00e4), so look for the escaped form too.
             candidates &= (Q(snid__icontains=term) | Q(current__title__icontains=stem)
-                           | Q(sections_text__icontains=stem))
+                           | Q(sections_text__icontains=stem)
+                           | Q(sections_text__icontains=json.dumps(stem)[1:-1]))
         rows = base.annotate(sections_text=Cast("current__sections", TextField())).filter(candidates)
         scored = [(namespace, _score(namespace, terms)) for namespace in rows]
         ranked = sorted(((ns, s) for ns, s in scored if s > 0), key=lambda item: (-item[1], item[0].snid))

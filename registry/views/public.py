@@ -93,11 +93,15 @@ def snid_not_found(request, snid: str, version: int | None = None):
     return render(request, "registry/urn/not_found.html", context, status=404)
 
 
+#: Part of the cache key: change it when the drawing changes, so no stale diagram is served.
+DIAGRAMS_VERSION = 2
+
+
 def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
     """Railroad diagrams of an approved version; cached for good, since it never changes."""
     if not proposal.grammar_abnf.strip():
         return []
-    key = f"registry:diagrams:{proposal.pk}"
+    key = f"registry:diagrams:{DIAGRAMS_VERSION}:{proposal.pk}"
     diagrams = cache.get(key)
     if diagrams is None:
         diagrams = [(name, str(render_svg(svg)))

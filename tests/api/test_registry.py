@@ -87,3 +87,9 @@ def test_unknown_snid_or_version_is_a_json_404_with_suggestions(client, demo_reg
 def test_pending_snids_never_appear(client, demo_registry):
     assert client.get("/api/snids/img/").status_code == 404
     assert "img" not in str(client.get("/api/snids/").json())
+
+
+@pytest.mark.django_db
+def test_unknown_api_path_with_an_encoded_newline_is_a_json_404(client):
+    response = client.get("/api/proposals/%C2%BB%04/actions/%C2%A2%0A/")
+    assert (response.status_code, response["Content-Type"]) == (404, "application/json")

@@ -394,6 +394,13 @@ def test_search_box_sends_a_urn_to_its_lookup_and_words_to_results(client, three
 
 
 @pytest.mark.django_db
+def test_search_finds_words_with_accents(client):
+    from registry.selectors import registry_search
+    proposal_factory(state="approved", sections={**data_factory().sections, "scope": "Made in Jyväskylä."})
+    assert [hit.namespace.snid for hit in registry_search("jyväskylä")] == ["example"]
+
+
+@pytest.mark.django_db
 def test_search_snippet_escapes_registration_text(client):
     payload = '<script>alert("x")</script> quokkas'
     proposal_factory(state="approved", sections={**data_factory().sections, "scope": payload})
