@@ -248,7 +248,8 @@ def test_xss_in_registration_text_is_neutralised_on_every_public_surface(client)
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", ["/urn/", "/urn/example/", "/urn/example/1/", "/urn/example/diff/",
-                                  "/urn/search/?urn=urn:ogf:example:x", "/urn/nothing/"])
+                                  "/urn/search/?urn=urn:ogf:example:x", "/urn/search/?q=example+grid",
+                                  "/urn/nothing/"])
 def test_pages_are_valid_html5(client, registry, path):
     import html5lib
 
