@@ -244,6 +244,8 @@ class ProposalDetail(generics.RetrieveAPIView):
         proposal = super().get_object()
         if not rules.can_view_proposal(self.request.user, proposal):
             raise Http404("No such proposal.")  # do not reveal that it exists
+        if not rules.can_see_registrant(self.request.user, proposal):
+            return proposal.public_copy()
         return proposal
 
 

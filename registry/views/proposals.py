@@ -118,7 +118,8 @@ def _workbench(data: ProposalData, submitter_id: int) -> dict:
 def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
     context = {
-        "proposal": proposal, "parts": sections_by_part(),
+        "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
+        "parts": sections_by_part(),
         "findings": proposal_findings(proposal),
         "events": proposal.events.select_related("actor"),
         "comments": _comments_by_section(proposal),
@@ -235,7 +236,10 @@ def proposal_import(request):
 
 def proposal_export(request, pk, fmt):
     """The proposal as a GFD.191 template document (any state, for whoever may see it)."""
-    return document_response(_visible_proposal(request, pk), fmt)
+    proposal = _visible_proposal(request, pk)
+    if not rules.can_see_registrant(request.user, proposal):
+        proposal = proposal.public_copy()
+    return document_response(proposal, fmt)
 
 
 def document_response(proposal, fmt) -> HttpResponse:

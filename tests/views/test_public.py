@@ -469,6 +469,23 @@ def test_registrant_details_chosen_for_publication_are_published(client):
 
 
 @pytest.mark.django_db
+def test_approved_proposal_pages_show_private_details_only_to_submitter_and_editors(client):
+    applicant, other, editor = user_factory(), user_factory(), user_factory(editor=True)
+    proposal = proposal_factory(applicant, state="approved", registrant={**PRIVATE, "published": []})
+    paths = [f"/proposals/{proposal.pk}/", f"/proposals/{proposal.pk}/export.md",
+             f"/api/proposals/{proposal.pk}/"]
+    seen = {}
+    for who, user in (("anonymous", None), ("other", other), ("submitter", applicant), ("editor", editor)):
+        client.logout()
+        if user:
+            client.force_login(user)
+        bodies = [client.get(path) for path in paths]
+        seen[who] = [PRIVATE["email"] in r.content.decode() for r in bodies if r.status_code == 200]
+    assert seen == {"anonymous": [False, False], "other": [False, False, False],
+                    "submitter": [True, True, True], "editor": [True, True, True]}
+
+
+@pytest.mark.django_db
 def test_editors_still_see_every_registrant_detail(client):
     proposal = proposal_factory(state="submitted", registrant=PRIVATE)
     editor = user_factory(editor=True)
