@@ -193,6 +193,8 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
     case-insensitive matching and ranked by the same preference in Python.
     Registrant details are never searched: they may be private.
     """
+    if text[:8].lower() == "urn:ogf:":  # a URN finds the SNID it belongs to
+        text = text[8:].split(":", 1)[0]
     terms = search_terms(text)
     if not terms:
         return []

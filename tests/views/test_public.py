@@ -395,6 +395,12 @@ def test_search_box_sends_a_urn_to_its_lookup_and_words_to_results(client, three
 
 
 @pytest.mark.django_db
+def test_api_search_for_a_urn_finds_its_snid(client, three_snids):
+    body = client.get("/api/snids/", {"q": "URN:OGF:Gamma:anything:here"}).json()
+    assert [r["snid"] for r in body["results"]] == ["gamma"]
+
+
+@pytest.mark.django_db
 def test_search_finds_words_with_accents(client):
     from registry.selectors import registry_search
     proposal_factory(state="approved", sections={**data_factory().sections, "scope": "Made in Jyväskylä."})
