@@ -66,11 +66,11 @@ def class_label(intervals: list[tuple[int, int]]) -> str:
 
 def _choice(items: tuple):
     """Alternatives, with single-character ones collapsed into one class where the first stood."""
-    singles = [(index, _chars_of(item)) for index, item in enumerate(items)]
-    chars = [intervals for _, intervals in singles if intervals is not None]
+    singles = [_chars_of(item) for item in items]
+    chars = [intervals for intervals in singles if intervals is not None]
     nodes = []
     placed = False
-    for (index, intervals), item in zip(singles, items, strict=True):
+    for intervals, item in zip(singles, items, strict=True):
         if intervals is not None and len(chars) >= CLASS_AFTER:
             if not placed:
                 label = class_label([pair for group in chars for pair in group])

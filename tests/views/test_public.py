@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import feedparser
@@ -11,9 +12,11 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from registry import services
+from registry import demo, services
 from registry.diffs import proposal_diff
 from registry.exports import XML_NAMESPACE
+from registry.lookup import lookup_urn
+from registry.models import Namespace
 
 from ..factories import data_factory, expired_reservation, proposal_factory, user_factory
 
@@ -281,12 +284,6 @@ def test_anonymous_pages_are_cached_until_the_registry_changes(client, django_ca
 
 
 # --- the summary card ---------------------------------------------------------------------------
-
-import re  # noqa: E402
-
-from registry import demo  # noqa: E402
-from registry.lookup import lookup_urn  # noqa: E402
-from registry.models import Namespace  # noqa: E402
 
 
 @pytest.fixture
