@@ -55,7 +55,7 @@ def demo_load(applicant, editor) -> list[Proposal]:
             actor = applicant if step["action"] in ("submit", "withdraw") else editor
             proposal = services.proposal_transition(
                 proposal, step["action"], actor, comment=step.get("comment", ""),
-                override_reason=step.get("override_reason", ""),
+                override_reason=step.get("override_reason", ""), public_note=step.get("public_note", ""),
             )
         proposals.append(proposal)
     return proposals

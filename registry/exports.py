@@ -14,16 +14,19 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import Max
 from django.utils import timezone
 
 from .enums import NamespaceStatus
+from .grammar.portable import published_pattern
 from .models import Namespace, Proposal
 from .selectors import reservation_active
 
 XML_NAMESPACE = "urn:ogf:registry"
 CSV_COLUMNS = ["snid", "version", "registration_date", "title", "document_reference", "document_url",
-               "document_status", "registrant_name", "registrant_organisation", "registrant_email", "url"]
+               "document_status", "registrant_name", "registrant_organisation", "registrant_email",
+               "registrant_contact", "pattern", "url"]
 
 
 @dataclass(slots=True)
@@ -47,7 +50,9 @@ def last_modified():
 
 
 def _record(namespace: Namespace, base_url: str) -> dict:
+    """One SNID's public record; registrant details follow the registrant's choice of what to publish."""
     current = namespace.current
+    registrant = current.registrant_public()
     return {
         "snid": namespace.snid,
         "version": current.version,
@@ -55,18 +60,20 @@ def _record(namespace: Namespace, base_url: str) -> dict:
         "title": current.title,
         "document": {"reference": current.document_reference, "url": current.document_url,
                      "status": current.document_status},
-        "registrant": {"name": current.registrant_name, "organisation": current.registrant_organisation,
-                       "email": current.registrant_email},
+        "registrant": {"name": registrant["name"], "organisation": registrant["organisation"],
+                       "email": registrant["email"], "contact": registrant["contact"]},
         "grammar": {"abnf": current.grammar_abnf, "rule": current.grammar_rule},
         "examples": {"valid": list(current.examples_valid), "invalid": list(current.examples_invalid)},
         "equivalence": list(current.equivalence),
         "max_length": current.max_length,
+        "pattern": published_pattern(namespace.snid, current.validator),
         "url": f"{base_url}{namespace.get_absolute_url()}",
     }
 
 
-def registry_snapshot(base_url: str = "") -> RegistrySnapshot:
+def registry_snapshot(base_url: str | None = None) -> RegistrySnapshot:
     """Every registered SNID's current version and the active reservations (two queries)."""
+    base_url = settings.SITE_URL if base_url is None else base_url
     namespaces = list(Namespace.objects.select_related("current").order_by("snid"))
     records = [_record(ns, base_url) for ns in namespaces
                if ns.status == NamespaceStatus.REGISTERED and ns.current_id]
@@ -107,6 +114,7 @@ def as_csv(snapshot: RegistrySnapshot) -> str:
             "registrant_name": record["registrant"]["name"],
             "registrant_organisation": record["registrant"]["organisation"],
             "registrant_email": record["registrant"]["email"],
+            "registrant_contact": record["registrant"]["contact"],
         }
         writer.writerow([_csv_cell(flat[column]) for column in CSV_COLUMNS])
     return out.getvalue()
@@ -134,7 +142,7 @@ def as_xml(snapshot: RegistrySnapshot) -> str:
             "href": _xml_text(record["document"]["url"]), "status": record["document"]["status"],
         }).text = _xml_text(record["document"]["reference"])
         registrant = ET.SubElement(element, q("registrant"))
-        for key in ("name", "organisation", "email"):
+        for key in ("name", "organisation", "email", "contact"):
             ET.SubElement(registrant, q(key)).text = _xml_text(record["registrant"][key])
         ET.SubElement(element, q("grammar"), {"rule": _xml_text(record["grammar"]["rule"])}).text = \
             _xml_text(record["grammar"]["abnf"])
@@ -147,6 +155,8 @@ def as_xml(snapshot: RegistrySnapshot) -> str:
             ET.SubElement(equivalence, q("step")).text = step
         if record["max_length"]:
             ET.SubElement(element, q("max_length")).text = str(record["max_length"])
+        if record["pattern"]:
+            ET.SubElement(element, q("pattern"), {"syntax": "re2-ecmascript"}).text = record["pattern"]
         ET.SubElement(element, q("url")).text = record["url"]
     for reservation in snapshot.reservations:
         ET.SubElement(root, q("reservation"), {"until": reservation["reserved_until"] or ""}).text = \

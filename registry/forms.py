@@ -84,6 +84,17 @@ class ProposalForm(forms.Form):
     registrant_email = forms.CharField(label="E-mail", max_length=interchange.MAX_LINE, required=False)
     registrant_address = forms.CharField(label="Postal address", max_length=interchange.MAX_LINE * 4,
                                          required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    registrant_public_contact = forms.CharField(
+        label="Public contact", max_length=interchange.MAX_LINE, required=False,
+        help_text="Published on the SNID's page, in the API and in the exports. A role address that "
+                  "outlives any one person (urn-registry@example.org) or a web page is best.")
+    registrant_published = forms.MultipleChoiceField(
+        label="Also publish", required=False, widget=forms.CheckboxSelectMultiple,
+        choices=[("name", "Contact person"), ("organisation", "Organisation"), ("email", "E-mail"),
+                 ("address", "Postal address")],
+        help_text="What is public once approved: the SNID, title, every template section, the "
+                  "registering document, the public contact and the details ticked here. Details "
+                  "not ticked are seen only by GFD editors.")
     grammar_abnf = forms.CharField(
         label="Formal syntax (ABNF, RFC 5234)", required=False, max_length=interchange.MAX_TEXT,
         help_text="The grammar may describe the whole URN (starting with \"urn:ogf:\") or only the "
@@ -112,7 +123,8 @@ class ProposalForm(forms.Form):
     SECTION_FIELDS = {
         "snid": ["snid", "title"],
         "version": ["version", "document_reference", "document_url", "document_status", "document_type"],
-        "registrant": ["registrant_name", "registrant_organisation", "registrant_email", "registrant_address"],
+        "registrant": ["registrant_name", "registrant_organisation", "registrant_email", "registrant_address",
+                       "registrant_public_contact", "registrant_published"],
         "syntactic_structure": ["grammar_abnf", "grammar_rule", "max_length"],
         "lexical_equivalence": ["equivalence", "examples_equivalent"],
         "examples": ["examples_valid", "examples_invalid"],
@@ -142,6 +154,8 @@ class ProposalForm(forms.Form):
             "document_status": data.document.status, "document_type": data.document.type,
             "registrant_name": data.registrant.name, "registrant_organisation": data.registrant.organisation,
             "registrant_email": data.registrant.email, "registrant_address": data.registrant.address,
+            "registrant_public_contact": data.registrant.public_contact,
+            "registrant_published": list(data.registrant.published),
             "grammar_abnf": data.grammar.abnf, "grammar_rule": data.grammar.rule,
             "max_length": data.max_length, "equivalence": list(data.equivalence),
             "examples_valid": "\n".join(data.examples.valid),
@@ -160,7 +174,11 @@ class ProposalForm(forms.Form):
         raw = {
             "snid": cleaned.get("snid", ""), "title": cleaned.get("title", ""),
             "version": cleaned.get("version") or 1,
-            "registrant": {k: cleaned.get(f"registrant_{k}", "") for k in ("name", "organisation", "email", "address")},
+            "registrant": {
+                **{k: cleaned.get(f"registrant_{k}", "") for k in ("name", "organisation", "email", "address",
+                                                                   "public_contact")},
+                "published": list(cleaned.get("registrant_published") or []),
+            },
             "document": {k: cleaned.get(f"document_{k}", "") for k in ("reference", "url", "status", "type")},
             "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
             "grammar": {"abnf": cleaned.get("grammar_abnf", ""), "rule": cleaned.get("grammar_rule", "")},

@@ -36,12 +36,25 @@ class InterchangeError(ValueError):
         self.errors = errors
 
 
+#: Registrant details an applicant may choose to publish; the rest stay visible to editors only.
+PUBLISHABLE = ("name", "organisation", "email", "address")
+
+
+def default_published() -> list[str]:
+    """An organisation is not a personal detail; a person's name, e-mail and address are."""
+    return ["organisation"]
+
+
 @dataclass(slots=True)
 class Registrant:
     name: str = ""
     organisation: str = ""
     email: str = ""
     address: str = ""
+    #: The contact shown publicly (a role address such as urn-registry@example.org is encouraged).
+    public_contact: str = ""
+    #: Which of the details above are public (a subset of PUBLISHABLE).
+    published: list[str] = field(default_factory=default_published)
 
 
 @dataclass(slots=True)
@@ -190,12 +203,19 @@ def load(data) -> ProposalData:
             except ValueError:
                 r.fail("registration_date", f"{raw_date[:40]!r} is not an ISO date (YYYY-MM-DD).")
 
-    reg = r.obj(data, "registrant", {"name", "organisation", "email", "address"})
+    reg = r.obj(data, "registrant", {*PUBLISHABLE, "public_contact", "published"})
+    published = r.strings(reg.get("published", default_published()), "registrant.published")
+    for item in published:
+        if item not in PUBLISHABLE:
+            r.fail("registrant.published", f"{item[:40]!r} is not a registrant detail (one of: "
+                   f"{', '.join(PUBLISHABLE)}).")
     registrant = Registrant(
         name=r.text(reg, "name", "registrant.name"),
         organisation=r.text(reg, "organisation", "registrant.organisation"),
         email=r.text(reg, "email", "registrant.email"),
         address=r.text(reg, "address", "registrant.address", limit=MAX_LINE * 4),
+        public_contact=r.text(reg, "public_contact", "registrant.public_contact").strip(),
+        published=[item for item in PUBLISHABLE if item in published],
     )
 
     doc = r.obj(data, "document", {"reference", "url", "status", "type"})

@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db.models import Count, Max
 from django.urls import reverse
 
@@ -45,7 +46,7 @@ class NotAnOgfUrn(ValueError):
 class Entry:
     snid: str
     version: int
-    url: str
+    url: str  # the SNID's page, absolute (settings.SITE_URL)
     steps: tuple[str, ...]
     proposal_id: int
     _validator: Validator | None = field(default=None, repr=False)
@@ -85,7 +86,8 @@ def _stamp() -> tuple:
 def _build(stamp: tuple) -> Index:
     """One query over the namespace table (tuples, not model instances: 10,000 SNIDs stay cheap)."""
     entries, reserved = {}, {}
-    page = reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
+    # Absolute, from the one configured site URL, and built here once: no per-lookup work.
+    page = settings.SITE_URL + reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
     rows = Namespace.objects.values_list(
         "snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence")
     for snid, status, until, current_id, version, equivalence in rows:

@@ -133,6 +133,11 @@ class Proposal(models.Model):
     registrant_organisation = models.CharField(max_length=1000, blank=True)
     registrant_email = models.CharField(max_length=1000, blank=True)
     registrant_address = models.TextField(blank=True)
+    registrant_public_contact = models.CharField(
+        max_length=1000, blank=True, help_text="The contact the applicant chose to publish.")
+    registrant_published = models.JSONField(
+        default=interchange.default_published, blank=True,
+        help_text="Which registrant details are public; the others are seen by editors only.")
 
     document_reference = models.CharField(max_length=1000, blank=True)
     document_url = models.CharField(max_length=1000, blank=True)
@@ -165,6 +170,9 @@ class Proposal(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
+    #: Written by the editor at approval and shown on the public page, e.g. why failing
+    #: checks were overridden.
+    public_note = models.TextField(blank=True)
 
     objects = ProposalQuerySet.as_manager()
 
@@ -215,6 +223,29 @@ class Proposal(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("registry:proposal_detail", args=[self.pk])
 
+    # --- what the public sees -------------------------------------------------------
+
+    def registrant_public(self) -> dict:
+        """The registrant details the applicant chose to publish ("" for the others) and the
+        public contact. Every public page, export, feed and API answer reads this."""
+        chosen = set(self.registrant_published or ())
+        public = {key: getattr(self, f"registrant_{key}") if key in chosen else ""
+                  for key in interchange.PUBLISHABLE}
+        public["contact"] = self.registrant_public_contact
+        return public
+
+    def public_copy(self) -> Proposal:
+        """An unsaved copy with unpublished registrant details blanked, for public rendering.
+
+        It can never be saved over the record (approved proposals refuse saves)."""
+        copy = Proposal.from_db(self._state.db, ["id", "state"], [self.pk, self.state])
+        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_state"})
+        copy._state.fields_cache = dict(self._state.fields_cache)  # related objects already loaded
+        for key, value in self.registrant_public().items():
+            if key != "contact":
+                setattr(copy, f"registrant_{key}", value)
+        return copy
+
     # --- the interchange format: the one mapping between model and data ---------------
 
     def to_data(self) -> interchange.ProposalData:
@@ -225,7 +256,7 @@ class Proposal(models.Model):
             registration_date=self.registration_date,
             registrant=interchange.Registrant(
                 self.registrant_name, self.registrant_organisation, self.registrant_email,
-                self.registrant_address,
+                self.registrant_address, self.registrant_public_contact, list(self.registrant_published or []),
             ),
             document=interchange.Document(self.document_reference, self.document_url, self.document_status,
                                           self.document_type),
@@ -249,6 +280,8 @@ class Proposal(models.Model):
         self.registrant_organisation = data.registrant.organisation
         self.registrant_email = data.registrant.email
         self.registrant_address = data.registrant.address
+        self.registrant_public_contact = data.registrant.public_contact
+        self.registrant_published = list(data.registrant.published)
         self.document_reference = data.document.reference
         self.document_url = data.document.url
         self.document_status = data.document.status

@@ -29,6 +29,12 @@ def can_view_proposal(user, proposal) -> bool:
     )
 
 
+def can_see_registrant(user, proposal) -> bool:
+    """The registrant's unpublished details (name, e-mail, address not chosen for publication)
+    are for the submitter and the editors; everyone else sees what the registrant published."""
+    return is_submitter(user, proposal) or is_editor(user)
+
+
 def can_edit_proposal(user, proposal) -> bool:
     """Only the submitter edits, and only while the proposal is a draft or sent back."""
     return is_submitter(user, proposal) and proposal.state in EDITABLE_STATES

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import difflib
+import json
+import re
+from dataclasses import dataclass
 
-from django.db.models import Max, OuterRef, Subquery
-from django.db.models.functions import Lower
+from django.db import connection
+from django.db.models import Max, OuterRef, Q, Subquery, TextField
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
 from .checklist import Finding, RegistryFacts, run_checklist
 from .enums import NamespaceStatus, ProposalState
+from .gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from .interchange import ProposalData
 from .models import Namespace, Proposal
 
@@ -125,3 +131,142 @@ def registration_kind(proposal) -> str:
     if proposal.namespace_id == namespace_id:
         return "version"
     return "duplicate"
+# --- search over the registry ------------------------------------------------------------------
+
+SEARCH_LIMIT = 50
+SNIPPET_CHARS = 220
+_WORD = re.compile(r"[\w-]+", re.UNICODE)
+
+
+@dataclass(slots=True)
+class SearchHit:
+    namespace: Namespace
+    score: float
+    #: The section the snippet comes from ("" when the SNID or title matched), and the
+    #: snippet as (text, highlighted) pieces, so a page can mark them up safely.
+    section: str
+    pieces: list[tuple[str, bool]]
+
+    @property
+    def snippet(self) -> str:
+        return "".join(text for text, _ in self.pieces)
+
+
+def search_terms(text: str) -> list[str]:
+    return list(dict.fromkeys(word.lower() for word in _WORD.findall(text[:200])))[:12]
+
+
+_MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|`+|\*\*?|^#+\s*|^>\s*", re.MULTILINE)
+
+
+def _plain(markdown: str) -> str:
+    """Markdown as the words a reader sees, for snippets: links become their text, markers go."""
+    return _MARKUP.sub(lambda match: match.group(1) or "", markdown)
+
+
+def _searchable(proposal: Proposal) -> list[tuple[str, str]]:
+    """(section heading, text) of what search reads: title and prose sections, never the registrant."""
+    out = [("", proposal.title)]
+    for key in PROSE_KEYS:
+        value = (proposal.sections or {}).get(key)
+        if value:
+            out.append((SECTIONS_BY_KEY[key].heading, _plain(value)))
+    return out
+
+
+def _term_pattern(terms: list[str]) -> re.Pattern:
+    """Words starting with a term (or its stem, so "registries" finds "registry")."""
+    stems = sorted({t[: max(4, len(t) - 3)] if len(t) > 5 else t for t in terms}, key=len, reverse=True)
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(s) for s in stems) + r")[\w-]*", re.IGNORECASE)
+
+
+def _snippet(proposal: Proposal, terms: list[str]) -> tuple[str, list[tuple[str, bool]]]:
+    pattern = _term_pattern(terms)
+    best = None
+    for heading, text in _searchable(proposal)[1:]:
+        matches = list(pattern.finditer(text))
+        if matches and (best is None or len(matches) > best[2]):
+            best = (heading, text, len(matches), matches[0].start())
+    if best is None:
+        return "", []
+    heading, text, _, first = best
+    start = max(0, first - SNIPPET_CHARS // 3)
+    start = text.rfind(" ", 0, start) + 1 if start else 0
+    window = " ".join(text[start : start + SNIPPET_CHARS].split())
+    pieces, last = [], 0
+    for match in pattern.finditer(window):
+        pieces += [(window[last : match.start()], False), (match.group(), True)]
+        last = match.end()
+    pieces.append((window[last:], False))
+    if start:
+        pieces.insert(0, ("… ", False))
+    if start + SNIPPET_CHARS < len(text):
+        pieces.append((" …", False))
+    return heading, [piece for piece in pieces if piece[0]]
+
+
+def _score(namespace: Namespace, terms: list[str]) -> float:
+    """The fallback ranking (SQLite): every term must occur; SNID > title > section text."""
+    snid, title = namespace.snid.lower(), namespace.current.title.lower()
+    body = " ".join(text for _, text in _searchable(namespace.current)[1:]).lower()
+    pattern_of = {term: _term_pattern([term]) for term in terms}
+    score = 0.0
+    for term in terms:
+        in_body = len(pattern_of[term].findall(body))
+        found = (10.0 if snid == term else 5.0 if term in snid else 0.0) + \
+            (3.0 if pattern_of[term].search(title) else 0.0) + min(in_body, 10) * 0.5
+        if not found:
+            return 0.0
+        score += found
+    return score
+
+
+def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
+    """Registered SNIDs matching ``text`` in their SNID, title or section text, best first.
+
+    PostgreSQL ranks with its full-text search (English stemming, SNID and title
+    weighted above the sections); elsewhere the candidates are found with
+    case-insensitive matching and ranked by the same preference in Python.
+    Registrant details are never searched: they may be private.
+    """
+    if text[:8].lower() == "urn:ogf:":  # a URN finds the SNID it belongs to
+        text = text[8:].split(":", 1)[0]
+    terms = search_terms(text)
+    if not terms:
+        return []
+    base = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
+    if connection.vendor == "postgresql":
+        ranked = _postgres_ranked(base, text, terms, limit)
+    else:
+        candidates = Q()
+        for term in terms:
+            stem = term[: max(4, len(term) - 3)] if len(term) > 5 else term
+            # The JSON text escapes non-ASCII letters (\u00e4), so look for the escaped form too.
+            candidates &= (Q(snid__icontains=term) | Q(current__title__icontains=stem)
+                           | Q(sections_text__icontains=stem)
+                           | Q(sections_text__icontains=json.dumps(stem)[1:-1]))
+        rows = base.annotate(sections_text=Cast("current__sections", TextField())).filter(candidates)
+        scored = [(namespace, _score(namespace, terms)) for namespace in rows]
+        ranked = sorted(((ns, s) for ns, s in scored if s > 0), key=lambda item: (-item[1], item[0].snid))
+        ranked = ranked[:limit]
+    return [SearchHit(namespace, score, *_snippet(namespace.current, terms)) for namespace, score in ranked]
+
+
+def _postgres_ranked(base, text: str, terms: list[str], limit: int) -> list[tuple[Namespace, float]]:
+    from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+
+    vector = (
+        SearchVector("snid", weight="A", config="simple")
+        + SearchVector("current__title", weight="A", config="english")
+        + SearchVector(*[KeyTextTransform(key, "current__sections") for key in PROSE_KEYS],
+                       weight="B", config="english")
+    )
+    query = SearchQuery(" ".join(terms), search_type="plain", config="english") | SearchQuery(
+        " ".join(terms), search_type="plain", config="simple")
+    snid_match = Q()
+    for term in terms:
+        snid_match |= Q(snid__iexact=term)
+    rows = (base.annotate(rank=SearchRank(vector, query)).annotate(document=vector)
+            .filter(Q(document=query) | snid_match).order_by("-rank", "snid")[:limit])
+    return [(namespace, float(namespace.rank) + (1.0 if namespace.snid.lower() in terms else 0.0))
+            for namespace in rows]

@@ -125,7 +125,7 @@ def proposal_update(proposal: Proposal, data: ProposalData, actor) -> Proposal:
 
 @transaction.atomic
 def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str = "",
-                        override_reason: str = "", conflict_reason: str = "",
+                        override_reason: str = "", conflict_reason: str = "", public_note: str = "",
                         today: dt.date | None = None) -> Proposal:
     """Move ``proposal`` along the workflow, or refuse with a clear reason.
 
@@ -179,6 +179,10 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
     source = locked.state
     if action == ProposalAction.APPROVE:
         _register(locked, today or timezone.localdate(now), data)
+        # Shown on the public page: readers learn why checks that failed were overridden.
+        locked.public_note = (public_note or "").strip()
+        if locked.public_note:
+            data["public_note"] = locked.public_note
     locked.state = transition.target
     if transition.target == ProposalState.SUBMITTED:
         locked.submitted_at = now

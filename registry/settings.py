@@ -261,7 +261,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "urn:ogf registry API",
     "DESCRIPTION": (
         "Look up and validate urn:ogf: URNs against the registered subnamespaces (GFD.191, "
-        "RFC 6453), read the registry, and work with proposals."
+        "RFC 6453), read the registry, and work with proposals.\n\n"
+        f"[← Back to the registry]({SITE_URL}/urn/) · "
+        f"[registry.json]({SITE_URL}/urn/registry.json) (every SNID with its pattern for offline "
+        "validation) · Read endpoints need no account; proposal endpoints use your site login."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,

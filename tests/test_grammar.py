@@ -379,3 +379,22 @@ def test_gfd191_example_compiles_and_checks_well_under_a_second():
     raw, compiled = compiled_demo("example")
     assert time.perf_counter() - started < 0.8
     assert compiled.ok and compiled.crosscheck.checked >= 90 and not compiled.crosscheck.cut_short
+def test_diagram_collapses_character_alternatives_into_a_class():
+    from registry.grammar.parse import parse_grammar
+    rules = parse_grammar('hexDigit = DIGIT / "a" / "b" / "c" / "d" / "e" / "f"\n'
+                          'bits = %x30 / %x31 / %x32-39\n').rules
+    (_, hex_svg), (_, bits_svg) = grammar_diagrams(rules)[:2]  # then the core-rule legend
+    assert (hex_svg.count('class="terminal char-class"'), ">A–F a–f</text>" in hex_svg) == (1, True)
+    assert ">0–9</text>" in bits_svg and ">0</text>" not in bits_svg
+
+
+def test_wide_diagram_wraps_to_the_column_and_scales():
+    import re
+
+    from registry.grammar.diagrams import WRAP_WIDTH
+    from registry.grammar.parse import parse_grammar
+    rules = parse_grammar('uuid = 8HEXDIG "-" 4HEXDIG "-" 4HEXDIG "-" 4HEXDIG "-" 12HEXDIG\n').rules
+    (_, svg), = grammar_diagrams(rules)[:1]  # then the core-rule legend
+    width = float(re.search(r'width="([\d.]+)"', svg).group(1))
+    assert width <= WRAP_WIDTH
+    assert f'viewBox="0 0 {re.search(r"width=.([0-9.]+)", svg).group(1)}' in svg

@@ -25,6 +25,7 @@ EDITORS_POST = ("login", "403", "403", "302")
 # {approved}: the applicant's approved proposal of urn:ogf:example:.
 MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:home": ("GET", "/", ("302", "302", "302", "302")),
+    "registry:favicon": ("GET", "/favicon.ico", ("301", "301", "301", "301")),
     "registry:namespace_list": ("GET", "/urn/", EVERYONE_200),
     "registry:urn_search": ("GET", "/urn/search/?urn=urn:ogf:example:x", EVERYONE_200),
     "registry:feed": ("GET", "/urn/feed.atom", EVERYONE_200),

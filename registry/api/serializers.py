@@ -6,6 +6,7 @@ endpoints, which call the same service as the site.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.urls import reverse
 from rest_framework import serializers
 
@@ -13,14 +14,16 @@ from .. import interchange, rules
 from ..enums import EventKind, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, actions_from
 from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from ..grammar import EQUIVALENCE_STEPS
+from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
 
 
 class RegistrantSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    organisation = serializers.CharField()
-    email = serializers.CharField()
-    address = serializers.CharField()
+    name = serializers.CharField(help_text="empty unless the registrant chose to publish it")
+    organisation = serializers.CharField(help_text="empty unless the registrant chose to publish it")
+    email = serializers.CharField(help_text="empty unless the registrant chose to publish it")
+    address = serializers.CharField(help_text="empty unless the registrant chose to publish it")
+    public_contact = serializers.CharField(help_text="the contact the registrant chose to publish")
 
 
 class DocumentSerializer(serializers.Serializer):
@@ -52,10 +55,21 @@ class VersionLinkSerializer(serializers.Serializer):
     api_url = serializers.CharField()
 
 
+def absolute(name: str, *args) -> str:
+    """An absolute URL on the configured site (settings.SITE_URL), as every API answer gives."""
+    return settings.SITE_URL + reverse(name, args=args)
+
+
 def _content(proposal: Proposal) -> dict:
-    data = interchange.dump(proposal.to_data())
+    """The public content of an approved version: registrant details follow the applicant's choice."""
+    data = interchange.dump(proposal.public_copy().to_data())
     data.pop("format")
+    data["registrant"].pop("published", None)
     return data
+
+
+def _pattern(proposal: Proposal) -> str | None:
+    return published_pattern(proposal.namespace.snid, proposal.validator)
 
 
 class VersionSerializer(serializers.Serializer):
@@ -73,8 +87,13 @@ class VersionSerializer(serializers.Serializer):
     examples = ExamplesSerializer()
     equivalence = serializers.ListField(child=serializers.ChoiceField(choices=list(EQUIVALENCE_STEPS)))
     max_length = serializers.IntegerField(allow_null=True)
-    url = serializers.CharField(help_text="The registry's HTML page")
-    api_url = serializers.CharField()
+    pattern = serializers.CharField(
+        allow_null=True,
+        help_text="A regular expression that matches exactly the URNs this version accepts (anchored, "
+                  "whole URN, in the syntax RE2, JavaScript, Python, Go and PCRE share), so you can "
+                  "validate without calling the API. URNs are also limited to 4096 characters.")
+    url = serializers.URLField(help_text="the SNID's page in the registry")
+    api_url = serializers.URLField(help_text="this version in the API")
 
     def to_representation(self, proposal: Proposal) -> dict:
         namespace = proposal.namespace
@@ -82,8 +101,9 @@ class VersionSerializer(serializers.Serializer):
             **_content(proposal),
             "snid": namespace.snid,
             "status": namespace.status,
-            "url": reverse("registry:namespace_detail", args=[namespace.snid]),
-            "api_url": reverse("api:snid_version", args=[namespace.snid, proposal.version]),
+            "pattern": _pattern(proposal),
+            "url": absolute("registry:namespace_version", namespace.snid, proposal.version),
+            "api_url": absolute("api:snid_version", namespace.snid, proposal.version),
         }
 
 
@@ -109,11 +129,11 @@ class SnidSerializer(serializers.Serializer):
             "versions": [
                 {"version": p.version,
                  "registration_date": p.registration_date.isoformat() if p.registration_date else None,
-                 "api_url": reverse("api:snid_version", args=[namespace.snid, p.version])}
+                 "api_url": absolute("api:snid_version", namespace.snid, p.version)}
                 for p in versions
             ],
-            "url": reverse("registry:namespace_detail", args=[namespace.snid]) if registered else None,
-            "api_url": reverse("api:snid_detail", args=[namespace.snid]),
+            "url": absolute("registry:namespace_detail", namespace.snid) if registered else None,
+            "api_url": absolute("api:snid_detail", namespace.snid),
         }
 
 
@@ -123,11 +143,15 @@ class SnidListItemSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     registration_date = serializers.DateField(allow_null=True)
     document = DocumentSerializer()
-    url = serializers.CharField()
-    api_url = serializers.CharField()
+    url = serializers.URLField(help_text="the SNID's page in the registry")
+    api_url = serializers.URLField(help_text="the SNID in the API")
+    snippet = serializers.CharField(
+        required=False, help_text="with ?q=: where the text matched (plain text, results are best first)")
 
-    def to_representation(self, namespace) -> dict:
+    def to_representation(self, item) -> dict:
+        namespace = getattr(item, "namespace", item)  # a search hit or a namespace
         current = namespace.current
+        extra = {"snippet": item.snippet} if item is not namespace else {}
         return {
             "snid": namespace.snid,
             "title": current.title,
@@ -135,19 +159,20 @@ class SnidListItemSerializer(serializers.Serializer):
             "registration_date": current.registration_date.isoformat() if current.registration_date else None,
             "document": {"reference": current.document_reference, "url": current.document_url,
                          "status": current.document_status},
-            "url": reverse("registry:namespace_detail", args=[namespace.snid]),
-            "api_url": reverse("api:snid_detail", args=[namespace.snid]),
+            "url": absolute("registry:namespace_detail", namespace.snid),
+            "api_url": absolute("api:snid_detail", namespace.snid),
+            **extra,
         }
 
 
 class RegistrationRefSerializer(serializers.Serializer):
     snid = serializers.CharField()
-    version = serializers.IntegerField()
-    url = serializers.CharField()
+    version = serializers.IntegerField(help_text="the current version, whose grammar was applied")
+    url = serializers.URLField(help_text="the SNID's page in the registry")
 
 
 class LookupResultSerializer(serializers.Serializer):
-    """The answer about one URN (see registry.lookup.lookup_urn)."""
+    """The answer about one URN."""
 
     urn = serializers.CharField(help_text="as given")
     normalized = serializers.CharField(allow_null=True, help_text="normal form for lexical equivalence")
@@ -188,7 +213,7 @@ class ProposalSummarySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_api_url(self, proposal) -> str:
-        return reverse("api:proposal_detail", args=[proposal.pk])
+        return absolute("api:proposal_detail", proposal.pk)
 
 
 class FindingSerializer(serializers.Serializer):
@@ -253,6 +278,9 @@ class ActionSerializer(serializers.Serializer):
     conflict_reason = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=20_000,
         help_text="superusers only: why they decide a proposal or SNID of their own (recorded)")
+    public_note = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=5_000,
+        help_text="approve only: a note shown on the public page, e.g. why failing checks were overridden")
 
 
 ACTIONS = list(ProposalAction.values)

@@ -20,5 +20,5 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
-    re_path(r"^.*$", not_found),
+    re_path(r"^[\s\S]*$", not_found),  # any path, an encoded newline included, is a JSON 404
 ]

@@ -7,7 +7,6 @@ from urllib.parse import unquote_plus
 
 import orjson
 from django.conf import settings
-from django.db.models import Q
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, permissions
@@ -22,6 +21,7 @@ from ..models import Namespace, Proposal
 from ..selectors import (
     pending_proposals,
     proposals_for,
+    registry_search,
     reservation_active,
     search_text,
     snid_suggestions,
@@ -45,8 +45,12 @@ class PublicView(APIView):
 
 
 @extend_schema(
-    summary="Registered SNIDs",
-    parameters=[OpenApiParameter("q", str, description="filter by text in the SNID or title")],
+    summary="Registered SNIDs, or search them",
+    description="Every registered SNID with its current version, in SNID order. With `q`, only the SNIDs "
+                "whose identifier, title or registration text match, best match first, each with a "
+                "`snippet` showing where.",
+    parameters=[OpenApiParameter("q", str, description="words to search for, e.g. `uuid` or `content "
+                                                       "collections`")],
     responses={200: s.SnidListItemSerializer(many=True), 404: OpenApiResponse(s.ErrorSerializer, "no such page"),
                429: s.ErrorSerializer},
 )
@@ -56,11 +60,10 @@ class SnidList(generics.ListAPIView):
     serializer_class = s.SnidListItemSerializer
 
     def get_queryset(self):
-        queryset = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
         text = search_text(self.request.query_params.get("q"))
         if text:
-            queryset = queryset.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
-        return queryset
+            return registry_search(text)
+        return Namespace.objects.registered().filter(current__isnull=False).select_related("current")
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)
@@ -78,6 +81,10 @@ def _namespace_or_404(snid: str) -> Namespace:
 
 class SnidDetail(PublicView):
     @extend_schema(summary="One SNID: its current version and version list (case-insensitive)",
+                   description="A registered SNID with its current version in full (every template section, "
+                               "the grammar, the examples and `pattern`, a regular expression for offline "
+                               "validation) and links to every version; a reserved SNID with its date. "
+                               "No account needed.",
                    responses={200: s.SnidSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer})
     def get(self, request, snid):
         etag = etag_for(request)
@@ -91,6 +98,8 @@ class SnidDetail(PublicView):
 
 class SnidVersion(PublicView):
     @extend_schema(summary="Any approved version of an SNID, exactly as approved",
+                   description="Approved versions never change, so answers can be cached for good. "
+                               "No account needed.",
                    responses={200: s.VersionSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer})
     def get(self, request, snid, version):
         etag = etag_for(request)
@@ -112,14 +121,14 @@ def _json(data, status: int = 200) -> HttpResponse:
 
 
 class FastPublicView(PublicView):
-    """The two hot endpoints answer their main method without DRF's request/response wrapping.
-
-    Lookups are a dictionary hit and one RE2 match, so DRF's per-request work
-    (request wrapping, content negotiation, rendering) cost more than the lookup
-    itself. ``fast_method`` is served here with the same throttles, the same
-    JSON and the same errors; anything else (OPTIONS, HEAD, other methods) goes
-    through DRF as usual, and the class stays a DRF view for the OpenAPI schema.
-    """
+    # The two hot endpoints answer their main method without DRF's request/response wrapping.
+    #
+    # Lookups are a dictionary hit and one RE2 match, so DRF's per-request work
+    # (request wrapping, content negotiation, rendering) cost more than the lookup
+    # itself. ``fast_method`` is served here with the same throttles, the same
+    # JSON and the same errors; anything else (OPTIONS, HEAD, other methods) goes
+    # through DRF as usual, and the class stays a DRF view for the OpenAPI schema.
+    # (A comment, not a docstring: the schema shows docstrings to API users.)
 
     fast_method = "GET"
 
@@ -141,6 +150,12 @@ class FastPublicView(PublicView):
 class Lookup(FastPublicView):
     @extend_schema(
         summary="Is this urn:ogf: URN registered and valid, and what is its normal form?",
+        description="Checks one URN against the generic urn:ogf: syntax and the grammar registered for "
+                    "its SNID. `valid` is true only for a URN of a registered SNID that its grammar "
+                    "accepts; `errors` says why not, naming the character at fault. `normalized` is "
+                    "the form two lexically equivalent URNs share. `registration.url` is the SNID's "
+                    "page. Answers carry an ETag: send If-None-Match to get 304 while the registry "
+                    "is unchanged. To validate offline, use the `pattern` of `/api/snids/{snid}/`.",
         parameters=[OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN")],
         responses={200: s.LookupResultSerializer, 400: s.ErrorSerializer,
                    429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},
@@ -169,6 +184,8 @@ class Validate(FastPublicView):
 
     @extend_schema(
         summary=f"Validate up to {MAX_BATCH:,} URNs at once",
+        description="Send `{\"urns\": [...]}`; `results` holds one lookup answer per URN, in order "
+                    "(an item that is not a urn:ogf: URN gets `valid: false` with the reason).",
         request=s.ValidateRequestSerializer,
         responses={200: s.ValidateResponseSerializer, 400: s.ErrorSerializer, 413: s.ErrorSerializer,
                    415: s.ErrorSerializer, 429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},
@@ -234,6 +251,8 @@ class ProposalDetail(generics.RetrieveAPIView):
         proposal = super().get_object()
         if not rules.can_view_proposal(self.request.user, proposal):
             raise Http404("No such proposal.")  # do not reveal that it exists
+        if not rules.can_see_registrant(self.request.user, proposal):
+            return proposal.public_copy()
         return proposal
 
 

@@ -3,6 +3,10 @@
 Diagrams are drawn from our IR of the parse tree, one per rule, with rule
 references linking to the rule's own diagram (``#rule-<name>``). The library
 escapes all text it writes, so grammar text cannot inject markup.
+
+Two things keep them readable: alternatives that are single characters
+("0" / "1" / … / "f") are drawn as one class box ("0-9 a-f"), and long
+sequences wrap onto rows of at most ``WRAP_WIDTH`` so a diagram fits a column.
 """
 
 from __future__ import annotations
@@ -12,12 +16,83 @@ import railroad
 from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep, RuleDef, walk
 from .parse import CORE_RULES
 
-#: Past this many items a sequence is stacked so diagrams stay readable on a phone.
-STACK_AFTER = 6
+#: Sequences wider than this (in the library's pixels) wrap onto further rows, so a diagram
+#: fits a page column and, scaled to a 375 px phone, its text stays readable.
+WRAP_WIDTH = 480
+#: An alternation of this many single characters or more is drawn as one character class.
+CLASS_AFTER = 2
 
 
 def _char(code: int) -> str:
     return chr(code) if 0x21 <= code <= 0x7E else f"%x{code:02X}"
+
+
+def _chars_of(expr) -> list[tuple[int, int]] | None:
+    """The code-point intervals of an item that is always exactly one character, else None.
+
+    A quoted one-letter string is case-insensitive in ABNF, so "a" is both a and A.
+    """
+    if isinstance(expr, Range):
+        return [(expr.lo, expr.hi)]
+    if isinstance(expr, Lit) and len(expr.text) == 1:
+        code = ord(expr.text)
+        char = expr.text
+        if not expr.case_sensitive and char.isascii() and char.isalpha():
+            return [(ord(char.lower()), ord(char.lower())), (ord(char.upper()), ord(char.upper()))]
+        return [(code, code)]
+    return None
+
+
+def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[list[int]] = []
+    for lo, hi in sorted(intervals):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return [(lo, hi) for lo, hi in merged]
+
+
+def class_label(intervals: list[tuple[int, int]]) -> str:
+    """'0–9 a–f' style text for a set of characters (runs of three or more as a range, with an
+    en dash so a range is never mistaken for the character '-')."""
+    parts = []
+    for lo, hi in _merge(intervals):
+        if hi - lo >= 2:
+            parts.append(f"{_char(lo)}–{_char(hi)}")
+        else:
+            parts.extend(_char(code) for code in range(lo, hi + 1))
+    return " ".join(parts)
+
+
+def _choice(items: tuple):
+    """Alternatives, with single-character ones collapsed into one class where the first stood."""
+    singles = [_chars_of(item) for item in items]
+    chars = [intervals for intervals in singles if intervals is not None]
+    nodes = []
+    placed = False
+    for intervals, item in zip(singles, items, strict=True):
+        if intervals is not None and len(chars) >= CLASS_AFTER:
+            if not placed:
+                label = class_label([pair for group in chars for pair in group])
+                nodes.append(railroad.Terminal(label, title="one character of: " + label, cls="char-class"))
+                placed = True
+            continue
+        nodes.append(_node(item))
+    return nodes[0] if len(nodes) == 1 else railroad.Choice(0, *nodes)
+
+
+def _sequence(items: list):
+    """A sequence, wrapped onto rows that keep the whole diagram within WRAP_WIDTH."""
+    row_width = WRAP_WIDTH - 80  # what a stack and the diagram's start and end add
+    rows: list[list] = [[]]
+    for item in items:
+        if rows[-1] and railroad.Sequence(*rows[-1], item).width > row_width:
+            rows.append([])
+        rows[-1].append(item)
+    if len(rows) == 1:
+        return railroad.Sequence(*items)
+    return railroad.Stack(*(railroad.Sequence(*row) for row in rows))
 
 
 def _node(expr):
@@ -29,22 +104,17 @@ def _node(expr):
     if isinstance(expr, Range):
         if expr.lo == expr.hi:
             return railroad.Terminal(_char(expr.lo))
-        return railroad.Terminal(f"{_char(expr.lo)}–{_char(expr.hi)}")
+        return railroad.Terminal(class_label([(expr.lo, expr.hi)]))
     if isinstance(expr, Ref):
         return railroad.NonTerminal(expr.name, href=f"#rule-{expr.name.lower()}")
     if isinstance(expr, Prose):
         return railroad.NonTerminal(f"<{expr.text}>", cls="prose")
     if isinstance(expr, Alt):
-        return railroad.Choice(0, *(_node(item) for item in expr.items))
+        return _choice(expr.items)
     if isinstance(expr, Cat):
         if not expr.items:
             return railroad.Skip()
-        items = [_node(item) for item in expr.items]
-        if len(items) > STACK_AFTER:
-            rows = [railroad.Sequence(*items[i : i + STACK_AFTER])
-                    for i in range(0, len(items), STACK_AFTER)]
-            return railroad.Stack(*rows)
-        return railroad.Sequence(*items)
+        return _sequence([_node(item) for item in expr.items])
     if isinstance(expr, Rep):
         item = _node(expr.item)
         low, high = expr.min, expr.max
@@ -66,9 +136,16 @@ def _node(expr):
 
 
 def rule_svg(rule: RuleDef) -> str:
+    """One rule's diagram. The SVG keeps its natural size as width/height and gets a viewBox,
+    so a page can scale it to the column (CSS) without cutting it off."""
     parts: list[str] = []
-    railroad.Diagram(_node(rule.expr)).writeSvg(parts.append)
-    return "".join(parts)
+    diagram = railroad.Diagram(_node(rule.expr))
+    diagram.writeSvg(parts.append)
+    svg = "".join(parts)
+    width, height = diagram.attrs.get("width"), diagram.attrs.get("height")
+    if width and height and "viewBox" not in svg[:300]:
+        svg = svg.replace("<svg ", f'<svg viewBox="0 0 {width} {height}" ', 1)
+    return svg
 
 
 #: What each RFC 5234 core rule means, for the legend under a grammar's own diagrams.

@@ -161,7 +161,7 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("registry", "0007_threads")]
+    dependencies = [("registry", "0007_public_contact")]
     operations = [
         migrations.AlterField(
             model_name="proposalevent",

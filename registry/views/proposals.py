@@ -126,7 +126,8 @@ def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
     see_review = rules.can_see_review(request.user, proposal)
     context = {
-        "proposal": proposal, "parts": sections_by_part(),
+        "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
+        "parts": sections_by_part(),
         "findings": proposal_findings(proposal),
         "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
             kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),
@@ -316,7 +317,10 @@ def reservation_request(request, pk):
 
 def proposal_export(request, pk, fmt):
     """The proposal as a GFD.191 template document (any state, for whoever may see it)."""
-    return document_response(_visible_proposal(request, pk), fmt)
+    proposal = _visible_proposal(request, pk)
+    if not rules.can_see_registrant(request.user, proposal):
+        proposal = proposal.public_copy()
+    return document_response(proposal, fmt)
 
 
 def document_response(proposal, fmt) -> HttpResponse:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import wraps
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -12,6 +13,7 @@ from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.feedgenerator import Atom1Feed
@@ -24,10 +26,11 @@ from ..gfd191 import sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
 from ..grammar.ir import diagrams_allowed
 from ..grammar.parse import parse_grammar
+from ..grammar.portable import published_pattern
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..markdown import render_svg
 from ..models import Namespace, Proposal
-from ..selectors import reservation_active, search_text, snid_suggestions
+from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
@@ -100,11 +103,15 @@ def snid_not_found(request, snid: str, version: int | None = None):
     return render(request, "registry/urn/not_found.html", context, status=404)
 
 
+#: Part of the cache key: change it when the drawing changes, so no stale diagram is served.
+DIAGRAMS_VERSION = 2
+
+
 def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
     """Railroad diagrams of an approved version; cached for good, since it never changes."""
     if not proposal.grammar_abnf.strip():
         return []
-    key = f"registry:diagrams:{proposal.pk}"
+    key = f"registry:diagrams:{DIAGRAMS_VERSION}:{proposal.pk}"
     diagrams = cache.get(key)
     if diagrams is None:
         rules = parse_grammar(proposal.grammar_abnf).rules
@@ -129,6 +136,47 @@ def _examples(proposal: Proposal) -> list[dict]:
     return rows
 
 
+def _example(proposal: Proposal, examples: list[dict], is_current: bool) -> str | None:
+    """One valid example to show first: one the lookup accepts (for the current version), or one
+    the version's own grammar accepts (for an earlier version)."""
+    for row in examples:
+        if row["kind"] != "valid" or row["accepted"] is False:
+            continue
+        if not is_current or lookup_for_snid(row["urn"], proposal.namespace.snid)["valid"]:
+            return row["urn"]
+    return None
+
+
+#: Document series a registration may be published in, by the prefix of its reference.
+DOCUMENT_SERIES = {"GFD": "Grid Forum Document", "RFC": "Request for Comments", "ID": "Internet-Draft"}
+
+
+def _document_type(reference: str) -> str:
+    """'Grid Forum Document' for 'GFD.191', 'Request for Comments' for 'RFC 4198', else ''."""
+    series = reference.replace(".", " ").replace("-", " ").split(" ")[0].strip().upper()
+    return DOCUMENT_SERIES.get(series, "")
+
+
+def _card(namespace: Namespace, proposal: Proposal, examples: list[dict], is_current: bool) -> dict:
+    """The facts a reader comes for, at the top of the page (status, version, document, example,
+    pattern, equivalence, contact, and the editor's note when failing checks were overridden)."""
+    failed = [f for f in (proposal.findings or []) if f.get("status") == "fail"]
+    public = proposal.registrant_public()
+    return {
+        "example": _example(proposal, examples, is_current),
+        "pattern": published_pattern(namespace.snid, proposal.validator),
+        "document_type": _document_type(proposal.document_reference),
+        "equivalence": ["urn:ogf: and the SNID are case-insensitive (RFC 6453)."]
+        + [EQUIVALENCE_STEPS[step] for step in proposal.equivalence],
+        "contact": public["contact"],
+        "contact_is_email": "@" in public["contact"] and " " not in public["contact"].strip(),
+        "contact_is_url": public["contact"].startswith(("https://", "http://")),
+        "organisation": public["organisation"] or public["name"],
+        "failed_checks": sorted({f["id"] for f in failed}),
+        "public_note": proposal.public_note,
+    }
+
+
 @anonymous_cache(params=("urn",))
 def namespace_detail(request, snid, version=None):
     namespace = Namespace.objects.by_snid(snid).select_related("current").first()
@@ -146,15 +194,18 @@ def namespace_detail(request, snid, version=None):
         proposal = namespace.proposals.approved().filter(version=version).first()
         if proposal is None:
             return snid_not_found(request, snid, version)
+    proposal.namespace = namespace
     check = None
     if "urn" in request.GET:
         check = _check(request.GET["urn"][:5000], namespace)
+    is_current = proposal.pk == namespace.current_id
+    examples = _examples(proposal)
     context = {
-        "namespace": namespace, "proposal": proposal, "versions": versions,
-        "is_current": proposal.pk == namespace.current_id, "parts": sections_by_part(),
-        "diagrams": _diagrams(proposal), "examples": _examples(proposal),
+        "namespace": namespace, "proposal": proposal.public_copy(), "versions": versions,
+        "is_current": is_current, "parts": sections_by_part(),
+        "diagrams": _diagrams(proposal), "examples": examples,
         "steps": [(step, EQUIVALENCE_STEPS[step]) for step in proposal.equivalence],
-        "check": check,
+        "check": check, "card": _card(namespace, proposal, examples, is_current),
     }
     return _public(render(request, "registry/urn/detail.html", context), request)
 
@@ -169,10 +220,16 @@ def _check(urn: str, namespace: Namespace | None = None) -> dict:
         return refused(urn, str(exc))
 
 
-@anonymous_cache(params=("urn",))
+@anonymous_cache(params=("urn", "q"))
 def urn_search(request):
+    """The box on every page: a URN goes to its lookup, anything else searches the registry."""
+    query = request.GET.get("q", "").strip()
+    if query[:4].lower() == "urn:":
+        return redirect(f"{reverse('registry:urn_search')}?{urlencode({'urn': query[:5000]})}")
     urn = request.GET.get("urn", "")[:5000]
-    context = {"urn": urn, "answer": _check(urn) if urn.strip() else None}
+    query = search_text(query)  # NUL and control characters never reach the database
+    hits = registry_search(query) if query else []
+    context = {"urn": urn, "answer": _check(urn) if urn.strip() else None, "q": query, "hits": hits}
     return _public(render(request, "registry/urn/search.html", context), request)
 
 
@@ -181,7 +238,8 @@ def namespace_diff(request, snid):
     namespace = Namespace.objects.by_snid(snid).first()
     if namespace is None or namespace.status != NamespaceStatus.REGISTERED:
         return snid_not_found(request, snid)
-    versions = {p.version: p for p in namespace.proposals.approved()}
+    # Public copies: a changed registrant shows only what the registrant chose to publish.
+    versions = {p.version: p.public_copy() for p in namespace.proposals.approved()}
     latest = max(versions)
     try:
         new = int(request.GET.get("to", latest))
@@ -263,4 +321,9 @@ def namespace_document(request, snid, version, fmt):
     proposal = namespace.proposals.approved().filter(version=version).first() if namespace else None
     if proposal is None:
         return snid_not_found(request, snid, version)
-    return document_response(proposal, fmt)
+    return document_response(proposal.public_copy(), fmt)
+
+
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page says; send them to the static icon."""
+    return redirect(static("registry/favicon.svg"), permanent=True)

@@ -174,11 +174,13 @@ def review_decide(request, pk):
             "failing": failing and not override,
             "back": reverse("registry:review_detail", args=[pk]),
             "conflict_reason": request.POST.get("conflict_reason", "").strip(),
+            "public_note": request.POST.get("public_note", "").strip()[:5000],
         }
         return render(request, "registry/review/confirm_decision.html", context)
     try:
         services.proposal_transition(proposal, action, request.user, comment=comment, override_reason=override,
-                                     conflict_reason=request.POST.get("conflict_reason", ""))
+                                     conflict_reason=request.POST.get("conflict_reason", ""),
+                                     public_note=request.POST.get("public_note", "")[:5000])
         who = f"{proposal.submitter.get_username()} has been told by e-mail"
         messages.success(request, {
             ProposalAction.APPROVE: f"Approved: urn:ogf:{proposal.snid}: is registered and published; {who}.",

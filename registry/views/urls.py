@@ -6,6 +6,7 @@ app_name = "registry"
 
 urlpatterns = [
     path("", proposals.home, name="home"),
+    path("favicon.ico", public.favicon, name="favicon"),
     # the public registry
     path("urn/", public.namespace_list, name="namespace_list"),
     path("urn/search/", public.urn_search, name="urn_search"),

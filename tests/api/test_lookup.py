@@ -1,6 +1,7 @@
 """GET /api/lookup/ and POST /api/validate/."""
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 
 from registry import services
@@ -27,7 +28,7 @@ def test_lookup_contract_for_a_valid_urn(client, demo_registry):
         "valid": True,
         "grammar_checked": True,
         "errors": [],
-        "registration": {"snid": "example", "version": 1, "url": "/urn/example/"},
+        "registration": {"snid": "example", "version": 1, "url": f"{settings.SITE_URL}/urn/example/"},
     }
 
 

@@ -1,12 +1,14 @@
 """GET /api/snids/..."""
 
 import pytest
+from django.conf import settings
 
 from registry import services
 
 from ..factories import user_factory
 
 LIST_KEYS = {"snid", "title", "version", "registration_date", "document", "url", "api_url"}
+SITE = settings.SITE_URL
 
 
 @pytest.mark.django_db
@@ -17,7 +19,7 @@ def test_snid_list_contract(client, demo_registry):
     assert set(first) == LIST_KEYS
     assert first["document"] == {"reference": "GFD.191", "url": "https://www.ogf.org/documents/GFD.191.pdf",
                                  "status": "published"}
-    assert (first["url"], first["api_url"], first["version"]) == ("/urn/example/", "/api/snids/example/", 1)
+    assert (first["url"], first["api_url"], first["version"]) == (f"{SITE}/urn/example/", f"{SITE}/api/snids/example/", 1)
 
 
 @pytest.mark.django_db
@@ -50,7 +52,7 @@ def test_snid_list_query_count_is_constant(client):
 @pytest.mark.django_db
 def test_snid_detail_has_every_section_and_the_versions(client, demo_registry):
     body = client.get("/api/snids/EXAMPLE/").json()
-    assert (body["snid"], body["status"], body["url"]) == ("example", "registered", "/urn/example/")
+    assert (body["snid"], body["status"], body["url"]) == ("example", "registered", f"{SITE}/urn/example/")
     current = body["current"]
     assert set(current["sections"]) >= {"syntactic_structure", "lexical_equivalence", "scope",
                                         "identifier_assignment", "immutability"}
@@ -58,7 +60,7 @@ def test_snid_detail_has_every_section_and_the_versions(client, demo_registry):
     assert (current["equivalence"], current["max_length"]) == (["case-insensitive"], 255)
     assert len(current["examples"]["valid"]) == 4
     assert body["versions"] == [{"version": 1, "registration_date": current["registration_date"],
-                                 "api_url": "/api/snids/example/versions/1/"}]
+                                 "api_url": f"{SITE}/api/snids/example/versions/1/"}]
     assert client.get("/api/snids/example/versions/1/").json() == current
 
 
@@ -70,7 +72,7 @@ def test_reserved_snid_has_status_and_no_content(client):
     services.namespace_reserve("nsi", editor, until=until, reason="NSI WG")
     body = client.get("/api/snids/nsi/").json()
     assert body == {"snid": "nsi", "status": "reserved", "reserved_until": until.isoformat(), "current": None,
-                    "versions": [], "url": None, "api_url": "/api/snids/nsi/"}
+                    "versions": [], "url": None, "api_url": f"{SITE}/api/snids/nsi/"}
 
 
 @pytest.mark.django_db
@@ -86,3 +88,9 @@ def test_unknown_snid_or_version_is_a_json_404_with_suggestions(client, demo_reg
 def test_pending_snids_never_appear(client, demo_registry):
     assert client.get("/api/snids/img/").status_code == 404
     assert "img" not in str(client.get("/api/snids/").json())
+
+
+@pytest.mark.django_db
+def test_unknown_api_path_with_an_encoded_newline_is_a_json_404(client):
+    response = client.get("/api/proposals/%C2%BB%04/actions/%C2%A2%0A/")
+    assert (response.status_code, response["Content-Type"]) == (404, "application/json")

@@ -32,3 +32,20 @@ def test_schema_and_docs_are_served_without_a_cdn(client):
     assert docs.status_code == 200
     assert b"/static/drf_spectacular_sidecar/" in docs.content
     assert b"cdn." not in docs.content and b"unpkg" not in docs.content
+
+
+@pytest.mark.django_db
+def test_schema_speaks_to_users_and_links_back_to_the_site(settings):
+    import json
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    text = json.dumps(schema)
+    for internal in ("fast_method", "per-request work", "DRF", "CSRF", "registry.lookup", "orjson"):
+        assert internal not in text, internal
+    assert f"]({settings.SITE_URL}/urn/)" in schema["info"]["description"]
+    lookup = schema["paths"]["/api/lookup/"]["get"]
+    assert "`valid` is true only for a URN of a registered SNID" in lookup["description"]
+
+
+@pytest.mark.django_db
+def test_site_links_to_the_api_docs(client):
+    assert 'href="/api/docs/"' in client.get("/urn/").content.decode()

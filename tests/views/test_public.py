@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import feedparser
@@ -11,12 +12,15 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from registry import services
+from registry import demo, services
 from registry.diffs import proposal_diff
 from registry.exports import XML_NAMESPACE
+from registry.lookup import lookup_urn
+from registry.models import Namespace
 
 from ..factories import data_factory, expired_reservation, proposal_factory, user_factory
 
+OUR_SCRIPT = '<script src="/static/registry/site.js" defer></script>'
 PUBLIC_PATHS = ["/urn/", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom"]
 
 
@@ -237,7 +241,7 @@ def test_xss_in_registration_text_is_neutralised_on_every_public_surface(client)
     services.proposal_transition(proposal, "submit", applicant)
     services.proposal_transition(proposal, "approve", editor, override_reason="test")
     for path in ["/urn/", "/urn/example/", "/urn/search/?urn=urn:ogf:example:x"]:
-        body = client.get(path).content.decode().lower()
+        body = client.get(path).content.decode().lower().replace(OUR_SCRIPT, "")
         assert "<script" not in body and "<img" not in body, path
         assert 'href="javascript:' not in body and "onerror=" not in body.replace("onerror=alert(1)&gt;", ""), path
     root = ET.fromstring(client.get("/urn/registry.xml").content)  # well-formed: the payload is text
@@ -250,7 +254,8 @@ def test_xss_in_registration_text_is_neutralised_on_every_public_surface(client)
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", ["/urn/", "/urn/example/", "/urn/example/1/", "/urn/example/diff/",
-                                  "/urn/search/?urn=urn:ogf:example:x", "/urn/nothing/"])
+                                  "/urn/search/?urn=urn:ogf:example:x", "/urn/search/?q=example+grid",
+                                  "/urn/nothing/"])
 def test_pages_are_valid_html5(client, registry, path):
     import html5lib
 
@@ -294,3 +299,223 @@ def test_check_form_says_a_urn_valid_under_another_snid_belongs_there(client, re
 def test_check_form_says_where_the_urn_goes_wrong(client, registry):
     page = client.get("/urn/example/", {"urn": "urn:ogf:example:cluster:209:example.net:4"}).content.decode()
     assert "At character 28 (&#x27;:&#x27;): expected a digit (rule YEAR)." in page
+# --- the summary card ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def demo_registry(db):
+    accounts = demo.demo_accounts()
+    demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
+    return accounts
+
+
+def _card_example(page: str) -> str:
+    match = re.search(r'id="card-example">([^<]+)<', page)
+    assert match, "the card shows no example"
+    return match.group(1).replace("&amp;", "&")
+
+
+@pytest.mark.django_db
+def test_card_on_every_registered_snid_shows_an_example_the_lookup_accepts(client, demo_registry):
+    snids = list(Namespace.objects.registered().values_list("snid", flat=True))
+    assert sorted(snids) == ["example", "fdc"]
+    for snid in snids:
+        page = client.get(f"/urn/{snid}/").content.decode()
+        example = _card_example(page)
+        assert (example.split(":")[2], lookup_urn(example)["valid"]) == (snid, True)
+
+
+@pytest.mark.django_db
+def test_card_shows_version_document_equivalence_contact_and_pattern(client, demo_registry):
+    page = client.get("/urn/example/").content.decode()
+    card = page[page.index('class="card"'):page.index("The registration (GFD.191 template)")]
+    for fact in ("Registered", "Version</dt>", "GFD.191", "(Grid Forum Document, published)", 'href="https://www.ogf.org/documents/GFD.191.pdf"',
+                 "case-insensitive (RFC 6453)", "The whole URN is case-insensitive",
+                 'href="mailto:urn@example.net"', 'id="card-pattern">^(?:', 'id="check-urn"'):
+        assert fact in card, fact
+
+
+@pytest.mark.django_db
+def test_card_explains_an_approval_over_failing_checks_with_the_editors_note(client, demo_registry):
+    fdc = client.get("/urn/fdc/").content.decode()
+    assert "Approved although" in fdc and "template predates GFD.191" in fdc
+    example = client.get("/urn/example/").content.decode()
+    assert "Approved although" not in example
+
+
+@pytest.mark.django_db
+def test_public_note_is_recorded_with_the_approval(client):
+    proposal = proposal_factory(name="fdc", state="submitted")
+    editor = user_factory(editor=True)
+    approved = services.proposal_transition(proposal, "approve", editor, override_reason="as published",
+                                            public_note="  Kept as RFC 4198 published it.  ")
+    assert approved.public_note == "Kept as RFC 4198 published it."
+    assert approved.events.last().data["public_note"] == "Kept as RFC 4198 published it."
+    assert "Kept as RFC 4198 published it." in client.get("/urn/fdc/").content.decode()
+
+
+@pytest.mark.django_db
+def test_favicon_is_served_and_never_404(client):
+    response = client.get("/favicon.ico")
+    assert (response.status_code, response["Location"]) == (301, "/static/registry/favicon.svg")
+    assert 'rel="icon" href="/static/registry/favicon.svg"' in client.get("/urn/").content.decode()
+
+
+# --- search -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def three_snids(db):
+    editor = user_factory(editor=True)
+    made = {}
+    for snid, title, scope in (
+        ("alpha", "Alpha grid jobs", "Identifies grid jobs across federations."),
+        ("beta", "Beta collections", "Identifies collections of sensor data; a zanzibarite registry."),
+        ("gamma", "Gamma services", "Identifies services of grid collections."),
+    ):
+        made[snid] = proposal_factory(snid=snid, title=title, state="approved", editor=editor,
+                                      sections={**data_factory().sections, "scope": scope})
+    return made
+
+
+@pytest.mark.django_db
+def test_search_finds_a_word_only_in_one_snids_section_text_first(client, three_snids):
+    from registry.selectors import registry_search
+    assert [hit.namespace.snid for hit in registry_search("zanzibarite")] == ["beta"]
+    page = client.get("/urn/search/", {"q": "zanzibarite"}).content.decode()
+    assert "<mark>zanzibarite</mark>" in page and 'href="/urn/beta/"' in page
+    body = client.get("/api/snids/", {"q": "zanzibarite"}).json()
+    assert [r["snid"] for r in body["results"]] == ["beta"]
+    assert "zanzibarite" in body["results"][0]["snippet"]
+
+
+@pytest.mark.django_db
+def test_search_ranks_snid_and_title_above_section_text(client, three_snids):
+    from registry.selectors import registry_search
+    assert [hit.namespace.snid for hit in registry_search("collections")][:1] == ["beta"]
+    assert [hit.namespace.snid for hit in registry_search("gamma")][:1] == ["gamma"]
+    assert [hit.namespace.snid for hit in registry_search("grid jobs")][:1] == ["alpha"]
+    assert registry_search("nothing-like-this") == []
+
+
+@pytest.mark.django_db
+def test_search_box_sends_a_urn_to_its_lookup_and_words_to_results(client, three_snids):
+    response = client.get("/urn/search/", {"q": "URN:OGF:alpha:x"})
+    assert (response.status_code, response["Location"]) == (302, "/urn/search/?urn=URN%3AOGF%3Aalpha%3Ax")
+    page = client.get("/urn/search/", {"q": "services"}).content.decode()
+    assert "best match first" in page and 'href="/urn/gamma/"' in page
+    assert 'name="q"' in client.get("/urn/").content.decode()
+
+
+@pytest.mark.django_db
+def test_api_search_for_a_urn_finds_its_snid(client, three_snids):
+    body = client.get("/api/snids/", {"q": "URN:OGF:Gamma:anything:here"}).json()
+    assert [r["snid"] for r in body["results"]] == ["gamma"]
+
+
+@pytest.mark.django_db
+def test_search_finds_words_with_accents(client):
+    from registry.selectors import registry_search
+    proposal_factory(state="approved", sections={**data_factory().sections, "scope": "Made in Jyväskylä."})
+    assert [hit.namespace.snid for hit in registry_search("jyväskylä")] == ["example"]
+
+
+@pytest.mark.django_db
+def test_search_snippet_escapes_registration_text(client):
+    payload = '<script>alert("x")</script> quokkas'
+    proposal_factory(state="approved", sections={**data_factory().sections, "scope": payload})
+    page = client.get("/urn/search/", {"q": "quokkas"}).content.decode()
+    assert "<mark>quokkas</mark>" in page and "&lt;script&gt;" in page and "<script>alert" not in page
+
+
+@pytest.mark.django_db
+def test_search_never_reads_private_registrant_details(client):
+    proposal_factory(state="approved", registrant={"name": "Wilhelmina Quux", "email": "wq@home.example"})
+    assert client.get("/api/snids/", {"q": "Wilhelmina"}).json()["results"] == []
+
+
+# --- registrant privacy -------------------------------------------------------------------------
+
+PRIVATE = {"name": "Ottoline Privatperson", "email": "ottoline@home.example",
+           "address": "7 Hidden Lane, Secretville"}
+
+
+@pytest.mark.django_db
+def test_personal_registrant_fields_not_chosen_appear_nowhere_public(client):
+    applicant = user_factory()
+    proposal_factory(applicant, state="approved", registrant={
+        **PRIVATE, "organisation": "Public Org", "public_contact": "urn-desk@org.example",
+        "published": ["organisation"]})
+    paths = ["/urn/", "/urn/example/", "/urn/example/1/", "/urn/example/diff/?from=1&to=1",
+             "/urn/search/?q=example", "/urn/search/?urn=urn:ogf:example:x",
+             "/urn/example/1/registration.md", "/urn/example/1/registration.txt",
+             "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom",
+             "/api/snids/", "/api/snids/example/", "/api/snids/example/versions/1/", "/api/snids/?q=example",
+             "/api/lookup/?urn=urn:ogf:example:x"]
+    client.logout()
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        body = response.content.decode()
+        for key, value in PRIVATE.items():
+            assert value not in body, (path, key)
+    assert "urn-desk@org.example" in client.get("/urn/example/").content.decode()
+    current = client.get("/api/snids/example/").json()["current"]
+    assert current["registrant"] == {"name": "", "organisation": "Public Org", "email": "",
+                                     "address": "", "public_contact": "urn-desk@org.example"}
+    assert json.loads(client.get("/urn/registry.json").content)["snids"][0]["registrant"] == {
+        "name": "", "organisation": "Public Org", "email": "", "contact": "urn-desk@org.example"}
+
+
+@pytest.mark.django_db
+def test_diff_of_a_changed_registrant_shows_only_published_details(client):
+    applicant, editor = user_factory(), user_factory(editor=True)
+    proposal_factory(applicant, state="approved", editor=editor, registrant={"organisation": "Org One"})
+    data = data_factory(version=2, registrant={**PRIVATE, "organisation": "Org Two"})
+    second = services.proposal_create(data, applicant)
+    services.proposal_transition(second, "submit", applicant)
+    services.proposal_transition(second, "approve", editor, override_reason="test")
+    page = client.get("/urn/example/diff/", {"from": 1, "to": 2}).content.decode()
+    assert "<ins>+ Org Two</ins>" in page
+    assert [value for value in PRIVATE.values() if value in page] == []
+
+
+@pytest.mark.django_db
+def test_registrant_details_chosen_for_publication_are_published(client):
+    proposal_factory(state="approved", registrant={**PRIVATE, "published": ["name", "email"]})
+    page = client.get("/urn/example/").content.decode()
+    assert PRIVATE["name"] in page and PRIVATE["email"] in page and PRIVATE["address"] not in page
+
+
+@pytest.mark.django_db
+def test_approved_proposal_pages_show_private_details_only_to_submitter_and_editors(client):
+    applicant, other, editor = user_factory(), user_factory(), user_factory(editor=True)
+    proposal = proposal_factory(applicant, state="approved", registrant={**PRIVATE, "published": []})
+    paths = [f"/proposals/{proposal.pk}/", f"/proposals/{proposal.pk}/export.md",
+             f"/api/proposals/{proposal.pk}/"]
+    seen = {}
+    for who, user in (("anonymous", None), ("other", other), ("submitter", applicant), ("editor", editor)):
+        client.logout()
+        if user:
+            client.force_login(user)
+        bodies = [client.get(path) for path in paths]
+        seen[who] = [PRIVATE["email"] in r.content.decode() for r in bodies if r.status_code == 200]
+    assert seen == {"anonymous": [False, False], "other": [False, False, False],
+                    "submitter": [True, True, True], "editor": [True, True, True]}
+
+
+@pytest.mark.django_db
+def test_editors_still_see_every_registrant_detail(client):
+    proposal = proposal_factory(state="submitted", registrant=PRIVATE)
+    editor = user_factory(editor=True)
+    client.force_login(editor)
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    assert all(value in page for value in PRIVATE.values())
+
+
+@pytest.mark.django_db
+def test_proposal_form_says_what_is_published(client):
+    proposal = proposal_factory(user_factory())
+    client.force_login(proposal.submitter)
+    page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    assert "Public contact" in page and "seen only by GFD editors" in page

@@ -13,14 +13,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--format", choices=sorted(exports.FORMATS) + ["backup"], default="json")
-        parser.add_argument("--base-url", default="",
-                            help="prefix for the records' page URLs (default: settings.SITE_URL)")
+        parser.add_argument("--base-url", default=None,
+                            help="prefix for the records' page URLs (default: REGISTRY_SITE_URL)")
 
-    def handle(self, format="json", base_url="", **options):
+    def handle(self, format="json", base_url=None, **options):
         if format == "backup":
             self.stdout.write(render(backup_document()), ending="")
             return
-        from django.conf import settings
         render_as, _ = exports.FORMATS[format]
-        self.stdout.write(render_as(exports.registry_snapshot((base_url or settings.SITE_URL).rstrip("/"))),
+        self.stdout.write(render_as(exports.registry_snapshot(None if base_url is None else base_url.rstrip("/"))),
                           ending="")
