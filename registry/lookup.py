@@ -67,6 +67,9 @@ class Index:
     entries: dict[str, Entry]  # by lower-cased SNID
     reserved: dict[str, str]  # lower-cased SNID -> ISO date or ""
     etag_prefix: str = ""  # changes with the stamp; HTTP ETags start with it
+    #: Serialised HTTP answers by query string, valid exactly as long as this index
+    #: (registry/api/http.py fills it, bounded by ANSWERS_MAX); dropped with the index.
+    answers: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.etag_prefix = hashlib.blake2b(repr(self.stamp).encode(), digest_size=8).hexdigest()
@@ -109,6 +112,20 @@ def registry_index() -> Index:
             _index = _build(stamp)
         _checked_at = now
         return _index
+
+
+def fresh_index() -> Index | None:
+    """The index when it may be used without a query (stamp checked within STAMP_TTL), else None."""
+    index = _index
+    if index is not None and time.monotonic() - _checked_at < STAMP_TTL:
+        return index
+    return None
+
+
+def answerable_without_query(urn: str, index: Index) -> bool:
+    """Whether ``lookup_urn(urn, index)`` runs no query: the SNID is unknown or its validator is loaded."""
+    entry = index.entries.get(urn[len(PREFIX):].split(":", 1)[0].lower())
+    return entry is None or entry._loaded
 
 
 def registry_invalidate() -> None:

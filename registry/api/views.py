@@ -3,8 +3,6 @@ use the same predicates (``rules``) and the same service (``services``) as the s
 
 from __future__ import annotations
 
-from urllib.parse import unquote_plus
-
 import orjson
 from django.conf import settings
 from django.db.models import Q
@@ -21,7 +19,7 @@ from ..lookup import NotAnOgfUrn, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
 from ..selectors import pending_proposals, proposals_for, reservation_active, snid_suggestions
 from . import serializers as s
-from .http import cacheable, etag_for, not_modified
+from .http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
 from .negotiation import JSONOnly
 
 MAX_BATCH = 10_000
@@ -122,8 +120,9 @@ class FastPublicView(PublicView):
             return super().dispatch(request, *args, **kwargs)
         self.request, self.args, self.kwargs, self.headers = request, args, kwargs, {}
         throttles = self.get_throttles() if settings.REGISTRY_ANON_RATE not in ("", "off") else ()
+        client = anonymous_client(request.META) if throttles else None
         for throttle in throttles:
-            if not throttle.allow_request(request, self):
+            if not throttle.allow_request(client, self):
                 wait = throttle.wait()
                 response = _json({"detail": f"Request was throttled. Expected available in {int(wait or 1)} "
                                             "seconds."}, 429)
@@ -143,19 +142,17 @@ class Lookup(FastPublicView):
         return self.fast(request)
 
     def fast(self, request):
+        index = registry_index()
         query = request.META.get("QUERY_STRING", "")
-        if query.startswith("urn=") and "&" not in query:
-            urn = unquote_plus(query[4:], errors="replace")  # as request.GET would decode it, cheaper
-        else:
-            urn = request.GET.get("urn")
-        if urn is None or urn == "":
-            return _json({"detail": "Give the URN to look up as ?urn=urn:ogf:<snid>:<string>."}, 400)
-        try:
-            answer = lookup_urn(urn)
-        except NotAnOgfUrn as exc:
-            return _json({"detail": str(exc)}, 400)
-        etag = etag_for(request)
-        return not_modified(request, etag) or cacheable(_json(answer), etag)
+        answer = index.answers.get(query)
+        if answer is None:
+            urn = simple_lookup_query(query)
+            status, body = lookup_answer(request.GET.get("urn") if urn is None else urn, index)
+            if status != 200:
+                return HttpResponse(body, status=status, content_type="application/json")
+            answer = remember(index, query, body, etag_of(index, request.get_full_path()))
+        body, etag = answer
+        return not_modified(request, etag) or cacheable(HttpResponse(body, content_type="application/json"), etag)
 
 
 class Validate(FastPublicView):
