@@ -19,9 +19,9 @@ from ..enums import FindingStatus, ProposalAction, actions_from
 from ..documents import document_export, document_import
 from ..forms import ImportDocumentForm, NewProposalForm, ProposalForm, ReservationRequestForm, SignUpForm
 from ..gfd191 import SECTIONS_BY_KEY, sections_by_part
-from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn
+from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load
-from ..markdown import render_svg
+from ..diagram_cache import cached_diagrams
 from ..models import Namespace, Proposal, ProposalEvent
 from ..selectors import data_findings, proposal_findings, proposals_for
 
@@ -103,7 +103,7 @@ def _workbench(data: ProposalData, submitter_id: int) -> dict:
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule,
                                    examples=tuple(data.examples.valid) + tuple(data.examples.invalid))
-        context["diagrams"] = [(name, render_svg(svg)) for name, svg in grammar_diagrams(compiled.parsed.rules)]
+        context["diagrams"] = cached_diagrams(data.grammar.abnf, lambda: compiled.parsed.rules)
         for kind, urns in (("valid", data.examples.valid), ("invalid", data.examples.invalid)):
             for urn in urns:
                 try:

@@ -20,10 +20,9 @@ from .. import exports
 from ..diffs import proposal_diff
 from ..enums import NamespaceStatus
 from ..gfd191 import sections_by_part
-from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
-from ..grammar.parse import parse_grammar
+from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, parse_urn
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
-from ..markdown import render_svg
+from ..diagram_cache import cached_diagrams
 from ..models import Namespace, Proposal
 from ..selectors import reservation_active, snid_suggestions
 
@@ -90,16 +89,8 @@ def snid_not_found(request, snid: str, version: int | None = None):
 
 
 def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
-    """Railroad diagrams of an approved version; cached for good, since it never changes."""
-    if not proposal.grammar_abnf.strip():
-        return []
-    key = f"registry:diagrams:{proposal.pk}"
-    diagrams = cache.get(key)
-    if diagrams is None:
-        diagrams = [(name, str(render_svg(svg)))
-                    for name, svg in grammar_diagrams(parse_grammar(proposal.grammar_abnf).rules)]
-        cache.set(key, diagrams, None)
-    return [(name, render_svg(svg)) for name, svg in diagrams]
+    """Railroad diagrams of an approved version, drawn once per grammar text (``diagram_cache``)."""
+    return cached_diagrams(proposal.grammar_abnf)
 
 
 def _examples(proposal: Proposal) -> list[dict]:
