@@ -23,15 +23,18 @@ Everything else falls through to Django unchanged.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from corsheaders.conf import conf as cors_conf
 from django.conf import settings
+from django.core.signals import setting_changed
 from django.http.request import split_domain_port, validate_host
 from django.utils.encoding import iri_to_uri
 
 from ..lookup import answerable_without_query, fresh_index
 from ..middleware import PERMISSIONS, STRICT
-from .http import CACHE_CONTROL, anonymous_client, etag_matches, etag_of, lookup_answer, remember, simple_lookup_query
+from ..conditional import etag_matches
+from .http import CACHE_CONTROL, anonymous_client, etag_of, lookup_answer, remember, simple_lookup_query
 from .views import Lookup
 
 LOOKUP_PATH = "/api/lookup/"
@@ -51,19 +54,64 @@ def with_fast_lookup(application):
     return fast_lookup_application
 
 
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the settings make of a lookup, read once (settings are slow to read per request)."""
+
+    enabled: bool
+    redirect_http: bool
+    throttled: bool
+    proxy_ssl_header: tuple | None
+    forwarded_host: bool
+    allowed_hosts: tuple[str, ...]
+    headers: tuple[tuple[str, str], ...]  # what settings.MIDDLEWARE adds over plain HTTP
+    secure_headers: tuple[tuple[str, str], ...]  # ... and over HTTPS
+
+
+_plan: Plan | None = None
+
+
+def plan() -> Plan:
+    global _plan
+    if _plan is None:
+        allowed = settings.ALLOWED_HOSTS
+        if settings.DEBUG and not allowed:
+            allowed = [".localhost", "127.0.0.1", "[::1]"]
+        _plan = Plan(
+            enabled=(getattr(settings, "REGISTRY_FAST_LOOKUP", True) and not settings.PREPEND_WWW
+                     and not settings.DISALLOWED_USER_AGENTS),
+            redirect_http=settings.SECURE_SSL_REDIRECT,
+            throttled=settings.REGISTRY_ANON_RATE not in ("", "off"),
+            proxy_ssl_header=settings.SECURE_PROXY_SSL_HEADER,
+            forwarded_host=settings.USE_X_FORWARDED_HOST,
+            allowed_hosts=tuple(allowed),
+            headers=tuple(_middleware_headers(secure=False)),
+            secure_headers=tuple(_middleware_headers(secure=True)),
+        )
+    return _plan
+
+
+def _settings_changed(**kwargs) -> None:
+    global _plan
+    _plan = None
+
+
+setting_changed.connect(_settings_changed)
+
+
 def fast_lookup(environ: dict) -> tuple[str, list[tuple[str, str]], bytes] | None:
     """(status line, headers, body) for a lookup this path may answer, else None."""
     if (environ.get("PATH_INFO") != LOOKUP_PATH or environ.get("REQUEST_METHOD") != "GET"
-            or environ.get("SCRIPT_NAME") or "HTTP_ORIGIN" in environ
-            or not getattr(settings, "REGISTRY_FAST_LOOKUP", True)):
+            or environ.get("SCRIPT_NAME") or "HTTP_ORIGIN" in environ):
         return None
     index = fresh_index()
     if index is None:
         return None
-    secure = _is_secure(environ)
-    if (settings.SECURE_SSL_REDIRECT and not secure) or settings.PREPEND_WWW or settings.DISALLOWED_USER_AGENTS:
+    rules = _plan or plan()
+    if not rules.enabled:
         return None
-    if not _host_allowed(environ):
+    secure = _is_secure(environ, rules)
+    if (rules.redirect_http and not secure) or not _host_allowed(environ, rules):
         return None
     query = environ.get("QUERY_STRING", "")
     answer = index.answers.get(query)
@@ -75,7 +123,7 @@ def fast_lookup(environ: dict) -> tuple[str, list[tuple[str, str]], bytes] | Non
         if status != 200:
             return None
         answer = remember(index, query, body, etag_of(index, f"{LOOKUP_PATH}?{iri_to_uri(query)}"))
-    if not _throttles_allow(environ):
+    if rules.throttled and not _throttles_allow(environ):
         return None
     body, etag = answer
     if etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""), etag):
@@ -84,7 +132,7 @@ def fast_lookup(environ: dict) -> tuple[str, list[tuple[str, str]], bytes] | Non
     else:
         status = "200 OK"
         headers = [("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", CACHE_CONTROL)]
-    headers += _middleware_headers(secure)
+    headers += rules.secure_headers if secure else rules.headers
     headers.append(("Content-Length", str(len(body))))
     return status, headers, body
 
@@ -111,34 +159,29 @@ def _middleware_headers(secure: bool) -> list[tuple[str, str]]:
     return headers
 
 
-def _is_secure(environ: dict) -> bool:
+def _is_secure(environ: dict, rules: Plan) -> bool:
     """``HttpRequest.is_secure`` on the raw environ."""
-    if settings.SECURE_PROXY_SSL_HEADER:
-        header, secure_value = settings.SECURE_PROXY_SSL_HEADER
+    if rules.proxy_ssl_header:
+        header, secure_value = rules.proxy_ssl_header
         value = environ.get(header)
         if value is not None:
             return value.split(",", 1)[0].strip() == secure_value
     return environ.get("wsgi.url_scheme") == "https"
 
 
-def _host_allowed(environ: dict) -> bool:
+def _host_allowed(environ: dict, rules: Plan) -> bool:
     """``HttpRequest.get_host`` would not raise DisallowedHost (when in doubt, Django decides)."""
-    if settings.USE_X_FORWARDED_HOST and "HTTP_X_FORWARDED_HOST" in environ:
+    if rules.forwarded_host and "HTTP_X_FORWARDED_HOST" in environ:
         host = environ["HTTP_X_FORWARDED_HOST"]
     else:
         host = environ.get("HTTP_HOST")
     if not host:
         return False
-    allowed = settings.ALLOWED_HOSTS
-    if settings.DEBUG and not allowed:
-        allowed = [".localhost", "127.0.0.1", "[::1]"]
     domain, _port = split_domain_port(host)
-    return bool(domain) and validate_host(domain, allowed)
+    return bool(domain) and validate_host(domain, rules.allowed_hosts)
 
 
 def _throttles_allow(environ: dict) -> bool:
     """The DRF view's throttles on the raw request (anonymous: they read only the client's address)."""
-    if settings.REGISTRY_ANON_RATE in ("", "off"):
-        return True
     client = anonymous_client(environ)
     return all([throttle().allow_request(client, None) for throttle in Lookup.throttle_classes])

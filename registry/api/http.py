@@ -12,6 +12,7 @@ import orjson
 from django.http import HttpResponse, HttpResponseNotModified
 from django.http.request import HttpHeaders
 
+from ..conditional import etag_matches
 from ..lookup import Index, NotAnOgfUrn, lookup_urn, registry_index
 
 CACHE_CONTROL = "public, max-age=60"
@@ -31,15 +32,6 @@ def etag_of(index: Index, full_path: str) -> str:
 def etag_for(request) -> str:
     """Changes whenever the registry changes (the lookup index's stamp) or the request does."""
     return etag_of(registry_index(), request.get_full_path())
-
-
-def etag_matches(wanted: str, etag: str) -> bool:
-    """``If-None-Match`` uses the weak comparison (RFC 9110 §13.1.2): ``W/"x"`` matches ``"x"``."""
-    if not wanted:
-        return False
-    if wanted.strip() == "*":
-        return True
-    return etag in [tag.strip().removeprefix("W/") for tag in wanted.split(",")]
 
 
 def not_modified(request, etag: str) -> HttpResponse | None:

@@ -9,20 +9,22 @@ from django.contrib.syndication.views import Feed
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Q
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import condition
 
 from .. import exports
+from ..conditional import etag_matches
+from ..diagram_cache import cached_diagrams
 from ..diffs import proposal_diff
 from ..enums import NamespaceStatus
 from ..gfd191 import sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, parse_urn
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
-from ..diagram_cache import cached_diagrams
 from ..models import Namespace, Proposal
 from ..selectors import reservation_active, snid_suggestions
 
@@ -34,13 +36,18 @@ SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
 PAGE_CACHE_SECONDS = 300
 
 
-def anonymous_cache(view):
-    """Serve anonymous GETs of public pages from the shared cache.
+def anonymous_cache(view=None, *, etag: bool = True):
+    """Serve anonymous GETs of public pages from the shared cache, with a strong ETag.
 
     The key carries the registry stamp (lookup index), so an approval or a
     reservation changes every key at once: nothing stale is served, nothing
-    needs deleting. Logged-in users always get a fresh page (it shows their name).
+    needs deleting. The ETag is the same stamp, the day (reservations lapse by
+    date) and the URL, so a matching If-None-Match is answered 304 before any
+    rendering. Logged-in users always get a fresh page (it shows their name).
+    ``etag=False`` leaves validators to the view (exports use ``condition``).
     """
+    if view is None:
+        return lambda view: anonymous_cache(view, etag=etag)
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
@@ -48,12 +55,19 @@ def anonymous_cache(view):
             return view(request, *args, **kwargs)
         stamp = registry_index().etag_prefix
         path = hashlib.blake2b(request.get_full_path().encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        tag = f'"{stamp}-{timezone.localdate():%Y%m%d}-{path[:16]}"'
+        if etag and etag_matches(request.META.get("HTTP_IF_NONE_MATCH", ""), tag):
+            response = HttpResponseNotModified()
+            response["ETag"] = tag
+            return _public(response, request)
         key = f"registry:page:{stamp}:{path}"
         response = cache.get(key)
         if response is None:
             response = view(request, *args, **kwargs)
             if response.status_code == 200 and not getattr(response, "streaming", False):
                 cache.set(key, response, PAGE_CACHE_SECONDS)
+        if etag and response.status_code == 200:
+            response["ETag"] = tag
         return response
 
     return wrapper
@@ -188,7 +202,7 @@ def _export_last_modified(request, fmt):
 
 
 @condition(etag_func=_export_etag, last_modified_func=_export_last_modified)
-@anonymous_cache
+@anonymous_cache(etag=False)
 def registry_export(request, fmt):
     render_as, content_type = exports.FORMATS[fmt]
     base = request.build_absolute_uri("/").rstrip("/")
@@ -228,6 +242,12 @@ class RegistryFeed(Feed):
 
     def item_updateddate(self, item):
         return item.decided_at
+
+
+@anonymous_cache
+def registry_feed(request):
+    """The Atom feed, cached and validated like the pages."""
+    return _public(RegistryFeed()(request), request)
 
 
 def namespace_document(request, snid, version, fmt):
