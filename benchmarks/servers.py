@@ -146,7 +146,7 @@ def stop_nginx(server: Server, workdir: Path) -> None:
 
 # --- load ----------------------------------------------------------------------------------------
 
-WRK = ["wrk", "-t2", "-c32", "-d8s", "--latency"]
+WRK = ["wrk", "-t2", "-c32", f"-d{os.environ.get('BENCH_SECONDS', '8')}s", "--latency"]
 
 
 def wrk_version() -> str:
