@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import orjson
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Q
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -23,6 +24,7 @@ from .http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer,
 from .negotiation import JSONOnly
 
 MAX_BATCH = 10_000
+API_CACHE_SECONDS = 300
 
 
 class PublicView(APIView):
@@ -56,7 +58,16 @@ class SnidList(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)
-        return not_modified(request, etag) or cacheable(super().list(request, *args, **kwargs), etag)
+        if cached := not_modified(request, etag):
+            return cached
+        # The page's data, kept as long as the registry stamp (in the ETag) lasts; the host is in
+        # the key because the pagination links are absolute.
+        key = f"registry:api:snids:{request.get_host()}:{etag}"
+        data = cache.get(key)
+        if data is None:
+            data = super().list(request, *args, **kwargs).data
+            cache.set(key, data, API_CACHE_SECONDS)
+        return cacheable(Response(data), etag)
 
 
 def _namespace_or_404(snid: str) -> Namespace:
