@@ -2,9 +2,12 @@
 
 In process (Django's test client, production settings, no network): the time
 from request to finished response, which is the server's share of what a
-browser waits for. "Cold" is a first hit after a restart or an approval: the
-page cache, the lookup index, the compiled grammars and the diagram table are
-all emptied before each request. "Warm" repeats the request with them filled.
+browser waits for. "After an approval": the page cache and the lookup index
+are emptied before each request (an approval changes the registry stamp, so
+every cached page and answer is new). "First sight": everything is emptied,
+the compiled grammars and drawn diagrams too (a restart with an empty shared
+cache, or a grammar text nobody has checked before). "Warm" repeats the
+request with everything filled.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from registry.interchange import load
 from registry.lookup import registry_invalidate
 from registry.models import Proposal
 
-COLD_REPEAT, WARM_REPEAT = 10, 20
+COLD_REPEAT, WARM_REPEAT = 8, 20
 WARM_TARGET, COLD_TARGET, CHECK_TARGET = 50.0, 150.0, 150.0
 
 
@@ -36,18 +39,23 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def forget_everything() -> None:
+def forget_registry() -> None:
+    """What an approval does to the caches: new stamp, so no cached page or answer applies."""
     cache.clear()
     registry_invalidate()
+
+
+def forget_everything() -> None:
+    forget_registry()
     cache_clear()
     diagram_cache.local_clear()
 
 
-def measure(client: Client, method: str, path: str, data=None, *, cold: bool, repeat: int) -> tuple[list, int]:
+def measure(client: Client, method: str, path: str, data=None, *, forget=None, repeat: int) -> tuple[list, int]:
     times, queries = [], 0
     for _ in range(repeat):
-        if cold:
-            forget_everything()
+        if forget:
+            forget()
         with CaptureQueriesContext(connection) as captured:
             started = time.perf_counter()
             response = client.post(path, data) if method == "POST" else client.get(path)
@@ -108,27 +116,42 @@ def report() -> str:
         ("editor", editor, "GET", "/review/reservations/", None),
     ]
     lines = ["## Pages (`benchmarks/bench_pages.py`)", "", __doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
-             f" p95 of {COLD_REPEAT} cold and {WARM_REPEAT} warm requests; queries of one request.", "",
-             "| who | request | cold p95 ms | warm p95 ms | warm median ms | queries (warm) |",
-             "| --- | --- | ---: | ---: | ---: | ---: |"]
-    worst_cold = worst_warm = (0.0, "")
-    check_cold = None
+             f" p95 of {COLD_REPEAT} requests after an approval, {COLD_REPEAT} at first sight and {WARM_REPEAT} "
+             "warm; queries of one warm request.", "",
+             "| who | request | after an approval p95 ms | first sight p95 ms | warm p95 ms | warm median ms "
+             "| queries (warm) |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    worst = {"approval": (0.0, ""), "first": (0.0, ""), "warm": (0.0, "")}
+    check = {}
     for who, client, method, path, data in pages:
-        cold, _ = measure(client, method, path, data, cold=True, repeat=COLD_REPEAT)
-        warm, queries = measure(client, method, path, data, cold=False, repeat=WARM_REPEAT)
+        approval, _ = measure(client, method, path, data, forget=forget_registry, repeat=COLD_REPEAT)
+        first, _ = measure(client, method, path, data, forget=forget_everything, repeat=COLD_REPEAT)
+        warm, queries = measure(client, method, path, data, repeat=WARM_REPEAT)
         label = f"{method} `{path}`" + (" (Check without saving, GFD.191 example)" if data and "edit" in path else
                                          " (the live-check panel, GFD.191 example)" if data else "")
-        lines.append(f"| {who} | {label} | {p95(cold):.1f} | {p95(warm):.1f} | {statistics.median(warm):.1f} | "
-                     f"{queries} |")
-        worst_cold = max(worst_cold, (p95(cold), label))
-        worst_warm = max(worst_warm, (p95(warm), label))
+        lines.append(f"| {who} | {label} | {p95(approval):.1f} | {p95(first):.1f} | {p95(warm):.1f} | "
+                     f"{statistics.median(warm):.1f} | {queries} |")
+        for name, times in (("approval", approval), ("first", first), ("warm", warm)):
+            worst[name] = max(worst[name], (p95(times), label))
         if data and "edit" in path:
-            check_cold = p95(cold)
+            check = {"approval": p95(approval), "first": p95(first), "warm": p95(warm)}
+
+    def verdict(ok: bool) -> str:
+        return "**met**" if ok else "**not met**"
+
     lines += ["",
-              f"- Every page p95 ≤ {WARM_TARGET:.0f} ms warm — {'**met**' if worst_warm[0] <= WARM_TARGET else '**not met**'} "
-              f"(worst {worst_warm[0]:.1f} ms, {worst_warm[1]}).",
-              f"- Every page p95 ≤ {COLD_TARGET:.0f} ms cold — {'**met**' if worst_cold[0] <= COLD_TARGET else '**not met**'} "
-              f"(worst {worst_cold[0]:.1f} ms, {worst_cold[1]}).",
-              f"- “Check without saving” on the GFD.191 example ≤ {CHECK_TARGET:.0f} ms — "
-              f"{'**met**' if check_cold <= CHECK_TARGET else '**not met**'} (cold p95 {check_cold:.1f} ms).", ""]
+              f"- Every page p95 ≤ {WARM_TARGET:.0f} ms warm — {verdict(worst['warm'][0] <= WARM_TARGET)} "
+              f"(worst {worst['warm'][0]:.1f} ms, {worst['warm'][1]}).",
+              f"- Every page p95 ≤ {COLD_TARGET:.0f} ms cold, after an approval — "
+              f"{verdict(worst['approval'][0] <= COLD_TARGET)} (worst {worst['approval'][0]:.1f} ms, "
+              f"{worst['approval'][1]}).",
+              f"- Every page p95 ≤ {COLD_TARGET:.0f} ms cold, at first sight — "
+              f"{verdict(worst['first'][0] <= COLD_TARGET)} (worst {worst['first'][0]:.1f} ms, {worst['first'][1]}).",
+              f"- “Check without saving” on the GFD.191 example ≤ {CHECK_TARGET:.0f} ms — after an approval "
+              f"{verdict(check['approval'] <= CHECK_TARGET)} ({check['approval']:.1f} ms), at first sight "
+              f"{verdict(check['first'] <= CHECK_TARGET)} ({check['first']:.1f} ms; the time is the grammar's "
+              "cross-check against the `abnf` package's parser), warm "
+              f"{verdict(check['warm'] <= CHECK_TARGET)} ({check['warm']:.1f} ms).",
+              "- Diagrams are drawn once per grammar text (`registry/diagram_cache.py`, keyed by a hash of the "
+              "text and of the drawing code) and kept in the shared cache.", ""]
     return "\n".join(lines)
