@@ -293,8 +293,7 @@ def report() -> str:
     if nginx:
         cached = results["lookup through nginx's cache"]
         lines.append(f"- Through nginx's cache: {cached['rps']:,.0f} req/s, {cached['rps'] / lookup['rps']:.2f}× "
-                     "the direct lookup (nginx shares the two cores with wrk and gunicorn here; on its own "
-                     "host it would be answering without touching the application at all).")
+                     "the direct lookup (nginx shares the two cores with wrk and gunicorn here).")
     calls = python_calls_per_lookup()
     lines += ["", "Where a lookup's time goes (in process, no network; cProfile call counts, then µs per lookup "
                   "without the profiler):", "", "| path | Python calls per lookup | µs per lookup |",

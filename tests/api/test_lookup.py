@@ -370,3 +370,14 @@ def test_fast_lookup_sees_an_approval_through_the_stamp(hot_registry, keep_conne
     after = full_stack(wsgi_environ(query))
     assert after[1]["etag"] != before[1]["etag"]
     assert fast_answer(wsgi_environ(query)) == after
+
+
+@pytest.mark.django_db
+def test_snids_with_the_same_grammar_share_one_validator(client):
+    from benchmarks.data import populate
+
+    populate(3)
+    answers = [lookup(client, f"urn:ogf:bench{n}:example.com:2002:x").json() for n in range(3)]
+    assert [a["grammar_checked"] for a in answers] == [True, True, True]
+    entries = registry_index().entries
+    assert entries["bench0"].validator is entries["bench2"].validator
