@@ -1,274 +1,107 @@
-"""HTTP benchmarks: the registry under gunicorn on loopback, load from wrk.
+"""HTTP benchmarks: the registry under gunicorn, Bioregistry as it ships, nginx's cache, wrk.
 
-Every comparison is measured in one run, alternating the two sides, so the
-figures are ratios on the same machine at the same moment:
-
-- lookup vs. the framework floor (a trivial Django JSON view on the same server)
-  at 1, 8 and 32 connections, and, when available, vs. Bioregistry's own
-  identifier validation served by its FastAPI app (the peer registry);
-- bulk validation of 10,000 URNs end to end;
-- pages with 1,000 registered SNIDs and 1,000 pending proposals (in process:
-  time and query counts, cold and cached);
-- how lookup and page cost grow from 10 to 10,000 SNIDs.
+All targets are measured in one run, in alternating rounds (the order rotates
+each round), on the same machine at the same moment: the figures to compare
+are the ratios. Also: Python calls per lookup (cProfile, in process), bulk
+validation end to end, and worker memory over 20,000 mixed requests.
 """
 
 from __future__ import annotations
 
+import cProfile
 import http.client
 import json
 import os
-import re
+import pstats
+import random
 import shutil
-import signal
-import statistics
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from django.core.cache import cache
-from django.db import connection
-from django.test import Client
-from django.test.utils import CaptureQueriesContext
-
-from benchmarks.data import populate
-from registry.lookup import registry_index, registry_invalidate
+from benchmarks import servers
 
 ROOT = Path(__file__).resolve().parent.parent
-PORT = int(os.environ.get("BENCH_PORT", "8765"))
-BIOREGISTRY_PORT = PORT + 1
-DURATION = int(os.environ.get("BENCH_SECONDS", "6"))
+PORT = int(os.environ.get("BENCH_PORT", "8700"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 LOOKUP = "/api/lookup/?urn=urn:ogf:fdc:example.com:20010527:img089322-038"
 FLOOR = "/bench/floor/"
-BIOREGISTRY_PYTHON = os.environ.get("BIOREGISTRY_PYTHON", "/tmp/bioreg-venv/bin/python")
+STATIC = "/static/registry/site.css"
+TARGET_RATIO, TARGET_P99 = 1.5, 20.0
+DISTINCT_LUA = """-- a new URN on every request: no answer is ever reused
+counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", "/api/lookup/?urn=urn:ogf:fdc:example.com:2002:A" .. counter .. "-" .. math.random(1, 999999999))
+end
+"""
 
 
-# --- servers and load --------------------------------------------------------------------------
-
-
-def _wait(port: int, path: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", path)
-            if conn.getresponse().status < 500:
-                return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError(f"the server on port {port} did not answer {path}")
-
-
-def start_gunicorn(env: dict) -> subprocess.Popen:
-    env = {**env, "BIND": f"127.0.0.1:{PORT}"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn", "registry.wsgi:application"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    _wait(PORT, FLOOR)
-    return process
-
-
-def start_bioregistry() -> subprocess.Popen | None:
-    """Bioregistry's web app (FastAPI under uvicorn), if installed in its own environment."""
-    if not Path(BIOREGISTRY_PYTHON).exists():
-        return None
-    process = subprocess.Popen(
-        [BIOREGISTRY_PYTHON, "-m", "uvicorn", "--factory", "bioregistry.app.impl:get_app", "--host", "127.0.0.1",
-         "--port", str(BIOREGISTRY_PORT), "--workers", str(os.cpu_count()), "--log-level", "error"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+def redis_up(url: str) -> bool:
+    parts = urlsplit(url)
     try:
-        _wait(BIOREGISTRY_PORT, "/api/reference/go:0032571", seconds=120)
-    except RuntimeError:
-        stop(process)
-        return None
-    return process
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379), timeout=2) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
 
 
-def stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+def _get(port: int, path: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    return response.status, response.read()
 
 
-def _ms(value: str) -> float:
-    number, unit = re.match(r"([\d.]+)(us|ms|s)", value).groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+# --- the peer table -------------------------------------------------------------------------------
 
 
-def wrk(port: int, path: str, connections: int, seconds: int = DURATION) -> dict:
-    out = subprocess.run(
-        ["wrk", f"-t{min(connections, 2)}", f"-c{connections}", f"-d{seconds}s", "--latency",
-         f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=True).stdout
-    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
-    errors += int(m.group(1)) if (m := re.search(r"Non-2xx or 3xx responses: (\d+)", out)) else 0
-    return {
-        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-        "p50": _ms(re.search(r"(?m)^\s+50%\s+(\S+)", out).group(1)),
-        "p99": _ms(re.search(r"(?m)^\s+99%\s+(\S+)", out).group(1)),
-        "errors": errors,
-    }
+def peer_rounds(targets: list[tuple[str, str, Path | None]]) -> dict[str, dict]:
+    runs: dict[str, list[dict]] = {name: [] for name, _, _ in targets}
+    for round_number in range(ROUNDS):
+        shift = round_number % len(targets)
+        for name, url, script in targets[shift:] + targets[:shift]:
+            runs[name].append(servers.wrk(url, script=script))
+    return {name: servers.summary(r) for name, r in runs.items()}
 
 
-def best(runs: list[dict]) -> dict:
-    top = max(runs, key=lambda r: r["rps"])
-    return {**top, "errors": sum(r["errors"] for r in runs)}
+def python_calls_per_lookup() -> list[tuple[str, float, float]]:
+    """(path, Python calls per lookup, µs per lookup) through the full Django stack and the fast path."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
+
+    from registry.wsgi import application
+
+    environ = {**RequestFactory().get("/api/lookup/").environ, "QUERY_STRING": LOOKUP.split("?", 1)[1],
+               "HTTP_HOST": "127.0.0.1"}
+    out = []
+    for name, app in (("full Django stack (DRF view)", WSGIHandler()), ("WSGI fast path", application)):
+        for _ in range(200):
+            b"".join(app(dict(environ), lambda status, headers: None))
+        profile = cProfile.Profile()
+        profile.enable()
+        for _ in range(200):
+            b"".join(app(dict(environ), lambda status, headers: None))
+        profile.disable()
+        calls = pstats.Stats(profile).total_calls / 200
+        started = time.perf_counter()
+        for _ in range(3000):
+            b"".join(app(dict(environ), lambda status, headers: None))
+        out.append((name, calls, (time.perf_counter() - started) / 3000 * 1e6))
+    return out
 
 
-# --- in-process measurements -------------------------------------------------------------------
-
-
-def timed(client: Client, path: str, *, cold: bool, repeat: int = 20) -> tuple[float, int]:
-    """(median ms, queries) for GET ``path``; cold clears the page cache and lookup index first."""
-    times, queries = [], 0
-    for _ in range(repeat):
-        if cold:
-            cache.clear()
-            registry_invalidate()
-        with CaptureQueriesContext(connection) as captured:
-            started = time.perf_counter()
-            response = client.get(path)
-            times.append((time.perf_counter() - started) * 1000)
-        assert response.status_code == 200, (path, response.status_code)
-        queries = len(captured)
-    return statistics.median(times), queries
-
-
-def lookup_cost(client: Client, count: int = 3000) -> float:
-    """Microseconds per lookup through the whole Django stack, index warm."""
-    client.get(LOOKUP)
-    started = time.perf_counter()
-    for _ in range(count):
-        client.get(LOOKUP)
-    return (time.perf_counter() - started) / count * 1e6
-
-
-def scaling_row(n: int, anonymous: Client) -> dict:
-    registry_invalidate()
-    started = time.perf_counter()
-    registry_index()
-    index_ms = (time.perf_counter() - started) * 1000
-    list_ms, list_q = timed(anonymous, "/urn/", cold=True, repeat=5)
-    detail_ms, detail_q = timed(anonymous, "/urn/bench0/", cold=True, repeat=5)
-    return {"n": n, "lookup_us": lookup_cost(anonymous, 1500), "index_ms": index_ms,
-            "list_ms": list_ms, "list_q": list_q, "detail_ms": detail_ms, "detail_q": detail_q}
-
-
-# --- the report --------------------------------------------------------------------------------
-
-
-def report() -> str:
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
-    from registry import demo
-
-    lines = ["## HTTP (`benchmarks/bench_http.py`)", ""]
-    if shutil.which("wrk") is None:
-        return "\n".join(lines + ["wrk is not installed (`apt-get install wrk`): HTTP benchmarks skipped.", ""])
-    call_command("migrate", verbosity=0)
-    accounts = demo.demo_accounts()
-    demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
-    anonymous = Client()
-    scaling = []
-    populate(8)  # the two demo SNIDs + 8 = 10
-    scaling.append(scaling_row(10, anonymous))
-    populate(90)
-    scaling.append(scaling_row(100, anonymous))
-    populate(900, pending=1000)
-    scaling.append(scaling_row(1000, anonymous))
-
-    # --- load on the server, 1,000 SNIDs ---
-    env = {**os.environ}
-    server = start_gunicorn(env)
-    bioregistry = start_bioregistry()
-    rows = []
-    try:
-        for connections in (1, 8, 32):
-            runs = {"floor": [], "lookup": [], "bioregistry": []}
-            for _ in range(2):  # alternate the sides
-                runs["floor"].append(wrk(PORT, FLOOR, connections))
-                runs["lookup"].append(wrk(PORT, LOOKUP, connections))
-                if bioregistry:
-                    runs["bioregistry"].append(wrk(BIOREGISTRY_PORT, "/api/reference/go:0032571", connections))
-            rows.append((connections, {k: best(v) for k, v in runs.items() if v}))
-        bulk = bulk_validation()
-    finally:
-        stop(server)
-        if bioregistry:
-            stop(bioregistry)
-
-    workers = os.environ.get("WEB_CONCURRENCY") or f"{os.cpu_count() + 1} (cores + 1)"
-    lines += [
-        f"gunicorn, sync workers: {workers}; wrk on the same 2-core machine, {DURATION} s a run, "
-        "two alternating runs a cell, the better kept; 1,000 registered SNIDs. Floor: a trivial "
-        "Django JSON view in the same server.",
-        "",
-        "| connections | floor req/s | lookup req/s | lookup / floor | lookup p50 ms | lookup p99 ms | errors |"
-        + (" Bioregistry req/s | lookup / Bioregistry |" if rows[0][1].get("bioregistry") else ""),
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + (" ---: | ---: |" if rows[0][1].get("bioregistry") else ""),
-    ]
-    for connections, r in rows:
-        line = (f"| {connections} | {r['floor']['rps']:,.0f} | {r['lookup']['rps']:,.0f} | "
-                f"{r['lookup']['rps'] / r['floor']['rps']:.2f}× | {r['lookup']['p50']:.2f} | "
-                f"{r['lookup']['p99']:.2f} | {r['lookup']['errors'] + r['floor']['errors']} |")
-        if "bioregistry" in r:
-            line += f" {r['bioregistry']['rps']:,.0f} | {r['lookup']['rps'] / r['bioregistry']['rps']:.2f}× |"
-        lines.append(line)
-    at32 = rows[-1][1]
-    ratio = at32["lookup"]["rps"] / at32["floor"]["rps"]
-    lines += ["", f"Targets at 32 connections: lookup ≥ 0.8× the floor — **{'met' if ratio >= 0.8 else 'NOT met'}** "
-                  f"({ratio:.2f}×); 0 errors — **{'met' if at32['lookup']['errors'] == 0 else 'NOT met'}**; "
-                  f"p99 < 50 ms — **{'met' if at32['lookup']['p99'] < 50 else 'NOT met'}** "
-                  f"({at32['lookup']['p99']:.1f} ms)."]
-    if "bioregistry" in at32:
-        versus = at32["lookup"]["rps"] / at32["bioregistry"]["rps"]
-        lines.append(f"North star: lookup vs. Bioregistry's `GET /api/reference/go:0032571` (its identifier "
-                     f"validation, FastAPI under uvicorn, one worker per core) at 32 connections: {versus:.2f}× "
-                     f"— **{'beaten' if versus > 1 else 'NOT beaten'}**.")
-    else:
-        lines.append("Bioregistry was not installed beside the project, so the north-star comparison was not "
-                     "run (see docs/performance.md's command to include it).")
-    lines += ["", f"Bulk validation, `POST /api/validate/` with 10,000 URNs end to end (best of 3): "
-                  f"{bulk:,.0f} URNs/s — target ≥ 100,000/s **{'met' if bulk >= 100_000 else 'NOT met'}**.", ""]
-
-    # --- pages, in process, 1,000 SNIDs and 1,000 pending proposals ---
-    editor = Client()
-    editor.force_login(get_user_model().objects.get(username="editor"))
-    pages = [("/urn/", anonymous), ("/urn/bench500/", anonymous), ("/urn/registry.json", anonymous),
-             ("/api/snids/", anonymous), ("/review/", editor)]
-    lines += ["Pages with 1,000 registered SNIDs and 1,000 pending proposals, in process (Django test "
-              "client, no network), median of 20:", "",
-              "| page | cold ms | queries | cached ms | cached req/s |", "| --- | ---: | ---: | ---: | ---: |"]
-    for path, client in pages:
-        cold_ms, queries = timed(client, path, cold=True)
-        warm_ms, _ = timed(client, path, cold=False)
-        lines.append(f"| `{path}`{' (editor)' if client is editor else ''} | {cold_ms:.1f} | {queries} | "
-                     f"{warm_ms:.2f} | {1000 / warm_ms:,.0f} |")
-    lines += ["", "The review dashboard is for logged-in editors and is never served from the page cache; "
-                  "its 'cached' column is a second render with the lookup index warm.", ""]
-
-    # --- scaling ---
-    populate(9000, prefix="more")
-    scaling.append(scaling_row(10000, anonymous))
-    lines += ["How cost grows with the registry (in process; lookup through the whole Django stack with "
-              "the index warm; pages cold):", "",
-              "| SNIDs | lookup µs | index build ms | `/urn/` cold ms (queries) | `/urn/<snid>/` cold ms (queries) |",
-              "| ---: | ---: | ---: | ---: | ---: |"]
-    for row in scaling:
-        lines.append(f"| {row['n']:,} | {row['lookup_us']:.0f} | {row['index_ms']:.1f} | "
-                     f"{row['list_ms']:.1f} ({row['list_q']}) | {row['detail_ms']:.1f} ({row['detail_q']}) |")
-    lines += ["", "Lookup cost and query counts stay flat; the index (one query, rebuilt only when the "
-                  "registry changes) grows linearly with the number of SNIDs.", ""]
-    return "\n".join(lines)
-
-
-def bulk_validation() -> float:
+def bulk_validation(port: int) -> float:
     body = json.dumps({"urns": [f"urn:ogf:fdc:example.com:2002:A{i}" for i in range(10_000)]})
     best_rate = 0.0
     for _ in range(3):
-        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         started = time.perf_counter()
         conn.request("POST", "/api/validate/", body, {"Content-Type": "application/json"})
         response = conn.getresponse()
@@ -277,3 +110,204 @@ def bulk_validation() -> float:
         assert response.status == 200 and len(results) == 10_000 and results[0]["valid"]
         best_rate = max(best_rate, 10_000 / elapsed)
     return best_rate
+
+
+# --- memory -----------------------------------------------------------------------------------------
+
+
+def mixed_paths(count: int, seed: int) -> list[str]:
+    """Lookups (repeated and new), list and SNID pages, search, API reads, exports, misses."""
+    rng = random.Random(seed)
+    kinds = [
+        lambda: LOOKUP,
+        lambda: f"/api/lookup/?urn=urn:ogf:fdc:example.com:2002:M{rng.randrange(10**9)}",
+        lambda: f"/api/lookup/?urn=urn:ogf:bench{rng.randrange(1000)}:example.com:2002:x",
+        lambda: f"/urn/?page={rng.randrange(1, 11)}",
+        lambda: f"/urn/bench{rng.randrange(1000)}/",
+        lambda: f"/urn/search/?urn=urn:ogf:bench{rng.randrange(1000)}:a.b:2002:{rng.randrange(10**6)}",
+        lambda: f"/api/snids/?page={rng.randrange(1, 11)}",
+        lambda: f"/api/snids/bench{rng.randrange(1000)}/",
+        lambda: "/urn/registry.json",
+        lambda: f"/urn/missing{rng.randrange(10**6)}/",
+    ]
+    return [rng.choice(kinds)() for _ in range(count)]
+
+
+def drive(port: int, paths: list[str], threads: int = 4) -> int:
+    """Send every path over keep-alive connections; the number of 5xx answers."""
+    failures = [0]
+
+    def worker(chunk):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        for path in chunk:
+            conn.request("GET", path)
+            response = conn.getresponse()
+            response.read()
+            failures[0] += response.status >= 500
+            if response.getheader("Connection", "").lower() == "close":
+                conn.close()
+
+    pool = [threading.Thread(target=worker, args=(paths[i::threads],)) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return failures[0]
+
+
+def memory(env: dict) -> dict:
+    server = servers.start_ours(PORT + 5, env)
+    try:
+        failures = drive(PORT + 5, mixed_paths(1_000, seed=1))
+        after_1k = servers.rss_kib(server.worker_pids())
+        failures += drive(PORT + 5, mixed_paths(9_000, seed=2))
+        after_10k = servers.rss_kib(server.worker_pids())
+        failures += drive(PORT + 5, mixed_paths(10_000, seed=3))
+        after_20k = servers.rss_kib(server.worker_pids())
+    finally:
+        server.stop()
+    return {"after_1k": after_1k, "after_10k": after_10k, "after_20k": after_20k, "failures": failures}
+
+
+# --- the report -------------------------------------------------------------------------------------
+
+
+def _row(name: str, how: str, s: dict) -> str:
+    return (f"| {name} | {how} | {s['rps']:,.0f} | {s['min']:,.0f}–{s['max']:,.0f} | {s['p50']:.2f} | "
+            f"{s['p99']:.2f} ({s['p99_worst']:.2f}) | {s['errors']} |")
+
+
+def _met(ok: bool) -> str:
+    return "**met**" if ok else "**not met**"
+
+
+def report() -> str:
+    lines = ["## HTTP (`benchmarks/bench_http.py`)", ""]
+    if shutil.which("wrk") is None:
+        return "\n".join(lines + ["wrk is not installed (`apt-get install wrk`): HTTP benchmarks skipped.", ""])
+    static_root = Path(tempfile.mkdtemp(prefix="registry-static-"))
+    env = {**os.environ, "DJANGO_STATIC_ROOT": str(static_root)}
+    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
+    if redis_up(redis_url):
+        env["REDIS_URL"] = redis_url  # the page and throttle cache shared by the workers, as deployed
+        cache_note = f"page cache in Redis, `REDIS_URL={redis_url}`, as deployed"
+    else:
+        cache_note = "no Redis reachable: each worker's page cache in its own memory (bounded at 300 pages)"
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env,
+                   check=True)
+    ours = servers.start_ours(PORT, env)
+    why_no_peer = servers.bioregistry_missing()
+    bioregistry = nginx = None
+    try:
+        if why_no_peer is None:
+            try:
+                bioregistry = servers.start_bioregistry(PORT + 1)
+            except RuntimeError as exc:
+                why_no_peer = str(exc)
+        nginx, nginx_dir = servers.start_nginx(PORT + 2, [PORT], FLOOR) if shutil.which("nginx") else (None, None)
+        script = Path(tempfile.mkdtemp(prefix="registry-wrk-")) / "distinct.lua"
+        script.write_text(DISTINCT_LUA)
+        ours_url = f"http://127.0.0.1:{PORT}"
+        targets = [("lookup", ours_url + LOOKUP, None), ("lookup, a new URN each request", ours_url, script)]
+        if bioregistry:
+            targets += [("Bioregistry reference", f"http://127.0.0.1:{PORT + 1}{servers.BIOREGISTRY_PATH}", None),
+                        ("Bioregistry reference (go)", f"http://127.0.0.1:{PORT + 1}/api/reference/go:0032571",
+                         None)]
+        targets += [("Django floor", ours_url + FLOOR, None), ("static file", ours_url + STATIC, None)]
+        if nginx:
+            targets += [("lookup through nginx's cache", f"http://127.0.0.1:{PORT + 2}{LOOKUP}", None),
+                        ("static file from nginx", f"http://127.0.0.1:{PORT + 2}{STATIC}", None)]
+        for _, url, _ in targets:  # warm every worker's index, validators and answers
+            parts = urlsplit(url)
+            for _ in range(8):
+                _get(parts.port, (parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
+        results = peer_rounds(targets)
+        bulk = bulk_validation(PORT)
+    finally:
+        if nginx:
+            servers.stop_nginx(nginx, nginx_dir)
+        if bioregistry:
+            bioregistry.stop()
+        ours.stop()
+    mem = memory(env)
+    shutil.rmtree(static_root, ignore_errors=True)
+
+    how = {
+        "lookup": f"ours, `GET {LOOKUP}`",
+        "lookup, a new URN each request": "ours, `GET /api/lookup/?urn=urn:ogf:fdc:example.com:2002:A<n>-<random>` "
+                                          "(wrk Lua script: never a repeated answer)",
+        "Bioregistry reference": f"Bioregistry, `GET {servers.BIOREGISTRY_PATH}`",
+        "Bioregistry reference (go)": "Bioregistry, `GET /api/reference/go:0032571`",
+        "Django floor": f"ours, `GET {FLOOR}` (a view returning `JsonResponse({{'ok': True}})` through "
+                        "the whole middleware stack)",
+        "static file": f"ours, `GET {STATIC}` (WhiteNoise, before Django: the server's floor)",
+        "lookup through nginx's cache": "nginx 127.0.0.1 → ours, `proxy_cache` hit (docs/nginx.conf)",
+        "static file from nginx": f"nginx, `GET {STATIC}` from disk",
+    }
+    lines += [
+        f"{ROUNDS} alternating rounds of `{' '.join(servers.WRK)} <url>` per target (the order rotates "
+        "each round); medians over the rounds, the spread of req/s, p99 as the median (worst) round. "
+        "Both applications run "
+        f"{servers.WORKERS} worker processes on this 2-core machine, shared with wrk (and, during this run, "
+        "with other work on the machine: absolute figures are noisy, ratios within a round less so). "
+        "1,000 registered SNIDs, 1,000 pending proposals.",
+        "",
+        f"- Ours: `WEB_CONCURRENCY={servers.WORKERS} DJANGO_SETTINGS_MODULE=benchmarks.settings "
+        f"{' '.join(servers.ours_command()[1:]).replace('-m gunicorn', 'gunicorn')}` — "
+        "production settings (`DJANGO_DEBUG=0`), gthread workers from `registry/gunicorn.py`, throttling off "
+        "(wrk is one client address), a SQLite database.",
+    ]
+    if bioregistry:
+        lines.append(f"- Bioregistry, as it ships: `{' '.join(['gunicorn'] + servers.bioregistry_command(PORT + 1)[1:])}` "
+                     f"from its own virtualenv (`BIOREGISTRY_VENV`): {servers.bioregistry_versions()}.")
+    else:
+        lines.append(f"- Bioregistry rows skipped: {why_no_peer}.")
+    if nginx:
+        lines.append(f"- nginx {servers.nginx_version()} (Debian package) with docs/nginx.conf, one upstream "
+                     "(the same gunicorn instance).")
+    else:
+        lines.append("- nginx rows skipped: nginx is not installed (`apt-get install nginx`).")
+    lines += [f"- wrk {servers.wrk_version()}.", "",
+              "| target | what | req/s (median) | req/s min–max | p50 ms | p99 ms median (worst) | errors |",
+              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines += [_row(name, how[name], s) for name, s in results.items()]
+    lookup = results["lookup"]
+    lines += ["", "Targets at 32 connections, equal workers:", ""]
+    if bioregistry:
+        for peer in ("Bioregistry reference", "Bioregistry reference (go)"):
+            per_round = [a / b for a, b in zip(lookup["runs"], results[peer]["runs"], strict=True)]
+            ratio = lookup["rps"] / results[peer]["rps"]
+            lines.append(f"- `/api/lookup/` ≥ {TARGET_RATIO}× {peer} — {_met(ratio >= TARGET_RATIO)}: "
+                         f"{ratio:.2f}× (rounds: {', '.join(f'{r:.2f}×' for r in per_round)}).")
+        new = results["lookup, a new URN each request"]
+        ratio_new = new["rps"] / results["Bioregistry reference"]["rps"]
+        lines.append(f"- The same with a new URN every request (nothing reused): {ratio_new:.2f}× "
+                     f"Bioregistry reference — {_met(ratio_new >= TARGET_RATIO)}.")
+    else:
+        lines.append(f"- `/api/lookup/` ≥ {TARGET_RATIO}× Bioregistry: not measured ({why_no_peer}).")
+    lines += [f"- 0 errors — {_met(lookup['errors'] == 0)} ({lookup['errors']}).",
+              f"- p99 < {TARGET_P99:.0f} ms — {_met(lookup['p99'] < TARGET_P99)} (median round {lookup['p99']:.2f} ms, "
+              f"worst round {lookup['p99_worst']:.2f} ms).",
+              f"- Lookup vs. the Django floor: {lookup['rps'] / results['Django floor']['rps']:.2f}×; vs. the "
+              f"static-file floor: {lookup['rps'] / results['static file']['rps']:.2f}×."]
+    if nginx:
+        cached = results["lookup through nginx's cache"]
+        lines.append(f"- Through nginx's cache: {cached['rps']:,.0f} req/s, {cached['rps'] / lookup['rps']:.2f}× "
+                     "the direct lookup (nginx shares the two cores with wrk and gunicorn here).")
+    calls = python_calls_per_lookup()
+    lines += ["", "Where a lookup's time goes (in process, no network; cProfile call counts, then µs per lookup "
+                  "without the profiler):", "", "| path | Python calls per lookup | µs per lookup |",
+              "| --- | ---: | ---: |"]
+    lines += [f"| {name} | {n:.0f} | {us:.0f} |" for name, n, us in calls]
+    lines += ["", f"Bulk validation, `POST /api/validate/` with 10,000 URNs end to end (best of 3): "
+                  f"{bulk:,.0f} URNs/s — target ≥ 100,000/s {_met(bulk >= 100_000)}.", ""]
+    growth = (mem["after_20k"] - mem["after_1k"]) / mem["after_1k"]
+    lines += [f"Worker memory: a fresh server ({servers.WORKERS} workers; {cache_note}), mixed GETs over 4 "
+              "keep-alive connections (lookups repeated and new, list and SNID pages, URN search, API reads, the JSON "
+              "export, unknown SNIDs). RSS summed over the workers:", "",
+              "| after 1,000 requests | after 10,000 | after 20,000 | growth 1,000 → 20,000 | 5xx answers |",
+              "| ---: | ---: | ---: | ---: | ---: |",
+              f"| {mem['after_1k'] / 1024:.1f} MiB | {mem['after_10k'] / 1024:.1f} MiB | {mem['after_20k'] / 1024:.1f} MiB "
+              f"| {growth:+.1%} | {mem['failures']} |", "",
+              f"Target: RSS after 20,000 within 10 % of RSS after 1,000 — {_met(abs(growth) <= 0.10)}.", ""]
+    return "\n".join(lines)

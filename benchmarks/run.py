@@ -2,10 +2,17 @@
 
 Usage (from the repository root, with the requirements installed):
 
-    python -m benchmarks.run
+    BIOREGISTRY_VENV=/path/to/venv python -m benchmarks.run
+
+``BIOREGISTRY_VENV`` names a virtualenv holding Bioregistry for the peer rows
+(docs/performance.md, "Reproduce"); without it those rows are skipped and the
+report says why. ``BENCH_ROUNDS`` (default 3) and ``BENCH_PORT`` (default 8700;
+the run uses it and the next five ports) adjust the HTTP part.
 
 Figures are ratios measured in one run on one machine; the machine, versions,
-date and command are written with them.
+date and commands are written with them. The section between the
+``<!-- hostile:start -->`` and ``<!-- hostile:end -->`` markers of the existing
+file is kept as it is.
 """
 
 from __future__ import annotations
@@ -13,11 +20,28 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "performance.md"
+HOSTILE = re.compile(r"<!-- hostile:start -->.*?<!-- hostile:end -->", re.S)
+
+REPRODUCE = """## Reproduce
+
+```sh
+apt-get install wrk nginx            # Debian packages: wrk 4.1, nginx 1.22
+python3 -m venv /opt/biovenv         # Bioregistry in a virtualenv of its own
+/opt/biovenv/bin/pip install 'bioregistry[web]==0.15.6' gunicorn==27.0.1 'uvicorn[standard]==0.54.0' uvicorn-worker==0.4.0
+BIOREGISTRY_VENV=/opt/biovenv python -m benchmarks.run   # writes this file
+```
+
+The run builds a SQLite database in `benchmarks/results/` with the demo data plus generated data
+(`benchmarks/data.py`: 1,000 registered SNIDs, 1,000 pending proposals), times the pages in
+process, then starts the servers on ports 8700–8705 and stops them when done.
+"""
 
 
 def machine() -> str:
@@ -30,12 +54,21 @@ def machine() -> str:
     except OSError:
         pass
     versions = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
-    wanted = ("Django", "google-re2", "abnf", "djangorestframework")
+    wanted = ("Django", "google-re2", "abnf", "djangorestframework", "gunicorn", "orjson", "whitenoise")
     pins = [line for line in versions.splitlines() if line.split("==")[0] in wanted]
+    load = os.getloadavg()
     return (f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC\n"
-            f"- Machine: {os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}\n"
+            f"- Machine: {os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}; load average "
+            f"at the start {load[0]:.1f} (the machine is shared: other work ran beside this benchmark)\n"
             f"- Python {platform.python_version()}; {', '.join(pins)}\n"
             f"- Command: `python -m benchmarks.run`\n")
+
+
+def hostile_section() -> str:
+    """The hostile-corpus section of the existing file, kept verbatim (or empty markers)."""
+    if OUT.exists() and (match := HOSTILE.search(OUT.read_text())):
+        return match.group(0)
+    return "<!-- hostile:start -->\n<!-- hostile:end -->"
 
 
 def main() -> None:
@@ -48,15 +81,16 @@ def main() -> None:
     import django
 
     django.setup()
-    from benchmarks import bench_engine, bench_http, bench_position
+    from benchmarks import bench_engine, bench_http, bench_pages, bench_position
 
+    hostile = hostile_section()
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
-            "", machine(), bench_engine.report(), bench_position.report(), bench_http.report()]
-    out = ROOT / "docs" / "performance.md"
-    out.write_text("\n".join(text))
-    print(out.read_text())
+            "", machine(), REPRODUCE, bench_engine.report(), bench_position.report(), bench_pages.report(),
+            bench_http.report(), hostile, ""]
+    OUT.write_text("\n".join(text))
+    print(OUT.read_text())
 
 
 if __name__ == "__main__":

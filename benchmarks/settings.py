@@ -18,3 +18,4 @@ REGISTRY_ANON_RATE = "off"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 LOGGING = {"version": 1, "disable_existing_loggers": True, "root": {"level": "ERROR", "handlers": []}}
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

@@ -1,10 +1,16 @@
 """gunicorn settings: ``gunicorn -c python:registry.gunicorn registry.wsgi``.
 
 Environment: PORT or BIND (default 127.0.0.1:8000), WEB_CONCURRENCY (workers;
-default one per core plus one), GUNICORN_TIMEOUT (seconds, default 30).
-The app is CPU-bound and short-lived per request, so plain sync workers, one
-per core, keep latency predictable; put several instances behind a proxy to
-grow (docs/deployment.md).
+default one per core plus one), GUNICORN_THREADS (threads per worker, default 2),
+GUNICORN_KEEPALIVE (seconds, default 30), GUNICORN_TIMEOUT (seconds, default 30).
+
+Threaded workers (``gthread``) keep HTTP/1.1 connections open: a sync worker
+closes the connection after every answer, so every client — and a proxy's
+upstream pool — pays a new TCP connection per request, which cost more than a
+warm lookup itself. Requests are short and CPU-bound: two threads per worker
+keep a core busy while one waits on the database, more only contend for the
+interpreter lock and lengthen the latency tail. Put several instances behind a
+proxy to grow (docs/deployment.md).
 """
 
 import multiprocessing
@@ -12,10 +18,11 @@ import os
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
-worker_class = "sync"
+worker_class = "gthread"
+threads = int(os.environ.get("GUNICORN_THREADS", "2"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 20
-keepalive = 5
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "30"))
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))  # 0: never recycle workers
 max_requests_jitter = max_requests // 10
 preload_app = True  # import Django once; workers fork from a warm parent

@@ -15,6 +15,7 @@ stamp shared through the database.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -51,13 +52,19 @@ class Entry:
     proposal_id: int
     _validator: Validator | None = field(default=None, repr=False)
     _loaded: bool = field(default=False, repr=False)
+    #: Validators already built for this index, by stored content: SNIDs registered with the
+    #: same grammar share one RE2 program (and its memory) instead of one each.
+    _shared: dict | None = field(default=None, repr=False)
 
     @property
     def validator(self) -> Validator | None:
         """The stored validator, read and built on this SNID's first lookup in this process."""
         if not self._loaded:
             data = Proposal.objects.filter(pk=self.proposal_id).values_list("validator", flat=True).first()
-            self._validator = Validator.from_dict(data) if data else None
+            if data:
+                shared = self._shared if self._shared is not None else {}
+                key = json.dumps(data, sort_keys=True)
+                self._validator = shared.get(key) or shared.setdefault(key, Validator.from_dict(data))
             self._loaded = True
         return self._validator
 
@@ -68,6 +75,9 @@ class Index:
     entries: dict[str, Entry]  # by lower-cased SNID
     reserved: dict[str, str]  # lower-cased SNID -> ISO date or ""
     etag_prefix: str = ""  # changes with the stamp; HTTP ETags start with it
+    #: Serialised HTTP answers by query string, valid exactly as long as this index
+    #: (registry/api/http.py fills it, bounded by ANSWERS_MAX); dropped with the index.
+    answers: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.etag_prefix = hashlib.blake2b(repr(self.stamp).encode(), digest_size=8).hexdigest()
@@ -85,7 +95,7 @@ def _stamp() -> tuple:
 
 def _build(stamp: tuple) -> Index:
     """One query over the namespace table (tuples, not model instances: 10,000 SNIDs stay cheap)."""
-    entries, reserved = {}, {}
+    entries, reserved, shared = {}, {}, {}
     # Absolute, from the one configured site URL, and built here once: no per-lookup work.
     page = settings.SITE_URL + reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
     rows = Namespace.objects.values_list(
@@ -93,7 +103,8 @@ def _build(stamp: tuple) -> Index:
     for snid, status, until, current_id, version, equivalence in rows:
         key = snid.lower()
         if status == NamespaceStatus.REGISTERED and current_id is not None:
-            entries[key] = Entry(snid, version, page.format(snid), tuple(equivalence or ()), current_id)
+            entries[key] = Entry(snid, version, page.format(snid), tuple(equivalence or ()), current_id,
+                                 _shared=shared)
         elif status == NamespaceStatus.RESERVED:
             reserved[key] = until.isoformat() if until else ""
     return Index(stamp, entries, reserved)
@@ -111,6 +122,20 @@ def registry_index() -> Index:
             _index = _build(stamp)
         _checked_at = now
         return _index
+
+
+def fresh_index() -> Index | None:
+    """The index when it may be used without a query (stamp checked within STAMP_TTL), else None."""
+    index = _index
+    if index is not None and time.monotonic() - _checked_at < STAMP_TTL:
+        return index
+    return None
+
+
+def answerable_without_query(urn: str, index: Index) -> bool:
+    """Whether ``lookup_urn(urn, index)`` runs no query: the SNID is unknown or its validator is loaded."""
+    entry = index.entries.get(urn[len(PREFIX):].split(":", 1)[0].lower())
+    return entry is None or entry._loaded
 
 
 def registry_invalidate() -> None:

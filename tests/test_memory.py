@@ -57,3 +57,33 @@ def test_lookups_do_not_grow_process_memory(settings):
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
     assert end - start < 64 * 1024, f"6,000 lookups grew memory by {(end - start) / 1024:.0f} KiB"
+
+
+@pytest.mark.django_db
+def test_remembered_lookup_answers_stay_bounded(settings, monkeypatch):
+    """A crawl of distinct URNs must not grow the per-stamp answer table without end."""
+    from django.test import RequestFactory
+
+    from registry.api import http
+    from registry.lookup import registry_index
+    from registry.wsgi import application
+
+    settings.REGISTRY_ANON_RATE = "off"
+    monkeypatch.setattr(http, "ANSWERS_MAX", 50)
+    environ = {**RequestFactory().get("/api/lookup/").environ, "HTTP_HOST": "testserver"}
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        sizes = []
+        for number in range(400):
+            query = f"urn=urn:ogf:nothing:item{number}"
+            body = b"".join(application({**environ, "QUERY_STRING": query}, lambda status, headers: None))
+            assert body.startswith(b'{"urn":"urn:ogf:nothing:item')
+            sizes.append(len(registry_index().answers))
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    assert max(sizes) == 50
+    assert sizes[-1] <= 50

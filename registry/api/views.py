@@ -3,10 +3,9 @@ use the same predicates (``rules``) and the same service (``services``) as the s
 
 from __future__ import annotations
 
-from urllib.parse import unquote_plus
-
 import orjson
 from django.conf import settings
+from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, permissions
@@ -27,10 +26,11 @@ from ..selectors import (
     snid_suggestions,
 )
 from . import serializers as s
-from .http import cacheable, etag_for, not_modified
+from .http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
 from .negotiation import JSONOnly
 
 MAX_BATCH = 10_000
+API_CACHE_SECONDS = 300
 
 
 class PublicView(APIView):
@@ -67,7 +67,16 @@ class SnidList(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)
-        return not_modified(request, etag) or cacheable(super().list(request, *args, **kwargs), etag)
+        if cached := not_modified(request, etag):
+            return cached
+        # The page's data, kept as long as the registry stamp (in the ETag) lasts; the host is in
+        # the key because the pagination links are absolute.
+        key = f"registry:api:snids:{request.get_host()}:{etag}"
+        data = cache.get(key)
+        if data is None:
+            data = super().list(request, *args, **kwargs).data
+            cache.set(key, data, API_CACHE_SECONDS)
+        return cacheable(Response(data), etag)
 
 
 def _namespace_or_404(snid: str) -> Namespace:
@@ -137,8 +146,9 @@ class FastPublicView(PublicView):
             return super().dispatch(request, *args, **kwargs)
         self.request, self.args, self.kwargs, self.headers = request, args, kwargs, {}
         throttles = self.get_throttles() if settings.REGISTRY_ANON_RATE not in ("", "off") else ()
+        client = anonymous_client(request.META) if throttles else None
         for throttle in throttles:
-            if not throttle.allow_request(request, self):
+            if not throttle.allow_request(client, self):
                 wait = throttle.wait()
                 response = _json({"detail": f"Request was throttled. Expected available in {int(wait or 1)} "
                                             "seconds."}, 429)
@@ -164,19 +174,17 @@ class Lookup(FastPublicView):
         return self.fast(request)
 
     def fast(self, request):
+        index = registry_index()
         query = request.META.get("QUERY_STRING", "")
-        if query.startswith("urn=") and "&" not in query:
-            urn = unquote_plus(query[4:], errors="replace")  # as request.GET would decode it, cheaper
-        else:
-            urn = request.GET.get("urn")
-        if urn is None or urn == "":
-            return _json({"detail": "Give the URN to look up as ?urn=urn:ogf:<snid>:<string>."}, 400)
-        try:
-            answer = lookup_urn(urn)
-        except NotAnOgfUrn as exc:
-            return _json({"detail": str(exc)}, 400)
-        etag = etag_for(request)
-        return not_modified(request, etag) or cacheable(_json(answer), etag)
+        answer = index.answers.get(query)
+        if answer is None:
+            urn = simple_lookup_query(query)
+            status, body = lookup_answer(request.GET.get("urn") if urn is None else urn, index)
+            if status != 200:
+                return HttpResponse(body, status=status, content_type="application/json")
+            answer = remember(index, query, body, etag_of(index, request.get_full_path()))
+        body, etag = answer
+        return not_modified(request, etag) or cacheable(HttpResponse(body, content_type="application/json"), etag)
 
 
 class Validate(FastPublicView):

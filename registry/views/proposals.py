@@ -18,14 +18,13 @@ from .. import rules, services
 from ..checklist import example_subjects
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
+from ..diagram_cache import cached_diagrams
 from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
 from ..documents import document_export
 from ..forms import NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import sections_by_part
-from ..grammar import UrnSyntaxError, grammar_compile, grammar_diagrams, parse_urn
-from ..grammar.ir import diagrams_allowed
+from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
-from ..markdown import render_svg
 from ..models import Namespace, Proposal, ProposalEvent
 from ..selectors import data_findings, proposal_findings, proposals_for
 from .errors import NextStep, conflict, forbidden
@@ -108,9 +107,7 @@ def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str 
                "checked_at": timezone.now(), "checked_source": source}
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
-        if diagrams_allowed(compiled.parsed.rules):  # drawing is per request: bounded size only
-            context["diagrams"] = [(name, render_svg(svg))
-                                   for name, svg in grammar_diagrams(compiled.parsed.rules)]
+        context["diagrams"] = cached_diagrams(data.grammar.abnf, lambda: compiled.parsed.rules)
         for kind, urns in (("valid", data.examples.valid), ("invalid", data.examples.invalid)):
             for urn in urns:
                 try:

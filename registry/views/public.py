@@ -11,24 +11,24 @@ from django.contrib.syndication.views import Feed
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Q
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import condition
 
 from .. import exports
+from ..conditional import etag_matches
+from ..diagram_cache import cached_diagrams
 from ..diffs import proposal_diff
 from ..enums import NamespaceStatus
 from ..gfd191 import sections_by_part
-from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, grammar_diagrams, parse_urn
-from ..grammar.ir import diagrams_allowed
-from ..grammar.parse import parse_grammar
+from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, parse_urn
 from ..grammar.portable import published_pattern
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
-from ..markdown import render_svg
 from ..models import Namespace, Proposal
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 
@@ -42,14 +42,17 @@ PAGE_CACHE_SECONDS = 300
 PAGE_CACHE_VALUE_LIMIT = 5000
 
 
-def anonymous_cache(view=None, *, params: tuple[str, ...] = ()):
-    """Serve anonymous GETs of public pages from the shared cache.
+def anonymous_cache(view=None, *, params: tuple[str, ...] = (), etag: bool = True):
+    """Serve anonymous GETs of public pages from the shared cache, with a strong ETag.
 
     The key carries the registry stamp (lookup index), so an approval or a
     reservation changes every key at once: nothing stale is served, nothing
-    needs deleting. Logged-in users always get a fresh page (it shows their name).
-    Only the query parameters the page reads (``params``) are part of the key, so
-    junk queries share one entry instead of filling the cache.
+    needs deleting. Only the query parameters the page reads (``params``) are
+    part of the key, so junk queries share one entry instead of filling the
+    cache. The ETag is the same stamp, the day (reservations lapse by date) and
+    that key, so a matching If-None-Match is answered 304 before any rendering.
+    Logged-in users always get a fresh page (it shows their name). ``etag=False``
+    leaves validators to the view (exports use ``condition``).
     """
 
     def decorate(view):
@@ -61,12 +64,20 @@ def anonymous_cache(view=None, *, params: tuple[str, ...] = ()):
             used = [(name, request.GET.get(name, "")[:PAGE_CACHE_VALUE_LIMIT]) for name in params
                     if name in request.GET]
             identity = repr((request.path, used)).encode("utf-8", "surrogatepass")
-            key = f"registry:page:{stamp}:{hashlib.blake2b(identity, digest_size=16).hexdigest()}"
+            digest = hashlib.blake2b(identity, digest_size=16).hexdigest()
+            tag = f'"{stamp}-{timezone.localdate():%Y%m%d}-{digest[:16]}"'
+            if etag and etag_matches(request.META.get("HTTP_IF_NONE_MATCH", ""), tag):
+                response = HttpResponseNotModified()
+                response["ETag"] = tag
+                return _public(response, request)
+            key = f"registry:page:{stamp}:{digest}"
             response = cache.get(key)
             if response is None:
                 response = view(request, *args, **kwargs)
                 if response.status_code == 200 and not getattr(response, "streaming", False):
                     cache.set(key, response, PAGE_CACHE_SECONDS)
+            if etag and response.status_code == 200:
+                response["ETag"] = tag
             return response
 
         return wrapper
@@ -103,22 +114,9 @@ def snid_not_found(request, snid: str, version: int | None = None):
     return render(request, "registry/urn/not_found.html", context, status=404)
 
 
-#: Part of the cache key: change it when the drawing changes, so no stale diagram is served.
-DIAGRAMS_VERSION = 2
-
-
 def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
-    """Railroad diagrams of an approved version; cached for good, since it never changes."""
-    if not proposal.grammar_abnf.strip():
-        return []
-    key = f"registry:diagrams:{DIAGRAMS_VERSION}:{proposal.pk}"
-    diagrams = cache.get(key)
-    if diagrams is None:
-        rules = parse_grammar(proposal.grammar_abnf).rules
-        diagrams = [(name, str(render_svg(svg))) for name, svg in grammar_diagrams(rules)
-                    ] if diagrams_allowed(rules) else []
-        cache.set(key, diagrams, None)
-    return [(name, render_svg(svg)) for name, svg in diagrams]
+    """Railroad diagrams of an approved version, drawn once per grammar text (``diagram_cache``)."""
+    return cached_diagrams(proposal.grammar_abnf)
 
 
 def _examples(proposal: Proposal) -> list[dict]:
@@ -267,7 +265,7 @@ def _export_last_modified(request, fmt):
 
 
 @condition(etag_func=_export_etag, last_modified_func=_export_last_modified)
-@anonymous_cache
+@anonymous_cache(etag=False)
 def registry_export(request, fmt):
     render_as, content_type = exports.FORMATS[fmt]
     base = settings.SITE_URL  # never the request's Host: the answer is cached and shared
@@ -311,6 +309,12 @@ class RegistryFeed(Feed):
 
     def item_updateddate(self, item):
         return item.decided_at
+
+
+@anonymous_cache
+def registry_feed(request):
+    """The Atom feed, cached and validated like the pages."""
+    return _public(RegistryFeed()(request), request)
 
 
 def namespace_document(request, snid, version, fmt):

@@ -10,7 +10,7 @@ urlpatterns = [
     # the public registry
     path("urn/", public.namespace_list, name="namespace_list"),
     path("urn/search/", public.urn_search, name="urn_search"),
-    path("urn/feed.atom", public.RegistryFeed(), name="feed"),
+    path("urn/feed.atom", public.registry_feed, name="feed"),
     re_path(r"^urn/registry\.(?P<fmt>json|csv|xml)$", public.registry_export, name="registry_export"),
     path("urn/<str:snid>/", public.namespace_detail, name="namespace_detail"),
     path("urn/<str:snid>/diff/", public.namespace_diff, name="namespace_diff"),

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from registry import services
-from registry.lookup import STAMP_TTL, registry_index
+from registry.lookup import STAMP_TTL, registry_index, registry_invalidate
 
 from ..factories import proposal_factory, user_factory
 
@@ -224,3 +224,162 @@ def test_hostile_bodies_get_a_4xx_never_a_500(client, body, content_type):
     response = client.post("/api/validate/", body, content_type=content_type)
     assert 400 <= response.status_code < 500
     assert response.json()["detail"]
+
+
+# --- the WSGI fast path answers exactly as the full stack ---------------------------------------
+
+HOT_CORPUS = [  # (query string, answered by the fast path)
+    ("urn=URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42", True),  # valid, normalised
+    ("urn=urn:ogf:fdc:example.com:2002:A%252fb", True),  # valid, percent-encoding normalised
+    ("urn=urn%3Aogf%3Afdc%3Aexample.org%3A20010527%3Aimg089322-038", True),  # escaped colons
+    ("urn=urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1", True),  # grammar says no
+    ("urn=urn:ogf:example:a%25zz", True),  # syntax error, located
+    ("urn=urn:ogf:example:a+b", True),  # '+' is a space, as in request.GET
+    ("urn=urn:ogf:nothing:x", True),  # not registered
+    ("urn=urn:ogf:img:example.com:20040101:root", True),  # pending, not registered
+    ("urn=urn:ogf:held:x", True),  # reserved
+    ("urn=urn:ogf:%E2%84%AAelvin:x", True),  # look-alike SNID
+    ("urn=urn:ogf:example:%FF%FE", True),  # bad UTF-8 escapes
+    ("urn=urn:isbn:0451450523", False),  # foreign: 400 through Django
+    ("urn=http://example.org/", False),
+    ("urn=", False),
+    ("", False),
+    ("urn=urn:ogf:example:" + "a" * 5000, False),  # over the length cap
+    ("urn=urn:ogf:example:x&urn=urn:ogf:fdc:y", False),  # two parameters: request.GET decides
+    ("other=1", False),
+]
+
+
+def wsgi_environ(query: str, **extra) -> dict:
+    from django.test import RequestFactory
+
+    environ = RequestFactory().get("/api/lookup/").environ
+    return {**environ, "QUERY_STRING": query, "HTTP_HOST": "testserver", **extra}
+
+
+def full_stack(environ: dict) -> tuple[str, dict, bytes]:
+    from django.core.handlers.wsgi import WSGIHandler
+
+    seen = {}
+    body = b"".join(WSGIHandler()(dict(environ), lambda status, headers: seen.update(s=status, h=headers)))
+    return seen["s"], _header_map(seen["h"]), body
+
+
+def _header_map(headers) -> dict:
+    return {name.lower(): value for name, value in headers}
+
+
+@pytest.fixture
+def keep_connection():
+    """As the test client does: a WSGI request must not close the test's database connection."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def hot_registry(demo_registry, editor):
+    import datetime as dt
+
+    services.namespace_reserve("held", editor, until=dt.date.today() + dt.timedelta(days=30), reason="tests")
+    registry_invalidate()
+    return demo_registry
+
+
+def fast_answer(environ):
+    from registry.api.hotpath import fast_lookup
+
+    answer = fast_lookup(dict(environ))
+    return answer and (answer[0], _header_map(answer[1]), answer[2])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("query", "answered"), HOT_CORPUS)
+def test_fast_lookup_answers_exactly_as_the_full_stack(hot_registry, keep_connection, query, answered):
+    for warm in ("urn=urn:ogf:example:cluster:2009:example.net:42", "urn=urn:ogf:fdc:example.com:2002:A1"):
+        full_stack(wsgi_environ(warm))  # as on a running server: index and validators loaded
+    environ = wsgi_environ(query)
+    expected = full_stack(environ)
+    registry_index().answers.clear()  # the fast path computes its own answer
+    assert fast_answer(environ) == (expected if answered else None)
+    assert fast_answer(environ) == (expected if answered else None)  # and again from its table
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", [q for q, answered in HOT_CORPUS if answered][:3])
+def test_fast_lookup_304_and_https_headers_equal_the_full_stack(hot_registry, keep_connection, settings, query):
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.SECURE_HSTS_SECONDS, settings.SECURE_HSTS_PRELOAD = 3600, True
+    environ = wsgi_environ(query, HTTP_X_FORWARDED_PROTO="https")
+    first = full_stack(environ)
+    assert first[1]["strict-transport-security"] == "max-age=3600; preload"
+    assert fast_answer(environ) == first
+    conditional = {**environ, "HTTP_IF_NONE_MATCH": f'"other", W/{first[1]["etag"]}'}
+    expected = full_stack(conditional)
+    assert expected[0].startswith("304") and expected[2] == b""
+    assert fast_answer(conditional) == expected
+
+
+@pytest.mark.django_db
+def test_fast_lookup_leaves_cold_indexes_cors_and_foreign_hosts_to_django(hot_registry, keep_connection):
+    query = "urn=urn:ogf:fdc:example.com:2002:A572007"
+    assert fast_answer(wsgi_environ(query)) is None  # no index yet: Django builds it
+    full_stack(wsgi_environ("urn=urn:ogf:nothing:x"))
+    assert fast_answer(wsgi_environ(query)) is None  # fdc's validator not loaded: Django reads it
+    full_stack(wsgi_environ(query))
+    assert fast_answer(wsgi_environ(query))[0] == "200 OK"
+    assert fast_answer(wsgi_environ(query, HTTP_ORIGIN="https://nsi.example.org")) is None
+    assert fast_answer(wsgi_environ(query, HTTP_HOST="evil.example")) is None
+    assert full_stack(wsgi_environ(query, HTTP_HOST="evil.example"))[0].startswith("400")
+    assert fast_answer({**wsgi_environ(query), "REQUEST_METHOD": "HEAD"}) is None
+
+
+@pytest.mark.django_db
+def test_fast_lookup_throttles_like_the_drf_view(hot_registry, keep_connection, settings):
+    from django.core.cache import cache
+
+    from registry.wsgi import application
+
+    settings.REGISTRY_ANON_RATE = "3/min"
+    cache.clear()
+    environ = wsgi_environ("urn=urn:ogf:nothing:x")
+    full_stack(environ)  # 1: Django (and the index is warm now)
+    assert fast_answer(environ)[0] == "200 OK"  # 2
+    assert fast_answer(environ)[0] == "200 OK"  # 3
+    assert fast_answer(environ) is None  # 4: over the limit, Django answers 429
+    seen = {}
+    body = b"".join(application(dict(environ), lambda status, headers: seen.update(s=status, h=headers)))
+    assert seen["s"].startswith("429") and b"throttled" in body
+    assert int(_header_map(seen["h"])["retry-after"]) > 0
+    cache.clear()
+
+
+@pytest.mark.django_db
+def test_fast_lookup_sees_an_approval_through_the_stamp(hot_registry, keep_connection, monkeypatch):
+    import registry.lookup as lookup_module
+
+    query = "urn=urn:ogf:example:cluster:2009:example.net:42"
+    full_stack(wsgi_environ(query))
+    before = fast_answer(wsgi_environ(query))
+    proposal_factory(name="fdc", state="approved", snid="later")  # as another process would
+    monkeypatch.setattr(lookup_module, "_checked_at", lookup_module._checked_at - STAMP_TTL - 1)
+    assert fast_answer(wsgi_environ(query)) is None  # stale: Django checks the stamp
+    after = full_stack(wsgi_environ(query))
+    assert after[1]["etag"] != before[1]["etag"]
+    assert fast_answer(wsgi_environ(query)) == after
+
+
+@pytest.mark.django_db
+def test_snids_with_the_same_grammar_share_one_validator(client):
+    from benchmarks.data import populate
+
+    populate(3)
+    answers = [lookup(client, f"urn:ogf:bench{n}:example.com:2002:x").json() for n in range(3)]
+    assert [a["grammar_checked"] for a in answers] == [True, True, True]
+    entries = registry_index().entries
+    assert entries["bench0"].validator is entries["bench2"].validator
