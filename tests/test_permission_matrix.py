@@ -108,7 +108,9 @@ def world(db):
     approved = proposal_factory(applicant, state="approved", editor=user_factory(editor=True))
     draft = proposal_factory(applicant, snid="drafty")
     services.reservation_request_create("wanted", applicant)
-    thread = services.thread_start(approved, editor, "A remark for the applicant only.", section="scope")
+    pending = proposal_factory(applicant, snid="pending", state="submitted")
+    # The review of a decided proposal is closed: threads live on proposals under review.
+    thread = services.thread_start(pending, editor, "A remark for the applicant only.", section="scope")
     return {"users": {"applicant": applicant, "other": other, "editor": editor},
             "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk}}
 

@@ -317,11 +317,13 @@ APP_ROLE_TAMPERING = {
     "forge approval": "UPDATE registry_proposal SET state = 'approved' WHERE id = {draft}",
     "forge approval by insert": (
         "INSERT INTO registry_proposal (snid, title, version, registrant_name, registrant_organisation, "
-        "registrant_email, registrant_address, document_reference, document_url, document_status, sections, "
+        "registrant_email, registrant_address, registrant_public_contact, registrant_published, "
+        "document_reference, document_url, document_status, document_type, sections, "
         "grammar_abnf, grammar_rule, examples_valid, examples_invalid, examples_equivalent, equivalence, "
-        "findings, findings_summary, submitter_id, state, is_demo, created_at, updated_at) "
-        "SELECT 'forged', '', 1, '', '', '', '', '', '', '', '{{}}', '', '', '[]', '[]', '[]', '[]', '[]', '{{}}', "
-        "submitter_id, 'approved', false, now(), now() FROM registry_proposal WHERE id = {draft}"),
+        "findings, findings_summary, submitter_id, state, is_demo, public_note, created_at, updated_at) "
+        "SELECT 'forged', '', 1, '', '', '', '', '', '[]', '', '', '', '', '{{}}', '', '', '[]', '[]', '[]', "
+        "'[]', '[]', '{{}}', submitter_id, 'approved', false, '', now(), now() "
+        "FROM registry_proposal WHERE id = {draft}"),
     "delete events": "DELETE FROM registry_proposalevent",
     "rewrite an event": "UPDATE registry_proposalevent SET comment = 'rewritten'",
     "back-date an event": (

@@ -261,3 +261,18 @@ def test_reservations_need_a_valid_snid_and_a_date_not_past(editor):
     with pytest.raises(services.ServiceError, match="today or later"):
         services.namespace_reserve("good", editor, until=None, reason="")
     assert Namespace.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_threads_of_a_decided_proposal_are_closed():
+    applicant, editor = user_factory("ann"), user_factory("eve", editor=True)
+    proposal = proposal_factory(applicant, state="submitted")
+    thread = services.thread_start(proposal, editor, "Say who assigns.", section="scope")
+    services.proposal_transition(proposal, "approve", editor, override_reason="test data")
+    proposal.refresh_from_db()
+    for change in (lambda: services.comment_reply(thread, applicant, "Too late?"),
+                   lambda: services.thread_resolve(thread, editor),
+                   lambda: services.thread_start(proposal, editor, "After the fact.")):
+        with pytest.raises(services.Conflict, match="its review is closed"):
+            change()
+    assert (proposal.comments.count(), proposal.comments.get().resolved_at) == (1, None)
