@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Prefetch
 
-from . import interchange
+from . import interchange, rules
 from .diffs import SectionDiff, proposal_diff
 from .enums import DECISIONS, ProposalAction
 from .models import Comment, Proposal, ProposalEvent
@@ -31,6 +31,8 @@ class Threads:
 
     all: list[Comment] = field(default_factory=list)
     by_section: dict[str, list[Comment]] = field(default_factory=dict)
+    #: False once the proposal is decided: the pages then offer no reply, resolve or start form.
+    writable: bool = True
 
     @property
     def open(self) -> list[Comment]:
@@ -49,7 +51,7 @@ def threads_of(proposal: Proposal) -> Threads:
     by_section: dict[str, list[Comment]] = defaultdict(list)
     for root in roots:
         by_section[root.section].append(root)
-    return Threads(roots, dict(by_section))
+    return Threads(roots, dict(by_section), rules.review_is_open(proposal))
 
 
 @dataclass(frozen=True)

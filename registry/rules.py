@@ -7,7 +7,7 @@ its submitter and to editors.
 
 from __future__ import annotations
 
-from .enums import EDITABLE_STATES, Actor, ProposalState, Transition
+from .enums import EDITABLE_STATES, FINAL_STATES, Actor, ProposalState, Transition
 
 EDITOR_PERMISSION = "registry.review_proposal"
 EDITOR_GROUP = "GFD editors"
@@ -72,3 +72,9 @@ def is_own_case(user, proposal) -> bool:
 def can_review(user, proposal) -> bool:
     """Comment as editor, judge, approve, reject or send back: an editor, never on their own case."""
     return is_editor(user) and not is_own_case(user, proposal)
+
+
+def review_is_open(proposal) -> bool:
+    """Threads may be started, answered, resolved and reopened until the proposal is decided
+    or withdrawn; then the record of its review is final (PostgreSQL refuses changes too)."""
+    return proposal.state not in FINAL_STATES

@@ -205,11 +205,10 @@ def _snippet(proposal: Proposal, terms: list[str]) -> tuple[str, list[tuple[str,
     return heading, [piece for piece in pieces if piece[0]]
 
 
-def _score(namespace: Namespace, terms: list[str]) -> float:
+def _score(namespace: Namespace, terms: list[str], pattern_of: dict[str, re.Pattern]) -> float:
     """The fallback ranking (SQLite): every term must occur; SNID > title > section text."""
     snid, title = namespace.snid.lower(), namespace.current.title.lower()
     body = " ".join(text for _, text in _searchable(namespace.current)[1:]).lower()
-    pattern_of = {term: _term_pattern([term]) for term in terms}
     score = 0.0
     for term in terms:
         in_body = len(pattern_of[term].findall(body))
@@ -246,7 +245,8 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
                            | Q(sections_text__icontains=stem)
                            | Q(sections_text__icontains=json.dumps(stem)[1:-1]))
         rows = base.annotate(sections_text=Cast("current__sections", TextField())).filter(candidates)
-        scored = [(namespace, _score(namespace, terms)) for namespace in rows]
+        pattern_of = {term: _term_pattern([term]) for term in terms}
+        scored = [(namespace, _score(namespace, terms, pattern_of)) for namespace in rows]
         ranked = sorted(((ns, s) for ns, s in scored if s > 0), key=lambda item: (-item[1], item[0].snid))
         ranked = ranked[:limit]
     return [SearchHit(namespace, score, *_snippet(namespace.current, terms)) for namespace, score in ranked]

@@ -388,8 +388,7 @@ def _comment_text(text: str) -> str:
 def _may_converse(author, proposal) -> None:
     if not rules.can_see_review(author, proposal):
         raise NotAllowed("Only the applicant and GFD editors take part in the review of this proposal.")
-    if proposal.state in FINAL_STATES:
-        # The record of a decided review is final (the database refuses it too, on PostgreSQL).
+    if not rules.review_is_open(proposal):
         raise Conflict(f"This proposal is {proposal.get_state_display().lower()}; its review is closed, so "
                        "its threads can no longer change.")
 

@@ -34,39 +34,38 @@ def _back(request, thread: Comment):
     return redirect(target.split("#")[0] + f"#thread-{thread.pk}")
 
 
-@login_required
-@require_POST
-def thread_reply(request, pk):
+def _act(request, pk, act, done) -> object:
+    """Run one thread service for the person asking; say what happened, or why not."""
     thread = _thread(request, pk)
     try:
-        services.comment_reply(thread, request.user, request.POST.get("text", ""))
-        other = ("the GFD editors" if rules.is_submitter(request.user, thread.proposal)
-                 else thread.proposal.submitter.get_username())
-        messages.success(request, f"Reply added; {other} can read it in the thread.")
+        act(thread)
+        messages.success(request, done(thread))
     except services.ServiceError as exc:
         messages.error(request, exc.message)
     return _back(request, thread)
+
+
+def _replied(request, thread) -> str:
+    other = ("the GFD editors" if rules.is_submitter(request.user, thread.proposal)
+             else thread.proposal.submitter.get_username())
+    return f"Reply added; {other} can read it in the thread."
+
+
+@login_required
+@require_POST
+def thread_reply(request, pk):
+    return _act(request, pk, lambda t: services.comment_reply(t, request.user, request.POST.get("text", "")),
+                lambda t: _replied(request, t))
 
 
 @login_required
 @require_POST
 def thread_resolve(request, pk):
-    thread = _thread(request, pk)
-    try:
-        services.thread_resolve(thread, request.user)
-        messages.success(request, "Thread marked resolved. Reopen it if there is more to say.")
-    except services.ServiceError as exc:
-        messages.error(request, exc.message)
-    return _back(request, thread)
+    return _act(request, pk, lambda t: services.thread_resolve(t, request.user),
+                lambda t: "Thread marked resolved. Reopen it if there is more to say.")
 
 
 @login_required
 @require_POST
 def thread_reopen(request, pk):
-    thread = _thread(request, pk)
-    try:
-        services.thread_reopen(thread, request.user)
-        messages.success(request, "Thread reopened.")
-    except services.ServiceError as exc:
-        messages.error(request, exc.message)
-    return _back(request, thread)
+    return _act(request, pk, lambda t: services.thread_reopen(t, request.user), lambda t: "Thread reopened.")

@@ -751,3 +751,17 @@ def test_queue_tells_a_new_snid_from_a_duplicate_and_a_new_version(client, peopl
     assert "new version (2)" in kind_of(version)
     assert "duplicate of a registered SNID" in kind_of(duplicate)
     assert "new SNID" in kind_of(fresh) and "duplicate" not in kind_of(fresh)
+
+
+@pytest.mark.django_db
+def test_threads_of_a_decided_proposal_are_shown_without_forms(client, people):
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    thread = services.thread_start(proposal, people["editor"], "Say who assigns.", section="scope")
+    client.force_login(people["applicant"])
+    assert f'form="thread-{thread.pk}-reply"' in client.get(f"/proposals/{proposal.pk}/").content.decode()
+    services.proposal_transition(proposal, "approve", people["editor"], override_reason="test data")
+    for who, url in (("applicant", f"/proposals/{proposal.pk}/"), ("editor", f"/review/{proposal.pk}/")):
+        client.force_login(people[who])
+        page = client.get(url).content.decode()
+        assert "Say who assigns." in page and f'form="thread-{thread.pk}-reply"' not in page, who
+        assert "Start thread" not in page, who
