@@ -217,10 +217,11 @@ def report() -> str:
         if nginx:
             targets += [("lookup through nginx's cache", f"http://127.0.0.1:{PORT + 2}{LOOKUP}", None),
                         ("static file from nginx", f"http://127.0.0.1:{PORT + 2}{STATIC}", None)]
-        for _, url, _ in targets:  # warm every worker's index, validators and answers
+        for _, url, script in targets:  # warm every worker's index, validators, answers and connections
             parts = urlsplit(url)
             for _ in range(8):
                 _get(parts.port, (parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
+            servers.warm_up(url, script=script)
         results = peer_rounds(targets)
         bulk = bulk_validation(PORT)
     finally:
@@ -246,10 +247,13 @@ def report() -> str:
     }
     lines += [
         f"{ROUNDS} alternating rounds of `{' '.join(servers.WRK)} <url>` per target (the order rotates "
-        "each round); medians over the rounds, the spread of req/s, p99 as the median (worst) round. "
+        "each round), after one unmeasured warm-up of "
+        f"`{' '.join(servers.WARM_UP)}` per target (every server is then in its steady state: imports done, "
+        "indexes and answers built, both sides alike); medians over the rounds, the spread of req/s, p99 as "
+        "the median (worst) round. "
         "Both applications run "
         f"{servers.WORKERS} worker processes on this 2-core machine, shared with wrk (and, during this run, "
-        "with other work on the machine: absolute figures are noisy, ratios within a round less so). "
+        "possibly with other work on the shared machine: absolute figures are noisy, ratios within a round less so). "
         "1,000 registered SNIDs, 1,000 pending proposals.",
         "",
         f"- Ours: `WEB_CONCURRENCY={servers.WORKERS} DJANGO_SETTINGS_MODULE=benchmarks.settings "

@@ -59,7 +59,8 @@ def machine() -> str:
     load = os.getloadavg()
     return (f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC\n"
             f"- Machine: {os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}; load average "
-            f"at the start {load[0]:.1f} (the machine is shared: other work ran beside this benchmark)\n"
+            f"at the start {load[0]:.1f}"
+            f"{' (the machine is shared: other work ran beside this benchmark)' if load[0] >= 0.5 else ''}\n"
             f"- Python {platform.python_version()}; {', '.join(pins)}\n"
             f"- Command: `python -m benchmarks.run`\n")
 

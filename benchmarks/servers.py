@@ -147,6 +147,13 @@ def stop_nginx(server: Server, workdir: Path) -> None:
 # --- load ----------------------------------------------------------------------------------------
 
 WRK = ["wrk", "-t2", "-c32", f"-d{os.environ.get('BENCH_SECONDS', '8')}s", "--latency"]
+WARM_UP = ["wrk", "-t2", "-c32", "-d2s"]
+
+
+def warm_up(url: str, *, script: Path | None = None) -> None:
+    """Load ``url`` for two seconds, unmeasured: the rounds then see every server in its steady state."""
+    command = WARM_UP + (["-s", str(script)] if script else []) + [url]
+    subprocess.run(command, capture_output=True, check=True)
 
 
 def wrk_version() -> str:

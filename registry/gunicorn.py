@@ -11,8 +11,17 @@ warm lookup itself. Requests are short and CPU-bound: two threads per worker
 keep a core busy while one waits on the database, more only contend for the
 interpreter lock and lengthen the latency tail. Put several instances behind a
 proxy to grow (docs/deployment.md).
+
+Before each fork the master moves everything it has loaded (Django, the URL
+map, the compiled templates) into the collector's permanent generation
+(``gc.freeze``): a worker's full collections then scan only what it allocated
+itself instead of some hundred thousand start-up objects, which shortens the
+pauses that otherwise show up in the latency tail, and the pages those objects
+sit on stay shared between the workers instead of being copied when the
+collector touches them.
 """
 
+import gc
 import multiprocessing
 import os
 
@@ -29,3 +38,7 @@ preload_app = True  # import Django once; workers fork from a warm parent
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def pre_fork(server, worker):
+    gc.freeze()
