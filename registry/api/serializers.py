@@ -138,6 +138,10 @@ class SnidSerializer(serializers.Serializer):
 
 
 class SnidListItemSerializer(serializers.Serializer):
+    #: The columns an item reads, so a page of the list loads nothing else (``QuerySet.only``).
+    FIELDS = ("snid", "current", "current__title", "current__version", "current__registration_date",
+              "current__document_reference", "current__document_url", "current__document_status")
+
     snid = serializers.CharField()
     title = serializers.CharField()
     version = serializers.IntegerField()

@@ -63,7 +63,8 @@ class SnidList(generics.ListAPIView):
         text = search_text(self.request.query_params.get("q"))
         if text:
             return registry_search(text)
-        return Namespace.objects.registered().filter(current__isnull=False).select_related("current")
+        return Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
+            *s.SnidListItemSerializer.FIELDS)
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)

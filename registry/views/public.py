@@ -20,14 +20,15 @@ from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import condition
 
-from .. import exports
+from .. import exports, markdown
 from ..conditional import etag_matches
 from ..diagram_cache import cached_diagrams
 from ..diffs import proposal_diff
 from ..enums import NamespaceStatus
-from ..gfd191 import sections_by_part
+from ..gfd191 import PROSE_KEYS, sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, parse_urn
 from ..grammar.portable import published_pattern
+from ..interchange import PUBLISHABLE
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
@@ -36,6 +37,11 @@ PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
          "-date": "-current__registration_date", "title": "current__title", "-title": "-current__title"}
 
+
+#: What a row of the list shows (and sorts by), so a page never loads sections, grammars or findings.
+LIST_FIELDS = ("snid", "status", "current", "current__is_demo", "current__title", "current__version",
+               "current__registration_date", "current__document_url", "current__document_reference",
+               *(f"current__registrant_{key}" for key in ("published", "public_contact", *PUBLISHABLE)))
 
 PAGE_CACHE_SECONDS = 300
 #: Longer values of a used query parameter are not cached apart (the pages cut them shorter).
@@ -97,7 +103,8 @@ def _public(response, request):
 def namespace_list(request):
     text = search_text(request.GET.get("q"))
     sort = request.GET.get("sort", "snid")
-    namespaces = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
+    namespaces = Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
+        *LIST_FIELDS)
     if text:
         namespaces = namespaces.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
     namespaces = namespaces.order_by(SORTS.get(sort, "snid"), "snid")
@@ -117,6 +124,17 @@ def snid_not_found(request, snid: str, version: int | None = None):
 def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
     """Railroad diagrams of an approved version, drawn once per grammar text (``diagram_cache``)."""
     return cached_diagrams(proposal.grammar_abnf)
+
+
+def _prerender_sections(proposal: Proposal) -> None:
+    """Format every prose section the page shows in one bounded job (not one job per section).
+
+    A text over the proposal-wide limit is left to the page's per-section formatting, which
+    does not apply that limit, so the page reads the same either way.
+    """
+    texts = [text for key in PROSE_KEYS if isinstance(text := (proposal.sections or {}).get(key), str) and text]
+    if sum(map(len, texts)) <= markdown.MARKDOWN_PROPOSAL_MAX_CHARS:
+        markdown.prerender(texts)
 
 
 def _examples(proposal: Proposal) -> list[dict]:
@@ -198,6 +216,7 @@ def namespace_detail(request, snid, version=None):
         check = _check(request.GET["urn"][:5000], namespace)
     is_current = proposal.pk == namespace.current_id
     examples = _examples(proposal)
+    _prerender_sections(proposal)
     context = {
         "namespace": namespace, "proposal": proposal.public_copy(), "versions": versions,
         "is_current": is_current, "parts": sections_by_part(),
@@ -254,14 +273,21 @@ def namespace_diff(request, snid):
 # --- machine-readable exports ------------------------------------------------------------------
 
 
+def _registry_changed(request):
+    """The registry's last change, read once per request (the validators and the export share it)."""
+    if not hasattr(request, "_registry_changed"):
+        request._registry_changed = exports.last_modified()
+    return request._registry_changed
+
+
 def _export_etag(request, fmt):
-    changed = exports.last_modified()
+    changed = _registry_changed(request)
     count = Namespace.objects.count()
     return f"{fmt}-{count}-{changed.timestamp() if changed else 0}"
 
 
 def _export_last_modified(request, fmt):
-    return exports.last_modified()
+    return _registry_changed(request)
 
 
 @condition(etag_func=_export_etag, last_modified_func=_export_last_modified)
@@ -269,7 +295,8 @@ def _export_last_modified(request, fmt):
 def registry_export(request, fmt):
     render_as, content_type = exports.FORMATS[fmt]
     base = settings.SITE_URL  # never the request's Host: the answer is cached and shared
-    response = HttpResponse(render_as(exports.registry_snapshot(base)), content_type=content_type)
+    snapshot = exports.registry_snapshot(base, updated=_registry_changed(request))
+    response = HttpResponse(render_as(snapshot), content_type=content_type)
     if fmt == "csv":
         response["Content-Disposition"] = 'inline; filename="urn-ogf-registry.csv"'
     patch_cache_control(response, public=True, max_age=300)
@@ -291,7 +318,8 @@ class RegistryFeed(Feed):
         return settings.SITE_URL + reverse("registry:feed")
 
     def items(self):
-        return Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")[:50]
+        return (Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")
+                .only("namespace__snid", "version", "title", "document_reference", "decided_at")[:50])
 
     def item_title(self, item):
         what = "registered" if item.version == 1 else f"version {item.version}"

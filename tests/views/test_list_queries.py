@@ -29,3 +29,29 @@ def test_list_pages_run_a_constant_number_of_queries(client, path, django_assert
     populate(140, pending=20)
     with django_assert_num_queries(len(few)):
         fresh_get(client, path)
+
+
+#: Columns no list, feed or export shows: loading them for every row is what made them slow.
+HEAVY_COLUMNS = ("sections", "findings", "findings_summary", "examples_equivalent")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/urn/", "/urn/?page=2&sort=-date", "/api/snids/", "/api/snids/?page=2",
+                                  "/urn/feed.atom", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml"])
+def test_list_pages_read_only_the_columns_they_show(client, path):
+    populate(110)
+    with CaptureQueriesContext(connection) as captured:
+        fresh_get(client, path)
+    sql = " ".join(query["sql"] for query in captured.captured_queries)
+    assert [column for column in HEAVY_COLUMNS if f'"{column}"' in sql] == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml"])
+def test_an_export_reads_the_registrys_last_change_once(client, path, django_assert_num_queries):
+    """Stamp and index (2), last change (2), SNID count for the ETag (1), the records (1)."""
+    populate(30)
+    cache.clear()
+    registry_invalidate()
+    with django_assert_num_queries(6):
+        assert client.get(path).status_code == 200
