@@ -29,6 +29,8 @@ from ..models import Namespace, Proposal, ProposalEvent
 from ..selectors import data_findings, proposal_findings, proposals_for
 from .errors import NextStep, conflict, forbidden
 
+#: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
+LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
 STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.PASS]
 
 
@@ -39,7 +41,7 @@ def home(request):
 @login_required
 def my_proposals(request):
     last = ProposalEvent.objects.filter(proposal=OuterRef("pk")).order_by("-created_at", "-id")
-    proposals = (proposals_for(request.user)
+    proposals = (proposals_for(request.user).select_related(None).only(*LIST_COLUMNS)
                  .annotate(last_action=Subquery(last.values("action")[:1]),
                            last_kind=Subquery(last.values("kind")[:1]),
                            last_at=Subquery(last.values("created_at")[:1]))

@@ -203,6 +203,27 @@ def test_my_proposals_shows_state_last_event_and_findings_in_constant_queries(
 
 
 @pytest.mark.django_db
+def test_my_proposals_queries_are_the_same_for_5_and_25_and_skip_the_big_columns(client, people):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def listed(first, last):
+        for index in range(first, last):
+            proposal_factory(people["submitter"], snid=f"mine{index:02d}")
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get("/proposals/").content.decode()
+        return queries, page.count("urn:ogf:mine")
+
+    client.force_login(people["submitter"])
+    few, _ = listed(0, 5)
+    many, shown = listed(5, 25)
+    rows = [q["sql"] for q in many.captured_queries if 'FROM "registry_proposal"' in q["sql"]]
+    assert (len(many), shown) == (len(few), 25)
+    assert [("grammar_abnf" in sql, '"sections"' in sql, '"validator"' in sql) for sql in rows] == [
+        (False, False, False)]
+
+
+@pytest.mark.django_db
 def test_editor_comments_show_next_to_their_section_for_the_applicant(client, people):
     proposal = proposal_factory(people["submitter"], state="changes_requested", editor=people["editor"])
     services.comment_add(proposal, people["editor"], "Name the Unicode version.", section="lexical_equivalence")

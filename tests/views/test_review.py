@@ -765,3 +765,56 @@ def test_threads_of_a_decided_proposal_are_shown_without_forms(client, people):
         page = client.get(url).content.decode()
         assert "Say who assigns." in page and f'form="thread-{thread.pk}-reply"' not in page, who
         assert "Start thread" not in page, who
+
+
+def _queue_with_threads(client, people, first: int, last: int) -> tuple[int, str]:
+    """Submitted proposals ``first`` to ``last`` - 1, each with one open thread; then the
+    queue's queries and page."""
+    for index in range(first, last):
+        proposal = proposal_factory(people["applicant"], state="submitted", snid=f"q{index:02d}")
+        services.thread_start(proposal, people["editor"], "Why?", section="scope")
+    client.force_login(people["editor"])
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get("/review/?sort=snid").content.decode()
+    return len(queries), page
+
+
+@pytest.mark.django_db
+def test_queue_queries_do_not_grow_with_the_number_of_proposals(client, people):
+    few, _ = _queue_with_threads(client, people, 0, 5)
+    many, page = _queue_with_threads(client, people, 5, 25)
+    assert (many, page.count(">1 open</a>")) == (few, 25)
+
+
+@pytest.mark.django_db
+def test_queue_rows_leave_the_big_columns_unread(client, people):
+    proposal_factory(people["applicant"], state="submitted")
+    client.force_login(people["editor"])
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/review/")
+    rows = [q["sql"] for q in queries.captured_queries if 'FROM "registry_proposal"' in q["sql"]
+            and "LIMIT" in q["sql"]]
+    assert [("grammar_abnf" in sql, '"sections"' in sql, '"findings",' in sql) for sql in rows] == [
+        (False, False, False)]
+
+
+@pytest.mark.django_db
+def test_queue_pages_keep_their_order_and_page_two_shows_the_rest(client, people, monkeypatch):
+    monkeypatch.setattr("registry.views.review.QUEUE_PAGE_SIZE", 3)
+    for snid in ("delta", "alpha", "echo", "charlie", "bravo"):
+        proposal_factory(people["applicant"], state="submitted", snid=snid)
+    client.force_login(people["editor"])
+
+    def snids(page):
+        return re.findall(r'<code>urn:ogf:([a-z]+):</code></a></td>', page)
+
+    first = client.get("/review/", {"sort": "snid"}).content.decode()
+    assert snids(first) == ["alpha", "bravo", "charlie"]
+    assert 'href="?state=submitted&amp;q=&amp;sort=snid&amp;page=2" rel="next"' in first
+    assert "page 1 of 2 (5 proposals)" in first
+    second = client.get("/review/", {"sort": "snid", "page": "2"}).content.decode()
+    assert snids(second) == ["delta", "echo"]
+    assert 'sort=snid&amp;page=1" rel="prev"' in second
+    newest = client.get("/review/", {"sort": "newest", "page": "2"}).content.decode()
+    assert snids(newest) == ["alpha", "delta"]
+    assert snids(client.get("/review/", {"sort": "nonsense"}).content.decode()) == ["delta", "alpha", "echo"]
