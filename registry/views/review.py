@@ -35,7 +35,7 @@ from ..models import Comment, Namespace, Proposal, ReservationRequest
 from ..selectors import (registration_kind, reservation_active, search_text,
                          with_registration_kind)
 from .errors import NextStep, conflict, forbidden
-from .proposals import _grouped, _workbench
+from .proposals import _grouped, _workbench, diagram_page, markdown_ready
 
 #: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
 #: the same whether 10 or 10,000 proposals wait.
@@ -119,7 +119,8 @@ def _judged(findings, judgements) -> list:
 
 def _review_context(request, proposal) -> dict:
     judgements = {j.check_id: j for j in proposal.judgements.select_related("editor")}
-    bench = _workbench(proposal.to_data(), proposal.submitter_id)
+    bench = _workbench(proposal.to_data(), proposal.submitter_id,
+                       diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk]))
     machine = bench["findings"]
     findings = _judged(machine, judgements)
     manual = [{"id": check_id, "judgement": judgements.get(check_id),
@@ -138,19 +139,50 @@ def _review_context(request, proposal) -> dict:
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
         "own": rules.is_own_case(request.user, proposal),
         "may_override_conflict": request.user.is_superuser,
-        "previous": previous, "diff": proposal_diff(previous, proposal) if previous else None,
+        "previous": previous,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
         **bench, "findings": findings, "finding_groups": _grouped(findings),
     }
 
 
-@editor_required
-def review_detail(request, pk):
+def _reviewable(pk) -> Proposal:
     proposal = get_object_or_404(Proposal.objects.select_related("submitter", "namespace__current"), pk=pk)
     if proposal.state == ProposalState.DRAFT:
         raise Http404("This proposal is a draft: its applicant has not submitted it (or pulled it back), "
                       "so it is not open for review.")
-    return render(request, "registry/review/detail.html", _review_context(request, proposal))
+    return proposal
+
+
+@editor_required
+def review_detail(request, pk):
+    proposal = _reviewable(pk)
+    context = _review_context(request, proposal)
+    markdown_ready(proposal.sections, context["threads"])
+    return render(request, "registry/review/detail.html", context)
+
+
+@editor_required
+def review_diagrams(request, pk):
+    """The railroad diagrams of the proposal under review, loaded when the editor opens them."""
+    proposal = _reviewable(pk)
+    return diagram_page(request, proposal.to_data(), title=f"urn:ogf:{proposal.snid}:",
+                        back=reverse("registry:review_detail", args=[proposal.pk]))
+
+
+@editor_required
+def review_diff(request, pk):
+    """What a new version changes from the approved one, section by section; loaded when opened
+    (a long section makes the comparison costly, and the editor reads the proposal first)."""
+    proposal = _reviewable(pk)
+    namespace = proposal.namespace
+    if not (namespace and namespace.current_id and namespace.current_id != proposal.pk):
+        raise Http404("This proposal is not a new version of a registered SNID: there is nothing to compare.")
+    context = {"proposal": proposal, "previous": namespace.current,
+               "diff": proposal_diff(namespace.current, proposal),
+               "back": reverse("registry:review_detail", args=[proposal.pk])}
+    if request.GET.get("fragment") == "1":
+        return render(request, "registry/review/_diff.html", context)
+    return render(request, "registry/review/diff.html", context)
 
 
 DECISION_OUTCOMES = {

@@ -30,7 +30,8 @@ def status_of(response) -> str:
     return str(response.status_code)
 
 
-GETS = ["/review/", "/review/{pk}/", "/review/reservations/", "/review/snid/example/"]
+GETS = ["/review/", "/review/{pk}/", "/review/reservations/", "/review/snid/example/", "/review/{pk}/diagrams/",
+        "/review/{pk}/diagrams/?fragment=1"]
 POSTS = ["/review/{pk}/decide/", "/review/{pk}/comment/", "/review/{pk}/judgement/", "/review/reservations/act/"]
 
 
@@ -139,9 +140,10 @@ def test_review_page_shows_sections_checks_judgements_diagrams_examples(client, 
     client.force_login(people["editor"])
     page = client.get(f"/review/{proposal.pk}/").content.decode()
     for fragment in ("2.1 Syntactic Structure", "Automated review", 'name="verdict-scope"',
-                     'name="verdict-snid-durable"', 'class="railroad-diagram"',
+                     'name="verdict-snid-durable"', f'<a href="/review/{proposal.pk}/diagrams/">',
                      "listed valid: accepted", "Request changes"):
         assert fragment in page
+    assert 'class="railroad-diagram"' in client.get(f"/review/{proposal.pk}/diagrams/").content.decode()
 
 
 @pytest.mark.django_db
@@ -153,7 +155,8 @@ def test_new_version_review_shows_a_diff_against_the_approved_version(client, pe
     services.proposal_transition(revision, "submit", people["applicant"])
     client.force_login(people["editor"])
     page = client.get(f"/review/{revision.pk}/").content.decode()
-    assert "Changes from the approved version 1" in page and "<ins>+ Second edition.</ins>" in page
+    assert "Changes from the approved version 1" in page and f'<a href="/review/{revision.pk}/diff/">' in page
+    assert "<ins>+ Second edition.</ins>" in client.get(f"/review/{revision.pk}/diff/").content.decode()
     assert "new version (2)" in client.get("/review/").content.decode()
 
 
@@ -818,3 +821,47 @@ def test_queue_pages_keep_their_order_and_page_two_shows_the_rest(client, people
     newest = client.get("/review/", {"sort": "newest", "page": "2"}).content.decode()
     assert snids(newest) == ["alpha", "delta"]
     assert snids(client.get("/review/", {"sort": "nonsense"}).content.decode()) == ["delta", "alpha", "echo"]
+
+
+@pytest.mark.django_db
+def test_heavy_parts_of_the_review_page_load_from_their_own_url_when_opened(client, people):
+    proposal_factory(people["applicant"], state="approved", editor=user_factory(editor=True))
+    data = data_factory(version=2)
+    data.sections["changes"] = "Second edition."
+    revision = services.proposal_create(data, people["applicant"])
+    services.proposal_transition(revision, "submit", people["applicant"])
+    client.force_login(people["editor"])
+    page = client.get(f"/review/{revision.pk}/").content.decode()
+    assert (page.count('class="railroad-diagram"'), page.count("<ins>")) == (0, 0)
+    assert f'data-lazy-url="/review/{revision.pk}/diagrams/?fragment=1"' in page
+    assert f'data-lazy-url="/review/{revision.pk}/diff/?fragment=1"' in page
+    assert 'src="/static/registry/lazy.js"' in page
+    fragment = client.get(f"/review/{revision.pk}/diagrams/", {"fragment": "1"}).content.decode()
+    whole = client.get(f"/review/{revision.pk}/diagrams/").content.decode()
+    assert ('class="railroad-diagram"' in fragment, "<html" in fragment) == (True, False)
+    assert ('class="railroad-diagram"' in whole, f'href="/review/{revision.pk}/"' in whole) == (True, True)
+    diff = client.get(f"/review/{revision.pk}/diff/", {"fragment": "1"}).content.decode()
+    assert ("<ins>+ Second edition.</ins>" in diff, "<html" in diff) == (True, False)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("part", ["diagrams", "diff"])
+@pytest.mark.parametrize(("role", "expected"), [("anonymous", "login"), ("applicant", "403"), ("editor", "200")])
+def test_lazy_parts_of_the_review_page_have_its_permissions(client, people, part, role, expected):
+    proposal_factory(people["applicant"], state="approved", editor=user_factory(editor=True))
+    revision = services.proposal_create(data_factory(version=2), people["applicant"])
+    services.proposal_transition(revision, "submit", people["applicant"])
+    if role != "anonymous":
+        client.force_login(people[role])
+    assert status_of(client.get(f"/review/{revision.pk}/{part}/?fragment=1")) == expected
+    assert status_of(client.get(f"/review/{revision.pk}/")) == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("part", ["diagrams", "diff"])
+def test_lazy_parts_of_a_draft_or_a_first_version_are_not_for_review(client, people, part):
+    draft = proposal_factory(people["applicant"])
+    client.force_login(people["editor"])
+    assert client.get(f"/review/{draft.pk}/{part}/").status_code == 404
+    first = proposal_factory(people["applicant"], state="submitted", snid="first")
+    assert client.get(f"/review/{first.pk}/{part}/").status_code == (200 if part == "diagrams" else 404)
