@@ -13,7 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from registry import services
 
-from .factories import proposal_factory, user_factory
+from .factories import data_factory, proposal_factory, user_factory
 
 ROLES = ("anonymous", "applicant", "other", "editor")
 EVERYONE_200 = ("200", "200", "200", "200")
@@ -22,7 +22,7 @@ EDITORS_ONLY = ("login", "403", "403", "200")
 EDITORS_POST = ("login", "403", "403", "302")
 
 # name: (method, path template, outcomes per role). {draft}: the applicant's draft;
-# {approved}: the applicant's approved proposal of urn:ogf:example:.
+# {approved}: the applicant's approved proposal of urn:ogf:example:; {version}: its version 2, submitted.
 MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:home": ("GET", "/", ("302", "302", "302", "302")),
     "registry:favicon": ("GET", "/favicon.ico", ("301", "301", "301", "301")),
@@ -41,6 +41,7 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:proposal_import_create": ("POST", "/proposals/import/create/", ("login", "400", "400", "400")),
     "registry:proposal_detail": ("GET", "/proposals/{draft}/", ("404", "200", "404", "200")),
     "registry:proposal_edit": ("GET", "/proposals/{draft}/edit/", ("login", "200", "404", "403")),
+    "registry:proposal_diagrams": ("GET", "/proposals/{draft}/edit/diagrams/", ("login", "200", "404", "403")),
     "registry:proposal_check": ("POST", "/proposals/{draft}/check/", ("login", "200", "404", "403")),
     "registry:proposal_export": ("GET", "/proposals/{draft}/export.md", ("404", "200", "404", "200")),
     "registry:proposal_reserve": ("POST", "/proposals/{draft}/reserve/", ("login", "302", "404", "302")),
@@ -54,6 +55,8 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:review_reservation_action": ("POST", "/review/reservations/act/", EDITORS_POST),
     "registry:review_snid_history": ("GET", "/review/snid/example/", EDITORS_ONLY),
     "registry:review_detail": ("GET", "/review/{approved}/", EDITORS_ONLY),
+    "registry:review_diagrams": ("GET", "/review/{approved}/diagrams/", EDITORS_ONLY),
+    "registry:review_diff": ("GET", "/review/{version}/diff/", EDITORS_ONLY),
     "registry:review_decide": ("POST", "/review/{approved}/decide/", EDITORS_POST),
     "registry:review_comment": ("POST", "/review/{approved}/comment/", EDITORS_POST),
     "registry:review_judgement": ("POST", "/review/{approved}/judgement/", EDITORS_POST),
@@ -109,10 +112,13 @@ def world(db):
     draft = proposal_factory(applicant, snid="drafty")
     services.reservation_request_create("wanted", applicant)
     pending = proposal_factory(applicant, snid="pending", state="submitted")
+    version = services.proposal_create(data_factory(version=2), applicant)
+    services.proposal_transition(version, "submit", applicant)
     # The review of a decided proposal is closed: threads live on proposals under review.
     thread = services.thread_start(pending, editor, "A remark for the applicant only.", section="scope")
     return {"users": {"applicant": applicant, "other": other, "editor": editor},
-            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk}}
+            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk,
+                                                                         "version": version.pk}}
 
 
 def outcome(response) -> str:

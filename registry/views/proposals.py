@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import rules, services
+from .. import markdown, rules, services
 from ..checklist import example_subjects
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
@@ -29,6 +29,8 @@ from ..models import Namespace, Proposal, ProposalEvent
 from ..selectors import data_findings, proposal_findings, proposals_for
 from .errors import NextStep, conflict, forbidden
 
+#: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
+LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
 STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.PASS]
 
 
@@ -39,7 +41,7 @@ def home(request):
 @login_required
 def my_proposals(request):
     last = ProposalEvent.objects.filter(proposal=OuterRef("pk")).order_by("-created_at", "-id")
-    proposals = (proposals_for(request.user)
+    proposals = (proposals_for(request.user).select_related(None).only(*LIST_COLUMNS)
                  .annotate(last_action=Subquery(last.values("action")[:1]),
                            last_kind=Subquery(last.values("kind")[:1]),
                            last_at=Subquery(last.values("created_at")[:1]))
@@ -84,6 +86,38 @@ def _grouped(findings) -> list[tuple[str, list]]:
     return [(status.label, [*groups[status.value]]) for status in STATUS_ORDER if groups[status.value]]
 
 
+def markdown_ready(sections: dict, threads=None) -> None:
+    """Format every Markdown text the page shows in one bounded job, before the template asks.
+
+    Each text the template finds unformatted would otherwise cost a job of its own (after a
+    restart or an approval, when the shared cache is new); texts already formatted cost one
+    cache lookup for all.
+    """
+    texts = list((sections or {}).values())
+    for thread in threads.all if threads is not None else ():
+        texts += [thread.text, *(reply.text for reply in thread.replies.all())]
+    markdown.prerender(texts)
+
+
+def diagram_page(request, data: ProposalData, *, title: str, back: str) -> HttpResponse:
+    """The railroad diagrams of a grammar, served on their own so the page they belong to
+    need not draw them first.
+
+    ``?fragment=1`` gives only the figures (what the page's script puts into its closed
+    "Railroad diagrams" panel); without it, a page of its own (the link without JavaScript).
+    The grammar is compiled as the checklist compiles it (same arguments, so the same cached
+    compilation), inside the registry's budget.
+    """
+    diagrams = []
+    if data.grammar.abnf.strip():
+        compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
+        diagrams = cached_diagrams(data.grammar.abnf, lambda: compiled.parsed.rules)
+    context = {"diagrams": diagrams, "title": title, "back": back}
+    if request.GET.get("fragment") == "1":
+        return render(request, "registry/proposals/_diagrams.html", context)
+    return render(request, "registry/proposals/diagrams.html", context)
+
+
 def _conversation(request, proposal) -> dict:
     """Threads and the editor's latest decision, for the applicant and editors only."""
     if not rules.can_see_review(request.user, proposal):
@@ -94,20 +128,24 @@ def _conversation(request, proposal) -> dict:
             "finding_threads": [t for t in threads.all if t.finding and not t.section]}
 
 
-def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str = "form") -> dict:
+def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str = "form",
+               diagrams_url: str = "") -> dict:
     """What the applicant sees beside the form: findings, diagrams, example results.
 
     ``data`` is always what the form shows (posted or saved), never a mix; the
     form's own field errors are listed with the findings, and the panel says when
     it was computed (``source``: "form" for posted input, "saved" for the stored draft).
+    With ``diagrams_url`` (saved data, which that URL draws) the diagrams are not drawn
+    here: the panel links to them and its script loads them when opened.
     """
     findings = data_findings(data, submitter_id)
     context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": [],
                "field_errors": form.error_list() if form is not None and form.is_bound else [],
-               "checked_at": timezone.now(), "checked_source": source}
+               "checked_at": timezone.now(), "checked_source": source, "diagrams_url": diagrams_url}
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
-        context["diagrams"] = cached_diagrams(data.grammar.abnf, lambda: compiled.parsed.rules)
+        if not diagrams_url:
+            context["diagrams"] = cached_diagrams(data.grammar.abnf, lambda: compiled.parsed.rules)
         for kind, urns in (("valid", data.examples.valid), ("invalid", data.examples.invalid)):
             for urn in urns:
                 try:
@@ -138,6 +176,7 @@ def proposal_detail(request, pk):
         **_conversation(request, proposal),
     }
     context["finding_groups"] = _grouped(context["findings"])
+    markdown_ready(proposal.sections, context["threads"])
     return render(request, "registry/proposals/detail.html", context)
 
 
@@ -193,13 +232,26 @@ def proposal_edit(request, pk):
 
 
 def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, source="form"):
+    # The saved draft's diagrams have their own URL; unsaved input's are drawn with its check.
+    diagrams_url = reverse("registry:proposal_diagrams", args=[proposal.pk]) if source == "saved" else ""
     context = {
         "proposal": proposal, "form": form, "unsaved": unsaved, "parts": sections_by_part(),
         "reservation_form": ReservationRequestForm(),
         **_conversation(request, proposal),
-        **_workbench(data, proposal.submitter_id, form, source=source),
+        **_workbench(data, proposal.submitter_id, form, source=source, diagrams_url=diagrams_url),
     }
+    markdown_ready(data.sections, context["threads"])
     return render(request, "registry/proposals/edit.html", context, status=status)
+
+
+@login_required
+def proposal_diagrams(request, pk):
+    """The saved draft's railroad diagrams, for its edit page: whoever may edit it may see them."""
+    proposal = _visible_proposal(request, pk)
+    if not rules.can_edit_proposal(request.user, proposal):
+        return _cannot_edit(request, proposal)
+    return diagram_page(request, proposal.to_data(), title=f"urn:ogf:{proposal.snid}:",
+                        back=reverse("registry:proposal_edit", args=[proposal.pk]))
 
 
 @login_required

@@ -16,7 +16,8 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -30,15 +31,30 @@ from ..diffs import proposal_diff
 from ..enums import DECISIONS, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
-from ..models import Namespace, Proposal, ReservationRequest
+from ..models import Comment, Namespace, Proposal, ReservationRequest
 from ..selectors import (registration_kind, reservation_active, search_text,
                          with_registration_kind)
 from .errors import NextStep, conflict, forbidden
-from .proposals import _grouped, _workbench
+from .proposals import _grouped, _workbench, diagram_page, markdown_ready
 
-QUEUE_PAGE_SIZE = 100
-OPEN_THREADS = Count("comments", filter=Q(comments__parent__isnull=True, comments__resolved_at__isnull=True),
-                     distinct=True)
+#: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
+#: the same whether 10 or 10,000 proposals wait.
+QUEUE_PAGE_SIZE = 50
+#: Open threads of each proposal, counted in a subquery (no join, no GROUP BY over the row).
+OPEN_THREADS = Coalesce(Subquery(
+    Comment.objects.filter(proposal=OuterRef("pk"), parent__isnull=True, resolved_at__isnull=True)
+    .order_by().values("proposal").annotate(n=Count("id")).values("n")[:1]), 0)
+#: The columns a queue row shows; the big ones (sections, grammar, findings, validator) stay in the table.
+QUEUE_COLUMNS = ("id", "snid", "title", "version", "namespace_id", "state", "submitted_at", "findings_summary",
+                 "submitter__username")
+#: The queue's orders: (label, ordering); every one ends on the primary key, so pages never overlap.
+QUEUE_SORTS = {
+    "oldest": ("Oldest first", ("submitted_at", "id")),
+    "newest": ("Newest first", ("-submitted_at", "-id")),
+    "snid": ("SNID, A to Z", (Lower("snid"), "id")),
+    "applicant": ("Applicant, A to Z", ("submitter__username", "submitted_at", "id")),
+    "threads": ("Most open threads", ("-open_threads", "submitted_at", "id")),
+}
 
 
 def editor_required(view):
@@ -58,23 +74,29 @@ def editor_required(view):
 
 @editor_required
 def review_queue(request):
+    """The queue, one page at a time: filtered by state and search, in the chosen order."""
     state = request.GET.get("state", ProposalState.SUBMITTED)
     text = search_text(request.GET.get("q"))
-    proposals = (Proposal.objects.select_related("submitter", "namespace").exclude(state=ProposalState.DRAFT)
-                 .annotate(open_threads=OPEN_THREADS))
+    sort = request.GET.get("sort", "oldest")
+    if sort not in QUEUE_SORTS:
+        sort = "oldest"
+    proposals = (Proposal.objects.select_related("submitter").only(*QUEUE_COLUMNS)
+                 .exclude(state=ProposalState.DRAFT).annotate(open_threads=OPEN_THREADS))
     if state in ProposalState.values:
         proposals = proposals.filter(state=state)
     if text:
         proposals = proposals.filter(Q(snid__icontains=text) | Q(title__icontains=text)
                                      | Q(submitter__username__icontains=text))
-    proposals = with_registration_kind(proposals).order_by("submitted_at", "id")
+    proposals = with_registration_kind(proposals).order_by(*QUEUE_SORTS[sort][1])
     page = Paginator(proposals, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     counts = dict(Proposal.objects.values_list("state").annotate(n=Count("id")).order_by())
     now = timezone.now()
     rows = [{"proposal": p, "days": (now - p.submitted_at).days if p.submitted_at else None,
-             "kind": registration_kind(p)} for p in page]
+             "kind": registration_kind(p), "summary": p.findings_summary} for p in page]
     pending_reservations = ReservationRequest.objects.filter(state=ReservationRequestState.PENDING).count()
-    context = {"rows": rows, "page": page, "state": state, "q": text, "pending_reservations": pending_reservations,
+    context = {"rows": rows, "page": page, "state": state, "q": text, "sort": sort,
+               "sorts": [(key, label) for key, (label, _) in QUEUE_SORTS.items()],
+               "sort_label": QUEUE_SORTS[sort][0], "pending_reservations": pending_reservations,
                "counts": [(value, label, counts.get(value, 0)) for value, label in ProposalState.choices
                           if value != ProposalState.DRAFT]}
     return render(request, "registry/review/queue.html", context)
@@ -97,7 +119,8 @@ def _judged(findings, judgements) -> list:
 
 def _review_context(request, proposal) -> dict:
     judgements = {j.check_id: j for j in proposal.judgements.select_related("editor")}
-    bench = _workbench(proposal.to_data(), proposal.submitter_id)
+    bench = _workbench(proposal.to_data(), proposal.submitter_id,
+                       diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk]))
     machine = bench["findings"]
     findings = _judged(machine, judgements)
     manual = [{"id": check_id, "judgement": judgements.get(check_id),
@@ -116,19 +139,50 @@ def _review_context(request, proposal) -> dict:
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
         "own": rules.is_own_case(request.user, proposal),
         "may_override_conflict": request.user.is_superuser,
-        "previous": previous, "diff": proposal_diff(previous, proposal) if previous else None,
+        "previous": previous,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
         **bench, "findings": findings, "finding_groups": _grouped(findings),
     }
 
 
-@editor_required
-def review_detail(request, pk):
+def _reviewable(pk) -> Proposal:
     proposal = get_object_or_404(Proposal.objects.select_related("submitter", "namespace__current"), pk=pk)
     if proposal.state == ProposalState.DRAFT:
         raise Http404("This proposal is a draft: its applicant has not submitted it (or pulled it back), "
                       "so it is not open for review.")
-    return render(request, "registry/review/detail.html", _review_context(request, proposal))
+    return proposal
+
+
+@editor_required
+def review_detail(request, pk):
+    proposal = _reviewable(pk)
+    context = _review_context(request, proposal)
+    markdown_ready(proposal.sections, context["threads"])
+    return render(request, "registry/review/detail.html", context)
+
+
+@editor_required
+def review_diagrams(request, pk):
+    """The railroad diagrams of the proposal under review, loaded when the editor opens them."""
+    proposal = _reviewable(pk)
+    return diagram_page(request, proposal.to_data(), title=f"urn:ogf:{proposal.snid}:",
+                        back=reverse("registry:review_detail", args=[proposal.pk]))
+
+
+@editor_required
+def review_diff(request, pk):
+    """What a new version changes from the approved one, section by section; loaded when opened
+    (a long section makes the comparison costly, and the editor reads the proposal first)."""
+    proposal = _reviewable(pk)
+    namespace = proposal.namespace
+    if not (namespace and namespace.current_id and namespace.current_id != proposal.pk):
+        raise Http404("This proposal is not a new version of a registered SNID: there is nothing to compare.")
+    context = {"proposal": proposal, "previous": namespace.current,
+               "diff": proposal_diff(namespace.current, proposal),
+               "back": reverse("registry:review_detail", args=[proposal.pk])}
+    if request.GET.get("fragment") == "1":
+        return render(request, "registry/review/_diff.html", context)
+    return render(request, "registry/review/diff.html", context)
 
 
 DECISION_OUTCOMES = {

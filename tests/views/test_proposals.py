@@ -1,5 +1,7 @@
 """The applicant's pages, as anonymous / submitter / other applicant / editor."""
 
+import re
+
 import pytest
 from django.core import mail
 
@@ -37,6 +39,8 @@ PAGE_MATRIX = [
     ("/proposals/new/", ["login", "200", "200", "200"]),
     ("/proposals/{pk}/", ["404", "200", "404", "200"]),
     ("/proposals/{pk}/edit/", ["login", "200", "404", "403"]),
+    ("/proposals/{pk}/edit/diagrams/", ["login", "200", "404", "403"]),
+    ("/proposals/{pk}/edit/diagrams/?fragment=1", ["login", "200", "404", "403"]),
     ("/accounts/signup/", ["200", "200", "200", "200"]),
     ("/accounts/login/", ["200", "200", "200", "200"]),
     ("/accounts/password_reset/", ["200", "200", "200", "200"]),
@@ -200,6 +204,43 @@ def test_my_proposals_shows_state_last_event_and_findings_in_constant_queries(
     with CaptureQueriesContext(connection) as many:
         client.get("/proposals/")
     assert len(many) == len(few)
+
+
+@pytest.mark.django_db
+def test_my_proposals_queries_are_the_same_for_5_and_25_and_skip_the_big_columns(client, people):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def listed(first, last):
+        for index in range(first, last):
+            proposal_factory(people["submitter"], snid=f"mine{index:02d}")
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get("/proposals/").content.decode()
+        return queries, page.count("urn:ogf:mine")
+
+    client.force_login(people["submitter"])
+    few, _ = listed(0, 5)
+    many, shown = listed(5, 25)
+    rows = [q["sql"] for q in many.captured_queries if 'FROM "registry_proposal"' in q["sql"]]
+    assert (len(many), shown) == (len(few), 25)
+    assert [("grammar_abnf" in sql, '"sections"' in sql, '"validator"' in sql) for sql in rows] == [
+        (False, False, False)]
+
+
+@pytest.mark.django_db
+def test_edit_page_loads_the_saved_grammars_diagrams_when_opened_and_draws_unsaved_input_at_once(client, people):
+    proposal = proposal_factory(people["submitter"])
+    client.force_login(people["submitter"])
+    page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    assert page.count('class="railroad-diagram"') == 0
+    assert f'data-lazy-url="/proposals/{proposal.pk}/edit/diagrams/?fragment=1"' in page
+    assert f'<a href="/proposals/{proposal.pk}/edit/diagrams/">' in page
+    fragment = client.get(f"/proposals/{proposal.pk}/edit/diagrams/?fragment=1").content.decode()
+    whole = client.get(f"/proposals/{proposal.pk}/edit/diagrams/").content.decode()
+    assert ('id="rule-example-urn"' in fragment, "<html" in fragment) == (True, False)
+    assert ('id="rule-example-urn"' in whole, f'href="/proposals/{proposal.pk}/edit/"' in whole) == (True, True)
+    checked = client.post(f"/proposals/{proposal.pk}/check/", _form_data(proposal)).content.decode()
+    assert ('id="rule-example-urn"' in checked, "data-lazy-url" in checked) == (True, False)
 
 
 @pytest.mark.django_db
@@ -420,6 +461,10 @@ def test_every_link_in_the_findings_panel_finds_its_target(client, people, page)
         proposal = proposal_factory(people["submitter"], state="submitted", **FAILING)
         client.force_login(people["editor"])
         html = client.get(f"/review/{proposal.pk}/").content.decode()
+    # The diagrams load when their panel is opened: put them where the page's script puts them.
+    lazy = re.search(r'data-lazy-url="([^"]+)"><summary>Railroad diagrams of the grammar</summary>\s*'
+                     r'<div class="lazy-body">(.*?)</div>', html, re.S)
+    html = html[:lazy.start(2)] + client.get(lazy.group(1)).content.decode() + html[lazy.end(2):]
     ids, links = _ids_and_panel_links(html)
     for wanted in ("section-grammar", "section-document", "section-max_length", "section-examples",
                    "rule-digit", "rule-hexdig", "rule-alpha"):

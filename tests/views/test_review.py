@@ -30,7 +30,8 @@ def status_of(response) -> str:
     return str(response.status_code)
 
 
-GETS = ["/review/", "/review/{pk}/", "/review/reservations/", "/review/snid/example/"]
+GETS = ["/review/", "/review/{pk}/", "/review/reservations/", "/review/snid/example/", "/review/{pk}/diagrams/",
+        "/review/{pk}/diagrams/?fragment=1"]
 POSTS = ["/review/{pk}/decide/", "/review/{pk}/comment/", "/review/{pk}/judgement/", "/review/reservations/act/"]
 
 
@@ -139,9 +140,10 @@ def test_review_page_shows_sections_checks_judgements_diagrams_examples(client, 
     client.force_login(people["editor"])
     page = client.get(f"/review/{proposal.pk}/").content.decode()
     for fragment in ("2.1 Syntactic Structure", "Automated review", 'name="verdict-scope"',
-                     'name="verdict-snid-durable"', 'class="railroad-diagram"',
+                     'name="verdict-snid-durable"', f'<a href="/review/{proposal.pk}/diagrams/">',
                      "listed valid: accepted", "Request changes"):
         assert fragment in page
+    assert 'class="railroad-diagram"' in client.get(f"/review/{proposal.pk}/diagrams/").content.decode()
 
 
 @pytest.mark.django_db
@@ -153,7 +155,8 @@ def test_new_version_review_shows_a_diff_against_the_approved_version(client, pe
     services.proposal_transition(revision, "submit", people["applicant"])
     client.force_login(people["editor"])
     page = client.get(f"/review/{revision.pk}/").content.decode()
-    assert "Changes from the approved version 1" in page and "<ins>+ Second edition.</ins>" in page
+    assert "Changes from the approved version 1" in page and f'<a href="/review/{revision.pk}/diff/">' in page
+    assert "<ins>+ Second edition.</ins>" in client.get(f"/review/{revision.pk}/diff/").content.decode()
     assert "new version (2)" in client.get("/review/").content.decode()
 
 
@@ -765,3 +768,100 @@ def test_threads_of_a_decided_proposal_are_shown_without_forms(client, people):
         page = client.get(url).content.decode()
         assert "Say who assigns." in page and f'form="thread-{thread.pk}-reply"' not in page, who
         assert "Start thread" not in page, who
+
+
+def _queue_with_threads(client, people, first: int, last: int) -> tuple[int, str]:
+    """Submitted proposals ``first`` to ``last`` - 1, each with one open thread; then the
+    queue's queries and page."""
+    for index in range(first, last):
+        proposal = proposal_factory(people["applicant"], state="submitted", snid=f"q{index:02d}")
+        services.thread_start(proposal, people["editor"], "Why?", section="scope")
+    client.force_login(people["editor"])
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get("/review/?sort=snid").content.decode()
+    return len(queries), page
+
+
+@pytest.mark.django_db
+def test_queue_queries_do_not_grow_with_the_number_of_proposals(client, people):
+    few, _ = _queue_with_threads(client, people, 0, 5)
+    many, page = _queue_with_threads(client, people, 5, 25)
+    assert (many, page.count(">1 open</a>")) == (few, 25)
+
+
+@pytest.mark.django_db
+def test_queue_rows_leave_the_big_columns_unread(client, people):
+    proposal_factory(people["applicant"], state="submitted")
+    client.force_login(people["editor"])
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/review/")
+    rows = [q["sql"] for q in queries.captured_queries if 'FROM "registry_proposal"' in q["sql"]
+            and "LIMIT" in q["sql"]]
+    assert [("grammar_abnf" in sql, '"sections"' in sql, '"findings",' in sql) for sql in rows] == [
+        (False, False, False)]
+
+
+@pytest.mark.django_db
+def test_queue_pages_keep_their_order_and_page_two_shows_the_rest(client, people, monkeypatch):
+    monkeypatch.setattr("registry.views.review.QUEUE_PAGE_SIZE", 3)
+    for snid in ("delta", "alpha", "echo", "charlie", "bravo"):
+        proposal_factory(people["applicant"], state="submitted", snid=snid)
+    client.force_login(people["editor"])
+
+    def snids(page):
+        return re.findall(r'<code>urn:ogf:([a-z]+):</code></a></td>', page)
+
+    first = client.get("/review/", {"sort": "snid"}).content.decode()
+    assert snids(first) == ["alpha", "bravo", "charlie"]
+    assert 'href="?state=submitted&amp;q=&amp;sort=snid&amp;page=2" rel="next"' in first
+    assert "page 1 of 2 (5 proposals)" in first
+    second = client.get("/review/", {"sort": "snid", "page": "2"}).content.decode()
+    assert snids(second) == ["delta", "echo"]
+    assert 'sort=snid&amp;page=1" rel="prev"' in second
+    newest = client.get("/review/", {"sort": "newest", "page": "2"}).content.decode()
+    assert snids(newest) == ["alpha", "delta"]
+    assert snids(client.get("/review/", {"sort": "nonsense"}).content.decode()) == ["delta", "alpha", "echo"]
+
+
+@pytest.mark.django_db
+def test_heavy_parts_of_the_review_page_load_from_their_own_url_when_opened(client, people):
+    proposal_factory(people["applicant"], state="approved", editor=user_factory(editor=True))
+    data = data_factory(version=2)
+    data.sections["changes"] = "Second edition."
+    revision = services.proposal_create(data, people["applicant"])
+    services.proposal_transition(revision, "submit", people["applicant"])
+    client.force_login(people["editor"])
+    page = client.get(f"/review/{revision.pk}/").content.decode()
+    assert (page.count('class="railroad-diagram"'), page.count("<ins>")) == (0, 0)
+    assert f'data-lazy-url="/review/{revision.pk}/diagrams/?fragment=1"' in page
+    assert f'data-lazy-url="/review/{revision.pk}/diff/?fragment=1"' in page
+    assert 'src="/static/registry/lazy.js"' in page
+    fragment = client.get(f"/review/{revision.pk}/diagrams/", {"fragment": "1"}).content.decode()
+    whole = client.get(f"/review/{revision.pk}/diagrams/").content.decode()
+    assert ('class="railroad-diagram"' in fragment, "<html" in fragment) == (True, False)
+    assert ('class="railroad-diagram"' in whole, f'href="/review/{revision.pk}/"' in whole) == (True, True)
+    diff = client.get(f"/review/{revision.pk}/diff/", {"fragment": "1"}).content.decode()
+    assert ("<ins>+ Second edition.</ins>" in diff, "<html" in diff) == (True, False)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("part", ["diagrams", "diff"])
+@pytest.mark.parametrize(("role", "expected"), [("anonymous", "login"), ("applicant", "403"), ("editor", "200")])
+def test_lazy_parts_of_the_review_page_have_its_permissions(client, people, part, role, expected):
+    proposal_factory(people["applicant"], state="approved", editor=user_factory(editor=True))
+    revision = services.proposal_create(data_factory(version=2), people["applicant"])
+    services.proposal_transition(revision, "submit", people["applicant"])
+    if role != "anonymous":
+        client.force_login(people[role])
+    assert status_of(client.get(f"/review/{revision.pk}/{part}/?fragment=1")) == expected
+    assert status_of(client.get(f"/review/{revision.pk}/")) == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("part", ["diagrams", "diff"])
+def test_lazy_parts_of_a_draft_or_a_first_version_are_not_for_review(client, people, part):
+    draft = proposal_factory(people["applicant"])
+    client.force_login(people["editor"])
+    assert client.get(f"/review/{draft.pk}/{part}/").status_code == 404
+    first = proposal_factory(people["applicant"], state="submitted", snid="first")
+    assert client.get(f"/review/{first.pk}/{part}/").status_code == (200 if part == "diagrams" else 404)
