@@ -22,7 +22,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from benchmarks.data import populate
-from registry import diagram_cache, services
+from registry import diagram_cache, markdown, services
 from registry.demo import FIXTURES
 from registry.forms import ProposalForm
 from registry.grammar import cache_clear
@@ -49,6 +49,7 @@ def forget_everything() -> None:
     forget_registry()
     cache_clear()
     diagram_cache.local_clear()
+    markdown.local_clear()
 
 
 def measure(client: Client, method: str, path: str, data=None, *, forget=None, repeat: int) -> tuple[list, int]:

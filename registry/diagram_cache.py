@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
+from cachetools import LRUCache
 from django.core.cache import cache
 from django.utils.safestring import SafeString
 
@@ -27,7 +27,7 @@ SHARED_SECONDS = 30 * 24 * 3600
 LOCAL_MAX = 32
 _RENDERER = hashlib.blake2b(
     Path(drawing.__file__).read_bytes() + Path(markdown.__file__).read_bytes(), digest_size=8).hexdigest()
-_local: OrderedDict[str, list[tuple[str, SafeString]]] = OrderedDict()
+_local: LRUCache[str, list[tuple[str, SafeString]]] = LRUCache(maxsize=LOCAL_MAX)
 _lock = threading.Lock()
 
 
@@ -42,9 +42,9 @@ def cached_diagrams(abnf: str, rules: Callable[[], dict] | None = None) -> list[
         return []
     key = diagram_key(abnf)
     with _lock:
-        if key in _local:
-            _local.move_to_end(key)
-            return _local[key]
+        found = _local.get(key)
+    if found is not None:
+        return found
     diagrams = cache.get(key)
     if diagrams is None:
         parsed = rules() if rules is not None else parse_grammar(abnf).rules
@@ -54,8 +54,6 @@ def cached_diagrams(abnf: str, rules: Callable[[], dict] | None = None) -> list[
         cache.set(key, diagrams, SHARED_SECONDS)
     with _lock:
         _local[key] = diagrams
-        while len(_local) > LOCAL_MAX:
-            _local.popitem(last=False)
     return diagrams
 
 

@@ -17,6 +17,7 @@ import threading
 
 import markdown as _markdown
 import nh3
+from cachetools import LRUCache
 from django.core.cache import cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -45,6 +46,39 @@ MAX_MARKDOWN_LINES = MARKDOWN_SECTION_MAX_LINES
 _CACHE_PREFIX = "markdown:v1:"
 UNRENDERED_RETRY_SECONDS = 3600
 _UNRENDERED = '<div class="markdown-unrendered">'
+
+
+#: A process keeps the HTML it looked up most recently in its own memory as well, up to
+#: this many characters: with a shared cache over the network (Redis) a page would
+#: otherwise pay one round trip per text. Keys are content hashes, so nothing here
+#: ever needs invalidating; text shown unformatted (it ran out of budget and is
+#: tried again later) is never kept.
+LOCAL_MAX_CHARS = 8_000_000
+
+
+class _LocalHtml:
+    """What this process keeps: a thread-safe least-recently-used table bounded in characters."""
+
+    def __init__(self, max_chars: int):
+        self._items = LRUCache(maxsize=max_chars, getsizeof=len)
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key: str, html: str) -> None:
+        if len(html) > self._items.maxsize or html.startswith(_UNRENDERED):
+            return
+        with self._lock:
+            self._items[key] = html
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_local = _LocalHtml(LOCAL_MAX_CHARS)
 
 
 class _OutOfTime(Exception):
@@ -114,7 +148,9 @@ def prerender(texts) -> dict[str, str]:
     """
     texts = [text for text in dict.fromkeys(texts) if text]
     keys = {text: _key(text) for text in texts}
-    found = cache.get_many(list(keys.values())) if keys else {}
+    found = {key: html for key in keys.values() if (html := _local.get(key)) is not None}
+    if len(found) < len(keys):
+        found |= cache.get_many([key for key in keys.values() if key not in found])
     result = {text: found[keys[text]] for text in texts if keys[text] in found}
     missing, total = [], 0
     for text in texts:
@@ -142,6 +178,8 @@ def prerender(texts) -> dict[str, str]:
                 text, f"This text could not be formatted within the registry's limits "
                       f"({MARKDOWN_SECTION_SECONDS:g} s per section, {seconds:g} s / "
                       f"{memory_mb} MB per job).")
+    for text in texts:
+        _local.put(keys[text], result[text])
     new = [text for text in texts if keys[text] not in found]
     cache.set_many({keys[t]: result[t] for t in new if not result[t].startswith(_UNRENDERED)},
                    timeout=None)
@@ -151,13 +189,23 @@ def prerender(texts) -> dict[str, str]:
     return result
 
 
+def local_clear() -> None:
+    """Forget this process's table (benchmarks measure a cold start with it)."""
+    _local.clear()
+
+
 def render_markdown(text: str) -> SafeString:
     text = text or ""
     if not text:
         return mark_safe("")  # noqa: S308
-    html = cache.get(_key(text))
+    key = _key(text)
+    html = _local.get(key)
     if html is None:
-        html = prerender([text])[text]
+        html = cache.get(key)
+        if html is None:
+            html = prerender([text])[text]
+        else:
+            _local.put(key, html)
     # Safe: ``html`` is nh3's output against the allow-list above, or fully escaped text.
     return mark_safe(html)  # noqa: S308
 

@@ -5,15 +5,17 @@ import time
 import pytest
 from django.core.cache import cache
 
-from registry import sandbox
+from registry import markdown, sandbox
 from registry.markdown import prerender, render_markdown
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
     cache.clear()
+    markdown.local_clear()
     yield
     cache.clear()
+    markdown.local_clear()
 
 XSS = [
     "<script>alert(1)</script>",
@@ -71,6 +73,34 @@ def test_markdown_is_rendered_once_then_looked_up(monkeypatch):
     monkeypatch.setattr(sandbox, "run_bounded", no_rendering)
     assert str(render_markdown("*one*")) == "<p><em>one</em></p>"
     assert str(render_markdown("*two*")) == "<p><em>two</em></p>"
+
+
+def test_markdown_once_looked_up_is_kept_in_the_process(monkeypatch):
+    prerender(["*one*"])
+    markdown.local_clear()
+    assert str(render_markdown("*one*")) == "<p><em>one</em></p>"  # from the shared cache
+
+    def no_shared_cache(*args, **kwargs):
+        raise AssertionError("asked the shared cache again")
+
+    monkeypatch.setattr(cache, "get", no_shared_cache)
+    monkeypatch.setattr(cache, "get_many", no_shared_cache)
+    assert str(render_markdown("*one*")) == "<p><em>one</em></p>"
+    assert prerender(["*one*"]) == {"*one*": "<p><em>one</em></p>"}
+
+
+def test_markdown_process_table_is_bounded_in_characters(monkeypatch):
+    monkeypatch.setattr(markdown, "_local", markdown._LocalHtml(max_chars=40))
+    prerender(["*aaaa*", "*bbbb*", "*cccc*"])  # 20 characters of HTML each
+    kept = [markdown._local.get(markdown._key(t)) for t in ("*aaaa*", "*bbbb*", "*cccc*")]
+    assert kept == [None, "<p><em>bbbb</em></p>", "<p><em>cccc</em></p>"]
+
+
+def test_markdown_shown_unformatted_is_not_kept_in_the_process(settings):
+    settings.REGISTRY_JOB_SECONDS = 0.3
+    text = "[" * 6_000 + " a"
+    assert "within the registry&#x27;s limits" in prerender([text])[text]
+    assert markdown._local.get(markdown._key(text)) is None
 
 
 def test_a_job_over_budget_leaves_every_section_escaped_with_the_limit(settings):
