@@ -29,3 +29,10 @@ preload_app = True  # import Django once; workers fork from a warm parent
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def post_worker_init(worker):
+    """Start the worker's bounded job process now rather than on the first grammar check."""
+    from registry import sandbox
+
+    sandbox.warm()

@@ -73,6 +73,9 @@ class CrossCheck:
     skipped: str = ""
     #: Set when a limit stopped the comparison early: which limit, in words.
     cut_short: str = ""
+    #: The cut came from the time or memory limit, so it depends on how busy the
+    #: machine was: such a result is not kept for other processes.
+    load_dependent: bool = False
 
 
 class _OutOfTime(Exception):
@@ -292,6 +295,7 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
     except (_OutOfTime, MemoryError) as exc:
         limit = (f"its time limit of {TIME_BUDGET} s" if isinstance(exc, _OutOfTime)
                  else "the memory limit")
+        result.load_dependent = True
         result.cut_short = (f"the reference ABNF parser reached {limit} after "
                             f"{result.checked} test string(s)")
     except Exception as exc:  # the reference parser refused the grammar we fed it
