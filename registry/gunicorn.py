@@ -42,3 +42,10 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 def pre_fork(server, worker):
     gc.freeze()
+
+
+def post_worker_init(worker):
+    """Start the worker's bounded job process now rather than on the first grammar check."""
+    from registry import sandbox
+
+    sandbox.warm()

@@ -148,6 +148,35 @@ def _get_pool(memory_mb: int) -> pebble.ProcessPool:
         return _pool
 
 
+def _ready() -> bool:
+    return True
+
+
+def warm() -> threading.Thread | None:
+    """Start this process's worker now, in the background, so the first check does not wait for it.
+
+    Starting the pool (its fork server importing the engine, then one worker)
+    takes about a third of a second, which would otherwise fall on the first
+    person whose grammar is checked after a restart. It runs in a daemon thread
+    as one trivial job under the usual budget, so a web worker starts serving
+    at once and a slow start can cost nothing but that thread. Called from
+    gunicorn's ``post_worker_init`` (registry/gunicorn.py); not in tests or
+    commands, which start the pool when they need it.
+    """
+    if _in_worker:
+        return None
+
+    def start() -> None:
+        try:
+            run_bounded(_ready, what="warm-up")
+        except BudgetExceeded:  # the first real job starts a worker again
+            logger.warning("the bounded worker did not start in time at warm-up")
+
+    thread = threading.Thread(target=start, name="sandbox-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
 def shutdown() -> None:
     """Stop this process's workers (at exit, and in tests that change the limits)."""
     global _pool, _pool_owner

@@ -82,3 +82,12 @@ def test_job_that_fails_is_a_clear_answer_not_a_server_error(caplog):
     assert caught.value.message.endswith("the worker checking it stopped unexpectedly. Simplify it, "
                                          "or split it into smaller parts.")
     assert "bounded job _fail failed" in caplog.text
+
+
+def test_warm_starts_the_worker_pool_in_the_background():
+    sandbox.shutdown()
+    thread = sandbox.warm()
+    thread.join(timeout=15)
+    assert (thread.is_alive(), sandbox._pool is not None and sandbox._pool.active) == (False, True)
+    pid, total = sandbox.run_bounded(_pid_and_sum, [1, 2])
+    assert (total, pid != os.getpid()) == (3, True)

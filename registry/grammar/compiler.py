@@ -2,15 +2,24 @@
 
 Compiled grammars are cached by a hash of their content, so a registration's
 grammar is parsed, analysed, translated and cross-checked once per process and
-every later lookup is one RE2 match.
+every later lookup is one RE2 match. When Django is configured the result is
+also kept in its shared cache (Redis in production), keyed by the same hash and
+by a hash of the engine's own source and the ``abnf`` version, so the other web
+processes and a restarted one take it from there instead of checking the same
+text again, and a new release never reads a stale result. Results that depend
+on how busy the machine was (a job over its budget, a cross-check stopped by
+its time or memory limit) stay in the process only.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import re2
 
@@ -26,6 +35,21 @@ from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
 CACHE_SIZE = 256
 _cache: OrderedDict[str, CompiledGrammar] = OrderedDict()
 _lock = threading.Lock()
+logger = logging.getLogger(__name__)
+#: Seconds a compiled grammar stays in the shared cache.
+SHARED_SECONDS = 30 * 24 * 3600
+
+
+def _engine_version() -> str:
+    """A hash of this package's source and of the ``abnf`` version: part of every shared key."""
+    digest = hashlib.blake2b(digest_size=8)
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(importlib.metadata.version("abnf").encode())
+    return digest.hexdigest()
+
+
+ENGINE_VERSION = _engine_version()
 
 
 class Validator:
@@ -172,7 +196,12 @@ def grammar_compile(abnf: str, rule: str | None = None, examples=()) -> Compiled
         if cached is not None:
             _cache.move_to_end(key)
             return cached
-    compiled = _compile_bounded(abnf, rule, examples)
+    shared = _shared_cache()
+    compiled = _shared_get(shared, key)
+    if compiled is None:
+        compiled, settled = _compile_bounded(abnf, rule, examples)
+        if settled:
+            _shared_set(shared, key, compiled)
     with _lock:
         _cache[key] = compiled
         while len(_cache) > CACHE_SIZE:
@@ -181,26 +210,68 @@ def grammar_compile(abnf: str, rule: str | None = None, examples=()) -> Compiled
 
 
 def cache_clear() -> None:
+    """Forget this process's compiled grammars (the shared cache is cleared with the cache)."""
     with _lock:
         _cache.clear()
 
 
-def _compile_bounded(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:
+def shared_key(key: str) -> str:
+    return f"registry:grammar:{ENGINE_VERSION}:{key}"
+
+
+def _shared_cache():
+    """Django's cache when Django is configured (the engine also runs without it)."""
+    try:
+        from django.conf import settings
+
+        if not settings.configured:
+            return None
+        from django.core.cache import cache
+
+        return cache
+    except ImportError:  # pragma: no cover - Django is always installed here
+        return None
+
+
+def _shared_get(shared, key: str) -> CompiledGrammar | None:
+    if shared is None:
+        return None
+    try:
+        found = shared.get(shared_key(key))
+    except Exception:  # noqa: BLE001 - an unreachable cache only costs the compile
+        logger.warning("shared grammar cache unavailable", exc_info=True)
+        return None
+    return found if isinstance(found, CompiledGrammar) else None
+
+
+def _shared_set(shared, key: str, compiled: CompiledGrammar) -> None:
+    if shared is None:
+        return
+    try:
+        shared.set(shared_key(key), compiled, SHARED_SECONDS)
+    except Exception:  # noqa: BLE001
+        logger.warning("shared grammar cache unavailable", exc_info=True)
+
+
+def _compile_bounded(abnf: str, rule: str | None,
+                     examples: tuple[str, ...]) -> tuple[CompiledGrammar, bool]:
     """``_compile`` within the registry's time and memory budget (registry.sandbox).
 
     Over budget, the answer is a grammar that cannot validate, with one error
     naming the limit; the rules are still read (linear, bounded) so pages can
-    show them.
+    show them. The flag says whether the answer is settled, i.e. would be the
+    same on an idle machine (no budget or time limit was reached).
     """
     from .. import sandbox  # a leaf module with no Django dependency
 
     try:
-        return sandbox.run_bounded(_compile, abnf, rule, examples, what="grammar")
+        compiled = sandbox.run_bounded(_compile, abnf, rule, examples, what="grammar")
     except sandbox.BudgetExceeded as exc:
         parsed = parse_grammar(abnf)
         analysis = Analysis(top=None)
         issue = Issue("too-complex", "error", exc.message)
-        return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue])
+        return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), False
+    return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent)
 
 
 def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:

@@ -1,4 +1,4 @@
-"""Reading ABNF text (RFC 5234 + RFC 7405) with the ``abnf`` package into our IR.
+"""Reading ABNF text (RFC 5234 + RFC 7405) into our IR, linear in the length of the text.
 
 The text is cut into rules (a rule starts at a line that does not begin with
 white space) and each rule is parsed on its own, so one typo yields one error
