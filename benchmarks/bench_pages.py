@@ -7,7 +7,10 @@ are emptied before each request (an approval changes the registry stamp, so
 every cached page and answer is new). "First sight": everything is emptied,
 the compiled grammars and drawn diagrams too (a restart with an empty shared
 cache, or a grammar text nobody has checked before). "Warm" repeats the
-request with everything filled.
+request with everything filled. Before anything is timed the process is
+prepared as a server process is at start, and nothing else: URLs imported and
+templates compiled (registry/warmup.py, from registry/wsgi.py), the bounded job
+worker started (registry/sandbox.py ``warm``, from gunicorn's post_worker_init).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from benchmarks.data import populate
-from registry import diagram_cache, markdown, services
+from registry import diagram_cache, markdown, sandbox, services, warmup
 from registry.demo import FIXTURES
 from registry.forms import ProposalForm
 from registry.grammar import cache_clear
@@ -88,6 +91,10 @@ def setup() -> dict:
 
 def report() -> str:
     world = setup()
+    warmup.prepare()  # what registry/wsgi.py does before a server's first request
+    started = sandbox.warm()  # and gunicorn's post_worker_init (registry/gunicorn.py)
+    if started is not None:
+        started.join()
     anonymous, applicant, editor = Client(), Client(), Client()
     applicant.force_login(world["applicant"])
     editor.force_login(world["editor"])
