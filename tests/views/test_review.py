@@ -146,13 +146,19 @@ def test_review_page_shows_sections_checks_judgements_diagrams_examples(client, 
     assert 'class="railroad-diagram"' in client.get(f"/review/{proposal.pk}/diagrams/").content.decode()
 
 
-@pytest.mark.django_db
-def test_new_version_review_shows_a_diff_against_the_approved_version(client, people):
+def _submitted_second_version(people):
+    """A submitted version 2 of an approved SNID of the applicant."""
     proposal_factory(people["applicant"], state="approved", editor=user_factory(editor=True))
     data = data_factory(version=2)
     data.sections["changes"] = "Second edition."
     revision = services.proposal_create(data, people["applicant"])
     services.proposal_transition(revision, "submit", people["applicant"])
+    return revision
+
+
+@pytest.mark.django_db
+def test_new_version_review_shows_a_diff_against_the_approved_version(client, people):
+    revision = _submitted_second_version(people)
     client.force_login(people["editor"])
     page = client.get(f"/review/{revision.pk}/").content.decode()
     assert "Changes from the approved version 1" in page and f'<a href="/review/{revision.pk}/diff/">' in page
@@ -825,11 +831,7 @@ def test_queue_pages_keep_their_order_and_page_two_shows_the_rest(client, people
 
 @pytest.mark.django_db
 def test_heavy_parts_of_the_review_page_load_from_their_own_url_when_opened(client, people):
-    proposal_factory(people["applicant"], state="approved", editor=user_factory(editor=True))
-    data = data_factory(version=2)
-    data.sections["changes"] = "Second edition."
-    revision = services.proposal_create(data, people["applicant"])
-    services.proposal_transition(revision, "submit", people["applicant"])
+    revision = _submitted_second_version(people)
     client.force_login(people["editor"])
     page = client.get(f"/review/{revision.pk}/").content.decode()
     assert (page.count('class="railroad-diagram"'), page.count("<ins>")) == (0, 0)
