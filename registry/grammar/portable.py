@@ -149,8 +149,14 @@ class _Translator:
         return "".join(out)
 
 
+@lru_cache(maxsize=256)
+def _ci_char(char: str) -> str:
+    return _class(_folded(ord(char)))
+
+
 def _ci(text: str) -> str:
-    return "".join(_class(_folded(ord(c))) for c in text)
+    """``text`` matched case-insensitively; an export spells every SNID so, hence the table."""
+    return "".join(map(_ci_char, text))
 
 
 def _translator_version() -> str:
