@@ -15,11 +15,15 @@ import subprocess
 
 import pytest
 import re2
+from django.urls import reverse
 
 from registry.grammar import UrnSyntaxError, grammar_compile, parse_urn
 from registry.grammar.analysis import Scope
 from registry.grammar.crosscheck import _Generator
-from registry.grammar.portable import portable_pattern, published_pattern
+from benchmarks.data import populate
+from registry import exports
+from registry.grammar import portable
+from registry.grammar.portable import TRANSLATOR_VERSION, portable_pattern, published_pattern
 from registry.lookup import lookup_urn
 
 from .conftest import require_external
@@ -137,6 +141,56 @@ def test_published_pattern_agrees_with_the_real_lookup_for_registered_snids(name
             disagreements.append(urn)
     assert len(strings) >= 500
     assert disagreements == []
+
+
+@pytest.mark.parametrize("name", DEMO)
+def test_stored_body_is_the_fresh_translation_for_every_demo_grammar(name):
+    raw, compiled = _grammar(name)
+    fresh = portable._Translator(compiled.validator.pattern).run()
+    assert compiled.validator.as_dict()["portable"] == {"version": TRANSLATOR_VERSION, "body": fresh}
+
+
+@pytest.mark.django_db
+def test_approval_stores_the_body_and_exports_never_translate(client, monkeypatch):
+    proposals = [proposal_factory(user_factory(), name=name, state="approved") for name in DEMO]
+    populate(40)
+    portable.portable_body.cache_clear()
+    calls = []
+    run = portable._Translator.run
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.text[:40])
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(portable._Translator, "run", counted)
+    records = exports.registry_snapshot().records
+    responses = [client.get(reverse("registry:namespace_detail", args=[p.snid])) for p in proposals]
+    assert (len(records), [r.status_code for r in responses], len(calls)) == (45, [200] * len(DEMO), 0)
+    assert [p.validator["portable"] for p in proposals] == [
+        {"version": TRANSLATOR_VERSION, "body": run(portable._Translator(p.validator["pattern"]))}
+        for p in proposals]
+
+
+@pytest.mark.parametrize("name", DEMO)
+def test_stored_body_of_another_translator_version_is_ignored(name):
+    raw, compiled = _grammar(name)
+    data = compiled.validator.as_dict() | {"portable": {"version": "0" * 16, "body": "stale"}}
+    fresh = portable_pattern(raw["snid"], compiled.validator.pattern, compiled.full_urn)
+    assert published_pattern(raw["snid"], data) == fresh
+
+
+@pytest.mark.parametrize("name", DEMO)
+def test_validator_stored_without_a_body_publishes_the_same_pattern(name):
+    raw, compiled = _grammar(name)
+    data = compiled.validator.as_dict()
+    old = {key: value for key, value in data.items() if key != "portable"}
+    assert published_pattern(raw["snid"], old) == published_pattern(raw["snid"], data)
+
+
+def test_stored_body_of_a_pattern_the_translator_does_not_know_publishes_nothing():
+    data = {"pattern": "a.b", "full_urn": False, "length_cap": 10, "rule": "x",
+            "portable": portable.stored_body("a.b")}
+    assert (data["portable"]["body"], published_pattern("demo", data)) == (None, None)
 
 
 def test_published_pattern_means_the_same_in_javascript():

@@ -27,6 +27,7 @@ from .analysis import INFINITE, Analysis, Scope, analyse
 from .crosscheck import CrossCheck, cross_check
 from .limits import RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
+from .portable import stored_body
 from .position import Locator, Position, build_prefix
 from .re2match import PatternError, compile_anchored
 from .regex import RECURSION_DEPTH, TooComplex, build_pattern
@@ -71,6 +72,12 @@ class Validator:
         self.locator = locator
 
     def as_dict(self) -> dict:
+        """What is stored with an approved version. ``portable`` is the published pattern's body,
+        translated here once so exports never translate (portable.py); the lookup ignores it."""
+        return {**self._fields(), "portable": stored_body(self.pattern)}
+
+    def _fields(self) -> dict:
+        """What ``from_dict`` reads back."""
         data = {"pattern": self.pattern, "full_urn": self.full_urn, "length_cap": self.length_cap,
                 "rule": self.rule}
         if self.locator is not None:
@@ -102,7 +109,7 @@ class Validator:
 
     def __reduce__(self):
         # Sent back from a bounded worker as its patterns; RE2 compiles them again here.
-        return (Validator.from_dict, (self.as_dict(),))
+        return (Validator.from_dict, (self._fields(),))
 
     def matches(self, text: str) -> bool:
         """Whether ``text`` (whole URN or string after the SNID, see full_urn) is in the language.

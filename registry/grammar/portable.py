@@ -16,12 +16,18 @@ are not in the pattern and are published next to it: the length limit
 (``max_length``), and RFC 2141's rule that ``%`` is followed by two hex
 digits, which every grammar that writes ``"%" HEXDIG HEXDIG`` already says.
 Tests check agreement with the lookup on generated and mutated strings.
+
+The part after the SNID does not depend on it, so it is translated once, when a
+version is approved, and stored in its validator (``stored_body``) with a hash of
+this module: an export then only puts the SNID in front (``published_pattern``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
+from pathlib import Path
 
 from .urn import PREFIX, URN_CHARS
 
@@ -143,20 +149,60 @@ class _Translator:
         return "".join(out)
 
 
+@lru_cache(maxsize=256)
+def _ci_char(char: str) -> str:
+    return _class(_folded(ord(char)))
+
+
 def _ci(text: str) -> str:
-    return "".join(_class(_folded(ord(c))) for c in text)
+    """``text`` matched case-insensitively; an export spells every SNID so, hence the table."""
+    return "".join(map(_ci_char, text))
+
+
+def _translator_version() -> str:
+    """A hash of this module's source and of the URN characters a class may keep: what a
+    translated body depends on. A body stored by other code is never trusted (``published_pattern``)."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(Path(__file__).read_bytes())
+    digest.update("".join(sorted(URN_CHARS)).encode())
+    return digest.hexdigest()
+
+
+#: Tags a stored body (``stored_body``) with the code that translated it.
+TRANSLATOR_VERSION = _translator_version()
 
 
 @lru_cache(maxsize=4096)
-def portable_pattern(snid: str, pattern: str, full_urn: bool) -> str | None:
-    """The anchored whole-URN pattern for a validator of ``snid``, or None if not expressible."""
+def portable_body(pattern: str) -> str | None:
+    """The SNID-independent part of the portable pattern for a stored RE2 ``pattern``, or None
+    if it uses a construct this translator does not know."""
     try:
-        body = _Translator(pattern).run()
+        return _Translator(pattern).run()
     except (NotPortable, IndexError, ValueError):
+        return None
+
+
+def stored_body(pattern: str) -> dict:
+    """What a validator stores at approval (``Validator.as_dict``): the translated body and the
+    translator's version, so exports publish it without translating again."""
+    return {"version": TRANSLATOR_VERSION, "body": portable_body(pattern)}
+
+
+#: ``urn:ogf:`` matched case-insensitively, the start of every pattern that is not a whole-URN grammar's.
+_PREFIX_CI = _ci(PREFIX)
+
+
+def _anchored(snid: str, body: str | None, full_urn: bool) -> str | None:
+    if body is None:
         return None
     if full_urn:
         return f"^(?:{body})$"
-    return f"^{_ci(PREFIX)}{_ci(snid)}:(?:{body})$"
+    return f"^{_PREFIX_CI}{_ci(snid)}:(?:{body})$"
+
+
+def portable_pattern(snid: str, pattern: str, full_urn: bool) -> str | None:
+    """The anchored whole-URN pattern for a validator of ``snid``, or None if not expressible."""
+    return _anchored(snid, portable_body(pattern), full_urn)
 
 
 #: The generic syntax after the SNID (RFC 2141): what a registration without a grammar allows.
@@ -165,7 +211,16 @@ _GENERIC = "(?:" + _class(set(_CLASS_CHARS)) + "|%[0-9A-Fa-f]{2})+"
 
 def published_pattern(snid: str, validator: dict | None) -> str | None:
     """What the registry publishes for a version: its stored validator made portable, or the
-    generic syntax for a registration whose lookup applies no grammar."""
+    generic syntax for a registration whose lookup applies no grammar.
+
+    The body stored at approval is used when this translator wrote it; a validator stored
+    before bodies were (or by other translator code) is translated here, once per process.
+    """
     if not validator:
-        return f"^{_ci(PREFIX)}{_ci(snid)}:{_GENERIC}$"
-    return portable_pattern(snid, validator["pattern"], bool(validator["full_urn"]))
+        return f"^{_PREFIX_CI}{_ci(snid)}:{_GENERIC}$"
+    full_urn = bool(validator["full_urn"])
+    stored = validator.get("portable")
+    if (isinstance(stored, dict) and stored.get("version") == TRANSLATOR_VERSION
+            and isinstance(stored.get("body"), (str, type(None)))):
+        return _anchored(snid, stored["body"], full_urn)
+    return portable_pattern(snid, validator["pattern"], full_urn)
