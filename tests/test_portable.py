@@ -210,3 +210,33 @@ def test_published_pattern_means_the_same_in_javascript():
     result = subprocess.run([node, "-e", script], input=json.dumps(cases), capture_output=True, text=True,
                             timeout=120, check=True)
     assert json.loads(result.stdout) == [[] for _ in DEMO]
+
+
+#: Grammars beside the demo ones whose translations are pinned: every construct the translator
+#: knows (case-insensitive and sensitive strings, ranges and classes, repetition bounds,
+#: options, alternatives, percent-encoding, prose-free core rules).
+PINNED_GRAMMARS = [
+    'a = "Ab" %s"Cd" 1*3DIGIT [ "-" 2HEXDIG ] *( ALPHA / "." ) "%" 2HEXDIG\n',
+    'a = 1*( %x41-5A / %x61-7A / %d48-57 ) ":" ( "x" / "yz" / %x2D.2E ) 0*1"q"\n',
+    'a = 4( HEXDIG ) *2( "/" 1*8( ALPHA / DIGIT / "+" / "=" ) )\n',
+]
+#: sha256 of the translations of the demo grammars and PINNED_GRAMMARS, by translator version.
+TRANSLATIONS_DIGEST = {1: "0d688a8f866028398cc5fa6636a6cd06a2ba9c4515b6575dda08401b5518f534"}
+
+
+def _translations_digest() -> str:
+    import hashlib
+
+    patterns = [_grammar(name)[1].validator.pattern for name in DEMO]
+    patterns += [grammar_compile(abnf, "a").validator.pattern for abnf in PINNED_GRAMMARS]
+    bodies = [portable.portable_body(pattern) for pattern in patterns]
+    assert None not in bodies  # every grammar of the corpus is translated
+    text = "\n".join(bodies)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_translator_version_changes_whenever_a_translation_changes():
+    assert TRANSLATOR_VERSION in TRANSLATIONS_DIGEST, "pin the digest of the new translator version"
+    assert _translations_digest() == TRANSLATIONS_DIGEST[TRANSLATOR_VERSION], (
+        "the portable translations changed: raise portable.TRANSLATOR_VERSION (stored bodies of the "
+        "old translator must not be trusted) and pin the new digest here")
