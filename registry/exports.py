@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import orjson
 from django.conf import settings
-from django.db.models import Max
+from django.db.models import Max, TextField
+from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils import timezone
 
@@ -64,6 +65,23 @@ _COLUMNS = ("snid", "status", "reserved_until", "current_id", "current__version"
             "current__registrant_public_contact", "current__registrant_published", "current__grammar_abnf",
             "current__grammar_rule", "current__examples_valid", "current__examples_invalid",
             "current__equivalence", "current__max_length", "current__validator")
+#: JSON columns are read as their text and decoded with orjson: Django's JSONField decodes
+#: each value with the standard library, a third of a cold export of 1,000 SNIDs.
+_JSON_COLUMNS = frozenset(("current__registrant_published", "current__examples_valid",
+                           "current__examples_invalid", "current__equivalence", "current__validator"))
+_SELECT = [Cast(column, TextField()) if column in _JSON_COLUMNS else column for column in _COLUMNS]
+_JSON_POSITIONS = tuple(index for index, column in enumerate(_COLUMNS) if column in _JSON_COLUMNS)
+
+
+def _decoded(row: tuple) -> tuple:
+    """``row`` with its JSON columns' text decoded (SQL NULL stays None)."""
+    values = list(row)
+    for index in _JSON_POSITIONS:
+        if values[index] is not None:
+            values[index] = orjson.loads(values[index])
+    return tuple(values)
+
+
 #: SNIDs whose page URL is the reversed pattern with the SNID put in (reverse() would quote nothing).
 _PLAIN_SNID = re.compile(r"[A-Za-z0-9-]+")
 
@@ -114,10 +132,10 @@ def registry_snapshot(base_url: str | None = None, updated=None) -> RegistrySnap
     url = _page_url(base_url)
     today = timezone.localdate()
     records, reservations = [], []
-    for row in Namespace.objects.order_by("snid").values_list(*_COLUMNS):
+    for row in Namespace.objects.order_by("snid").values_list(*_SELECT):
         snid, status, reserved_until, current_id = row[:4]
         if status == NamespaceStatus.REGISTERED and current_id:
-            records.append(_record(row, url(snid)))
+            records.append(_record(_decoded(row), url(snid)))
         elif status == NamespaceStatus.RESERVED and (reserved_until is None or reserved_until >= today):
             # selectors.reservation_active, on the tuple
             reservations.append({"snid": snid,
