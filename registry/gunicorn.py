@@ -19,11 +19,18 @@ itself instead of some hundred thousand start-up objects, which shortens the
 pauses that otherwise show up in the latency tail, and the pages those objects
 sit on stay shared between the workers instead of being copied when the
 collector touches them.
+
+Each worker also hands the interpreter lock between its threads every half
+millisecond instead of Python's default five (``sys.setswitchinterval``): a
+request whose thread waits for the lock while another thread is busy
+otherwise waits up to five milliseconds at each hand-over, which is most of a
+warm lookup's latency tail at 32 connections (docs/performance.md).
 """
 
 import gc
 import multiprocessing
 import os
+import sys
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
@@ -38,10 +45,16 @@ preload_app = True  # import Django once; workers fork from a warm parent
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+#: Seconds between hand-overs of the interpreter lock in a worker (Python's default is 0.005).
+switch_interval = float(os.environ.get("GUNICORN_SWITCH_INTERVAL", "0.0005"))
 
 
 def pre_fork(server, worker):
     gc.freeze()
+
+
+def post_fork(server, worker):
+    sys.setswitchinterval(switch_interval)
 
 
 def post_worker_init(worker):

@@ -1,6 +1,9 @@
 """registry/gunicorn.py: the server settings the deployment docs promise."""
 
 import gc
+import sys
+
+import pytest
 
 from registry import gunicorn
 
@@ -18,3 +21,12 @@ def test_gunicorn_pre_fork_freezes_what_the_master_loaded():
     finally:
         gc.unfreeze()
     assert gc.get_freeze_count() == 0
+
+
+def test_gunicorn_post_fork_shortens_the_lock_hand_over_interval():
+    before = sys.getswitchinterval()
+    try:
+        gunicorn.post_fork(server=None, worker=None)
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+    finally:
+        sys.setswitchinterval(before)
