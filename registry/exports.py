@@ -20,10 +20,11 @@ import io
 import json
 import re
 from dataclasses import dataclass
+from functools import cache
 
 import orjson
 from django.conf import settings
-from django.db.models import Max, TextField
+from django.db.models import JSONField, Max, TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils import timezone
@@ -65,18 +66,32 @@ _COLUMNS = ("snid", "status", "reserved_until", "current_id", "current__version"
             "current__registrant_public_contact", "current__registrant_published", "current__grammar_abnf",
             "current__grammar_rule", "current__examples_valid", "current__examples_invalid",
             "current__equivalence", "current__max_length", "current__validator")
-#: JSON columns are read as their text and decoded with orjson: Django's JSONField decodes
-#: each value with the standard library, a third of a cold export of 1,000 SNIDs.
-_JSON_COLUMNS = frozenset(("current__registrant_published", "current__examples_valid",
-                           "current__examples_invalid", "current__equivalence", "current__validator"))
-_SELECT = [Cast(column, TextField()) if column in _JSON_COLUMNS else column for column in _COLUMNS]
-_JSON_POSITIONS = tuple(index for index, column in enumerate(_COLUMNS) if column in _JSON_COLUMNS)
 
 
-def _decoded(row: tuple) -> tuple:
-    """``row`` with its JSON columns' text decoded (SQL NULL stays None)."""
+@cache
+def _select() -> tuple[list, tuple[int, ...]]:
+    """What the export query selects, and where the JSON columns are in it.
+
+    JSON columns are read as their text and decoded with orjson: Django's JSONField decodes
+    each value with the standard library, a third of a cold export of 1,000 SNIDs.
+    """
+    select, positions = [], []
+    for index, column in enumerate(_COLUMNS):
+        model, *path, name = [Namespace, *column.split("__")]
+        for step in path:
+            model = model._meta.get_field(step).related_model
+        if isinstance(model._meta.get_field(name), JSONField):
+            select.append(Cast(column, TextField()))
+            positions.append(index)
+        else:
+            select.append(column)
+    return select, tuple(positions)
+
+
+def _decoded(row: tuple, positions: tuple[int, ...]) -> tuple:
+    """``row`` with the JSON columns' text at ``positions`` decoded (SQL NULL stays None)."""
     values = list(row)
-    for index in _JSON_POSITIONS:
+    for index in positions:
         if values[index] is not None:
             values[index] = orjson.loads(values[index])
     return tuple(values)
@@ -132,10 +147,11 @@ def registry_snapshot(base_url: str | None = None, updated=None) -> RegistrySnap
     url = _page_url(base_url)
     today = timezone.localdate()
     records, reservations = [], []
-    for row in Namespace.objects.order_by("snid").values_list(*_SELECT):
+    select, json_positions = _select()
+    for row in Namespace.objects.order_by("snid").values_list(*select):
         snid, status, reserved_until, current_id = row[:4]
         if status == NamespaceStatus.REGISTERED and current_id:
-            records.append(_record(_decoded(row), url(snid)))
+            records.append(_record(_decoded(row, json_positions), url(snid)))
         elif status == NamespaceStatus.RESERVED and (reserved_until is None or reserved_until >= today):
             # selectors.reservation_active, on the tuple
             reservations.append({"snid": snid,

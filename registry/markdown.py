@@ -189,6 +189,19 @@ def prerender(texts) -> dict[str, str]:
     return result
 
 
+def prerender_page(texts) -> None:
+    """Format every text a page shows in one bounded job, before its template asks for each.
+
+    Each text the template found unformatted would otherwise cost a job of its own (after a
+    restart or an approval, when the shared cache is new); texts already formatted cost one
+    cache lookup for all. Past MARKDOWN_PROPOSAL_MAX_CHARS in all, the texts are left to
+    ``render_markdown`` one by one (each within its own job), so a page reads the same either way.
+    """
+    texts = [text for text in texts if text]
+    if sum(map(len, texts)) <= MARKDOWN_PROPOSAL_MAX_CHARS:
+        prerender(texts)
+
+
 def local_clear() -> None:
     """Forget this process's table (benchmarks measure a cold start with it)."""
     _local.clear()

@@ -160,12 +160,17 @@ def lookups(client, count, **meta):
     return [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, **meta).status_code for _ in range(count)]
 
 
+def forwarded_lookups(client, peer, forwarded_values):
+    """One lookup from TCP peer ``peer`` per X-Forwarded-For value; their statuses."""
+    return [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR=peer,
+                       HTTP_X_FORWARDED_FOR=forwarded).status_code for forwarded in forwarded_values]
+
+
 @pytest.mark.django_db
 def test_rotating_forwarded_for_does_not_escape_the_throttle_without_a_trusted_proxy(client, settings,
                                                                                       clean_cache):
     settings.REGISTRY_ANON_RATE = "5/min"
-    statuses = [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR="198.51.100.4",
-                           HTTP_X_FORWARDED_FOR=f"10.9.0.{n}").status_code for n in range(8)]
+    statuses = forwarded_lookups(client, "198.51.100.4", [f"10.9.0.{n}" for n in range(8)])
     assert statuses.count(429) == 3
 
 
@@ -174,12 +179,10 @@ def test_behind_a_counted_proxy_only_the_address_it_saw_counts(client, settings,
     settings.REGISTRY_ANON_RATE = "5/min"
     settings.REGISTRY_TRUSTED_PROXIES = "1"
     # The client forges the left part; the proxy appends the real address (always the same here).
-    forged = [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR="10.0.0.1",
-                         HTTP_X_FORWARDED_FOR=f"10.9.0.{n}, 203.0.113.9").status_code for n in range(8)]
+    forged = forwarded_lookups(client, "10.0.0.1", [f"10.9.0.{n}, 203.0.113.9" for n in range(8)])
     assert forged.count(429) == 3
     # Eight different real clients behind the same proxy are eight addresses.
-    real = [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR="10.0.0.1",
-                       HTTP_X_FORWARDED_FOR=f"203.0.113.{20 + n}").status_code for n in range(8)]
+    real = forwarded_lookups(client, "10.0.0.1", [f"203.0.113.{20 + n}" for n in range(8)])
     assert real.count(429) == 0
 
 
@@ -187,11 +190,9 @@ def test_behind_a_counted_proxy_only_the_address_it_saw_counts(client, settings,
 def test_forwarded_for_is_read_only_from_listed_proxy_addresses(client, settings, clean_cache):
     settings.REGISTRY_ANON_RATE = "5/min"
     settings.REGISTRY_TRUSTED_PROXIES = "10.0.0.0/24"
-    via_proxy = [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR="10.0.0.7",
-                            HTTP_X_FORWARDED_FOR=f"203.0.113.{n}, 10.0.0.3").status_code for n in range(8)]
+    via_proxy = forwarded_lookups(client, "10.0.0.7", [f"203.0.113.{n}, 10.0.0.3" for n in range(8)])
     assert via_proxy.count(429) == 0
-    direct = [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR="198.51.100.4",
-                         HTTP_X_FORWARDED_FOR=f"203.0.113.{n}").status_code for n in range(8)]
+    direct = forwarded_lookups(client, "198.51.100.4", [f"203.0.113.{n}" for n in range(8)])
     assert direct.count(429) == 3
 
 

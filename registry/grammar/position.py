@@ -182,6 +182,11 @@ class Position:
         return f"At character {self.character} ({self.found!r}): expected {expected}{rule}."
 
 
+#: Character groups said in one phrase, after letters and hexadecimal digits (``describe``).
+_GROUP_WORDS = ((_DIGITS, "a digit"), (_UPPER, "an upper-case letter"), (_LOWER, "a lower-case letter"),
+                (_URN_OTHER, "one of " + "".join(sorted(_URN_OTHER))))
+
+
 def describe(chars: set[str]) -> str:
     """Plain words for a set of characters: 'a digit', 'a letter or '-'', …"""
     chars = set(chars)
@@ -196,18 +201,10 @@ def describe(chars: set[str]) -> str:
     elif _HEX <= chars:
         chars -= _HEX
         words.append("a hexadecimal digit")
-    if _DIGITS <= chars:
-        chars -= _DIGITS
-        words.append("a digit")
-    if _UPPER <= chars:
-        chars -= _UPPER
-        words.append("an upper-case letter")
-    if _LOWER <= chars:
-        chars -= _LOWER
-        words.append("a lower-case letter")
-    if _URN_OTHER <= chars:
-        chars -= _URN_OTHER
-        words.append("one of " + "".join(sorted(_URN_OTHER)))
+    for group, word in _GROUP_WORDS:
+        if group <= chars:
+            chars -= group
+            words.append(word)
     runs: list[list[str]] = []
     for char in sorted(chars):
         if (

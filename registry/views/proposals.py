@@ -87,16 +87,11 @@ def _grouped(findings) -> list[tuple[str, list]]:
 
 
 def markdown_ready(sections: dict, threads=None) -> None:
-    """Format every Markdown text the page shows in one bounded job, before the template asks.
-
-    Each text the template finds unformatted would otherwise cost a job of its own (after a
-    restart or an approval, when the shared cache is new); texts already formatted cost one
-    cache lookup for all.
-    """
+    """Format the page's sections and thread messages in one bounded job (``prerender_page``)."""
     texts = list((sections or {}).values())
     for thread in threads.all if threads is not None else ():
         texts += [thread.text, *(reply.text for reply in thread.replies.all())]
-    markdown.prerender(texts)
+    markdown.prerender_page(texts)
 
 
 def diagram_page(request, data: ProposalData, *, title: str, back: str) -> HttpResponse:

@@ -126,17 +126,6 @@ def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
     return cached_diagrams(proposal.grammar_abnf)
 
 
-def _prerender_sections(proposal: Proposal) -> None:
-    """Format every prose section the page shows in one bounded job (not one job per section).
-
-    A text over the proposal-wide limit is left to the page's per-section formatting, which
-    does not apply that limit, so the page reads the same either way.
-    """
-    texts = [text for key in PROSE_KEYS if isinstance(text := (proposal.sections or {}).get(key), str) and text]
-    if sum(map(len, texts)) <= markdown.MARKDOWN_PROPOSAL_MAX_CHARS:
-        markdown.prerender(texts)
-
-
 def _examples(proposal: Proposal) -> list[dict]:
     """Each example with what the version's own grammar says of it."""
     validator = Validator.from_dict(proposal.validator) if proposal.validator else None
@@ -216,7 +205,8 @@ def namespace_detail(request, snid, version=None):
         check = _check(request.GET["urn"][:5000], namespace)
     is_current = proposal.pk == namespace.current_id
     examples = _examples(proposal)
-    _prerender_sections(proposal)
+    sections = proposal.sections or {}
+    markdown.prerender_page(text for key in PROSE_KEYS if isinstance(text := sections.get(key), str))
     context = {
         "namespace": namespace, "proposal": proposal.public_copy(), "versions": versions,
         "is_current": is_current, "parts": sections_by_part(),
