@@ -41,9 +41,10 @@ MARKDOWN_SECTION_MAX_LINES = 2_000
 MARKDOWN_SECTION_SECONDS = 0.5
 MARKDOWN_PROPOSAL_MAX_CHARS = 400_000
 MAX_MARKDOWN_LINES = MARKDOWN_SECTION_MAX_LINES
-#: Rendered HTML is kept by a hash of the text (the cache has no expiry): a page
-#: view looks it up; only text never seen before is rendered, within the budget.
+#: Rendered HTML is kept by a hash of the text for RENDERED_SECONDS (every cache entry
+#: expires): a page view looks it up; only text not seen lately is rendered, within the budget.
 _CACHE_PREFIX = "markdown:v1:"
+RENDERED_SECONDS = 7 * 24 * 3600
 UNRENDERED_RETRY_SECONDS = 3600
 _UNRENDERED = '<div class="markdown-unrendered">'
 
@@ -182,7 +183,7 @@ def prerender(texts) -> dict[str, str]:
         _local.put(keys[text], result[text])
     new = [text for text in texts if keys[text] not in found]
     cache.set_many({keys[t]: result[t] for t in new if not result[t].startswith(_UNRENDERED)},
-                   timeout=None)
+                   timeout=RENDERED_SECONDS)
     # A text that ran out of budget is tried again later (the machine may just have been busy).
     cache.set_many({keys[t]: result[t] for t in new if result[t].startswith(_UNRENDERED)},
                    timeout=UNRENDERED_RETRY_SECONDS)

@@ -135,16 +135,26 @@ DATABASES = {
 }
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: No cache entry lives longer than this (seconds); "for ever" is read as this too.
+REGISTRY_CACHE_MAX_SECONDS = int(os.environ.get("REGISTRY_CACHE_MAX_SECONDS", str(7 * 24 * 3600)))
 if REDIS_URL:
+    # Redis is an optimisation, never a dependency (registry/cache.py): short socket timeouts,
+    # and a circuit breaker that falls back to this process's bounded memory.
     CACHES = {
         "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            "BACKEND": "registry.cache.ResilientCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+            "OPTIONS": {
+                "SOCKET_TIMEOUT": float(os.environ.get("REGISTRY_CACHE_SOCKET_TIMEOUT", "0.25")),
+                "BREAKER_SECONDS": float(os.environ.get("REGISTRY_CACHE_BREAKER_SECONDS", "30")),
+                "MAX_TIMEOUT": REGISTRY_CACHE_MAX_SECONDS,
+                "LOCAL_MAX_ENTRIES": int(os.environ.get("REGISTRY_CACHE_LOCAL_ENTRIES", "2000")),
+            },
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                          "OPTIONS": {"MAX_ENTRIES": 2000}}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
