@@ -31,6 +31,7 @@ from .grammar import (
     snid_error,
 )
 from .grammar.analysis import Scope
+from .grammar.compiler import NOT_CHECKED
 from .grammar.samples import character_samples
 from .interchange import ProposalData
 
@@ -289,6 +290,10 @@ def grammar_parses(ctx: Context):
     grammar = ctx.grammar
     if grammar is None:
         return []
+    if grammar.not_checked:
+        # A fault (the checker was killed or stuck) is not a verdict on the grammar.
+        return [Finding("grammar-parses", WARNING, i.message, "RFC 5234", {"section": "grammar"})
+                for i in grammar.issues if i.kind == NOT_CHECKED]
     problems = [i for i in grammar.issues if i.kind in _PARSE_KINDS and i.severity == "error"]
     if problems:
         return [Finding("grammar-parses", FAIL, i.message, "RFC 5234", _issue_item(i)) for i in problems]

@@ -402,7 +402,7 @@ def test_cut_short_cross_check_is_a_warning_naming_the_limit(fresh_grammars):
     data.grammar.rule = ""
     data.examples.valid = ["urn:ogf:example:" + "x" * 150 + "z"]
     findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
-    assert [(f.status, "time limit of 1.0 s" in f.message) for f in findings] == [("warning", True)]
+    assert [(f.status, "limit of 1.0 s of CPU time" in f.message) for f in findings] == [("warning", True)]
 
 
 @pytest.mark.django_db
@@ -414,7 +414,7 @@ def test_grammar_check_over_budget_fails_naming_the_limit(settings, fresh_gramma
     data.examples.valid = ["urn:ogf:example:" + "x" * 150 + "z"]
     findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
     assert [f.status for f in findings] == ["fail"]
-    assert "too complex to check within the registry's limits (0.2 s / 512 MB)" in findings[0].message
+    assert "too complex to check within the registry's limits (0.2 s CPU / 512 MB)" in findings[0].message
 
 
 @pytest.mark.django_db
@@ -424,6 +424,6 @@ def test_document_import_over_budget_is_refused_naming_the_limit(client, setting
     text = "\n\n".join(f"{n}. Section {n}\n\nText {n}." for n in range(1, 3000))
     response = answered(lambda: client.post("/proposals/import/", {"text": text}))
     assert response.status_code == 400
-    assert ("This document is too complex to check within the registry&#x27;s limits (0.05 s / "
+    assert ("This document is too complex to check within the registry&#x27;s limits (0.05 s CPU / "
             "512 MB)") in response.content.decode()
     assert not Proposal.objects.exists()

@@ -34,6 +34,9 @@ from .regex import RECURSION_DEPTH, TooComplex, build_pattern
 from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
 
 CACHE_SIZE = 256
+#: The kind of the one issue of a grammar whose check stopped (registry.sandbox faults):
+#: a warning, never cached, never a verdict on the grammar.
+NOT_CHECKED = "not-checked"
 _cache: OrderedDict[str, CompiledGrammar] = OrderedDict()
 _lock = threading.Lock()
 logger = logging.getLogger(__name__)
@@ -146,6 +149,11 @@ class CompiledGrammar:
     validator: Validator | None = None
 
     @property
+    def not_checked(self) -> bool:
+        """The checker stopped before it could say anything (a fault, not a verdict)."""
+        return any(issue.kind == NOT_CHECKED for issue in self.issues)
+
+    @property
     def ok(self) -> bool:
         """Whether the grammar can validate URNs (it may still have warnings)."""
         return self.validator is not None
@@ -182,7 +190,11 @@ class CompiledGrammar:
 
 
 def _content_key(abnf: str, rule: str | None, examples: tuple[str, ...]) -> str:
-    digest = hashlib.sha256()
+    """The text checked and the budget it was checked within (an answer "too complex within
+    2 s of CPU time" is not the answer under a larger budget)."""
+    from .. import sandbox  # a leaf module with no Django dependency
+
+    digest = hashlib.sha256(repr(sandbox.budget()).encode())
     for part in (abnf, rule or "", *examples):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
@@ -209,6 +221,8 @@ def grammar_compile(abnf: str, rule: str | None = None, examples=()) -> Compiled
         compiled, settled = _compile_bounded(abnf, rule, examples)
         if settled:
             _shared_set(shared, key, compiled)
+        elif compiled.not_checked:
+            return compiled  # a fault is not an answer: the next check tries again
     with _lock:
         _cache[key] = compiled
         while len(_cache) > CACHE_SIZE:
@@ -276,8 +290,13 @@ def _compile_bounded(abnf: str, rule: str | None,
     except sandbox.BudgetExceeded as exc:
         parsed = parse_grammar(abnf)
         analysis = Analysis(top=None)
+        if exc.fault:
+            # The checker stopped (killed, crashed, stuck): nothing is known about the grammar.
+            issue = Issue(NOT_CHECKED, "warning", exc.message)
+            return CompiledGrammar(abnf, rule, parsed, analysis, issues=[issue]), False
+        # Past the CPU-time or memory budget: a property of the grammar, kept like any answer.
         issue = Issue("too-complex", "error", exc.message)
-        return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), False
+        return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), True
     return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent)
 
 

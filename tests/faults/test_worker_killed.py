@@ -1,0 +1,119 @@
+"""The bounded worker killed (kill -9) in the middle of checks: never a verdict, never cached,
+never stored; the next check gives the true verdict."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+from django.core.cache import cache
+
+from registry import sandbox, services
+from registry.checklist import run_checklist
+from registry.grammar import cache_clear
+from registry.models import Proposal
+
+from ..factories import data_factory, proposal_factory
+
+pytestmark = [pytest.mark.faults]
+
+
+def _workers() -> set[int]:
+    """Process ids of this process's bounded workers."""
+    pool = sandbox._pool
+    if pool is None:
+        return set()
+    return {pid for pid in pool._pool_manager.worker_manager.workers if pid}
+
+
+class Killer:
+    """kill -9 every bounded worker, as often as one appears, until stopped."""
+
+    def __init__(self):
+        self.stopped = threading.Event()
+        self.kills = 0
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stopped.is_set():
+            for pid in _workers():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    self.kills += 1
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.002)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopped.set()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def fresh():
+    cache_clear()
+    cache.clear()
+    sandbox.run_bounded(sandbox._ready)  # a pool and a worker to kill
+    yield
+    cache_clear()
+    cache.clear()
+
+
+def _grammar_parses(data):
+    return [(f.status, f.message) for f in run_checklist(data) if f.id == "grammar-parses"]
+
+
+@pytest.mark.django_db
+def test_a_killed_checker_says_try_again_and_the_next_check_gives_the_true_verdict(fresh):
+    data = data_factory()
+    with Killer() as killer:
+        killed = _grammar_parses(data)
+    assert killer.kills >= 2
+    assert [status for status, _ in killed] == ["warning"]
+    assert killed[0][1] in (
+        "This grammar could not be checked (the checker stopped: its worker was killed by SIGKILL) "
+        "— try again.",
+        # killed before the job reached it: pebble gives the pool up, a fresh one is started
+        "This grammar could not be checked (the checker stopped: its workers were killed) — try again.")
+    # Nothing was kept: the same grammar, checked again, gets its true verdict.
+    status, message = _grammar_parses(data)[0]
+    assert status == "pass" and "agrees with the reference parser" in message
+
+
+@pytest.mark.django_db
+def test_saving_while_the_checker_is_killed_never_stores_a_failure(fresh):
+    proposal = proposal_factory()
+    data = proposal.to_data()
+    data.title = "Saved while the checker was killed"
+    cache_clear()
+    cache.clear()
+    with Killer():
+        services.proposal_update(proposal, data, proposal.submitter)
+    stored = Proposal.objects.get(pk=proposal.pk)
+    parses = [f for f in stored.findings if f["id"] == "grammar-parses"]
+    assert [f["status"] for f in parses] == ["warning"]
+    assert "try again" in parses[0]["message"]
+    # Saved again once the checker runs: the true verdict replaces the warning.
+    services.proposal_update(stored, stored.to_data(), stored.submitter)
+    stored = Proposal.objects.get(pk=proposal.pk)
+    assert [f["status"] for f in stored.findings if f["id"] == "grammar-parses"] == ["pass"]
+
+
+@pytest.mark.django_db
+def test_an_approval_while_the_checker_is_killed_is_refused_not_stored_without_validator(fresh, editor):
+    proposal = proposal_factory(state="submitted")
+    cache_clear()
+    cache.clear()
+    with Killer(), pytest.raises(services.ServiceError, match="try again"):
+        services.proposal_transition(proposal, "approve", editor, override_reason="drill")
+    assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
+    approved = services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "approve", editor,
+                                            override_reason="drill")
+    assert approved.state == "approved" and approved.validator
