@@ -103,6 +103,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "registry.middleware.SecurityHeadersMiddleware",
     "axes.middleware.AxesMiddleware",
+    "registry.fairshare.HeavyRequestLimit",
 ]
 
 ROOT_URLCONF = "registry.urls"
@@ -306,11 +307,19 @@ CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 48 * 1024 * 1024
 
 #: The hard budget of one job on untrusted text (grammar check, Markdown, document
-#: import), run in a separate worker process: wall-clock seconds and address-space
-#: megabytes, and worker processes per web process (registry/sandbox.py).
+#: import), run in a separate worker process: seconds of CPU time and address-space
+#: megabytes (work, not the machine's load), a generous wall-clock ceiling against a stuck
+#: worker, and worker processes per web process (registry/sandbox.py).
 REGISTRY_JOB_SECONDS = float(os.environ.get("REGISTRY_JOB_SECONDS", "2"))
 REGISTRY_JOB_MEMORY_MB = int(os.environ.get("REGISTRY_JOB_MEMORY_MB", "512"))
+REGISTRY_JOB_WALL_SECONDS = float(os.environ.get("REGISTRY_JOB_WALL_SECONDS", "30"))
 REGISTRY_JOB_WORKERS = int(os.environ.get("REGISTRY_JOB_WORKERS", "1"))
+
+#: Fair sharing (registry/fairshare.py): heavy requests (check, import, save, decide) in
+#: progress at once per account (or client address) and per web process; past either, 429.
+REGISTRY_HEAVY_PER_ACCOUNT = int(os.environ.get("REGISTRY_HEAVY_PER_ACCOUNT", "2"))
+REGISTRY_HEAVY_PER_PROCESS = int(os.environ.get(
+    "REGISTRY_HEAVY_PER_PROCESS", str(max(1, int(os.environ.get("GUNICORN_THREADS", "2")) - 1))))
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

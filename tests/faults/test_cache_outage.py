@@ -27,6 +27,7 @@ CSRF = "c" * 32
 def site(redis_cache, live_server, settings):
     """An approved SNID, a draft of another applicant, and that applicant's session."""
     settings.REGISTRY_ANON_RATE = "100000/min"
+    settings.REGISTRY_HEAVY_PER_ACCOUNT = settings.REGISTRY_HEAVY_PER_PROCESS = 100  # checks at once here
     editor = user_factory(editor=True)
     proposal_factory(state="approved", editor=editor)
     applicant = user_factory("drill")
