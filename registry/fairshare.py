@@ -3,8 +3,7 @@
 A heavy request runs the checklist, a document import or a save, each of which
 may use a bounded job's full CPU budget; a page or a lookup takes milliseconds.
 ``HeavyRequestLimit`` counts heavy requests in progress in this web process, per
-account (per client address for anonymous requests and API tokens, which are
-read later by DRF) and in all, and answers 429 with ``Retry-After`` at once —
+account (the site login, or the API token, or else the client address) and in all, and answers 429 with ``Retry-After`` at once —
 never by holding a thread to wait — past either limit:
 
 - REGISTRY_HEAVY_PER_ACCOUNT (default 2) heavy requests of one account at once;
@@ -22,6 +21,7 @@ The answer is JSON for /api/ paths and the site's error page otherwise.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections import Counter
@@ -79,10 +79,14 @@ def is_heavy(request) -> bool:
 
 
 def requester(request) -> str:
-    """The account, or the client address for anyone not logged in through the site."""
+    """The account: the site login, else the API token (DRF checks it later; a made-up token only
+    gets a count of its own, still within the per-process limit), else the client address."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"account:{user.pk}"
+    scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    if scheme.lower() == "token" and token.strip():
+        return "token:" + hashlib.sha256(token.strip().encode("utf-8", "replace")).hexdigest()[:32]
     from .middleware import client_address
 
     return f"address:{client_address(request)}"

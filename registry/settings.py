@@ -104,6 +104,7 @@ MIDDLEWARE = [
     "registry.middleware.SecurityHeadersMiddleware",
     "axes.middleware.AxesMiddleware",
     "registry.fairshare.HeavyRequestLimit",
+    "registry.storage.StorageFaultMiddleware",
 ]
 
 ROOT_URLCONF = "registry.urls"
@@ -134,6 +135,16 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite as a real default (docs/operations.md): readers never wait for the writer (WAL);
+    # every transaction takes the write lock when it begins (IMMEDIATE), so two concurrent
+    # decisions queue for up to REGISTRY_SQLITE_BUSY_SECONDS and the second sees the first's
+    # result (409) instead of failing to upgrade its read lock ("database is locked").
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "transaction_mode": "IMMEDIATE",
+        "timeout": float(os.environ.get("REGISTRY_SQLITE_BUSY_SECONDS", "20")),
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    })
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 #: No cache entry lives longer than this (seconds); "for ever" is read as this too.

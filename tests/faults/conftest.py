@@ -52,16 +52,20 @@ class Answer:
         return json.loads(self.body)
 
 
-def request(base_url: str, method: str, path: str, body: dict | None = None,
+def request(base_url: str, method: str, path: str, body: dict | str | None = None,
             headers: dict | None = None, timeout: float = 30) -> Answer:
     url = urllib.parse.urlsplit(base_url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
     started = time.monotonic()
     try:
-        data = urllib.parse.urlencode(body, doseq=True) if body is not None else None
         sent = {"Host": "localhost", **(headers or {})}
-        if data is not None:
+        if isinstance(body, str):  # sent as it is, with the caller's Content-Type
+            data = body
+        elif body is not None:
+            data = urllib.parse.urlencode(body, doseq=True)
             sent["Content-Type"] = "application/x-www-form-urlencoded"
+        else:
+            data = None
         conn.request(method, path, body=data, headers=sent)
         response = conn.getresponse()
         return Answer(response.status, response.read(), dict(response.getheaders()),
