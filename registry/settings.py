@@ -326,6 +326,13 @@ REGISTRY_JOB_MEMORY_MB = int(os.environ.get("REGISTRY_JOB_MEMORY_MB", "512"))
 REGISTRY_JOB_WALL_SECONDS = float(os.environ.get("REGISTRY_JOB_WALL_SECONDS", "30"))
 REGISTRY_JOB_WORKERS = int(os.environ.get("REGISTRY_JOB_WORKERS", "1"))
 
+#: Backups (export_registry --format backup) are signed with HMAC-SHA256 under this key, kept
+#: apart from the backups: the key itself, or a file holding it. Development makes one in
+#: .backup_key (git-ignored) on first use; production has none until one is set.
+REGISTRY_BACKUP_KEY = os.environ.get("REGISTRY_BACKUP_KEY", "")
+REGISTRY_BACKUP_KEY_FILE = os.environ.get("REGISTRY_BACKUP_KEY_FILE", "") or (
+    str(BASE_DIR / ".backup_key") if DEBUG else "")
+
 #: Fair sharing (registry/fairshare.py): heavy requests (check, import, save, decide) in
 #: progress at once per account (or client address) and per web process; past either, 429.
 REGISTRY_HEAVY_PER_ACCOUNT = int(os.environ.get("REGISTRY_HEAVY_PER_ACCOUNT", "2"))
