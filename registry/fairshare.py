@@ -99,7 +99,10 @@ def too_busy(request, *, own: bool):
                    f"in progress; wait for them to finish, then try again in {seconds} seconds.")
     else:
         message = ("The registry is busy checking other people's proposals; try again in "
-                   f"{seconds} seconds. Nothing you typed was saved by this request.")
+                   f"{seconds} seconds.")
+    if not request.path_info.startswith("/api/"):
+        message += (" Nothing was saved by this request: go back to your form (your browser keeps "
+                    "what you typed) and send it again.")
     if request.path_info.startswith("/api/"):
         response = JsonResponse({"detail": message}, status=429)
     else:
