@@ -233,6 +233,7 @@ def _job(func, args, cpu_seconds: float):
     signal.signal(signal.SIGPROF, _cpu_time_up)
     # Repeats every 50 ms of CPU: code that swallows the first interruption meets the next.
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.05)
+    started = _cpu_used()
     try:
         result = func(*args)
     except _CpuTimeUp:
@@ -240,7 +241,7 @@ def _job(func, args, cpu_seconds: float):
     else:
         if _cpu_exhausted:  # interrupted, swallowed somewhere: the result is not to be trusted
             raise CpuBudgetExceeded
-        return result
+        return result, _cpu_used() - started
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, signal.SIG_IGN)  # a late tick must not escape
@@ -297,6 +298,15 @@ def shutdown() -> None:
 atexit.register(shutdown)
 
 
+_spent = threading.local()
+
+
+def jobs_cpu_seconds() -> float:
+    """CPU seconds the bounded jobs this thread asked for have used so far (finished ones):
+    what a request cost in the workers, whatever the machine's load."""
+    return getattr(_spent, "seconds", 0.0)
+
+
 def _stopped_reason(exc: pebble.ProcessExpired) -> str:
     code = exc.exitcode
     if code is not None and code < 0:
@@ -329,10 +339,13 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text",
         try:
             # The pool enforces ``wall`` once the job starts; the extra wait only
             # covers starting a replacement worker.
-            return future.result(timeout=wall + 10)
+            result, cpu_seconds = future.result(timeout=wall + 10)
+            _spent.seconds = jobs_cpu_seconds() + cpu_seconds
+            return result
         except expected:
             raise
         except CpuBudgetExceeded:
+            _spent.seconds = jobs_cpu_seconds() + seconds
             raise BudgetExceeded(what, "time", seconds, memory_mb) from None
         except MemoryError:
             raise BudgetExceeded(what, "memory", seconds, memory_mb) from None
@@ -343,6 +356,7 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text",
             reason = f"no answer within the {wall:g} s wall-clock ceiling"
         except pebble.ProcessExpired as exc:
             if exc.exitcode == -signal.SIGXCPU:  # RLIMIT_CPU: the job's own CPU time
+                _spent.seconds = jobs_cpu_seconds() + math.ceil(seconds) + 2
                 raise BudgetExceeded(what, "time", seconds, memory_mb) from None
             reason = _stopped_reason(exc)
         except BrokenProcessPool:

@@ -158,3 +158,13 @@ def test_start_works_with_redis_down(tmp_path, redis_server):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "demonstration proposals" in result.stdout
 
+
+
+def test_sign_up_limit_falls_back_to_a_local_limit_while_redis_is_down(site, redis_server, settings):
+    redis_server.stop()
+    settings.SIGNUP_RATE_PER_ADDRESS = 3
+    headers = {"Cookie": f"csrftoken={CSRF}", "X-CSRFToken": CSRF}
+    answers = [request(site["url"], "POST", "/accounts/signup/", {"username": "", "email": ""}, headers)
+               for _ in range(5)]
+    assert [a.status for a in answers] == [200, 200, 200, 429, 429]
+    assert answers[-1].headers.get("Retry-After") == "3600"
