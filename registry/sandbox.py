@@ -125,14 +125,7 @@ def wall_ceiling() -> float:
 
 
 def _workers() -> int:
-    try:
-        from django.conf import settings
-
-        if settings.configured:
-            return int(getattr(settings, "REGISTRY_JOB_WORKERS", DEFAULT_WORKERS))
-    except ImportError:  # pragma: no cover
-        pass
-    return DEFAULT_WORKERS
+    return _setting("REGISTRY_JOB_WORKERS", DEFAULT_WORKERS, int)
 
 
 def in_worker() -> bool:
