@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import markdown, rules, services
-from ..checklist import example_subjects
+from ..checklist import DRAFT, SUBMITTED, example_subjects, progress
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
 from ..diagram_cache import cached_diagrams
@@ -26,12 +26,14 @@ from ..gfd191 import sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
 from ..models import Namespace, Proposal, ProposalEvent
-from ..selectors import data_findings, proposal_findings, proposals_for
+from ..selectors import proposal_findings, proposals_for
+from ..verdicts import proposal_verdict, recheck
 from .errors import NextStep, conflict, forbidden
 
 #: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
 LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
-STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.PASS]
+STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.NOT_RUN,
+                FindingStatus.PASS]
 
 
 def home(request):
@@ -123,17 +125,17 @@ def _conversation(request, proposal) -> dict:
             "finding_threads": [t for t in threads.all if t.finding and not t.section]}
 
 
-def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str = "form",
+def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
                diagrams_url: str = "") -> dict:
     """What the applicant sees beside the form: findings, diagrams, example results.
 
     ``data`` is always what the form shows (posted or saved), never a mix; the
     form's own field errors are listed with the findings, and the panel says when
     it was computed (``source``: "form" for posted input, "saved" for the stored draft).
+    ``findings`` are the checklist's on ``data`` (or a decided proposal's verdict).
     With ``diagrams_url`` (saved data, which that URL draws) the diagrams are not drawn
     here: the panel links to them and its script loads them when opened.
     """
-    findings = data_findings(data, submitter_id)
     context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": [],
                "field_errors": form.error_list() if form is not None and form.is_bound else [],
                "checked_at": timezone.now(), "checked_source": source, "diagrams_url": diagrams_url}
@@ -155,10 +157,12 @@ def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str 
 def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
     see_review = rules.can_see_review(request.user, proposal)
+    verdict = proposal_verdict(proposal)
     context = {
         "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
         "parts": sections_by_part(),
-        "findings": proposal_findings(proposal),
+        "findings": verdict.findings, "verdict": verdict,
+        **_recheck_context(request, proposal, verdict),
         "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
             kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),
         "see_review": see_review,
@@ -173,6 +177,14 @@ def proposal_detail(request, pk):
     context["finding_groups"] = _grouped(context["findings"])
     markdown_ready(proposal.sections, context["threads"])
     return render(request, "registry/proposals/detail.html", context)
+
+
+def _recheck_context(request, proposal, verdict) -> dict:
+    """A decided proposal's live re-check, on request (``?recheck=1``): shown apart from the
+    decision's findings, with what changed since."""
+    if not (verdict.decided and request.GET.get("recheck") == "1"):
+        return {"recheck": None}
+    return {"recheck": recheck(proposal, verdict, timezone.now())}
 
 
 def _cannot_edit(request, proposal):
@@ -233,7 +245,9 @@ def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, sour
         "proposal": proposal, "form": form, "unsaved": unsaved, "parts": sections_by_part(),
         "reservation_form": ReservationRequestForm(),
         **_conversation(request, proposal),
-        **_workbench(data, proposal.submitter_id, form, source=source, diagrams_url=diagrams_url),
+        **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form, source=source,
+                     diagrams_url=diagrams_url),
+        "progress": progress(data),
     }
     markdown_ready(data.sections, context["threads"])
     return render(request, "registry/proposals/edit.html", context, status=status)
@@ -258,8 +272,10 @@ def proposal_check(request, pk):
         return HttpResponseForbidden("You cannot edit this proposal.")
     form = ProposalForm(request.POST)
     form.is_valid()
+    data = form.posted_proposal()
     context = {"proposal": proposal, "form": form,
-               **_workbench(form.posted_proposal(), proposal.submitter_id, form)}
+               **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
+               "progress": progress(data)}
     return render(request, "registry/proposals/_workbench.html", context)
 
 
@@ -326,7 +342,7 @@ def _submit(request, proposal, *, confirmed: bool = False):
     if not rules.is_submitter(request.user, proposal):
         failing = []  # the service refuses; nothing to ask
     else:
-        failing = [f for f in proposal_findings(proposal) if f.status == FindingStatus.FAIL]
+        failing = [f for f in proposal_findings(proposal, stage=SUBMITTED) if f.status == FindingStatus.FAIL]
     # Empty required sections are refused by the service whatever the answer: no question then.
     blocked = any(f.id == "required-sections" for f in failing)
     if failing and not confirmed and not blocked:
