@@ -294,7 +294,7 @@ class NewProposalForm(forms.Form):
         cleaned = super().clean()
         start = cleaned.get("start")
         snid = (cleaned.get("snid") or "").strip()
-        if start in ("blank", "example"):
+        if start in ("blank", "example") and "snid" not in self.errors:  # one error per mistake
             if not snid:
                 self.add_error("snid", "Give the SNID you want to register.")
             elif problem := snid_error(snid):
