@@ -156,6 +156,8 @@ def _need_grammar(ctx: Context):
         why = "the grammar must be built into a validator first (see grammar-parses)"
     elif issue.kind == "undefined":
         why = "every rule the grammar uses must be defined first"
+    elif issue.kind == "top-rule":
+        why = "the grammar's top rule must be one of its rules first"
     elif issue.kind == "disagreement":
         why = "the grammar's validator must agree with the reference parser first"
     else:

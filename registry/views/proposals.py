@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import defaultdict
 
@@ -125,6 +126,33 @@ def _conversation(request, proposal) -> dict:
             "finding_threads": [t for t in threads.all if t.finding and not t.section]}
 
 
+def _field_section(name: str) -> str:
+    """The template section (finding ``item.section``) a form field belongs to."""
+    if name.startswith("section_"):
+        return name[len("section_"):]
+    for prefix, section in (("registrant_", "registrant"), ("document_", "document"), ("examples_", "examples"),
+                            ("grammar_", "grammar")):
+        if name.startswith(prefix):
+            return section
+    return name
+
+
+def _not_checked(findings, field_errors) -> list:
+    """Findings about a field whose input the form refused are replaced by "not checked: fix
+    that field first": the panel never shows a verdict on a value that is not the one on screen."""
+    refused = {_field_section(e["name"]): e["label"] for e in field_errors}
+    out = []
+    for finding in findings:
+        section = (finding.item or {}).get("section")
+        if finding.id == "max-length" and "max_length" in refused:
+            section = "max_length"  # its verdict is about the declared length, whatever it points at
+        if section in refused and finding.status != FindingStatus.NOT_RUN:
+            finding = dataclasses.replace(finding, status=FindingStatus.NOT_RUN,
+                                          message=f"Not checked: fix the {refused[section]} field first.")
+        out.append(finding)
+    return out
+
+
 def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
                diagrams_url: str = "") -> dict:
     """What the applicant sees beside the form: findings, diagrams, example results.
@@ -136,8 +164,10 @@ def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
     With ``diagrams_url`` (saved data, which that URL draws) the diagrams are not drawn
     here: the panel links to them and its script loads them when opened.
     """
+    field_errors = form.error_list() if form is not None and form.is_bound else []
+    findings = _not_checked(findings, field_errors)
     context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": [],
-               "field_errors": form.error_list() if form is not None and form.is_bound else [],
+               "field_errors": field_errors,
                "checked_at": timezone.now(), "checked_source": source, "diagrams_url": diagrams_url}
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))

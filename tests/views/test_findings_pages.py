@@ -29,3 +29,40 @@ def test_blank_draft_shows_progress_not_red_failures(client):
     assert "2 of 17 sections written." in page
     assert "Fail (" not in page
     assert proposal.findings_summary["fail"] == 0
+
+
+def _form_data(proposal, **changes):
+    from registry.forms import ProposalForm
+    initial = ProposalForm.initial_from(proposal.to_data())
+    data = {key: value for key, value in initial.items() if value is not None and key != "equivalence"}
+    data["equivalence"] = initial["equivalence"]
+    data.update(changes)
+    return data
+
+
+def _panel(client, proposal, **changes) -> str:
+    return client.post(f"/proposals/{proposal.pk}/check/", _form_data(proposal, **changes)).content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("refused", "changed", "expect_shown", "not_shown"), [
+    # The SNID fixed while the Version field holds 0: the new SNID's result, version not checked.
+    ({"version": "0"}, {"snid": "example"}, "Not checked: fix the Registration version field first.",
+     "The SNID must start with a letter or digit"),
+    # The version fixed while the SNID is refused: the SNID's error once, nothing about the old version.
+    ({"snid": "-example"}, {"version": "1"}, "Not checked: fix the 1.1 Namespace Identifier (SNID) field first.",
+     "The version should be"),
+    # The maximum length refused while the grammar changed: the grammar is checked, max length is not.
+    ({"max_length": "0"}, {"grammar_abnf": 'urn = "urn:ogf:example:" 1*5DIGIT\n', "grammar_rule": ""},
+     "Not checked: fix the Maximum URN length (characters) field first.", "length bound 255"),
+])
+def test_panel_checks_what_is_on_screen_when_another_field_is_refused(client, refused, changed, expect_shown,
+                                                                      not_shown):
+    from ..factories import proposal_factory
+    owner = user_factory()
+    proposal = proposal_factory(owner)
+    client.force_login(owner)
+    _panel(client, proposal, snid="-example")  # an earlier check with an error, now out of date
+    panel = _panel(client, proposal, **refused, **changed)
+    assert expect_shown in panel, re.findall(r"<code>max-length</code>[^<]*", panel)
+    assert not_shown not in panel
