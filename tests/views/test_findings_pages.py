@@ -66,3 +66,24 @@ def test_panel_checks_what_is_on_screen_when_another_field_is_refused(client, re
     panel = _panel(client, proposal, **refused, **changed)
     assert expect_shown in panel, re.findall(r"<code>max-length</code>[^<]*", panel)
     assert not_shown not in panel
+
+
+@pytest.mark.django_db
+def test_what_the_applicant_chose_is_shown_on_every_page_of_the_proposal(client):
+    from ..factories import proposal_factory
+    owner, editor = user_factory(), user_factory(editor=True)
+    proposal = proposal_factory(owner, state="approved", editor=editor, equivalence=["case-insensitive"],
+                                max_length=255, document={"reference": "GFD.191", "status": "published",
+                                                          "type": "Informational"})
+    pages = []
+    client.force_login(owner)
+    pages.append(client.get(f"/proposals/{proposal.pk}/").content.decode())
+    client.force_login(editor)
+    pages.append(client.get(f"/review/{proposal.pk}/").content.decode())
+    client.logout()
+    pages.append(client.get(f"/urn/{proposal.snid}/").content.decode())
+    for page in pages:
+        choices = page[page.index('id="choices"'):]
+        choices = choices[:choices.index("</dl>")]
+        assert "<code>case-insensitive</code>" in choices
+        assert "255 characters" in choices and "Informational" in choices
