@@ -68,6 +68,26 @@
         if (fresh) fresh.removeAttribute("aria-busy");
       });
   });
+  // 4. "go to the field" of a finding with a line and column puts the cursor there and marks
+  //    the field (aria-invalid and a visible marker) instead of only scrolling to it.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.go-to[data-field]");
+    if (!link) return;
+    var field = document.getElementById(link.dataset.field);
+    if (!field || typeof field.setSelectionRange !== "function") return;
+    event.preventDefault();
+    var line = parseInt(link.dataset.line, 10) || 1, column = parseInt(link.dataset.column, 10) || 1;
+    var lines = field.value.split("\n"), offset = 0;
+    for (var i = 0; i < Math.min(line - 1, lines.length); i++) offset += lines[i].length + 1;
+    offset += Math.min(column - 1, (lines[line - 1] || "").length);
+    field.focus();
+    field.setSelectionRange(offset, offset);
+    field.setAttribute("aria-invalid", "true");
+    field.classList.add("marked-line");
+    field.dataset.markedLine = String(line);
+    var lineHeight = parseFloat(getComputedStyle(field).lineHeight) || 18;
+    field.scrollTop = Math.max(0, (line - 3) * lineHeight);
+  });
   window.addEventListener("beforeunload", function (event) {
     if (dirty) { event.preventDefault(); event.returnValue = ""; }
   });
