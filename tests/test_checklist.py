@@ -333,3 +333,13 @@ def test_blank_draft_shows_progress_not_failures():
     assert progress(blank)["written"] == 2 and progress(blank)["total"] == 17
     submitted = run_checklist(blank)
     assert summarize(submitted)["fail"] >= 5  # at submission, unwritten required sections fail
+
+
+def test_a_urn_one_character_too_long_names_the_character_and_its_position():
+    findings = findings_for({**demo_raw("example"), "snid": "alicegrid", "max_length": None,
+                             "examples": {"valid": ["urn:ogf:alicegrid:1234"], "invalid": [], "equivalent": []},
+                             **_grammar('urn = "urn:ogf:alicegrid:" 1*3DIGIT\n')})
+    (finding,) = [f for f in findings if f.id == "examples-valid"]
+    assert finding.status == "fail"
+    assert ("At character 22 ('4'): the URN is 22 characters long; this grammar allows at most 21."
+            in finding.message)
