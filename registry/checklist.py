@@ -275,6 +275,32 @@ def _one(check_id, status, message, reference, item=None) -> list[Finding]:
     return [Finding(check_id, status, message, reference, item)]
 
 
+# --- 0 What an import left over ------------------------------------------------------------
+
+_SOURCE_LINES = re2.compile(r"\(source lines? ([0-9]+(?:–[0-9]+)?)\)")
+#: What the unplaced part is called on every page.
+UNPLACED_LABEL = "Unplaced text from the imported document"
+
+
+def unplaced_source_lines(text: str) -> list[str]:
+    """The source line ranges the importer noted in unplaced text ("12–30")."""
+    return [m.group(1) for m in _SOURCE_LINES.finditer(text)]
+
+
+@check("unplaced-text", reference="GFD.191 §6", item={"section": "unplaced"})
+def unplaced_text(ctx: Context):
+    """Imported text that fits no section is neither dropped nor silently filed under section 8."""
+    text = ctx.data.unplaced.strip()
+    if not text:
+        return []
+    lines = unplaced_source_lines(text)
+    where = f" (source lines {', '.join(lines)})" if lines else ""
+    return _one("unplaced-text", WARNING,
+                f"“{UNPLACED_LABEL}” still holds {len(text):,} characters{where}: move what belongs to a "
+                "section into it and delete the rest. The proposal cannot be submitted until it is empty.",
+                "GFD.191 §6", {"section": "unplaced"})
+
+
 # --- 1 Registration ------------------------------------------------------------------------
 
 

@@ -165,6 +165,9 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
             missing = [f["message"] for f in failed if f["id"] == "required-sections"]
             if missing:
                 raise ServiceError("Cannot submit yet: " + " ".join(missing))
+            leftover = [f["message"] for f in data["findings"] if f["id"] == "unplaced-text"]
+            if leftover:
+                raise ServiceError("Cannot submit yet: " + leftover[0])
         elif action == ProposalAction.APPROVE and has_failures(data["findings"]):
             if not override_reason:
                 raise ServiceError(

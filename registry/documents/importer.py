@@ -24,7 +24,7 @@ from .headings import CERTAIN, Heading, heading
 from .report import Report
 from .text import Line, normalise, numbered_lines
 
-UNMAPPED_MARK = "Unmapped text from the imported document"
+UNMAPPED_MARK = "Unplaced text from the imported document"
 EMPTY = "(none)"
 GFD_TYPES = DOCUMENT_TYPES
 # RFC categories and the GFD type closest to each (uncertain: the series differ).
@@ -159,15 +159,17 @@ def document_import(text: str, *, format: str = "text") -> ImportResult:
         kept = []
         for block in unmapped:
             title = block.heading.title if block.heading else "(before the first heading)"
-            kept.append(f"### {title}\n\n{_dedent(_text(block.lines))}")
+            numbers = [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else [])
+            where = (f" (source line {min(numbers)})" if numbers and min(numbers) == max(numbers) else
+                     f" (source lines {min(numbers)}–{max(numbers)})" if numbers else "")
+            kept.append(f"### {title}{where}\n\n{_dedent(_text(block.lines))}")
             report.add("unmapped", f"Unmapped: {title}", _dedent(_text(block.lines))[:2000],
                        [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else []),
-                       uncertain=True, why="matches no template section; kept in section 8 for you to move or delete")
-        data.sections["changes"] = (data.sections.get("changes", "") + f"\n\n## {UNMAPPED_MARK}\n\n"
-                                    "Review this text: move what belongs to a section, delete the rest.\n\n"
-                                    + "\n\n".join(kept)).strip()
+                       uncertain=True, why=f"matches no template section; kept in “{UNMAPPED_MARK}” for you to "
+                                           "move or delete")
+        data.unplaced = "\n\n".join(kept).strip()
         report.notes.append(f"Text under {len(unmapped)} heading(s) matched no template section; "
-                            f"it is kept in section 8 under \"{UNMAPPED_MARK}\".")
+                            f"it is kept apart as \"{UNMAPPED_MARK}\" until you move or delete it.")
     missing = [s.heading for s in SECTIONS if s.required and s.kind == "prose" and s.key not in data.sections]
     if missing:
         report.notes.append("Required sections not found: " + ", ".join(missing) + ".")

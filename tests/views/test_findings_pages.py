@@ -6,7 +6,7 @@ import pytest
 
 from registry.models import Proposal
 
-from ..factories import user_factory
+from ..factories import data_factory, user_factory
 
 
 @pytest.mark.django_db
@@ -87,3 +87,38 @@ def test_what_the_applicant_chose_is_shown_on_every_page_of_the_proposal(client)
         choices = choices[:choices.index("</dl>")]
         assert "<code>case-insensitive</code>" in choices
         assert "255 characters" in choices and "Informational" in choices
+
+
+UNPLACED_DOCUMENT = "Preface that fits nowhere.\n\nScope:\n   Grid clusters.\n\nAcknowledgments\n\nThanks to all.\n"
+
+
+@pytest.mark.django_db
+def test_imported_leftovers_are_their_own_part_a_warning_and_block_submission(client):
+    from registry import services
+    user = user_factory()
+    client.force_login(user)
+    review = client.post("/proposals/import/", {"text": UNPLACED_DOCUMENT})
+    form = review.context["form"]
+    assert "Thanks to all." in form["unplaced"].value()
+    fields = {name: ("" if form[name].value() is None else form[name].value()) for name in form.fields}
+    fields.update(snid="leftovers", confirmed="on")
+    client.post("/proposals/import/create/", fields)
+    proposal = Proposal.objects.get(submitter=user)
+    assert "Thanks to all." in proposal.unplaced_text
+    assert "Thanks to all." not in proposal.sections.get("changes", "")
+    (warning,) = [f for f in proposal.findings if f["id"] == "unplaced-text"]
+    assert warning["status"] == "warning" and "(source lines 1, 6–8)" in warning["message"]
+    edit = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    part = edit[edit.index('id="section-unplaced"'):]
+    assert "Unplaced text from the imported document" in part[:300] and "Thanks to all." in part
+    detail = client.get(f"/proposals/{proposal.pk}/").content.decode()
+    assert 'id="section-unplaced"' in detail
+    data = proposal.to_data()
+    data.sections = {**data_factory().sections, **data.sections}  # every required section written
+    data.grammar = data_factory().grammar
+    proposal = services.proposal_update(proposal, data, user)
+    with pytest.raises(services.ServiceError, match="Cannot submit yet: “Unplaced text from the imported"):
+        services.proposal_transition(proposal, "submit", user)
+    data.unplaced = ""  # moved or deleted: now it can go
+    proposal = services.proposal_update(proposal, data, user)
+    assert services.proposal_transition(proposal, "submit", user).state == "submitted"
