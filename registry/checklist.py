@@ -847,12 +847,12 @@ def _example_problems(ctx: Context, urn: str) -> list[str]:
 @check("examples-valid", needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_valid(ctx: Context):
     ref, findings = "GFD.191 §6 (6)", []
-    for urn in ctx.data.examples.valid:
+    for line, urn in enumerate(ctx.data.examples.valid, start=1):
         problems = _example_problems(ctx, urn)
         if problems:
             findings.append(Finding("examples-valid", FAIL,
                                     "A valid example is not valid: " + " ".join(problems), ref,
-                                    {"example": urn, "list": "valid"}))
+                                    {"example": urn, "list": "valid", "example_line": line}))
     if ctx.data.examples.valid and not findings:
         checked = "against the grammar" if ctx.grammar is not None and ctx.grammar.ok else "for URN syntax"
         findings.append(Finding("examples-valid", PASS,
@@ -864,13 +864,13 @@ def examples_valid(ctx: Context):
 @check("examples-invalid", needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_invalid(ctx: Context):
     ref, findings = "GFD.191 §6 (6)", []
-    for urn in ctx.data.examples.invalid:
+    for line, urn in enumerate(ctx.data.examples.invalid, start=1):
         if not _example_problems(ctx, urn):
             findings.append(Finding("examples-invalid", WARNING,
                                     "The grammar accepts this example listed as invalid. Say in "
                                     "section 6 why it is invalid (a rule the grammar cannot "
                                     "express), or tighten the grammar.", ref,
-                                    {"example": urn, "list": "invalid"}))
+                                    {"example": urn, "list": "invalid", "example_line": line}))
     if ctx.data.examples.invalid and not findings:
         findings.append(Finding("examples-invalid", PASS,
                                 f"All {len(ctx.data.examples.invalid)} invalid examples are rejected.",

@@ -153,6 +153,28 @@ def _not_checked(findings, field_errors) -> list:
     return out
 
 
+def _line_marks(findings, data: ProposalData) -> dict[str, list[dict]]:
+    """The field lines findings point at, by form field name: the grammar's (line, column) and the
+    examples' lines. Pages put an anchor and a visible marker on each, so "go to the field" lands on
+    the line without JavaScript (with it, the page's script also puts the cursor there)."""
+    texts = {"grammar_abnf": data.grammar.abnf.replace("\r\n", "\n").split("\n"),
+             "examples_valid": list(data.examples.valid), "examples_invalid": list(data.examples.invalid)}
+    marks: dict[str, dict[int, dict]] = {name: {} for name in texts}
+    for finding in findings:
+        item = finding.item or {}
+        if item.get("section") == "grammar" and item.get("line"):
+            name, line, column = "grammar_abnf", item["line"], item.get("column")
+        elif item.get("example_line") and item.get("list") in ("valid", "invalid"):
+            name, line, column = f"examples_{item['list']}", item["example_line"], None
+        else:
+            continue
+        lines = texts[name]
+        if 1 <= line <= len(lines) and line not in marks[name]:
+            marks[name][line] = {"line": line, "column": column, "text": lines[line - 1][:200],
+                                 "prefix": "grammar" if name == "grammar_abnf" else name}
+    return {name: [marks[name][n] for n in sorted(marks[name])] for name in marks if marks[name]}
+
+
 def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
                diagrams_url: str = "") -> dict:
     """What the applicant sees beside the form: findings, diagrams, example results.
@@ -166,8 +188,12 @@ def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
     """
     field_errors = form.error_list() if form is not None and form.is_bound else []
     findings = _not_checked(findings, field_errors)
+    line_marks = _line_marks(findings, data)
+    if form is not None:
+        for name in line_marks:
+            form.fields[name].widget.attrs["aria-invalid"] = "true"
     context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": [],
-               "field_errors": field_errors,
+               "field_errors": field_errors, "line_marks": line_marks,
                "checked_at": timezone.now(), "checked_source": source, "diagrams_url": diagrams_url}
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
@@ -192,6 +218,7 @@ def proposal_detail(request, pk):
         "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
         "parts": sections_by_part(),
         "findings": verdict.findings, "verdict": verdict,
+        "line_marks": _line_marks(verdict.findings, proposal.to_data()),
         **_recheck_context(request, proposal, verdict),
         "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
             kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),

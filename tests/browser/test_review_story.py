@@ -35,6 +35,7 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     assert grammar.evaluate("el => document.activeElement === el")
     assert grammar.evaluate("el => el.selectionStart") == offset
     assert grammar.get_attribute("aria-invalid") == "true"
+    assert "marked-line" in grammar.get_attribute("class")
     # Fixed: everything is checked again, nothing left "not run" or failing.
     grammar.fill(FIXED)
     page.get_by_role("button", name="Check without saving").click()

@@ -122,3 +122,32 @@ def test_imported_leftovers_are_their_own_part_a_warning_and_block_submission(cl
     data.unplaced = ""  # moved or deleted: now it can go
     proposal = services.proposal_update(proposal, data, user)
     assert services.proposal_transition(proposal, "submit", user).state == "submitted"
+
+
+@pytest.mark.django_db
+def test_go_to_the_place_without_javascript_lands_on_a_marked_line(client):
+    from ..factories import proposal_factory
+    from ..test_checklist import ALICEGRID_EXAMPLES, ALICEGRID_MISSING_PAREN
+    owner = user_factory()
+    proposal = proposal_factory(owner, snid="alicegrid", grammar={"abnf": ALICEGRID_MISSING_PAREN, "rule": ""},
+                                examples=ALICEGRID_EXAMPLES)
+    client.force_login(owner)
+    page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    assert 'href="#grammar-line-2" data-field="id_grammar_abnf" data-line="2" data-column="37"' in page
+    marked = page[page.index('id="grammar-line-2"'):]
+    assert 'class="marked"' in page[page.index('id="grammar-line-2"') - 60:page.index('id="grammar-line-2"') + 40]
+    assert "Line 2, column 37: <code>SITE = ALPHA *31( ALPHA / DIGIT / &quot;-&quot;</code>" in marked[:300]
+    textarea = page[page.index('name="grammar_abnf"') - 200:page.index('name="grammar_abnf"') + 200]
+    assert 'aria-invalid="true"' in textarea
+
+
+@pytest.mark.django_db
+def test_go_to_an_example_on_the_review_page_lands_on_its_line(client):
+    from ..factories import proposal_factory
+    owner, editor = user_factory(), user_factory(editor=True)
+    proposal = proposal_factory(owner, name="urn-5", state="submitted")
+    client.force_login(editor)
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    line = proposal.examples_valid.index("urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17") + 1
+    assert f'href="#examples_valid-line-{line}"' in page
+    assert f'id="examples_valid-line-{line}" class="marked"' in page
