@@ -4,6 +4,9 @@
 //    the server checks exactly the fields posted, invalid ones included.
 // 3. Once the form changes after a check, the panel says it is out of date, and a
 //    live region tells screen-reader users (once per change, not per keystroke).
+//    A check also brings each field's own error message up to date: a message from an
+//    earlier save about a value no longer in the field is removed, a new one is shown.
+// 4. "go to the field" puts the cursor at the finding's line and column (see below).
 (function () {
   "use strict";
   var form = document.getElementById("proposal-form");
@@ -33,6 +36,40 @@
       count("warning") + " warnings.";
   }
 
+  // The field errors beside the inputs must say what the panel says, never an older answer.
+  function syncFieldErrors(panel) {
+    var current = {};
+    panel.querySelectorAll(".field-errors li").forEach(function (item) {
+      var link = item.querySelector("a[href^='#id_']");
+      if (!link) return;
+      var text = item.textContent, label = link.textContent;
+      current[link.getAttribute("href").slice(1)] = text.slice(text.indexOf(label) + label.length + 1).trim();
+    });
+    form.querySelectorAll(".field").forEach(function (box) {
+      var input = box.querySelector("input[id^='id_'], textarea[id^='id_'], select[id^='id_']");
+      if (!input) return;
+      var list = box.querySelector("ul.errors"), message = current[input.id];
+      if (message === undefined) {
+        if (list) list.remove();
+        box.classList.remove("has-error");
+        if (!input.classList.contains("marked-line")) input.removeAttribute("aria-invalid");
+        return;
+      }
+      if (!list) {
+        list = document.createElement("ul");
+        list.className = "errors";
+        list.id = input.id + "_errors";
+        box.appendChild(list);
+      }
+      list.textContent = "";
+      var entry = document.createElement("li");
+      entry.textContent = message;
+      list.appendChild(entry);
+      box.classList.add("has-error");
+      input.setAttribute("aria-invalid", "true");
+    });
+  }
+
   // Replies to review threads sit inside the form's sections but belong to their own forms.
   function edited(event) {
     if (event.target.form !== form) return;
@@ -60,7 +97,7 @@
         panel.outerHTML = html;
         stale = false;
         var fresh = document.getElementById("workbench");
-        if (fresh) announce(summary(fresh));
+        if (fresh) { syncFieldErrors(fresh); announce(summary(fresh)); }
       })
       .catch(function () { form.submit(); })
       .finally(function () {

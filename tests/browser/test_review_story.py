@@ -42,3 +42,27 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     expect(page.locator("#workbench .finding.fail")).to_have_count(0)
     expect(page.locator("#workbench .finding.not_run")).to_have_count(0)
     expect(page.locator("#workbench")).to_contain_text("All 2 valid examples check out against the grammar")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_check_clears_the_old_field_error_beside_the_fixed_field(new_page, live_server):
+    """SNID "-bad" refused on save, then fixed while Version holds 0: after "Check without saving"
+    nothing on the page still says the SNID must start with a letter or digit."""
+    user = get_user_model().objects.create_user("eli", "eli@example.org", PASSWORD)
+    proposal = proposal_factory(user)
+    page = new_page()
+    login(page, "eli", PASSWORD)
+    page.goto(f"/proposals/{proposal.pk}/edit/")
+    snid = page.get_by_label("1.1 Namespace Identifier (SNID)")
+    snid.fill("-bad")
+    page.get_by_role("button", name="Save draft").click()
+    page.get_by_text("Nothing was saved").wait_for()
+    assert page.locator("#field-snid ul.errors").count() == 1
+    snid.fill("uuid-demo")
+    page.get_by_label("Registration version").fill("0")
+    page.get_by_role("button", name="Check without saving").click()
+    expect(page.locator("#workbench")).to_contain_text("Not checked: fix the Registration version field first.")
+    expect(page.locator("#field-snid ul.errors")).to_have_count(0)
+    assert "must start with a letter or digit" not in page.locator("main").inner_text()
+    expect(page.locator("#field-version ul.errors")).to_contain_text("greater than or equal to 1")
+    assert page.get_by_label("Registration version").get_attribute("aria-invalid") == "true"
