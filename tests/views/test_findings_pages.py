@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 
 from registry.models import Proposal
@@ -82,6 +85,16 @@ def test_what_the_applicant_chose_is_shown_on_every_page_of_the_proposal(client)
     pages.append(client.get(f"/review/{proposal.pk}/").content.decode())
     client.logout()
     pages.append(client.get(f"/urn/{proposal.snid}/").content.decode())
+    exported = client.get("/urn/registry.json").json()
+    (record,) = [r for r in exported["snids"] if r["snid"] == proposal.snid]
+    assert (record["equivalence"], record["max_length"], record["document"]["type"]) == (
+        ["case-insensitive"], 255, "Informational")
+    csv_text = client.get("/urn/registry.csv").content.decode()
+    row = next(r for r in csv.DictReader(io.StringIO(csv_text)) if r["snid"] == proposal.snid)
+    assert (row["document_type"], row["equivalence"], row["max_length"]) == ("Informational", "case-insensitive",
+                                                                             "255")
+    document = client.get(f"/proposals/{proposal.pk}/export.md").content.decode()
+    assert "Executable rule: case-insensitive." in document and "MUST NOT exceed 255 characters" in document
     for page in pages:
         choices = page[page.index('id="choices"'):]
         choices = choices[:choices.index("</dl>")]
