@@ -40,7 +40,9 @@ class SignUpForm(UserCreationForm):
 
 def _prose_field(section) -> forms.CharField:
     return forms.CharField(
-        label=f"{section.number} {section.title}", required=False, help_text=section.guidance,
+        label=f"{section.number} {section.title}", required=False,
+        help_text=section.guidance + " Markdown; grammar and URNs in the text are shown as code (for a "
+                  "block of ABNF, put it between two lines of ```).",
         max_length=interchange.MAX_TEXT, widget=forms.Textarea(attrs={"rows": 6}),
     )
 

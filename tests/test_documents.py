@@ -742,3 +742,13 @@ def test_registrant_shapes(block, expected):
     assert (r.name, r.organisation, r.email, r.address) == expected
     if "Technical Director" in block:
         assert any("'Technical Director'" in note for note in result.notes)
+
+
+def test_grammar_left_in_prose_is_fenced_and_never_rendered_as_emphasis():
+    from registry.markdown import render_markdown
+    result = document_import(seed("000"))
+    prose = result.data.sections["syntactic_structure"]
+    assert prose.startswith("```abnf\nNSS            = ProviderId")
+    html = str(render_markdown(prose))
+    assert "<em>" not in html and '1*(label ".") toplabel' in html
+    assert html.count("<pre><code") == 1 and "<p>ProviderId is the IMG sender" in html

@@ -98,6 +98,27 @@ def _dedent(text: str) -> str:
     return "\n".join(r[cut:] for r in rows).strip()
 
 
+def _fenced(lines: list[Line], grammar_lines: set[int]) -> str:
+    """A section's text, dedented, with the grammar lines it holds (``grammar_lines``, source
+    numbers) fenced as an ``abnf`` code block, so the prose never shows ABNF as Markdown.
+
+    One block runs from the section's first grammar line to its last (a grammar that text
+    extraction split into columns has its parts on lines between them); the prose before and
+    after it is dedented on its own, as RFCs indent their explanations deeper than the grammar
+    and four spaces would make Markdown read them as code.
+    """
+    held = [line.number for line in lines if line.number in grammar_lines]
+    text = _dedent(_text(lines))
+    if not held or "```" in text:
+        return text
+    first, last = min(held), max(held)
+    before = [line for line in lines if line.number < first]
+    block = [line for line in lines if first <= line.number <= last]
+    after = [line for line in lines if line.number > last]
+    parts = [_dedent(_text(before)), "```abnf\n" + _dedent(_text(block)) + "\n```", _dedent(_text(after))]
+    return "\n\n".join(part for part in parts if part.strip()).strip()
+
+
 def document_import(text: str, *, format: str = "text") -> ImportResult:
     """Read a registration document's text into proposal data and a report."""
     source = normalise(text)
@@ -142,10 +163,11 @@ def document_import(text: str, *, format: str = "text") -> ImportResult:
     _registrant(sections.get("registrant", []), data, report)
     _grammar(sections, lines, exported, data, report)
     _examples(sections, unmapped, exported, data, report)
+    grammar_lines = set(next((item.lines for item in report.items if item.field == "grammar.abnf"), []))
     for section in SECTIONS:
         if section.kind != "prose":
             continue
-        value = _dedent(_text(sections.get(section.key, [])))
+        value = _fenced(sections.get(section.key, []), grammar_lines)
         if value:
             data.sections[section.key] = value
         item_lines = [line.number for line in sections.get(section.key, []) if line.text.strip()]
