@@ -929,8 +929,9 @@ def immutability(ctx: Context):
                  if _ATTRIBUTES.search(grammar.parsed.rules[key].name)]
     message = "How is immutability ensured?"
     if names:
-        message += (f" The syntax carries attributes that can change ({', '.join(names)}): what "
-                    "keeps the URN valid when they do?")
+        # Rule names are wording too: "DOMAIN" suggests an attribute that can change, no more.
+        message += (f" The grammar's rule names mention {', '.join(f'“{n}”' for n in names)}, which may "
+                    "be attributes that can change; please judge what keeps the URN valid if they do.")
     return _one("immutability", EDITOR, message, ref, item)
 
 
