@@ -36,6 +36,7 @@ from .grammar import (
     snid_error,
 )
 from .grammar.analysis import Scope
+from .grammar.parse import Issue
 from .grammar.samples import character_samples
 from .interchange import ProposalData
 
@@ -136,8 +137,7 @@ def grammar_blocker(grammar):
     return None
 
 
-_NO_VALIDATOR = type("NoValidator", (), {"kind": "too-complex", "line": None, "column": None,
-                                          "rule": None, "message": "no validator could be built"})()
+_NO_VALIDATOR = Issue("too-complex", "error", "No validator could be built from the grammar.")
 
 
 def _at(issue) -> str:
