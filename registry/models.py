@@ -154,7 +154,7 @@ class Proposal(models.Model):
     max_length = models.PositiveIntegerField(null=True, blank=True)
     #: Text of an imported document that matched no template section (interchange ``unplaced``):
     #: shown as its own part until the applicant moves or deletes it; submission waits for that.
-    unplaced_text = models.TextField(blank=True, default="")
+    unplaced_text = models.TextField(blank=True, default="", db_default="")  # db_default: rows written by SQL too
 
     #: The checklist's findings as of the last save or transition, so lists (the
     #: review queue, "my proposals") show them without re-running the checks.
