@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import re2
 
 #: Longest quote of one sentence shown in a finding.
-QUOTE_MAX_CHARS = 160
+QUOTE_MAX_CHARS = 120
 #: Sentences quoted in one finding.
-QUOTES_MAX = 3
+QUOTES_MAX = 2
 
 _SENTENCE_END = re2.compile(r"[.!?;]\s+|\n\s*\n|\n[-*] ")
 _NEGATION = re2.compile(r"(?i)\b(no|not|never|none|neither|nor|without|cannot|can't|won't|isn't|aren't|"
