@@ -661,7 +661,7 @@ def reserved_characters(ctx: Context):
                 "GFD.191 §3", {"section": "grammar"})
 
 
-@check("max-length", needs=("grammar",), reference="GFD.191 §5", item={"section": "grammar"})
+@check("max-length", needs=("written:grammar", "grammar"), reference="GFD.191 §5", item={"section": "grammar"})
 def max_length(ctx: Context):
     grammar, declared = ctx.grammar, ctx.data.max_length
     ref = "GFD.191 §5"
@@ -767,7 +767,7 @@ def unicode_version(ctx: Context):
                 "of sections 2.3 and 2.4).", ref, item)
 
 
-@check("equivalence", needs=("grammar",), reference="GFD.191 §6 (2.4), RFC 6453 §2.4",
+@check("equivalence", needs=("written:lexical_equivalence", "grammar"), reference="GFD.191 §6 (2.4), RFC 6453 §2.4",
        item={"section": "lexical_equivalence"})
 def equivalence(ctx: Context):
     ref, findings = "GFD.191 §6 (2.4), RFC 6453 §2.4", []

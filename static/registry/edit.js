@@ -97,6 +97,12 @@
         panel.outerHTML = html;
         stale = false;
         var fresh = document.getElementById("workbench");
+        // Line marks (the page's and those placed by "go to the field") belong to the previous answer.
+        form.querySelectorAll(".line-marks").forEach(function (mark) { mark.remove(); });
+        form.querySelectorAll(".marked-line").forEach(function (field) {
+          field.classList.remove("marked-line");
+          field.removeAttribute("aria-invalid");
+        });
         if (fresh) { syncFieldErrors(fresh); announce(summary(fresh)); }
       })
       .catch(function () { form.submit(); })
@@ -124,6 +130,21 @@
     field.dataset.markedLine = String(line);
     var lineHeight = parseFloat(getComputedStyle(field).lineHeight) || 18;
     field.scrollTop = Math.max(0, (line - 3) * lineHeight);
+    // The visible marker: the line itself, under the field, as the page shows it without script.
+    var marker = field.parentNode.querySelector(".line-marks.go-to-mark");
+    if (!marker) {
+      marker = document.createElement("ol");
+      marker.className = "line-marks go-to-mark";
+      marker.setAttribute("aria-label", "The line the finding is about");
+      field.parentNode.insertBefore(marker, field.nextSibling);
+    }
+    marker.textContent = "";
+    var item = document.createElement("li"), code = document.createElement("code");
+    item.className = "marked";
+    item.appendChild(document.createTextNode("▶ Line " + line + ", column " + column + ": "));
+    code.textContent = lines[line - 1] || "";
+    item.appendChild(code);
+    marker.appendChild(item);
   });
   window.addEventListener("beforeunload", function (event) {
     if (dirty) { event.preventDefault(); event.returnValue = ""; }

@@ -36,12 +36,16 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     assert grammar.evaluate("el => el.selectionStart") == offset
     assert grammar.get_attribute("aria-invalid") == "true"
     assert "marked-line" in grammar.get_attribute("class")
+    expect(page.locator("#field-grammar_abnf .go-to-mark li.marked")).to_have_text(
+        '\u25b6 Line 2, column 37: SITE = ALPHA *31( ALPHA / DIGIT / "-"')
     # Fixed: everything is checked again, nothing left "not run" or failing.
     grammar.fill(FIXED)
     page.get_by_role("button", name="Check without saving").click()
     expect(page.locator("#workbench .finding.fail")).to_have_count(0)
     expect(page.locator("#workbench .finding.not_run")).to_have_count(0)
     expect(page.locator("#workbench")).to_contain_text("All 2 valid examples check out against the grammar")
+    expect(page.locator(".go-to-mark")).to_have_count(0)
+    assert grammar.get_attribute("aria-invalid") is None
 
 
 @pytest.mark.django_db(transaction=True)
