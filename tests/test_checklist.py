@@ -348,3 +348,18 @@ def test_a_urn_one_character_too_long_names_the_character_and_its_position():
     assert finding.status == "fail"
     assert ("At character 22 ('4'): the URN is 22 characters long; this grammar allows at most 21."
             in finding.message)
+
+
+def test_snid_reserved_for_someone_else_is_judged_once():
+    findings = findings_for(demo_raw("example"), RegistryFacts(reserved=True, reserved_until="2030-01-01"))
+    assert statuses(findings, "snid-unique") == ["fail"]
+    (version,) = [f for f in findings if f.id == "version"]
+    assert version.status == "not_run" and "reserved for someone else" in version.message
+
+
+def test_new_version_of_your_own_snid_gets_one_version_message():
+    facts = RegistryFacts(registered=True, latest_version=2, own_namespace=True)
+    findings = findings_for({**demo_raw("example"), "version": 2}, facts)
+    assert statuses(findings, "snid-unique") == ["pass"]
+    assert [f.message for f in findings if f.id == "version"] == [
+        "The version should be 3 (the latest approved version is 2), not 2."]

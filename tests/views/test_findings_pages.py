@@ -58,6 +58,9 @@ def _panel(client, proposal, **changes) -> str:
     # The maximum length refused while the grammar changed: the grammar is checked, max length is not.
     ({"max_length": "0"}, {"grammar_abnf": 'urn = "urn:ogf:example:" 1*5DIGIT\n', "grammar_rule": ""},
      "Not checked: fix the Maximum URN length (characters) field first.", "length bound 255"),
+    # The document's address refused while the registrant changed: the registrant is checked.
+    ({"document_url": "ftp://example.org/gfd"}, {"registrant_name": "", "registrant_organisation": ""},
+     "Not checked: fix the Document URL field first.", "documented in GFD.191"),
 ])
 def test_panel_checks_what_is_on_screen_when_another_field_is_refused(client, refused, changed, expect_shown,
                                                                       not_shown):
