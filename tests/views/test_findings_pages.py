@@ -167,3 +167,16 @@ def test_go_to_an_example_on_the_review_page_lands_on_its_line(client):
     line = proposal.examples_valid.index("urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17") + 1
     assert f'href="#examples_valid-line-{line}"' in page
     assert f'id="examples_valid-line-{line}" class="marked"' in page
+
+
+@pytest.mark.django_db
+def test_queue_and_my_proposals_count_checks_not_run(client):
+    from ..factories import proposal_factory
+    from ..test_checklist import ALICEGRID_EXAMPLES, ALICEGRID_MISSING_PAREN
+    owner, editor = user_factory(), user_factory(editor=True)
+    proposal_factory(owner, snid="alicegrid", grammar={"abnf": ALICEGRID_MISSING_PAREN, "rule": ""},
+                     examples=ALICEGRID_EXAMPLES, state="submitted")
+    client.force_login(editor)
+    assert "7 not run" in client.get("/review/").content.decode()
+    client.force_login(owner)
+    assert "7 not run" in client.get("/proposals/").content.decode()
