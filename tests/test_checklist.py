@@ -8,6 +8,8 @@ from registry import interchange
 from registry.checklist import CHECK_IDS, MANUAL_CHECKS, RegistryFacts, progress, run_checklist, summarize
 
 from .factories import demo_raw
+from .test_hostile import CASES as HOSTILE_CASES
+from .test_hostile import grammar_case, grammar_id
 
 
 def findings_for(raw: dict, facts: RegistryFacts | None = None):
@@ -363,3 +365,28 @@ def test_new_version_of_your_own_snid_gets_one_version_message():
     assert statuses(findings, "snid-unique") == ["pass"]
     assert [f.message for f in findings if f.id == "version"] == [
         "The version should be 3 (the latest approved version is 2), not 2."]
+
+
+@pytest.mark.parametrize("case", HOSTILE_CASES["grammars"], ids=grammar_id)
+def test_hostile_grammars_never_pass_what_a_broken_grammar_could_not_examine(case):
+    """Over the hostile corpus: whenever the grammar cannot be used, every check that needs it says
+    "not run" (never pass, never fail on the examples), and exactly the grammar's checks fail."""
+    from registry.checklist import CHECK_NEEDS, grammar_blocker
+    from registry.grammar import grammar_compile
+
+    abnf, examples = grammar_case(case)
+    raw = {**demo_raw("example"), **_grammar(abnf),
+           "examples": {"valid": examples or ["urn:ogf:example:x"], "invalid": [], "equivalent": []}}
+    try:
+        data = interchange.load(raw)
+    except interchange.InterchangeError as exc:  # refused before any check: said so, by field
+        assert str(exc).startswith("grammar.abnf:")
+        return
+    findings = run_checklist(data)
+    compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=tuple(data.examples.valid))
+    if grammar_blocker(compiled) is None:
+        return
+    dependents = {check_id for check_id, needs in CHECK_NEEDS.items() if "grammar" in needs}
+    for finding in findings:
+        if finding.id in dependents:
+            assert finding.status == "not_run", (finding.id, finding.message)
