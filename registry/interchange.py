@@ -92,11 +92,14 @@ class ProposalData:
     examples: Examples = field(default_factory=Examples)
     equivalence: list[str] = field(default_factory=list)
     max_length: int | None = None
+    #: Text of an imported document that matched no template section, kept apart (with its
+    #: source lines) for the applicant to move into its sections or delete before submitting.
+    unplaced: str = ""
 
 
 _TOP_KEYS = {
     "format", "snid", "title", "version", "registration_date", "registrant", "document",
-    "sections", "grammar", "examples", "equivalence", "max_length",
+    "sections", "grammar", "examples", "equivalence", "max_length", "unplaced",
 }
 
 
@@ -277,10 +280,12 @@ def load(data) -> ProposalData:
         r.fail("max_length", "must be a whole number from 1 to 4096, or null.")
         max_length = None
 
+    unplaced = r.text(data, "unplaced", "unplaced", limit=MAX_TEXT)
+
     if r.errors:
         raise InterchangeError(r.errors)
     return ProposalData(snid, title, version, registration_date, registrant, document, sections,
-                        grammar, examples, equivalence, max_length)
+                        grammar, examples, equivalence, max_length, unplaced if unplaced.strip() else "")
 
 
 def dump(data: ProposalData) -> dict:
@@ -288,6 +293,8 @@ def dump(data: ProposalData) -> dict:
     out = asdict(data)
     out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
+    if not data.unplaced:
+        del out["unplaced"]  # only an import's leftovers have any
     return {"format": FORMAT, **out}
 
 

@@ -133,3 +133,13 @@ def test_an_approval_while_the_checker_is_killed_is_refused_not_stored_without_v
     approved = services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "approve", editor,
                                             override_reason="drill")
     assert approved.state == "approved" and approved.validator
+
+
+@pytest.mark.django_db
+def test_checks_that_need_the_grammar_are_not_run_while_its_checker_is_killed(fresh):
+    data = _slow(data_factory())
+    with Killer():
+        findings = run_checklist(data)
+    needing = {f.id: f for f in findings if f.id in ("grammar-complete", "grammar-charset", "max-length")}
+    assert needing and {f.status for f in needing.values()} == {"not_run"}
+    assert all("could not be checked this time" in f.message for f in needing.values())
