@@ -260,7 +260,7 @@ def registrant(ctx: Context):
 # --- 2 Syntax: the grammar -----------------------------------------------------------------
 
 _PARSE_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
-                "disagreement"}
+                "too-costly", "disagreement"}
 
 
 def _issue_item(issue) -> dict:
@@ -318,7 +318,7 @@ def grammar_complete(ctx: Context):
     if grammar is None:
         return []
     status_of = {"undefined": FAIL, "unreachable": WARNING, "prose-unknown": WARNING,
-                 "recursion": WARNING, "recursion-bounded": WARNING}
+                 "recursion": WARNING, "recursion-bounded": WARNING, "positions-not-given": WARNING}
     findings = []
     for issue in grammar.issues:
         if issue.kind in status_of:
