@@ -93,18 +93,32 @@ def _as_proposal(content: dict) -> Proposal:
     return snapshot
 
 
+def submitted_content(event) -> dict | None:
+    """The content a submit event kept: its own copy, or the earlier event's it was identical to
+    (services.submitted_content); None for events from before copies were kept."""
+    if "content" in event.data:
+        return event.data["content"]
+    source = event.data.get("content_event")
+    if source is None:
+        return None
+    kept = event.proposal.events.filter(pk=source).values_list("data", flat=True).first()
+    return kept.get("content") if kept else None
+
+
 def round_changes(proposal: Proposal, threads: Threads | None = None) -> RoundChanges | None:
     """The current round against the previous one; None in round 1 or when no copy was kept."""
     submits = list(proposal.events.filter(action=ProposalAction.SUBMIT).order_by("created_at", "id"))
     if len(submits) < 2:
         return None
     previous, current = submits[-2], submits[-1]
-    if "content" not in previous.data:
+    older = submitted_content(previous)
+    if older is None:
         return None
-    newer = _as_proposal(current.data["content"]) if "content" in current.data else proposal
+    newer_content = submitted_content(current)
+    newer = _as_proposal(newer_content) if newer_content is not None else proposal
     threads = threads if threads is not None else threads_of(proposal)
     answered = [t for t in threads.all
                 if any(r.author_id == proposal.submitter_id and r.created_at > previous.created_at
                        for r in t.replies.all())]
     return RoundChanges(len(submits), previous.created_at,
-                        proposal_diff(_as_proposal(previous.data["content"]), newer), answered)
+                        proposal_diff(_as_proposal(older), newer), answered)

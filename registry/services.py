@@ -9,6 +9,8 @@ refuses what its caller may not do even if a view forgot to check.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
@@ -172,8 +174,10 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
 
     if action == ProposalAction.SUBMIT:
         # Each submission is a review round; keep what was submitted so the editor can
-        # see what changed since the previous round.
-        data["content"] = interchange_dump(locked.to_data())
+        # see what changed since the previous round: a copy only when it differs from the
+        # last one kept, otherwise its hash and the event that holds it (a pull-back and
+        # resubmission of the same text adds no copy).
+        data.update(submitted_content(locked, interchange_dump(locked.to_data())))
         data["round"] = locked.events.filter(action=ProposalAction.SUBMIT).count() + 1
 
     data.update(conflict)
@@ -207,6 +211,15 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
     elif transition.actor == "editor":
         notify.later("decision", [locked.submitter.email], context)
     return locked
+
+
+def submitted_content(proposal: Proposal, content: dict) -> dict:
+    """What a submit event keeps of the submitted content (conversation.submitted_content reads it)."""
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    for event in proposal.events.filter(action=ProposalAction.SUBMIT).order_by("-created_at", "-id")[:1]:
+        if event.data.get("content_sha256") == digest:
+            return {"content_sha256": digest, "content_event": event.data.get("content_event", event.pk)}
+    return {"content_sha256": digest, "content": content}
 
 
 def _past(action: str) -> str:

@@ -98,10 +98,12 @@ def _dedent(text: str) -> str:
     return "\n".join(r[cut:] for r in rows).strip()
 
 
-def document_import(text: str, *, format: str = "text") -> ImportResult:
-    """Read a registration document's text into proposal data and a report."""
+def document_import(text: str, *, format: str = "text", notes=()) -> ImportResult:
+    """Read a registration document's text into proposal data and a report.
+
+    ``notes`` are what reading the file already had to say (a PDF cut at its page limit)."""
     source = normalise(text)
-    report = Report(format=format)
+    report = Report(format=format, notes=list(notes))
     result = ImportResult(ProposalData(snid=""), source=source, report=report)
     lines = numbered_lines(source, report.notes)
     blocks = _split(lines, report)
