@@ -417,14 +417,15 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
         return compiled
     compiled.pattern = pattern
     heads, samples = _heads(scope, analysis)
-    cost = measure(pattern, compiled.length_cap, heads, samples)
+    costliest: list[str] = []
+    cost = measure(pattern, compiled.length_cap, heads, samples, costliest=costliest)
     if not cost.cheap:
         compiled.measured = cost
         compiled.issues.append(Issue("too-costly", "error", cost.message))
         return compiled
     locator = _locator(compiled, scope, analysis, matcher)
     if locator is not None:
-        cost = measure_locator(locator, cost, compiled.length_cap, heads)
+        cost = measure_locator(locator, cost, compiled.length_cap, heads, costliest)
         if not cost.locate_cheap:
             locator = None
             compiled.issues.append(Issue(
@@ -512,9 +513,10 @@ def _run_in_worker(fields: dict, cost: dict | None, method: str, subject):
 def _measure_in_worker(fields: dict, heads: tuple[str, ...]) -> dict:
     """The cost of a stored validator (``manage.py measure_validators``, and on first use)."""
     validator = Validator.from_dict(fields)
-    cost = measure(validator.pattern, validator.length_cap, heads)
+    costliest: list[str] = []
+    cost = measure(validator.pattern, validator.length_cap, heads, costliest=costliest)
     if cost.cheap and validator.locator is not None:
-        cost = measure_locator(validator.locator, cost, validator.length_cap, heads)
+        cost = measure_locator(validator.locator, cost, validator.length_cap, heads, costliest)
     return cost.as_dict()
 
 

@@ -41,6 +41,12 @@ MAX_SAMPLES = 4
 #: A repeated match still costing this share of its first one means the DFA could not
 #: keep its states (cache overflow, NFA fallback) rather than building them once.
 FALLBACK_SHARE = 0.5
+#: Costliest match inputs whose errors are located when the locator is measured.
+COSTLIEST = 6
+#: Lengths errors are located at before the maximum length, shortest first: the cost at
+#: each, scaled to the maximum length, stops the measurement as soon as it passes the budget.
+LOCATE_STEPS = (20, 64, 256, 1024)
+SCALE_FROM = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +118,13 @@ def adversarial(length: int, heads=("",), samples=()) -> Iterator[tuple[str, str
 
 
 def measure(pattern: str, length: int = URN_MAX_LENGTH, heads=("",), samples=(),
-            matcher: Callable[[bytes], bool] | None = None) -> Cost:
+            matcher: Callable[[bytes], bool] | None = None, costliest: list | None = None) -> Cost:
     """The costliest match of the adversarial strings on one freshly compiled program.
 
     Stops as soon as one string passes ``MATCH_BUDGET_MS`` or the measurement as a
     whole passes ``MEASURE_MAX_MS`` (a result that is then not ``complete``).
+    ``costliest``, if given, receives the strings that cost most, costliest first (the
+    ones that stay alive longest in the DFA: ``measure_locator`` locates errors in them).
     """
     started = time.thread_time()
     match = matcher or compile_anchored(pattern)
@@ -140,6 +148,9 @@ def measure(pattern: str, length: int = URN_MAX_LENGTH, heads=("",), samples=(),
                 return _result(inputs, spent, worst, longest, False, match, compile_ms)
         previous = step or length
     worst = max(range(len(inputs)), key=spent.__getitem__)
+    if costliest is not None:
+        ranked = sorted(range(len(inputs)), key=spent.__getitem__, reverse=True)
+        costliest.extend(inputs[index][1].decode("ascii") for index in ranked[:COSTLIEST])
     return _result(inputs, spent, worst, longest, True, match, compile_ms)
 
 
@@ -154,11 +165,14 @@ def _result(inputs, spent, index, longest, complete, match, compile_ms) -> Cost:
                 fallback=fallback, compile_ms=compile_ms)
 
 
-def measure_locator(locator, cost: Cost, length: int, heads=("",)) -> Cost:
+def measure_locator(locator, cost: Cost, length: int, heads=("",), costliest=()) -> Cost:
     """``cost`` with the costliest error location of ``locator`` (compiling it included).
 
-    Short and maximum-length invalid strings built like the costliest match are
-    located once each, shortest first, stopping at the first over the budget.
+    The strings that cost most to match (``costliest``) and runs of a few characters,
+    each cut short and cut short then spoilt (a space, never in a URN), are located
+    at growing lengths up to the maximum, shortest first, stopping at the first whose
+    cost (scaled to the maximum length) passes the budget, so a grammar whose
+    positions would take seconds is found after a few short ones.
     """
     started = time.thread_time()
     locator._program()
@@ -166,15 +180,26 @@ def measure_locator(locator, cost: Cost, length: int, heads=("",)) -> Cost:
     worst = compile_ms
     if compile_ms <= LOCATE_BUDGET_MS:
         units = [char for char in ALPHABET if char.isalnum()][:4] + ["-", ".", ":"]
-        subjects = []
-        for head in heads:
-            for size in (20, length - 1):
-                subjects.extend(head + (unit * size)[: max(0, size - len(head))] + " " for unit in units)
-        for subject in subjects:
-            before = time.thread_time()
-            locator._locate(subject, 0, None)
-            worst = max(worst, (time.thread_time() - before) * 1000)
-            if worst > LOCATE_BUDGET_MS:
-                break
+        bases = list(costliest) + [heads[-1] + unit * length for unit in units]
+        for size in (*LOCATE_STEPS, length - 1):
+            size = min(size, length - 1)
+            for base in bases:
+                for subject in (base[:size], base[:size] + " "):
+                    before = time.thread_time()
+                    locator._locate(subject, 0, None)
+                    spent = (time.thread_time() - before) * 1000
+                    # Locating is linear in the length: from 256 characters on, where the length
+                    # outweighs the fixed part, scale to what the maximum length would cost.
+                    scale = (length - 1) / size if size >= SCALE_FROM else 1.0
+                    worst = max(worst, spent * max(1.0, scale))
+                    if worst > LOCATE_BUDGET_MS:
+                        return _located(cost, worst, compile_ms)
+                    if (time.thread_time() - started) * 1000 > MEASURE_MAX_MS:
+                        # Not measured in full: not proven cheap (the validator keeps no positions).
+                        return _located(cost, max(worst, LOCATE_BUDGET_MS * 2), compile_ms)
+    return _located(cost, worst, compile_ms)
+
+
+def _located(cost: Cost, locate_ms: float, compile_ms: float) -> Cost:
     return Cost(**{**{name: getattr(cost, name) for name in Cost.__dataclass_fields__},
-                   "locate_ms": worst, "compile_ms": cost.compile_ms + compile_ms})
+                   "locate_ms": locate_ms, "compile_ms": cost.compile_ms + compile_ms})
