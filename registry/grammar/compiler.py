@@ -26,9 +26,9 @@ from pathlib import Path
 import re2
 
 from .analysis import INFINITE, Analysis, Scope, analyse
-from .ir import Ref
 from .cost import Cost, measure, measure_locator
 from .crosscheck import CrossCheck, cross_check
+from .ir import Ref
 from .limits import LOCATE_BUDGET_MS, LOCATOR_PROGRAM_MAX, MATCH_BUDGET_MS, RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
 from .portable import stored_body
@@ -132,21 +132,24 @@ class Validator:
     @property
     def proven(self) -> bool:
         """Whether matching may run here: measured within the budget, or this is the bounded worker."""
+        if self.cost is not None and self.cost.cheap:
+            return True
         from .. import sandbox
 
-        return (self.cost is not None and self.cost.cheap) or sandbox.in_worker()
+        return sandbox.in_worker()
 
     def position(self, parsed: ParsedUrn) -> Position | None:
         """Where a URN this validator rejects stops matching (None if unknown).
 
         In the web process only for a locator measured within ``LOCATE_BUDGET_MS``.
         """
-        from .. import sandbox
-
         if self.locator is None:
             return None
-        if not sandbox.in_worker() and not (self.cost is not None and self.cost.locate_cheap):
-            return None
+        if not (self.cost is not None and self.cost.locate_cheap):
+            from .. import sandbox
+
+            if not sandbox.in_worker():
+                return None
         subject = parsed.urn if self.full_urn else parsed.sss
         offset = len(parsed.urn) - len(subject)
         def complete(text: str) -> bool:
