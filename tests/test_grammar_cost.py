@@ -102,7 +102,7 @@ def test_checklist_fails_the_costly_grammar_naming_the_limit(db, fresh_grammars)
     data.examples.valid = ["urn:ogf:example:" + "a" * 4000]
     started = time.monotonic()
     findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 6.0  # the whole checklist, on a loaded machine
     assert [f.status for f in findings] == ["fail"]
     assert f"limit of {MATCH_BUDGET_MS:g} ms" in findings[0].message
 
