@@ -237,9 +237,7 @@ _ENV: dict = {}
 
 def approve(snid: str, abnf: str) -> tuple[int, str]:
     """An editor approves a proposal with this grammar (overriding failing checks): import_proposal."""
-    from tests.factories import demo_raw
-
-    raw = demo_raw("example")
+    raw = json.loads((ROOT / "fixtures" / "proposals" / "example.json").read_text(encoding="utf-8"))
     raw.update({"snid": snid, "grammar": {"abnf": abnf, "rule": ""},
                 "examples": {"valid": [], "invalid": [], "equivalent": []}})
     path = Path(tempfile.mkstemp(suffix=".json")[1])
@@ -301,7 +299,9 @@ def write(rows) -> None:
         "up (a 4,000-character URN, a short invalid one, a long one that stays alive) and validated in "
         "bulk (30 URNs); wall time of the request(s), the peak resident memory of the web workers "
         "and of their job workers while it ran, and the slowest answer another client got from the "
-        "lookup API and `/urn/` meanwhile. "
+        "lookup API and `/urn/` meanwhile. An approve row is the wall time of the `import_proposal` "
+        "command, the start of Python and Django included; a 413 row includes the client's upload of "
+        "the whole body (the server refuses it from its Content-Length). "
         f"Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores; "
         "`python -m benchmarks.bench_hostile`.",
         "",
