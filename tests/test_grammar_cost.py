@@ -261,3 +261,22 @@ def test_not_checked_is_an_exception_not_a_verdict():
     with pytest.raises(NotChecked):
         validator.check(parse_urn("urn:ogf:x:a"))
 
+
+
+def test_only_decisive_cost_measurements_are_shared():
+    assert Cost(match_ms=0.05, worst="x", length=4096, complete=True, locate_ms=2.0).decisive
+    assert Cost(match_ms=900.0, worst="x", length=64, complete=False, fallback=True).decisive
+    assert not Cost(match_ms=MATCH_BUDGET_MS * 0.9, worst="x", length=4096, complete=True, locate_ms=1.0).decisive
+    assert not Cost(match_ms=MATCH_BUDGET_MS * 1.5, worst="x", length=4096, complete=True).decisive
+    assert not Cost(match_ms=0.05, worst="x", length=4096, complete=True, locate_ms=40.0).decisive
+
+
+def test_borderline_cost_is_not_kept_in_the_shared_cache(fresh_grammars, monkeypatch):
+    from registry.grammar import compiler
+
+    stored = []
+    monkeypatch.setattr(compiler, "_shared_set", lambda shared, key, compiled: stored.append(key))
+    grammar_compile(overlapping_classes(300))  # far over the budget: decisive, shared
+    assert len(stored) == 1
+    compiled = grammar_compile('a = 1*8DIGIT\n')
+    assert compiled.validator.cost.decisive == (len(stored) == 2)

@@ -8,7 +8,8 @@ by a hash of the engine's own source and the ``abnf`` version, so the other web
 processes and a restarted one take it from there instead of checking the same
 text again, and a new release never reads a stale result. Results that depend
 on how busy the machine was (a job over its budget, a cross-check stopped by
-its time or memory limit) stay in the process only.
+its time or memory limit, a matching cost measured close to its budget) stay
+in the process only.
 """
 
 from __future__ import annotations
@@ -385,7 +386,9 @@ def _compile_bounded(abnf: str, rule: str | None,
         analysis = Analysis(top=None)
         issue = Issue("too-complex", "error", exc.message)
         return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), False
-    return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent)
+    cost = compiled.cost
+    return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent) and (
+        cost is None or cost.decisive)
 
 
 def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:

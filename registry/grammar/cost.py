@@ -41,6 +41,9 @@ MAX_SAMPLES = 4
 #: A repeated match still costing this share of its first one means the DFA could not
 #: keep its states (cache overflow, NFA fallback) rather than building them once.
 FALLBACK_SHARE = 0.5
+#: A measurement within this factor of a budget is borderline: the verdict is used, but not
+#: kept in the shared cache (a busy machine's caches and clocks can move it that much).
+MARGIN = 4.0
 #: Costliest match inputs whose errors are located when the locator is measured.
 COSTLIEST = 6
 #: Lengths errors are located at before the maximum length, shortest first: the cost at
@@ -60,6 +63,7 @@ class Cost:
     fallback: bool = False  # the DFA fell back to the NFA on the costliest input
     locate_ms: float | None = None  # the costliest error location (None: no locator)
     compile_ms: float = 0.0  # compiling the programs a lookup needs
+    target: int = URN_MAX_LENGTH  # the longest subject the validator matches (its length cap)
 
     @property
     def cheap(self) -> bool:
@@ -69,6 +73,18 @@ class Cost:
     @property
     def locate_cheap(self) -> bool:
         return self.locate_ms is not None and self.locate_ms <= LOCATE_BUDGET_MS
+
+    @property
+    def decisive(self) -> bool:
+        """Far enough from every budget that an idle or a busy machine would measure the same
+        verdict (within a factor of ``MARGIN``): only such a result may be shared and kept."""
+        def clear(value: float | None, budget: float) -> bool:
+            return value is None or value <= budget / MARGIN or value >= budget * MARGIN
+
+        # A refusal is measured on a prefix: matching is linear in the input, so scale the cost
+        # to the length the verdict is about.
+        match_ms = self.match_ms if self.cheap else self.match_ms * max(1.0, self.target / max(1, self.length))
+        return clear(match_ms, MATCH_BUDGET_MS) and (not self.cheap or clear(self.locate_ms, LOCATE_BUDGET_MS))
 
     def as_dict(self) -> dict:
         return {**asdict(self), "match_ms": round(self.match_ms, 4),
@@ -162,7 +178,7 @@ def _result(inputs, spent, index, longest, complete, match, compile_ms) -> Cost:
     warm = time.thread_time() - before
     fallback = cold * 1000 > MATCH_BUDGET_MS and warm >= cold * FALLBACK_SHARE
     return Cost(match_ms=cold * 1000, worst=label, length=longest, complete=complete,
-                fallback=fallback, compile_ms=compile_ms)
+                fallback=fallback, compile_ms=compile_ms, target=len(data))
 
 
 def measure_locator(locator, cost: Cost, length: int, heads=("",), costliest=()) -> Cost:
