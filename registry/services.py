@@ -38,7 +38,8 @@ from .models import (Comment, Judgement, Namespace, Proposal, ProposalEvent, Res
                      ValidatorCost)
 from .grammar import grammar_compile
 from .grammar.cost import Cost
-from .conversation import review_round
+from .conversation import CONTENT_CHAIN_MAX, content_changes, review_round
+from .conversation import submitted_content as submitted_content_of
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 
 
@@ -214,12 +215,23 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
 
 
 def submitted_content(proposal: Proposal, content: dict) -> dict:
-    """What a submit event keeps of the submitted content (conversation.submitted_content reads it)."""
+    """What a submit event keeps of the submitted content (conversation.submitted_content reads it).
+
+    Its SHA-256 always; the changes from the previous round's content when that can be rebuilt
+    (nothing more for an unchanged resubmission), else a full copy, at least every
+    ``CONTENT_CHAIN_MAX`` rounds so rebuilding one never reads a long chain."""
     digest = hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    for event in proposal.events.filter(action=ProposalAction.SUBMIT).order_by("-created_at", "-id")[:1]:
-        if event.data.get("content_sha256") == digest:
-            return {"content_sha256": digest, "content_event": event.data.get("content_event", event.pk)}
-    return {"content_sha256": digest, "content": content}
+    previous = proposal.events.filter(action=ProposalAction.SUBMIT).order_by("-created_at", "-id").first()
+    base = submitted_content_of(previous) if previous is not None else None
+    depth = previous.data.get("content_depth", 0) + 1 if previous is not None else 0
+    if base is None or depth > CONTENT_CHAIN_MAX:
+        return {"content_sha256": digest, "content": content, "content_depth": 0}
+    changes, removed = content_changes(base, content)
+    kept = {"content_sha256": digest, "content_base": previous.pk, "content_depth": depth,
+            "content_changes": changes}
+    if removed:
+        kept["content_removed"] = removed
+    return kept
 
 
 def _past(action: str) -> str:

@@ -8,6 +8,7 @@ from registry import bodylimits, interchange, services
 from registry.conversation import round_changes, submitted_content
 from registry.enums import ProposalAction
 from registry.forms import ProposalForm
+from registry.gfd191 import SECTIONS
 from tests.factories import demo_raw, proposal_factory
 
 
@@ -133,14 +134,26 @@ def test_every_path_has_a_limit_no_larger_than_bulk_validation(settings):
 # --- event copies ------------------------------------------------------------------------------
 
 
-@pytest.mark.django_db
-def test_resubmitting_unchanged_text_keeps_no_second_copy():
-    proposal = proposal_factory(state="submitted")
+def _cycle(proposal, change=None):
     submitter = proposal.submitter
     proposal = services.proposal_transition(proposal, ProposalAction.PULL_BACK, submitter)
-    proposal = services.proposal_transition(proposal, ProposalAction.SUBMIT, submitter)
-    first, second = proposal.events.filter(action=ProposalAction.SUBMIT).order_by("created_at", "id")
+    if change is not None:
+        data = proposal.to_data()
+        change(data)
+        proposal = services.proposal_update(proposal, data, submitter)
+    return services.proposal_transition(proposal, ProposalAction.SUBMIT, submitter)
+
+
+def _submits(proposal):
+    return list(proposal.events.filter(action=ProposalAction.SUBMIT).order_by("created_at", "id"))
+
+
+@pytest.mark.django_db
+def test_resubmitting_unchanged_text_keeps_no_second_copy():
+    proposal = _cycle(proposal_factory(state="submitted"))
+    first, second = _submits(proposal)
     assert "content" in first.data and "content" not in second.data
+    assert second.data["content_changes"] == {} and second.data["content_base"] == first.pk
     assert second.data["content_sha256"] == first.data["content_sha256"]
     assert submitted_content(second) == first.data["content"]
     changes = round_changes(proposal)
@@ -148,13 +161,26 @@ def test_resubmitting_unchanged_text_keeps_no_second_copy():
 
 
 @pytest.mark.django_db
-def test_resubmitting_changed_text_keeps_its_copy():
+def test_resubmitting_changed_text_keeps_only_what_changed():
     proposal = proposal_factory(state="submitted")
-    submitter = proposal.submitter
-    proposal = services.proposal_transition(proposal, ProposalAction.PULL_BACK, submitter)
-    data = proposal.to_data()
-    data.title = "A new title"
-    proposal = services.proposal_update(proposal, data, submitter)
-    proposal = services.proposal_transition(proposal, ProposalAction.SUBMIT, submitter)
-    second = proposal.events.filter(action=ProposalAction.SUBMIT).order_by("created_at", "id").last()
-    assert second.data["content"]["title"] == "A new title"
+    big = "z" * 90_000
+    proposal = _cycle(proposal, lambda data: data.sections.update(scope=big))
+    proposal = _cycle(proposal, lambda data: setattr(data, "title", "A new title"))
+    first, second, third = _submits(proposal)
+    assert second.data["content_changes"] == {"sections": {"scope": big}}
+    assert third.data["content_changes"] == {"title": "A new title"}  # the 90,000 characters are not copied again
+    rebuilt = submitted_content(third)
+    assert rebuilt["title"] == "A new title" and rebuilt["sections"]["scope"] == big
+    assert rebuilt == interchange.dump(proposal.to_data())
+    assert round_changes(proposal).number == 3
+
+
+@pytest.mark.django_db
+def test_a_removed_section_is_rebuilt_removed():
+    proposal = proposal_factory(state="submitted")
+    optional = {section.key for section in SECTIONS if not section.required}
+    key = next(key for key in proposal.sections if key in optional)
+    proposal = _cycle(proposal, lambda data: data.sections.pop(key))
+    second = _submits(proposal)[-1]
+    assert second.data["content_removed"] == [f"sections.{key}"]
+    assert key not in submitted_content(second)["sections"]
