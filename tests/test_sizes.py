@@ -184,3 +184,9 @@ def test_a_removed_section_is_rebuilt_removed():
     second = _submits(proposal)[-1]
     assert second.data["content_removed"] == [f"sections.{key}"]
     assert key not in submitted_content(second)["sections"]
+
+
+@pytest.mark.django_db
+def test_a_refused_body_still_carries_the_security_headers(client):
+    response = client.post("/accounts/login/", {"username": "x"}, CONTENT_LENGTH=str(bodylimits.DEFAULT_BODY_MAX + 1))
+    assert response.status_code == 413 and "default-src 'self'" in response["Content-Security-Policy"]
