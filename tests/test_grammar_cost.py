@@ -24,7 +24,7 @@ from registry.dbguards import sqlite_triggers_install, sqlite_triggers_remove
 from registry.grammar import cache_clear, grammar_compile, parse_urn
 from registry.grammar.analysis import Scope, analyse
 from registry.grammar.compiler import NotChecked, Validator
-from registry.grammar.cost import Cost, adversarial, measure
+from registry.grammar.cost import Cost, adversarial, measure, representatives
 from registry.grammar.limits import MATCH_BUDGET_MS, URN_MAX_LENGTH
 from registry.grammar.parse import parse_grammar
 from registry.grammar.position import Locator, build_prefix
@@ -93,6 +93,13 @@ def test_adversarial_strings_are_of_the_maximum_length_and_built_from_every_char
     assert {len(text) for _, text in strings} == {100}
     assert {text[0] for _, text in strings if not text.startswith("urn")} >= {chr(c) for c in range(0x21, 0x7F)}
     assert any(text.startswith("urn:ogf:x:a") for _, text in strings)
+
+
+def test_adversarial_strings_alternate_the_grammars_own_classes():
+    pattern = r"(?:[A-Ba-b]*[Aa](?:[\x{21}\x{23}Aa]{200}|[0-9]x))"
+    assert representatives(pattern) == ["A", "!", "0"]
+    strings = [text for _, text in adversarial(10, pattern=pattern)]
+    assert "!0!0!0!0!0" in strings and "A!A!A!A!A!" in strings
 
 
 def test_checklist_fails_the_costly_grammar_naming_the_limit(db, fresh_grammars):

@@ -11,8 +11,10 @@ back to its NFA: a millisecond per character, seconds for one URN.
 So a validator is trusted to run in the web process only once its cost has
 been measured: ``measure`` matches adversarial strings of the maximum length,
 built from every printable character, pairs of them and the grammar's own
-sample strings (the inputs that keep a DFA busy are those that stay alive in
-it: runs of one character the grammar repeats), in CPU time of this thread
+sample strings, and alternations of one character of each of the grammar's own
+character classes (the inputs that keep a DFA busy are those that stay alive
+in it: runs of one character the grammar repeats, or alternations between
+overlapping classes), in CPU time of this thread
 (not wall time, so a busy machine does not make a grammar "slow"). Strings
 are matched at growing lengths on one fresh program and their costs added, so
 the first pass already stops a grammar that is slow at 64 characters. A
@@ -25,6 +27,7 @@ validator (``registry.models.ValidatorCost``) and re-measured by
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -38,6 +41,8 @@ ALPHABET = [chr(code) for code in range(0x21, 0x7F)]
 STEPS = (64, 512, None)
 #: Sample strings of the grammar's own language used as heads and cycles.
 MAX_SAMPLES = 4
+#: Characters standing for the grammar's own classes; every ordered pair of them is tried.
+MAX_REPRESENTATIVES = 16
 #: A repeated match still costing this share of its first one means the DFA could not
 #: keep its states (cache overflow, NFA fallback) rather than building them once.
 FALLBACK_SHARE = 0.5
@@ -119,14 +124,33 @@ def _label(head: str, unit: str, length: int) -> str:
     return f"{lead}{unit!r} repeated to {length:,} characters"
 
 
-def adversarial(length: int, heads=("",), samples=()) -> Iterator[tuple[str, str]]:
+_CLASS = re.compile(r"\[(\\x\{([0-9A-F]+)\}|[^\\\]])")
+
+
+def representatives(pattern: str, samples=()) -> list[str]:
+    """One printable character of each character class of the pattern and of its samples
+    (at most ``MAX_REPRESENTATIVES``): alternating between classes is what a DFA of
+    overlapping classes cannot summarise."""
+    found: list[str] = []
+    for match in _CLASS.finditer(pattern):
+        char = chr(int(match.group(2), 16)) if match.group(2) else match.group(1)
+        if char in ALPHABET and char not in found:
+            found.append(char)
+    for sample in samples:
+        found += [char for char in dict.fromkeys(sample) if char in ALPHABET and char not in found]
+    return found[:MAX_REPRESENTATIVES]
+
+
+def adversarial(length: int, heads=("",), samples=(), pattern: str = "") -> Iterator[tuple[str, str]]:
     """(description, string) pairs of ``length`` characters that tend to keep a DFA busy."""
+    reps = representatives(pattern, samples)
+    pairs = [a + b for a, b in zip(ALPHABET, ALPHABET[1:] + ALPHABET[:1], strict=True)]
+    pairs += [a + b for a in reps for b in reps if a != b and a + b not in pairs]
     for head in heads:
         room = max(0, length - len(head))
         for char in ALPHABET:
             yield _label(head, char, length), head + char * room
-        for char, after in zip(ALPHABET, ALPHABET[1:] + ALPHABET[:1], strict=True):
-            pair = char + after
+        for pair in pairs:
             yield _label(head, pair, length), head + (pair * (room // 2 + 1))[:room]
     for sample in list(samples)[:MAX_SAMPLES]:
         if sample and sample.isascii():
@@ -145,7 +169,7 @@ def measure(pattern: str, length: int = URN_MAX_LENGTH, heads=("",), samples=(),
     started = time.thread_time()
     match = matcher or compile_anchored(pattern)
     compile_ms = (time.thread_time() - started) * 1000
-    inputs = [(label, text.encode("ascii")) for label, text in adversarial(length, heads, samples)]
+    inputs = [(label, text.encode("ascii")) for label, text in adversarial(length, heads, samples, pattern)]
     spent = [0.0] * len(inputs)
     longest, previous = 0, 0
     for step in STEPS:
