@@ -99,11 +99,14 @@ class ProposalData:
     examples: Examples = field(default_factory=Examples)
     equivalence: list[str] = field(default_factory=list)
     max_length: int | None = None
+    #: Text of an imported document that matched no template section, kept apart (with its
+    #: source lines) for the applicant to move into its sections or delete before submitting.
+    unplaced: str = ""
 
 
 _TOP_KEYS = {
     "format", "snid", "title", "version", "registration_date", "registrant", "document",
-    "sections", "grammar", "examples", "equivalence", "max_length",
+    "sections", "grammar", "examples", "equivalence", "max_length", "unplaced",
 }
 
 
@@ -295,20 +298,22 @@ def load(data) -> ProposalData:
         r.fail("max_length", "must be a whole number from 1 to 4096, or null.")
         max_length = None
 
+    unplaced = r.text(data, "unplaced", "unplaced", limit=MAX_TEXT)
+
     if not r.errors:
-        total = proposal_chars(sections, grammar, examples, registrant, document, title)
+        total = proposal_chars(sections, grammar, examples, registrant, document, title, unplaced)
         if total > MAX_PROPOSAL_CHARS:
             r.fail("(proposal)", f"is {total:,} characters in all; the limit for one proposal is "
                    f"{MAX_PROPOSAL_CHARS:,}.")
     if r.errors:
         raise InterchangeError(r.errors)
     return ProposalData(snid, title, version, registration_date, registrant, document, sections,
-                        grammar, examples, equivalence, max_length)
+                        grammar, examples, equivalence, max_length, unplaced if unplaced.strip() else "")
 
 
-def proposal_chars(sections, grammar, examples, registrant, document, title="") -> int:
+def proposal_chars(sections, grammar, examples, registrant, document, title="", unplaced="") -> int:
     """Characters of every text of a proposal together (``MAX_PROPOSAL_CHARS``)."""
-    return (len(title) + sum(len(text) for text in sections.values()) + len(grammar.abnf) + len(grammar.rule)
+    return (len(title) + len(unplaced) + sum(len(text) for text in sections.values()) + len(grammar.abnf) + len(grammar.rule)
             + sum(len(urn) for urn in (*examples.valid, *examples.invalid))
             + sum(len(urn) for group in examples.equivalent for urn in group)
             + sum(len(getattr(registrant, name)) for name in (*PUBLISHABLE, "public_contact"))
@@ -320,6 +325,8 @@ def dump(data: ProposalData) -> dict:
     out = asdict(data)
     out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
+    if not data.unplaced:
+        del out["unplaced"]  # only an import's leftovers have any
     return {"format": FORMAT, **out}
 
 

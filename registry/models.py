@@ -152,6 +152,9 @@ class Proposal(models.Model):
     examples_equivalent = models.JSONField(default=list, blank=True)
     equivalence = models.JSONField(default=list, blank=True)
     max_length = models.PositiveIntegerField(null=True, blank=True)
+    #: Text of an imported document that matched no template section (interchange ``unplaced``):
+    #: shown as its own part until the applicant moves or deletes it; submission waits for that.
+    unplaced_text = models.TextField(blank=True, default="", db_default="")  # db_default: rows written by SQL too
 
     #: The checklist's findings as of the last save or transition, so lists (the
     #: review queue, "my proposals") show them without re-running the checks.
@@ -268,6 +271,7 @@ class Proposal(models.Model):
             ),
             equivalence=list(self.equivalence),
             max_length=self.max_length,
+            unplaced=self.unplaced_text,
         )
 
     def apply_data(self, data: interchange.ProposalData) -> None:
@@ -294,6 +298,7 @@ class Proposal(models.Model):
         self.examples_equivalent = [list(g) for g in data.examples.equivalent]
         self.equivalence = list(data.equivalence)
         self.max_length = data.max_length
+        self.unplaced_text = data.unplaced
 
 
 class ProposalEventQuerySet(models.QuerySet):

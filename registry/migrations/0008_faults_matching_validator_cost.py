@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('registry', '0007_access_policy'),
+        ('registry', '0008_review_unplaced_text'),
     ]
 
     operations = [

@@ -36,7 +36,8 @@ _ROWS = [
     ("registrant_email", ["registrant.email"]), ("registrant_address", ["registrant.address"]),
     ("abnf", ["grammar.abnf", "grammar.rules"]), ("rule", ["grammar.rule"]),
     ("examples_valid", ["examples.valid"]), ("examples_invalid", ["examples.invalid"]),
-] + [(f"section_{s.key}", [f"sections.{s.key}"]) for s in SECTIONS if s.kind == "prose"]
+] + [(f"section_{s.key}", [f"sections.{s.key}"]) for s in SECTIONS if s.kind == "prose"] + [
+    ("unplaced", ["unmapped"])]
 
 
 def _initial(result) -> dict:
@@ -49,6 +50,7 @@ def _initial(result) -> dict:
         "registrant_email": data.registrant.email, "registrant_address": data.registrant.address,
         "abnf": data.grammar.abnf, "rule": data.grammar.rule,
         "examples_valid": "\n".join(data.examples.valid), "examples_invalid": "\n".join(data.examples.invalid),
+        "unplaced": data.unplaced,
     }
     for key, text in data.sections.items():
         initial[f"section_{key}"] = text
