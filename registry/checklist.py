@@ -123,7 +123,7 @@ def check(check_id: str, *, needs: tuple[str, ...] = (), reference: str = "", it
 
 #: Grammar problems that leave nothing sound to check examples, bounds or characters against.
 _BLOCKING_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
-                   "disagreement", "undefined"}
+                   "too-costly", "disagreement", "undefined"}
 
 
 def grammar_blocker(grammar):
@@ -160,7 +160,7 @@ def _need_grammar(ctx: Context):
         return None
     if issue.kind == NOT_CHECKED:
         why = NOT_CHECKED_REASON
-    elif issue.kind in ("too-complex", "too-large"):
+    elif issue.kind in ("too-complex", "too-large", "too-costly"):
         why = "the grammar must be built into a validator first (see grammar-parses)"
     elif issue.kind == "undefined":
         why = "every rule the grammar uses must be defined first"
@@ -475,7 +475,7 @@ def registrant(ctx: Context):
 # --- 2 Syntax: the grammar -----------------------------------------------------------------
 
 _PARSE_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
-                "disagreement"}
+                "too-costly", "disagreement"}
 
 
 def _issue_item(issue) -> dict:
@@ -546,7 +546,7 @@ def grammar_complete(ctx: Context):
     if grammar is None:
         return []
     status_of = {"undefined": FAIL, "unreachable": WARNING, "prose-unknown": WARNING,
-                 "recursion": WARNING, "recursion-bounded": WARNING}
+                 "recursion": WARNING, "recursion-bounded": WARNING, "positions-not-given": WARNING}
     findings = []
     for issue in grammar.issues:
         if issue.kind in status_of:
