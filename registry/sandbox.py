@@ -8,7 +8,7 @@ pool) whose address space is capped with RLIMIT_AS.
 
 The budget measures the job's own work, not the machine's load: the job may use
 REGISTRY_JOB_SECONDS of CPU time (an ITIMER_PROF timer stops it in Python code,
-and RLIMIT_CPU two seconds later stops the worker if native code does not return),
+a watchdog thread and RLIMIT_CPU stop the worker if native code does not return),
 so the same text gets the same answer on an idle and on a busy server. A generous
 wall-clock ceiling (REGISTRY_JOB_WALL_SECONDS) only guards against a stuck worker.
 
@@ -214,16 +214,32 @@ def _cpu_used() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+#: CPU seconds past the budget before the watchdog ends the worker (the timer's turn first).
+WATCHDOG_GRACE = 0.05
+WATCHDOG_INTERVAL = 0.01
+
+
+def _watch_cpu(limit: float, finished: threading.Event) -> None:
+    """End the worker (SIGXCPU, as RLIMIT_CPU would) once the process has used ``limit`` CPU
+    seconds: native code that releases the interpreter lock (an RE2 match) never returns to
+    Python for the timer, and RLIMIT_CPU counts whole seconds only."""
+    while not finished.wait(WATCHDOG_INTERVAL):
+        if _cpu_used() >= limit:
+            os.kill(os.getpid(), signal.SIGXCPU)
+            return
+
+
 def _job(func, args, cpu_seconds: float):
     """Runs in the worker: ``func(*args)`` within ``cpu_seconds`` of this process's CPU time.
 
-    ITIMER_PROF counts the process's CPU time (user and system) and interrupts Python code;
-    RLIMIT_CPU, two seconds later, ends the worker (SIGXCPU) if native code never returns to
-    Python. Only the soft limit is set: an unprivileged process could never raise a lowered
-    hard limit again for its next job.
+    ITIMER_PROF counts the process's CPU time (user and system) and interrupts Python code; a
+    watchdog thread ends the worker (SIGXCPU) 50 ms later if native code that released the
+    interpreter lock is still running, and RLIMIT_CPU (whole seconds) does the same for native
+    code that holds it. Only the soft limit is set: an unprivileged process could never raise
+    a lowered hard limit again for its next job.
     """
     _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    backstop = math.ceil(_cpu_used() + cpu_seconds) + 2
+    backstop = math.ceil(_cpu_used() + cpu_seconds)
     if hard != resource.RLIM_INFINITY:
         backstop = min(backstop, hard)
     global _cpu_exhausted
@@ -233,6 +249,10 @@ def _job(func, args, cpu_seconds: float):
     # Repeats every 50 ms of CPU: code that swallows the first interruption meets the next.
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.05)
     started = _cpu_used()
+    finished = threading.Event()
+    watchdog = threading.Thread(target=_watch_cpu, args=(started + cpu_seconds + WATCHDOG_GRACE, finished),
+                                daemon=True)
+    watchdog.start()
     try:
         result = func(*args)
     except _CpuTimeUp:
@@ -242,6 +262,7 @@ def _job(func, args, cpu_seconds: float):
             raise CpuBudgetExceeded
         return result, _cpu_used() - started
     finally:
+        finished.set()
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, signal.SIG_IGN)  # a late tick must not escape
         resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
@@ -355,7 +376,7 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text",
             reason = f"no answer within the {wall:g} s wall-clock ceiling"
         except pebble.ProcessExpired as exc:
             if exc.exitcode == -signal.SIGXCPU:  # RLIMIT_CPU: the job's own CPU time
-                _spent.seconds = jobs_cpu_seconds() + math.ceil(seconds) + 2
+                _spent.seconds = jobs_cpu_seconds() + seconds
                 raise BudgetExceeded(what, "time", seconds, memory_mb) from None
             reason = _stopped_reason(exc)
         except BrokenProcessPool:
