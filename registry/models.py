@@ -424,3 +424,6 @@ class Judgement(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["proposal", "check_id"], name="one_judgement_per_check")]
+
+
+from .transparency.models import LogEntry, LogHead  # noqa: E402,F401  (the log's tables, in this app)

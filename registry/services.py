@@ -36,6 +36,7 @@ from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, Rese
 from .grammar import grammar_compile
 from .conversation import review_round
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
+from .transparency.records import log_reservation_ended, log_reservation_granted, log_version_registered
 
 
 class ServiceError(Exception):
@@ -191,6 +192,7 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
     locked.save()
     if action == ProposalAction.APPROVE:
         Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
+        log_version_registered(locked)  # the transparency log, in this transaction
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
     context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,
@@ -293,12 +295,14 @@ def namespace_reserve(snid: str, actor, *, until: dt.date | None, reason: str, r
     if namespace is not None and reservation_active(namespace) and \
             namespace.reserved_for_id not in (None, getattr(reserved_for, "pk", None)):
         raise Conflict(f"urn:ogf:{namespace.snid}: is already reserved until {namespace.reserved_until}.")
+    renewal = namespace is not None and reservation_active(namespace)
     if namespace is None:
         namespace = Namespace(snid=snid, status=NamespaceStatus.RESERVED)
     namespace.reserved_until = until
     namespace.reservation_reason = reason
     namespace.reserved_for = reserved_for
     namespace.save()
+    log_reservation_granted(namespace, renewal=renewal)
     transaction.on_commit(registry_invalidate)
     return namespace
 
@@ -320,6 +324,7 @@ def namespace_release(snid: str, actor, note: str = "") -> Namespace:
         namespace = Namespace.objects.select_for_update().by_snid(snid).first()
         if namespace is None or namespace.status != NamespaceStatus.RESERVED:
             raise Conflict(f"urn:ogf:{snid}: is not reserved.")
+        log_reservation_ended(namespace, namespace.reserved_until, how="released")
         namespace.reserved_until = timezone.localdate() - dt.timedelta(days=1)
         namespace.reservation_reason = (namespace.reservation_reason + f"\nReleased by {actor.get_username()}"
                                         + (f": {note}" if note else ".")).strip()

@@ -15,6 +15,7 @@ import pytest
 from django.db import connection
 
 from registry.lookup import registry_invalidate
+from registry.transparency.log import log_cache_clear
 
 from .factories import proposal_factory, user_factory
 
@@ -27,10 +28,12 @@ def fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def fresh_registry_index():
-    """Each test starts with no in-memory registry index (databases are per test)."""
+    """Each test starts with no in-memory registry index nor log tree (databases are per test)."""
     registry_invalidate()
+    log_cache_clear()
     yield
     registry_invalidate()
+    log_cache_clear()
 
 
 def require_external(name: str, available: bool, reason: str) -> None:

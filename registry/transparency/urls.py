@@ -1,0 +1,15 @@
+from django.urls import path, re_path
+
+from . import views
+
+urlpatterns = [
+    path("log/", views.log_page, name="page"),
+    path("log/checkpoint", views.checkpoint, name="checkpoint"),
+    path("log/key", views.verifier_key, name="key"),
+    re_path(r"^log/tile/(?P<path>[0-9a-z./]{1,80})$", views.tile, name="tile"),
+]
+
+api_urlpatterns = [
+    path("snids/<str:snid>/versions/<int:version>/proof", views.version_proof, name="snid_version_proof"),
+    path("log/consistency/", views.consistency, name="log_consistency"),
+]

@@ -1,0 +1,64 @@
+"""C2SP signed notes and checkpoints: formats, and refusals that say why."""
+
+import base64
+
+import pytest
+
+from registry.transparency.note import Checkpoint, NoteError, Signer, Verifier, checkpoint_open, key_id, note_open
+
+
+def test_note_keys_round_trip_in_go_format():
+    signer = Signer.generate("example.org/log")
+    assert Signer.parse(str(signer)) == signer
+    text = str(signer.verifier())
+    name, hex_id, key = text.split("+")
+    assert name == "example.org/log" and len(hex_id) == 8
+    raw = base64.b64decode(key)
+    assert raw[0] == 1 and len(raw) == 33 and key_id(name, raw[1:]).hex() == hex_id
+    assert Verifier.parse(text) == signer.verifier()
+
+
+def test_note_signature_verifies_and_changed_text_does_not():
+    signer = Signer.generate("example.org/log")
+    note = signer.sign("hello\nworld\n")
+    assert note.startswith("hello\nworld\n\n\u2014 example.org/log ")
+    assert note_open(note, signer.verifier()) == "hello\nworld\n"
+    with pytest.raises(NoteError, match="does not verify"):
+        note_open(note.replace("world", "w0rld"), signer.verifier())
+
+
+def test_note_from_another_key_is_refused_naming_the_signer():
+    note = Signer.generate("example.org/log").sign("x\n")
+    with pytest.raises(NoteError, match="no signature by other.example/log"):
+        note_open(note, Signer.generate("other.example/log").verifier())
+
+
+@pytest.mark.parametrize("bad", ["a+b", "name+00000000+AQ==", "na me+00+AAAA", "x+zz+@@"])
+def test_note_malformed_verifier_keys_are_refused(bad):
+    with pytest.raises(NoteError):
+        Verifier.parse(bad)
+
+
+def test_note_key_names_cannot_hold_spaces_or_plus():
+    with pytest.raises(NoteError, match="not a valid key name"):
+        Signer.generate("a b")
+
+
+def test_checkpoint_text_is_origin_size_root():
+    checkpoint = Checkpoint("example.org/log", 12, bytes(range(32)))
+    assert checkpoint.text() == f"example.org/log\n12\n{base64.b64encode(bytes(range(32))).decode()}\n"
+    assert Checkpoint.parse(checkpoint.text()) == checkpoint
+
+
+def test_checkpoint_for_another_origin_is_refused():
+    signer = Signer.generate("example.org/log")
+    note = signer.sign(Checkpoint("elsewhere.org/log", 1, bytes(32)).text())
+    with pytest.raises(NoteError, match="for the log 'elsewhere.org/log'"):
+        checkpoint_open(note, signer.verifier())
+
+
+@pytest.mark.parametrize("text", ["o\n01\nAAAA\n", "o\nten\n" + base64.b64encode(bytes(32)).decode() + "\n",
+                                  "o\n1\nAAAA\n", "o\n1\n"])
+def test_checkpoint_malformed_bodies_are_refused(text):
+    with pytest.raises(NoteError):
+        Checkpoint.parse(text)
