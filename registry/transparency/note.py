@@ -46,7 +46,7 @@ class Verifier:
 
     @classmethod
     def parse(cls, text: str) -> Verifier:
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 2)  # the base64 key may hold '+' itself
         if len(parts) != 3:
             raise NoteError("A verifier key has three parts joined by '+': name+keyid+base64 key.")
         name, hex_id, encoded = parts
@@ -89,7 +89,7 @@ class Signer:
 
     @classmethod
     def parse(cls, text: str) -> Signer:
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 4)
         if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
             raise NoteError("A signer key reads PRIVATE+KEY+name+keyid+base64 key (made by manage.py log_keygen).")
         _, _, name, hex_id, encoded = parts
