@@ -63,3 +63,19 @@ def test_checkpoint_for_another_origin_is_refused():
 def test_checkpoint_malformed_bodies_are_refused(text):
     with pytest.raises(NoteError):
         Checkpoint.parse(text)
+
+
+# Go's golang.org/x/mod/sumdb/note test vectors (note_test.go: TestSign, TestNewVerifier).
+GO_SIGNER = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
+GO_VERIFIER = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
+GO_TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
+GO_NOTE = GO_TEXT + ("\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6Ry"
+                     "yBwJnAM=\n")
+
+
+def test_note_matches_go_known_answers():
+    signer = Signer.parse(GO_SIGNER)
+    assert str(signer) == GO_SIGNER
+    assert str(signer.verifier()) == GO_VERIFIER
+    assert signer.sign(GO_TEXT) == GO_NOTE
+    assert note_open(GO_NOTE, Verifier.parse(GO_VERIFIER)) == GO_TEXT
