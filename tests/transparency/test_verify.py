@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
@@ -174,3 +175,23 @@ def test_verify_runs_without_django():
     result = subprocess.run([sys.executable, "-m", "registry.verify", "--help"], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "--key" in result.stdout
+
+
+def test_verify_a_restored_backup_verifies_against_the_log_it_carries(site, log_key, tmp_path):
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    backup = tmp_path / "backup.json"
+    out = io.StringIO()
+    call_command("export_registry", "--format", "backup", stdout=out)
+    backup.write_text(out.getvalue(), encoding="utf-8")
+    assert '"model": "registry.logentry"' in out.getvalue()
+    call_command("flush", interactive=False)
+    _restart()
+    call_command("import_registry", str(backup), stdout=io.StringIO())
+    _restart()
+    status, out = _run(site.url, "--state", state)
+    assert status == 0, out
+    assert "consistent with the checkpoint of 4 entries seen before" in out
+    editor = get_user_model().objects.get(username="erin")  # accounts are restored by name
+    proposal_factory(user_factory("dora"), state="approved", editor=editor, snid="after")
+    assert _run(site.url, "--state", state)[0] == 0  # the restored log goes on growing
