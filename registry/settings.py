@@ -245,6 +245,8 @@ SITE_URL = os.environ.get("REGISTRY_SITE_URL", "http://127.0.0.1:8000").rstrip("
 #: one in ``.log_key`` (git-ignored), made on first use; production refuses to start without.
 REGISTRY_LOG_KEY = os.environ.get("REGISTRY_LOG_KEY", "").strip()
 REGISTRY_LOG_KEY_FILE = os.environ.get("REGISTRY_LOG_KEY_FILE", str(BASE_DIR / ".log_key") if DEBUG else "")
+#: Whether a missing key file is created (development only).
+REGISTRY_LOG_KEY_CREATE = DEBUG
 if not DEBUG and not REGISTRY_LOG_KEY and not (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file()):
     raise ImproperlyConfigured(
         "Production mode (DJANGO_DEBUG=0) needs the transparency log's signer key: set REGISTRY_LOG_KEY, or "

@@ -148,11 +148,12 @@ def log_key_generate(path: Path, name: str | None = None) -> Signer:
     return signer
 
 
-def log_signer() -> Signer:
+def log_signer(*, create: bool = False) -> Signer:
     """The log's signer key: REGISTRY_LOG_KEY, else the file REGISTRY_LOG_KEY_FILE.
 
-    In development (DEBUG) a missing key file is created, as ``start`` does; in production
-    the settings refuse to start without a key, and an unreadable one is an error here.
+    A missing key file is created in development (REGISTRY_LOG_KEY_CREATE) or when asked
+    (``start``); in production the settings refuse to start without a key, and an
+    unreadable one is an error here.
     """
     text, path = settings.REGISTRY_LOG_KEY, settings.REGISTRY_LOG_KEY_FILE
     with _signer_lock:
@@ -165,7 +166,7 @@ def log_signer() -> Signer:
             try:
                 text = Path(path).read_text(encoding="ascii")
             except FileNotFoundError:
-                if not settings.DEBUG:
+                if not (create or settings.REGISTRY_LOG_KEY_CREATE):
                     raise LogError(f"The log key file {path} does not exist; make it with "
                                    "manage.py log_keygen (docs/transparency.md).") from None
                 try:
@@ -181,8 +182,8 @@ def log_signer() -> Signer:
         return signer
 
 
-def log_verifier() -> Verifier:
-    return log_signer().verifier()
+def log_verifier(*, create: bool = False) -> Verifier:
+    return log_signer(create=create).verifier()
 
 
 def log_origin() -> str:
