@@ -7,6 +7,7 @@ migration are put in the log by ``manage.py log_backfill`` (docs/transparency.md
 """
 
 from django.db import migrations, models
+from django.db.models.functions import Lower
 import django.utils.timezone
 
 FORWARD = """
@@ -63,7 +64,7 @@ class Migration(migrations.Migration):
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
             ],
             options={"verbose_name_plural": "log entries", "ordering": ["index"],
-                     "indexes": [models.Index(fields=["snid", "version"], name="logentry_snid_version")]},
+                     "indexes": [models.Index(Lower("snid"), "version", name="logentry_snid_version")]},
         ),
         migrations.CreateModel(
             name="LogHead",

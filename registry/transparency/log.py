@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from ..grammar import is_valid_snid
 from .kinds import leaf_encode
 from .merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead
@@ -211,6 +212,8 @@ def log_checkpoint() -> tuple[Checkpoint, str]:
 
 def version_entry(snid: str, version: int) -> LogEntry | None:
     """The log entry that registered ``version`` of ``snid`` (the first, should there be two)."""
+    if not is_valid_snid(snid) or not 0 < version < 2**31:
+        return None  # nothing the database could be asked about (PostgreSQL refuses NUL bytes)
     return (LogEntry.objects.filter(kind="snid-version", snid__lower=snid.lower(), version=version)
             .order_by("index").first())
 
