@@ -181,7 +181,7 @@ class Lookup(FastPublicView):
     def fast(self, request):
         index = registry_index()
         query = request.META.get("QUERY_STRING", "")
-        if request.GET.get("proof") not in (None, "", "0"):
+        if "proof=" in query and request.GET.get("proof") not in (None, "", "0"):
             # The version's log entry and inclusion proof, on request only: never on the hot path.
             status, body = lookup_answer(request.GET.get("urn"), index)
             if status == 200:

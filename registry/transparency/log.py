@@ -15,6 +15,7 @@ check shows the loss.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import threading
 from pathlib import Path
@@ -220,8 +221,6 @@ def version_entry(snid: str, version: int) -> LogEntry | None:
 
 def inclusion_of(entry_index: int, size: int | None = None) -> dict:
     """An inclusion proof for entry ``entry_index`` in the tree of ``size`` (default: the current one)."""
-    import base64
-
     tree, current = log_tree()
     size = current if size is None else size
     if not entry_index < size <= current:
