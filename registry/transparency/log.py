@@ -100,16 +100,31 @@ def log_tree() -> tuple[Tree, int]:
         if recorded < cache.tree.size:  # another database (a restore, a test): start again
             cache = _cache = _TreeCache()
         if cache.tree.size < recorded and not cache.damage:
-            rows = (LogEntry.objects.filter(index__gte=cache.tree.size, index__lt=recorded)
-                    .order_by("index").values_list("index", "leaf_hash"))
-            for index, hashed in rows.iterator(chunk_size=2000):
-                if index != cache.tree.size:
-                    break
-                cache.tree.append(bytes.fromhex(hashed))
-            if cache.tree.size < recorded:
-                cache.damage = (f"entry {cache.tree.size} is missing from the log table (the head records "
-                                f"{recorded} entries); the log is served up to the entry before it")
+            cache = _cache = _extended(cache, recorded)
         return cache.tree, min(cache.tree.size, recorded)
+
+
+def _extended(cache: _TreeCache, recorded: int) -> _TreeCache:
+    """``cache`` with the entries up to ``recorded`` added, read from the table in order.
+
+    The last entry already cached is read again: if it differs, the database is not the one
+    the cache was built from (a restore) and the tree is rebuilt from the start.
+    """
+    start = max(cache.tree.size - 1, 0)
+    rows = (LogEntry.objects.filter(index__gte=start, index__lt=recorded)
+            .order_by("index").values_list("index", "leaf_hash"))
+    for index, hashed in rows.iterator(chunk_size=2000):
+        if index < cache.tree.size:
+            if bytes.fromhex(hashed) != cache.tree.levels[0][index]:
+                return _extended(_TreeCache(), recorded)
+            continue
+        if index != cache.tree.size:
+            break
+        cache.tree.append(bytes.fromhex(hashed))
+    if cache.tree.size < recorded:
+        cache.damage = (f"entry {cache.tree.size} is missing from the log table (the head records "
+                        f"{recorded} entries); the log is served up to the entry before it")
+    return cache
 
 
 def log_damage() -> str:
