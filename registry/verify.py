@@ -30,8 +30,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .transparency.kinds import (RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION, LeafError, describe, leaf_decode,
-                                 record_of_export, sha256_hex)
+from .transparency.kinds import (RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION, LeafError, describe,
+                                 leaf_decode, record_of_export, sha256_hex)
 from .transparency.merkle import Tree, leaf_hash
 from .transparency.note import NoteError, Verifier, checkpoint_open
 from .transparency.tiles import WIDTH, bundle_entries, tile_bytes, tiles_for

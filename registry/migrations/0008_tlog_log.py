@@ -59,7 +59,8 @@ class Migration(migrations.Migration):
                 ("kind", models.CharField(max_length=40)),
                 ("snid", models.CharField(blank=True, max_length=32)),
                 ("version", models.PositiveIntegerField(blank=True, null=True)),
-                ("leaf", models.TextField(help_text="the leaf's canonical JSON, exactly the bytes that are hashed (UTF-8)")),
+                ("leaf", models.TextField(
+                    help_text="the leaf's canonical JSON, exactly the bytes that are hashed (UTF-8)")),
                 ("leaf_hash", models.CharField(help_text="SHA-256(0x00 || leaf), hex", max_length=64)),
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
             ],
