@@ -50,7 +50,7 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("registry", "0007_access_policy")]
+    dependencies = [("registry", "0008_faults_matching_validator_cost")]
     operations = [
         migrations.CreateModel(
             name="LogEntry",

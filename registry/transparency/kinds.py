@@ -56,8 +56,9 @@ RECORD_SCHEMA = {
                  "examples", "equivalence", "max_length"],
     "properties": {
         "snid": _SNID, "version": {"type": "integer", "minimum": 1}, "registration_date": _DATE, "title": _TEXT,
-        "document": {"type": "object", "additionalProperties": False, "required": ["reference", "url", "status"],
-                     "properties": {"reference": _TEXT, "url": _TEXT, "status": _TEXT}},
+        "document": {"type": "object", "additionalProperties": False,
+                     "required": ["reference", "url", "status", "type"],
+                     "properties": {"reference": _TEXT, "url": _TEXT, "status": _TEXT, "type": _TEXT}},
         "registrant": {"type": "object", "additionalProperties": False,
                        "required": ["name", "organisation", "email", "contact"],
                        "properties": {k: _TEXT for k in ("name", "organisation", "email", "contact")}},

@@ -176,7 +176,7 @@ def test_log_large_record_is_carried_by_its_digest(applicant, editor):
     from registry.transparency.kinds import leaf_encode
 
     record = {"snid": "big", "version": 1, "registration_date": "2026-01-01", "title": "t" * 70_000,
-              "document": {"reference": "", "url": "", "status": ""},
+              "document": {"reference": "", "url": "", "status": "", "type": ""},
               "registrant": {"name": "", "organisation": "", "email": "", "contact": ""},
               "grammar": {"abnf": "", "rule": ""}, "examples": {"valid": [], "invalid": []},
               "equivalence": [], "max_length": None}
