@@ -23,6 +23,16 @@ SQLITE_TRIGGERS = [
 SQLITE_TRIGGER_NAMES = ["registry_snid_permanent", "registry_current_is_approved", "registry_proposal_immutable",
                         "registry_event_append_only"]
 
+#: The transparency log (registry.transparency): entries never change, the head only moves one step on.
+SQLITE_LOG_TRIGGERS = [
+    """CREATE TRIGGER IF NOT EXISTS registry_logentry_append_only BEFORE UPDATE ON registry_logentry
+       BEGIN SELECT RAISE(ABORT, 'the transparency log is append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS registry_loghead_forward BEFORE UPDATE ON registry_loghead
+       WHEN NEW.size <> OLD.size + 1 OR NEW.id <> OLD.id
+       BEGIN SELECT RAISE(ABORT, 'the transparency log head only moves one entry forward'); END""",
+]
+SQLITE_TRIGGER_NAMES += ["registry_logentry_append_only", "registry_loghead_forward"]
+
 
 def sqlite_triggers_install(connection) -> None:
     if connection.vendor != "sqlite":
@@ -31,6 +41,9 @@ def sqlite_triggers_install(connection) -> None:
         tables = set(connection.introspection.table_names(cursor))
         if {"registry_namespace", "registry_proposal", "registry_proposalevent"} <= tables:
             for statement in SQLITE_TRIGGERS:
+                cursor.execute(statement)
+        if {"registry_logentry", "registry_loghead"} <= tables:
+            for statement in SQLITE_LOG_TRIGGERS:
                 cursor.execute(statement)
 
 

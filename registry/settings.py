@@ -8,7 +8,7 @@ a start-up error rather than a silently insecure default.
 
 Environment variables: DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS,
 DATABASE_URL, REDIS_URL, DJANGO_EMAIL_URL-style settings (EMAIL_HOST, ...),
-REGISTRY_TRUSTED_PROXIES and the REGISTRY_* limits (docs/deployment.md).
+REGISTRY_TRUSTED_PROXIES, REGISTRY_LOG_KEY(_FILE) and the REGISTRY_* limits (docs/deployment.md).
 """
 
 from __future__ import annotations
@@ -263,6 +263,20 @@ EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "urn@ogf.org")
 #: Where links in e-mails point.
 SITE_URL = os.environ.get("REGISTRY_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+#: The transparency log's Ed25519 signer key (docs/transparency.md): the key itself, or a file
+#: holding it (``manage.py log_keygen`` writes one). Never in the database. Development keeps
+#: one in ``.log_key`` (git-ignored), made on first use; production refuses to start without.
+REGISTRY_LOG_KEY = os.environ.get("REGISTRY_LOG_KEY", "").strip()
+REGISTRY_LOG_KEY_FILE = os.environ.get("REGISTRY_LOG_KEY_FILE", str(BASE_DIR / ".log_key") if DEBUG else "")
+#: Whether a missing key file is created (development only).
+REGISTRY_LOG_KEY_CREATE = DEBUG
+if not DEBUG and not REGISTRY_LOG_KEY and not (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file()):
+    raise ImproperlyConfigured(
+        "Production mode (DJANGO_DEBUG=0) needs the transparency log's signer key: set REGISTRY_LOG_KEY, or "
+        "REGISTRY_LOG_KEY_FILE to a file made by manage.py log_keygen"
+        + (f" ({REGISTRY_LOG_KEY_FILE} does not exist)" if REGISTRY_LOG_KEY_FILE else "")
+        + "; see docs/transparency.md.")
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

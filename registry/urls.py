@@ -24,6 +24,7 @@ urlpatterns = [
     path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(),
          name="password_reset_confirm"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("", include(("registry.transparency.urls", "log"))),  # /log/: the transparency log
     path("", include("registry.views.urls")),
 ]
 

@@ -64,6 +64,12 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "api:snid_detail": ("GET", "/api/snids/example/", EVERYONE_200),
     "api:snid_version": ("GET", "/api/snids/example/versions/1/", EVERYONE_200),
     "api:lookup": ("GET", "/api/lookup/?urn=urn:ogf:example:x", EVERYONE_200),
+    "api:snid_version_proof": ("GET", "/api/snids/example/versions/1/proof", EVERYONE_200),
+    "api:log_consistency": ("GET", "/api/log/consistency/?first=0", EVERYONE_200),
+    "log:page": ("GET", "/log/", EVERYONE_200),
+    "log:checkpoint": ("GET", "/log/checkpoint", EVERYONE_200),
+    "log:key": ("GET", "/log/key", EVERYONE_200),
+    "log:tile": ("GET", "/log/tile/entries/000.p/1", EVERYONE_200),
     "api:validate": ("POST", "/api/validate/", EVERYONE_200),
     "api:proposal_list": ("GET", "/api/proposals/", ("403", "200", "200", "200")),
     "api:proposal_detail": ("GET", "/api/proposals/{draft}/", ("403", "200", "404", "200")),
@@ -169,7 +175,7 @@ def reviewed(db):
 PUBLIC_PATHS = ["/proposals/{id}/", "/api/proposals/{id}/", "/urn/example/", "/urn/example/1/",
                 "/urn/feed.atom", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml",
                 "/urn/example/1/registration.md", "/proposals/{id}/export.md", "/api/snids/example/",
-                "/api/snids/example/versions/1/"]
+                "/api/snids/example/versions/1/", "/api/snids/example/versions/1/proof", "/log/tile/entries/000.p/1"]
 
 
 @pytest.mark.django_db

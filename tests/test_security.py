@@ -14,7 +14,8 @@ from .factories import user_factory
 
 ROOT = Path(__file__).resolve().parent.parent
 PROD = {"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "s" * 20 + "-production-like-" + "k" * 30,
-        "DJANGO_ALLOWED_HOSTS": "urn.example.org"}
+        "DJANGO_ALLOWED_HOSTS": "urn.example.org",
+        "REGISTRY_LOG_KEY": "PRIVATE+KEY+production-test.invalid/log+56d12224+AfyKEAVr37LDGWDTIcIbQt5UNh/uHEA04eYaDsKt7e9b"}
 
 
 @pytest.mark.django_db

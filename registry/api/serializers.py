@@ -187,6 +187,10 @@ class LookupResultSerializer(serializers.Serializer):
     grammar_checked = serializers.BooleanField(help_text="the SNID's registered grammar was applied")
     errors = serializers.ListField(child=serializers.CharField())
     registration = RegistrationRefSerializer(allow_null=True)
+    log = serializers.JSONField(required=False, allow_null=True,
+                                help_text="with proof=1 only: the registration's transparency-log entry and "
+                                          "inclusion proof (as /api/snids/{snid}/versions/{version}/proof), or "
+                                          "null when it is not in the log")
 
 
 class ValidateRequestSerializer(serializers.Serializer):

@@ -33,6 +33,7 @@ from ..interchange import PUBLISHABLE
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal, ValidatorCost
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
+from ..transparency.views import version_log_status
 
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
@@ -220,6 +221,7 @@ def namespace_detail(request, snid, version=None):
         "diagrams": _diagrams(proposal), "examples": examples,
         "steps": [(step, EQUIVALENCE_STEPS[step]) for step in proposal.equivalence],
         "check": check, "card": _card(namespace, proposal, examples, is_current),
+        "log": version_log_status(namespace.snid, proposal.version),
     }
     return _public(render(request, "registry/urn/detail.html", context), request)
 

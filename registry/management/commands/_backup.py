@@ -45,7 +45,7 @@ SIGNED_FIELDS = ("key_id", "hmac_sha256")
 #: In the order they are restored. Accounts and groups by natural key (name), the rest by pk.
 BACKUP_MODELS = ["auth.group", "auth.user", "authtoken.token", "registry.namespace", "registry.proposal",
                  "registry.proposalevent", "registry.comment", "registry.reservationrequest",
-                 "registry.judgement"]
+                 "registry.judgement", "registry.logentry", "registry.loghead"]
 ACCOUNT_MODELS = {"auth.group", "auth.user"}
 REGISTRY_MODELS = [label for label in BACKUP_MODELS if label.startswith("registry.")]
 
@@ -178,7 +178,7 @@ def _record_schema(label: str) -> dict:
     else:
         record["required"].append("pk")
         record["properties"]["pk"] = {"type": "string", "minLength": 1} if label == "authtoken.token" else {
-            "type": "integer", "minimum": 1}
+            "type": "integer", "minimum": 0 if label == "registry.logentry" else 1}
     return record
 
 
