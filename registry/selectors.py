@@ -63,12 +63,13 @@ def registry_facts(snid: str, submitter_id: int | None = None,
         latest = latest_version(namespace, exclude_pk)
         if latest is None:
             return RegistryFacts()  # registered by the proposal being checked
-        owner_id = namespace.current.submitter_id if namespace.current else None
+        own = submitter_id is not None and namespace.stewards.filter(user_id=submitter_id, state="active").exists()
         return RegistryFacts(
             registered=True,
             latest_version=latest,
-            own_namespace=submitter_id is not None and owner_id == submitter_id,
+            own_namespace=own,
             submitter_known=submitter_id is not None,
+            deprecated=namespace.deprecations.filter(ended_at__isnull=True).exists(),
         )
     if reservation_active(namespace):
         return RegistryFacts(

@@ -29,7 +29,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .transparency.kinds import SNID_VERSION, LeafError, describe, leaf_decode, record_of_export, sha256_hex
+from .transparency.kinds import ADMINISTRATIVE_CHANGE, SNID_VERSION, LeafError, describe, leaf_decode, record_of_export, sha256_hex
 from .transparency.merkle import Tree, leaf_hash
 from .transparency.note import NoteError, Verifier, checkpoint_open
 from .transparency.tiles import WIDTH, bundle_entries, tile_bytes, tiles_for
@@ -213,6 +213,15 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             if leaf.get("record") is not None and sha256_hex(leaf["record"]) != leaf["record_sha256"]:
                 report.problems.append(f"entry {index}: its record does not match its own record_sha256")
             by_version.setdefault((leaf["snid"].lower(), leaf["version"]), (index, leaf))
+        elif leaf is not None and leaf["kind"] == ADMINISTRATIVE_CHANGE.name and "record_sha256" in leaf:
+            # An approved administrative change: the version's public record reads so from now on.
+            key = (leaf["snid"].lower(), leaf["version"])
+            if key in by_version:
+                first, logged = by_version[key]
+                logged = {**logged, "record_sha256": leaf["record_sha256"]}
+                if logged.get("record") is not None:
+                    logged["record"] = {**logged["record"], "registrant": leaf["registrant"]}
+                by_version[key] = (index, logged)
     try:
         raw = export.read_bytes() if export is not None else site.get("urn/registry.json")
         records = json.loads(raw)["snids"]

@@ -154,7 +154,7 @@ def test_check_proposal_of_a_new_version_with_and_without_submitter(tmp_path):
     ((status, message),) = unique()
     assert status == "warning" and "someone else" not in message
     assert message.startswith("urn:ogf:example: is already registered (latest version 1).")
-    assert unique("--submitter", "applicant") == [("pass", "This is a new version of an SNID registered to you.")]
+    assert unique("--submitter", "applicant") == [("pass", "This is a new version of an SNID you are a steward of.")]
     user_factory("stranger")
     ((status, message),) = unique("--submitter", "stranger")
     assert status == "fail" and "already registered to someone else" in message

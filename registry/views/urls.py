@@ -1,5 +1,6 @@
 from django.urls import path, re_path
 
+from ..stewardship.urls import urlpatterns as stewardship_urlpatterns
 from . import accounts, imports, proposals, public, review, threads
 
 app_name = "registry"
@@ -12,6 +13,7 @@ urlpatterns = [
     path("urn/search/", public.urn_search, name="urn_search"),
     path("urn/feed.atom", public.registry_feed, name="feed"),
     re_path(r"^urn/registry\.(?P<fmt>json|csv|xml)$", public.registry_export, name="registry_export"),
+    *stewardship_urlpatterns,
     path("urn/<str:snid>/", public.namespace_detail, name="namespace_detail"),
     path("urn/<str:snid>/diff/", public.namespace_diff, name="namespace_diff"),
     path("urn/<str:snid>/<int:version>/", public.namespace_detail, name="namespace_version"),

@@ -71,7 +71,7 @@ def test_reserved_snid_has_status_and_no_content(client):
     until = dt.date.today() + dt.timedelta(days=300)
     services.namespace_reserve("nsi", editor, until=until, reason="NSI WG")
     body = client.get("/api/snids/nsi/").json()
-    assert body == {"snid": "nsi", "status": "reserved", "reserved_until": until.isoformat(), "current": None,
+    assert body == {"snid": "nsi", "status": "reserved", "deprecation": None, "reserved_until": until.isoformat(), "current": None,
                     "versions": [], "url": None, "api_url": f"{SITE}/api/snids/nsi/"}
 
 
