@@ -12,6 +12,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from registry import services
+from registry.stewardship import services as stewardship
 
 from .factories import data_factory, proposal_factory, user_factory
 
@@ -60,6 +61,22 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:review_decide": ("POST", "/review/{approved}/decide/", EDITORS_POST),
     "registry:review_comment": ("POST", "/review/{approved}/comment/", EDITORS_POST),
     "registry:review_judgement": ("POST", "/review/{approved}/judgement/", EDITORS_POST),
+    # an SNID's life after approval: {approved}'s applicant is the steward of urn:ogf:example:
+    "registry:stewardship": ("GET", "/urn/example/stewardship/", ("login", "200", "403", "200")),
+    "registry:stewardship_change": ("POST", "/urn/example/stewardship/change/contact/",
+                                    ("login", "302", "403", "403")),
+    "registry:stewardship_invite": ("POST", "/urn/example/stewardship/invite/", ("login", "302", "403", "403")),
+    "registry:stewardship_orcid": ("POST", "/urn/example/stewardship/orcid/", ("login", "302", "403", "403")),
+    "registry:stewardship_add": ("POST", "/urn/example/stewardship/add/", ("login", "403", "403", "302")),
+    "registry:stewardship_remove": ("POST", "/urn/example/stewardship/remove/{steward}/",
+                                    ("login", "403", "403", "302")),
+    "registry:stewardship_deprecate": ("POST", "/urn/example/stewardship/deprecate/", ("login", "403", "403", "302")),
+    "registry:stewardship_undeprecate": ("POST", "/urn/example/stewardship/undeprecate/",
+                                         ("login", "403", "403", "302")),
+    "registry:stewardship_queue": ("GET", "/review/stewardship/", EDITORS_ONLY),
+    "registry:stewardship_change_decide": ("POST", "/review/stewardship/change/{change}/", EDITORS_POST),
+    "registry:stewardship_invitation_decide": ("POST", "/review/stewardship/invitation/{invitation}/",
+                                               EDITORS_POST),
     "api:snid_list": ("GET", "/api/snids/", EVERYONE_200),
     "api:snid_detail": ("GET", "/api/snids/example/", EVERYONE_200),
     "api:snid_version": ("GET", "/api/snids/example/versions/1/", EVERYONE_200),
@@ -116,9 +133,14 @@ def world(db):
     services.proposal_transition(version, "submit", applicant)
     # The review of a decided proposal is closed: threads live on proposals under review.
     thread = services.thread_start(pending, editor, "A remark for the applicant only.", section="scope")
+    namespace = approved.namespace
+    change = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": "new@example.org"},
+                                               applicant, reason="The old address is gone.")
+    invitation = stewardship.steward_invite(namespace, user_factory("invitee"), applicant, reason="Co-maintainer.")
+    steward = namespace.stewards.get(user=applicant)
     return {"users": {"applicant": applicant, "other": other, "editor": editor},
-            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk,
-                                                                         "version": version.pk}}
+            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk, "version": version.pk,
+                    "change": change.pk, "invitation": invitation.pk, "steward": steward.pk}}
 
 
 def outcome(response) -> str:

@@ -68,8 +68,11 @@ REGISTRANT_FIELDS = ("registrant_name", "registrant_organisation", "registrant_e
 OVERLAY_FIELDS = CONTACT_FIELDS + REGISTRANT_FIELDS
 
 
-def _resolution():
-    return importlib.util.find_spec("registry.resolution.services") is not None
+def _resolution() -> bool:
+    try:
+        return importlib.util.find_spec("registry.resolution.services") is not None
+    except ModuleNotFoundError:  # no registry.resolution package at all
+        return False
 
 
 def _resolvers_validate(namespace, data: dict) -> dict:

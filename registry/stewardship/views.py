@@ -8,6 +8,8 @@ service; a refused one comes back as a message on the page it came from.
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
@@ -43,21 +45,29 @@ def _namespace(snid: str) -> Namespace:
     return namespace
 
 
-def _page(view):
-    """The SNID's stewards and the editors only; anonymous readers sign in first."""
+def _page(rule=rules.can_see_stewardship, refusal: str = ""):
+    """Views of one SNID for those ``rule`` allows; anonymous readers sign in first."""
 
-    def wrapper(request, snid, *args, **kwargs):
-        namespace = _namespace(snid)
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not rules.can_see_stewardship(request.user, namespace):
-            return forbidden(request, f"Only the stewards of urn:ogf:{namespace.snid}: and the GFD editors can "
-                             "manage it. Its public page shows who its stewards are.")
-        return view(request, namespace, *args, **kwargs)
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, snid, *args, **kwargs):
+            namespace = _namespace(snid)
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            if not rule(request.user, namespace):
+                return forbidden(request, (refusal or "Only the stewards of urn:ogf:{snid}: and the GFD editors "
+                                           "can manage it. Its public page shows who its stewards are.").format(
+                                               snid=namespace.snid))
+            return view(request, namespace, *args, **kwargs)
 
-    wrapper.__name__ = view.__name__
-    wrapper.__doc__ = view.__doc__
-    return wrapper
+        return wrapper
+
+    return decorate
+
+
+STEWARDS_ONLY = "Only the stewards of urn:ogf:{snid}: can ask for changes or invite stewards."
+EDITORS_ONLY = ("Only a GFD editor who is not a steward of urn:ogf:{snid}: can add or remove its stewards or "
+                "deprecate it.")
 
 
 def _done(request, namespace, call, success: str):
@@ -69,7 +79,7 @@ def _done(request, namespace, call, success: str):
     return redirect("registry:stewardship", namespace.snid)
 
 
-@_page
+@_page()
 def stewardship(request, namespace):
     user = request.user
     is_steward = rules.is_steward(user, namespace)
@@ -90,7 +100,7 @@ def stewardship(request, namespace):
 
 
 @require_POST
-@_page
+@_page(rules.is_steward, STEWARDS_ONLY)
 def change_request(request, namespace, kind):
     change = CHANGE_KINDS.get(kind)
     if change is None or not change.available():
@@ -102,7 +112,7 @@ def change_request(request, namespace, kind):
 
 
 @require_POST
-@_page
+@_page(rules.is_steward, STEWARDS_ONLY)
 def steward_invite(request, namespace):
     user = get_user_model().objects.filter(username=request.POST.get("username", "").strip()).first()
     if user is None:
@@ -114,7 +124,7 @@ def steward_invite(request, namespace):
 
 
 @require_POST
-@_page
+@_page(rules.is_steward, STEWARDS_ONLY)
 def steward_orcid(request, namespace):
     steward = Steward.objects.filter(namespace=namespace, user=request.user, state="active").first()
     if steward is None:
@@ -125,7 +135,7 @@ def steward_orcid(request, namespace):
 
 
 @require_POST
-@_page
+@_page(rules.can_decide_for_snid, EDITORS_ONLY)
 def steward_add(request, namespace):
     form = StewardAddForm(request.POST)
     if not form.is_valid():
@@ -138,7 +148,7 @@ def steward_add(request, namespace):
 
 
 @require_POST
-@_page
+@_page(rules.can_decide_for_snid, EDITORS_ONLY)
 def steward_remove(request, namespace, pk):
     steward = get_object_or_404(Steward, pk=pk, namespace=namespace)
     return _done(request, namespace, lambda: services.steward_remove(
@@ -147,7 +157,7 @@ def steward_remove(request, namespace, pk):
 
 
 @require_POST
-@_page
+@_page(rules.can_decide_for_snid, EDITORS_ONLY)
 def deprecate(request, namespace):
     return _done(request, namespace, lambda: services.snid_deprecate(
         namespace, request.user, reason=request.POST.get("reason", ""),
@@ -156,7 +166,7 @@ def deprecate(request, namespace):
 
 
 @require_POST
-@_page
+@_page(rules.can_decide_for_snid, EDITORS_ONLY)
 def undeprecate(request, namespace):
     return _done(request, namespace, lambda: services.snid_undeprecate(
         namespace, request.user, reason=request.POST.get("reason", "")),
