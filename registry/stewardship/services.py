@@ -43,7 +43,7 @@ def _reason(text: str, what: str) -> str:
 
 
 def _registered(namespace) -> Namespace:
-    locked = Namespace.objects.select_for_update().select_related("current").get(pk=namespace.pk)
+    locked = Namespace.objects.select_for_update(of=("self",)).select_related("current").get(pk=namespace.pk)
     if locked.status != "registered" or locked.current is None:
         raise Conflict(f"urn:ogf:{locked.snid}: is not registered; only a registered SNID has stewards.")
     return locked
