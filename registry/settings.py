@@ -291,6 +291,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ProposalStateEnum": "registry.enums.ProposalState",
         "NamespaceStatusEnum": "registry.enums.NamespaceStatus",
+        "SnidStatusEnum": "registry.api.serializers.SNID_STATUS_CHOICES",
+        "RegistrationStatusEnum": "registry.api.serializers.REGISTRATION_STATUS_CHOICES",
         "FindingStatusEnum": "registry.enums.FindingStatus",
         "EventKindEnum": "registry.enums.EventKind",
     },

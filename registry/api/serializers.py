@@ -19,6 +19,12 @@ from ..models import Proposal, ProposalEvent
 from ..stewardship.selectors import current_with_overlay, deprecation_of
 
 
+#: What the API says of an SNID: reserved, registered, or deprecated (registered, no longer recommended).
+SNID_STATUS_CHOICES = [*NamespaceStatus.choices, ("deprecated", "Deprecated")]
+#: What a lookup says of the SNID it found.
+REGISTRATION_STATUS_CHOICES = [("registered", "Registered"), ("deprecated", "Deprecated")]
+
+
 class RegistrantSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="empty unless the registrant chose to publish it")
     organisation = serializers.CharField(help_text="empty unless the registrant chose to publish it")
@@ -77,7 +83,7 @@ class VersionSerializer(serializers.Serializer):
     """One approved version of a registered SNID, every template section included."""
 
     snid = serializers.CharField()
-    status = serializers.ChoiceField(choices=[*NamespaceStatus.choices, ("deprecated", "Deprecated")])
+    status = serializers.ChoiceField(choices=SNID_STATUS_CHOICES)
     title = serializers.CharField()
     version = serializers.IntegerField()
     registration_date = serializers.DateField(allow_null=True)
@@ -121,7 +127,7 @@ class SnidSerializer(serializers.Serializer):
     request since approval); ``/api/snids/<snid>/<version>/`` shows a version exactly as approved."""
 
     snid = serializers.CharField()
-    status = serializers.ChoiceField(choices=[*NamespaceStatus.choices, ("deprecated", "Deprecated")])
+    status = serializers.ChoiceField(choices=SNID_STATUS_CHOICES)
     deprecation = DeprecationSerializer(allow_null=True, help_text="null unless the SNID is deprecated")
     reserved_until = serializers.DateField(allow_null=True)
     current = VersionSerializer(allow_null=True, help_text="null while only reserved")
@@ -193,7 +199,7 @@ class RegistrationRefSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="the current version, whose grammar was applied")
     url = serializers.URLField(help_text="the SNID's page in the registry")
     status = serializers.ChoiceField(
-        choices=["registered", "deprecated"],
+        choices=REGISTRATION_STATUS_CHOICES,
         help_text="deprecated: URNs already issued stay valid, new ones should use the successor")
     successor = serializers.CharField(allow_null=True, help_text="the successor SNID of a deprecated SNID, if named")
 

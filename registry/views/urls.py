@@ -21,6 +21,8 @@ urlpatterns = [
             name="namespace_document"),
     # applicants
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/signup/sent/", accounts.signup_sent, name="signup_sent"),
+    path("accounts/confirm/<str:uidb64>/<str:token>/", accounts.signup_confirm, name="signup_confirm"),
     path("proposals/", proposals.my_proposals, name="proposal_list"),
     path("proposals/new/", proposals.proposal_new, name="proposal_new"),
     path("proposals/import/", imports.proposal_import, name="proposal_import"),
