@@ -237,3 +237,8 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         axes_reset(username=normalise_username(form.user.get_username()))
         return response
 
+
+
+def account_inactive(request):
+    """Where sign-in with an identity provider ends for a deactivated (or not yet confirmed) account."""
+    return render(request, "registration/account_inactive.html", status=403)

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from ..stewardship.urls import urlpatterns as stewardship_urlpatterns
-from . import accounts, imports, proposals, public, review, threads
+from . import accounts, identity, imports, proposals, public, review, threads
 
 app_name = "registry"
 
@@ -22,6 +22,7 @@ urlpatterns = [
     # applicants
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/signup/sent/", accounts.signup_sent, name="signup_sent"),
+    path("accounts/identities/", identity.identities, name="identities"),
     path("accounts/confirm/<str:uidb64>/<str:token>/", accounts.signup_confirm, name="signup_confirm"),
     path("proposals/", proposals.my_proposals, name="proposal_list"),
     path("proposals/new/", proposals.proposal_new, name="proposal_new"),
