@@ -99,6 +99,19 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "password_reset_done": ("GET", "/accounts/password_reset/done/", EVERYONE_200),
     "password_reset_confirm": ("GET", "/accounts/reset/MQ/bad-token/", EVERYONE_200),
     "password_reset_complete": ("GET", "/accounts/reset/done/", EVERYONE_200),
+    "registry:identities": ("GET", "/accounts/identities/", LOGGED_IN_200),
+    # sign-in with an identity provider (django-allauth): none is configured in this table's world
+    "account_login": ("GET", "/accounts/login/", EVERYONE_200),
+    "account_logout": ("POST", "/accounts/logout/", ("302", "302", "302", "302")),
+    "account_signup": ("GET", "/accounts/signup/", EVERYONE_200),
+    "account_inactive": ("GET", "/accounts/inactive/", ("403", "403", "403", "403")),
+    "socialaccount_connections": ("GET", "/accounts/social/", LOGGED_IN_200),
+    "socialaccount_login_cancelled": ("GET", "/accounts/social/login/cancelled/", EVERYONE_200),
+    "socialaccount_login_error": ("GET", "/accounts/social/login/error/", ("401", "401", "401", "401")),
+    "socialaccount_signup": ("GET", "/accounts/social/signup/", ("login", "login", "login", "login")),
+    "openid_connect_login": ("POST", "/accounts/social/oidc/orcid/login/", ("404", "404", "404", "404")),
+    "openid_connect_callback": ("GET", "/accounts/social/oidc/orcid/login/callback/",
+                                ("404", "404", "404", "404")),
     "admin:index": ("GET", "/admin/", ("302", "302", "302", "302")),
 }
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 import io
 
 import pytest
+from allauth.socialaccount.models import SocialAccount
 from django.core.cache import cache
 
 from registry import verify
 from registry.lookup import registry_invalidate
 from registry.models import Namespace
 from registry.stewardship import services as stewardship
+from registry.stewardship.models import Steward
 from registry.transparency.log import log_cache_clear
 from registry.transparency.note import Signer
 
@@ -70,6 +72,31 @@ def test_feed_tells_of_the_contact_change(client, changed):
     feed = client.get("/urn/feed.atom").content.decode()
     assert "urn:ogf:example: Contact changed by an editor at the steward&#x27;s request." in feed \
         or "urn:ogf:example: Contact changed by an editor at the steward's request." in feed
+
+
+@pytest.mark.django_db
+def test_page_names_the_stewards_and_a_verified_orcid_only_if_chosen(client, changed):
+    steward = changed["steward"]
+    SocialAccount.objects.create(user=steward, provider="orcid", uid="0000-0002-1825-0097")
+    page = client.get("/urn/example/").content.decode()
+    assert "steward" in page and "0000-0002-1825-0097" not in page
+    client.force_login(steward)
+    response = client.post("/urn/example/stewardship/orcid/", {"show_orcid": "on"})
+    assert response.status_code == 302
+    client.logout()
+    cache.clear()
+    page = client.get("/urn/example/").content.decode()
+    assert 'href="https://orcid.org/0000-0002-1825-0097"' in page and "(verified)" in page
+
+
+@pytest.mark.django_db
+def test_only_the_steward_themselves_shows_their_orcid(client, changed):
+    other_steward = user_factory("co-steward")
+    stewardship.steward_add(Namespace.objects.get(snid="example"), other_steward, changed["editor"], reason="Joined.")
+    SocialAccount.objects.create(user=changed["steward"], provider="orcid", uid="0000-0002-1825-0097")
+    client.force_login(other_steward)
+    client.post("/urn/example/stewardship/orcid/", {"show_orcid": "on"})
+    assert not Steward.objects.get(user=changed["steward"]).show_orcid
 
 
 @pytest.mark.django_db
