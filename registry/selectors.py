@@ -102,6 +102,13 @@ def pending_proposals():
     )
 
 
+def _deprecated_in_force():
+    """Whether an SNID's deprecation is in force, as an expression for namespace querysets."""
+    from .stewardship.selectors import deprecated_exists
+
+    return deprecated_exists()
+
+
 def snid_suggestions(snid: str, limit: int = 5) -> list[str]:
     """Registered SNIDs close to ``snid`` (for helpful 404s); never sends ``snid`` to the database."""
     registered = {s.lower(): s for s in Namespace.objects.registered().values_list("snid", flat=True)}
@@ -234,7 +241,8 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
     terms = search_terms(text)
     if not terms:
         return []
-    base = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
+    base = Namespace.objects.registered().filter(current__isnull=False).select_related("current").annotate(
+        deprecated=_deprecated_in_force())
     if connection.vendor == "postgresql":
         ranked = _postgres_ranked(base, text, terms, limit)
     else:

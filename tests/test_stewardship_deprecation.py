@@ -238,6 +238,10 @@ def test_api_carries_the_status(client, deprecated):
     assert body["deprecation"]["successor"] == "successor"
     assert body["deprecation"]["reason"] == "Superseded by a better scheme."
     assert client.get("/api/snids/successor/").json()["deprecation"] is None
+    listed = {item["snid"]: item["status"] for item in client.get("/api/snids/").json()["results"]}
+    assert listed == {"example": "deprecated", "successor": "registered"}
+    found = {item["snid"]: item["status"] for item in client.get("/api/snids/", {"q": "example"}).json()["results"]}
+    assert found.get("example") == "deprecated"
 
 
 @pytest.mark.django_db

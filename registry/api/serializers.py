@@ -172,6 +172,8 @@ class SnidListItemSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     registration_date = serializers.DateField(allow_null=True)
     document = DocumentSerializer()
+    status = serializers.ChoiceField(choices=REGISTRATION_STATUS_CHOICES,
+                                     help_text="deprecated: still valid, new identifiers should use its successor")
     url = serializers.URLField(help_text="the SNID's page in the registry")
     api_url = serializers.URLField(help_text="the SNID in the API")
     snippet = serializers.CharField(
@@ -183,6 +185,7 @@ class SnidListItemSerializer(serializers.Serializer):
         extra = {"snippet": item.snippet} if item is not namespace else {}
         return {
             "snid": namespace.snid,
+            "status": "deprecated" if getattr(namespace, "deprecated", False) else "registered",
             "title": current.title,
             "version": current.version,
             "registration_date": current.registration_date.isoformat() if current.registration_date else None,

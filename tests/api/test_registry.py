@@ -7,7 +7,7 @@ from registry import services
 
 from ..factories import user_factory
 
-LIST_KEYS = {"snid", "title", "version", "registration_date", "document", "url", "api_url"}
+LIST_KEYS = {"status", "snid", "title", "version", "registration_date", "document", "url", "api_url"}
 SITE = settings.SITE_URL
 
 
@@ -17,6 +17,7 @@ def test_snid_list_contract(client, demo_registry):
     assert (body["count"], [r["snid"] for r in body["results"]]) == (2, ["example", "fdc"])
     first = body["results"][0]
     assert set(first) == LIST_KEYS
+    assert [r["status"] for r in body["results"]] == ["registered", "deprecated"]  # the demo deprecates fdc
     assert first["document"] == {"reference": "GFD.191", "url": "https://www.ogf.org/documents/GFD.191.pdf",
                                  "status": "published"}
     assert (first["url"], first["api_url"], first["version"]) == (f"{SITE}/urn/example/", f"{SITE}/api/snids/example/", 1)
