@@ -108,6 +108,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('registry', '0008_tlog_log'),
+        ('registry', '0008_faults_matching_validator_cost'),  # the leaves of the branches merged before
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -179,8 +179,13 @@ def leaf_decode(data: bytes) -> dict:
 
 
 def record_of_export(record: dict) -> dict:
-    """The logged part of a registry.json record."""
-    return {key: record.get(key) for key in RECORD_KEYS}
+    """The logged part of a registry.json record: its logged keys, and of the nested objects only the
+    logged fields (an export may carry more, e.g. the document type, than version 1 of the leaf logs)."""
+    logged = {key: record.get(key) for key in RECORD_KEYS}
+    for key, schema in RECORD_SCHEMA["properties"].items():
+        if schema.get("type") == "object" and isinstance(logged.get(key), dict):
+            logged[key] = {name: logged[key].get(name) for name in schema["properties"]}
+    return logged
 
 
 def describe(leaf: dict) -> str:
