@@ -30,8 +30,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .transparency.kinds import (RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION, LeafError, describe,
-                                 leaf_decode, record_of_export, sha256_hex)
+from .transparency.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION,
+                                 LeafError, describe, leaf_decode, record_of_export, sha256_hex)
 from .transparency.merkle import Tree, leaf_hash
 from .transparency.note import NoteError, Verifier, checkpoint_open
 from .transparency.tiles import WIDTH, bundle_entries, tile_bytes, tiles_for
@@ -215,6 +215,15 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             if leaf.get("record") is not None and sha256_hex(leaf["record"]) != leaf["record_sha256"]:
                 report.problems.append(f"entry {index}: its record does not match its own record_sha256")
             by_version.setdefault((leaf["snid"].lower(), leaf["version"]), (index, leaf))
+        elif leaf is not None and leaf["kind"] == ADMINISTRATIVE_CHANGE.name and "record_sha256" in leaf:
+            # An approved administrative change: the version's public record reads so from now on.
+            key = (leaf["snid"].lower(), leaf["version"])
+            if key in by_version:
+                first, logged = by_version[key]
+                logged = {**logged, "record_sha256": leaf["record_sha256"]}
+                if logged.get("record") is not None:
+                    logged["record"] = {**logged["record"], "registrant": leaf["registrant"]}
+                by_version[key] = (index, logged)
     reservations: dict[str, tuple[int, dict]] = {}  # the last reservation leaf of each SNID
     for index, leaf in enumerate(decoded):
         if leaf is not None and leaf["kind"] in (RESERVATION_GRANTED.name, RESERVATION_ENDED.name):

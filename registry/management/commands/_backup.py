@@ -45,7 +45,11 @@ SIGNED_FIELDS = ("key_id", "hmac_sha256")
 #: In the order they are restored. Accounts and groups by natural key (name), the rest by pk.
 BACKUP_MODELS = ["auth.group", "auth.user", "authtoken.token", "registry.namespace", "registry.proposal",
                  "registry.proposalevent", "registry.comment", "registry.reservationrequest",
-                 "registry.judgement", "registry.logentry", "registry.loghead"]
+                 "registry.judgement", "registry.steward", "registry.changerequest", "registry.stewardshipevent",
+                 "registry.registrantoverlay", "registry.deprecation", "registry.logentry", "registry.loghead"]
+#: Restored last, after every SNID points at its current version: the database refuses to re-point a
+#: deprecated SNID (registry.dbguards), so its deprecation must not exist before then.
+RESTORED_LAST = {"registry.deprecation"}
 ACCOUNT_MODELS = {"auth.group", "auth.user"}
 REGISTRY_MODELS = [label for label in BACKUP_MODELS if label.startswith("registry.")]
 
