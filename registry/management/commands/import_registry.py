@@ -10,7 +10,7 @@ from django.db import DatabaseError, connection, transaction
 
 from ...grammar import snid_error
 from ...lookup import registry_invalidate
-from ._backup import REGISTRY_MODELS, RESTORED_LAST, BackupError, read_backup
+from ._backup import DERIVED_MODELS, REGISTRY_MODELS, RESTORED_LAST, BackupError, read_backup
 
 MAX_BYTES = 2 * 1024**3
 
@@ -79,7 +79,7 @@ class Command(BaseCommand):
                           f"proposals, {counts['auth.user']} accounts and {counts['authtoken.token']} API tokens.")
 
     def _clear_registry(self):
-        tables = [apps.get_model(label)._meta.db_table for label in REGISTRY_MODELS]
+        tables = [apps.get_model(label)._meta.db_table for label in [*REGISTRY_MODELS, *DERIVED_MODELS]]
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
                 # Only the tables' owner may (docs/deployment.md: run restores as the migration role).
