@@ -68,3 +68,19 @@ def test_admin_demo_editor_is_staff():
     call_command("start", "--no-serve", stdout=io.StringIO())
     editor = get_user_model().objects.get(username="editor")
     assert editor.is_staff and rules.is_editor(editor)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("is_editor", "landing"), [(True, "/review/"), (False, "/proposals/")])
+def test_login_lands_an_editor_on_the_queue_and_an_applicant_on_their_proposals(client, is_editor, landing):
+    user_factory("pat", editor=is_editor)
+    response = client.post("/accounts/login/", {"username": "pat", "password": "pw-for-tests-1"})
+    assert response.status_code == 302 and response["Location"] == landing
+
+
+@pytest.mark.django_db
+def test_login_of_an_editor_returns_to_the_page_asked_for(client):
+    user_factory("pat", editor=True)
+    response = client.post("/accounts/login/?next=/urn/", {"username": "pat", "password": "pw-for-tests-1",
+                                                           "next": "/urn/"})
+    assert response["Location"] == "/urn/"

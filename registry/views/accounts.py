@@ -25,7 +25,9 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.core.cache import cache
 from django.db.models import Sum
 from django.shortcuts import redirect, render
+from django.urls import reverse
 
+from .. import rules
 from ..forms import SignUpForm
 from ..middleware import client_address
 
@@ -100,7 +102,16 @@ def lockout_response(request, original_response=None, credentials=None):
 
 
 class LoginView(auth_views.LoginView):
-    """Django's log-in page; the limits live in the authentication backend (axes)."""
+    """Django's log-in page; the limits live in the authentication backend (axes).
+
+    With no page to return to, a GFD editor lands on the review queue, where their work is;
+    everyone else on their proposals.
+    """
+
+    def get_default_redirect_url(self):
+        if rules.is_editor(self.request.user):
+            return reverse("registry:review_queue")
+        return super().get_default_redirect_url()
 
 
 # --- throttles for mails and accounts ------------------------------------------------------
