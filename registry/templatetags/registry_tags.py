@@ -42,8 +42,9 @@ def event_sentence(event, named=True):
     (``rules.can_see_review``).
     """
     if not named:
-        return _sentence(event.kind, event.action, event.from_state, "", named=False)
-    return _sentence(event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "")
+        return _sentence(event.kind, event.action, event.from_state, "", named=False, data=event.data)
+    return _sentence(event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "",
+                     data=event.data)
 
 
 @register.filter
