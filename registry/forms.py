@@ -22,7 +22,24 @@ from .grammar import EQUIVALENCE_STEPS, snid_error
 _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}
 
 
-class SignUpForm(UserCreationForm):
+class FocusFirstErrorMixin:
+    """After a failed submission the page opens with the cursor in the first field in error.
+
+    Django's user forms put ``autofocus`` on the username field, which sent the cursor
+    back there even when only the password was wrong.
+    """
+
+    def full_clean(self):
+        super().full_clean()
+        first = next((name for name in self.fields if name in self._errors), None)
+        if first is None:
+            return
+        for field in self.fields.values():
+            field.widget.attrs.pop("autofocus", None)
+        self.fields[first].widget.attrs["autofocus"] = True
+
+
+class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
     email = forms.EmailField(help_text="For notices about your proposals and password resets.")
 
     class Meta(UserCreationForm.Meta):
@@ -285,6 +302,10 @@ class NewProposalForm(forms.Form):
 
     def __init__(self, *args, own_snids=(), **kwargs):
         super().__init__(*args, **kwargs)
+        if not own_snids:  # nothing to revise: no third choice, no empty list to choose from
+            self.fields["start"].choices = [c for c in self.START_CHOICES if c[0] != "version"]
+            del self.fields["namespace"]
+            return
         self.fields["namespace"].choices = [("", "—")] + [(s, s) for s in own_snids]
 
     def clean_snid(self):
