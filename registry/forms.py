@@ -77,7 +77,7 @@ def _snid_checked(value: str) -> str:
 class ProposalForm(forms.Form):
     """Every part of a proposal. ``cleaned_proposal`` holds the validated ProposalData."""
 
-    snid = forms.CharField(label="1.1 Namespace Identifier (SNID)", max_length=32,
+    snid = forms.CharField(label="SNID", max_length=32,
                            help_text=SECTIONS_BY_KEY["snid"].guidance,
                            widget=forms.TextInput(attrs={**_MONO, "pattern": "[A-Za-z0-9][A-Za-z0-9-]{0,31}"}))
     title = forms.CharField(label="Title", max_length=interchange.MAX_LINE, required=False,

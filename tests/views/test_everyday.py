@@ -71,3 +71,16 @@ def test_reply_confirmation_is_shown_in_the_thread_the_page_lands_on(client):
     in_thread = in_thread[:in_thread.index("</details>")]
     assert "Reply added; the GFD editors can read it in the thread." in in_thread
     assert page.count("Reply added") == 1
+
+
+@pytest.mark.django_db
+def test_edit_page_names_each_section_once_and_numbers_parts_like_sections(client):
+    applicant = user_factory("ann")
+    proposal = proposal_factory(applicant)
+    client.force_login(applicant)
+    page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    assert page.count("1.1 Namespace Identifier") == 1
+    assert "<legend>1 Registration</legend>" in page and "<h2>6 Examples</h2>" in page
+    assert not re.search(r"<legend>\d\. ", page)
+    detail = client.get(f"/proposals/{proposal.pk}/").content.decode()
+    assert '<h2 id="part-1">1 Registration</h2>' in detail and not re.search(r'<h2 id="part-\d">\d\. ', detail)
