@@ -72,6 +72,7 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "api:schema": ("GET", "/api/schema/", EVERYONE_200),
     "api:docs": ("GET", "/api/docs/", EVERYONE_200),
     "api:redoc": ("GET", "/api/redoc/", EVERYONE_200),
+    "api:redoc_bundle": ("GET", "/api/redoc/redoc.standalone.js", EVERYONE_200),
     "login": ("GET", "/accounts/login/", EVERYONE_200),
     "logout": ("POST", "/accounts/logout/", ("302", "302", "302", "302")),
     "password_change": ("GET", "/accounts/password_change/", LOGGED_IN_200),
