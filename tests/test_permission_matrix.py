@@ -35,6 +35,8 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:namespace_version": ("GET", "/urn/example/1/", EVERYONE_200),
     "registry:namespace_document": ("GET", "/urn/example/1/registration.md", EVERYONE_200),
     "registry:signup": ("GET", "/accounts/signup/", EVERYONE_200),
+    "registry:help_index": ("GET", "/help/", EVERYONE_200),
+    "registry:help_page": ("GET", "/help/documents/", EVERYONE_200),
     "registry:proposal_list": ("GET", "/proposals/", LOGGED_IN_200),
     "registry:proposal_new": ("GET", "/proposals/new/", LOGGED_IN_200),
     "registry:proposal_import": ("GET", "/proposals/import/", LOGGED_IN_200),

@@ -105,7 +105,8 @@ def test_accessibility_anonymous_pages(chromium, live_server, site, width):
     try:
         for path in ("/urn/", "/urn/example/", "/urn/fdc/", "/urn/example/diff/", "/urn/search/?q=grid",
                      "/urn/search/?urn=urn:ogf:example:cluster:2009:example.net:42", "/urn/search/",
-                     "/accounts/signup/", "/accounts/login/", "/accounts/password_reset/", "/no-such-page/"):
+                     "/accounts/signup/", "/accounts/login/", "/accounts/password_reset/", "/no-such-page/",
+                     "/help/", "/help/documents/", "/help/api/"):
             page.goto(path)
             examine(page, path, failures)
         page.goto("/accounts/signup/")
