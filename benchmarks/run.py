@@ -82,14 +82,14 @@ def main() -> None:
     import django
 
     django.setup()
-    from benchmarks import bench_engine, bench_http, bench_pages, bench_position
+    from benchmarks import bench_engine, bench_first_request, bench_http, bench_pages, bench_position
 
     hostile = hostile_section()
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
             "", machine(), REPRODUCE, bench_engine.report(), bench_position.report(), bench_pages.report(),
-            bench_http.report(), hostile, ""]
+            bench_first_request.report(), bench_http.report(), hostile, ""]
     OUT.write_text("\n".join(text))
     print(OUT.read_text())
 

@@ -43,3 +43,77 @@ def _compile_templates() -> list[str]:
                     engine.get_template(name)
                     names.append(name)
     return names
+
+
+#: Pages a new worker asks itself for before it takes its first request (``warm_pages``).
+WARM_PATHS = ("/urn/", "/urn/{snid}/", "/urn/search/?q={snid}", "/urn/search/?urn=urn:ogf:{snid}:x",
+              "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/")
+
+
+def warm_pages(application, *, host: str | None = None) -> dict[str, int]:
+    """Ask ``application`` (the WSGI app) for the public pages once: path -> status.
+
+    A worker's first request of a page otherwise pays for everything done once per
+    process — the first query of each shape, regular expressions, the first SNID
+    page's Markdown and diagrams, the registry's index — half a second to a second
+    (docs/performance.md, "First request after a restart"). Called from gunicorn's
+    post_worker_init, after the fork and before the worker accepts a connection, so
+    that cost is paid at start; the pages asked for are plain GETs, which change
+    nothing. A page that fails is only logged: a warm-up never stops a start.
+    """
+    import logging
+
+    from django.conf import settings
+
+    from .help import PAGES
+    from .models import Namespace
+
+    log = logging.getLogger(__name__)
+    try:
+        snid = Namespace.objects.registered().order_by("snid").values_list("snid", flat=True).first()
+    except Exception:  # noqa: BLE001 - no database yet (before migrate): warm what needs none
+        log.info("warm-up: the database cannot be read; warming pages that need no SNID only")
+        snid = None
+    paths = [p.format(snid=snid) for p in WARM_PATHS if snid or "{snid}" not in p]
+    paths += [f"/help/{slug}/" for slug in PAGES]
+    hosts = [h for h in settings.ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
+    host = host or (hosts[0] if hosts else "localhost")
+    statuses = {}
+    try:
+        _warm_workbench()
+        statuses["(the proposal form and the automated review)"] = 200
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.exception("warm-up: the proposal form and the automated review failed")
+        statuses["(the proposal form and the automated review)"] = 500
+    for path in paths:
+        route, _, query = path.partition("?")
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": route, "QUERY_STRING": query, "SCRIPT_NAME": "",
+                   "SERVER_NAME": host, "SERVER_PORT": "443", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1",
+                   "HTTP_X_FORWARDED_PROTO": "https", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.version": (1, 0),
+                   "wsgi.url_scheme": "https", "wsgi.input": __import__("io").BytesIO(b""),
+                   "wsgi.errors": __import__("sys").stderr, "wsgi.multithread": True,
+                   "wsgi.multiprocess": True, "wsgi.run_once": False}
+        status = []
+        try:
+            for _chunk in application(environ, lambda code, headers, exc_info=None: status.append(code)):
+                pass
+            statuses[path] = int(status[0].split()[0]) if status else 0
+        except Exception:  # noqa: BLE001 - see the docstring
+            log.exception("warm-up: %s failed", path)
+            statuses[path] = 500
+    return statuses
+
+
+def _warm_workbench() -> None:
+    """The applicant's and the editor's pages without a session: the proposal form drawn and the
+    automated review run on the GFD.191 worked example, as their first request would."""
+    import json
+
+    from .demo import FIXTURES
+    from .forms import ProposalForm
+    from .interchange import load
+    from .views.proposals import _workbench
+
+    data = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
+    str(ProposalForm(initial=ProposalForm.initial_from(data)))
+    _workbench(data, 0, diagrams_url="/")
