@@ -193,3 +193,25 @@ def test_accessibility_api_documentation(chromium, live_server, transactional_db
 def test_accessibility_axe_is_the_pinned_release():
     version = (VENDOR / "VERSION").read_text().strip()
     assert (VENDOR / "axe.min.js").read_text(encoding="utf-8").startswith(f"/*! axe v{version}\n")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_railroad_core_rule_notes_sit_between_the_rails(chromium, live_server, site):
+    """The "RFC 5234 core rule: …" note of a legend diagram ends before the rail resumes on either side."""
+    context = _context(chromium, live_server, 1280)
+    page = context.new_page()
+    try:
+        page.goto("/urn/example/")
+        page.locator("details", has_text="Railroad diagrams").first.evaluate("d => d.open = true")
+        page.locator("text.comment").first.wait_for()
+        gaps = page.evaluate("""() => Array.from(document.querySelectorAll('svg.railroad-diagram text.comment')).map(t => {
+            const [left, right] = Array.from(t.parentNode.querySelectorAll(':scope > path')).map(p => p.getBBox());
+            const box = t.getBBox();
+            return {text: t.textContent, start: box.x, end: box.x + box.width,
+                    railEnds: left.x + left.width, railStarts: right.x};
+        })""")
+    finally:
+        context.close()
+    assert len(gaps) >= 2  # ALPHA and DIGIT
+    for gap in gaps:
+        assert gap["railEnds"] <= gap["start"] and gap["end"] <= gap["railStarts"], gap
