@@ -215,3 +215,26 @@ def test_railroad_core_rule_notes_sit_between_the_rails(chromium, live_server, s
     assert len(gaps) >= 2  # ALPHA and DIGIT
     for gap in gaps:
         assert gap["railEnds"] <= gap["start"] and gap["end"] <= gap["railStarts"], gap
+
+
+@pytest.mark.django_db(transaction=True)
+def test_header_navigation_wraps_flush_left_at_375_px(chromium, live_server, site):
+    context = _context(chromium, live_server, 375)
+    page = context.new_page()
+    try:
+        login(page, "editor", "editor-demo-2026")
+        page.goto("/review/")
+        nav_left, rows = page.evaluate("""() => {
+            const nav = document.querySelector('header.site nav');
+            const rows = {};
+            for (const item of nav.children) {
+                const box = item.getBoundingClientRect();
+                const top = Math.round(box.top);
+                rows[top] = Math.min(rows[top] ?? Infinity, box.left);
+            }
+            return [nav.getBoundingClientRect().left, Object.values(rows)];
+        }""")
+    finally:
+        context.close()
+    assert len(rows) >= 2  # the editor's five items do wrap at 375 px
+    assert all(abs(left - nav_left) < 1 for left in rows), (nav_left, rows)

@@ -84,3 +84,15 @@ def test_edit_page_names_each_section_once_and_numbers_parts_like_sections(clien
     assert not re.search(r"<legend>\d\. ", page)
     detail = client.get(f"/proposals/{proposal.pk}/").content.decode()
     assert '<h2 id="part-1">1 Registration</h2>' in detail and not re.search(r'<h2 id="part-\d">\d\. ', detail)
+
+
+@pytest.mark.django_db
+def test_queue_and_my_proposals_label_every_cell_for_narrow_screens(client):
+    applicant, editor = user_factory("ann"), user_factory("eve", editor=True)
+    proposal_factory(applicant, state="submitted")
+    for user, path, columns in ((editor, "/review/", 8), (applicant, "/proposals/", 6)):
+        client.force_login(user)
+        page = client.get(path).content.decode()
+        body = page[page.index("<tbody>"):page.index("</tbody>")]
+        cells = re.findall(r"<td[^>]*>", body)
+        assert len(cells) == columns and all("data-label=" in cell for cell in cells), path
