@@ -126,6 +126,7 @@ def _warm_workbench() -> None:
     from .interchange import load
     from .markdown import prerender_page
     from .models import Proposal
+    from .selectors import data_findings
     from .views.proposals import _workbench
 
     example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
@@ -133,5 +134,5 @@ def _warm_workbench() -> None:
                .order_by("submitted_at", "id")[:WARM_PROPOSALS])
     for data in [example, *(proposal.to_data() for proposal in waiting)]:
         str(ProposalForm(initial=ProposalForm.initial_from(data)))
-        _workbench(data, 0, diagrams_url="/")
+        _workbench(data, data_findings(data), diagrams_url="/")
         prerender_page(list((data.sections or {}).values()))

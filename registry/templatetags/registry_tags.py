@@ -76,3 +76,10 @@ def page_messages(context):
     if not context.get("threads"):
         return list(messages)
     return [m for m in messages if not any(t.startswith("thread-") for t in (m.extra_tags or "").split())]
+
+
+@register.filter
+def equivalence_steps(proposal):
+    """(step, words) of the executable equivalence rule the applicant chose, for registry/_choices.html."""
+    from ..grammar import EQUIVALENCE_STEPS
+    return [(step, EQUIVALENCE_STEPS.get(step, step)) for step in (proposal.equivalence or [])]

@@ -82,7 +82,7 @@ def test_confirm_decision_is_titled_for_what_it_confirms(client, people):
 def test_confirm_approval_with_failing_checks_lists_them_and_asks_for_a_written_reason(client, people):
     proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
     failing = [f for f in proposal.findings if f["status"] == "fail"]
-    assert len(failing) == 2
+    assert failing
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
     listed = page[page.index('<ul class="failing-checks">'):]
