@@ -13,6 +13,7 @@ instead, for developers.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from django.db import connections
 from django.test.utils import override_settings
 
 from ... import demo, sandbox
+from ...transparency.log import log_verifier
 
 CONSOLE_MAIL = "django.core.mail.backends.console.EmailBackend"
 FILE_MAIL = "django.core.mail.backends.filebased.EmailBackend"
@@ -54,6 +56,8 @@ class Command(BaseCommand):
             before = _files(mail_dir)
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
+            call_command("log_backfill", verbosity=0, stdout=io.StringIO())  # versions approved before the log
+            self.stdout.write(f"Transparency log key: {log_verifier(create=True)} (see /log/).")
             accounts = demo.demo_accounts()
             if demo.database_is_empty():
                 proposals = demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
@@ -85,6 +89,8 @@ class Command(BaseCommand):
             "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or settings.SECRET_KEY,
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,[::1]",
             "REGISTRY_SITE_URL": settings.SITE_URL,
+            # The development log key made above (production settings refuse to start without one).
+            "REGISTRY_LOG_KEY_FILE": os.environ.get("REGISTRY_LOG_KEY_FILE") or settings.REGISTRY_LOG_KEY_FILE,
             "BIND": f"127.0.0.1:{port}",
             "WEB_CONCURRENCY": os.environ.get("WEB_CONCURRENCY", "2"),
         }
