@@ -5,7 +5,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_TOOLS = {"pytest", "pytest-django", "playwright", "schemathesis", "hypothesis", "feedparser", "html5lib",
-              "pillow"}
+              "pillow", "oauthlib"}
 
 
 def _names(path: Path) -> set[str]:
