@@ -99,13 +99,32 @@ def test_nothing_is_silently_dropped():
     assert "Thanks to all." in result.data.sections["changes"]
 
 
-def test_page_furniture_and_hyphenation_are_cleaned():
+def test_page_furniture_is_cleaned_and_pdf_hyphenation_undone():
     text = ("Scope:\n   Identifiers for grid resour-\n   ces and clusters.\n"
             "Tessman                      Informational                     [Page 3]\n"
             "RFC 4198           URN Namespace for Federated Content      November 2005\n"
             "   More scope text.\n")
-    scope = document_import(text).data.sections["scope"]
+    result = document_import(text, format="pdf")
+    scope = result.data.sections["scope"]
     assert "resources" in scope and "[Page" not in scope and "RFC 4198" not in scope
+    assert any("hyphens were removed at 1 line break(s) (from line 2): the document is a PDF" in n
+               for n in result.notes)
+
+
+def test_rfc_text_keeps_its_line_final_hyphens_and_says_so():
+    text = ("Scope:\n   Regional or market-\n   based agencies; the index files \"rfc-index.txt\", \"fyi-\n"
+            "   index.txt\" and more.\n")
+    result = document_import(text)
+    scope = result.data.sections["scope"]
+    assert "market-\nbased" in scope and '"fyi-\nindex.txt"' in scope
+    assert any("hyphens were kept as written at 2 line break(s) (from line 2)" in n for n in result.notes)
+
+
+def test_soft_hyphenation_shown_by_the_document_itself_is_undone():
+    text = "Scope:\n   Grid resources and more grid resour-\n   ces, and clusters.\n"
+    result = document_import(text)
+    assert result.data.sections["scope"] == "Grid resources and more grid resources, and clusters."
+    assert any("the joined words are written unbroken elsewhere" in n for n in result.notes)
 
 
 def test_latex_subsubsections_are_recognised():
@@ -294,7 +313,8 @@ PUBLISHED = {
                        "DD", "alphanum", "symbol"], "NSS", ("", "", "", "")),
     "rfc4198-fdc.txt": (
         "fdc", (["urn:ogf:fdc:example.com:2002:A572007", "urn:ogf:fdc:example.net:200406:ivr:51089",
-                 "urn:ogf:fdc:example.org:20010527:img089322-038"], []), [], "",
+                 "urn:ogf:fdc:example.org:20010527:img089322-038"], []),
+        ["NSS", "ProviderId", "DateId", "ResourceId", "label", "toplabel", "CCYY"], "NSS",
         ("Dave Tessman", "Zelestra", "dtessman@zelestra.com",
          "2314 Henrietta Avenue\nLa Crescenta, CA 91214-3007\nUSA")),
     "rfc3085-newsml-ocr.txt": (
@@ -328,7 +348,7 @@ PUBLISHED = {
                  "64MAzrPhKLBHFRy25uC82Eo5MU1FC1XLdM2Jvsx2tTMv"], []), [], "",
         ("Technical Program Manager", "TrustFrame, Inc.", "info@trustframe.com", "")),
     "mrn-iala.md": (
-        "mrn", ([], []), [], "", (IALA, IALA, "contact@iala-aism.org", "10 rue des Gaudines\n78100\nSt Germain en Laye\nFrance")),
+        "mrn", ([], []), [], "", (IALA, IALA, "info@mrnregistry.org", "10 rue des Gaudines\n78100\nSt Germain en Laye\nFrance")),
     "whip-ietf-subnamespace.md": (
         "whip", ([], []), [], "",
         ("A designated expert will monitor the WHIP public mailing list.", "The Internet Engineering Task Force.",
@@ -398,7 +418,10 @@ def test_registrant_uncertainties_are_reported():
     assert items["registrant.address"].why == "given as N/A or TBD"
     items = {i.field: i for i in document_import(seed("001")).report.items}
     assert items["registrant.address"].lines == [53, 54, 55]
-    assert items["grammar.abnf"].why == "split into columns by text extraction: rejoin it against the original"
+    assert items["grammar.abnf"].status == "uncertain"
+    assert items["grammar.abnf"].why.startswith("The grammar on source lines 65-79 was printed in columns by text "
+                                                "extraction; 7 rule(s) were rejoined")
+    assert "'MM', 'DD', 'alphanum', 'other', 'hex' but does not define them" in items["grammar.abnf"].why
     assert "separate columns" in items["registrant.address"].why
 
 

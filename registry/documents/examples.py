@@ -10,13 +10,15 @@ Wrapped URNs: a URN that ends its line with ``:``, ``-``, ``.``, ``/``, ``%`` or
 ``=`` continues on the next line when that line starts with URN characters; the
 hyphen is kept (a hyphen is a URN character, so it is never taken for
 hyphenation). Templates (``urn:x:{prefix}``, ``urn:x:<id>``, ``urn:x:…``) and
-bare prefixes (``urn:ogf:``) are not examples; they are reported as skipped.
+bare prefixes (``urn:ogf:``) are not examples, nor are the quoted strings of grammar
+rules (``X = "urn:x:y:" Body``); they are reported as skipped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .grammar import rule_start
 from .text import Line
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -40,6 +42,15 @@ class Found:
 class Scan:
     found: list[Found] = field(default_factory=list)
     templates: list[tuple[str, int]] = field(default_factory=list)  # (text, line) left out
+    literals: list[tuple[str, int]] = field(default_factory=list)  # quoted strings of grammar rules, left out
+
+
+def _grammar_literal(text: str, start: int, end: int) -> bool:
+    """A URN (prefix) quoted inside an ABNF rule: ``SGTIN-URI = "urn:epc:id:sgtin:" SGTINURIBody``."""
+    if not (start and text[start - 1] == '"' and text[end:end + 1] == '"'):
+        return False
+    stripped = text.lstrip()
+    return rule_start(text) is not None or stripped.startswith("/")
 
 
 def _find_urn(text: str, lowered: str, start: int) -> int:
@@ -127,7 +138,9 @@ def scan(lines: list[Line]) -> Scan:
             nss = urn[nid_end + 1 - start:]
             line_before = text[:start]
             struck = line_before.count("~~") % 2 == 1 or "(invalid)" in text[end:end + 12]
-            if after and after in _TEMPLATE_START or not nss or nss.endswith(("{", "<")):
+            if _grammar_literal(text, start, end):
+                result.literals.append((urn, line.number))
+            elif after and after in _TEMPLATE_START or not nss or nss.endswith(("{", "<")):
                 result.templates.append((text[start:end + 20].strip(), line.number))
             elif "{" in nss or "}" in nss or "<" in nss:
                 result.templates.append((urn, line.number))

@@ -20,7 +20,7 @@ from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, Propo
 from . import examples as example_scan
 from . import grammar as abnf
 from . import registrant as registrant_reader
-from .headings import CERTAIN, Heading, heading
+from .headings import CERTAIN, Heading, heading, unknown_heading
 from .report import Report
 from .text import Line, normalise, numbered_lines
 
@@ -58,9 +58,21 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
     # A GFD.191-style document numbers its template sections: then only those count,
     # and the same words elsewhere in its prose are text, not headings.
     template_numbers = len(numbered) >= 5
+    # Documents whose headings are labels ("Title:" at one indentation, as RFC templates write
+    # them): a line written the same way under a title we do not know starts unplaced text.
+    certain = [(line, h) for line, h in found if h is not None and h.key and h.confidence >= CERTAIN]
+    labels = [h.indent for line, h in certain if ":" in line.text]
+    heading_indent = -1
+    if len(labels) >= 3 and len(labels) * 3 >= len(certain) * 2:
+        heading_indent = max(set(labels), key=labels.count)
     blocks = [Block(None, None, 0)]
-    for line, found_heading in found:
+    previous_blank = True
+    for position, (line, found_heading) in enumerate(found):
         current = blocks[-1]
+        if found_heading is None and previous_blank and current.key not in ("registrant", "version", "snid") \
+                and _unknown_heading_at(found, position, heading_indent):
+            found_heading = unknown_heading(line.text)
+        previous_blank = not line.text.strip()
         if found_heading is not None and template_numbers and found_heading.key:
             if found_heading.number != SECTIONS_BY_KEY[found_heading.key].number:
                 # The same words elsewhere: a part heading ("2. Syntax") or prose, not the section.
@@ -71,7 +83,8 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
                 and found_heading.indent > current.heading.indent and current.key \
                 and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number):
             found_heading = None  # an indented label inside a section ("Introduction:") is its text
-        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key == current.key:
+        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key \
+                and found_heading.key == current.key:
             found_heading = None  # "Contact:" inside the registrant section is one of its labels
         if found_heading is None:
             current.lines.append(line)
@@ -85,6 +98,23 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
             "confidence": found_heading.confidence, "why": found_heading.why,
         })
     return blocks
+
+
+def _unknown_heading_at(found, position: int, indent: int) -> bool:
+    """Whether line ``position`` is written like the document's headings ("Title:" at their
+    indentation, its text on the line or indented below) without being one we know."""
+    line = found[position][0]
+    candidate = unknown_heading(line.text)
+    if candidate is None or indent < 0 or candidate.indent != indent or registrant_reader.is_label(line.text):
+        return False
+    if indent == 0 and not line.text.strip().startswith("**"):
+        return False  # at the margin only a heading written in bold, like the document's own
+    if candidate.rest:
+        return True
+    for following, _ in found[position + 1:position + 4]:
+        if following.text.strip():
+            return len(following.text) - len(following.text.lstrip()) > indent
+    return False
 
 
 def _text(lines: list[Line]) -> str:
@@ -103,7 +133,7 @@ def document_import(text: str, *, format: str = "text") -> ImportResult:
     source = normalise(text)
     report = Report(format=format)
     result = ImportResult(ProposalData(snid=""), source=source, report=report)
-    lines = numbered_lines(source, report.notes)
+    lines = numbered_lines(source, report.notes, soft_hyphens=format == "pdf")
     blocks = _split(lines, report)
     data = result.data
     _preamble(blocks[0], data, report)
@@ -160,9 +190,10 @@ def document_import(text: str, *, format: str = "text") -> ImportResult:
         for block in unmapped:
             title = block.heading.title if block.heading else "(before the first heading)"
             kept.append(f"### {title}\n\n{_dedent(_text(block.lines))}")
-            report.add("unmapped", f"Unmapped: {title}", _dedent(_text(block.lines))[:2000],
+            report.add("unmapped", f"Unplaced text: {title}", _dedent(_text(block.lines))[:2000],
                        [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else []),
-                       uncertain=True, why="matches no template section; kept in section 8 for you to move or delete")
+                       uncertain=True, why="under a heading that matches no template section; kept in section 8 "
+                                           "for you to move or delete")
         data.sections["changes"] = (data.sections.get("changes", "") + f"\n\n## {UNMAPPED_MARK}\n\n"
                                     "Review this text: move what belongs to a section, delete the rest.\n\n"
                                     + "\n\n".join(kept)).strip()
@@ -342,10 +373,28 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
     text = extracted.abnf
     why = []
     rebased = abnf.rebase(text, extracted.top, data.snid) if not extracted.problems else None
+    unbased = ""
+    if not rebased and not extracted.problems:
+        by_rule = abnf.rebase_nid_rule(text, extracted.top, data.snid)
+        if isinstance(by_rule, str):
+            unbased = by_rule
+        elif by_rule:
+            rebased = by_rule
     if rebased:
         text, change = rebased
         extracted.changes.append(change)
-    why += extracted.changes + extracted.problems + [p for p in extracted.prose if "cannot" in p]
+    if extracted.rejoined:
+        first, last = extracted.columns
+        extracted.changes.insert(0, (
+            f"The grammar on source lines {first}-{last} was printed in columns by text extraction; "
+            f"{len(extracted.rejoined)} rule(s) were rejoined (names, '=' signs and definitions paired in order) "
+            "and the rest could not be: compare the grammar with the original."))
+    cannot = [unbased] if unbased else []
+    if extracted.undefined:
+        cannot.append(_undefined_message(extracted.undefined))
+    why += extracted.changes + extracted.problems + cannot + [p for p in extracted.prose if "cannot" in p]
+    for message in cannot:
+        report.notes.append(message)
     for message in extracted.changes:
         report.notes.append(message)
     if extracted.problems:
@@ -354,7 +403,8 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
     for message in extracted.prose:
         report.notes.append(message)
     data.grammar = Grammar(abnf=text, rule=extracted.top)
-    doubtful = bool(rebased or extracted.problems or any("cannot" in p for p in extracted.prose))
+    doubtful = bool(rebased or extracted.problems or cannot or extracted.rejoined
+                    or any("cannot" in p for p in extracted.prose))
     report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", text, extracted.lines, uncertain=doubtful,
                why=" ".join(why))
     report.add("grammar.rules", "Grammar rules", ", ".join(extracted.rules), extracted.lines,
@@ -363,6 +413,20 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
                 if abnf.rule_start(t) and abnf.rule_start(t)[0] == extracted.top][:1]
     report.add("grammar.rule", "Top rule", extracted.top, top_line, uncertain=bool(extracted.top_uncertain),
                why=extracted.top_uncertain)
+
+
+def _undefined_message(names: list[str]) -> str:
+    """Rules used but not defined: the grammar cannot run until they are added."""
+    listed = ", ".join(repr(n) for n in names[:8]) + (" …" if len(names) > 8 else "")
+    message = f"The grammar uses rule(s) {listed} but does not define them, so it cannot be run as it stands"
+    from_rfc3986 = [n for n in names if n.casefold() in abnf.RFC3986_RULES]
+    from_rfc8141 = [n for n in names if n.casefold() in abnf.RFC8141_RULES]
+    if from_rfc3986:
+        message += (f"; {', '.join(from_rfc3986)} {'is' if len(from_rfc3986) == 1 else 'are'} defined in RFC 3986? "
+                    "add them to the grammar")
+    if from_rfc8141:
+        message += f"; {', '.join(from_rfc8141)}: defined in RFC 8141? add them to the grammar"
+    return message + "."
 
 
 def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalData, report: Report) -> None:
@@ -396,6 +460,8 @@ def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalDat
             scanned.found.sort(key=lambda f: f.line)
         for text, number in scanned.templates:
             report.left_out.append({"text": text, "line": number, "why": "a template or a bare prefix, not a URN"})
+        for text, number in scanned.literals:
+            report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
         for f in scanned.found:
             nid = f.urn[4:].split(":", 1)[0].lower()
             if chosen is not None and chosen != tier:
