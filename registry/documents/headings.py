@@ -51,7 +51,7 @@ for _title, _target in {
     "Identifier immutability considerations": "immutability",
     "Process of identifier assignment": "identifier_assignment",
     "Process for identifier resolution": "resolution", "Process of identifier resolution": "resolution",
-    "Rules for Lexical Equivalence": "lexical_equivalence", "Conformance with URN Syntax": "encoding",
+    "Rules for Lexical Equivalence": "lexical_equivalence",
     "Validation mechanism": "validation_mechanism", "Scope": "scope", "Examples": "examples",
     "Example": "examples", "Change history": "changes",
     "Changes from Previous Versions / Prior Usage": "changes",
@@ -68,6 +68,13 @@ for _title, _target in {
     "Community considerations": None, "Namespace considerations": None,
 }.items():
     KNOWN[normal(_title)] = _target
+
+# Known titles whose section is a judgement: mapped, but reported uncertain with the other reading.
+AMBIGUOUS: dict[str, tuple[str, str]] = {
+    normal("Conformance with URN Syntax"): (
+        "reserved_use", "RFC 3406's 'Conformance with URN Syntax' says which characters are reserved: taken as "
+                        "2.2 Reserved Use; the other reading is 2.3 Encoding"),
+}
 
 # Words that carry a heading's meaning, and the section they point to.
 _MEANING = [
@@ -121,6 +128,9 @@ def heading(line: str) -> Heading | None:
     if not (colon or numbered) and (indent and not raw.lstrip().startswith("#") or len(title.split()) > 8):
         return None
     rest = rest.strip().strip("*").strip()
+    if key in AMBIGUOUS:
+        target, why = AMBIGUOUS[key]
+        return Heading(target, title, rest, 0.7, why, numbered, indent)
     if key in KNOWN:
         return Heading(KNOWN[key], title, rest, 1.0, "known title", numbered, indent)
     close = difflib.get_close_matches(key, list(KNOWN), n=1, cutoff=0.8 if (colon or numbered) else 0.86)

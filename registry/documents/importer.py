@@ -73,6 +73,10 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
                 and _unknown_heading_at(found, position, heading_indent):
             found_heading = unknown_heading(line.text)
         previous_blank = not line.text.strip()
+        if found_heading is None and _number_above_heading(found, position):
+            report.notes.append(f"The section number {line.text.strip()!r} on line {line.number} stands alone above "
+                                "a heading; it was read as that heading's number, not as text.")
+            continue
         if found_heading is not None and template_numbers and found_heading.key:
             if found_heading.number != SECTIONS_BY_KEY[found_heading.key].number:
                 # The same words elsewhere: a part heading ("2. Syntax") or prose, not the section.
@@ -98,6 +102,17 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
             "confidence": found_heading.confidence, "why": found_heading.why,
         })
     return blocks
+
+
+def _number_above_heading(found, position: int) -> bool:
+    """A bare section number ("4.") that text extraction put on a line of its own above its heading."""
+    text = found[position][0].text.strip()
+    if not text or not text[0].isdigit() or not all(c.isdigit() or c == "." for c in text) or len(text) > 12:
+        return False
+    for following, following_heading in found[position + 1:position + 4]:
+        if following.text.strip():
+            return following_heading is not None
+    return False
 
 
 def _unknown_heading_at(found, position: int, indent: int) -> bool:
