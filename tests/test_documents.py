@@ -973,3 +973,135 @@ def test_registrant_shapes(block, expected):
     assert (r.name, r.organisation, r.email, r.address) == expected
     if "Technical Director" in block:
         assert any("'Technical Director'" in note for note in result.notes)
+
+
+# --- the registrant's shapes, one at a time --------------------------------------------------------
+
+REGISTRANT_SHAPES = [
+    ("label-glued", "   Registering organization:  IETF\n\n   Designated contact:  A. Person\n\n"
+     "   Designated contact email:  a@example.org\n",
+     ("A. Person", "IETF", "a@example.org"), ()),
+    ("title-below-name", "   Name: A. Person\n   Title: Software Architect\n   Email: a@example.org\n",
+     ("A. Person", "", "a@example.org"), ()),
+    ("nested-blocks", "   -  Registering organization:\n      Name: Example Bank (member of ESCB)\n      Address:\n"
+     "      1 Example Street\n\n   -  Designated contact person:\n      Name: A. Person\n"
+     "      Email: a@example.org\n",
+     ("A. Person", "Example Bank (member of ESCB)", "a@example.org"), ()),
+    ("label-alone-above-value", "      Name:\n\n         Example Registry Association\n\n      Address:\n\n"
+     "         1 Example Road\n\n      Contact:\n\n         URL: http://example.org/contact/\n"
+     "         Email: info@example.org\n",
+     ("", "Example Registry Association", "info@example.org"), ()),
+    ("contact-with-honorific-and-role", "      Name:    Example Agency\n      Address: 1 Example Road\n\n"
+     "      Contact: Mr. A. Person, Managing Director\n",
+     ("A. Person", "Example Agency", ""), ()),
+    ("attn", "      Commission for Example Information (Secretariat)\n      c/o Example Survey\n      Example Town\n"
+     "      Attn. A. Person (a@example.org)\n",
+     ("A. Person", "Commission for Example Information (Secretariat)", "a@example.org"), ("organisation",)),
+    ("unlabelled-person-then-role", "    Registering organization:\n\n      Name:\n        Example Institute\n\n"
+     "      Designated contact person:\n        A. Person\n        Role: Manager, Example Registry\n"
+     "        Email: a@example.org\n",
+     ("A. Person", "Example Institute", "a@example.org"), ()),
+    ("two-contacts-and-acronym", "      Standards Organization: Example Partnership Project 2\n      (EPP2)\n\n"
+     "      Contact:\n\n      A. Person, Example Administrator,\n      a@example.org\n\n"
+     "      B. Other, Example Chair, b@example.org\n      c/o Example Association\n      1 Example Road\n",
+     ("A. Person", "Example Partnership Project 2 (EPP2)", "a@example.org"), ("name", "organisation")),
+    ("two-labels-on-one-line", "   Name: A. Person Title: Software Architect\n   E-mail: a@example.org\n",
+     ("A. Person", "", "a@example.org"), ("name",)),
+]
+
+
+@pytest.mark.parametrize(("block", "expected", "uncertain"), [s[1:] for s in REGISTRANT_SHAPES],
+                         ids=[s[0] for s in REGISTRANT_SHAPES])
+def test_registrant_shape_is_read_and_only_certain_values_are_found(block, expected, uncertain):
+    result = document_import("Namespace ID: demo\n\nDeclared registrant of the namespace:\n\n" + block)
+    r = result.data.registrant
+    assert (r.name, r.organisation, r.email) == expected
+    for key in ("name", "organisation", "email"):
+        item = result.report.item(f"registrant.{key}")
+        assert (item.status == "uncertain") == (key in uncertain), item
+        assert ":" not in item.value.replace("http:", "")  # a value never holds another field's label
+
+
+def test_several_contacts_keep_the_first_and_show_the_others():
+    result = document_import(published("rfc8464-3gpp2.txt"))
+    assert result.data.registrant.name == "John Derr"
+    assert any("additional contact, 'Gary Pellegrino' (line 20)" in note for note in result.notes)
+    name = result.report.item("registrant.name")
+    assert name.status == "uncertain" and name.lines == [17, 18] and "assembled from lines 17-18" in name.why
+
+
+def test_uncertain_reading_shows_the_other_one():
+    items = {i.field: i for i in document_import(published("rfc5134-epc.txt")).report.items}
+    assert items["registrant.organisation"].why == ("cut out of a longer text; the other reading is "
+                                                    "'EPCglobal, Inc. is a subsidiary of GS1'")
+    items = {i.field: i for i in document_import(published("rfc3541-web3d.txt")).report.items}
+    assert "the other reading is 'contact@web3d.org' (line 15)" in items["registrant.email"].why
+
+
+def test_docx_paragraphs_of_labels_and_values_are_not_shifted():
+    from registry.documents import read_file
+
+    lines = ("Namespace ID:", "demo", "Declared registrant of the namespace:", "Name:", "Example Forum",
+             "Address:", "1 Example Road", "Contact:", "A. Person", "E-mail:", "a@example.org")
+    text, fmt = read_file("demo.docx", _docx("\n".join(lines)))
+    r = document_import(text, format=fmt).data.registrant
+    assert (r.name, r.organisation, r.email, r.address) == ("A. Person", "Example Forum", "a@example.org",
+                                                            "1 Example Road")
+
+
+# --- examples, headings and grammars that cannot work ----------------------------------------------
+
+
+def test_grammar_literals_are_not_examples():
+    result = document_import(published("rfc5134-epc.txt"))
+    assert result.data.examples.valid == ["urn:ogf:epc:id:sgtin:900100.0003456.1234567"]
+    assert {"text": "urn:epc:id:sgtin", "line": 59, "why": "a literal of the grammar, not an example"} \
+        in result.report.left_out
+
+
+def test_low_confidence_heading_does_not_swallow_unknown_headings_or_their_examples():
+    text = ("   Namespace Identifier:  demo\n\n   Version:  1\n\n   Syntax:  Any string.\n\n"
+            "   Revision Information:  N/A\n\n   Usage of query part:\n\n      None.\n\n"
+            "   Sample identifiers:\n\n      urn:demo:first:1\n")
+    result = document_import(text)
+    assert result.data.examples.valid == ["urn:ogf:demo:first:1"]
+    headings = {h["title"]: h for h in result.report.headings}
+    assert headings["Revision Information"]["section"] == "changes"
+    assert headings["Usage of query part"]["section"] == "" and headings["Sample identifiers"]["section"] == ""
+    unplaced = [i for i in result.report.items if i.field == "unmapped"]
+    assert [(i.label, i.value, i.lines, i.status) for i in unplaced] == [
+        ("Unplaced text: Usage of query part", "None.", [9, 11], "uncertain"),
+        ("Unplaced text: Sample identifiers", "urn:demo:first:1", [13, 15], "uncertain")]
+
+
+def test_a_heading_only_spelled_like_a_known_one_is_uncertain():
+    found = _heading("   Registrtion Informaton:")  # OCR damage: near-exact, certain
+    assert found.key == "version" and found.confidence >= 0.9
+    found = _heading("Reservation Information:")  # 0.86 like "Registration Information": not the same words
+    assert found.key == "version" and found.confidence < 0.85
+
+
+def test_rules_used_but_not_defined_are_named_with_where_they_come_from():
+    result = document_import(published("rfc8464-3gpp2.txt"))
+    item = result.report.item("grammar.abnf")
+    assert item.status == "uncertain"
+    assert ("The grammar uses rule(s) 'pchar', 'pct-encoded' but does not define them, so it cannot be run as it "
+            "stands; pchar, pct-encoded are defined in RFC 3986? add them to the grammar.") in item.why
+
+
+def test_nid_in_a_rule_of_its_own_is_rebased_when_it_is_one_string():
+    result = document_import(published("rfc7254-gsma.txt"))
+    abnf = result.data.grammar.abnf
+    assert 'gsma-NID              = "ogf:gsma"' in abnf
+    assert "takes its NID from rule 'gsma-NID'" in result.report.item("grammar.abnf").why
+    compiled = grammar_compile(abnf, result.data.grammar.rule)
+    from registry.grammar import parse_urn
+    assert compiled.errors == [] and compiled.check(parse_urn("urn:ogf:gsma:imei:35-209900-176148-1")) == []
+
+
+def test_nid_in_a_rule_that_is_not_one_string_is_uncertain_with_the_reason():
+    text = ('Namespace ID: demo\n\nDeclaration of syntactic structure:\n\n   x-urn = "urn:" x-nid ":" x-nss\n'
+            '   x-nid = "demo" / "demo2"\n   x-nss = 1*ALPHA\n')
+    item = document_import(text).report.item("grammar.abnf")
+    assert item.status == "uncertain"
+    assert "takes its NID from rule 'x-nid', whose definition (\"demo\" / \"demo2\") is not a single string" in item.why
