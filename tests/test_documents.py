@@ -847,8 +847,13 @@ def test_document_type_from_rfc_category_is_uncertain():
     "The following URNs are valid:\n" + "     " * 20_000 + "\n",
     ("Examples:\n" + "urn:x:a)" + ")" * 3_000 + "\n") * 20,
     "\\section{x}\n" + ("}\\\\" + " " * 3_000 + "\n") * 30,
+    "Declared registrant of the namespace:\n   Address: a\n" + "      b\n" * 100_000,
+    "Declared registrant of the namespace:\n" + "   Name:\n   Address:\n" * 30_000 + "   x\n" * 30_000,
+    ("x = " + '"urn:x:a" / ' * 300 + "\n") * 50,
+    "Scope:\n" + "   a market-\n   based x-\n" * 35_000,
 ], ids=["document-spaces", "name-letters", "urn-repeated", "urn-nid-repeated", "urn-spaced", "parens", "formal-spaces",
-        "list-spaces", "closing-parens", "latex-wrapped-strike"])
+        "list-spaces", "closing-parens", "latex-wrapped-strike", "address-lines", "column-labels",
+        "quoted-urns-in-rules", "line-final-hyphens"])
 def test_hostile_text_is_read_in_linear_time(text):
     import time
 

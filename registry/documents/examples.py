@@ -45,12 +45,13 @@ class Scan:
     literals: list[tuple[str, int]] = field(default_factory=list)  # quoted strings of grammar rules, left out
 
 
-def _grammar_literal(text: str, start: int, end: int) -> bool:
-    """A URN (prefix) quoted inside an ABNF rule: ``SGTIN-URI = "urn:epc:id:sgtin:" SGTINURIBody``."""
-    if not (start and text[start - 1] == '"' and text[end:end + 1] == '"'):
-        return False
-    stripped = text.lstrip()
-    return rule_start(text) is not None or stripped.startswith("/")
+def _quoted(text: str, start: int, end: int) -> bool:
+    return bool(start) and text[start - 1] == '"' and text[end:end + 1] == '"'
+
+
+def _grammar_line(text: str) -> bool:
+    """An ABNF rule or the continuation of one (``/ "urn:x:"``): its quoted strings are literals."""
+    return rule_start(text) is not None or text.lstrip().startswith("/")
 
 
 def _find_urn(text: str, lowered: str, start: int) -> int:
@@ -106,6 +107,7 @@ def scan(lines: list[Line]) -> Scan:
         lowered = text.lower()
         position = 0
         consumed_next = False
+        grammar_line = None  # whether the line is an ABNF rule: decided once, when a quoted URN asks
         while True:
             start = _find_urn(text, lowered, position)
             if start < 0:
@@ -138,7 +140,8 @@ def scan(lines: list[Line]) -> Scan:
             nss = urn[nid_end + 1 - start:]
             line_before = text[:start]
             struck = line_before.count("~~") % 2 == 1 or "(invalid)" in text[end:end + 12]
-            if _grammar_literal(text, start, end):
+            if _quoted(text, start, end) and (grammar_line if grammar_line is not None
+                                              else (grammar_line := _grammar_line(text))):
                 result.literals.append((urn, line.number))
             elif after and after in _TEMPLATE_START or not nss or nss.endswith(("{", "<")):
                 result.templates.append((text[start:end + 20].strip(), line.number))

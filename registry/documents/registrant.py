@@ -23,6 +23,7 @@ never contains another field's label.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from .text import Line
@@ -68,11 +69,21 @@ _HOW = {
 
 @dataclass(slots=True)
 class Value:
-    text: str
+    first: str  # the text on its first line
     lines: list[int]
     how: str  # a key of _HOW
     why: str = ""  # more about an uncertain reading
     other: str = ""  # the other reading, shown with the uncertain one
+    more: list[tuple[str, str]] = field(default_factory=list)  # (separator, text) of continuation lines
+
+    @property
+    def text(self) -> str:
+        """The whole value (joined once, when read: continuation lines are appended in constant time)."""
+        return self.first + "".join(separator + piece for separator, piece in self.more)
+
+    def extend(self, separator: str, text: str, number: int) -> None:
+        self.more.append((separator, text))
+        self.lines.append(number)
 
 
 @dataclass(slots=True)
@@ -184,11 +195,16 @@ class _Reader:
         self.paragraphs: dict[str, list[list[Line]]] = {"": [], "org": [], "contact": []}
         self.block = ""  # "", "org" or "contact"
         self.contact_seen = False
-        self.pending: list[tuple[str, str, bool]] = []  # (block, kind, weak): labels waiting for their value
+        self.pending: deque[tuple[str, str, bool]] = deque()  # (block, kind, weak): labels waiting for a value
+        self.weak = 0  # how many of them are block openers ("Designated contact"), which a label cancels
         self.last: tuple[Value, str, int] | None = None  # value that may continue, its kind, the label's indent
         self.blank = False
         self.in_columns = False  # pairing labels of one column with the values of the next
         self.notes: list[str] = []
+
+    def _clear(self) -> None:
+        self.pending.clear()
+        self.weak = 0
 
     def add(self, kind: str, value: Value) -> Value:
         self.values.setdefault((self.block, kind), []).append(value)
@@ -235,7 +251,7 @@ class _Reader:
             self.contact_seen = True
             kind = "person"
             if written.lower() == "c/o":
-                self.pending = []
+                self._clear()
                 self.last = None
                 return
         elif kind == "name":
@@ -247,18 +263,21 @@ class _Reader:
             if not value:
                 return
         if kind == "skip":
-            self.pending, self.last = [], None
+            self._clear()
+            self.last = None
             return
         if not value:
             weak = label[0] in ("org-block", "contact")
-            if blank or any(w for _, _, w in self.pending) and weak:
-                self.pending = []
-            elif not weak:  # "Contact:" then "E-mail:" on the next line: two labels of one column
-                self.pending = [(b, k, False) for b, k, _ in self.pending]
+            if blank or self.weak and weak:
+                self._clear()
+            elif not weak and self.weak:  # "Contact:" then "E-mail:" on the next line: labels of one column
+                self.pending = deque((b, k, False) for b, k, _ in self.pending)
+                self.weak = 0
             self.pending.append((self.block, kind, weak))
+            self.weak += weak
             self.last = None
             return
-        self.pending = []
+        self._clear()
         how = "label"
         cut = _other_label(value)
         if cut > 0:
@@ -272,11 +291,12 @@ class _Reader:
 
     def _unlabelled(self, stripped: str, line: Line, indent: int, blank: bool) -> None:
         if self.pending:
-            columns = self.in_columns or sum(1 for _, _, weak in self.pending if not weak) > 1
-            block, kind, _ = self.pending.pop(0) if columns else self.pending[0]
+            columns = self.in_columns or len(self.pending) - self.weak > 1
+            block, kind, weak = self.pending.popleft() if columns else self.pending[0]
+            self.weak -= weak and columns
             self.in_columns = columns and bool(self.pending)
             if not columns:
-                self.pending = []
+                self._clear()
             saved, self.block = self.block, block
             found = self.add(kind if kind != "role" else "role", Value(stripped, [line.number],
                                                                        "columns" if columns else "below"))
@@ -287,13 +307,11 @@ class _Reader:
             value, kind, label_indent = self.last
             wrapped = indent > label_indent and not blank
             if kind == "address" and (not blank or indent > label_indent):
-                value.text += "\n" + stripped
-                value.lines.append(line.number)
+                value.extend("\n", stripped, line.number)
                 return
             if kind in ("organisation", "name", "person") and (wrapped or stripped.startswith("(")
                                                                 and stripped.endswith(")") and not blank):
-                value.text += " " + stripped
-                value.lines.append(line.number)
+                value.extend(" ", stripped, line.number)
                 if value.how in ("label", "below"):
                     value.how = "wrapped"
                 return
