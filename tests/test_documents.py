@@ -1110,3 +1110,25 @@ def test_nid_in_a_rule_that_is_not_one_string_is_uncertain_with_the_reason():
     item = document_import(text).report.item("grammar.abnf")
     assert item.status == "uncertain"
     assert "takes its NID from rule 'x-nid', whose definition (\"demo\" / \"demo2\") is not a single string" in item.why
+
+
+@pytest.mark.parametrize("name", ["rfc2648-ietf.txt", "rfc4246-isan.txt", "rfc7207-eurosystem.txt",
+                                  "rfc8069-ieee.txt", "rfc5138-cgi.txt"])
+def test_found_is_never_wrong_in_a_pdf_made_from_the_document_either(name):
+    from registry.documents import read_file
+
+    from .pdfmaker import make_pdf
+
+    truth = _truth(name)
+    text, fmt = read_file("registration.pdf", make_pdf(published(name).replace("\f", "")))
+    result = document_import(text, format=fmt)
+    checked = 0
+    for item in result.report.items:
+        if item.status != "found":
+            assert item.why, (name, item)
+        elif item.field in ("examples.valid", "examples.invalid"):
+            assert item.value in truth[item.field], (name, item)
+        elif item.field in truth:
+            assert item.value == truth[item.field], (name, item)
+            checked += 1
+    assert checked >= 3  # the SNID and at least two registrant fields are read from the PDF too
