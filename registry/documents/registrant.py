@@ -200,7 +200,6 @@ class _Reader:
         self.last: tuple[Value, str, int] | None = None  # value that may continue, its kind, the label's indent
         self.blank = False
         self.in_columns = False  # pairing labels of one column with the values of the next
-        self.notes: list[str] = []
 
     def _clear(self) -> None:
         self.pending.clear()
@@ -301,7 +300,8 @@ class _Reader:
             found = self.add(kind if kind != "role" else "role", Value(stripped, [line.number],
                                                                        "columns" if columns else "below"))
             self.block = saved
-            self.last = (found, kind, indent - 1)
+            # Lines below continue an address; a name or organisation only on deeper lines (wrapped).
+            self.last = (found, kind, indent - 1 if kind == "address" else indent)
             return
         if self.last is not None:
             value, kind, label_indent = self.last
