@@ -45,6 +45,25 @@ class Scan:
     literals: list[tuple[str, int]] = field(default_factory=list)  # quoted strings of grammar rules, left out
 
 
+_NAMESPACE_WORDS = ("namespace", "subnamespace", "sub-namespace", "prefix", "sub-space", "subspace", "nid")
+
+
+def _names_a_namespace(text: str, end: int) -> bool:
+    """``the "urn:smpte:ul" subnamespace``: a prefix named in prose, not an example."""
+    after = text[end:end + 40].lstrip("\"'`*)").lstrip()
+    word = after.split(None, 1)[0].lower().strip(".,;:)") if after else ""
+    return word in _NAMESPACE_WORDS
+
+
+def _introduced_as_prefix(text: str, start: int) -> bool:
+    """``a naming authority under "urn:mace:shib"``, ``names beginning with "urn:x:y"``: a prefix."""
+    words = [w for w in text[max(0, start - 120):start].replace('"', " ").replace(",", " ").split()
+             if not w.lower().startswith("urn:")]
+    last = [w.lower() for w in words[-2:]]
+    return bool(last) and (last[-1] in ("under", "beneath", "prefix", "prefixes") or last[-1] == "with" and len(
+        last) == 2 and last[0] in ("beginning", "starting", "begin", "start", "begins", "starts"))
+
+
 def _quoted(text: str, start: int, end: int) -> bool:
     return bool(start) and text[start - 1] == '"' and text[end:end + 1] == '"'
 
@@ -143,6 +162,8 @@ def scan(lines: list[Line]) -> Scan:
             if _quoted(text, start, end) and (grammar_line if grammar_line is not None
                                               else (grammar_line := _grammar_line(text))):
                 result.literals.append((urn, line.number))
+            elif _names_a_namespace(text, end) or _introduced_as_prefix(text, start):
+                result.templates.append((urn, line.number))
             elif after and after in _TEMPLATE_START or not nss or nss.endswith(("{", "<")):
                 result.templates.append((text[start:end + 20].strip(), line.number))
             elif "{" in nss or "}" in nss or "<" in nss:

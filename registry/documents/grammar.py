@@ -379,7 +379,8 @@ def _first_tokens(definition: str) -> list[str]:
 
 
 def rebase_nid_rule(abnf: str, top: str, snid: str) -> tuple[str, str] | str | None:
-    """A top rule written ``"urn:" x-NID ":" x-NSS``: the NID sits in a rule of its own.
+    """A top rule written ``"urn:" x-NID ":" x-NSS`` (or ``"urn:" NID NSS`` with ``NID = "x:"``):
+    the NID sits in a rule of its own.
 
     Returns (new ABNF, what changed) when that rule is a single literal (its literal becomes
     ``"ogf:<snid>"``, so the top rule describes urn:ogf:<snid>: URNs); a reason (str) when the
@@ -396,8 +397,9 @@ def rebase_nid_rule(abnf: str, top: str, snid: str) -> tuple[str, str] | str | N
     if top.casefold() not in definitions:
         return None
     tokens = _first_tokens(definitions[top.casefold()][1])
-    if len(tokens) < 3 or tokens[0].lower() != '"urn:"' or tokens[2] != '":"' or tokens[1].startswith('"'):
+    if len(tokens) < 2 or tokens[0].lower() != '"urn:"' or tokens[1].startswith('"'):
         return None
+    colon_apart = len(tokens) > 2 and tokens[2] == '":"'  # "urn:" x-NID ":" …, else x-NID = "x:"
     nid_rule = tokens[1]
     if nid_rule.casefold() not in definitions:
         return (f"The top rule {top!r} takes its NID from rule {nid_rule!r}, which is not defined; the grammar "
@@ -406,13 +408,14 @@ def rebase_nid_rule(abnf: str, top: str, snid: str) -> tuple[str, str] | str | N
     literal = body.split(";", 1)[0].strip()
     if literal.lower().startswith(("%s", "%i")):
         literal = literal[2:]
-    if not (literal.startswith('"') and literal.endswith('"') and literal.count('"') == 2):
+    if not (literal.startswith('"') and literal.endswith('"') and literal.count('"') == 2) \
+            or not colon_apart and not literal.endswith(':"'):
         return (f"The top rule {top!r} takes its NID from rule {nid_rule!r}, whose definition ({literal}) is "
                 f"not a single string; the grammar could not be rebased onto urn:ogf:{snid}: URNs — "
                 f"rewrite the top rule as \"urn:ogf:{snid}:\" followed by the NSS.")
     row = rows[index]
     position = row.index(literal, row.index("="))
-    replacement = f'"ogf:{snid}"'
+    replacement = f'"ogf:{snid}"' if colon_apart else f'"ogf:{snid}:"'
     rows[index] = row[:position] + replacement + row[position + len(literal):]
     return "\n".join(rows), (f"The top rule {top!r} takes its NID from rule {nid_rule!r}; its value {literal} "
                               f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs.")

@@ -254,6 +254,19 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
             snid, snid_line = candidate, [line.number]
             break
     for line in [] if snid else sections.get("snid", []):
+        # A quoted name first: 'To be assigned.  Request the string "S1000D".'
+        for quote in ('"', "'", "`"):
+            parts = line.text.split(quote)
+            for candidate in parts[1:-1:2]:
+                candidate = candidate.strip()
+                if candidate and not snid_error(candidate):
+                    snid, snid_line = candidate, [line.number]
+                    break
+            if snid:
+                break
+        if snid:
+            break
+    for line in [] if snid else sections.get("snid", []):
         text = line.text
         for token in text.replace('"', " ").replace("`", " ").replace("(", " ").replace(")", " ").split():
             token = token.strip(".,:;'")

@@ -47,7 +47,8 @@ _OPENERS = {"registering organization", "registering organisation", "designated 
 _NOT_GIVEN = {"n/a", "na", "tbd", "none", "-", "unknown"}
 _HONORIFICS = ("mr. ", "mrs. ", "ms. ", "dr. ", "prof. ", "mr ", "mrs ", "ms ", "dr ")
 _ROLE_WORDS = ("director", "manager", "chair", "editor", "officer", "secretary", "president", "engineer",
-               "architect", "head of", "lead", "coordinator", "administrator", "chairman", "chairperson")
+               "architect", "head of", "lead", "coordinator", "administrator", "chairman", "chairperson", "adviser",
+               "advisor")
 _ORG_WORDS = ("inc", "ltd", "llc", "gmbh", "university", "institute", "corporation", "corp", "company",
               "foundation", "forum", "group", "association", "consortium", "organization", "organisation",
               "laboratory", "lab", "agency", "council", "committee", "ietf", "iso", "itu", "w3c", "sa",
@@ -111,6 +112,8 @@ def _label(text: str) -> tuple[str, str, str] | None:
         key = " ".join(stripped.lower().rstrip(":").split())
         if key in _OPENERS:
             return _LABELS.get(key, "contact"), "", stripped
+        if key in _LABELS and _LABELS[key] not in ("skip", "coordinates"):
+            return _LABELS[key], "", stripped  # "Name" alone on its line: a label, never a value
         return None
     if key in _LABELS and len(head) < 40:
         return _LABELS[key], rest.strip().strip("*").strip(), head.strip()
@@ -177,6 +180,15 @@ def _strip_honorific(text: str) -> str:
     return text
 
 
+def _runs_on(text: str, *, line_length: int) -> bool:
+    """Whether a value's line visibly continues on the next one: it ends with a word that cannot end
+    a name ("of", "and", "-", ","), or it fills the line as far as text wrapped at 72 columns does."""
+    stripped = text.rstrip()
+    last = stripped.rsplit(None, 1)[-1].lower() if stripped else ""
+    return last in ("of", "and", "the", "for", "to", "in", "on", "de", "du", "&", "-") or stripped.endswith(",") \
+        or line_length >= 66
+
+
 def _other_label(value: str) -> int:
     """Index where another field's label starts inside ``value`` ("A. Person Title: Architect"), or -1."""
     lowered = value.lower()
@@ -200,6 +212,7 @@ class _Reader:
         self.last: tuple[Value, str, int] | None = None  # value that may continue, its kind, the label's indent
         self.blank = False
         self.in_columns = False  # pairing labels of one column with the values of the next
+        self.last_length = 0  # length of the line the last value came from (a full line may run on)
 
     def _clear(self) -> None:
         self.pending.clear()
@@ -287,6 +300,7 @@ class _Reader:
             return
         found = self.add(kind, Value(value, [line.number], how))
         self.last = (found, kind, indent)
+        self.last_length = len(line.text.rstrip())
 
     def _unlabelled(self, stripped: str, line: Line, indent: int, blank: bool) -> None:
         if self.pending:
@@ -305,7 +319,8 @@ class _Reader:
             return
         if self.last is not None:
             value, kind, label_indent = self.last
-            wrapped = indent > label_indent and not blank
+            runs_on = _runs_on(value.more[-1][1] if value.more else value.first, line_length=self.last_length)
+            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on)
             if kind == "address" and (not blank or indent > label_indent):
                 value.extend("\n", stripped, line.number)
                 return
@@ -356,6 +371,14 @@ def read(lines: list[Line]) -> Registrant:
     roles = values.get(("contact", "role"), []) + values.get(("", "role"), []) + values.get(("org", "role"), [])
     people = [v for v in values.get(("contact", "person"), []) + values.get(("", "person"), [])
               if v.text.strip(" .").lower() not in _NOT_GIVEN]
+    # A person named by a label is the contact; one named only in "Attn." (the organisation's
+    # attention line) comes after, and when both are there the choice is a reading, said so.
+    people.sort(key=lambda v: v.how == "attn")
+    if people and person is not None and person.how == "attn" and people[0] is not person:
+        person = people[0]
+    if person is not None and len(people) > 1 and people[-1].how == "attn" and person.how != "attn":
+        person.why = person.why or (f"two people are named; the designated contact was taken, the other reading "
+                                    f"is {people[-1].text!r} (line {people[-1].lines[0]}, Attn.)")
     for extra in people[1:]:
         result.contacts.append(extra.text)
         result.notes.append(f"An additional contact, {extra.text!r} (line {extra.lines[0]}), has no registrant "
@@ -369,9 +392,15 @@ def read(lines: list[Line]) -> Registrant:
         result.notes.append(f"The role {role.text!r} (line {role.lines[0]}) has no registrant field; it was "
                             "not copied.")
     if person is not None:
-        _set(result, "name", _person_name(person, email, result))
+        person = _person_name(person, email, result)
+        if _is_role(person.text) and not _is_person(person.text) and not person.why:
+            person.why = "the contact is given only by a role title"
+        _set(result, "name", person)
     if organisation is not None:
-        _set(result, "organisation", _organisation(organisation, email))
+        organisation = _organisation(organisation, email)
+        if _is_role(organisation.text) and not _is_org(organisation.text) and not organisation.why:
+            organisation.why = "it reads like a role title, not an organisation"
+        _set(result, "organisation", organisation)
     if address is not None:
         text = "\n".join(part for part in (_without_email(t, email) for t in address.text.split("\n"))
                          if part and not part.lower().startswith("http"))
@@ -428,6 +457,10 @@ def _person_name(value: Value, email: str, result: Registrant) -> Value:
             inner = text[index + len(marker):].rstrip(")").strip()
             return Value(_strip_honorific(inner), value.lines, "cut", "", text)
     name = _strip_honorific(text)
+    head, paren, inner = name.partition(" (")
+    if paren and inner.endswith(")") and _is_org(head) and _is_person(inner[:-1]):
+        # "FIPA Secretariat (J. Kelly)": an office, and the person in it
+        return Value(_strip_honorific(inner[:-1]), value.lines, "cut", "", text)
     if "," in name:
         head, _, rest = name.partition(",")
         rest = rest.strip()
