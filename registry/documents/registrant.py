@@ -499,16 +499,20 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
             for line in paragraph:
                 text = _clean(line.text)
                 lowered = text.lower()
+                if text.lstrip("(").startswith("+"):
+                    continue  # a telephone number: "(+33 (0)492944200)"
                 if lowered.startswith(("http", "www.", "phone", "tel", "fax", "email", "e-mail", "mail")):
                     if address := email_in(text):
                         reader.block = block
                         reader.add("email", Value(address, [line.number], "label"))
                     continue
                 address = email_in(text)
-                if address and not _without_email(text, address):
+                if address:
                     reader.block = block
                     reader.add("email", Value(address, [line.number], "position"))
-                    continue
+                    text = _without_email(text, address)
+                    if not text or text.lstrip("(").startswith("+"):
+                        continue  # the e-mail alone, or with a telephone number
                 words = len(text.split())
                 if words > 10 or words > 5 and text.endswith("."):
                     continue  # a sentence (guidance or description), not a name or an address line
