@@ -1188,3 +1188,12 @@ def test_found_is_never_wrong_in_a_pdf_made_from_the_document_either(name):
             assert item.value == truth[item.field], (name, item)
             checked += 1
     assert checked >= 3  # the SNID and at least two registrant fields are read from the PDF too
+
+
+def test_date_is_a_heading_only_at_the_headings_indentation():
+    text = ("   Namespace Identifier:  demo\n\n   Version:  1\n\n   Date:  2018-06-10\n\n   Revision Information:\n\n"
+            "      Version 1 of the registration.\n      Date: 2018-06-10\n      Nothing changed.\n")
+    result = document_import(text)
+    assert result.report.item("registration_date").value == "2018-06-10"
+    assert result.data.sections["changes"] == ("Version 1 of the registration.\nDate: 2018-06-10\n"
+                                               "Nothing changed.")

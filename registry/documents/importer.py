@@ -88,6 +88,9 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
                 and found_heading.indent > current.heading.indent and current.key \
                 and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number):
             found_heading = None  # an indented label inside a section ("Introduction:") is its text
+        if found_heading is not None and found_heading.title.lower() == "date" and current.heading is not None \
+                and found_heading.indent > current.heading.indent:
+            found_heading = None  # "Date:" inside a section is one of its lines; at heading level, RFC 8141's field
         if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key \
                 and found_heading.key == current.key:
             found_heading = None  # "Contact:" inside the registrant section is one of its labels
