@@ -1197,3 +1197,16 @@ def test_date_is_a_heading_only_at_the_headings_indentation():
     assert result.report.item("registration_date").value == "2018-06-10"
     assert result.data.sections["changes"] == ("Version 1 of the registration.\nDate: 2018-06-10\n"
                                                "Nothing changed.")
+
+
+@pytest.mark.django_db
+def test_import_page_shows_uncertain_readings_additional_contacts_and_unplaced_text(client):
+    client.force_login(user_factory())
+    upload = io.BytesIO(published("rfc8464-3gpp2.txt").encode())
+    upload.name = "rfc8464.txt"
+    page = client.post("/proposals/import/", {"file": upload}).content.decode()
+    assert "An additional contact, &#x27;Gary Pellegrino&#x27; (line 20)" in page
+    assert "pchar, pct-encoded are defined in RFC 3986? add them to the grammar" in page
+    assert "assembled from lines 17-18; check where it ends" in page
+    assert "Unplaced text: Interoperability" in page
+    assert Proposal.objects.count() == 0
