@@ -942,7 +942,8 @@ from registry.grammar.ir import to_abnf  # noqa: E402
 from registry.grammar.parse import parse_grammar  # noqa: E402
 
 PROPERTY_SEEDS = ["urn-5-registration.txt", "rfc4122-uuid-kramdown.md", "rfc4122bis-uuid-rfc8141-template.md",
-                  "adi-trustframe.md"]
+                  "adi-trustframe.md", "rfc7207-eurosystem.txt", "rfc8069-ieee.txt", "rfc7254-gsma.txt",
+                  "rfc5031-service.txt"]
 _WRAP_AFTER = ":-./"
 
 
@@ -1013,6 +1014,10 @@ def test_reshaped_documents_lose_no_example_or_rule_silently(case):
     for rule, definition in before.items():
         assert after.get(rule) == definition or _reported(rule, result), (rule, definition, after.get(rule))
     assert result.data.snid == original.snid
+    truth = _truth(name)
+    for key in ("name", "organisation", "email"):  # reshaping never turns a registrant value wrong and "found"
+        item = result.report.item(f"registrant.{key}")
+        assert item.status != "found" or item.value == truth[f"registrant.{key}"], (name, item)
 
 
 @pytest.mark.parametrize(("block", "expected"), [
@@ -1210,3 +1215,13 @@ def test_import_page_shows_uncertain_readings_additional_contacts_and_unplaced_t
     assert "assembled from lines 17-18; check where it ends" in page
     assert "Unplaced text: Interoperability" in page
     assert Proposal.objects.count() == 0
+
+
+def test_prose_sections_hold_only_their_own_text():
+    result = document_import(seed("001"))
+    assert result.data.sections["scope"] == "Global"  # not "Global\n4.": the "4." is the next heading's number
+    assert any("The section number '4.' on line 152 stands alone above a heading" in n for n in result.notes)
+    assert "encoding" not in result.data.sections  # "There are no additional characters reserved."
+    reserved = result.report.item("sections.reserved_use")
+    assert (reserved.value, reserved.status) == ("There are no additional characters reserved.", "uncertain")
+    assert "the other reading is 2.3 Encoding" in reserved.why

@@ -110,9 +110,16 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
 
 def _number_above_heading(found, position: int) -> bool:
     """A bare section number ("4.") that text extraction put on a line of its own above its heading."""
-    text = found[position][0].text.strip()
-    if not text or not text[0].isdigit() or not all(c.isdigit() or c == "." for c in text) or len(text) > 12:
-        return False
+    raw = found[position][0].text
+    text = raw.strip()
+    if not text or not text[0].isdigit() or not text.endswith(".") or len(text) > 12 \
+            or not all(c.isdigit() or c == "." for c in text) or len(raw) - len(raw.lstrip()) > 3:
+        return False  # "4." or "4.1." near the margin; "01" below a wrapped URN is the URN's end
+    for previous, _ in reversed(found[max(0, position - 3):position]):
+        if previous.text.strip():
+            if previous.text.rstrip().endswith((":", "-", ".", "/", "%", "=")):
+                return False  # the end of a URN wrapped at the line break
+            break
     for following, following_heading in found[position + 1:position + 4]:
         if following.text.strip():
             return following_heading is not None
