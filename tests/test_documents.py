@@ -1127,16 +1127,16 @@ def test_grammar_literals_are_not_examples():
 
 def test_low_confidence_heading_does_not_swallow_unknown_headings_or_their_examples():
     text = ("   Namespace Identifier:  demo\n\n   Version:  1\n\n   Syntax:  Any string.\n\n"
-            "   Revision Information:  N/A\n\n   Usage of query part:\n\n      None.\n\n"
+            "   Revision Information:  N/A\n\n   Trademark notice:\n\n      None.\n\n"
             "   Sample identifiers:\n\n      urn:demo:first:1\n")
     result = document_import(text)
     assert result.data.examples.valid == ["urn:ogf:demo:first:1"]
     headings = {h["title"]: h for h in result.report.headings}
     assert headings["Revision Information"]["section"] == "changes"
-    assert headings["Usage of query part"]["section"] == "" and headings["Sample identifiers"]["section"] == ""
+    assert headings["Trademark notice"]["section"] == "" and headings["Sample identifiers"]["section"] == ""
     unplaced = [i for i in result.report.items if i.field == "unmapped"]
     assert [(i.label, i.value, i.lines, i.status) for i in unplaced] == [
-        ("Unplaced text: Usage of query part", "None.", [9, 11], "uncertain"),
+        ("Unplaced text: Trademark notice", "None.", [9, 11], "uncertain"),
         ("Unplaced text: Sample identifiers", "urn:demo:first:1", [13, 15], "uncertain")]
 
 

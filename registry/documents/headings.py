@@ -86,6 +86,7 @@ _MEANING = [
     ("registrant", "registrant"), ("contact", "registrant"), ("ancillary", "ancillary_documentation"),
     ("example", "examples"), ("scope", "scope"), ("encoding", "encoding"), ("conformance", "encoding"),
     ("history", "changes"), ("changes", "changes"), ("version", "version"),
+    ("query", "reserved_use"), ("fragment", "reserved_use"), ("reserved", "reserved_use"),
 ]
 
 _NUMBER = re.compile(r"^[ \t]*\d{1,3}(?:\.\d{1,3}){0,4}\.?[ \t]+")
