@@ -92,7 +92,8 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
                 and found_heading.indent > current.heading.indent:
             found_heading = None  # "Date:" inside a section is one of its lines; at heading level, RFC 8141's field
         if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key \
-                and found_heading.key == current.key:
+                and found_heading.key == current.key and (current.key == "registrant" or current.heading is None
+                                                          or found_heading.indent > current.heading.indent):
             found_heading = None  # "Contact:" inside the registrant section is one of its labels
         if found_heading is None:
             current.lines.append(line)
@@ -181,6 +182,12 @@ def document_import(text: str, *, format: str = "text") -> ImportResult:
             body = body[1:]
         if body and body[0].text.strip().startswith(EMPTY):
             body[0] = Line(body[0].number, body[0].text.strip()[len(EMPTY):])
+        if sections.get(block.key) and SECTIONS_BY_KEY[block.key].kind == "prose" and body:
+            # A second block for the same section keeps its heading, so its text keeps its meaning
+            # ("Usage of query part: There is no support for …").
+            first = next((line.text for line in body if line.text.strip()), "")
+            indent = first[: len(first) - len(first.lstrip())]
+            body = [Line(block.line, ""), Line(block.line, f"{indent}{block.heading.title}:")] + body
         sections.setdefault(block.key, []).extend(body)
     preamble = blocks[0]
     if "syntactic_structure" not in sections and _text(preamble.lines).strip() and \
