@@ -1225,3 +1225,13 @@ def test_prose_sections_hold_only_their_own_text():
     reserved = result.report.item("sections.reserved_use")
     assert (reserved.value, reserved.status) == ("There are no additional characters reserved.", "uncertain")
     assert "the other reading is 2.3 Encoding" in reserved.why
+
+
+def test_several_headings_for_one_section_keep_their_titles_in_its_text():
+    result = document_import(published("rfc7207-eurosystem.txt"))
+    reserved = result.data.sections["reserved_use"]
+    assert reserved.startswith("No special consideration.")
+    assert "Usage of query part:\nThere is no support for query instructions" in reserved
+    assert "Usage of fragment part:\nThe fragment part of URI references" in reserved
+    headings = {h["title"]: h["section"] for h in result.report.headings}
+    assert headings["Usage of query part"] == headings["Usage of fragment part"] == "reserved_use"
