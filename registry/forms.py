@@ -40,7 +40,9 @@ class SignUpForm(UserCreationForm):
 
 def _prose_field(section) -> forms.CharField:
     return forms.CharField(
-        label=f"{section.number} {section.title}", required=False, help_text=section.guidance,
+        label=f"{section.number} {section.title}", required=False,
+        help_text=section.guidance + " Markdown; grammar and URNs in the text are shown as code (for a "
+                  "block of ABNF, put it between two lines of ```).",
         max_length=interchange.MAX_TEXT, widget=forms.Textarea(attrs={"rows": 6}),
     )
 
@@ -109,15 +111,22 @@ class ProposalForm(forms.Form):
         label="Executable equivalence rule", required=False, widget=forms.CheckboxSelectMultiple,
         choices=[(step, f"{step}: {words}") for step, words in EQUIVALENCE_STEPS.items()],
         help_text="urn:ogf: and the SNID are always case-insensitive (RFC 6453).")
-    examples_valid = forms.CharField(label="Valid example URNs", required=False,
+    examples_valid = forms.CharField(label="Valid example URNs", required=False, max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EXAMPLES * 2,
                                      widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
                                      help_text="One URN per line.")
-    examples_invalid = forms.CharField(label="Invalid example URNs", required=False,
+    examples_invalid = forms.CharField(label="Invalid example URNs", required=False, max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EXAMPLES * 2,
                                        widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
                                        help_text="One URN per line; say in section 6 why each is invalid.")
     examples_equivalent = forms.CharField(
         label="Equivalent URNs", required=False, widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
+        max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EQUIVALENT_GROUPS * interchange.MAX_GROUP_URNS,
         help_text="One group per line: URNs that must be equivalent, separated by spaces.")
+
+    unplaced = forms.CharField(
+        label="Unplaced text from the imported document", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Text of the imported document that fits no template section. Move what belongs to a "
+                  "section into it and delete the rest: the proposal cannot be submitted while text is left here.")
 
     #: The structured fields shown under each template section, after its prose.
     SECTION_FIELDS = {
@@ -132,7 +141,8 @@ class ProposalForm(forms.Form):
 
     #: Findings name what they concern by these keys (``item.section``); the editor page
     #: puts an anchor ``#section-<key>`` around the field, beside the template sections' own.
-    FIELD_ANCHORS = {"document_reference": "document", "grammar_abnf": "grammar", "max_length": "max_length"}
+    FIELD_ANCHORS = {"document_reference": "document", "grammar_abnf": "grammar", "max_length": "max_length",
+                     "unplaced": "unplaced"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -140,6 +150,28 @@ class ProposalForm(forms.Form):
             if section.kind == "prose":
                 self.fields[f"section_{section.key}"] = _prose_field(section)
         self.cleaned_proposal: interchange.ProposalData | None = None
+        self.oversize: dict[str, int] = {}
+        if self.is_bound:
+            self._cut_oversize()
+
+    def _cut_oversize(self) -> None:
+        """Keep what the page shows back bounded: a field posted past its limit is cut to it.
+
+        The form still fails on it (``clean`` names the field, its length and the limit), so
+        nothing cut is ever saved; the page echoes at most each field's limit, never the
+        megabytes that were sent.
+        """
+        data = None
+        for name, field in self.fields.items():
+            limit = getattr(field, "max_length", None)
+            value = self.data.get(self.add_prefix(name))
+            if limit and isinstance(value, str) and len(value) > limit:
+                if data is None:
+                    data = self.data.copy()
+                data[self.add_prefix(name)] = value[:limit]
+                self.oversize[name] = len(value)
+        if data is not None:
+            self.data = data
 
     def fields_for(self, section) -> list:
         names = ([f"section_{section.key}"] if section.kind == "prose" else []) + \
@@ -157,7 +189,7 @@ class ProposalForm(forms.Form):
             "registrant_public_contact": data.registrant.public_contact,
             "registrant_published": list(data.registrant.published),
             "grammar_abnf": data.grammar.abnf, "grammar_rule": data.grammar.rule,
-            "max_length": data.max_length, "equivalence": list(data.equivalence),
+            "max_length": data.max_length, "equivalence": list(data.equivalence), "unplaced": data.unplaced,
             "examples_valid": "\n".join(data.examples.valid),
             "examples_invalid": "\n".join(data.examples.invalid),
             "examples_equivalent": "\n".join(" ".join(group) for group in data.examples.equivalent),
@@ -171,6 +203,16 @@ class ProposalForm(forms.Form):
     def clean(self):
         # Validate the rest even when a field failed on its own, so every problem shows at once.
         cleaned = super().clean()
+        for name, length in self.oversize.items():
+            limit = self.fields[name].max_length
+            self.add_error(name, f"This field was {length:,} characters long; the limit is {limit:,}. Only the "
+                                 f"first {limit:,} are shown here: shorten it and save again.")
+        total = sum(len(value) for value in cleaned.values() if isinstance(value, str))
+        if total > interchange.MAX_PROPOSAL_CHARS:
+            self.add_error(None, f"The proposal is {total:,} characters in all; the limit for one proposal "
+                                 f"is {interchange.MAX_PROPOSAL_CHARS:,}. Shorten the longest sections or "
+                                 "examples.")
+            return cleaned
         raw = {
             "snid": cleaned.get("snid", ""), "title": cleaned.get("title", ""),
             "version": cleaned.get("version") or 1,
@@ -189,6 +231,7 @@ class ProposalForm(forms.Form):
             },
             "equivalence": list(cleaned.get("equivalence") or []),
             "max_length": cleaned.get("max_length"),
+            "unplaced": cleaned.get("unplaced", ""),
         }
         try:
             proposal = interchange.load(raw)
@@ -250,6 +293,7 @@ class ProposalForm(forms.Form):
                 [line.replace(" = ", " ").split() for line in lines("examples_equivalent")]),
             equivalence=[step for step in EQUIVALENCE_STEPS if step in steps],
             max_length=max_length if max_length and 1 <= max_length <= 4096 else None,
+            unplaced=text("unplaced", interchange.MAX_TEXT) if text("unplaced", interchange.MAX_TEXT).strip() else "",
         )
 
     def error_list(self) -> list[dict]:
@@ -294,7 +338,7 @@ class NewProposalForm(forms.Form):
         cleaned = super().clean()
         start = cleaned.get("start")
         snid = (cleaned.get("snid") or "").strip()
-        if start in ("blank", "example"):
+        if start in ("blank", "example") and "snid" not in self.errors:  # one error per mistake
             if not snid:
                 self.add_error("snid", "Give the SNID you want to register.")
             elif problem := snid_error(snid):
@@ -333,8 +377,8 @@ class ImportDocumentForm(forms.Form):
             else:
                 try:
                     # PDF and Word extraction read untrusted bytes: inside the job budget.
-                    cleaned["text"], cleaned["format"] = sandbox.run_bounded(
-                        documents.read_file, upload.name, upload.read(), what="document",
+                    cleaned["text"], cleaned["format"], cleaned["notes"] = sandbox.run_bounded(
+                        documents.read_document, upload.name, upload.read(), what="document",
                         expected=(documents.DocumentError,))
                 except documents.DocumentError as exc:
                     self.add_error("file", str(exc))
@@ -376,6 +420,10 @@ class ImportReviewForm(forms.Form):
     examples_invalid = forms.CharField(label="Invalid example URNs (one per line)", required=False,
                                        max_length=interchange.MAX_TEXT,
                                        widget=forms.Textarea(attrs={**_MONO, "rows": 3}))
+    unplaced = forms.CharField(
+        label="Unplaced text from the imported document", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="Kept apart in the draft: move it into its sections or delete it before submitting.")
     confirmed = forms.BooleanField(label="I have checked the highlighted items against the source", required=False)
 
     def __init__(self, *args, uncertain: int = 0, **kwargs):
@@ -404,6 +452,7 @@ class ImportReviewForm(forms.Form):
             "examples": {"valid": _lines(cleaned.get("examples_valid", "")),
                          "invalid": _lines(cleaned.get("examples_invalid", ""))},
             "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
+            "unplaced": cleaned.get("unplaced", ""),
         }
         try:
             cleaned["data"] = interchange.load(raw)

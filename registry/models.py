@@ -152,6 +152,9 @@ class Proposal(models.Model):
     examples_equivalent = models.JSONField(default=list, blank=True)
     equivalence = models.JSONField(default=list, blank=True)
     max_length = models.PositiveIntegerField(null=True, blank=True)
+    #: Text of an imported document that matched no template section (interchange ``unplaced``):
+    #: shown as its own part until the applicant moves or deletes it; submission waits for that.
+    unplaced_text = models.TextField(blank=True, default="", db_default="")  # db_default: rows written by SQL too
 
     #: The checklist's findings as of the last save or transition, so lists (the
     #: review queue, "my proposals") show them without re-running the checks.
@@ -268,6 +271,7 @@ class Proposal(models.Model):
             ),
             equivalence=list(self.equivalence),
             max_length=self.max_length,
+            unplaced=self.unplaced_text,
         )
 
     def apply_data(self, data: interchange.ProposalData) -> None:
@@ -294,6 +298,7 @@ class Proposal(models.Model):
         self.examples_equivalent = [list(g) for g in data.examples.equivalent]
         self.equivalence = list(data.equivalence)
         self.max_length = data.max_length
+        self.unplaced_text = data.unplaced
 
 
 class ProposalEventQuerySet(models.QuerySet):
@@ -424,3 +429,23 @@ class Judgement(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["proposal", "check_id"], name="one_judgement_per_check")]
+
+
+class ValidatorCost(models.Model):
+    """The measured worst case of an approved version's validator (registry/grammar/cost.py).
+
+    Kept beside the immutable proposal, not in it: a new engine or RE2 release is
+    re-measured (``manage.py measure_validators``) without touching the record.
+    Lookups read it with the validator: only a validator measured within the budget
+    is matched in the web process; editors see the slow ones on their dashboard.
+    """
+
+    proposal = models.OneToOneField(Proposal, on_delete=models.CASCADE, related_name="validator_cost")
+    #: Cost.as_dict(): match_ms, worst, length, complete, fallback, locate_ms, compile_ms, budget_ms.
+    figures = models.JSONField()
+    #: Over the matching budget when last measured (shown to editors).
+    slow = models.BooleanField(default=False, db_index=True)
+    measured_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Matching cost of proposal {self.proposal_id}: {self.figures.get('match_ms')} ms"

@@ -22,9 +22,9 @@ from ..documents import FOUND, MISSING, UNCERTAIN, DocumentError, document_impor
 from ..forms import ImportDocumentForm, ImportReviewForm
 from ..gfd191 import SECTIONS
 
-def _import_bounded(text: str, fmt: str):
+def _import_bounded(text: str, fmt: str, notes=()):
     """Read a document within the job budget (docs/security.md, "Limits")."""
-    return sandbox.run_bounded(partial(document_import, format=fmt), text, what="document",
+    return sandbox.run_bounded(partial(document_import, format=fmt, notes=list(notes)), text, what="document",
                                expected=(DocumentError,))
 
 
@@ -36,7 +36,8 @@ _ROWS = [
     ("registrant_email", ["registrant.email"]), ("registrant_address", ["registrant.address"]),
     ("abnf", ["grammar.abnf", "grammar.rules"]), ("rule", ["grammar.rule"]),
     ("examples_valid", ["examples.valid"]), ("examples_invalid", ["examples.invalid"]),
-] + [(f"section_{s.key}", [f"sections.{s.key}"]) for s in SECTIONS if s.kind == "prose"]
+] + [(f"section_{s.key}", [f"sections.{s.key}"]) for s in SECTIONS if s.kind == "prose"] + [
+    ("unplaced", ["unmapped"])]
 
 
 def _initial(result) -> dict:
@@ -49,6 +50,7 @@ def _initial(result) -> dict:
         "registrant_email": data.registrant.email, "registrant_address": data.registrant.address,
         "abnf": data.grammar.abnf, "rule": data.grammar.rule,
         "examples_valid": "\n".join(data.examples.valid), "examples_invalid": "\n".join(data.examples.invalid),
+        "unplaced": data.unplaced,
     }
     for key, text in data.sections.items():
         initial[f"section_{key}"] = text
@@ -93,7 +95,8 @@ def proposal_import(request):
     form = ImportDocumentForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            result = _import_bounded(form.cleaned_data["text"], form.cleaned_data["format"])
+            result = _import_bounded(form.cleaned_data["text"], form.cleaned_data["format"],
+                                     form.cleaned_data.get("notes", ()))
         except DocumentError as exc:
             form.add_error(None, str(exc))
         except sandbox.BudgetExceeded as exc:
