@@ -4,7 +4,7 @@ Reads GFD.191-style documents (numbered "1.1 Namespace Identifier" … "8
 Changes"), RFC 3406/8141-style registrations ("Namespace ID:", "Declaration of
 syntactic structure:", …) and our own export, in text, Markdown or LaTeX (PDF
 and Word files are turned into text first, see formats.py). Nothing is dropped:
-text under no recognised heading is kept in section 8 under a marked heading,
+text under no recognised heading is kept apart as unplaced text,
 URN-like text not taken as an example is listed in the report, and every
 template field is reported found, uncertain or not found.
 """
