@@ -298,6 +298,8 @@ def _validator_of(proposal: Proposal) -> tuple[dict | None, dict | None]:
         proposal.grammar_abnf, proposal.grammar_rule,
         examples=tuple(proposal.examples_valid) + tuple(proposal.examples_invalid),
     )
+    if compiled.not_checked:  # a fault must not become the approved version's validator
+        raise ServiceError(compiled.issues[0].message)
     if compiled.validator is None:
         return None, None
     cost = compiled.validator.cost

@@ -105,6 +105,8 @@ MIDDLEWARE = [
     # Before any view (or CSRF's check) reads the body; after the headers, so a 413 carries them.
     "registry.bodylimits.BodyLimitMiddleware",
     "axes.middleware.AxesMiddleware",
+    "registry.fairshare.HeavyRequestLimit",
+    "registry.storage.StorageFaultMiddleware",
 ]
 
 ROOT_URLCONF = "registry.urls"
@@ -135,18 +137,38 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite as a real default (docs/operations.md): readers never wait for the writer (WAL);
+    # every transaction takes the write lock when it begins (IMMEDIATE), so two concurrent
+    # decisions queue for up to REGISTRY_SQLITE_BUSY_SECONDS and the second sees the first's
+    # result (409) instead of failing to upgrade its read lock ("database is locked").
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "transaction_mode": "IMMEDIATE",
+        "timeout": float(os.environ.get("REGISTRY_SQLITE_BUSY_SECONDS", "20")),
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    })
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: No cache entry lives longer than this (seconds); "for ever" is read as this too.
+REGISTRY_CACHE_MAX_SECONDS = int(os.environ.get("REGISTRY_CACHE_MAX_SECONDS", str(7 * 24 * 3600)))
 if REDIS_URL:
+    # Redis is an optimisation, never a dependency (registry/cache.py): short socket timeouts,
+    # and a circuit breaker that falls back to this process's bounded memory.
     CACHES = {
         "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            "BACKEND": "registry.cache.ResilientCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+            "OPTIONS": {
+                "SOCKET_TIMEOUT": float(os.environ.get("REGISTRY_CACHE_SOCKET_TIMEOUT", "0.25")),
+                "BREAKER_SECONDS": float(os.environ.get("REGISTRY_CACHE_BREAKER_SECONDS", "30")),
+                "MAX_TIMEOUT": REGISTRY_CACHE_MAX_SECONDS,
+                "LOCAL_MAX_ENTRIES": int(os.environ.get("REGISTRY_CACHE_LOCAL_ENTRIES", "2000")),
+            },
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                          "OPTIONS": {"MAX_ENTRIES": 2000}}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -298,11 +320,26 @@ CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 48 * 1024 * 1024
 
 #: The hard budget of one job on untrusted text (grammar check, Markdown, document
-#: import), run in a separate worker process: wall-clock seconds and address-space
-#: megabytes, and worker processes per web process (registry/sandbox.py).
+#: import), run in a separate worker process: seconds of CPU time and address-space
+#: megabytes (work, not the machine's load), a generous wall-clock ceiling against a stuck
+#: worker, and worker processes per web process (registry/sandbox.py).
 REGISTRY_JOB_SECONDS = float(os.environ.get("REGISTRY_JOB_SECONDS", "2"))
 REGISTRY_JOB_MEMORY_MB = int(os.environ.get("REGISTRY_JOB_MEMORY_MB", "512"))
+REGISTRY_JOB_WALL_SECONDS = float(os.environ.get("REGISTRY_JOB_WALL_SECONDS", "30"))
 REGISTRY_JOB_WORKERS = int(os.environ.get("REGISTRY_JOB_WORKERS", "1"))
+
+#: Backups (export_registry --format backup) are signed with HMAC-SHA256 under this key, kept
+#: apart from the backups: the key itself, or a file holding it. Development makes one in
+#: .backup_key (git-ignored) on first use; production has none until one is set.
+REGISTRY_BACKUP_KEY = os.environ.get("REGISTRY_BACKUP_KEY", "")
+REGISTRY_BACKUP_KEY_FILE = os.environ.get("REGISTRY_BACKUP_KEY_FILE", "") or (
+    str(BASE_DIR / ".backup_key") if DEBUG else "")
+
+#: Fair sharing (registry/fairshare.py): heavy requests (check, import, save, decide) in
+#: progress at once per account (or client address) and per web process; past either, 429.
+REGISTRY_HEAVY_PER_ACCOUNT = int(os.environ.get("REGISTRY_HEAVY_PER_ACCOUNT", "2"))
+REGISTRY_HEAVY_PER_PROCESS = int(os.environ.get(
+    "REGISTRY_HEAVY_PER_PROCESS", str(max(1, int(os.environ.get("GUNICORN_THREADS", "2")) - 1))))
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -17,7 +17,8 @@ MAX_BYTES = 2 * 1024**3
 
 class Command(BaseCommand):
     help = ("Restore a backup made with `export_registry --format backup` into a migrated database "
-            "(docs/operations.md). The file is checked first (schema, SHA-256 digest, exact bytes); a "
+            "(docs/operations.md). The file is checked first (schema, HMAC-SHA256 signature under the backup "
+            "key, exact bytes); a "
             "database that already holds registry data, or accounts with the backup's usernames, is "
             "refused unless --replace is given. Accounts the backup does not hold are never touched.")
 
