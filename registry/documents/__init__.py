@@ -5,7 +5,7 @@
 * headings.py: headings to template sections by meaning, with a confidence;
 * examples.py, grammar.py, registrant.py: the structured parts, with their source lines;
 * report.py: found / uncertain / not found for every template field;
-* importer.py: puts it together; export.py: the way back out.
+* importer.py: puts it together; export.py: the way back out, markers.py: reading our own export back.
 """
 
 from .export import document_export

@@ -10,13 +10,15 @@ Wrapped URNs: a URN that ends its line with ``:``, ``-``, ``.``, ``/``, ``%`` or
 ``=`` continues on the next line when that line starts with URN characters; the
 hyphen is kept (a hyphen is a URN character, so it is never taken for
 hyphenation). Templates (``urn:x:{prefix}``, ``urn:x:<id>``, ``urn:x:…``) and
-bare prefixes (``urn:ogf:``) are not examples; they are reported as skipped.
+bare prefixes (``urn:ogf:``) are not examples, nor are the quoted strings of grammar
+rules (``X = "urn:x:y:" Body``); they are reported as skipped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .grammar import rule_start
 from .text import Line
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -40,6 +42,35 @@ class Found:
 class Scan:
     found: list[Found] = field(default_factory=list)
     templates: list[tuple[str, int]] = field(default_factory=list)  # (text, line) left out
+    literals: list[tuple[str, int]] = field(default_factory=list)  # quoted strings of grammar rules, left out
+
+
+_NAMESPACE_WORDS = ("namespace", "subnamespace", "sub-namespace", "prefix", "sub-space", "subspace", "nid")
+
+
+def _names_a_namespace(text: str, end: int) -> bool:
+    """``the "urn:smpte:ul" subnamespace``: a prefix named in prose, not an example."""
+    after = text[end:end + 40].lstrip("\"'`*)").lstrip()
+    word = after.split(None, 1)[0].lower().strip(".,;:)") if after else ""
+    return word in _NAMESPACE_WORDS
+
+
+def _introduced_as_prefix(text: str, start: int) -> bool:
+    """``a naming authority under "urn:mace:shib"``, ``names beginning with "urn:x:y"``: a prefix."""
+    words = [w for w in text[max(0, start - 120):start].replace('"', " ").replace(",", " ").split()
+             if not w.lower().startswith("urn:")]
+    last = [w.lower() for w in words[-2:]]
+    return bool(last) and (last[-1] in ("under", "beneath", "prefix", "prefixes") or last[-1] == "with" and len(
+        last) == 2 and last[0] in ("beginning", "starting", "begin", "start", "begins", "starts"))
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    return bool(start) and text[start - 1] == '"' and text[end:end + 1] == '"'
+
+
+def _grammar_line(text: str) -> bool:
+    """An ABNF rule or the continuation of one (``/ "urn:x:"``): its quoted strings are literals."""
+    return rule_start(text) is not None or text.lstrip().startswith("/")
 
 
 def _find_urn(text: str, lowered: str, start: int) -> int:
@@ -95,6 +126,7 @@ def scan(lines: list[Line]) -> Scan:
         lowered = text.lower()
         position = 0
         consumed_next = False
+        grammar_line = None  # whether the line is an ABNF rule: decided once, when a quoted URN asks
         while True:
             start = _find_urn(text, lowered, position)
             if start < 0:
@@ -127,7 +159,12 @@ def scan(lines: list[Line]) -> Scan:
             nss = urn[nid_end + 1 - start:]
             line_before = text[:start]
             struck = line_before.count("~~") % 2 == 1 or "(invalid)" in text[end:end + 12]
-            if after and after in _TEMPLATE_START or not nss or nss.endswith(("{", "<")):
+            if _quoted(text, start, end) and (grammar_line if grammar_line is not None
+                                              else (grammar_line := _grammar_line(text))):
+                result.literals.append((urn, line.number))
+            elif _names_a_namespace(text, end) or _introduced_as_prefix(text, start):
+                result.templates.append((urn, line.number))
+            elif after and after in _TEMPLATE_START or not nss or nss.endswith(("{", "<")):
                 result.templates.append((text[start:end + 20].strip(), line.number))
             elif "{" in nss or "}" in nss or "<" in nss:
                 result.templates.append((urn, line.number))

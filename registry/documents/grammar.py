@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..grammar.ir import Prose, Ref, walk
-from ..grammar.parse import KNOWN_PROSE, parse_grammar, prose_key
+from ..grammar.parse import CORE_RULES, KNOWN_PROSE, parse_grammar, prose_key
 from .text import Line
 
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -39,6 +39,20 @@ class Extracted:
     top_uncertain: str = ""  # why the top rule is a guess
     bnf_lines: list[int] = field(default_factory=list)  # "<a> ::= …" lines: BNF, not ABNF
     columns: tuple[int, int] | None = None  # rule names and "=" split into columns by text extraction
+    rejoined: list[int] = field(default_factory=list)  # source lines of rules rejoined from such columns
+    undefined: list[str] = field(default_factory=list)  # rule names used but defined nowhere
+
+
+# Rules that registrations use from the URI and URN standards without defining them.
+RFC3986_RULES = frozenset(name.casefold() for name in (
+    "URI", "hier-part", "URI-reference", "absolute-URI", "relative-ref", "relative-part", "scheme", "authority",
+    "userinfo", "host", "port", "IP-literal", "IPvFuture", "IPv6address", "h16", "ls32", "IPv4address",
+    "dec-octet", "reg-name", "path", "path-abempty", "path-absolute", "path-noscheme", "path-rootless",
+    "path-empty", "segment", "segment-nz", "segment-nz-nc", "pchar", "query", "fragment", "pct-encoded",
+    "unreserved", "reserved", "gen-delims", "sub-delims"))
+RFC8141_RULES = frozenset(name.casefold() for name in (
+    "namestring", "assigned-name", "NID", "ldh", "NSS", "rq-components", "r-component", "q-component",
+    "f-component"))
 
 
 def _clean(text: str) -> str:
@@ -132,6 +146,40 @@ def _split_columns(lines: list[Line]) -> tuple[int, int] | None:
     return None
 
 
+def _rejoin_columns(lines: list[Line]) -> list[Line]:
+    """Rules put back together from columns printed one after the other by text extraction:
+    a run of bare rule names, as many lone "=" lines, then as many definition lines (in order).
+    Each rejoined rule carries the source line of its definition. Runs that do not line up
+    (a definition wrapped onto two lines, a name lost) are left out, never guessed."""
+    rows = [line for line in lines if line.text.strip()]
+    out: list[Line] = []
+    index = 0
+    while index < len(rows):
+        names = []
+        while index < len(rows) and _bare_name(rows[index].text.strip()):
+            names.append(rows[index].text.strip())
+            index += 1
+        if len(names) < 3:
+            index += 0 if names else 1
+            continue
+        equals = 0
+        while index < len(rows) and rows[index].text.strip() == "=":
+            equals += 1
+            index += 1
+        definitions = rows[index:index + len(names)]
+        if equals != len(names) or len(definitions) < len(names) or not all(
+                _looks_abnf(d.text.strip()) for d in definitions):
+            continue
+        for name, definition in zip(names, definitions):
+            out.append(Line(definition.number, f"{name} = {definition.text.strip()}"))
+        index += len(names)
+    return out
+
+
+def _bare_name(text: str) -> bool:
+    return bool(text) and text[0] in _NAME_START and all(c in _NAME_CHARS for c in text)
+
+
 def _looks_abnf(stripped: str) -> bool:
     """A continuation line holds ABNF elements, not a sentence."""
     words = stripped.replace('"', " ").split()
@@ -148,9 +196,14 @@ def extract(lines: list[Line]) -> Extracted:
     result = Extracted()
     result.bnf_lines = [line.number for line in lines if _is_bnf(line.text)]
     result.columns = _split_columns(lines)
+    found_blocks = blocks(lines)
+    if result.columns:
+        rejoined = _rejoin_columns(lines)
+        result.rejoined = [line.number for line in rejoined]
+        found_blocks += blocks(rejoined)
     out: list[str] = []
     seen_blocks: set[str] = set()
-    for block in blocks(lines):
+    for block in found_blocks:
         while block and not block[-1][1].strip():
             block.pop()
         text_lines, numbers = _normalise(block, result)
@@ -180,6 +233,12 @@ def extract(lines: list[Line]) -> Extracted:
             where += f", column {issue.column})" if issue.column else ")"
         result.problems.append(issue.message + where)
     _top(parsed, result)
+    defined = set(parsed.rules)
+    for rule in parsed.rules.values():
+        for node in walk(rule.expr):
+            if isinstance(node, Ref) and node.key not in defined and node.key not in CORE_RULES \
+                    and node.name not in result.undefined:
+                result.undefined.append(node.name)
     for rule in parsed.rules.values():
         for node in walk(rule.expr):
             if isinstance(node, Prose):
@@ -287,3 +346,76 @@ def rebase(abnf: str, top: str, snid: str) -> tuple[str, str] | None:
         return "\n".join(lines), (f"In rule {start[0]!r} the prefix {original.strip()} (namespace urn:{nid}:) "
                                   f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs.")
     return None
+
+
+def _first_tokens(definition: str) -> list[str]:
+    """The first few elements of a rule definition: quoted strings (with a %s/%i prefix dropped)
+    and rule names, up to the first operator that is not concatenation."""
+    tokens, position = [], 0
+    while position < len(definition) and len(tokens) < 4:
+        char = definition[position]
+        if char in " \t":
+            position += 1
+            continue
+        if definition[position:position + 2].lower() in ("%s", "%i") and definition[position + 2:position + 3] == '"':
+            position += 2
+            continue
+        if char == '"':
+            close = definition.find('"', position + 1)
+            if close < 0:
+                break
+            tokens.append(definition[position:close + 1])
+            position = close + 1
+            continue
+        if char in _NAME_START:
+            end = position
+            while end < len(definition) and definition[end] in _NAME_CHARS:
+                end += 1
+            tokens.append(definition[position:end])
+            position = end
+            continue
+        break
+    return tokens
+
+
+def rebase_nid_rule(abnf: str, top: str, snid: str) -> tuple[str, str] | str | None:
+    """A top rule written ``"urn:" x-NID ":" x-NSS`` (or ``"urn:" NID NSS`` with ``NID = "x:"``):
+    the NID sits in a rule of its own.
+
+    Returns (new ABNF, what changed) when that rule is a single literal (its literal becomes
+    ``"ogf:<snid>"``, so the top rule describes urn:ogf:<snid>: URNs); a reason (str) when the
+    structure does not allow it; None when the top rule is not of that shape.
+    """
+    if not top or not snid:
+        return None
+    rows = abnf.split("\n")
+    definitions = {}
+    for index, row in enumerate(rows):
+        start = rule_start(row)
+        if start is not None:
+            definitions[start[0].casefold()] = (index, row[row.index("=") + 1:].lstrip("/"))
+    if top.casefold() not in definitions:
+        return None
+    tokens = _first_tokens(definitions[top.casefold()][1])
+    if len(tokens) < 2 or tokens[0].lower() != '"urn:"' or tokens[1].startswith('"'):
+        return None
+    colon_apart = len(tokens) > 2 and tokens[2] == '":"'  # "urn:" x-NID ":" …, else x-NID = "x:"
+    nid_rule = tokens[1]
+    if nid_rule.casefold() not in definitions:
+        return (f"The top rule {top!r} takes its NID from rule {nid_rule!r}, which is not defined; the grammar "
+                f"could not be rebased onto urn:ogf:{snid}: URNs.")
+    index, body = definitions[nid_rule.casefold()]
+    literal = body.split(";", 1)[0].strip()
+    if literal.lower().startswith(("%s", "%i")):
+        literal = literal[2:]
+    if not (literal.startswith('"') and literal.endswith('"') and literal.count('"') == 2) \
+            or not colon_apart and not literal.endswith(':"'):
+        return (f"The top rule {top!r} takes its NID from rule {nid_rule!r}, whose definition ({literal}) is "
+                f"not a single string; the grammar could not be rebased onto urn:ogf:{snid}: URNs — "
+                f"rewrite the top rule as \"urn:ogf:{snid}:\" followed by the NSS.")
+    row = rows[index]
+    position = row.index(literal, row.index("="))
+    replacement = f'"ogf:{snid}"' if colon_apart else f'"ogf:{snid}:"'
+    rows[index] = row[:position] + replacement + row[position + len(literal):]
+    return "\n".join(rows), (f"The top rule {top!r} takes its NID from rule {nid_rule!r}; its value {literal} "
+                              f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs.")

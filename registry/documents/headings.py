@@ -3,7 +3,8 @@
 A heading is recognised in three ways, each with its confidence:
 
 * exactly a known title (GFD.191's own or an RFC 3406/8141 template title): 1.0;
-* close in spelling to one (OCR damage, "Identifer"): the similarity, at least 0.8;
+* close in spelling to one (OCR damage, "Identifer"): the similarity, at least 0.8,
+  certain only from 0.9 on;
 * by meaning: the words it contains ("Identifier assignment process" is about
   assignment): 0.7, or 0.5 when its words point to two sections at once
   ("uniqueness and persistence").
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from ..gfd191 import SECTIONS
 
 CERTAIN = 0.85
+SPELLING_CERTAIN = 0.9  # a spelled-like match below this is reported uncertain whatever its ratio
 MAX_HEADING = 90  # characters: longer lines are prose
 
 # Known titles (normalised: lower-case letters only) and the section each fills.
@@ -49,7 +51,7 @@ for _title, _target in {
     "Identifier immutability considerations": "immutability",
     "Process of identifier assignment": "identifier_assignment",
     "Process for identifier resolution": "resolution", "Process of identifier resolution": "resolution",
-    "Rules for Lexical Equivalence": "lexical_equivalence", "Conformance with URN Syntax": "encoding",
+    "Rules for Lexical Equivalence": "lexical_equivalence",
     "Validation mechanism": "validation_mechanism", "Scope": "scope", "Examples": "examples",
     "Example": "examples", "Change history": "changes",
     "Changes from Previous Versions / Prior Usage": "changes",
@@ -61,8 +63,18 @@ for _title, _target in {
     "Author's Address": None, "Authors' Addresses": None, "Specification Template": None,
     "Namespace Registration Template": None, "Namespace ID Proposal": None, "Conclusion": None,
     "Intellectual Property": None, "Glossary": None, "Contributors": None, "End of Template": None,
+    # RFC 8141 template fields
+    "Revision Information": "changes", "Date": "version", "Security and Privacy Considerations": None,
+    "Community considerations": None, "Namespace considerations": None,
 }.items():
     KNOWN[normal(_title)] = _target
+
+# Known titles whose section is a judgement: mapped, but reported uncertain with the other reading.
+AMBIGUOUS: dict[str, tuple[str, str]] = {
+    normal("Conformance with URN Syntax"): (
+        "reserved_use", "RFC 3406's 'Conformance with URN Syntax' says which characters are reserved: taken as "
+                        "2.2 Reserved Use; the other reading is 2.3 Encoding"),
+}
 
 # Words that carry a heading's meaning, and the section they point to.
 _MEANING = [
@@ -74,6 +86,7 @@ _MEANING = [
     ("registrant", "registrant"), ("contact", "registrant"), ("ancillary", "ancillary_documentation"),
     ("example", "examples"), ("scope", "scope"), ("encoding", "encoding"), ("conformance", "encoding"),
     ("history", "changes"), ("changes", "changes"), ("version", "version"),
+    ("query", "reserved_use"), ("fragment", "reserved_use"), ("reserved", "reserved_use"),
 ]
 
 _NUMBER = re.compile(r"^[ \t]*\d{1,3}(?:\.\d{1,3}){0,4}\.?[ \t]+")
@@ -116,12 +129,18 @@ def heading(line: str) -> Heading | None:
     if not (colon or numbered) and (indent and not raw.lstrip().startswith("#") or len(title.split()) > 8):
         return None
     rest = rest.strip().strip("*").strip()
+    if key in AMBIGUOUS:
+        target, why = AMBIGUOUS[key]
+        return Heading(target, title, rest, 0.7, why, numbered, indent)
     if key in KNOWN:
         return Heading(KNOWN[key], title, rest, 1.0, "known title", numbered, indent)
     close = difflib.get_close_matches(key, list(KNOWN), n=1, cutoff=0.8 if (colon or numbered) else 0.86)
     if close:
         ratio = difflib.SequenceMatcher(None, key, close[0]).ratio()
-        return Heading(KNOWN[close[0]], title, rest, round(ratio, 2), "spelled like a known title", numbered,
+        # Only a near-exact spelling (OCR damage) is certain; "Revision Information" is not
+        # "Registration Information" (0.86).
+        confidence = round(ratio, 2) if ratio >= SPELLING_CERTAIN else min(round(ratio, 2), CERTAIN - 0.01)
+        return Heading(KNOWN[close[0]], title, rest, confidence, "spelled like a known title", numbered,
                        indent)
     if not (colon or "." in (number.group(0) if number else "")) or len(title.split()) > 8:
         return None  # by meaning only with a colon or a section number ("3.", "4.1"), not "1 Example Road"
@@ -137,3 +156,18 @@ def heading(line: str) -> Heading | None:
         return Heading(targets[0], title, rest, 0.5,
                        "its words point to more than one section (" + ", ".join(targets) + ")", numbered, indent)
     return None
+
+
+def unknown_heading(line: str) -> Heading | None:
+    """A line written like a template heading ("Usage of query part:") whose title matches
+    no section: its text is kept apart (unplaced), not merged into the section above."""
+    raw = line.rstrip()
+    stripped = raw.strip()
+    head, colon, rest = stripped.partition(":")
+    title = head.strip().strip("*").strip()
+    if not colon or rest[:1] not in ("", " ", "\t") or not title[:1].isupper():
+        return None
+    if len(title) > 60 or len(title.split()) > 8 or not set(title) <= _TITLE_CHARS or len(normal(title)) < 4:
+        return None
+    return Heading(None, title, rest.strip(), 0.0, "a heading that matches no template section", "",
+                   len(raw) - len(raw.lstrip()))

@@ -4,7 +4,7 @@ Reads GFD.191-style documents (numbered "1.1 Namespace Identifier" … "8
 Changes"), RFC 3406/8141-style registrations ("Namespace ID:", "Declaration of
 syntactic structure:", …) and our own export, in text, Markdown or LaTeX (PDF
 and Word files are turned into text first, see formats.py). Nothing is dropped:
-text under no recognised heading is kept in section 8 under a marked heading,
+text under no recognised heading is kept apart as unplaced text,
 URN-like text not taken as an example is listed in the report, and every
 template field is reported found, uncertain or not found.
 """
@@ -20,7 +20,8 @@ from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, Propo
 from . import examples as example_scan
 from . import grammar as abnf
 from . import registrant as registrant_reader
-from .headings import CERTAIN, Heading, heading
+from .headings import CERTAIN, Heading, heading, unknown_heading
+from .markers import export_markers
 from .report import Report
 from .text import Line, normalise, numbered_lines
 
@@ -58,9 +59,25 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
     # A GFD.191-style document numbers its template sections: then only those count,
     # and the same words elsewhere in its prose are text, not headings.
     template_numbers = len(numbered) >= 5
+    # Documents whose headings are labels ("Title:" at one indentation, as RFC templates write
+    # them): a line written the same way under a title we do not know starts unplaced text.
+    certain = [(line, h) for line, h in found if h is not None and h.key and h.confidence >= CERTAIN]
+    labels = [h.indent for line, h in certain if ":" in line.text]
+    heading_indent = -1
+    if len(labels) >= 3 and len(labels) * 3 >= len(certain) * 2:
+        heading_indent = max(set(labels), key=labels.count)
     blocks = [Block(None, None, 0)]
-    for line, found_heading in found:
+    previous_blank = True
+    for position, (line, found_heading) in enumerate(found):
         current = blocks[-1]
+        if found_heading is None and previous_blank and current.key not in ("registrant", "version", "snid") \
+                and _unknown_heading_at(found, position, heading_indent):
+            found_heading = unknown_heading(line.text)
+        previous_blank = not line.text.strip()
+        if found_heading is None and _number_above_heading(found, position):
+            report.notes.append(f"The section number {line.text.strip()!r} on line {line.number} stands alone above "
+                                "a heading; it was read as that heading's number, not as text.")
+            continue
         if found_heading is not None and template_numbers and found_heading.key:
             if found_heading.number != SECTIONS_BY_KEY[found_heading.key].number:
                 # The same words elsewhere: a part heading ("2. Syntax") or prose, not the section.
@@ -71,7 +88,12 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
                 and found_heading.indent > current.heading.indent and current.key \
                 and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number):
             found_heading = None  # an indented label inside a section ("Introduction:") is its text
-        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key == current.key:
+        if found_heading is not None and found_heading.title.lower() == "date" and current.heading is not None \
+                and found_heading.indent > current.heading.indent:
+            found_heading = None  # "Date:" inside a section is one of its lines; at heading level, RFC 8141's field
+        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key \
+                and found_heading.key == current.key and (current.key == "registrant" or current.heading is None
+                                                          or found_heading.indent > current.heading.indent):
             found_heading = None  # "Contact:" inside the registrant section is one of its labels
         if found_heading is None:
             current.lines.append(line)
@@ -85,6 +107,41 @@ def _split(lines: list[Line], report: Report) -> list[Block]:
             "confidence": found_heading.confidence, "why": found_heading.why,
         })
     return blocks
+
+
+def _number_above_heading(found, position: int) -> bool:
+    """A bare section number ("4.") that text extraction put on a line of its own above its heading."""
+    raw = found[position][0].text
+    text = raw.strip()
+    if not text or not text[0].isdigit() or not text.endswith(".") or len(text) > 12 \
+            or not all(c.isdigit() or c == "." for c in text) or len(raw) - len(raw.lstrip()) > 3:
+        return False  # "4." or "4.1." near the margin; "01" below a wrapped URN is the URN's end
+    for previous, _ in reversed(found[max(0, position - 3):position]):
+        if previous.text.strip():
+            if previous.text.rstrip().endswith((":", "-", ".", "/", "%", "=")):
+                return False  # the end of a URN wrapped at the line break
+            break
+    for following, following_heading in found[position + 1:position + 4]:
+        if following.text.strip():
+            return following_heading is not None
+    return False
+
+
+def _unknown_heading_at(found, position: int, indent: int) -> bool:
+    """Whether line ``position`` is written like the document's headings ("Title:" at their
+    indentation, its text on the line or indented below) without being one we know."""
+    line = found[position][0]
+    candidate = unknown_heading(line.text)
+    if candidate is None or indent < 0 or candidate.indent != indent or registrant_reader.is_label(line.text):
+        return False
+    if indent == 0 and not line.text.strip().startswith("**"):
+        return False  # at the margin only a heading written in bold, like the document's own
+    if candidate.rest:
+        return True
+    for following, _ in found[position + 1:position + 4]:
+        if following.text.strip():
+            return len(following.text) - len(following.text.lstrip()) > indent
+    return False
 
 
 def _text(lines: list[Line]) -> str:
@@ -126,7 +183,7 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
     source = normalise(text)
     report = Report(format=format, notes=list(notes))
     result = ImportResult(ProposalData(snid=""), source=source, report=report)
-    lines = numbered_lines(source, report.notes)
+    lines = numbered_lines(source, report.notes, soft_hyphens=format == "pdf")
     blocks = _split(lines, report)
     data = result.data
     _preamble(blocks[0], data, report)
@@ -148,6 +205,12 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
             body = body[1:]
         if body and body[0].text.strip().startswith(EMPTY):
             body[0] = Line(body[0].number, body[0].text.strip()[len(EMPTY):])
+        if sections.get(block.key) and SECTIONS_BY_KEY[block.key].kind == "prose" and body:
+            # A second block for the same section keeps its heading, so its text keeps its meaning
+            # ("Usage of query part: There is no support for …").
+            first = next((line.text for line in body if line.text.strip()), "")
+            indent = first[: len(first) - len(first.lstrip())]
+            body = [Line(block.line, ""), Line(block.line, f"{indent}{block.heading.title}:")] + body
         sections.setdefault(block.key, []).extend(body)
     preamble = blocks[0]
     if "syntactic_structure" not in sections and _text(preamble.lines).strip() and \
@@ -159,7 +222,7 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
         result.unmapped = [u for u in result.unmapped if u != "(before the first heading)"]
         report.notes.append("The text before the first heading holds a grammar; it was taken as 2.1 "
                             "Syntactic Structure.")
-    exported = _export_markers(sections, data)
+    exported = export_markers(sections, data)
     _snid_and_version(sections, data, report)
     _document_type(lines, result)
     _registrant(sections.get("registrant", []), data, report)
@@ -187,10 +250,10 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
             where = (f" (source line {min(numbers)})" if numbers and min(numbers) == max(numbers) else
                      f" (source lines {min(numbers)}–{max(numbers)})" if numbers else "")
             kept.append(f"### {title}{where}\n\n{_dedent(_text(block.lines))}")
-            report.add("unmapped", f"Unmapped: {title}", _dedent(_text(block.lines))[:2000],
+            report.add("unmapped", f"Unplaced text: {title}", _dedent(_text(block.lines))[:2000],
                        [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else []),
-                       uncertain=True, why=f"matches no template section; kept in “{UNMAPPED_MARK}” for you to "
-                                           "move or delete")
+                       uncertain=True, why=f"under a heading that matches no template section; kept in "
+                                           f"“{UNMAPPED_MARK}” for you to move or delete")
         data.unplaced = "\n\n".join(kept).strip()
         report.notes.append(f"Text under {len(unmapped)} heading(s) matched no template section; "
                             f"it is kept apart as \"{UNMAPPED_MARK}\" until you move or delete it.")
@@ -231,6 +294,19 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
         candidate = line.text[index + 8:].split(":", 1)[0].strip("`\"' ") if index >= 0 else ""
         if candidate and not snid_error(candidate):
             snid, snid_line = candidate, [line.number]
+            break
+    for line in [] if snid else sections.get("snid", []):
+        # A quoted name first: 'To be assigned.  Request the string "S1000D".'
+        for quote in ('"', "'", "`"):
+            parts = line.text.split(quote)
+            for candidate in parts[1:-1:2]:
+                candidate = candidate.strip()
+                if candidate and not snid_error(candidate):
+                    snid, snid_line = candidate, [line.number]
+                    break
+            if snid:
+                break
+        if snid:
             break
     for line in [] if snid else sections.get("snid", []):
         text = line.text
@@ -368,10 +444,28 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
     text = extracted.abnf
     why = []
     rebased = abnf.rebase(text, extracted.top, data.snid) if not extracted.problems else None
+    unbased = ""
+    if not rebased and not extracted.problems:
+        by_rule = abnf.rebase_nid_rule(text, extracted.top, data.snid)
+        if isinstance(by_rule, str):
+            unbased = by_rule
+        elif by_rule:
+            rebased = by_rule
     if rebased:
         text, change = rebased
         extracted.changes.append(change)
-    why += extracted.changes + extracted.problems + [p for p in extracted.prose if "cannot" in p]
+    if extracted.rejoined:
+        first, last = extracted.columns
+        extracted.changes.insert(0, (
+            f"The grammar on source lines {first}-{last} was printed in columns by text extraction; "
+            f"{len(extracted.rejoined)} rule(s) were rejoined (names, '=' signs and definitions paired in order) "
+            "and the rest could not be: compare the grammar with the original."))
+    cannot = [unbased] if unbased else []
+    if extracted.undefined:
+        cannot.append(_undefined_message(extracted.undefined))
+    why += extracted.changes + extracted.problems + cannot + [p for p in extracted.prose if "cannot" in p]
+    for message in cannot:
+        report.notes.append(message)
     for message in extracted.changes:
         report.notes.append(message)
     if extracted.problems:
@@ -380,7 +474,8 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
     for message in extracted.prose:
         report.notes.append(message)
     data.grammar = Grammar(abnf=text, rule=extracted.top)
-    doubtful = bool(rebased or extracted.problems or any("cannot" in p for p in extracted.prose))
+    doubtful = bool(rebased or extracted.problems or cannot or extracted.rejoined
+                    or any("cannot" in p for p in extracted.prose))
     report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", text, extracted.lines, uncertain=doubtful,
                why=" ".join(why))
     report.add("grammar.rules", "Grammar rules", ", ".join(extracted.rules), extracted.lines,
@@ -389,6 +484,20 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
                 if abnf.rule_start(t) and abnf.rule_start(t)[0] == extracted.top][:1]
     report.add("grammar.rule", "Top rule", extracted.top, top_line, uncertain=bool(extracted.top_uncertain),
                why=extracted.top_uncertain)
+
+
+def _undefined_message(names: list[str]) -> str:
+    """Rules used but not defined: the grammar cannot run until they are added."""
+    listed = ", ".join(repr(n) for n in names[:8]) + (" …" if len(names) > 8 else "")
+    message = f"The grammar uses rule(s) {listed} but does not define them, so it cannot be run as it stands"
+    from_rfc3986 = [n for n in names if n.casefold() in abnf.RFC3986_RULES]
+    from_rfc8141 = [n for n in names if n.casefold() in abnf.RFC8141_RULES]
+    if from_rfc3986:
+        message += (f"; {', '.join(from_rfc3986)} {'is' if len(from_rfc3986) == 1 else 'are'} defined in RFC 3986? "
+                    "add them to the grammar")
+    if from_rfc8141:
+        message += f"; {', '.join(from_rfc8141)}: defined in RFC 8141? add them to the grammar"
+    return message + "."
 
 
 def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalData, report: Report) -> None:
@@ -422,6 +531,8 @@ def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalDat
             scanned.found.sort(key=lambda f: f.line)
         for text, number in scanned.templates:
             report.left_out.append({"text": text, "line": number, "why": "a template or a bare prefix, not a URN"})
+        for text, number in scanned.literals:
+            report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
         for f in scanned.found:
             nid = f.urn[4:].split(":", 1)[0].lower()
             if chosen is not None and chosen != tier:
@@ -487,93 +598,3 @@ def _invalid_lines(lines: list[Line]) -> set[int]:
         if listing:
             marked.add(line.number)
     return marked
-
-
-# Lines our own export writes around structured parts; read back into their fields.
-_FORMAL = "Formal syntax"
-_LENGTH = "The total length of a URN MUST NOT exceed "
-_RULE = "Executable rule: "
-_LISTS = ("The following URNs are valid:", "The following URNs are invalid:")
-
-
-def _numbered_lists(lines: list[Line]) -> bool:
-    """Whether the example lists are as our export writes them: every item "    <n>- <URN>"."""
-    inside = False
-    for line in lines:
-        text = line.text
-        if text.strip() in _LISTS:
-            inside = True
-        elif inside and text.startswith("    "):
-            number, dash, _ = text.strip().partition("- ")
-            if not (dash and number.isdigit()):
-                return False
-        else:
-            inside = False
-    return True
-
-
-def _export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
-    """Take the structured parts our own export writes out of the prose they sit in."""
-    found: dict = {}
-    lines = sections.get("syntactic_structure", [])
-    kept = []
-    index = 0
-    while index < len(lines):
-        text = lines[index].text
-        if text.startswith(_FORMAL) and text.rstrip().endswith(":") and "abnf" not in found:
-            rule = ""
-            if text.startswith(_FORMAL + " (top rule ") and text.rstrip().endswith("):"):
-                rule = text.rstrip()[len(_FORMAL + " (top rule "):-2]
-            body, numbers = [], [lines[index].number]
-            index += 1
-            while index < len(lines) and (lines[index].text.startswith("    ") or not lines[index].text.strip()):
-                body.append(lines[index].text[4:])
-                numbers.append(lines[index].number)
-                index += 1
-            while body and not body[-1].strip():
-                body.pop()
-            found.update(abnf="\n".join(body) + "\n", rule=rule, lines=numbers)
-            continue
-        if text.startswith(_LENGTH) and text.rstrip().endswith(" characters."):
-            number = text[len(_LENGTH):].split()[0]
-            if number.isdigit():
-                data.max_length = int(number)
-                index += 1
-                continue
-        kept.append(lines[index])
-        index += 1
-    if "syntactic_structure" in sections:
-        sections["syntactic_structure"] = kept
-    lines = sections.get("lexical_equivalence", [])
-    for line in lines:
-        if line.text.startswith(_RULE) and line.text.rstrip().endswith("."):
-            steps = line.text.rstrip()[len(_RULE):-1]
-            data.equivalence = [s.strip() for s in steps.split(",") if s.strip()]
-            sections["lexical_equivalence"] = [other for other in lines if other is not line]
-            break
-    lines = sections.get("examples", [])
-    if any(line.text.strip() in _LISTS for line in lines) and _numbered_lists(lines):
-        valid, invalid, kept, target = [], [], [], None
-        example_lines: dict[str, list[int]] = {}
-        for line in lines:
-            text = line.text
-            if text.strip() in _LISTS:
-                target = invalid if "invalid" in text else valid
-                continue
-            if target is not None and text.startswith("    "):
-                urn = text.strip()
-                number, dash, rest = urn.partition("- ")
-                if dash and number.isdigit():
-                    urn = rest.strip()
-                urn = urn.strip("~").removesuffix(" (invalid)").strip("~")
-                target.append(urn)
-                example_lines[urn] = [line.number]
-                continue
-            target = None
-            kept.append(line)
-        found["examples"] = (valid, invalid)
-        found["example_lines"] = example_lines
-        sections["examples"] = kept
-    for key in [k for k, v in sections.items() if not _text(v).strip()]:
-        del sections[key]
-    return found

@@ -1,36 +1,90 @@
-"""The registrant block: name, organisation, e-mail and postal address in its common shapes.
+"""The registrant part as a structure: blocks of (label, value) pairs, read as published registrations write them.
 
-Labelled lines (``Name:``, ``Contact:``, ``Organization:``, ``Affiliation:``,
-``Address:``, ``E-mail:``/``EMail:``/``Email:``, ``Registering organization``,
-``Designated contact``) are read first, values may wrap onto indented lines.
-Unlabelled blocks are read as RFC authors' addresses are written: a person's
-name, optionally a role title ("Technical Director"), the organisation, ``c/o``
-lines and the postal address, one per line. Each field remembers its source lines.
+Shapes understood (docs/documents.md lists them with examples):
+
+* labelled lines, the value on the label's line or alone below it (``Name:`` /
+  blank line / ``Example Forum``), values wrapped onto deeper-indented lines;
+* nested blocks: ``Registering organization`` and ``Designated contact
+  (person)``, each with its own ``Name:``, ``Address:``, ``Role:``, ``Email:``;
+* labels and values printed as two columns (``Name:`` ``Address:`` then the values);
+* unlabelled author blocks: a person, a role title, the organisation, ``c/o``
+  lines and the postal address, one per line;
+* the person only in ``Attn. A. Person (a@example.org)`` or ``c/o A. Person``;
+  role titles (``Title:``, ``Role:``, ``, Managing Director``); acronym lines
+  (``(3GPP2)``); several contacts (the first is the contact, the others are kept
+  as additional contacts).
+
+Every value carries its source lines and *how* it was read. A value read from a
+label on its own line is certain; one assembled from several lines, guessed from
+its position, paired across columns or cut out of a longer text is uncertain by
+construction, with the reason and the other reading where there is one. A value
+never contains another field's label.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from .text import Line
 
+# label (lower case, single spaces) -> what it holds
 _LABELS = {
-    "name": "name", "contact": "contact", "contact name": "contact", "person": "contact",
-    "designated contact": "contact", "contact person": "contact", "registrant": "name", "organisation": "organisation", "organization": "organisation",
-    "affiliation": "organisation", "registering organization": "organisation",
-    "registering organisation": "organisation", "company": "organisation", "address": "address",
-    "postal address": "address", "postal": "address", "email": "email", "e-mail": "email",
-    "e mail": "email", "mail": "email", "role": "role", "phone": "skip", "tel": "skip",
-    "telephone": "skip", "fax": "skip", "uri": "skip", "url": "skip", "web": "skip",
+    "name": "name", "contact name": "person", "person": "person", "contact person": "contact",
+    "designated contact": "contact", "designated contact person": "contact", "contact": "contact",
+    "registrant": "name", "organisation": "organisation", "organization": "organisation",
+    "affiliation": "organisation", "company": "organisation", "standards organization": "organisation",
+    "standards organisation": "organisation", "registering organization": "org-block",
+    "registering organisation": "org-block", "address": "address", "postal address": "address",
+    "postal": "address", "email": "email", "e-mail": "email", "e mail": "email", "mail": "email",
+    "designated contact email": "email", "designated contact e-mail": "email", "contact email": "email",
+    "contact e-mail": "email", "coordinates": "coordinates", "role": "role", "title": "role",
+    "phone": "skip", "tel": "skip", "telephone": "skip", "fax": "skip", "uri": "skip", "url": "skip",
+    "web": "skip",
 }
+_OPENERS = {"registering organization", "registering organisation", "designated contact",
+            "designated contact person", "contact person", "c/o"}
 _NOT_GIVEN = {"n/a", "na", "tbd", "none", "-", "unknown"}
+_HONORIFICS = ("mr. ", "mrs. ", "ms. ", "dr. ", "prof. ", "mr ", "mrs ", "ms ", "dr ")
 _ROLE_WORDS = ("director", "manager", "chair", "editor", "officer", "secretary", "president", "engineer",
-               "architect", "head of", "lead", "coordinator", "administrator")
+               "architect", "head of", "lead", "coordinator", "administrator", "chairman", "chairperson", "adviser",
+               "advisor")
 _ORG_WORDS = ("inc", "ltd", "llc", "gmbh", "university", "institute", "corporation", "corp", "company",
               "foundation", "forum", "group", "association", "consortium", "organization", "organisation",
               "laboratory", "lab", "agency", "council", "committee", "ietf", "iso", "itu", "w3c", "sa",
               "ag", "bv", "centre", "center", "department", "dept", "school", "college", "society",
-              "alliance", "network", "task force", "jtc", "rapporteur")
+              "alliance", "network", "task force", "jtc", "rapporteur", "commission", "secretariat",
+              "project", "registry", "government", "bank", "office")
+_SENTENCE = (" is a ", " is the ", " is an ", " will ", " shall ")
+
+# how a value was read -> why that is uncertain ("" = certain)
+_HOW = {
+    "label": "", "below": "",
+    "wrapped": "assembled from more than one line",
+    "position": "read from an unlabelled line by its position",
+    "columns": "labels and values stand in separate columns; they were paired in order",
+    "cut": "cut out of a longer text",
+    "attn": "",
+}
+
+
+@dataclass(slots=True)
+class Value:
+    first: str  # the text on its first line
+    lines: list[int]
+    how: str  # a key of _HOW
+    why: str = ""  # more about an uncertain reading
+    other: str = ""  # the other reading, shown with the uncertain one
+    more: list[tuple[str, str]] = field(default_factory=list)  # (separator, text) of continuation lines
+
+    @property
+    def text(self) -> str:
+        """The whole value (joined once, when read: continuation lines are appended in constant time)."""
+        return self.first + "".join(separator + piece for separator, piece in self.more)
+
+    def extend(self, separator: str, text: str, number: int) -> None:
+        self.more.append((separator, text))
+        self.lines.append(number)
 
 
 @dataclass(slots=True)
@@ -40,22 +94,35 @@ class Registrant:
     email: str = ""
     address: str = ""
     lines: dict[str, list[int]] = field(default_factory=dict)
-    uncertain: dict[str, str] = field(default_factory=dict)  # field -> why
+    uncertain: dict[str, str] = field(default_factory=dict)  # field -> why (with the other reading)
     notes: list[str] = field(default_factory=list)  # what was read but has no field (role titles)
+    contacts: list[str] = field(default_factory=list)  # additional contacts, as written
 
 
-def _label(text: str) -> tuple[str, str] | None:
-    stripped = text.strip().lstrip("-*•").strip().strip("*")
+def _clean(text: str) -> str:
+    return text.strip().lstrip("-*•").strip().strip("*").strip()
+
+
+def _label(text: str) -> tuple[str, str, str] | None:
+    """(kind, value, label as written) if ``text`` is a labelled line or a block opener."""
+    stripped = _clean(text)
     head, colon, rest = stripped.partition(":")
     key = " ".join(head.lower().replace("*", "").split())
-    if not colon:
-        key = " ".join(stripped.lower().split())
-        if key in ("registering organization", "registering organisation", "designated contact"):
-            return _LABELS[key], ""
+    if not colon or rest[:2] == "//":
+        key = " ".join(stripped.lower().rstrip(":").split())
+        if key in _OPENERS:
+            return _LABELS.get(key, "contact"), "", stripped
+        if key in _LABELS and _LABELS[key] not in ("skip", "coordinates"):
+            return _LABELS[key], "", stripped  # "Name" alone on its line: a label, never a value
         return None
-    if key in _LABELS and len(head) < 30:
-        return _LABELS[key], rest.strip().strip("*").strip()
+    if key in _LABELS and len(head) < 40:
+        return _LABELS[key], rest.strip().strip("*").strip(), head.strip()
     return None
+
+
+def is_label(text: str) -> bool:
+    """Whether ``text`` is one of the registrant's labelled lines ("Name:", "Registering organization:")."""
+    return _label(text) is not None
 
 
 def email_in(text: str) -> str:
@@ -76,154 +143,416 @@ def email_in(text: str) -> str:
     return ""
 
 
+def _without_email(text: str, email: str) -> str:
+    if email and email in text:
+        text = text.replace(email, "")
+        for empty in ("<>", "()", '""', "''", "[]", "( )"):
+            text = text.replace(empty, "")
+    return " ".join(text.split()).replace(", .", ".").strip(" ,;")
+
+
 def _is_org(text: str) -> bool:
-    lowered = " " + text.lower().replace(",", " ").replace(".", " ") + " "
+    lowered = " " + text.lower().replace(",", " ").replace(".", " ").replace("(", " ").replace(")", " ") + " "
     return any(f" {word} " in lowered for word in _ORG_WORDS)
 
 
 def _is_role(text: str) -> bool:
     lowered = text.lower()
-    return any(word in lowered for word in _ROLE_WORDS) and len(text.split()) <= 6
+    return any(word in lowered for word in _ROLE_WORDS) and len(text.split()) <= 8
+
+
+def _is_person(text: str) -> bool:
+    """Two to four capitalised words, no organisation word: how a person's name is written."""
+    words = _strip_honorific(text).replace(",", " ").split()
+    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not _is_org(text) \
+        and not _is_role(text) and not any(c.isdigit() for c in text)
+
+
+def _strip_honorific(text: str) -> str:
+    lowered = text.lower()
+    for honorific in _HONORIFICS:
+        if lowered.startswith(honorific):
+            text = text[len(honorific):].strip()
+            break
+    for suffix in ("(Mr.)", "(Mrs.)", "(Ms.)", "(Dr.)"):
+        if text.endswith(suffix):
+            text = text[: -len(suffix)].strip()
+    return text
+
+
+def _runs_on(text: str, *, line_length: int) -> bool:
+    """Whether a value's line visibly continues on the next one: it ends with a word that cannot end
+    a name ("of", "and", "-", ","), or it fills the line as far as text wrapped at 72 columns does."""
+    stripped = text.rstrip()
+    last = stripped.rsplit(None, 1)[-1].lower() if stripped else ""
+    return last in ("of", "and", "the", "for", "to", "in", "on", "de", "du", "&", "-") or stripped.endswith(",") \
+        or line_length >= 66
+
+
+def _other_label(value: str) -> int:
+    """Index where another field's label starts inside ``value`` ("A. Person Title: Architect"), or -1."""
+    lowered = value.lower()
+    for label in _LABELS:
+        index = lowered.find(f" {label}:")
+        if index >= 0:
+            return index
+    return -1
+
+
+class _Reader:
+    """One pass over the lines: entries of (block, kind) -> values, and unlabelled paragraphs per block."""
+
+    def __init__(self) -> None:
+        self.values: dict[tuple[str, str], list[Value]] = {}
+        self.paragraphs: dict[str, list[list[Line]]] = {"": [], "org": [], "contact": []}
+        self.block = ""  # "", "org" or "contact"
+        self.contact_seen = False
+        self.pending: deque[tuple[str, str, bool]] = deque()  # (block, kind, weak): labels waiting for a value
+        self.weak = 0  # how many of them are block openers ("Designated contact"), which a label cancels
+        self.last: tuple[Value, str, int] | None = None  # value that may continue, its kind, the label's indent
+        self.blank = False
+        self.in_columns = False  # pairing labels of one column with the values of the next
+        self.last_length = 0  # length of the line the last value came from (a full line may run on)
+
+    def _clear(self) -> None:
+        self.pending.clear()
+        self.weak = 0
+
+    def add(self, kind: str, value: Value) -> Value:
+        self.values.setdefault((self.block, kind), []).append(value)
+        return value
+
+    def feed(self, line: Line) -> None:
+        text = line.text
+        stripped = _clean(text)
+        if not stripped:
+            self.blank = True
+            return
+        indent = len(text) - len(text.lstrip())
+        blank, self.blank = self.blank, False
+        lowered = stripped.lower()
+        label = _label(text)
+        if lowered.startswith(("attn.", "attn:", "attn ")):
+            self._person_in(stripped[5:].strip(" :"), line, "attn")
+            return
+        if lowered.startswith("c/o ") and email_in(stripped) and _is_person(_without_email(stripped[4:],
+                                                                                           email_in(stripped))):
+            self._person_in(stripped[4:], line, "attn")
+            return
+        if label is not None:
+            self._labelled(label, stripped, line, indent, blank)
+            return
+        self._unlabelled(stripped, line, indent, blank)
+
+    def _person_in(self, text: str, line: Line, how: str) -> None:
+        self.block = "contact"
+        self.contact_seen = True
+        email = email_in(text)
+        if email:
+            self.add("email", Value(email, [line.number], "label"))
+        self.add("person", Value(_without_email(text, email), [line.number], how))
+        self.last = None
+
+    def _labelled(self, label, stripped: str, line: Line, indent: int, blank: bool) -> None:
+        kind, value, written = label
+        if kind == "org-block":
+            self.block = "org"
+            kind = "organisation"
+        elif kind == "contact":
+            self.block = "contact"
+            self.contact_seen = True
+            kind = "person"
+            if written.lower() == "c/o":
+                self._clear()
+                self.last = None
+                return
+        elif kind == "name":
+            kind = {"org": "organisation", "contact": "person"}.get(self.block, "name")
+        elif kind == "person":
+            self.block, self.contact_seen = "contact", True
+        if kind == "coordinates":
+            kind, value = "email", email_in(value)
+            if not value:
+                return
+        if kind == "skip":
+            self._clear()
+            self.last = None
+            return
+        if not value:
+            weak = label[0] in ("org-block", "contact")
+            if blank or self.weak and weak:
+                self._clear()
+            elif not weak and self.weak:  # "Contact:" then "E-mail:" on the next line: labels of one column
+                self.pending = deque((b, k, False) for b, k, _ in self.pending)
+                self.weak = 0
+            self.pending.append((self.block, kind, weak))
+            self.weak += weak
+            self.last = None
+            return
+        self._clear()
+        how = "label"
+        cut = _other_label(value)
+        if cut > 0:
+            value, how = value[:cut].strip(), "cut"
+        if kind == "role":
+            self.add("role", Value(value, [line.number], how))
+            self.last = None
+            return
+        found = self.add(kind, Value(value, [line.number], how))
+        self.last = (found, kind, indent)
+        self.last_length = len(line.text.rstrip())
+
+    def _unlabelled(self, stripped: str, line: Line, indent: int, blank: bool) -> None:
+        if self.pending:
+            columns = self.in_columns or len(self.pending) - self.weak > 1
+            block, kind, weak = self.pending.popleft() if columns else self.pending[0]
+            self.weak -= weak and columns
+            self.in_columns = columns and bool(self.pending)
+            if not columns:
+                self._clear()
+            saved, self.block = self.block, block
+            found = self.add(kind if kind != "role" else "role", Value(stripped, [line.number],
+                                                                       "columns" if columns else "below"))
+            self.block = saved
+            # Lines below continue an address; a name or organisation only on deeper lines (wrapped).
+            self.last = (found, kind, indent - 1 if kind == "address" else indent)
+            return
+        if self.last is not None:
+            value, kind, label_indent = self.last
+            runs_on = _runs_on(value.more[-1][1] if value.more else value.first, line_length=self.last_length)
+            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on)
+            if kind == "address" and (not blank or indent > label_indent):
+                value.extend("\n", stripped, line.number)
+                return
+            if kind in ("organisation", "name", "person") and (wrapped or stripped.startswith("(")
+                                                                and stripped.endswith(")") and not blank):
+                value.extend(" ", stripped, line.number)
+                if value.how in ("label", "below"):
+                    value.how = "wrapped"
+                return
+        self.last = None
+        paragraphs = self.paragraphs[self.block]
+        if blank or not paragraphs:
+            paragraphs.append([])
+        paragraphs[-1].append(line)
 
 
 def read(lines: list[Line]) -> Registrant:
     """The registrant of a registrant section's ``lines``."""
-    result = Registrant()
-    values: dict[str, list[tuple[str, int]]] = {}
-    current = None
-    context = ""  # "organisation" or "contact": the block a "Name:" label belongs to
-    unlabelled: list[Line] = []
-    pending: list[str] = []  # labels written without a value, waiting for theirs (column layouts)
-    paired: set[str] = set()  # labels whose values were paired with them across columns
+    reader = _Reader()
     for line in lines:
-        stripped = line.text.strip()
-        if not stripped:
-            if pending and values.get(pending[-1]):
-                pending = []
-            continue
-        label = _label(line.text)
-        if label:
-            current, value = label
-            if current in ("organisation", "contact") and not value:
-                context = current  # "Registering organization" / "Designated contact" opens a block
-            if current == "name" and context:
-                current = context
-            if current == "role":
-                values.setdefault("contact_role", []).append((value, line.number))
-                if value:
-                    result.notes.append(f"The role {value!r} (line {line.number}) has no registrant field; "
-                                        "it is used as the name only when no person is named.")
-                continue
-            values.setdefault(current, [])
-            if value:
-                values[current].append((value, line.number))
-                pending = []
-            elif current not in ("skip", "role"):
-                pending.append(current)
-        elif current in ("address", "organisation", "name", "contact") and line.text[:1].isspace() \
-                and current in values:
-            values[current].append((stripped.lstrip("-*• ").strip(), line.number))
-            pending = []
-        elif pending:
-            # Labels in one column, values in the next ("Name:" "Address:" then the lines):
-            # paired in order, the last label taking the remaining lines.
-            key = pending.pop(0) if len(pending) > 1 else pending[0]
-            values.setdefault(key, []).append((stripped, line.number))
-            paired.add(key)
-            current = key
-        else:
-            current = None
-            unlabelled.append(line)
-    for key in ("name", "organisation", "address", "contact"):
-        given = [(t, n) for t, n in values.get(key, []) if t.strip(" .").lower() not in _NOT_GIVEN]
-        if len(given) < len(values.get(key, [])):
-            result.uncertain.setdefault(key if key != "contact" else "name", "given as N/A or TBD")
-        values[key] = given
-    if not values.get("contact") and values.get("contact_role"):
-        values["contact"] = values["contact_role"]
-        result.uncertain["name"] = "the contact is given only by a role title"
-    for key in paired:
-        target = {"contact": "name", "name": "organisation" if values.get("contact") else "name"}.get(key, key)
-        result.uncertain[target] = "labels and values stand in separate columns; they were paired in order"
-    if values.get("contact"):
-        # "Name:" beside "Contact:" names the organisation; the contact is the person.
-        if values.get("name") and not values.get("organisation"):
-            values["organisation"] = values["name"]
-        values["name"] = values["contact"]
-    email = ""
-    for text, number in values.get("email", []):
-        email = email_in(text) or text
-        result.lines["email"] = [number]
-        break
-    if not email:
-        for line in lines:
-            if found := email_in(line.text):
-                email = found
-                result.lines["email"] = [line.number]
-                break
-    result.email = email
-    for key in ("name", "organisation", "address"):
-        if values.get(key):
-            pieces = []
-            for text, number in values[key]:
-                if email and email in text:
-                    text = text.replace(email, "")
-                    for empty in ("<>", "()", '""', "''", "[]"):
-                        text = text.replace(empty, "")
-                    text = text.strip(" ,;")
-                if text:
-                    pieces.append(text)
-                    result.lines.setdefault(key, []).append(number)
-            setattr(result, key, ("\n" if key == "address" else " ").join(pieces))
-    result.name = result.name.replace(", .", ".").replace(" ,", ",")
-    words = result.name.lower().split()
-    if result.name and result.name == result.organisation:
+        reader.feed(line)
+    result = Registrant()
+    values = reader.values
+
+    def first(*keys) -> Value | None:
+        for key in keys:
+            for value in values.get(key, []):
+                if value.text.strip(" .").lower() not in _NOT_GIVEN:
+                    return value
+                result.uncertain.setdefault({"person": "name", "name": "name"}.get(key[1], key[1]),
+                                            "given as N/A or TBD")
+        return None
+
+    _from_paragraphs(reader, result, values)
+    organisation = first(("org", "organisation"), ("", "organisation"), ("contact", "organisation"))
+    person = first(("contact", "person"), ("", "person"))
+    named = first(("", "name"))
+    if named is not None:
+        # "Name:" outside a block: the organisation when a contact is named elsewhere
+        # (RFC 3406's own illustration), else the person.
+        if (reader.contact_seen or person is not None) and organisation is None:
+            organisation = named
+        elif person is None:
+            person = named
+            if organisation is None and _is_org(named.text):
+                organisation, person = named, None
+    address = first(("org", "address"), ("", "address"), ("contact", "address"))
+    roles = values.get(("contact", "role"), []) + values.get(("", "role"), []) + values.get(("org", "role"), [])
+    people = [v for v in values.get(("contact", "person"), []) + values.get(("", "person"), [])
+              if v.text.strip(" .").lower() not in _NOT_GIVEN]
+    # A person named by a label is the contact; one named only in "Attn." (the organisation's
+    # attention line) comes after, and when both are there the choice is a reading, said so.
+    people.sort(key=lambda v: v.how == "attn")
+    if people and person is not None and person.how == "attn" and people[0] is not person:
+        person = people[0]
+    if person is not None and len(people) > 1 and people[-1].how == "attn" and person.how != "attn":
+        person.why = person.why or (f"two people are named; the designated contact was taken, the other reading "
+                                    f"is {people[-1].text!r} (line {people[-1].lines[0]}, Attn.)")
+    for extra in people[1:]:
+        result.contacts.append(extra.text)
+        result.notes.append(f"An additional contact, {extra.text!r} (line {extra.lines[0]}), has no registrant "
+                            "field; the first contact was taken.")
+    email = _email(values, result, lines)
+    if person is None and roles:
+        role = roles[0]
+        person = Value(role.text, role.lines, role.how, "the contact is given only by a role title")
+        roles = roles[1:]
+    for role in roles:
+        result.notes.append(f"The role {role.text!r} (line {role.lines[0]}) has no registrant field; it was "
+                            "not copied.")
+    if person is not None:
+        person = _person_name(person, email, result)
+        if _is_role(person.text) and not _is_person(person.text) and not person.why:
+            person.why = "the contact is given only by a role title"
+        _set(result, "name", person)
+    if organisation is not None:
+        organisation = _organisation(organisation, email)
+        if _is_role(organisation.text) and not _is_org(organisation.text) and not organisation.why:
+            organisation.why = "it reads like a role title, not an organisation"
+        _set(result, "organisation", organisation)
+    if address is not None:
+        text = "\n".join(part for part in (_without_email(t, email) for t in address.text.split("\n"))
+                         if part and not part.lower().startswith("http"))
+        _set(result, "address", Value(text, address.lines, address.how, address.why))
+    if result.name and result.name == result.organisation and "name" not in result.uncertain:
         result.uncertain["name"] = "the designated contact is the organisation itself; name a person if there is one"
-    elif len(words) > 6 and {"will", "shall", "is", "the", "a", "an"} & set(words):
+    words = result.name.lower().split()
+    if len(words) > 6 and {"will", "shall", "is", "the", "a", "an"} & set(words):
         result.uncertain["name"] = "the contact is described in a sentence, not named"
-    if values.get("organisation") and len(values["organisation"]) > 1 and not values.get("address"):
-        # "Registering organization:" followed by the organisation and its address, one per line.
-        first, *rest = values["organisation"]
-        result.organisation = first[0]
-        result.lines["organisation"] = [first[1]]
-        address = [(t, n) for t, n in rest if not (email and email in t) and not t.lower().startswith("http")]
-        result.address = "\n".join(t for t, _ in address)
-        result.lines["address"] = [n for _, n in address]
-    _unlabelled(unlabelled, result, email)
     return result
 
 
-def _unlabelled(lines: list[Line], result: Registrant, email: str) -> None:
-    """Name, role, organisation, c/o and postal lines written one per line, without labels."""
-    pieces = []
-    for line in lines:
-        text = line.text.strip().lstrip("-*•").strip()
-        if not text or (email and email in text) or text.lower().startswith(("http", "www.", "phone", "tel", "fax")):
+def _email(values, result: Registrant, lines: list[Line]) -> str:
+    """The contact's e-mail; another one (the organisation's) is shown as the other reading."""
+    found = []
+    for block in ("contact", "", "org"):
+        for value in values.get((block, "email"), []):
+            address = email_in(value.text) or value.text
+            if address.lower() not in (f[0].lower() for f in found):
+                found.append((address, value))
+    if not found:
+        for line in lines:
+            if address := email_in(line.text):
+                result.email, result.lines["email"] = address, [line.number]
+                return address
+        return ""
+    address, value = found[0]
+    result.email, result.lines["email"] = address, value.lines[:1]
+    if value.how == "columns":
+        result.uncertain["email"] = _HOW["columns"]
+    elif len(found) > 1 and values.get(("contact", "email")) and any(
+            (b, "email") in values for b in ("", "org") if values.get((b, "email"))):
+        result.uncertain["email"] = (f"the contact's e-mail was taken; the other reading is {found[1][0]!r} "
+                                     f"(line {found[1][1].lines[0]})")
+    return address
+
+
+def _set(result: Registrant, key: str, value: Value) -> None:
+    setattr(result, key, value.text)
+    result.lines[key] = sorted(set(value.lines))
+    why = value.why or _HOW.get(value.how, "")
+    if value.how == "wrapped":
+        why = f"assembled from lines {value.lines[0]}-{value.lines[-1]}; check where it ends"
+    if why and key not in result.uncertain:
+        result.uncertain[key] = why + (f"; the other reading is {value.other!r}" if value.other else "")
+
+
+def _person_name(value: Value, email: str, result: Registrant) -> Value:
+    text = _without_email(value.text, email)
+    text = _without_email(text, email_in(text))
+    for marker in ("(attn:", "(attn.", "(attn "):
+        index = text.lower().find(marker)
+        if index >= 0:  # "The Secretary (attn: Mr. Paul Burton)"
+            inner = text[index + len(marker):].rstrip(")").strip()
+            return Value(_strip_honorific(inner), value.lines, "cut", "", text)
+    name = _strip_honorific(text)
+    head, paren, inner = name.partition(" (")
+    if paren and inner.endswith(")") and _is_org(head) and _is_person(inner[:-1]):
+        # "FIPA Secretariat (J. Kelly)": an office, and the person in it
+        return Value(_strip_honorific(inner[:-1]), value.lines, "cut", "", text)
+    if "," in name:
+        head, _, rest = name.partition(",")
+        rest = rest.strip()
+        if rest and _is_role(rest) and not _is_role(head):
+            result.notes.append(f"The role title {rest!r} (line {value.lines[0]}) has no registrant field; it "
+                                "was not copied.")
+            name = head.strip()
+    return Value(name, value.lines, value.how, value.why, value.other)
+
+
+def _organisation(value: Value, email: str) -> Value:
+    text = _without_email(value.text, email)
+    lowered = text.lower()
+    for marker in _SENTENCE:
+        index = lowered.find(marker)
+        if index > 0:  # "EPCglobal, Inc. is a subsidiary of GS1"
+            return Value(text[:index].strip(" ,"), value.lines, "cut", "", text)
+    head, comma, rest = text.partition(",")
+    if comma and _is_role(head) and not _is_org(head) and rest.strip():
+        # "Director, The International ISBN Agency": a role title before the organisation
+        return Value(rest.strip(), value.lines, "cut", f"the role title {head.strip()!r} was left out", text)
+    return Value(text, value.lines, value.how, value.why, value.other)
+
+
+def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
+    """Unlabelled lines, per block: contacts one paragraph each, or an author block
+    (person, role title, organisation, c/o and postal lines)."""
+    for block in ("contact", "org", ""):
+        paragraphs = reader.paragraphs[block]
+        if block == "contact":
+            for paragraph in paragraphs:
+                _contact_paragraph(paragraph, reader, values)
             continue
-        if text.lower().startswith(("email", "e-mail", "mail")):
+        pieces = []
+        for paragraph in paragraphs:
+            for line in paragraph:
+                text = _clean(line.text)
+                lowered = text.lower()
+                if text.lstrip("(").startswith("+"):
+                    continue  # a telephone number: "(+33 (0)492944200)"
+                if lowered.startswith(("http", "www.", "phone", "tel", "fax", "email", "e-mail", "mail")):
+                    if address := email_in(text):
+                        reader.block = block
+                        reader.add("email", Value(address, [line.number], "label"))
+                    continue
+                address = email_in(text)
+                if address:
+                    reader.block = block
+                    reader.add("email", Value(address, [line.number], "position"))
+                    text = _without_email(text, address)
+                    if not text or text.lstrip("(").startswith("+"):
+                        continue  # the e-mail alone, or with a telephone number
+                words = len(text.split())
+                if words > 10 or words > 5 and text.endswith("."):
+                    continue  # a sentence (guidance or description), not a name or an address line
+                pieces.append(Value(text, [line.number], "position"))
+        if not pieces:
             continue
-        words = len(text.split())
-        if words > 10 or words > 5 and text.endswith("."):
-            continue  # a sentence (guidance or description), not a name or an address line
-        pieces.append((text, line.number))
-    if not pieces:
+        reader.block = block
+        index = 0
+        has_org = values.get((block, "organisation")) or (block == "" and values.get(("org", "organisation")))
+        has_person = values.get(("contact", "person")) or values.get(("", "person")) or values.get(("", "name"))
+        if block == "" and not has_person and not _is_org(pieces[0].text) and len(pieces) > 1:
+            reader.add("person", pieces[0])
+            index = 1
+        while index < len(pieces) and _is_role(pieces[index].text) and not _is_org(pieces[index].text):
+            reader.add("role", pieces[index])
+            index += 1
+        if index < len(pieces) and not has_org and not pieces[index].text.lower().startswith("c/o"):
+            reader.add("organisation", pieces[index])
+            index += 1
+        rest = pieces[index:]
+        if rest and not values.get((block, "address")):
+            reader.add("address", Value("\n".join(p.text for p in rest), [n for p in rest for n in p.lines],
+                                        "position"))
+
+
+def _contact_paragraph(paragraph: list[Line], reader: _Reader, values) -> None:
+    """One contact written without labels: "A. Person, Role, a@example.org" and its address lines."""
+    reader.block = "contact"
+    text = " ".join(_clean(line.text) for line in paragraph)
+    email = email_in(text)
+    first_line = _without_email(_clean(paragraph[0].text), email)
+    head, _, rest = first_line.partition(",")
+    how = "position" if len(paragraph) == 1 else "wrapped"
+    person = Value(head.strip(), [line.number for line in paragraph], "position",
+                   other=first_line if rest.strip() else "")
+    if not head.strip() or _is_org(head) and not _is_person(head):
         return
-    index = 0
-    if not result.name and not _is_org(pieces[0][0]):
-        result.name = pieces[0][0]
-        result.lines["name"] = [pieces[0][1]]
-        index = 1
-        if len(pieces) == 1 and not result.organisation:
-            result.uncertain["name"] = "a single unlabelled line: a person or an organisation?"
-    while index < len(pieces) and _is_role(pieces[index][0]):
-        # a role title belongs to the person, not to the organisation or the address
-        result.notes.append(f"The role title {pieces[index][0]!r} (line {pieces[index][1]}) has no registrant "
-                            "field; it was not copied.")
-        index += 1
-    if index < len(pieces) and not result.organisation and not pieces[index][0].lower().startswith("c/o"):
-        result.organisation = pieces[index][0]
-        result.lines["organisation"] = [pieces[index][1]]
-        index += 1
-    if index < len(pieces) and not result.address:
-        result.address = "\n".join(text for text, _ in pieces[index:])
-        result.lines["address"] = [number for _, number in pieces[index:]]
+    reader.add("person", person)
+    if email and len(values.get(("contact", "person"), [])) == 1:
+        reader.add("email", Value(email, [line.number for line in paragraph if email in line.text][:1], how))
+    role = rest.strip(" ,")
+    if role and len(values.get(("contact", "person"), [])) == 1:
+        reader.add("role", Value(role, [paragraph[0].number], "position"))

@@ -87,12 +87,16 @@ def _furniture(text: str) -> bool:
     return len(stripped) >= 3 and set(stripped) <= {"="} or set(stripped) <= {"-"} and len(stripped) >= 3
 
 
-def numbered_lines(source: str, notes: list[str]) -> list[Line]:
-    """The source's lines, numbered, without page furniture, with prose hyphenation undone.
+def numbered_lines(source: str, notes: list[str], *, soft_hyphens: bool = False) -> list[Line]:
+    """The source's lines, numbered, without page furniture, prose as written.
 
-    A line ending in "letter-" followed by a line starting with a lower-case letter is
-    joined (``resour-`` + ``ces``), unless the hyphen ends a URN: a hyphen is a URN
-    character, so a URN wrapped after a hyphen keeps it (see examples.py).
+    A line ending in "letter-" followed by a line starting with a lower-case letter is a
+    hyphen *as written* (RFCs never hyphenate words at line ends: ``market-`` / ``based``,
+    ``"fyi-`` / ``index.txt"``) unless the document shows soft hyphenation: it is a PDF
+    (``soft_hyphens``, typeset text), or the joined word is written unbroken elsewhere in
+    the same document (``resour-`` / ``ces`` where "resources" also occurs). Only then is
+    the hyphen removed. URNs and rule names keep their hyphen either way (see examples.py).
+    The report says which choice was made.
     """
     lines: list[Line] = []
     long_lines = []
@@ -112,13 +116,43 @@ def numbered_lines(source: str, notes: list[str]) -> list[Line]:
         notes.append(f"Line(s) {shown} are longer than {MAX_LINE:,} characters and were read in pieces; "
                      "check anything extracted from them.")
     joined: list[Line] = []
+    kept, removed = [], []
+    words = None
     for line in lines:
         if joined and _hyphenated(joined[-1].text, line.text):
             previous = joined[-1]
+            head = previous.text.rstrip()[:-1].rsplit(None, 1)[-1] if previous.text.strip() else ""
+            tail = line.text.lstrip().split(None, 1)[0] if line.text.strip() else ""
+            word = _word(head + tail)
+            if not soft_hyphens:
+                if words is None:
+                    words = _words(source)
+                if word not in words:
+                    kept.append(previous.number)
+                    joined.append(Line(line.number, line.text))
+                    continue
+            removed.append(previous.number)
             previous.text = previous.text.rstrip()[:-1] + line.text.lstrip()
             continue
         joined.append(Line(line.number, line.text))
+    if removed:
+        reason = ("the document is a PDF, whose typesetting hyphenates words" if soft_hyphens else
+                  "the joined words are written unbroken elsewhere in the document")
+        notes.append(f"Line-final hyphens were removed at {len(removed)} line break(s) (from line {removed[0]}): "
+                     f"{reason}; check them.")
+    if kept:
+        notes.append(f"Line-final hyphens were kept as written at {len(kept)} line break(s) (from line {kept[0]}): "
+                     "the document does not hyphenate words at line ends.")
     return joined
+
+
+def _word(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def _words(source: str) -> set[str]:
+    """Every word of the document, lower case, letters and digits only (a single linear pass)."""
+    return {_word(token) for token in source.split() if not token.endswith("-")}
 
 
 def _markup(text: str) -> str:
