@@ -33,6 +33,8 @@ from .grammar import (
 from .grammar.analysis import Scope
 from .grammar.samples import character_samples
 from .interchange import ProposalData
+from .resolution.expand import preview as resolution_preview
+from .resolution.templates import resolvers_errors, rule_placeholders
 
 PASS, WARNING, FAIL, EDITOR = (FindingStatus.PASS.value, FindingStatus.WARNING.value,
                                FindingStatus.FAIL.value, FindingStatus.EDITOR.value)
@@ -638,6 +640,48 @@ def examples_invalid(ctx: Context):
         findings.append(Finding("examples-invalid", PASS,
                                 f"All {len(ctx.data.examples.invalid)} invalid examples are rejected.",
                                 ref, {"section": "examples"}))
+    return findings
+
+
+# --- 3.2 Resolution ------------------------------------------------------------------------
+
+
+@check("resolvers")
+def resolvers(ctx: Context):
+    """Each declared resolver's template, expanded for every valid example: the URLs shown."""
+    ref, item = "GFD.191 §6 (3.2)", {"section": "resolution"}
+    declared = ctx.data.resolvers
+    if not declared:
+        return _one("resolvers", PASS, "No resolvers are declared: the registry answers a URN of this SNID "
+                    "with its landing page (checked 0 resolvers).", ref, item)
+    grammar = ctx.grammar
+    names = [rule.name for rule in grammar.parsed.rules.values()] if grammar is not None else []
+    errors, warnings = resolvers_errors(declared, names)
+    findings = [Finding("resolvers", FAIL, e, ref, item) for e in errors]
+    findings += [Finding("resolvers", WARNING, w, ref, item) for w in warnings]
+    if errors:
+        return findings
+    if not ctx.data.examples.valid:
+        return findings + _one("resolvers", WARNING, "Not run: list valid examples so the registry can "
+                               "show the URLs the resolvers would produce.", ref, item)
+    uses_rules = any(rule_placeholders(r["template"]) for r in declared)
+    if uses_rules and (grammar is None or not grammar.ok):
+        return findings + _one("resolvers", WARNING, "Not run: the templates name rules of the grammar, "
+                               "and the grammar cannot validate URNs yet.", ref, item)
+    rows = resolution_preview(declared, grammar, ctx.data.examples.valid, ctx.data.equivalence)
+    for name, example, url, problem in rows:
+        if problem:
+            findings.append(Finding("resolvers", FAIL if not example else WARNING,
+                                    f"Resolver {name!r}{' for ' + example if example else ''}: {problem}",
+                                    ref, {**item, **({"example": example, "list": "valid"} if example else {})}))
+    good = [(name, example, url) for name, example, url, problem in rows if not problem]
+    if good and not any(f.status == FAIL for f in findings):
+        shown = "; ".join(f"{name}: {example} → {url}" for name, example, url in good[:20])
+        more = f" (and {len(good) - 20} more)" if len(good) > 20 else ""
+        findings.append(Finding("resolvers", PASS,
+                                f"Every template filled for every valid example ({len(good)} URL"
+                                f"{'s' if len(good) != 1 else ''}): {shown}{more}.", ref,
+                                {**item, "urls": [list(row) for row in good[:100]]}))
     return findings
 
 

@@ -18,6 +18,7 @@ from . import documents, interchange, sandbox
 from .enums import DocumentStatus, DocumentType
 from .gfd191 import SECTIONS, SECTIONS_BY_KEY
 from .grammar import EQUIVALENCE_STEPS, snid_error
+from .resolution import lines as resolution_lines
 
 _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}
 
@@ -109,6 +110,12 @@ class ProposalForm(forms.Form):
         label="Executable equivalence rule", required=False, widget=forms.CheckboxSelectMultiple,
         choices=[(step, f"{step}: {words}") for step, words in EQUIVALENCE_STEPS.items()],
         help_text="urn:ogf: and the SNID are always case-insensitive (RFC 6453).")
+    resolvers = forms.CharField(
+        label="Resolvers", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
+        help_text="One resolver per line: " + resolution_lines.LINE_FORMAT + ". Example: "
+                  "Provider | https://data.example.org/{nss} — https only (http with a warning), the "
+                  "host written out, {nss} or a rule of the grammar as {RuleName}.")
     examples_valid = forms.CharField(label="Valid example URNs", required=False,
                                      widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
                                      help_text="One URN per line.")
@@ -127,6 +134,7 @@ class ProposalForm(forms.Form):
                        "registrant_public_contact", "registrant_published"],
         "syntactic_structure": ["grammar_abnf", "grammar_rule", "max_length"],
         "lexical_equivalence": ["equivalence", "examples_equivalent"],
+        "resolution": ["resolvers"],
         "examples": ["examples_valid", "examples_invalid"],
     }
 
@@ -161,6 +169,7 @@ class ProposalForm(forms.Form):
             "examples_valid": "\n".join(data.examples.valid),
             "examples_invalid": "\n".join(data.examples.invalid),
             "examples_equivalent": "\n".join(" ".join(group) for group in data.examples.equivalent),
+            "resolvers": resolution_lines.resolvers_to_lines(data.resolvers),
         }
         initial.update({f"section_{key}": text for key, text in data.sections.items()})
         return initial
@@ -189,6 +198,7 @@ class ProposalForm(forms.Form):
             },
             "equivalence": list(cleaned.get("equivalence") or []),
             "max_length": cleaned.get("max_length"),
+            "resolvers": resolution_lines.resolvers_from_lines(cleaned.get("resolvers", "")),
         }
         try:
             proposal = interchange.load(raw)
@@ -196,6 +206,9 @@ class ProposalForm(forms.Form):
             for error in exc.errors:
                 key, _, message = error.partition(": ")
                 field = _field_for(key)
+                if field == "resolvers" and "[" in key:
+                    number = int(key.split("[", 1)[1].split("]", 1)[0]) + 1
+                    message = f"Line {number} ({key.rsplit('.', 1)[-1] if '.' in key else 'resolver'}): {message}"
                 if field not in self.errors:
                     self.add_error(field if field in self.fields else None, message or error)
             return cleaned
@@ -250,6 +263,7 @@ class ProposalForm(forms.Form):
                 [line.replace(" = ", " ").split() for line in lines("examples_equivalent")]),
             equivalence=[step for step in EQUIVALENCE_STEPS if step in steps],
             max_length=max_length if max_length and 1 <= max_length <= 4096 else None,
+            resolvers=resolution_lines.resolvers_from_lines(text("resolvers", interchange.MAX_TEXT)),
         )
 
     def error_list(self) -> list[dict]:
@@ -265,6 +279,8 @@ class ProposalForm(forms.Form):
 def _field_for(key: str) -> str:
     """Interchange key path (``sections.scope``, ``examples.valid[2]``) -> form field name."""
     key = re.sub(r"\[\d+\]", "", key)
+    if key.startswith("resolvers"):
+        return "resolvers"
     if key.startswith("sections."):
         return "section_" + key.split(".", 1)[1]
     return key.replace(".", "_")

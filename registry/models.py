@@ -152,6 +152,8 @@ class Proposal(models.Model):
     examples_equivalent = models.JSONField(default=list, blank=True)
     equivalence = models.JSONField(default=list, blank=True)
     max_length = models.PositiveIntegerField(null=True, blank=True)
+    #: Section 3.2's structured part: the declared resolvers (registry.resolution).
+    resolvers = models.JSONField(default=list, blank=True)
 
     #: The checklist's findings as of the last save or transition, so lists (the
     #: review queue, "my proposals") show them without re-running the checks.
@@ -268,6 +270,7 @@ class Proposal(models.Model):
             ),
             equivalence=list(self.equivalence),
             max_length=self.max_length,
+            resolvers=[dict(r) for r in self.resolvers or []],
         )
 
     def apply_data(self, data: interchange.ProposalData) -> None:
@@ -294,6 +297,7 @@ class Proposal(models.Model):
         self.examples_equivalent = [list(g) for g in data.examples.equivalent]
         self.equivalence = list(data.equivalence)
         self.max_length = data.max_length
+        self.resolvers = [dict(r) for r in data.resolvers]
 
 
 class ProposalEventQuerySet(models.QuerySet):
@@ -427,3 +431,4 @@ class Judgement(models.Model):
 
 
 from .transparency.models import LogEntry, LogHead  # noqa: E402,F401  (the log's tables, in this app)
+from .resolution.models import Resolver, ResolverCheck  # noqa: E402,F401  (resolvers, in this app)

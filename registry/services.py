@@ -36,6 +36,7 @@ from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, Rese
 from .grammar import grammar_compile
 from .conversation import review_round
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
+from .resolution.services import resolvers_install_approved
 from .transparency.records import log_reservation_ended, log_reservation_granted, log_version_registered
 
 
@@ -193,6 +194,7 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
     if action == ProposalAction.APPROVE:
         Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
         log_version_registered(locked)  # the transparency log, in this transaction
+        resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
     context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,
