@@ -120,4 +120,13 @@ def resolver_status(namespace) -> list[dict]:
     return out
 
 
-__all__ = ["resolve_api", "resolve_path", "resolve_query", "resolver_status"]
+def resolver_changes(namespace) -> list:
+    """The SNID's resolver changes after approval (public: what changed, when, why)."""
+    from ..enums import EventKind
+    from ..models import ProposalEvent
+
+    return list(ProposalEvent.objects.filter(proposal__namespace=namespace, kind=EventKind.RESOLVERS)
+                .order_by("-created_at")[:20])
+
+
+__all__ = ["resolver_changes", "resolve_api", "resolve_path", "resolve_query", "resolver_status"]

@@ -1,0 +1,86 @@
+"""Resolvers at approval and replaced afterwards: checked as at registration, logged, public."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from registry.enums import EventKind
+from registry.models import LogEntry, ProposalEvent
+from registry.resolution.models import Resolver
+from registry.resolution.services import ResolutionError, resolvers_replace, resolvers_validate
+from tests.factories import user_factory
+from tests.resolution.helpers import registered
+
+pytestmark = pytest.mark.django_db
+
+GOOD = [{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}]
+
+
+def test_approval_installs_resolvers_and_logs_them(editor):
+    registered(GOOD, editor=editor)
+    resolver = Resolver.objects.current().get()
+    assert resolver.primary and resolver.program["groups"] == ["domain", "index"]
+    leaf = json.loads(LogEntry.objects.filter(kind="snid-resolvers").get().leaf)
+    assert leaf["how"] == "approved" and leaf["resolvers"][0]["template"] == GOOD[0]["template"]
+
+
+def test_resolvers_replace_by_editor_writes_history_and_log(editor):
+    registered(GOOD, editor=editor)
+    other = user_factory("ed2", editor=True)
+    rows = resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], other,
+                             "The provider moved.")
+    assert [r.name for r in rows] == ["new"]
+    assert list(Resolver.objects.current().values_list("name", flat=True)) == ["new"]
+    assert Resolver.objects.filter(retired_at__isnull=False).count() == 1  # kept, not deleted
+    event = ProposalEvent.objects.get(kind=EventKind.RESOLVERS)
+    assert event.comment == "The provider moved." and event.data["before"][0]["name"] == "main"
+    assert LogEntry.objects.filter(kind="snid-resolvers").count() == 2
+
+
+def test_resolvers_replace_refuses_bad_templates_and_stores_nothing(editor):
+    registered(GOOD, editor=editor)
+    for bad in ([{"name": "x", "template": "javascript:alert(1)"}],
+                [{"name": "x", "template": "//evil.example/{nss}"}],
+                [{"name": "x", "template": "https://ok.example/{Nope}"}],
+                [{"name": "x", "template": "https://ok.example/" + "{nss}" * 10_000}],
+                [{"name": "x", "template": "https://ok.example/" + "{" * 10_000}],
+                [{"name": "x", "template": "https://ok.example/a\r\nSet-Cookie: x"}]):
+        with pytest.raises(ResolutionError):
+            resolvers_replace("example", bad, editor, "try")
+        assert resolvers_validate("example", bad)
+    assert list(Resolver.objects.current().values_list("name", flat=True)) == ["main"]
+    assert LogEntry.objects.filter(kind="snid-resolvers").count() == 1
+
+
+def test_resolvers_replace_needs_an_editor_and_a_reason(editor, applicant):
+    registered(GOOD, editor=editor)
+    with pytest.raises(ResolutionError, match="editors"):
+        resolvers_replace("example", GOOD, applicant, "why")
+    with pytest.raises(ResolutionError, match="why"):
+        resolvers_replace("example", GOOD, editor, "")
+    assert resolvers_validate("example", GOOD) == []
+    assert resolvers_validate("nosuch", GOOD)
+
+
+def test_editor_form_replaces_resolvers_and_permissions(client, editor, applicant):
+    registered(GOOD, editor=editor)
+    url = "/urn/example/resolvers/edit/"
+    assert client.get(url).status_code == 302  # anonymous: log in
+    client.force_login(applicant)
+    assert client.get(url).status_code == 403
+    client.force_login(editor)
+    assert b"data.example.org" in client.get(url).content
+    bad = client.post(url, {"resolvers": "x | javascript:alert(1)", "reason": "r"})
+    assert bad.status_code == 400 and b"https://" in bad.content
+    good = client.post(url, {"resolvers": "new | https://n.example.org/{INDEX}", "reason": "Moved."})
+    assert good.status_code == 302
+    page = client.get("/urn/example/")
+    assert b"n.example.org/{INDEX}" in page.content and b"Moved." in page.content
+
+
+def test_snid_page_shows_resolver_status(client, editor):
+    registered(GOOD, editor=editor)
+    page = client.get("/urn/example/")
+    assert b"Resolvers" in page.content and b"not yet" in page.content
