@@ -354,6 +354,8 @@ def dump(data: ProposalData) -> dict:
     out = asdict(data)
     out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
+    if not out["resolvers"]:
+        del out["resolvers"]  # optional: a proposal without resolvers reads and digests as before
     return {"format": FORMAT, **out}
 
 

@@ -84,3 +84,14 @@ def test_snid_page_shows_resolver_status(client, editor):
     registered(GOOD, editor=editor)
     page = client.get("/urn/example/")
     assert b"Resolvers" in page.content and b"not yet" in page.content
+
+
+def test_demo_data_has_resolvers_for_two_snids_one_with_a_rule_placeholder(editor, applicant):
+    from registry import demo
+
+    demo.demo_load(applicant, editor)
+    by_snid = {}
+    for resolver in Resolver.objects.current().select_related("namespace"):
+        by_snid.setdefault(resolver.namespace.snid, []).append(resolver)
+    assert set(by_snid) == {"example", "fdc"}
+    assert any(r.program for r in by_snid["example"])  # {DOMAIN}/{INDEX}
