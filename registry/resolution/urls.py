@@ -5,6 +5,5 @@ from . import editor, views
 urlpatterns = [
     path("resolve/", views.resolve_query, name="resolve"),
     path("urn/<str:snid>/resolvers/edit/", editor.resolvers_edit, name="resolvers_edit"),
-    path("api/resolve/", views.resolve_api, name="resolve_api"),
     re_path(r"^(?P<urn>[uU][rR][nN]:[oO][gG][fF]:.*)$", views.resolve_path, name="resolve_path"),
 ]

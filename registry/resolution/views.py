@@ -16,7 +16,7 @@ from ..api.http import CACHE_CONTROL, etag_of, not_modified
 from ..lookup import registry_index
 from ..models import Namespace
 from ..selectors import snid_suggestions
-from .models import Resolver, ResolverStatus
+from .models import ResolverStatus
 from .resolve import Outcome, resolve
 
 MISSING = "Give the URN to resolve as ?urn=urn:ogf:<snid>:<string>."
@@ -102,31 +102,8 @@ def resolve_query(request):
     return _answer(request, request.GET.get("urn", ""), provider=request.GET.get("provider", ""), api=False)
 
 
-@require_safe
-def resolve_api(request):
-    return _answer(request, request.GET.get("urn", ""), provider=request.GET.get("provider", ""), api=True)
+def answer_for(request, *, api: bool) -> HttpResponse:
+    return _answer(request, request.GET.get("urn", ""), provider=request.GET.get("provider", ""), api=api)
 
 
-def resolver_status(namespace) -> list[dict]:
-    """Each current resolver's status and last check, for the SNID page and the API."""
-    out = []
-    for resolver in Resolver.objects.current().filter(namespace=namespace).prefetch_related("checks")[:20]:
-        last = resolver.checks.all()[:1]
-        last = last[0] if last else None
-        out.append({**resolver.as_data(), "status": resolver.status,
-                    "last_checked_at": resolver.last_checked_at.isoformat() if resolver.last_checked_at else None,
-                    "last_http_code": last.http_code if last else None,
-                    "last_latency_ms": last.latency_ms if last else None})
-    return out
-
-
-def resolver_changes(namespace) -> list:
-    """The SNID's resolver changes after approval (public: what changed, when, why)."""
-    from ..enums import EventKind
-    from ..models import ProposalEvent
-
-    return list(ProposalEvent.objects.filter(proposal__namespace=namespace, kind=EventKind.RESOLVERS)
-                .order_by("-created_at")[:20])
-
-
-__all__ = ["resolver_changes", "resolve_api", "resolve_path", "resolve_query", "resolver_status"]
+__all__ = ["answer_for", "resolve_path", "resolve_query"]

@@ -31,7 +31,7 @@ from ..grammar.portable import published_pattern
 from ..interchange import PUBLISHABLE
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
-from ..resolution.views import resolver_changes, resolver_status
+from ..resolution.selectors import resolver_changes, resolver_status
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 from ..transparency.views import version_log_status
 
