@@ -23,6 +23,7 @@ from . import registrant as registrant_reader
 from .headings import CERTAIN, Heading, heading
 from .report import Report
 from .text import Line, normalise, numbered_lines
+from ..resolution.lines import LINE_FORMAT, resolvers_from_lines
 
 UNMAPPED_MARK = "Unmapped text from the imported document"
 EMPTY = "(none)"
@@ -467,6 +468,7 @@ def _invalid_lines(lines: list[Line]) -> set[int]:
 _FORMAL = "Formal syntax"
 _LENGTH = "The total length of a URN MUST NOT exceed "
 _RULE = "Executable rule: "
+RESOLVERS_MARK = f"Resolvers ({LINE_FORMAT}):"
 _LISTS = ("The following URNs are valid:", "The following URNs are invalid:")
 
 
@@ -524,6 +526,19 @@ def _export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict
             steps = line.text.rstrip()[len(_RULE):-1]
             data.equivalence = [s.strip() for s in steps.split(",") if s.strip()]
             sections["lexical_equivalence"] = [other for other in lines if other is not line]
+            break
+    lines = sections.get("resolution", [])
+    for position, line in enumerate(lines):
+        if line.text.strip() == RESOLVERS_MARK:
+            body = []
+            for other in lines[position + 1:]:
+                if other.text.strip() and not other.text.startswith("    "):
+                    break
+                body.append(other)
+            while body and not body[-1].text.strip():
+                body.pop()
+            data.resolvers = resolvers_from_lines("\n".join(other.text[4:] for other in body))
+            sections["resolution"] = lines[:position] + lines[position + 1 + len(body):]
             break
     lines = sections.get("examples", [])
     if any(line.text.strip() in _LISTS for line in lines) and _numbered_lists(lines):
