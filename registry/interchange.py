@@ -297,9 +297,12 @@ def grammar_rule_names(abnf: str) -> list[str]:
 
 def resolvers_load(raw, abnf: str) -> tuple[list[dict], list[str]]:
     """Resolvers from untrusted data, checked (template shape and the grammar's rule names):
-    (resolvers, errors). Used by ``load`` and by the resolver-change service alike."""
+    (resolvers, errors). Used by the resolver-change service."""
     r = _Reader()
     resolvers = _resolvers(r, raw, Grammar(abnf=abnf))
+    if not r.errors:
+        errors, _warnings = resolvers_errors(resolvers, grammar_rule_names(abnf))
+        r.errors += errors
     return resolvers, r.errors
 
 
@@ -337,7 +340,10 @@ def _resolvers(r: _Reader, raw, grammar: Grammar) -> list[dict]:
     if out:
         if not any(item["primary"] for item in out):
             out[0]["primary"] = True  # the first is the primary unless another is named
-        errors, _warnings = resolvers_errors(out, grammar_rule_names(grammar.abnf))
+        # The shape is checked here (scheme, host, size, placeholders); whether each {RuleName} is
+        # a rule of the grammar is the checklist's "resolvers" check, so a draft whose grammar is
+        # being reworked can still be saved, with the finding saying what to fix.
+        errors, _warnings = resolvers_errors(out, None)
         for error in errors:
             where, _, message = error.partition(": ")
             if not message:

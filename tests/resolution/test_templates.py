@@ -88,3 +88,10 @@ def test_proposal_form_takes_resolver_lines(client, applicant):
     client.force_login(applicant)
     page = client.get(f"/proposals/{proposal.pk}/edit/")
     assert b'name="resolvers"' in page.content
+
+
+def test_unknown_rule_placeholder_saves_but_the_checklist_fails_it():
+    raw = {**demo_raw("example"), "resolvers": [{"name": "main", "template": "https://a.example/{Nope}"}]}
+    data = interchange.load(raw)  # a draft whose grammar is being reworked can still be saved
+    findings = [f for f in run_checklist(data) if f.id == "resolvers"]
+    assert [f.status for f in findings] == ["fail"] and "{Nope}" in findings[0].message
