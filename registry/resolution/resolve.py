@@ -181,3 +181,8 @@ def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | N
     location = next(url for t, url in usable if t is chosen)
     return Outcome("redirect", 303 if negotiated else 302, answer, location=location, negotiated=negotiated,
                    targets=urls)
+
+
+def targets_loaded(snid_key: str, index: Index) -> bool:
+    """Whether ``targets_for`` would answer without a query."""
+    return _plans["index"] is index and snid_key in _plans["by_snid"]

@@ -23,7 +23,10 @@ MISSING = "Give the URN to resolve as ?urn=urn:ogf:<snid>:<string>."
 
 
 def _wants_json(request) -> bool:
-    accept = request.META.get("HTTP_ACCEPT", "")
+    return wants_json(request.META.get("HTTP_ACCEPT", ""))
+
+
+def wants_json(accept: str) -> bool:
     if "application/json" not in accept:
         return False
     return accept.find("application/json") < accept.find("text/html") if "text/html" in accept else True
@@ -46,6 +49,12 @@ def _landing_details(outcome: Outcome) -> dict:
     return details
 
 
+def etag_input(full_path: str, accept: str, varies: bool) -> str:
+    """What a resolution's ETag is made of (with the registry stamp): the request, and the
+    Accept header where the answer depends on it."""
+    return f"{full_path}\n{accept if varies else ''}\n{wants_json(accept)}"
+
+
 def _json(outcome: Outcome, status: int, extra: dict | None = None) -> HttpResponse:
     body = {**outcome.answer, "location": outcome.location or None, **(extra or {})}
     response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
@@ -62,9 +71,9 @@ def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpRespo
     accept = request.META.get("HTTP_ACCEPT", "")
     outcome = resolve(text, provider=provider, accept=accept, index=index)
     cacheable = outcome.kind in ("redirect", "landing", "unknown", "invalid")
-    etag = etag_of(index, f"{request.get_full_path()}\n{accept if outcome.negotiated or api else ''}"
-                   f"\n{_wants_json(request)}")
+    etag = etag_of(index, etag_input(request.get_full_path(), accept, outcome.negotiated or api))
     if cacheable and (response := not_modified(request, etag)):
+        response["Vary"] = "Accept"
         return response
     if api:
         response = _json(outcome, 400 if outcome.kind == "not-urn" else 200)
