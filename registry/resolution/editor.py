@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from django import forms
 from django.http import Http404
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 from django.urls import reverse
 
-from ..models import Namespace
+from ..grammar import grammar_compile
+from ..models import Namespace, Proposal
+from . import health
+from .expand import preview
 from ..views.review import editor_required
 from .lines import LINE_FORMAT, resolvers_from_lines, resolvers_to_lines
 from .models import Resolver
@@ -39,3 +43,21 @@ def resolvers_edit(request, snid):
             return redirect(reverse("registry:namespace_detail", args=[namespace.snid]) + "#resolvers")
     return render(request, "registry/resolution/edit.html",
                   {"namespace": namespace, "form": form, "errors": errors}, status=400 if errors else 200)
+
+
+#: The live probe an editor may run before approval: a few URLs, a short timeout.
+PROBE_MAX_URLS = 8
+PROBE_TIMEOUT = 5.0
+
+
+@editor_required
+@require_POST
+def resolvers_probe(request, pk):
+    """Probe the URLs the proposal's resolvers give for its examples (HEAD then GET, polite,
+    SSRF-guarded), shown as information: a network that cannot be reached blocks nothing."""
+    proposal = get_object_or_404(Proposal, pk=pk)
+    compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule) if proposal.grammar_abnf.strip() else None
+    rows = [row for row in preview(list(proposal.resolvers or []), compiled, proposal.examples_valid,
+                                   proposal.equivalence) if row[2]][:PROBE_MAX_URLS]
+    results = [(name, example, health.probe(url, timeout=PROBE_TIMEOUT)) for name, example, url, _ in rows]
+    return render(request, "registry/resolution/probe.html", {"proposal": proposal, "results": results})

@@ -97,3 +97,22 @@ def test_address_allowed_refuses_private_kinds():
                     "::ffff:127.0.0.1", "100.64.0.1"):
         assert not health.address_allowed(address, []), address
     assert health.address_allowed("93.184.216.34", [])
+
+
+def test_editor_live_probe_shows_results_and_needs_an_editor(client, settings, target, editor, applicant):
+    from tests.factories import proposal_factory
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    proposal = proposal_factory(applicant, state="submitted",
+                                resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}])
+    url = f"/review/{proposal.pk}/resolvers/probe/"
+    client.force_login(applicant)
+    assert client.post(url).status_code == 403
+    client.force_login(editor)
+    assert b"Probe those URLs now" in client.get(f"/review/{proposal.pk}/").content
+    page = client.post(url)
+    assert page.status_code == 200 and b"HTTP 200" in page.content
+    assert {path for _, path, _ in target.requests} == {"/42", "/00784505476220484608", "/1"}
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = ""
+    refused = client.post(url)
+    assert refused.status_code == 200 and b"refused" in refused.content
