@@ -75,8 +75,12 @@ def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpRespo
     if cacheable and (response := not_modified(request, etag)):
         response["Vary"] = "Accept"
         return response
-    if api:
-        response = _json(outcome, 400 if outcome.kind == "not-urn" else 200)
+    if api and outcome.kind == "not-urn":
+        response = HttpResponse(orjson.dumps({"detail": outcome.answer["errors"][0]}), status=400,
+                                content_type="application/json")
+        response["Access-Control-Allow-Origin"] = "*"
+    elif api:
+        response = _json(outcome, 200)
     elif outcome.kind == "redirect":
         response = HttpResponse(status=outcome.status)
         response["Location"] = outcome.location

@@ -148,6 +148,8 @@ def test_resolve_unknown_snid_is_404_with_suggestions(client):
 def test_resolve_not_a_urn_is_400_and_missing_urn_too(client):
     assert client.get("/resolve/", {"urn": "http://x"}).status_code == 400
     assert client.get("/api/resolve/").status_code == 400
+    refused = client.get("/api/resolve/", {"urn": "http://x"})
+    assert refused.status_code == 400 and "urn:ogf:" in refused.json()["detail"]
 
 
 def test_api_resolve_lists_resolvers_with_urls_and_status(client, target):
