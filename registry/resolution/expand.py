@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 
 import re2
 
@@ -166,10 +167,16 @@ def rule_values(program: dict | None, urn: str, nss: str) -> dict[str, str] | No
     return values
 
 
+@lru_cache(maxsize=1024)
+def _checked(template: str):
+    """A template's parts, read once per process (templates are few; resolutions many)."""
+    return template_check(template)
+
+
 def expand(template: str, nss: str, values: dict[str, str]) -> str:
     """The URL ``template`` gives for a URN whose (normalised) NSS is ``nss`` and whose rules
     matched ``values`` (``rule_values``); raises ExpandError naming an unfilled placeholder."""
-    checked = template_check(template)
+    checked = _checked(template)
     if not checked.ok:
         raise ExpandError(checked.errors[0])
     out = []

@@ -210,8 +210,8 @@ def run(now=None, cap: int | None = None) -> list[tuple[Resolver, ProbeResult]]:
 def record(resolver: Resolver, result: ProbeResult, now=None) -> Resolver:
     """Add the check to the history and move the resolver's status; mail on down / back up."""
     now = now or timezone.now()
-    locked = Resolver.objects.select_for_update().select_related("namespace", "namespace__current").get(
-        pk=resolver.pk)
+    locked = Resolver.objects.select_for_update().get(pk=resolver.pk)
+    locked.namespace = Namespace.objects.select_related("current").get(pk=locked.namespace_id)
     check = ResolverCheck.objects.create(resolver=locked, checked_at=now, ok=result.ok,
                                          http_code=result.http_code, latency_ms=result.latency_ms,
                                          url=result.url[:2000], error=result.error[:500])
