@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from functools import lru_cache
+from urllib.parse import quote
 
 import re2
 
@@ -36,6 +37,8 @@ class ExpandError(ValueError):
 
 
 def percent_encode(value: str) -> str:
+    if "%" not in value:
+        return quote(value, safe="-._~")  # the common case, in the standard library's quoter
     out = []
     index = 0
     while index < len(value):
@@ -129,11 +132,16 @@ def program_of(compiled, templates: list[str]) -> dict | None:
     return {"pattern": piece.text, "groups": builder.groups, "full_urn": compiled.analysis.full_urn}
 
 
-_programs: OrderedDict[str, re2._Regexp] = OrderedDict()
+_programs: OrderedDict[str, object] = OrderedDict()
 _programs_lock = threading.Lock()
 
 
 def _compiled(pattern: str):
+    """A function bytes -> list of group spans (or None), compiled once per pattern.
+
+    It calls the RE2 binding's anchored ``Match`` directly, as the lookup does
+    (registry/grammar/re2match.py): the public wrapper's match objects cost several
+    times the match itself."""
     with _programs_lock:
         found = _programs.get(pattern)
         if found is not None:
@@ -142,12 +150,28 @@ def _compiled(pattern: str):
     options = re2.Options()
     options.max_mem = RE2_MAX_MEM
     options.log_errors = False
-    program = re2.compile(pattern, options)
+    try:
+        from re2 import _re2
+
+        program = _re2.RE2(pattern.encode("utf-8"), options)
+        if not program.ok():
+            raise ExpandError("The capture program cannot be compiled.")
+        anchor, match = _re2.RE2.Anchor.ANCHOR_BOTH, program.Match
+
+        def spans(data: bytes):
+            found = match(anchor, data, 0, len(data))
+            return None if found[0] == (-1, -1) else found
+    except (ImportError, AttributeError):  # pragma: no cover - binding layout changed
+        compiled = re2.compile(pattern, options)
+
+        def spans(data: bytes):
+            found = compiled.fullmatch(data.decode("latin-1"))
+            return None if found is None else [found.span(i) for i in range(compiled.groups + 1)]
     with _programs_lock:
-        _programs[pattern] = program
+        _programs[pattern] = spans
         while len(_programs) > 256:
             _programs.popitem(last=False)
-    return program
+    return spans
 
 
 def rule_values(program: dict | None, urn: str, nss: str) -> dict[str, str] | None:
@@ -156,14 +180,17 @@ def rule_values(program: dict | None, urn: str, nss: str) -> dict[str, str] | No
     if not program:
         return {}
     subject = urn if program["full_urn"] else nss
-    match = _compiled(program["pattern"]).fullmatch(subject)
-    if match is None:
+    if not subject.isascii():
+        return None
+    data = subject.encode("ascii")
+    spans = _compiled(program["pattern"])(data)
+    if spans is None:
         return None
     values: dict[str, str] = {}
     for number, key in enumerate(program["groups"], start=1):
-        value = match.group(number)
-        if value is not None and key not in values:
-            values[key] = value
+        start, end = spans[number]
+        if start != -1 and key not in values:
+            values[key] = subject[start:end]
     return values
 
 
