@@ -4,7 +4,11 @@ GFD.191 §5 lists what the GFD editor checks before assigning an SNID; §3, §4
 and the §6 template add MUSTs and SHOULDs. Each check is a small function with
 a stable id returning findings — ``pass``, ``warning``, ``fail`` or ``editor``
 (needs human judgement) — each with a plain message, the clause it comes
-from and the item it concerns. Checks read a ``ProposalData`` and a few facts
+from and the item it concerns. A check declares what it needs (``needs=``: a
+grammar that works, a well-formed SNID that is free or yours, a section that is
+written); when a need is not met the check is not run and says so (``not_run``,
+with the reason and the place to fix first), so one root cause gives one failing
+finding and nothing passes that was not examined. Checks read a ``ProposalData`` and a few facts
 about the registry (``RegistryFacts``), never the database, so a file can be
 checked as easily as a stored proposal. Grammars come from the compile cache,
 so a full run costs milliseconds.
@@ -19,8 +23,9 @@ from dataclasses import dataclass, field
 
 import re2
 
+from . import wording
 from .enums import FindingStatus
-from .gfd191 import REQUIRED_SECTIONS, SECTIONS_BY_KEY
+from .gfd191 import REQUIRED_SECTIONS, SECTIONS, SECTIONS_BY_KEY
 from .grammar import (
     EQUIVALENCE_STEPS,
     UrnSyntaxError,
@@ -31,13 +36,17 @@ from .grammar import (
     snid_error,
 )
 from .grammar.analysis import Scope
+from .grammar.parse import Issue
 from .grammar.samples import character_samples
 from .interchange import ProposalData
 from .resolution.expand import preview as resolution_preview
 from .resolution.templates import resolvers_errors, rule_placeholders
 
-PASS, WARNING, FAIL, EDITOR = (FindingStatus.PASS.value, FindingStatus.WARNING.value,
-                               FindingStatus.FAIL.value, FindingStatus.EDITOR.value)
+PASS, WARNING, FAIL, EDITOR, NOT_RUN = (FindingStatus.PASS.value, FindingStatus.WARNING.value,
+                                        FindingStatus.FAIL.value, FindingStatus.EDITOR.value,
+                                        FindingStatus.NOT_RUN.value)
+#: ``stage`` of a run: a draft's unwritten sections are "to do"; at submission they fail.
+DRAFT, SUBMITTED = "draft", "submitted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +82,9 @@ class RegistryFacts:
 class Context:
     data: ProposalData
     facts: RegistryFacts
+    stage: str = SUBMITTED
     _grammar: object = field(default=None, init=False, repr=False)
+    _unmet: dict = field(default_factory=dict, init=False, repr=False)
 
     def section(self, key: str) -> str:
         return (self.data.sections.get(key) or "").strip()
@@ -93,17 +104,203 @@ def example_subjects(data: ProposalData) -> tuple[str, ...]:
 
 
 CHECKS: list[tuple[str, Callable[[Context], list[Finding]]]] = []
+#: What each check needs before it can say anything (names of ``NEEDS``), and the clause and
+#: field its "not run" finding points at.
+CHECK_NEEDS: dict[str, tuple[str, ...]] = {}
+CHECK_PLACES: dict[str, tuple[str, dict]] = {}
 
 
-def check(check_id: str):
+def check(check_id: str, *, needs: tuple[str, ...] = (), reference: str = "", item: dict | None = None):
+    """Register a check; ``needs`` names what must hold first (``NEEDS``, or ``written:<key>``)."""
     def register(function):
         CHECKS.append((check_id, function))
+        CHECK_NEEDS[check_id] = needs
+        CHECK_PLACES[check_id] = (reference, item or {})
         return function
     return register
 
 
+# --- what checks need ----------------------------------------------------------------------
+
+#: Grammar problems that leave nothing sound to check examples, bounds or characters against.
+_BLOCKING_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
+                   "disagreement", "undefined"}
+
+
+def grammar_blocker(grammar):
+    """The first problem that keeps ``grammar`` from being used, or None if it works."""
+    if grammar is None:
+        return None
+    blocking = [i for i in grammar.issues if i.severity == "error" and i.kind in _BLOCKING_KINDS]
+    if blocking:
+        return blocking[0]
+    if not grammar.ok:
+        return next(iter(grammar.errors), None) or _NO_VALIDATOR
+    return None
+
+
+_NO_VALIDATOR = Issue("too-complex", "error", "No validator could be built from the grammar.")
+
+
+def _at(issue) -> str:
+    if issue.line and issue.column:
+        return f" (line {issue.line}, column {issue.column})"
+    return f" (line {issue.line})" if issue.line else ""
+
+
+def _need_grammar(ctx: Context):
+    """A grammar that is given must parse, define what it uses and compile; none given is
+    said by grammar-present, and the checks that need one handle its absence."""
+    issue = grammar_blocker(ctx.grammar)
+    if issue is None:
+        return None
+    if issue.kind in ("too-complex", "too-large"):
+        why = "the grammar must be built into a validator first (see grammar-parses)"
+    elif issue.kind == "undefined":
+        why = "every rule the grammar uses must be defined first"
+    elif issue.kind == "top-rule":
+        why = "the grammar's top rule must be one of its rules first"
+    elif issue.kind == "disagreement":
+        why = "the grammar's validator must agree with the reference parser first"
+    else:
+        why = "the grammar must parse first"
+    item = {"section": "grammar"}
+    for key in ("line", "column", "rule"):
+        if getattr(issue, key, None):
+            item[key] = getattr(issue, key)
+    return why + _at(issue), item
+
+
+def _need_snid(ctx: Context):
+    if is_valid_snid(ctx.data.snid):
+        return None
+    return "the SNID must be well formed first (see snid-syntax)", {"section": "snid"}
+
+
+def _need_snid_available(ctx: Context):
+    """The version follows the SNID's history only if the SNID is free or the applicant's."""
+    blocked = _need_snid(ctx)
+    if blocked:
+        return blocked
+    facts = ctx.facts
+    if facts.registered and facts.submitter_known and not facts.own_namespace:
+        return "the SNID is registered to someone else: choose another SNID first (see snid-unique)", \
+            {"section": "snid"}
+    if facts.reserved and not facts.reserved_for_applicant:
+        return "the SNID is reserved for someone else: choose another SNID first (see snid-unique)", \
+            {"section": "snid"}
+    return None
+
+
+def _need_grammar_parsed(ctx: Context):
+    """Rules must be read before they can be judged complete: a rule with a syntax error is
+    missing from what was read, and the rules using it would seem to refer to nothing."""
+    grammar = ctx.grammar
+    unread = {"syntax", "empty"} | ({"too-large"} if grammar is not None and not grammar.parsed.rules else set())
+    issue = next((i for i in grammar.issues if i.severity == "error" and i.kind in unread),
+                 None) if grammar is not None else None
+    if issue is None:
+        return None
+    item = {"section": "grammar", **{k: getattr(issue, k) for k in ("line", "column", "rule")
+                                     if getattr(issue, k, None)}}
+    return "the grammar must parse first" + _at(issue), item
+
+
+NEEDS: dict[str, Callable[[Context], tuple[str, dict] | None]] = {
+    "grammar": _need_grammar,
+    "grammar-parsed": _need_grammar_parsed,
+    "snid": _need_snid,
+    "snid-available": _need_snid_available,
+}
+
+
+def section_written(data: ProposalData, key: str) -> bool:
+    """Whether the applicant has written anything for template section ``key`` (or a field)."""
+    if key == "snid":
+        return bool(data.snid.strip())
+    if key == "version":
+        return data.version >= 1
+    if key == "document":
+        return bool(data.document.reference.strip())
+    if key == "registrant":
+        reg = data.registrant
+        return bool(reg.name.strip() or reg.organisation.strip())
+    if key == "grammar":
+        return bool(data.grammar.abnf.strip())
+    text = bool((data.sections.get(key) or "").strip())
+    if key == "syntactic_structure":
+        return text or bool(data.grammar.abnf.strip())
+    if key == "examples":
+        return text or bool(data.examples.valid)
+    return text
+
+
+def progress(data: ProposalData) -> dict:
+    """How much of the template is written: {"written", "total", "missing_required": [headings]}."""
+    written = [s for s in SECTIONS if section_written(data, s.key)]
+    return {"written": len(written), "total": len(SECTIONS),
+            "missing_required": [s.heading for s in REQUIRED_SECTIONS if not section_written(data, s.key)]}
+
+
+_FIELD_NAMES = {"document": "the registering document (1.2)", "grammar": "the formal syntax (ABNF, 2.1)",
+                "registrant": "the registrant (1.3)"}
+
+
+def _unmet(ctx: Context, need: str):
+    if need not in ctx._unmet:
+        if need.startswith("written:"):
+            key = need.split(":", 1)[1]
+            unmet = None
+            if ctx.stage == DRAFT and not section_written(ctx.data, key):
+                what = _FIELD_NAMES.get(key) or f"section {SECTIONS_BY_KEY[key].heading}"
+                unmet = (f"to do: {what} is not written yet (checked when you submit)",
+                         {"section": "grammar" if key == "grammar" else key})
+        else:
+            unmet = NEEDS[need](ctx)
+        ctx._unmet[need] = unmet
+    return ctx._unmet[need]
+
+
+def _not_run(check_id: str, ctx: Context) -> list[Finding] | None:
+    """The "not run" finding of a check whose needs are not met, or None to run it."""
+    for need in CHECK_NEEDS.get(check_id, ()):
+        unmet = _unmet(ctx, need)
+        if unmet:
+            reason, item = unmet
+            reference, own_item = CHECK_PLACES[check_id]
+            message = reason[0].upper() + reason[1:] + "." if reason.startswith("to do") else f"Not run: {reason}."
+            return [Finding(check_id, NOT_RUN, message, reference, {**own_item, **item})]
+    return None
+
+
 def _one(check_id, status, message, reference, item=None) -> list[Finding]:
     return [Finding(check_id, status, message, reference, item)]
+
+
+# --- 0 What an import left over ------------------------------------------------------------
+
+_SOURCE_LINES = re2.compile(r"\(source lines? ([0-9]+(?:–[0-9]+)?)\)")
+#: What the unplaced part is called on every page.
+UNPLACED_LABEL = "Unplaced text from the imported document"
+
+
+def unplaced_source_lines(text: str) -> list[str]:
+    """The source line ranges the importer noted in unplaced text ("12–30")."""
+    return [m.group(1) for m in _SOURCE_LINES.finditer(text)]
+
+
+@check("unplaced-text", reference="GFD.191 §6", item={"section": "unplaced"})
+def unplaced_text(ctx: Context):
+    """Imported text that fits no section is neither dropped nor silently filed under section 8."""
+    text = ctx.data.unplaced.strip()
+    if not text:
+        return []
+    lines = unplaced_source_lines(text)
+    where = f" (source lines {', '.join(lines)})" if lines else ""
+    return _one("unplaced-text", WARNING,
+                f"“{UNPLACED_LABEL}” still holds {len(text):,} characters{where}: move what belongs to a "
+                "section into it and delete the rest. The proposal cannot be submitted until it is empty.",
+                "GFD.191 §6", {"section": "unplaced"})
 
 
 # --- 1 Registration ------------------------------------------------------------------------
@@ -119,7 +316,8 @@ def snid_syntax(ctx: Context):
                 "RFC 6453 §2.4", {"section": "snid"})
 
 
-@check("snid-not-experimental")
+@check("snid-not-experimental", needs=("written:snid",), reference="GFD.191 §6 (1.1)",
+       item={"section": "snid"})
 def snid_not_experimental(ctx: Context):
     if not ctx.data.snid.strip():
         return _one("snid-not-experimental", WARNING, "There is no SNID to check yet.",
@@ -132,12 +330,9 @@ def snid_not_experimental(ctx: Context):
                 "GFD.191 §6 (1.1)", {"section": "snid"})
 
 
-@check("snid-unique")
+@check("snid-unique", needs=("snid",), reference="GFD.191 §4, RFC 6453 §2.4", item={"section": "snid"})
 def snid_unique(ctx: Context):
     facts, ref, item = ctx.facts, "GFD.191 §4, RFC 6453 §2.4", {"section": "snid"}
-    if not is_valid_snid(ctx.data.snid):
-        return _one("snid-unique", WARNING,
-                    "Uniqueness is checked once the SNID is well formed.", ref, item)
     if facts.registered and not facts.submitter_known:
         return _one("snid-unique", WARNING,
                     f"urn:ogf:{ctx.data.snid}: is already registered (latest version "
@@ -172,7 +367,7 @@ _VOLATILE = [
 _GFD_NUMBER = re2.compile(r"(?i)\bGFD[.\- ]?\d+")
 
 
-@check("snid-durable")
+@check("snid-durable", needs=("snid",), reference="GFD.191 §5, §6 (1.1)", item={"section": "snid"})
 def snid_durable(ctx: Context):
     snid, ref, item = ctx.data.snid, "GFD.191 §5, §6 (1.1)", {"section": "snid"}
     found = [what for pattern, what in _VOLATILE if pattern.search(snid)]
@@ -187,6 +382,15 @@ def snid_durable(ctx: Context):
 
 @check("required-sections")
 def required_sections(ctx: Context):
+    if ctx.stage == DRAFT:
+        done = progress(ctx.data)
+        if done["missing_required"]:
+            # Unwritten is not failed: a draft is work in progress until it is submitted.
+            return _one("required-sections", NOT_RUN,
+                        f"To do: {done['written']} of {done['total']} sections written; still to write "
+                        f"before you submit: {', '.join(done['missing_required'])}.", "GFD.191 §4",
+                        {"section": next(s.key for s in REQUIRED_SECTIONS
+                                         if s.heading == done["missing_required"][0])})
     findings = []
     for section in REQUIRED_SECTIONS:
         present = {"snid": bool(ctx.data.snid.strip()), "version": ctx.data.version >= 1}.get(
@@ -202,7 +406,7 @@ def required_sections(ctx: Context):
     return findings
 
 
-@check("version")
+@check("version", needs=("snid-available",), reference="GFD.191 §6 (1.2)", item={"section": "version"})
 def version(ctx: Context):
     expected = (ctx.facts.latest_version or 0) + 1
     item = {"section": "version"}
@@ -218,7 +422,7 @@ def version(ctx: Context):
                 "GFD.191 §6 (1.2)", item)
 
 
-@check("document")
+@check("document", needs=("written:document",), reference="GFD.191 §4", item={"section": "document"})
 def document(ctx: Context):
     doc, ref, item = ctx.data.document, "GFD.191 §4", {"section": "document"}
     if not doc.reference.strip():
@@ -246,7 +450,8 @@ def document(ctx: Context):
     return findings
 
 
-@check("registrant")
+@check("registrant", needs=("written:registrant",), reference="GFD.191 §6 (1.3)",
+       item={"section": "registrant"})
 def registrant(ctx: Context):
     reg, ref, item = ctx.data.registrant, "GFD.191 §6 (1.3)", {"section": "registrant"}
     if not (reg.name.strip() or reg.organisation.strip()):
@@ -276,7 +481,8 @@ def _issue_item(issue) -> dict:
     return item
 
 
-@check("grammar-present")
+@check("grammar-present", needs=("written:grammar",), reference="GFD.191 §6 (2.1)",
+       item={"section": "grammar"})
 def grammar_present(ctx: Context):
     if not ctx.data.grammar.abnf.strip():
         return _one("grammar-present", FAIL,
@@ -294,6 +500,14 @@ def grammar_parses(ctx: Context):
     problems = [i for i in grammar.issues if i.kind in _PARSE_KINDS and i.severity == "error"]
     if problems:
         return [Finding("grammar-parses", FAIL, i.message, "RFC 5234", _issue_item(i)) for i in problems]
+    blocker = grammar_blocker(grammar)
+    if blocker is not None:
+        # The root cause (an undefined rule) is grammar-complete's finding; the comparison
+        # with the reference parser needs a complete grammar.
+        return _one("grammar-parses", NOT_RUN,
+                    "The grammar reads as ABNF. Not run: the comparison of its validator with the "
+                    f"reference parser needs every rule it uses to be defined first{_at(blocker)}.",
+                    "RFC 5234", _issue_item(blocker))
     crosscheck = grammar.crosscheck
     checked = crosscheck.checked if crosscheck else 0
     if crosscheck and crosscheck.cut_short:
@@ -314,7 +528,7 @@ def grammar_parses(ctx: Context):
                 f"(checked {checked} test strings).", "RFC 5234", {"section": "grammar"})
 
 
-@check("grammar-complete")
+@check("grammar-complete", needs=("grammar-parsed",), reference="RFC 5234", item={"section": "grammar"})
 def grammar_complete(ctx: Context):
     grammar = ctx.grammar
     if grammar is None:
@@ -357,7 +571,8 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
-@check("grammar-charset")
+@check("grammar-charset", needs=("grammar",), reference="RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3",
+       item={"section": "grammar"})
 def grammar_charset(ctx: Context):
     grammar = ctx.grammar
     if grammar is None or not grammar.ok:
@@ -426,7 +641,7 @@ def _strings(count: int) -> str:
     return f"{count} string{'s' if count != 1 else ''}"
 
 
-@check("reserved-characters")
+@check("reserved-characters", needs=("grammar",), reference="GFD.191 §3", item={"section": "grammar"})
 def reserved_characters(ctx: Context):
     grammar = ctx.grammar
     if grammar is None or not grammar.ok:
@@ -448,7 +663,7 @@ def reserved_characters(ctx: Context):
                 "GFD.191 §3", {"section": "grammar"})
 
 
-@check("max-length")
+@check("max-length", needs=("written:grammar", "grammar"), reference="GFD.191 §5", item={"section": "grammar"})
 def max_length(ctx: Context):
     grammar, declared = ctx.grammar, ctx.data.max_length
     ref = "GFD.191 §5"
@@ -486,16 +701,31 @@ def max_length(ctx: Context):
 _PERCENT_WORDS = re2.compile(r"(?i)percent|%|escap")
 
 
-@check("percent-encoding")
+@check("percent-encoding", needs=("written:encoding",), reference="GFD.191 §5, §6 (2.3)",
+       item={"section": "encoding"})
 def percent_encoding(ctx: Context):
-    ref, findings = "GFD.191 §5, §6 (2.3)", []
-    if not _PERCENT_WORDS.search(ctx.section("encoding")):
-        findings.append(Finding("percent-encoding", FAIL,
-                                "Section 2.3 Encoding must say whether percent-escaping (%xx) is "
-                                "allowed and, if so, what the escaped octets mean.", ref,
-                                {"section": "encoding"}))
+    ref, findings, item = "GFD.191 §5, §6 (2.3)", [], {"section": "encoding"}
+    encoding = ctx.section("encoding")
     grammar = ctx.grammar
-    admits = grammar is not None and grammar.ok and "%" in grammar.analysis.reserved
+    usable = grammar is not None and grammar_blocker(grammar) is None
+    admits = usable and "%" in grammar.analysis.reserved
+    said = wording.mentions(encoding, _PERCENT_WORDS)
+    if not encoding:
+        findings.append(Finding("percent-encoding", FAIL,
+                                "Section 2.3 Encoding is empty: it must say whether percent-escaping "
+                                "(%xx) is allowed and, if so, what the escaped octets mean.", ref, item))
+    elif not said and admits:
+        # A fact about the grammar: it admits '%', and 2.3 does not say what escapes mean.
+        findings.append(Finding("percent-encoding", FAIL,
+                                "The grammar allows '%' (percent-escapes), but the text of section 2.3 "
+                                "does not mention “percent”, “%” or “escaping”: say whether escapes are "
+                                "allowed and what the escaped octets mean.", ref, item))
+    elif not said:
+        # Wording, not a fact: the section may say it in other words.
+        findings.append(Finding("percent-encoding", EDITOR,
+                                "The text of section 2.3 does not mention “percent”, “%” or "
+                                "“escaping”; please judge whether it says if percent-escaping (%xx) is "
+                                "allowed and what the escaped octets mean.", ref, item))
     # Whole-URN case-insensitivity normalises the hex digits of escapes as well.
     normalising = {"percent-hex-case-insensitive", "case-insensitive"}
     if admits and not normalising & set(ctx.data.equivalence):
@@ -504,12 +734,13 @@ def percent_encoding(ctx: Context):
                                 "normalise them (choose 'percent-hex-case-insensitive').", ref,
                                 {"section": "lexical_equivalence"}))
     if not findings:
+        grammar_part = ("; the grammar's characters were not checked: the grammar does not work yet"
+                        if grammar is not None and not usable else "")
         findings.append(Finding("percent-encoding", PASS,
-                                "Percent-escaping is addressed in section 2.3"
-                                + (" and normalised for equivalence" if admits else "")
-                                + f" (checked {len(ctx.section('encoding'))} characters of section 2.3"
-                                + (" and the grammar's characters)." if grammar is not None and grammar.ok
-                                   else ")."), ref, {"section": "encoding"}))
+                                f"Section 2.3 addresses percent-escaping (it mentions {wording.words_of(said)})"
+                                + ("; the grammar's escapes are normalised for equivalence" if admits else "")
+                                + f" (checked {len(encoding)} characters of section 2.3{grammar_part}).",
+                                ref, item))
     return findings
 
 
@@ -518,7 +749,8 @@ _UNICODE_VERSION = re2.compile(r"(?i)unicode\s*(version\s*)?\d")
 _CASE_WORDS = re2.compile(r"case[- ]insensitiv|case normali[sz]")
 
 
-@check("unicode-version")
+@check("unicode-version", needs=("written:lexical_equivalence",), reference="GFD.191 §6 (2.4)",
+       item={"section": "lexical_equivalence"})
 def unicode_version(ctx: Context):
     text = ctx.section("lexical_equivalence") + "\n" + ctx.section("encoding")
     ref, item = "GFD.191 §6 (2.4)", {"section": "lexical_equivalence"}
@@ -526,16 +758,19 @@ def unicode_version(ctx: Context):
         return _one("unicode-version", WARNING,
                     "Sections 2.3 and 2.4 are empty: nothing to check for Unicode normalisation.",
                     ref, item)
-    if _UNICODE_NORMALISATION.search(text) and not _UNICODE_VERSION.search(text):
-        return _one("unicode-version", WARNING,
-                    "Unicode normalisation is mentioned but no Unicode version is named; its "
-                    "results change between versions (e.g. 'Unicode 6.0').", ref, item)
+    said = wording.mentions(text, _UNICODE_NORMALISATION)
+    if said and not _UNICODE_VERSION.search(text):
+        return _one("unicode-version", EDITOR,
+                    f"The text mentions {wording.words_of(said)} ({wording.quoted(said)}) but names no "
+                    "Unicode version; please judge: if Unicode normalisation is applied, its version must "
+                    "be named, as its results change between versions (e.g. 'Unicode 6.0').", ref, item)
     return _one("unicode-version", PASS,
                 f"No Unicode normalisation without a version (checked {len(text.strip())} characters "
                 "of sections 2.3 and 2.4).", ref, item)
 
 
-@check("equivalence")
+@check("equivalence", needs=("written:lexical_equivalence", "grammar"), reference="GFD.191 §6 (2.4), RFC 6453 §2.4",
+       item={"section": "lexical_equivalence"})
 def equivalence(ctx: Context):
     ref, findings = "GFD.191 §6 (2.4), RFC 6453 §2.4", []
     steps = ctx.data.equivalence
@@ -556,11 +791,13 @@ def equivalence(ctx: Context):
                                     f"Equivalence group {index + 1} is not equivalent under the chosen "
                                     f"rule: the normal forms differ ({', '.join(sorted(set(forms.values())))}).",
                                     ref, {"list": "equivalent", "group": index}))
-    prose = ctx.section("lexical_equivalence").lower()
-    if _CASE_WORDS.search(prose) and "case-insensitive" not in steps:
-        findings.append(Finding("equivalence", WARNING,
-                                "Section 2.4 speaks of case-insensitivity, but the executable rule "
-                                "does not include 'case-insensitive'. If only part of the URN is "
+    said = [m for m in wording.mentions(ctx.section("lexical_equivalence").lower(), _CASE_WORDS)
+            if not m.negated]
+    if said and "case-insensitive" not in steps:
+        findings.append(Finding("equivalence", EDITOR,
+                                f"The text of section 2.4 mentions {wording.words_of(said)} "
+                                f"({wording.quoted(said)}), but the executable rule does not include "
+                                "'case-insensitive'; please judge. If only part of the URN is "
                                 "case-insensitive the registry cannot apply that part: say so, or "
                                 "make the two agree.", ref, {"section": "lexical_equivalence"}))
     groups = len(ctx.data.examples.equivalent)
@@ -582,7 +819,7 @@ def equivalence(ctx: Context):
 # --- 6 Examples ----------------------------------------------------------------------------
 
 
-@check("examples-present")
+@check("examples-present", needs=("written:examples",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_present(ctx: Context):
     if not ctx.data.examples.valid:
         return _one("examples-present", WARNING,
@@ -609,15 +846,15 @@ def _example_problems(ctx: Context, urn: str) -> list[str]:
     return problems
 
 
-@check("examples-valid")
+@check("examples-valid", needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_valid(ctx: Context):
     ref, findings = "GFD.191 §6 (6)", []
-    for urn in ctx.data.examples.valid:
+    for line, urn in enumerate(ctx.data.examples.valid, start=1):
         problems = _example_problems(ctx, urn)
         if problems:
             findings.append(Finding("examples-valid", FAIL,
                                     "A valid example is not valid: " + " ".join(problems), ref,
-                                    {"example": urn, "list": "valid"}))
+                                    {"example": urn, "list": "valid", "example_line": line}))
     if ctx.data.examples.valid and not findings:
         checked = "against the grammar" if ctx.grammar is not None and ctx.grammar.ok else "for URN syntax"
         findings.append(Finding("examples-valid", PASS,
@@ -626,16 +863,16 @@ def examples_valid(ctx: Context):
     return findings
 
 
-@check("examples-invalid")
+@check("examples-invalid", needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_invalid(ctx: Context):
     ref, findings = "GFD.191 §6 (6)", []
-    for urn in ctx.data.examples.invalid:
+    for line, urn in enumerate(ctx.data.examples.invalid, start=1):
         if not _example_problems(ctx, urn):
             findings.append(Finding("examples-invalid", WARNING,
                                     "The grammar accepts this example listed as invalid. Say in "
                                     "section 6 why it is invalid (a rule the grammar cannot "
                                     "express), or tighten the grammar.", ref,
-                                    {"example": urn, "list": "invalid"}))
+                                    {"example": urn, "list": "invalid", "example_line": line}))
     if ctx.data.examples.invalid and not findings:
         findings.append(Finding("examples-invalid", PASS,
                                 f"All {len(ctx.data.examples.invalid)} invalid examples are rejected.",
@@ -689,29 +926,40 @@ def resolvers(ctx: Context):
 _DELEGATION = re2.compile(r"(?i)delegat|third[- ]part|sub-?namespace|sub-?delegat|assigning organi")
 
 
-@check("subdelegation")
+@check("subdelegation", needs=("written:identifier_assignment",), reference="GFD.191 §5",
+       item={"section": "identifier_assignment"})
 def subdelegation(ctx: Context):
-    ref = "GFD.191 §5"
-    if not ctx.section("identifier_assignment"):
+    ref, item = "GFD.191 §5", {"section": "identifier_assignment"}
+    text = ctx.section("identifier_assignment")
+    if not text:
         return _one("subdelegation", WARNING,
                     "Section 5.1 Identifier assignment is empty: nothing to check for delegation.",
-                    ref, {"section": "identifier_assignment"})
-    if not _DELEGATION.search(ctx.section("identifier_assignment")):
-        return _one("subdelegation", PASS, "Assignment does not mention delegation to third parties.",
-                    ref, {"section": "identifier_assignment"})
+                    ref, item)
+    said = wording.mentions(text, _DELEGATION)
+    if not said:
+        return _one("subdelegation", EDITOR,
+                    "The text of section 5.1 does not mention delegation or third parties; please judge "
+                    "who assigns identifiers.", ref, item)
+    affirmed = [m for m in said if not m.negated]
+    if not affirmed:
+        return _one("subdelegation", EDITOR,
+                    f"The text mentions {wording.words_of(said)} only in a negative statement "
+                    f"({wording.quoted(said)}); please judge: it seems to say that assignment is not "
+                    "delegated.", ref, item)
     missing = [SECTIONS_BY_KEY[k].heading for k in ("uniqueness", "immutability") if not ctx.section(k)]
-    message = ("Assignment is delegated to third parties: do sections 4.2 and 5.2 explain how they "
-               "keep URNs unique and immutable?")
+    message = (f"The text mentions {wording.words_of(affirmed)} ({wording.quoted(affirmed)}); please "
+               "judge: if assignment is delegated to third parties, do sections 4.2 and 5.2 explain how "
+               "they keep URNs unique and immutable?")
     if missing:
         message += f" ({' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} empty.)"
-        return _one("subdelegation", WARNING, message, ref, {"section": "identifier_assignment"})
-    return _one("subdelegation", EDITOR, message, ref, {"section": "identifier_assignment"})
+    return _one("subdelegation", EDITOR, message, ref, item)
 
 
 _ATTRIBUTES = re2.compile(r"(?i)date|year|domain|provider|host|org|name|location|country|owner")
 
 
-@check("immutability")
+@check("immutability", needs=("written:immutability",), reference="GFD.191 §5, §6 (5.2)",
+       item={"section": "immutability"})
 def immutability(ctx: Context):
     ref, item = "GFD.191 §5, §6 (5.2)", {"section": "immutability"}
     if not ctx.section("immutability"):
@@ -724,12 +972,13 @@ def immutability(ctx: Context):
                  if _ATTRIBUTES.search(grammar.parsed.rules[key].name)]
     message = "How is immutability ensured?"
     if names:
-        message += (f" The syntax carries attributes that can change ({', '.join(names)}): what "
-                    "keeps the URN valid when they do?")
+        # Rule names are wording too: "DOMAIN" suggests an attribute that can change, no more.
+        message += (f" The grammar's rule names mention {', '.join(f'“{n}”' for n in names)}, which may "
+                    "be attributes that can change; please judge what keeps the URN valid if they do.")
     return _one("immutability", EDITOR, message, ref, item)
 
 
-@check("scope")
+@check("scope", needs=("written:scope",), reference="GFD.191 §5", item={"section": "scope"})
 def scope(ctx: Context):
     return _one("scope", EDITOR, "Does the intended use (4.1 Scope) fall within the scope of the OGF?",
                 "GFD.191 §5", {"section": "scope"})
@@ -742,11 +991,13 @@ CHECK_IDS: tuple[str, ...] = tuple(check_id for check_id, _ in CHECKS)
 MANUAL_CHECKS: tuple[str, ...] = ("scope", "snid-durable", "subdelegation", "immutability")
 
 
-def run_checklist(data: ProposalData, facts: RegistryFacts | None = None) -> list[Finding]:
-    ctx = Context(data, facts or RegistryFacts())
+def run_checklist(data: ProposalData, facts: RegistryFacts | None = None, *,
+                  stage: str = SUBMITTED) -> list[Finding]:
+    """Every check on ``data``; ``stage`` DRAFT makes unwritten sections "to do", not failures."""
+    ctx = Context(data, facts or RegistryFacts(), stage)
     findings: list[Finding] = []
-    for _, function in CHECKS:
-        findings.extend(function(ctx))
+    for check_id, function in CHECKS:
+        findings.extend(_not_run(check_id, ctx) or function(ctx))
     return findings
 
 

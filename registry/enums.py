@@ -152,6 +152,9 @@ class FindingStatus(models.TextChoices):
     WARNING = "warning", "Warning"
     FAIL = "fail", "Fail"
     EDITOR = "editor", "Needs the editor's judgement"
+    #: The check could not be run because something it needs is missing or broken (a grammar
+    #: that does not parse, a section not written yet); the message says what to fix first.
+    NOT_RUN = "not_run", "Not run"
 
 
 class ReservationRequestState(models.TextChoices):

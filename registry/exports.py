@@ -35,8 +35,8 @@ from .models import Namespace, Proposal
 
 XML_NAMESPACE = "urn:ogf:registry"
 CSV_COLUMNS = ["snid", "version", "registration_date", "title", "document_reference", "document_url",
-               "document_status", "registrant_name", "registrant_organisation", "registrant_email",
-               "registrant_contact", "pattern", "url", "resolvers"]
+               "document_status", "document_type", "registrant_name", "registrant_organisation", "registrant_email",
+               "registrant_contact", "equivalence", "max_length", "pattern", "url", "resolvers"]
 
 
 @dataclass(slots=True)
@@ -62,6 +62,7 @@ def last_modified():
 #: What a record shows of an SNID and its current version, read as one tuple per SNID.
 _COLUMNS = ("snid", "status", "reserved_until", "current_id", "current__version", "current__registration_date",
             "current__title", "current__document_reference", "current__document_url", "current__document_status",
+            "current__document_type",
             "current__registrant_name", "current__registrant_organisation", "current__registrant_email",
             "current__registrant_public_contact", "current__registrant_published", "current__grammar_abnf",
             "current__grammar_rule", "current__examples_valid", "current__examples_invalid",
@@ -117,15 +118,15 @@ def _page_url(base_url: str):
 def _record(row: tuple, url: str) -> dict:
     """One SNID's public record; registrant details follow the registrant's choice of what to publish
     (as ``Proposal.registrant_public`` does)."""
-    (snid, _, _, _, version, date, title, reference, document_url, status, name, organisation, email,
-     contact, published, abnf, rule, valid, invalid, equivalence, max_length, validator) = row
+    (snid, _, _, _, version, date, title, reference, document_url, status, document_type, name, organisation,
+     email, contact, published, abnf, rule, valid, invalid, equivalence, max_length, validator) = row
     chosen = set(published or ())
     return {
         "snid": snid,
         "version": version,
         "registration_date": date.isoformat() if date else None,
         "title": title,
-        "document": {"reference": reference, "url": document_url, "status": status},
+        "document": {"reference": reference, "url": document_url, "status": status, "type": document_type},
         "registrant": {"name": name if "name" in chosen else "",
                        "organisation": organisation if "organisation" in chosen else "",
                        "email": email if "email" in chosen else "", "contact": contact},
@@ -204,8 +205,10 @@ def as_csv(snapshot: RegistrySnapshot) -> str:
     writer.writerows(
         [cell(r["snid"]), cell(r["version"]), cell(r["registration_date"]), cell(r["title"]),
          cell(r["document"]["reference"]), cell(r["document"]["url"]), cell(r["document"]["status"]),
+         cell(r["document"].get("type", "")),
          cell(r["registrant"]["name"]), cell(r["registrant"]["organisation"]), cell(r["registrant"]["email"]),
-         cell(r["registrant"]["contact"]), cell(r["pattern"]), cell(r["url"]),
+         cell(r["registrant"]["contact"]), cell(" ".join(r["equivalence"])), cell(r["max_length"] or ""),
+         cell(r["pattern"]), cell(r["url"]),
          cell(" ".join(f"{x['name']}={x['template']} ({x['status']})" for x in r.get("resolvers", ())))]
         for r in snapshot.records)
     return out.getvalue()
@@ -264,8 +267,9 @@ def _xml_record(record: dict) -> str:
     i = "\n    "
     document, registrant = record["document"], record["registrant"]
     children = [_leaf(key, _xml_text(record[key])) for key in ("snid", "version", "title")]
+    kind = f' type="{_attr(document["type"])}"' if document.get("type") else ""
     children.append(_leaf("document", _xml_text(document["reference"]),
-                          f' href="{_attr(_xml_text(document["url"]))}" status="{_attr(document["status"])}"'))
+                          f' href="{_attr(_xml_text(document["url"]))}" status="{_attr(document["status"])}"{kind}'))
     children.append(_parent("registrant", [_leaf(key, _xml_text(registrant[key]))
                                            for key in ("name", "organisation", "email", "contact")], i))
     children.append(_leaf("grammar", _xml_text(record["grammar"]["abnf"]),

@@ -41,7 +41,9 @@ class SignUpForm(UserCreationForm):
 
 def _prose_field(section) -> forms.CharField:
     return forms.CharField(
-        label=f"{section.number} {section.title}", required=False, help_text=section.guidance,
+        label=f"{section.number} {section.title}", required=False,
+        help_text=section.guidance + " Markdown; grammar and URNs in the text are shown as code (for a "
+                  "block of ABNF, put it between two lines of ```).",
         max_length=interchange.MAX_TEXT, widget=forms.Textarea(attrs={"rows": 6}),
     )
 
@@ -126,6 +128,12 @@ class ProposalForm(forms.Form):
         label="Equivalent URNs", required=False, widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
         help_text="One group per line: URNs that must be equivalent, separated by spaces.")
 
+    unplaced = forms.CharField(
+        label="Unplaced text from the imported document", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Text of the imported document that fits no template section. Move what belongs to a "
+                  "section into it and delete the rest: the proposal cannot be submitted while text is left here.")
+
     #: The structured fields shown under each template section, after its prose.
     SECTION_FIELDS = {
         "snid": ["snid", "title"],
@@ -140,7 +148,8 @@ class ProposalForm(forms.Form):
 
     #: Findings name what they concern by these keys (``item.section``); the editor page
     #: puts an anchor ``#section-<key>`` around the field, beside the template sections' own.
-    FIELD_ANCHORS = {"document_reference": "document", "grammar_abnf": "grammar", "max_length": "max_length"}
+    FIELD_ANCHORS = {"document_reference": "document", "grammar_abnf": "grammar", "max_length": "max_length",
+                     "unplaced": "unplaced"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -165,7 +174,7 @@ class ProposalForm(forms.Form):
             "registrant_public_contact": data.registrant.public_contact,
             "registrant_published": list(data.registrant.published),
             "grammar_abnf": data.grammar.abnf, "grammar_rule": data.grammar.rule,
-            "max_length": data.max_length, "equivalence": list(data.equivalence),
+            "max_length": data.max_length, "equivalence": list(data.equivalence), "unplaced": data.unplaced,
             "examples_valid": "\n".join(data.examples.valid),
             "examples_invalid": "\n".join(data.examples.invalid),
             "examples_equivalent": "\n".join(" ".join(group) for group in data.examples.equivalent),
@@ -199,6 +208,7 @@ class ProposalForm(forms.Form):
             "equivalence": list(cleaned.get("equivalence") or []),
             "max_length": cleaned.get("max_length"),
             "resolvers": resolution_lines.resolvers_from_lines(cleaned.get("resolvers", "")),
+            "unplaced": cleaned.get("unplaced", ""),
         }
         try:
             proposal = interchange.load(raw)
@@ -264,6 +274,7 @@ class ProposalForm(forms.Form):
             equivalence=[step for step in EQUIVALENCE_STEPS if step in steps],
             max_length=max_length if max_length and 1 <= max_length <= 4096 else None,
             resolvers=resolution_lines.resolvers_from_lines(text("resolvers", interchange.MAX_TEXT)),
+            unplaced=text("unplaced", interchange.MAX_TEXT) if text("unplaced", interchange.MAX_TEXT).strip() else "",
         )
 
     def error_list(self) -> list[dict]:
@@ -310,7 +321,7 @@ class NewProposalForm(forms.Form):
         cleaned = super().clean()
         start = cleaned.get("start")
         snid = (cleaned.get("snid") or "").strip()
-        if start in ("blank", "example"):
+        if start in ("blank", "example") and "snid" not in self.errors:  # one error per mistake
             if not snid:
                 self.add_error("snid", "Give the SNID you want to register.")
             elif problem := snid_error(snid):
@@ -392,6 +403,14 @@ class ImportReviewForm(forms.Form):
     examples_invalid = forms.CharField(label="Invalid example URNs (one per line)", required=False,
                                        max_length=interchange.MAX_TEXT,
                                        widget=forms.Textarea(attrs={**_MONO, "rows": 3}))
+    unplaced = forms.CharField(
+        label="Unplaced text from the imported document", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="Kept apart in the draft: move it into its sections or delete it before submitting.")
+    resolvers = forms.CharField(
+        label="3.2 Resolvers", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={**_MONO, "rows": 2}),
+        help_text="One resolver per line: " + resolution_lines.LINE_FORMAT + ".")
     confirmed = forms.BooleanField(label="I have checked the highlighted items against the source", required=False)
 
     def __init__(self, *args, uncertain: int = 0, **kwargs):
@@ -420,6 +439,8 @@ class ImportReviewForm(forms.Form):
             "examples": {"valid": _lines(cleaned.get("examples_valid", "")),
                          "invalid": _lines(cleaned.get("examples_invalid", ""))},
             "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
+            "unplaced": cleaned.get("unplaced", ""),
+            "resolvers": resolution_lines.resolvers_from_lines(cleaned.get("resolvers", "")),
         }
         try:
             cleaned["data"] = interchange.load(raw)

@@ -96,11 +96,14 @@ class ProposalData:
     max_length: int | None = None
     #: Section 3.2's resolvers: {name, template, returns, media_types, primary} each.
     resolvers: list[dict] = field(default_factory=list)
+    #: Text of an imported document that matched no template section, kept apart (with its
+    #: source lines) for the applicant to move into its sections or delete before submitting.
+    unplaced: str = ""
 
 
 _TOP_KEYS = {
     "format", "snid", "title", "version", "registration_date", "registrant", "document",
-    "sections", "grammar", "examples", "equivalence", "max_length", "resolvers",
+    "sections", "grammar", "examples", "equivalence", "max_length", "resolvers", "unplaced",
 }
 _RESOLVER_KEYS = {"name", "template", "returns", "media_types", "primary"}
 
@@ -283,11 +286,13 @@ def load(data) -> ProposalData:
         max_length = None
 
     resolvers = _resolvers(r, data.get("resolvers"), grammar)
+    unplaced = r.text(data, "unplaced", "unplaced", limit=MAX_TEXT)
 
     if r.errors:
         raise InterchangeError(r.errors)
     return ProposalData(snid, title, version, registration_date, registrant, document, sections,
-                        grammar, examples, equivalence, max_length, resolvers)
+                        grammar, examples, equivalence, max_length, resolvers=resolvers,
+                        unplaced=unplaced if unplaced.strip() else "")
 
 
 def grammar_rule_names(abnf: str) -> list[str]:
@@ -362,6 +367,8 @@ def dump(data: ProposalData) -> dict:
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
     if not out["resolvers"]:
         del out["resolvers"]  # optional: a proposal without resolvers reads and digests as before
+    if not data.unplaced:
+        del out["unplaced"]  # only an import's leftovers have any
     return {"format": FORMAT, **out}
 
 

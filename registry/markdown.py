@@ -17,6 +17,7 @@ import threading
 
 import markdown as _markdown
 import nh3
+import re2
 from cachetools import LRUCache
 from django.core.cache import cache
 from django.utils.html import escape
@@ -43,7 +44,7 @@ MARKDOWN_PROPOSAL_MAX_CHARS = 400_000
 MAX_MARKDOWN_LINES = MARKDOWN_SECTION_MAX_LINES
 #: Rendered HTML is kept by a hash of the text (the cache has no expiry): a page
 #: view looks it up; only text never seen before is rendered, within the budget.
-_CACHE_PREFIX = "markdown:v1:"
+_CACHE_PREFIX = "markdown:v2:"  # v2: ABNF and URNs in prose kept as code
 UNRENDERED_RETRY_SECONDS = 3600
 _UNRENDERED = '<div class="markdown-unrendered">'
 
@@ -85,7 +86,43 @@ class _OutOfTime(Exception):
     pass
 
 
+#: ABNF in prose: a repetition (``1*31ALPHA``, ``*31(``, ``4DIGIT`` after ``=``) with the rule it
+#: defines, if written (``SITE = 1*31ALPHA``); and URNs. Markdown would read the ``*`` of
+#: ``1*31ALPHA and SERIAL = 1*10DIGIT`` as emphasis; these become code spans instead.
+_GRAMMAR_IN_PROSE = re2.compile(
+    r"(?:\b[A-Za-z][A-Za-z0-9-]*\s*=/?\s*)?"
+    r"(?:[0-9]+\*[0-9]*|[0-9]*\*[0-9]+)[A-Za-z0-9(\"%<\[][^\s`]*"
+    r"|(?i:\burn:[a-z0-9][a-z0-9-]{0,31}:[^\s`<>()\[\]]*[^\s`<>()\[\].,;:!?'\"])")
+_CODE_SPAN = re2.compile(r"(`+)[^`]*?`+")
+_FENCE = re2.compile(r"^ {0,3}(```|~~~)")
+
+
+def code_for_grammar(text: str) -> str:
+    """``text`` with ABNF repetitions and URNs outside code written as code spans, so that
+    Markdown never turns the ``*`` of a grammar into emphasis (fenced and indented code,
+    and existing code spans, are left as they are)."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE.search(line):
+            fenced = not fenced
+        elif not fenced and not line.startswith(("    ", "\t")) and ("*" in line or "urn:" in line.lower()):
+            line = _outside_code(line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def _outside_code(line: str) -> str:
+    pieces, start = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        pieces.append(_GRAMMAR_IN_PROSE.sub(lambda m: f"`{m.group(0)}`", line[start:span.start()]))
+        pieces.append(span.group(0))
+        start = span.end()
+    pieces.append(_GRAMMAR_IN_PROSE.sub(lambda m: f"`{m.group(0)}`", line[start:]))
+    return "".join(pieces)
+
+
 def _render_html(text: str) -> str:
+    text = code_for_grammar(text)
     html = _markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists"],
                               output_format="html")
     return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,

@@ -154,6 +154,9 @@ class Proposal(models.Model):
     max_length = models.PositiveIntegerField(null=True, blank=True)
     #: Section 3.2's structured part: the declared resolvers (registry.resolution).
     resolvers = models.JSONField(default=list, blank=True)
+    #: Text of an imported document that matched no template section (interchange ``unplaced``):
+    #: shown as its own part until the applicant moves or deletes it; submission waits for that.
+    unplaced_text = models.TextField(blank=True, default="", db_default="")  # db_default: rows written by SQL too
 
     #: The checklist's findings as of the last save or transition, so lists (the
     #: review queue, "my proposals") show them without re-running the checks.
@@ -271,6 +274,7 @@ class Proposal(models.Model):
             equivalence=list(self.equivalence),
             max_length=self.max_length,
             resolvers=[dict(r) for r in self.resolvers or []],
+            unplaced=self.unplaced_text,
         )
 
     def apply_data(self, data: interchange.ProposalData) -> None:
@@ -298,6 +302,7 @@ class Proposal(models.Model):
         self.equivalence = list(data.equivalence)
         self.max_length = data.max_length
         self.resolvers = [dict(r) for r in data.resolvers]
+        self.unplaced_text = data.unplaced
 
 
 class ProposalEventQuerySet(models.QuerySet):

@@ -13,7 +13,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
-from .checklist import Finding, RegistryFacts, run_checklist
+from .checklist import DRAFT, SUBMITTED, Finding, RegistryFacts, run_checklist
 from .enums import NamespaceStatus, ProposalState
 from .gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from .interchange import ProposalData
@@ -80,13 +80,24 @@ def registry_facts(snid: str, submitter_id: int | None = None,
     return RegistryFacts()
 
 
-def proposal_findings(proposal: Proposal) -> list[Finding]:
-    facts = registry_facts(proposal.snid, proposal.submitter_id, exclude_pk=proposal.pk)
-    return run_checklist(proposal.to_data(), facts)
+def checklist_stage(proposal: Proposal) -> str:
+    """A proposal its applicant is still writing is checked as a draft (unwritten is "to do")."""
+    return DRAFT if proposal.state in (ProposalState.DRAFT, ProposalState.CHANGES_REQUESTED) else SUBMITTED
 
 
-def data_findings(data: ProposalData, submitter_id: int | None = None) -> list[Finding]:
-    return run_checklist(data, registry_facts(data.snid, submitter_id))
+def proposal_findings(proposal: Proposal, data: ProposalData | None = None, *,
+                      stage: str | None = None) -> list[Finding]:
+    """The checklist on ``proposal`` (or on ``data`` typed into its form), live, against the
+    registry as it stands without the proposal itself (an approved proposal is not compared
+    with its own registration)."""
+    data = data if data is not None else proposal.to_data()
+    facts = registry_facts(data.snid, proposal.submitter_id, exclude_pk=proposal.pk)
+    return run_checklist(data, facts, stage=stage or checklist_stage(proposal))
+
+
+def data_findings(data: ProposalData, submitter_id: int | None = None, *,
+                  stage: str = SUBMITTED) -> list[Finding]:
+    return run_checklist(data, registry_facts(data.snid, submitter_id), stage=stage)
 
 
 def proposals_for(user):

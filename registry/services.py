@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from . import markdown, notify, rules
-from .checklist import MANUAL_CHECKS, has_failures, summarize
+from .checklist import MANUAL_CHECKS, SUBMITTED, has_failures, summarize
 from .enums import (
     EDITABLE_STATES,
     FINAL_STATES,
@@ -74,9 +74,12 @@ def _conflict_of_interest(actor, proposal, doing: str, reason: str = "") -> dict
                      "(A superuser may override, giving a written reason that is recorded.)")
 
 
-def _findings_refresh(proposal: Proposal) -> dict:
-    """Run the checklist and keep its result on the (unsaved) proposal; return the snapshot."""
-    findings = proposal_findings(proposal)
+def _findings_refresh(proposal: Proposal, stage: str | None = None) -> dict:
+    """Run the checklist and keep its result on the (unsaved) proposal; return the snapshot.
+
+    ``stage`` SUBMITTED judges the proposal as submitted (unwritten sections fail); by
+    default a draft is checked as a draft (see selectors.checklist_stage)."""
+    findings = proposal_findings(proposal, stage=stage)
     proposal.findings = [f.as_dict() for f in findings]
     proposal.findings_summary = summarize(findings)
     return {"findings": proposal.findings, "summary": proposal.findings_summary}
@@ -155,14 +158,19 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
     override_reason = (override_reason or "").strip()
 
     data: dict = {}
-    if action in (ProposalAction.SUBMIT, ProposalAction.APPROVE):
-        data = _findings_refresh(locked)
+    if action == ProposalAction.SUBMIT or transition.actor == "editor":
+        # Every submission and decision keeps the findings it was made on (with the event), so a
+        # decided proposal shows the verdict it was decided on (registry/verdicts.py).
+        data = _findings_refresh(locked, SUBMITTED)
         failed = [f for f in data["findings"] if f["status"] == "fail"]
         if action == ProposalAction.SUBMIT:
             missing = [f["message"] for f in failed if f["id"] == "required-sections"]
             if missing:
                 raise ServiceError("Cannot submit yet: " + " ".join(missing))
-        elif has_failures(data["findings"]):
+            leftover = [f["message"] for f in data["findings"] if f["id"] == "unplaced-text"]
+            if leftover:
+                raise ServiceError("Cannot submit yet: " + leftover[0])
+        elif action == ProposalAction.APPROVE and has_failures(data["findings"]):
             if not override_reason:
                 raise ServiceError(
                     f"Cannot approve: {len(failed)} check(s) fail ("

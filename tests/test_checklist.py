@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from registry import interchange
-from registry.checklist import CHECK_IDS, MANUAL_CHECKS, RegistryFacts, run_checklist, summarize
+from registry.checklist import CHECK_IDS, MANUAL_CHECKS, RegistryFacts, progress, run_checklist, summarize
 
 from .factories import demo_raw
+from .test_hostile import CASES as HOSTILE_CASES
+from .test_hostile import grammar_case, grammar_id
 
 
 def findings_for(raw: dict, facts: RegistryFacts | None = None):
@@ -128,14 +130,16 @@ CASES = [
     ("max-length", {**_grammar('urn = "urn:ogf:example:" 1*5DIGIT\n'), "max_length": None}, None, ["pass"]),
     ("max-length", {"max_length": 30}, None, ["pass", "fail", "fail", "fail", "fail"]),
     ("percent-encoding", {}, None, ["pass"]),
-    ("percent-encoding", _sections(encoding="Labels are LDH."), None, ["fail"]),
+    ("percent-encoding", _sections(encoding="Labels are LDH."), None, ["fail"]),  # the grammar admits '%'
+    ("percent-encoding", {**_sections(encoding="Labels are LDH."), **_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None,
+     ["editor"]),  # wording only: judged
     ("percent-encoding", {"equivalence": [], "examples": {"valid": [], "invalid": [], "equivalent": []}},
      None, ["fail"]),
     ("unicode-version", {}, None, ["pass"]),
-    ("unicode-version", _sections(lexical_equivalence="Names are compared after NFC."), None, ["warning"]),
+    ("unicode-version", _sections(lexical_equivalence="Names are compared after NFC."), None, ["editor"]),
     ("unicode-version", _sections(lexical_equivalence="NFC as of Unicode 6.0."), None, ["pass"]),
     ("equivalence", {}, None, ["pass"]),
-    ("equivalence", {"equivalence": []}, None, ["fail", "warning"]),
+    ("equivalence", {"equivalence": []}, None, ["fail", "editor"]),
     ("examples-present", {}, None, ["pass"]),
     ("examples-present", {"examples": {"valid": [], "invalid": [], "equivalent": []}}, None, ["warning"]),
     ("examples-valid", {**_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None, ["pass"]),
@@ -145,9 +149,9 @@ CASES = [
     ("examples-invalid", {**_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None, ["pass"]),
     ("examples-invalid", {**_grammar(SIMPLE), "examples": {"invalid": ["urn:ogf:example:7"]}}, None, ["warning"]),
     ("subdelegation", _sections(identifier_assignment="URNs are assigned sequentially by the group."),
-     None, ["pass"]),
+     None, ["editor"]),
     ("subdelegation", {}, None, ["editor"]),
-    ("subdelegation", _sections(uniqueness=None), None, ["warning"]),
+    ("subdelegation", _sections(uniqueness=None), None, ["editor"]),
     ("immutability", {}, None, ["editor"]),
     ("immutability", _sections(immutability=None), None, ["fail"]),
     ("scope", {}, None, ["editor"]),
@@ -158,6 +162,8 @@ CASES = [
     # an optional rule the examples never use: no URL for any of the four examples
     ("resolvers", {"resolvers": [{"name": "main", "template": "https://data.example.org/{QUERY}"}]},
      None, ["warning"] * 4),
+    ("unplaced-text", {}, None, []),
+    ("unplaced-text", {"unplaced": "### Abstract (source lines 3–9)\n\nAn abstract."}, None, ["warning"]),
 ]
 
 
@@ -177,6 +183,9 @@ def test_every_check_id_has_a_passing_and_a_non_passing_case():
         outcomes = covered.get(check_id, set())
         if check_id == "scope":  # always the editor's call
             assert outcomes == {"editor"}
+            continue
+        if check_id == "unplaced-text":  # says something only when there is text left to place
+            assert outcomes == {"warning"}
             continue
         assert "pass" in outcomes or check_id in MANUAL_CHECKS, check_id
         assert outcomes - {"pass"}, check_id
@@ -238,3 +247,153 @@ def test_grammar_charset_cut_short_by_its_work_limit_is_not_pass(monkeypatch):
     monkeypatch.setattr(checklist, "_SAMPLES", OrderedDict())  # generate again under the limit
     (finding,) = [f for f in findings_for(demo_raw("example")) if f.id == "grammar-charset"]
     assert finding.status == "warning" and "work limit reached" in finding.message
+
+
+# --- one root cause, one finding; what was not examined is "not run" ---------------------------
+
+ALICEGRID_MISSING_PAREN = ('ALICEGRID-URN = "urn:ogf:alicegrid:" SITE ":" SERIAL\n'
+                           'SITE = ALPHA *31( ALPHA / DIGIT / "-"\n'
+                           'SERIAL = 1*10DIGIT\n')
+ALICEGRID_EXAMPLES = {"valid": ["urn:ogf:alicegrid:lab-1:42", "urn:ogf:alicegrid:x:1"], "invalid": [],
+                      "equivalent": [["urn:ogf:alicegrid:lab-1:42", "URN:OGF:alicegrid:lab-1:42"]]}
+GRAMMAR_DEPENDENTS = ("grammar-charset", "reserved-characters", "max-length", "equivalence",
+                      "examples-valid", "examples-invalid")
+
+
+def _alicegrid(abnf: str):
+    return findings_for({**demo_raw("example"), "snid": "alicegrid", "examples": ALICEGRID_EXAMPLES,
+                         **_grammar(abnf)})
+
+
+def test_missing_paren_gives_one_failing_finding_at_its_place_and_dependents_not_run():
+    findings = _alicegrid(ALICEGRID_MISSING_PAREN)
+    failing = [f for f in findings if f.status == "fail"]
+    assert [(f.id, f.item["line"], f.item["column"], f.item["rule"]) for f in failing] == [
+        ("grammar-parses", 2, 37, "SITE")]
+    assert not any("refers to 'SITE'" in f.message for f in findings)
+    for check_id in GRAMMAR_DEPENDENTS + ("grammar-complete",):
+        (finding,) = [f for f in findings if f.id == check_id]
+        assert finding.status == "not_run", check_id
+        assert finding.message == "Not run: the grammar must parse first (line 2, column 37).", check_id
+        assert (finding.item["line"], finding.item["column"]) == (2, 37)
+    assert not any("bounds the URN" in f.message or "expected nothing more" in f.message for f in findings)
+
+
+def test_misspelt_rule_name_blames_the_rule_not_the_examples():
+    fixed = ALICEGRID_MISSING_PAREN.replace('"-"\n', '"-" )\n').replace("1*10DIGIT", "1*10DIGT")
+    findings = _alicegrid(fixed)
+    failing = [f for f in findings if f.status == "fail"]
+    assert [(f.id, f.item["line"]) for f in failing] == [("grammar-complete", 3)]
+    assert "'DIGT'" in failing[0].message
+    for check_id in GRAMMAR_DEPENDENTS:
+        assert statuses(findings, check_id) == ["not_run"], check_id
+    assert statuses(findings, "grammar-parses") == ["not_run"]
+
+
+def test_grammar_refused_as_too_large_never_passes_examples_or_equivalence():
+    findings = _alicegrid('c = 9(9(9(9(9(9(9(9(9("q")))))))))')
+    assert "cannot be turned into a linear-time validator" in " ".join(
+        f.message for f in findings if f.id == "grammar-parses")
+    for check_id in ("examples-valid", "examples-invalid", "equivalence", "max-length"):
+        assert statuses(findings, check_id) == ["not_run"], check_id
+    assert not any(f.status == "pass" and f.id in GRAMMAR_DEPENDENTS for f in findings)
+
+
+def test_fixed_grammar_runs_every_dependent_check_again():
+    findings = _alicegrid(ALICEGRID_MISSING_PAREN.replace('"-"\n', '"-" )\n'))
+    assert not [f for f in findings if f.status in ("fail", "not_run")]
+    assert statuses(findings, "examples-valid") == ["pass"]
+
+
+def test_negated_delegation_is_not_read_as_delegation():
+    findings = findings_for({**demo_raw("example"), **_sections(
+        identifier_assignment="There is no delegation to third parties.")})
+    (finding,) = [f for f in findings if f.id == "subdelegation"]
+    assert finding.status == "editor"
+    assert "Assignment is delegated" not in finding.message
+    assert "“There is no delegation to third parties.”" in finding.message
+    assert "the text mentions “delegation” only in a negative statement" in finding.message.lower()
+
+
+def test_wording_findings_quote_the_words_and_ask_the_editor():
+    findings = findings_for({**demo_raw("example"), **_sections(
+        identifier_assignment="Assignment is delegated to third parties.")})
+    (finding,) = [f for f in findings if f.id == "subdelegation"]
+    assert finding.status == "editor" and finding.message.startswith("The text mentions “delegated”")
+    assert "please judge" in finding.message
+
+
+def test_someone_elses_snid_is_judged_once_with_one_message():
+    """RFC 4198 imported as fdc, registered to someone else: no second "version should be 2"."""
+    findings = findings_for(demo_raw("fdc"), RegistryFacts(registered=True, latest_version=1))
+    assert statuses(findings, "snid-unique") == ["fail"]
+    assert statuses(findings, "version") == ["not_run"]
+    assert not any("version should be" in f.message for f in findings)
+
+
+def test_malformed_snid_fails_once():
+    findings = findings_for({**demo_raw("example"), "snid": "Alice_Grid"})
+    about_snid = [f for f in findings if f.item and f.item.get("section") in ("snid", "version")]
+    assert [f.id for f in about_snid if f.status == "fail"] == ["snid-syntax"]
+    assert statuses(findings, "snid-unique") == ["not_run"]
+
+
+def test_blank_draft_shows_progress_not_failures():
+    blank = interchange.ProposalData(snid="alicegrid")
+    draft = run_checklist(blank, stage="draft")
+    assert summarize(draft)["fail"] == 0
+    (todo,) = [f for f in draft if f.id == "required-sections"]
+    assert todo.status == "not_run" and todo.message.startswith("To do: 2 of 17 sections written")
+    assert progress(blank)["written"] == 2 and progress(blank)["total"] == 17
+    submitted = run_checklist(blank)
+    assert summarize(submitted)["fail"] >= 5  # at submission, unwritten required sections fail
+
+
+def test_a_urn_one_character_too_long_names_the_character_and_its_position():
+    findings = findings_for({**demo_raw("example"), "snid": "alicegrid", "max_length": None,
+                             "examples": {"valid": ["urn:ogf:alicegrid:1234"], "invalid": [], "equivalent": []},
+                             **_grammar('urn = "urn:ogf:alicegrid:" 1*3DIGIT\n')})
+    (finding,) = [f for f in findings if f.id == "examples-valid"]
+    assert finding.status == "fail"
+    assert ("At character 22 ('4'): the URN is 22 characters long; this grammar allows at most 21."
+            in finding.message)
+
+
+def test_snid_reserved_for_someone_else_is_judged_once():
+    findings = findings_for(demo_raw("example"), RegistryFacts(reserved=True, reserved_until="2030-01-01"))
+    assert statuses(findings, "snid-unique") == ["fail"]
+    (version,) = [f for f in findings if f.id == "version"]
+    assert version.status == "not_run" and "reserved for someone else" in version.message
+
+
+def test_new_version_of_your_own_snid_gets_one_version_message():
+    facts = RegistryFacts(registered=True, latest_version=2, own_namespace=True)
+    findings = findings_for({**demo_raw("example"), "version": 2}, facts)
+    assert statuses(findings, "snid-unique") == ["pass"]
+    assert [f.message for f in findings if f.id == "version"] == [
+        "The version should be 3 (the latest approved version is 2), not 2."]
+
+
+@pytest.mark.parametrize("case", HOSTILE_CASES["grammars"], ids=grammar_id)
+def test_hostile_grammars_never_pass_what_a_broken_grammar_could_not_examine(case):
+    """Over the hostile corpus: whenever the grammar cannot be used, every check that needs it says
+    "not run" (never pass, never fail on the examples), and exactly the grammar's checks fail."""
+    from registry.checklist import CHECK_NEEDS, grammar_blocker
+    from registry.grammar import grammar_compile
+
+    abnf, examples = grammar_case(case)
+    raw = {**demo_raw("example"), **_grammar(abnf),
+           "examples": {"valid": examples or ["urn:ogf:example:x"], "invalid": [], "equivalent": []}}
+    try:
+        data = interchange.load(raw)
+    except interchange.InterchangeError as exc:  # refused before any check: said so, by field
+        assert str(exc).startswith("grammar.abnf:")
+        return
+    findings = run_checklist(data)
+    compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=tuple(data.examples.valid))
+    if grammar_blocker(compiled) is None:
+        return
+    dependents = {check_id for check_id, needs in CHECK_NEEDS.items() if "grammar" in needs}
+    for finding in findings:
+        if finding.id in dependents:
+            assert finding.status == "not_run", (finding.id, finding.message)

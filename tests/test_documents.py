@@ -86,8 +86,9 @@ def test_ocr_damaged_examples_are_recovered():
 
 def test_unmapped_text_is_kept_in_a_marked_place():
     result = document_import(seed("001"))
-    assert UNMAPPED_MARK in result.data.sections["changes"]
-    assert "Security Considerations" in result.data.sections["changes"]
+    assert UNMAPPED_MARK == "Unplaced text from the imported document"
+    assert "Security Considerations" in result.data.unplaced
+    assert "Security Considerations" not in result.data.sections.get("changes", "")
     assert "Security Considerations" in result.unmapped
 
 
@@ -95,8 +96,9 @@ def test_nothing_is_silently_dropped():
     text = "Preface that fits nowhere.\n\nScope:\n   Grid clusters.\n\nAcknowledgments\n\nThanks to all.\n"
     result = document_import(text)
     assert result.data.sections["scope"] == "Grid clusters."
-    assert "Preface that fits nowhere." in result.data.sections["changes"]
-    assert "Thanks to all." in result.data.sections["changes"]
+    assert "Preface that fits nowhere." in result.data.unplaced
+    assert "### Acknowledgments (source lines 6–8)\n\nThanks to all." in result.data.unplaced
+    assert "changes" not in result.data.sections
 
 
 def test_page_furniture_and_hyphenation_are_cleaned():
@@ -740,3 +742,13 @@ def test_registrant_shapes(block, expected):
     assert (r.name, r.organisation, r.email, r.address) == expected
     if "Technical Director" in block:
         assert any("'Technical Director'" in note for note in result.notes)
+
+
+def test_grammar_left_in_prose_is_fenced_and_never_rendered_as_emphasis():
+    from registry.markdown import render_markdown
+    result = document_import(seed("000"))
+    prose = result.data.sections["syntactic_structure"]
+    assert prose.startswith("```abnf\nNSS            = ProviderId")
+    html = str(render_markdown(prose))
+    assert "<em>" not in html and '1*(label ".") toplabel' in html
+    assert html.count("<pre><code") == 1 and "<p>ProviderId is the IMG sender" in html

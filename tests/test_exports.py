@@ -20,7 +20,8 @@ HOSTILE = 'a & b < c > d "e" \'f\' \t tab \r\n line \x00\x01\x0b\x1f\x7f ünïc�
 def _record(snid: str, text: str, **changes) -> dict:
     record = {
         "snid": snid, "version": 3, "registration_date": "2026-01-02", "title": text,
-        "document": {"reference": text, "url": "https://x.example/?a=1&b=" + text, "status": "informational"},
+        "document": {"reference": text, "url": "https://x.example/?a=1&b=" + text, "status": "informational",
+                     "type": "Informational"},
         "registrant": {"name": text, "organisation": "", "email": "a@b.example", "contact": text},
         "grammar": {"abnf": text + "\nrule = 1*ALPHA\n", "rule": text},
         "examples": {"valid": [f"urn:ogf:{snid}:x", text, ""], "invalid": [text]},
@@ -59,6 +60,7 @@ def _elementtree_xml(snapshot: RegistrySnapshot) -> str:
             ET.SubElement(element, q(key)).text = text(record[key])
         ET.SubElement(element, q("document"), {
             "href": text(record["document"]["url"]), "status": record["document"]["status"],
+            **({"type": record["document"]["type"]} if record["document"].get("type") else {}),
         }).text = text(record["document"]["reference"])
         registrant = ET.SubElement(element, q("registrant"))
         for key in ("name", "organisation", "email", "contact"):

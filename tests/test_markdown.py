@@ -120,3 +120,19 @@ def test_text_past_the_per_proposal_limit_is_not_formatted(monkeypatch):
     result = prerender(sections)
     assert [result[t].startswith("<p>") for t in sections] == [True, True, True, False, False]
     assert "more than 1,000 characters long in all; the registry formats that much at most" in result[sections[-1]]
+
+
+def test_abnf_in_prose_renders_as_code_not_emphasis():
+    html = str(render_markdown("SITE = 1*31ALPHA and SERIAL = 1*10DIGIT"))
+    assert "<em>" not in html
+    assert "<code>SITE = 1*31ALPHA</code>" in html and "<code>SERIAL = 1*10DIGIT</code>" in html
+
+
+def test_urns_in_prose_render_as_code_and_emphasis_still_works():
+    html = str(render_markdown("See urn:ogf:example:a_b_c:1. This is *important*."))
+    assert "<code>urn:ogf:example:a_b_c:1</code>." in html and "<em>important</em>" in html
+
+
+def test_code_spans_and_fences_are_left_as_written():
+    html = str(render_markdown("Keep `1*2DIGIT` here.\n\n```\nA = 1*2B\n```\n"))
+    assert html.count("<code>") == 2 and "``" not in html

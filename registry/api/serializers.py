@@ -11,6 +11,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from .. import interchange, rules
+from ..verdicts import decision_snapshot
 from ..enums import EventKind, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, actions_from
 from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from ..grammar import EQUIVALENCE_STEPS
@@ -273,6 +274,11 @@ class ProposalDetailSerializer(ProposalSummarySerializer):
     def to_representation(self, proposal):
         """Who acted and what they wrote stays with the submitter and editors (rules.can_see_review)."""
         data = super().to_representation(proposal)
+        snapshot = decision_snapshot(proposal)
+        if snapshot is not None:
+            # A decided proposal's findings are those it was decided on (registry/verdicts.py).
+            data["findings"] = [f.as_dict() for f in snapshot.findings]
+            data["findings_summary"] = snapshot.summary
         if not rules.can_see_review(self.context["request"].user, proposal):
             data["events"] = [{**event, "actor": None, "comment": ""} for event in data["events"]
                               if event["kind"] != EventKind.JUDGEMENT]

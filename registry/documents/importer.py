@@ -25,7 +25,7 @@ from .report import Report
 from .text import Line, normalise, numbered_lines
 from ..resolution.lines import LINE_FORMAT, resolvers_from_lines
 
-UNMAPPED_MARK = "Unmapped text from the imported document"
+UNMAPPED_MARK = "Unplaced text from the imported document"
 EMPTY = "(none)"
 GFD_TYPES = DOCUMENT_TYPES
 # RFC categories and the GFD type closest to each (uncertain: the series differ).
@@ -99,6 +99,27 @@ def _dedent(text: str) -> str:
     return "\n".join(r[cut:] for r in rows).strip()
 
 
+def _fenced(lines: list[Line], grammar_lines: set[int]) -> str:
+    """A section's text, dedented, with the grammar lines it holds (``grammar_lines``, source
+    numbers) fenced as an ``abnf`` code block, so the prose never shows ABNF as Markdown.
+
+    One block runs from the section's first grammar line to its last (a grammar that text
+    extraction split into columns has its parts on lines between them); the prose before and
+    after it is dedented on its own, as RFCs indent their explanations deeper than the grammar
+    and four spaces would make Markdown read them as code.
+    """
+    held = [line.number for line in lines if line.number in grammar_lines]
+    text = _dedent(_text(lines))
+    if not held or "```" in text:
+        return text
+    first, last = min(held), max(held)
+    before = [line for line in lines if line.number < first]
+    block = [line for line in lines if first <= line.number <= last]
+    after = [line for line in lines if line.number > last]
+    parts = [_dedent(_text(before)), "```abnf\n" + _dedent(_text(block)) + "\n```", _dedent(_text(after))]
+    return "\n\n".join(part for part in parts if part.strip()).strip()
+
+
 def document_import(text: str, *, format: str = "text") -> ImportResult:
     """Read a registration document's text into proposal data and a report."""
     source = normalise(text)
@@ -143,10 +164,11 @@ def document_import(text: str, *, format: str = "text") -> ImportResult:
     _registrant(sections.get("registrant", []), data, report)
     _grammar(sections, lines, exported, data, report)
     _examples(sections, unmapped, exported, data, report)
+    grammar_lines = set(next((item.lines for item in report.items if item.field == "grammar.abnf"), []))
     for section in SECTIONS:
         if section.kind != "prose":
             continue
-        value = _dedent(_text(sections.get(section.key, [])))
+        value = _fenced(sections.get(section.key, []), grammar_lines)
         if value:
             data.sections[section.key] = value
         item_lines = [line.number for line in sections.get(section.key, []) if line.text.strip()]
@@ -160,15 +182,17 @@ def document_import(text: str, *, format: str = "text") -> ImportResult:
         kept = []
         for block in unmapped:
             title = block.heading.title if block.heading else "(before the first heading)"
-            kept.append(f"### {title}\n\n{_dedent(_text(block.lines))}")
+            numbers = [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else [])
+            where = (f" (source line {min(numbers)})" if numbers and min(numbers) == max(numbers) else
+                     f" (source lines {min(numbers)}–{max(numbers)})" if numbers else "")
+            kept.append(f"### {title}{where}\n\n{_dedent(_text(block.lines))}")
             report.add("unmapped", f"Unmapped: {title}", _dedent(_text(block.lines))[:2000],
                        [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else []),
-                       uncertain=True, why="matches no template section; kept in section 8 for you to move or delete")
-        data.sections["changes"] = (data.sections.get("changes", "") + f"\n\n## {UNMAPPED_MARK}\n\n"
-                                    "Review this text: move what belongs to a section, delete the rest.\n\n"
-                                    + "\n\n".join(kept)).strip()
+                       uncertain=True, why=f"matches no template section; kept in “{UNMAPPED_MARK}” for you to "
+                                           "move or delete")
+        data.unplaced = "\n\n".join(kept).strip()
         report.notes.append(f"Text under {len(unmapped)} heading(s) matched no template section; "
-                            f"it is kept in section 8 under \"{UNMAPPED_MARK}\".")
+                            f"it is kept apart as \"{UNMAPPED_MARK}\" until you move or delete it.")
     missing = [s.heading for s in SECTIONS if s.required and s.kind == "prose" and s.key not in data.sections]
     if missing:
         report.notes.append("Required sections not found: " + ", ".join(missing) + ".")

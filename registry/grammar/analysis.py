@@ -103,6 +103,9 @@ def analyse(parsed: ParsedGrammar, top: str | None) -> Analysis:
 def _check_references(parsed, scope, top, result: Analysis) -> None:
     seen, order, stack = {top}, [], [top]
     reported_prose = set()
+    # A rule that could not be read is reported where its syntax error is, not again by
+    # every rule that uses it ("refers to 'SITE', which is not defined" when SITE lacks a ')').
+    unreadable = {issue.rule.casefold() for issue in parsed.issues if issue.kind == "syntax" and issue.rule}
     while stack:
         key = stack.pop()
         rule = scope.lookup(key)
@@ -111,7 +114,7 @@ def _check_references(parsed, scope, top, result: Analysis) -> None:
         for node in walk(rule.expr):
             if isinstance(node, Ref):
                 if scope.lookup(node.key) is None:
-                    if (rule.name, node.key) not in reported_prose:
+                    if (rule.name, node.key) not in reported_prose and node.key not in unreadable:
                         reported_prose.add((rule.name, node.key))
                         result.issues.append(Issue(
                             "undefined", "error",

@@ -127,8 +127,10 @@ class Validator:
             return []
         what = "URN" if self.full_urn else f"string after '{PREFIX}{parsed.snid}:'"
         if len(subject) > self.length_cap:
-            return [f"The {what} is {len(subject)} characters long; this grammar allows at most "
-                    f"{self.length_cap}."]
+            # Like every other failure, name the first character past the limit and its place.
+            at = len(parsed.urn) - len(subject) + self.length_cap + 1
+            return [f"At character {at} ({subject[self.length_cap]!r}): the {what} is {len(subject)} characters "
+                    f"long; this grammar allows at most {self.length_cap}."]
         position = self.position(parsed)
         where = f" {position.message}" if position is not None else ""
         return [f"The {what} does not match the grammar's rule {self.rule!r}.{where}"]

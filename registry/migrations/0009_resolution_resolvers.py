@@ -21,6 +21,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('registry', '0008_tlog_log'),
+        ('registry', '0008_review_unplaced_text'),
     ]
 
     operations = [

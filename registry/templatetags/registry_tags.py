@@ -57,3 +57,10 @@ def section_heading(key):
     """ "4.1 Scope" for a template section key; "the whole proposal" for none."""
     section = SECTIONS_BY_KEY.get(key or "")
     return section.heading if section else "the whole proposal"
+
+
+@register.filter
+def equivalence_steps(proposal):
+    """(step, words) of the executable equivalence rule the applicant chose, for registry/_choices.html."""
+    from ..grammar import EQUIVALENCE_STEPS
+    return [(step, EQUIVALENCE_STEPS.get(step, step)) for step in (proposal.equivalence or [])]

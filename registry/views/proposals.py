@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import defaultdict
 
@@ -15,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import markdown, rules, services
-from ..checklist import example_subjects
+from ..checklist import DRAFT, SUBMITTED, example_subjects, progress
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
 from ..diagram_cache import cached_diagrams
@@ -26,12 +27,14 @@ from ..gfd191 import sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
 from ..models import Namespace, Proposal, ProposalEvent
-from ..selectors import data_findings, proposal_findings, proposals_for
+from ..selectors import proposal_findings, proposals_for
+from ..verdicts import proposal_verdict, recheck
 from .errors import NextStep, conflict, forbidden
 
 #: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
 LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
-STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.PASS]
+STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.NOT_RUN,
+                FindingStatus.PASS]
 
 
 def home(request):
@@ -123,19 +126,74 @@ def _conversation(request, proposal) -> dict:
             "finding_threads": [t for t in threads.all if t.finding and not t.section]}
 
 
-def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str = "form",
+def _field_section(name: str) -> str:
+    """The template section (finding ``item.section``) a form field belongs to."""
+    if name.startswith("section_"):
+        return name[len("section_"):]
+    for prefix, section in (("registrant_", "registrant"), ("document_", "document"), ("examples_", "examples"),
+                            ("grammar_", "grammar")):
+        if name.startswith(prefix):
+            return section
+    return name
+
+
+def _not_checked(findings, field_errors) -> list:
+    """Findings about a field whose input the form refused are replaced by "not checked: fix
+    that field first": the panel never shows a verdict on a value that is not the one on screen."""
+    refused = {_field_section(e["name"]): e["label"] for e in field_errors}
+    out = []
+    for finding in findings:
+        section = (finding.item or {}).get("section")
+        if finding.id == "max-length" and "max_length" in refused:
+            section = "max_length"  # its verdict is about the declared length, whatever it points at
+        if section in refused and finding.status != FindingStatus.NOT_RUN:
+            finding = dataclasses.replace(finding, status=FindingStatus.NOT_RUN,
+                                          message=f"Not checked: fix the {refused[section]} field first.")
+        out.append(finding)
+    return out
+
+
+def _line_marks(findings, data: ProposalData) -> dict[str, list[dict]]:
+    """The field lines findings point at, by form field name: the grammar's (line, column) and the
+    examples' lines. Pages put an anchor and a visible marker on each, so "go to the field" lands on
+    the line without JavaScript (with it, the page's script also puts the cursor there)."""
+    texts = {"grammar_abnf": data.grammar.abnf.replace("\r\n", "\n").split("\n"),
+             "examples_valid": list(data.examples.valid), "examples_invalid": list(data.examples.invalid)}
+    marks: dict[str, dict[int, dict]] = {name: {} for name in texts}
+    for finding in findings:
+        item = finding.item or {}
+        if item.get("section") == "grammar" and item.get("line"):
+            name, line, column = "grammar_abnf", item["line"], item.get("column")
+        elif item.get("example_line") and item.get("list") in ("valid", "invalid"):
+            name, line, column = f"examples_{item['list']}", item["example_line"], None
+        else:
+            continue
+        lines = texts[name]
+        if 1 <= line <= len(lines) and line not in marks[name]:
+            marks[name][line] = {"line": line, "column": column, "text": lines[line - 1][:200],
+                                 "prefix": "grammar" if name == "grammar_abnf" else name}
+    return {name: [marks[name][n] for n in sorted(marks[name])] for name in marks if marks[name]}
+
+
+def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
                diagrams_url: str = "") -> dict:
     """What the applicant sees beside the form: findings, diagrams, example results.
 
     ``data`` is always what the form shows (posted or saved), never a mix; the
     form's own field errors are listed with the findings, and the panel says when
     it was computed (``source``: "form" for posted input, "saved" for the stored draft).
+    ``findings`` are the checklist's on ``data`` (or a decided proposal's verdict).
     With ``diagrams_url`` (saved data, which that URL draws) the diagrams are not drawn
     here: the panel links to them and its script loads them when opened.
     """
-    findings = data_findings(data, submitter_id)
+    field_errors = form.error_list() if form is not None and form.is_bound else []
+    findings = _not_checked(findings, field_errors)
+    line_marks = _line_marks(findings, data)
+    if form is not None:
+        for name in line_marks:
+            form.fields[name].widget.attrs["aria-invalid"] = "true"
     context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": [],
-               "field_errors": form.error_list() if form is not None and form.is_bound else [],
+               "field_errors": field_errors, "line_marks": line_marks,
                "checked_at": timezone.now(), "checked_source": source, "diagrams_url": diagrams_url}
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
@@ -155,10 +213,13 @@ def _workbench(data: ProposalData, submitter_id: int, form=None, *, source: str 
 def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
     see_review = rules.can_see_review(request.user, proposal)
+    verdict = proposal_verdict(proposal)
     context = {
         "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
         "parts": sections_by_part(),
-        "findings": proposal_findings(proposal),
+        "findings": verdict.findings, "verdict": verdict,
+        "line_marks": _line_marks(verdict.findings, proposal.to_data()),
+        **_recheck_context(request, proposal, verdict),
         "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
             kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),
         "see_review": see_review,
@@ -173,6 +234,14 @@ def proposal_detail(request, pk):
     context["finding_groups"] = _grouped(context["findings"])
     markdown_ready(proposal.sections, context["threads"])
     return render(request, "registry/proposals/detail.html", context)
+
+
+def _recheck_context(request, proposal, verdict) -> dict:
+    """A decided proposal's live re-check, on request (``?recheck=1``): shown apart from the
+    decision's findings, with what changed since."""
+    if not (verdict.decided and request.GET.get("recheck") == "1"):
+        return {"recheck": None}
+    return {"recheck": recheck(proposal, verdict, timezone.now())}
 
 
 def _cannot_edit(request, proposal):
@@ -233,7 +302,9 @@ def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, sour
         "proposal": proposal, "form": form, "unsaved": unsaved, "parts": sections_by_part(),
         "reservation_form": ReservationRequestForm(),
         **_conversation(request, proposal),
-        **_workbench(data, proposal.submitter_id, form, source=source, diagrams_url=diagrams_url),
+        **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form, source=source,
+                     diagrams_url=diagrams_url),
+        "progress": progress(data),
     }
     markdown_ready(data.sections, context["threads"])
     return render(request, "registry/proposals/edit.html", context, status=status)
@@ -258,8 +329,10 @@ def proposal_check(request, pk):
         return HttpResponseForbidden("You cannot edit this proposal.")
     form = ProposalForm(request.POST)
     form.is_valid()
+    data = form.posted_proposal()
     context = {"proposal": proposal, "form": form,
-               **_workbench(form.posted_proposal(), proposal.submitter_id, form)}
+               **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
+               "progress": progress(data)}
     return render(request, "registry/proposals/_workbench.html", context)
 
 
@@ -326,7 +399,7 @@ def _submit(request, proposal, *, confirmed: bool = False):
     if not rules.is_submitter(request.user, proposal):
         failing = []  # the service refuses; nothing to ask
     else:
-        failing = [f for f in proposal_findings(proposal) if f.status == FindingStatus.FAIL]
+        failing = [f for f in proposal_findings(proposal, stage=SUBMITTED) if f.status == FindingStatus.FAIL]
     # Empty required sections are refused by the service whatever the answer: no question then.
     blocked = any(f.id == "required-sections" for f in failing)
     if failing and not confirmed and not blocked:

@@ -35,7 +35,8 @@ from ..models import Comment, Namespace, Proposal, ReservationRequest
 from ..selectors import (registration_kind, reservation_active, search_text,
                          with_registration_kind)
 from .errors import NextStep, conflict, forbidden
-from .proposals import _grouped, _workbench, diagram_page, markdown_ready
+from ..verdicts import proposal_verdict
+from .proposals import _grouped, _recheck_context, _workbench, diagram_page, markdown_ready
 
 #: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
 #: the same whether 10 or 10,000 proposals wait.
@@ -119,10 +120,13 @@ def _judged(findings, judgements) -> list:
 
 def _review_context(request, proposal) -> dict:
     judgements = {j.check_id: j for j in proposal.judgements.select_related("editor")}
-    bench = _workbench(proposal.to_data(), proposal.submitter_id,
+    verdict = proposal_verdict(proposal)
+    bench = _workbench(proposal.to_data(), verdict.findings,
                        diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk]))
     machine = bench["findings"]
-    findings = _judged(machine, judgements)
+    # A decided proposal shows the findings it was decided on, as they were; the judgements
+    # are listed with the decision panel.
+    findings = machine if verdict.decided else _judged(machine, judgements)
     manual = [{"id": check_id, "judgement": judgements.get(check_id),
                "findings": [f for f in machine if f.id == check_id]} for check_id in MANUAL_CHECKS]
     previous = None
@@ -141,7 +145,8 @@ def _review_context(request, proposal) -> dict:
         "may_override_conflict": request.user.is_superuser,
         "previous": previous,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
-        **bench, "findings": findings, "finding_groups": _grouped(findings),
+        **bench, "findings": findings, "finding_groups": _grouped(findings), "verdict": verdict,
+        **_recheck_context(request, proposal, verdict),
     }
 
 

@@ -4,6 +4,9 @@
 //    the server checks exactly the fields posted, invalid ones included.
 // 3. Once the form changes after a check, the panel says it is out of date, and a
 //    live region tells screen-reader users (once per change, not per keystroke).
+//    A check also brings each field's own error message up to date: a message from an
+//    earlier save about a value no longer in the field is removed, a new one is shown.
+// 4. "go to the field" puts the cursor at the finding's line and column (see below).
 (function () {
   "use strict";
   var form = document.getElementById("proposal-form");
@@ -33,6 +36,40 @@
       count("warning") + " warnings.";
   }
 
+  // The field errors beside the inputs must say what the panel says, never an older answer.
+  function syncFieldErrors(panel) {
+    var current = {};
+    panel.querySelectorAll(".field-errors li").forEach(function (item) {
+      var link = item.querySelector("a[href^='#id_']");
+      if (!link) return;
+      var text = item.textContent, label = link.textContent;
+      current[link.getAttribute("href").slice(1)] = text.slice(text.indexOf(label) + label.length + 1).trim();
+    });
+    form.querySelectorAll(".field").forEach(function (box) {
+      var input = box.querySelector("input[id^='id_'], textarea[id^='id_'], select[id^='id_']");
+      if (!input) return;
+      var list = box.querySelector("ul.errors"), message = current[input.id];
+      if (message === undefined) {
+        if (list) list.remove();
+        box.classList.remove("has-error");
+        if (!input.classList.contains("marked-line")) input.removeAttribute("aria-invalid");
+        return;
+      }
+      if (!list) {
+        list = document.createElement("ul");
+        list.className = "errors";
+        list.id = input.id + "_errors";
+        box.appendChild(list);
+      }
+      list.textContent = "";
+      var entry = document.createElement("li");
+      entry.textContent = message;
+      list.appendChild(entry);
+      box.classList.add("has-error");
+      input.setAttribute("aria-invalid", "true");
+    });
+  }
+
   // Replies to review threads sit inside the form's sections but belong to their own forms.
   function edited(event) {
     if (event.target.form !== form) return;
@@ -60,13 +97,54 @@
         panel.outerHTML = html;
         stale = false;
         var fresh = document.getElementById("workbench");
-        if (fresh) announce(summary(fresh));
+        // Line marks (the page's and those placed by "go to the field") belong to the previous answer.
+        form.querySelectorAll(".line-marks").forEach(function (mark) { mark.remove(); });
+        form.querySelectorAll(".marked-line").forEach(function (field) {
+          field.classList.remove("marked-line");
+          field.removeAttribute("aria-invalid");
+        });
+        if (fresh) { syncFieldErrors(fresh); announce(summary(fresh)); }
       })
       .catch(function () { form.submit(); })
       .finally(function () {
         var fresh = document.getElementById("workbench");
         if (fresh) fresh.removeAttribute("aria-busy");
       });
+  });
+  // 4. "go to the field" of a finding with a line and column puts the cursor there and marks
+  //    the field (aria-invalid and a visible marker) instead of only scrolling to it.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.go-to[data-field]");
+    if (!link) return;
+    var field = document.getElementById(link.dataset.field);
+    if (!field || typeof field.setSelectionRange !== "function") return;
+    event.preventDefault();
+    var line = parseInt(link.dataset.line, 10) || 1, column = parseInt(link.dataset.column, 10) || 1;
+    var lines = field.value.split("\n"), offset = 0;
+    for (var i = 0; i < Math.min(line - 1, lines.length); i++) offset += lines[i].length + 1;
+    offset += Math.min(column - 1, (lines[line - 1] || "").length);
+    field.focus();
+    field.setSelectionRange(offset, offset);
+    field.setAttribute("aria-invalid", "true");
+    field.classList.add("marked-line");
+    field.dataset.markedLine = String(line);
+    var lineHeight = parseFloat(getComputedStyle(field).lineHeight) || 18;
+    field.scrollTop = Math.max(0, (line - 3) * lineHeight);
+    // The visible marker: the line itself, under the field, as the page shows it without script.
+    var marker = field.parentNode.querySelector(".line-marks.go-to-mark");
+    if (!marker) {
+      marker = document.createElement("ol");
+      marker.className = "line-marks go-to-mark";
+      marker.setAttribute("aria-label", "The line the finding is about");
+      field.parentNode.insertBefore(marker, field.nextSibling);
+    }
+    marker.textContent = "";
+    var item = document.createElement("li"), code = document.createElement("code");
+    item.className = "marked";
+    item.appendChild(document.createTextNode("▶ Line " + line + ", column " + column + ": "));
+    code.textContent = lines[line - 1] || "";
+    item.appendChild(code);
+    marker.appendChild(item);
   });
   window.addEventListener("beforeunload", function (event) {
     if (dirty) { event.preventDefault(); event.returnValue = ""; }

@@ -45,7 +45,7 @@ def test_proposal_detail_contract(client, people):
     body = as_user(client, people["submitter"]).get(f"/api/proposals/{proposal.pk}/").json()
     assert body["state"] == "draft" and body["actions"] == ["submit", "withdraw"]
     assert body["content"]["snid"] == "urn-5"
-    assert body["findings_summary"]["fail"] == 2
+    assert body["findings_summary"]["fail"] == 1  # the counter-example; 2.3's wording is judged by the editor
     assert [e["kind"] for e in body["events"]] == ["created"]
 
 

@@ -319,7 +319,8 @@ def test_invalid_post_checks_exactly_what_was_posted(client, people):
     assert response.status_code == 400
     assert "must start with a letter or digit" not in panel
     assert "&#x27;uuid-demo&#x27; is a well-formed SNID" in panel
-    assert "The version should be 1 (this would be a new SNID), not 0." in panel
+    assert "Not checked: fix the Registration version field first." in panel  # the form error, once
+    assert "The version should be" not in panel
     assert 'href="#id_version">Registration version</a>: Ensure this value is greater than or equal to 1.' in panel
     assert "including the fields still to correct" in panel
 

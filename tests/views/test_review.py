@@ -115,7 +115,7 @@ def test_approval_with_failing_check_needs_an_override_reason(client, people):
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes"},
                        follow=True).content.decode()
-    assert "Cannot approve: 2 check(s) fail" in page
+    assert "Cannot approve: 1 check(s) fail (examples-valid)" in page
     assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
     client.post(f"/review/{proposal.pk}/decide/", {"action": "approve", "override_reason": "As published.",
                                                     "confirm": "yes"})
