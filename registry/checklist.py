@@ -883,7 +883,29 @@ def examples_invalid(ctx: Context):
 # --- 3.2 Resolution ------------------------------------------------------------------------
 
 
-@check("resolvers")
+def _need_resolver_grammar(ctx: Context):
+    """Templates that name rules of the grammar need a grammar that validates."""
+    if not any(rule_placeholders(r["template"]) for r in ctx.data.resolvers):
+        return None
+    if ctx.grammar is None:
+        return ("the resolver templates name rules of the grammar, and no formal syntax is written yet",
+                {"section": "grammar"})
+    return _need_grammar(ctx)
+
+
+def _need_valid_examples(ctx: Context):
+    if ctx.data.resolvers and not ctx.data.examples.valid:
+        return ("list valid examples (section 6) so the registry can show the URLs the resolvers give",
+                {"section": "examples"})
+    return None
+
+
+NEEDS["resolver-grammar"] = _need_resolver_grammar
+NEEDS["valid-examples"] = _need_valid_examples
+
+
+@check("resolvers", needs=("valid-examples", "resolver-grammar"), reference="GFD.191 §6 (3.2)",
+       item={"section": "resolution"})
 def resolvers(ctx: Context):
     """Each declared resolver's template, expanded for every valid example: the URLs shown."""
     ref, item = "GFD.191 §6 (3.2)", {"section": "resolution"}
@@ -897,13 +919,6 @@ def resolvers(ctx: Context):
     findings += [Finding("resolvers", WARNING, w, ref, item) for w in warnings]
     if errors:
         return findings
-    if not ctx.data.examples.valid:
-        return findings + _one("resolvers", WARNING, "Not run: list valid examples so the registry can "
-                               "show the URLs the resolvers would produce.", ref, item)
-    uses_rules = any(rule_placeholders(r["template"]) for r in declared)
-    if uses_rules and (grammar is None or not grammar.ok):
-        return findings + _one("resolvers", WARNING, "Not run: the templates name rules of the grammar, "
-                               "and the grammar cannot validate URNs yet.", ref, item)
     rows = resolution_preview(declared, grammar, ctx.data.examples.valid, ctx.data.equivalence)
     for name, example, url, problem in rows:
         if problem:

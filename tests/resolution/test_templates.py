@@ -95,3 +95,16 @@ def test_unknown_rule_placeholder_saves_but_the_checklist_fails_it():
     data = interchange.load(raw)  # a draft whose grammar is being reworked can still be saved
     findings = [f for f in run_checklist(data) if f.id == "resolvers"]
     assert [f.status for f in findings] == ["fail"] and "{Nope}" in findings[0].message
+
+
+def test_resolvers_check_not_run_without_examples_or_a_usable_grammar():
+    base = {**demo_raw("example"), "resolvers": [{"name": "main", "template": "https://a.example/{INDEX}"}]}
+    no_examples = {**base, "examples": {"valid": [], "invalid": []}}
+    [finding] = [f for f in run_checklist(interchange.load(no_examples)) if f.id == "resolvers"]
+    assert finding.status == "not_run" and "valid examples" in finding.message
+    broken = {**base, "grammar": {"abnf": "EXAMPLE-URN = (\n", "rule": ""}}
+    [finding] = [f for f in run_checklist(interchange.load(broken)) if f.id == "resolvers"]
+    assert finding.status == "not_run"
+    nss_only = {**broken, "resolvers": [{"name": "main", "template": "https://a.example/{nss}"}]}
+    [finding] = [f for f in run_checklist(interchange.load(nss_only)) if f.id == "resolvers"]
+    assert finding.status == "pass"  # {nss} needs no grammar
