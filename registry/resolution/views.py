@@ -112,6 +112,8 @@ def resolve_path(request, urn: str):
 
 @require_safe
 def resolve_query(request):
+    if "urn" not in request.GET and not _wants_json(request):
+        return render(request, "registry/resolution/form.html")
     return _answer(request, request.GET.get("urn", ""), provider=request.GET.get("provider", ""), api=False)
 
 

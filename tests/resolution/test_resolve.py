@@ -174,3 +174,20 @@ def test_resolve_crlf_in_urn_never_reaches_a_header(client, target):
     response = client.get("/resolve/", {"urn": EXAMPLE + "\r\nSet-Cookie: x=1"})
     assert response.status_code == 404
     assert "Set-Cookie" not in response
+
+
+def test_resolve_without_a_urn_offers_a_form_to_people(client):
+    page = client.get("/resolve/")
+    assert page.status_code == 200 and b'name="urn"' in page.content
+    assert client.get("/resolve/", HTTP_ACCEPT="application/json").status_code == 400
+
+
+def test_resolve_path_form_reads_the_raw_uri_so_escapes_survive(client, target):
+    registered([{"name": "main", "template": target.base + "/q/{nss}"}],
+               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / "%" 2HEXDIG)\n', "rule": "x"},
+               examples={"valid": ["urn:ogf:example:a%2Fb"], "invalid": [], "equivalent": []},
+               equivalence=[])
+    # gunicorn passes the request line as RAW_URI; PATH_INFO is decoded ('%2F' would become '/').
+    response = client.get("/urn:ogf:example:a/b", RAW_URI="/urn:ogf:example:a%2Fb")
+    assert response.status_code == 302 and response["Location"] == target.base + "/q/a%2Fb"
+    assert client.get("/resolve/", {"urn": "urn:ogf:example:a%2fb"})["Location"] == target.base + "/q/a%2Fb"
