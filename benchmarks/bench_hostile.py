@@ -94,7 +94,7 @@ class Sampler(threading.Thread):
 
 
 class Bystander(threading.Thread):
-    """Another client asking the lookup API during a case: its slowest answer."""
+    """Another client asking the lookup API and the public list during a case: its slowest answer."""
 
     def __init__(self):
         super().__init__(daemon=True)
@@ -102,10 +102,12 @@ class Bystander(threading.Thread):
 
     def run(self):
         session = requests.Session()
+        turn = 0
         while self.running:
             started = time.perf_counter()
+            turn += 1
             try:
-                ok = session.get(BASE + LOOKUP, timeout=10).status_code == 200
+                ok = session.get(BASE + (LOOKUP if turn % 2 else "/urn/"), timeout=10).status_code == 200
             except requests.RequestException:
                 ok = False
             self.slowest = max(self.slowest, time.perf_counter() - started)
@@ -176,6 +178,15 @@ def cases(pk: int):
         examples = "\n".join(case["examples"]) or "urn:ogf:example:x"
         yield "grammar: check", abnf, ("check", {"grammar_abnf": abnf, "grammar_rule": "",
                                                  "examples_valid": examples, "examples_invalid": ""})
+    for number, case in enumerate(corpus["grammars"]):
+        abnf = expand(case["abnf"])
+        yield "grammar: approve", abnf, ("approve", (f"hostile-{number}", abnf))
+        yield "grammar: lookups", abnf, ("lookups", f"hostile-{number}")
+        yield "grammar: bulk validation", abnf, ("bulk", f"hostile-{number}")
+    for case in corpus["form_fields"] + corpus["huge_bodies"]:
+        value = expand(case["value"])
+        if len(value) > 100_000:
+            yield f"field {case['field']}: check", value, ("check", {case["field"]: value})
     for text in corpus["markdown"]:
         text = expand(text)
         yield "Markdown: save + page", text, ("save", {"section_scope": text})
@@ -200,6 +211,18 @@ def send(session: requests.Session, pk: int, action, base_form: dict) -> tuple[i
         if kind == "save":
             statuses.append(session.get(f"{BASE}/proposals/{pk}/", timeout=60).status_code)
         return max(statuses), "/".join(map(str, statuses))
+    if kind == "approve":
+        snid, abnf = payload
+        return approve(snid, abnf)
+    if kind == "lookups":
+        urns = [f"urn:ogf:{payload}:" + "a" * 4000, f"urn:ogf:{payload}:aaaa!", f"urn:ogf:{payload}:" + "ab" * 2000]
+        statuses = [session.get(BASE + "/api/lookup/", params={"urn": urn}, timeout=60).status_code for urn in urns]
+        return max(statuses), "/".join(map(str, statuses))
+    if kind == "bulk":
+        urns = [f"urn:ogf:{payload}:" + "a" * 4000, f"urn:ogf:{payload}:" + "ab" * 2000,
+                f"urn:ogf:{payload}:aaaa!"] * 10
+        response = session.post(BASE + "/api/validate/", json={"urns": urns}, timeout=120)
+        return response.status_code, str(response.status_code)
     if kind == "import":
         response = session.post(BASE + "/proposals/import/", data={"text": payload, "csrfmiddlewaretoken": token},
                                 headers=headers, allow_redirects=False, timeout=60)
@@ -209,12 +232,33 @@ def send(session: requests.Session, pk: int, action, base_form: dict) -> tuple[i
     return max(statuses), "/".join(map(str, statuses))
 
 
+_ENV: dict = {}
+
+
+def approve(snid: str, abnf: str) -> tuple[int, str]:
+    """An editor approves a proposal with this grammar (overriding failing checks): import_proposal."""
+    raw = json.loads((ROOT / "fixtures" / "proposals" / "example.json").read_text(encoding="utf-8"))
+    raw.update({"snid": snid, "grammar": {"abnf": abnf, "rule": ""},
+                "examples": {"valid": [], "invalid": [], "equivalent": []}})
+    path = Path(tempfile.mkstemp(suffix=".json")[1])
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    try:
+        done = subprocess.run([sys.executable, "manage.py", "import_proposal", str(path), "--submitter", "hostile",
+                               "--approve", "--editor", "editor", "--override-reason", "hostile corpus"],
+                              cwd=ROOT, env=_ENV, capture_output=True, text=True, timeout=120)
+    finally:
+        path.unlink()
+    # 0: approved; 1: refused with a message (a grammar over a size limit is never stored).
+    return (200 if done.returncode == 0 else 400), f"exit {done.returncode}"
+
+
 def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings",
            "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}", "REGISTRY_ANON_RATE": "off",
            "DJANGO_LOG_LEVEL": "CRITICAL", "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
+    _ENV.update(env)
     pk, base_form = prepare(env)
     server = start(env)
     rows = []
@@ -250,9 +294,14 @@ def write(rows) -> None:
         "## Hostile input (`benchmarks/bench_hostile.py`)",
         "",
         f"Every untrusted-text case of `tests/hostile/cases.json` ({len(rows)} cases) sent to gunicorn "
-        "(2 sync workers, job budget 2 s / 512 MB) on loopback, one at a time; wall time of the "
-        "request(s), the peak resident memory of the web workers and of their job workers while it "
-        "ran, and the slowest answer another client got from the lookup API meanwhile. "
+        "(2 workers, job budget 2 s / 512 MB) on loopback, one at a time; every grammar is also "
+        "approved by an editor (overriding failing checks, `import_proposal --approve`), then looked "
+        "up (a 4,000-character URN, a short invalid one, a long one that stays alive) and validated in "
+        "bulk (30 URNs); wall time of the request(s), the peak resident memory of the web workers "
+        "and of their job workers while it ran, and the slowest answer another client got from the "
+        "lookup API and `/urn/` meanwhile. An approve row is the wall time of the `import_proposal` "
+        "command, the start of Python and Django included; a 413 row includes the client's upload of "
+        "the whole body (the server refuses it from its Content-Length). "
         f"Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores; "
         "`python -m benchmarks.bench_hostile`.",
         "",

@@ -124,7 +124,7 @@ def check(check_id: str, *, needs: tuple[str, ...] = (), reference: str = "", it
 
 #: Grammar problems that leave nothing sound to check examples, bounds or characters against.
 _BLOCKING_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
-                   "disagreement", "undefined"}
+                   "too-costly", "disagreement", "undefined"}
 
 
 def grammar_blocker(grammar):
@@ -154,7 +154,7 @@ def _need_grammar(ctx: Context):
     issue = grammar_blocker(ctx.grammar)
     if issue is None:
         return None
-    if issue.kind in ("too-complex", "too-large"):
+    if issue.kind in ("too-complex", "too-large", "too-costly"):
         why = "the grammar must be built into a validator first (see grammar-parses)"
     elif issue.kind == "undefined":
         why = "every rule the grammar uses must be defined first"
@@ -467,7 +467,7 @@ def registrant(ctx: Context):
 # --- 2 Syntax: the grammar -----------------------------------------------------------------
 
 _PARSE_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
-                "disagreement"}
+                "too-costly", "disagreement"}
 
 
 def _issue_item(issue) -> dict:
@@ -534,7 +534,7 @@ def grammar_complete(ctx: Context):
     if grammar is None:
         return []
     status_of = {"undefined": FAIL, "unreachable": WARNING, "prose-unknown": WARNING,
-                 "recursion": WARNING, "recursion-bounded": WARNING}
+                 "recursion": WARNING, "recursion-bounded": WARNING, "positions-not-given": WARNING}
     findings = []
     for issue in grammar.issues:
         if issue.kind in status_of:

@@ -2,8 +2,11 @@
 
 A *round* is one submission: round 1 is the first submission, each
 resubmission after "request changes" starts the next. The submit event keeps
-the submitted content (``data["content"]``), so the editor can compare a round
-with the previous one section by section (``diffs.proposal_diff``).
+the submitted content, so the editor can compare a round with the previous one
+section by section (``diffs.proposal_diff``): the first round a full copy
+(``data["content"]``), later ones only what changed from the round before
+(``content_base``, ``content_changes``, ``content_removed``) and the content's
+SHA-256, with a full copy again every ``CONTENT_CHAIN_MAX`` rounds.
 Everything here is for the applicant and editors only (``rules.can_see_review``).
 """
 
@@ -93,18 +96,72 @@ def _as_proposal(content: dict) -> Proposal:
     return snapshot
 
 
+#: Rounds a submitted content may be rebuilt through before a full copy is kept again.
+CONTENT_CHAIN_MAX = 10
+
+
+def content_changes(base: dict, content: dict) -> tuple[dict, list[str]]:
+    """What changed from ``base`` to ``content`` (interchange dicts): changed keys with their new
+    values (one level deeper for objects such as ``sections``), and removed keys ("a" or "a.b")."""
+    changes, removed = {}, []
+    for key, value in content.items():
+        old = base.get(key)
+        if isinstance(value, dict) and isinstance(old, dict):
+            inner = {k: v for k, v in value.items() if old.get(k, object()) != v}
+            removed += [f"{key}.{k}" for k in old if k not in value]
+            if inner:
+                changes[key] = inner
+        elif key not in base or old != value:
+            changes[key] = value
+    removed += [key for key in base if key not in content]
+    return changes, removed
+
+
+def _applied(base: dict, changes: dict, removed: list[str]) -> dict:
+    content = {key: (dict(value) if isinstance(value, dict) else value) for key, value in base.items()}
+    for path in removed:
+        key, _, inner = path.partition(".")
+        if inner:
+            content.get(key, {}).pop(inner, None)
+        else:
+            content.pop(key, None)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(content.get(key), dict):
+            content[key].update(value)
+        else:
+            content[key] = value
+    return content
+
+
+def submitted_content(event, depth: int = 0) -> dict | None:
+    """The content a submit event kept: its own copy, or the previous round's rebuilt with the
+    changes it kept (services.submitted_content); None for events from before copies were kept."""
+    if "content" in event.data:
+        return event.data["content"]
+    base_id = event.data.get("content_base")
+    if base_id is None or depth > CONTENT_CHAIN_MAX:
+        return None
+    base_event = event.proposal.events.filter(pk=base_id).first()
+    base = submitted_content(base_event, depth + 1) if base_event is not None else None
+    if base is None:
+        return None
+    return _applied(base, event.data.get("content_changes", {}), event.data.get("content_removed", []))
+
+
 def round_changes(proposal: Proposal, threads: Threads | None = None) -> RoundChanges | None:
     """The current round against the previous one; None in round 1 or when no copy was kept."""
     submits = list(proposal.events.filter(action=ProposalAction.SUBMIT).order_by("created_at", "id"))
     if len(submits) < 2:
         return None
     previous, current = submits[-2], submits[-1]
-    if "content" not in previous.data:
+    older = submitted_content(previous)
+    if older is None:
         return None
-    newer = _as_proposal(current.data["content"]) if "content" in current.data else proposal
+    newer_content = submitted_content(current)
+    newer = _as_proposal(newer_content) if newer_content is not None else proposal
     threads = threads if threads is not None else threads_of(proposal)
     answered = [t for t in threads.all
                 if any(r.author_id == proposal.submitter_id and r.created_at > previous.created_at
                        for r in t.replies.all())]
     return RoundChanges(len(submits), previous.created_at,
-                        proposal_diff(_as_proposal(previous.data["content"]), newer), answered)
+                        proposal_diff(_as_proposal(older), newer), answered)

@@ -118,14 +118,15 @@ class ProposalForm(forms.Form):
         help_text="One resolver per line: " + resolution_lines.LINE_FORMAT + ". Example: "
                   "Provider | https://data.example.org/{nss} — https only (http with a warning), the "
                   "host written out, {nss} or a rule of the grammar as {RuleName}.")
-    examples_valid = forms.CharField(label="Valid example URNs", required=False,
+    examples_valid = forms.CharField(label="Valid example URNs", required=False, max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EXAMPLES * 2,
                                      widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
                                      help_text="One URN per line.")
-    examples_invalid = forms.CharField(label="Invalid example URNs", required=False,
+    examples_invalid = forms.CharField(label="Invalid example URNs", required=False, max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EXAMPLES * 2,
                                        widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
                                        help_text="One URN per line; say in section 6 why each is invalid.")
     examples_equivalent = forms.CharField(
         label="Equivalent URNs", required=False, widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
+        max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EQUIVALENT_GROUPS * interchange.MAX_GROUP_URNS,
         help_text="One group per line: URNs that must be equivalent, separated by spaces.")
 
     unplaced = forms.CharField(
@@ -157,6 +158,28 @@ class ProposalForm(forms.Form):
             if section.kind == "prose":
                 self.fields[f"section_{section.key}"] = _prose_field(section)
         self.cleaned_proposal: interchange.ProposalData | None = None
+        self.oversize: dict[str, int] = {}
+        if self.is_bound:
+            self._cut_oversize()
+
+    def _cut_oversize(self) -> None:
+        """Keep what the page shows back bounded: a field posted past its limit is cut to it.
+
+        The form still fails on it (``clean`` names the field, its length and the limit), so
+        nothing cut is ever saved; the page echoes at most each field's limit, never the
+        megabytes that were sent.
+        """
+        data = None
+        for name, field in self.fields.items():
+            limit = getattr(field, "max_length", None)
+            value = self.data.get(self.add_prefix(name))
+            if limit and isinstance(value, str) and len(value) > limit:
+                if data is None:
+                    data = self.data.copy()
+                data[self.add_prefix(name)] = value[:limit]
+                self.oversize[name] = len(value)
+        if data is not None:
+            self.data = data
 
     def fields_for(self, section) -> list:
         names = ([f"section_{section.key}"] if section.kind == "prose" else []) + \
@@ -189,6 +212,16 @@ class ProposalForm(forms.Form):
     def clean(self):
         # Validate the rest even when a field failed on its own, so every problem shows at once.
         cleaned = super().clean()
+        for name, length in self.oversize.items():
+            limit = self.fields[name].max_length
+            self.add_error(name, f"This field was {length:,} characters long; the limit is {limit:,}. Only the "
+                                 f"first {limit:,} are shown here: shorten it and save again.")
+        total = sum(len(value) for value in cleaned.values() if isinstance(value, str))
+        if total > interchange.MAX_PROPOSAL_CHARS:
+            self.add_error(None, f"The proposal is {total:,} characters in all; the limit for one proposal "
+                                 f"is {interchange.MAX_PROPOSAL_CHARS:,}. Shorten the longest sections or "
+                                 "examples.")
+            return cleaned
         raw = {
             "snid": cleaned.get("snid", ""), "title": cleaned.get("title", ""),
             "version": cleaned.get("version") or 1,
@@ -360,8 +393,8 @@ class ImportDocumentForm(forms.Form):
             else:
                 try:
                     # PDF and Word extraction read untrusted bytes: inside the job budget.
-                    cleaned["text"], cleaned["format"] = sandbox.run_bounded(
-                        documents.read_file, upload.name, upload.read(), what="document",
+                    cleaned["text"], cleaned["format"], cleaned["notes"] = sandbox.run_bounded(
+                        documents.read_document, upload.name, upload.read(), what="document",
                         expected=(documents.DocumentError,))
                 except documents.DocumentError as exc:
                     self.add_error("file", str(exc))

@@ -25,12 +25,24 @@ millisecond instead of Python's default five (``sys.setswitchinterval``): a
 request whose thread waits for the lock while another thread is busy
 otherwise waits up to five milliseconds at each hand-over, which is most of a
 warm lookup's latency tail at 32 connections (docs/performance.md).
+
+A GET lookup carries the URN in its request line: gunicorn's default limit
+(4,094 bytes) refused URNs shorter than the 4,096 characters the API
+documents, with an HTML 414. The limit is gunicorn's highest (8,190 bytes:
+any 4,096-character URN written with plain ``:``, and most percent-encoded
+ones; longer encodings go to ``POST /api/validate/``), and the errors gunicorn
+answers itself, before Django sees a request (a line or header over its
+limit, a malformed request), are JSON ``{"detail": …}`` like every other
+API error: the clients that send such requests are programs.
 """
 
 import gc
+import json
 import multiprocessing
 import os
 import sys
+
+from gunicorn import util as gunicorn_util
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
@@ -45,6 +57,8 @@ preload_app = True  # import Django once; workers fork from a warm parent
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+#: Bytes of the request line (gunicorn's maximum; its default, 4094, is below a 4,096-character URN).
+limit_request_line = int(os.environ.get("GUNICORN_LIMIT_REQUEST_LINE", "8190"))
 #: Seconds between hand-overs of the interpreter lock in a worker (Python's default is 0.005).
 switch_interval = float(os.environ.get("GUNICORN_SWITCH_INTERVAL", "0.0005"))
 
@@ -62,3 +76,18 @@ def post_worker_init(worker):
     from registry import sandbox
 
     sandbox.warm()
+
+
+def write_json_error(sock, status_int, reason, mesg):
+    """gunicorn's own error answers (request line or headers too large, malformed requests) as JSON."""
+    detail = f"{reason}: {mesg}" if mesg else reason
+    if status_int == 414:
+        detail += (f". The request line may be at most {limit_request_line:,} bytes; send longer URNs "
+                   "with POST /api/validate/.")
+    body = json.dumps({"detail": detail}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+    gunicorn_util.write_nonblock(sock, head + body)
+
+
+gunicorn_util.write_error = write_json_error

@@ -27,6 +27,13 @@ MAX_LINE = 1_000  # a one-line field
 MAX_EXAMPLES = 1_000
 MAX_EXAMPLE_LENGTH = 4_096
 MAX_VERSION = 100_000
+#: All URNs of one example list together (valid, invalid, or the equivalence groups).
+MAX_EXAMPLES_CHARS = 200_000
+#: Equivalence groups, and URNs in one group.
+MAX_EQUIVALENT_GROUPS = 200
+MAX_GROUP_URNS = 20
+#: The whole proposal: every text of it together (a real one is under 50,000).
+MAX_PROPOSAL_CHARS = 1_000_000
 
 #: GFD document types (GFD.152); a registration is usually Informational.
 DOCUMENT_TYPES = ("Informational", "Experimental", "Community Practice", "Recommendation")
@@ -262,7 +269,13 @@ def load(data) -> ProposalData:
     if not isinstance(raw_groups, list):
         r.fail("examples.equivalent", f"must be a list of lists of URNs, not {_type_name(raw_groups)}.")
     else:
-        for index, group in enumerate(raw_groups[:MAX_EXAMPLES]):
+        if len(raw_groups) > MAX_EQUIVALENT_GROUPS:
+            r.fail("examples.equivalent", f"has {len(raw_groups):,} groups; the limit is {MAX_EQUIVALENT_GROUPS:,}.")
+            raw_groups = []
+        for index, group in enumerate(raw_groups):
+            if isinstance(group, list) and len(group) > MAX_GROUP_URNS:
+                r.fail(f"examples.equivalent[{index}]", f"has {len(group):,} URNs; the limit is {MAX_GROUP_URNS:,}.")
+                continue
             urns = r.strings(group, f"examples.equivalent[{index}]")
             if len(urns) < 2 and isinstance(group, list):
                 r.fail(f"examples.equivalent[{index}]", "must list at least two URNs that are equivalent.")
@@ -272,6 +285,11 @@ def load(data) -> ProposalData:
         invalid=r.strings(ex.get("invalid"), "examples.invalid"),
         equivalent=equivalent,
     )
+    for path, urns in (("examples.valid", examples.valid), ("examples.invalid", examples.invalid),
+                       ("examples.equivalent", [urn for group in equivalent for urn in group])):
+        total = sum(len(urn) for urn in urns)
+        if total > MAX_EXAMPLES_CHARS:
+            r.fail(path, f"has {total:,} characters of URNs in all; the limit is {MAX_EXAMPLES_CHARS:,}.")
 
     equivalence = r.strings(data.get("equivalence"), "equivalence")
     for step in equivalence:
@@ -288,6 +306,11 @@ def load(data) -> ProposalData:
     resolvers = _resolvers(r, data.get("resolvers"), grammar)
     unplaced = r.text(data, "unplaced", "unplaced", limit=MAX_TEXT)
 
+    if not r.errors:
+        total = proposal_chars(sections, grammar, examples, registrant, document, title, unplaced)
+        if total > MAX_PROPOSAL_CHARS:
+            r.fail("(proposal)", f"is {total:,} characters in all; the limit for one proposal is "
+                   f"{MAX_PROPOSAL_CHARS:,}.")
     if r.errors:
         raise InterchangeError(r.errors)
     return ProposalData(snid, title, version, registration_date, registrant, document, sections,
@@ -358,6 +381,15 @@ def _resolvers(r: _Reader, raw, grammar: Grammar) -> list[dict]:
             key = f"resolvers[{int(number) - 1}].{where.split(' ', 2)[2]}" if number.isdigit() else "resolvers"
             r.fail(key, message)
     return out
+
+
+def proposal_chars(sections, grammar, examples, registrant, document, title="", unplaced="") -> int:
+    """Characters of every text of a proposal together (``MAX_PROPOSAL_CHARS``)."""
+    return (len(title) + len(unplaced) + sum(len(text) for text in sections.values()) + len(grammar.abnf) + len(grammar.rule)
+            + sum(len(urn) for urn in (*examples.valid, *examples.invalid))
+            + sum(len(urn) for group in examples.equivalent for urn in group)
+            + sum(len(getattr(registrant, name)) for name in (*PUBLISHABLE, "public_contact"))
+            + sum(len(getattr(document, name)) for name in ("reference", "url", "status", "type")))
 
 
 def dump(data: ProposalData) -> dict:

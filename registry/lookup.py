@@ -34,6 +34,7 @@ from .grammar import (
     normalize,
     parse_urn,
 )
+from .grammar.compiler import NotChecked
 from .models import Namespace, Proposal
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
@@ -60,11 +61,14 @@ class Entry:
     def validator(self) -> Validator | None:
         """The stored validator, read and built on this SNID's first lookup in this process."""
         if not self._loaded:
-            data = Proposal.objects.filter(pk=self.proposal_id).values_list("validator", flat=True).first()
+            # The measured cost comes with it: only a validator proven cheap is matched in
+            # this process, any other in the bounded worker (grammar/cost.py).
+            data, cost = Proposal.objects.filter(pk=self.proposal_id).values_list(
+                "validator", "validator_cost__figures").first() or (None, None)
             if data:
                 shared = self._shared if self._shared is not None else {}
-                key = json.dumps(data, sort_keys=True)
-                self._validator = shared.get(key) or shared.setdefault(key, Validator.from_dict(data))
+                key = json.dumps([data, cost], sort_keys=True)
+                self._validator = shared.get(key) or shared.setdefault(key, Validator.from_dict(data, cost))
             self._loaded = True
         return self._validator
 
@@ -176,9 +180,14 @@ def lookup_urn(urn: str, index: Index | None = None) -> dict:
                    "are invalid (RFC 6453 §2.12).")
         return _answer(urn, normalize(parsed), parsed.snid, False, [why])
     validator = entry.validator
-    errors = validator.check(parsed) if validator is not None else []
+    checked = validator is not None
+    try:
+        errors = validator.check(parsed) if validator is not None else []
+    except NotChecked as exc:
+        # Not a verdict on the URN: the answer says it was not checked against the grammar.
+        errors, checked = [exc.message], False
     return _answer(urn, normalize(parsed, entry.steps), entry.snid, True, errors, _registration(entry),
-                   validator is not None)
+                   checked)
 
 
 def _registration(entry: Entry) -> dict:

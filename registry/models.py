@@ -435,5 +435,25 @@ class Judgement(models.Model):
         constraints = [models.UniqueConstraint(fields=["proposal", "check_id"], name="one_judgement_per_check")]
 
 
+class ValidatorCost(models.Model):
+    """The measured worst case of an approved version's validator (registry/grammar/cost.py).
+
+    Kept beside the immutable proposal, not in it: a new engine or RE2 release is
+    re-measured (``manage.py measure_validators``) without touching the record.
+    Lookups read it with the validator: only a validator measured within the budget
+    is matched in the web process; editors see the slow ones on their dashboard.
+    """
+
+    proposal = models.OneToOneField(Proposal, on_delete=models.CASCADE, related_name="validator_cost")
+    #: Cost.as_dict(): match_ms, worst, length, complete, fallback, locate_ms, compile_ms, budget_ms.
+    figures = models.JSONField()
+    #: Over the matching budget when last measured (shown to editors).
+    slow = models.BooleanField(default=False, db_index=True)
+    measured_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Matching cost of proposal {self.proposal_id}: {self.figures.get('match_ms')} ms"
+
+
 from .transparency.models import LogEntry, LogHead  # noqa: E402,F401  (the log's tables, in this app)
 from .resolution.models import Resolver, ResolverCheck  # noqa: E402,F401  (resolvers, in this app)

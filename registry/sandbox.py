@@ -33,6 +33,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TypeVar
 
 import pebble
+import pebble.common.types
+
+#: A job inside C code (an RE2 match) runs its SIGTERM handler only when the call returns,
+#: so pebble's stop (SIGTERM, then SIGKILL after this many seconds; its default is 3)
+#: would add that wait to every job over its budget.
+pebble.common.types.CONSTS.term_timeout = 0.2
 
 DEFAULT_SECONDS = 2.0
 DEFAULT_MEMORY_MB = 512

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Max, OuterRef, Q, Subquery, TextField
+from django.db.models import F, Max, OuterRef, Q, Subquery, TextField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Lower
 from django.utils import timezone
@@ -17,7 +17,7 @@ from .checklist import DRAFT, SUBMITTED, Finding, RegistryFacts, run_checklist
 from .enums import NamespaceStatus, ProposalState
 from .gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from .interchange import ProposalData
-from .models import Namespace, Proposal
+from .models import Namespace, Proposal, ValidatorCost
 
 
 #: Longest search text any search box uses.
@@ -102,6 +102,13 @@ def data_findings(data: ProposalData, submitter_id: int | None = None, *,
 
 def proposals_for(user):
     return Proposal.objects.filter(submitter=user).select_related("namespace")
+
+
+def slow_validators():
+    """The current versions whose validator was last measured over the matching budget (editors' dashboard)."""
+    return list(ValidatorCost.objects.filter(slow=True, proposal__namespace__current=F("proposal"))
+                .select_related("proposal").only("figures", "measured_at", "proposal__snid",
+                                                 "proposal__version").order_by("proposal__snid")[:50])
 
 
 def pending_proposals():

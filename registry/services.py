@@ -9,6 +9,8 @@ refuses what its caller may not do even if a view forgot to check.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
@@ -32,9 +34,12 @@ from .grammar import snid_error
 from .interchange import ProposalData
 from .interchange import dump as interchange_dump
 from .lookup import registry_invalidate
-from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
+from .models import (Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest,
+                     ValidatorCost)
 from .grammar import grammar_compile
-from .conversation import review_round
+from .grammar.cost import Cost
+from .conversation import CONTENT_CHAIN_MAX, content_changes, review_round
+from .conversation import submitted_content as submitted_content_of
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 from .resolution.services import resolvers_install_approved
 from .transparency.records import log_reservation_ended, log_reservation_granted, log_version_registered
@@ -180,15 +185,17 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
 
     if action == ProposalAction.SUBMIT:
         # Each submission is a review round; keep what was submitted so the editor can
-        # see what changed since the previous round.
-        data["content"] = interchange_dump(locked.to_data())
+        # see what changed since the previous round: a copy only when it differs from the
+        # last one kept, otherwise its hash and the event that holds it (a pull-back and
+        # resubmission of the same text adds no copy).
+        data.update(submitted_content(locked, interchange_dump(locked.to_data())))
         data["round"] = locked.events.filter(action=ProposalAction.SUBMIT).count() + 1
 
     data.update(conflict)
     now = timezone.now()
     source = locked.state
     if action == ProposalAction.APPROVE:
-        _register(locked, today or timezone.localdate(now), data)
+        cost = _register(locked, today or timezone.localdate(now), data)
         # Shown on the public page: readers learn why checks that failed were overridden.
         locked.public_note = (public_note or "").strip()
         if locked.public_note:
@@ -203,6 +210,8 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
         log_version_registered(locked)  # the transparency log, in this transaction
         resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
+        if cost is not None:
+            validator_cost_store(locked, cost)
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
     context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,
@@ -217,14 +226,36 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
     return locked
 
 
+def submitted_content(proposal: Proposal, content: dict) -> dict:
+    """What a submit event keeps of the submitted content (conversation.submitted_content reads it).
+
+    Its SHA-256 always; the changes from the previous round's content when that can be rebuilt
+    (nothing more for an unchanged resubmission), else a full copy, at least every
+    ``CONTENT_CHAIN_MAX`` rounds so rebuilding one never reads a long chain."""
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    previous = proposal.events.filter(action=ProposalAction.SUBMIT).order_by("-created_at", "-id").first()
+    base = submitted_content_of(previous) if previous is not None else None
+    depth = previous.data.get("content_depth", 0) + 1 if previous is not None else 0
+    if base is None or depth > CONTENT_CHAIN_MAX:
+        return {"content_sha256": digest, "content": content, "content_depth": 0}
+    changes, removed = content_changes(base, content)
+    kept = {"content_sha256": digest, "content_base": previous.pk, "content_depth": depth,
+            "content_changes": changes}
+    if removed:
+        kept["content_removed"] = removed
+    return kept
+
+
 def _past(action: str) -> str:
     return {"submit": "submitted", "withdraw": "withdrawn", "request_changes": "sent back",
             "pull_back": "pulled back",
             "approve": "approved", "reject": "rejected"}.get(action, action)
 
 
-def _register(proposal: Proposal, today: dt.date, data: dict) -> None:
-    """Register the SNID or add the next version to it (inside the approval's transaction)."""
+def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
+    """Register the SNID or add the next version to it (inside the approval's transaction).
+
+    Returns the stored validator's measured cost (None without a validator)."""
     _snid_refuse_invalid(proposal.snid)  # a stored draft may predate the check
     namespace = Namespace.objects.select_for_update().by_snid(proposal.snid).first()
     if namespace is None:
@@ -257,19 +288,39 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> None:
     proposal.namespace = namespace
     proposal.version = version
     proposal.registration_date = today
-    proposal.validator = _validator_of(proposal)
+    proposal.validator, cost = _validator_of(proposal)
     # Lookups in this process see the new version at once; others within a second.
     transaction.on_commit(registry_invalidate)
+    return cost
 
 
-def _validator_of(proposal: Proposal) -> dict | None:
+def _validator_of(proposal: Proposal) -> tuple[dict | None, dict | None]:
+    """(the validator to store, its measured cost); a grammar over the matching budget has none."""
     if not proposal.grammar_abnf.strip():
-        return None
+        return None, None
     compiled = grammar_compile(
         proposal.grammar_abnf, proposal.grammar_rule,
         examples=tuple(proposal.examples_valid) + tuple(proposal.examples_invalid),
     )
-    return compiled.validator.as_dict() if compiled.validator else None
+    if compiled.validator is None:
+        return None, None
+    cost = compiled.validator.cost
+    return compiled.validator.as_dict(), cost.as_dict() if cost else None
+
+
+def validator_cost_store(proposal: Proposal, figures: dict) -> ValidatorCost:
+    """Store a validator's measured cost; lookups everywhere reload it when its verdict changed."""
+    slow = not (Cost.from_dict(figures) or Cost(float("inf"), "", 0, False)).cheap
+    record = ValidatorCost.objects.filter(proposal=proposal).first()
+    changed = record is None or record.slow != slow
+    record, _ = ValidatorCost.objects.update_or_create(
+        proposal=proposal, defaults={"figures": figures, "slow": slow, "measured_at": timezone.now()})
+    if changed and proposal.namespace_id and record is not None:
+        # The lookup index of every process is stamped by the namespace table: touching the row
+        # makes each reload this SNID's validator with its new cost within a second.
+        Namespace.objects.filter(pk=proposal.namespace_id, current=proposal).update(updated_at=timezone.now())
+        transaction.on_commit(registry_invalidate)
+    return record
 
 
 @transaction.atomic

@@ -102,6 +102,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "registry.middleware.SecurityHeadersMiddleware",
+    # Before any view (or CSRF's check) reads the body; after the headers, so a 413 carries them.
+    "registry.bodylimits.BodyLimitMiddleware",
     "axes.middleware.AxesMiddleware",
 ]
 

@@ -28,3 +28,7 @@ urlpatterns = [
     path("", include(("registry.transparency.urls", "log"))),  # /log/: the transparency log
     path("", include("registry.views.urls")),
 ]
+
+#: A request Django itself refuses (a body past DATA_UPLOAD_MAX_MEMORY_SIZE sent without a
+#: Content-Length, too many fields, a bad Host): JSON under /api/, the usual page elsewhere.
+handler400 = "registry.api.errors.bad_request"

@@ -256,6 +256,48 @@ def test_hostile_grammar_through_check_save_pages_and_api(client, case, fresh_gr
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("case", CASES["grammars"], ids=grammar_id)
+def test_hostile_grammar_through_approval_lookup_and_bulk_validation(client, case, fresh_grammars, settings):
+    """Approved (an editor may override failing checks), then looked up and validated in bulk:
+    every answer within the budget, and the public pages answered meanwhile."""
+    settings.REGISTRY_ANON_RATE = "off"
+    abnf, examples = grammar_case(case)
+    try:
+        proposal = within_budget(lambda: proposal_factory(state="approved", grammar={"abnf": abnf, "rule": ""}),
+                                 limit=LIMIT)
+    except interchange.InterchangeError as exc:
+        assert "the limit is" in str(exc) or "NUL" in str(exc)  # refused: never stored, nothing to look up
+        return
+    proposal.refresh_from_db()
+    if proposal.validator is not None:
+        # Stored only if its matching cost was measured within the budget.
+        from registry.models import ValidatorCost
+
+        assert not ValidatorCost.objects.get(proposal=proposal).slow
+    long_urn = "urn:ogf:example:" + "a" * 4000
+    for urn in (long_urn, "urn:ogf:example:aaaa!", *examples[:2]):
+        response = answered(lambda: client.get("/api/lookup/", {"urn": urn}))
+        assert response.status_code in (200, 400) and response.json()
+    body = json.dumps({"urns": [long_urn, "urn:ogf:example:" + "ab" * 2000, *examples[:2]] * 5})
+    response = answered(lambda: client.generic("POST", "/api/validate/", body, content_type="application/json"))
+    assert response.status_code == 200 and len(response.json()["results"]) == 5 * (2 + len(examples[:2]))
+    answered(lambda: client.get("/urn/"), limit=1.0 + BUDGET)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", CASES["huge_bodies"], ids=lambda c: f"{c['field']}:{c['value']['times']}")
+def test_hostile_huge_body_is_refused_before_it_is_read(client, case):
+    proposal = proposal_factory()
+    before = list(Proposal.objects.filter(pk=proposal.pk).values())
+    client.force_login(proposal.submitter)
+    data = edit_data(proposal, intent="save", **{case["field"]: expand(case["value"])})
+    for path in (f"/proposals/{proposal.pk}/check/", f"/proposals/{proposal.pk}/edit/"):
+        response = within_budget(lambda: client.post(path, data), limit=LIMIT)
+        assert response.status_code == 413 and len(response.content) < 2_000
+    assert list(Proposal.objects.filter(pk=proposal.pk).values()) == before
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("case", CASES["grammars"][:12], ids=grammar_id)
 def test_hostile_grammar_through_check_proposal(case, tmp_path, fresh_grammars):
     abnf, examples = grammar_case(case)

@@ -159,8 +159,10 @@ def test_position_of_a_valid_urn_is_none():
 
 
 def test_position_works_from_the_stored_validator():
-    stored = json.loads(json.dumps(seed_grammar("fdc").validator.as_dict()))
-    validator = Validator.from_dict(stored)
+    compiled = seed_grammar("fdc")
+    stored = json.loads(json.dumps(compiled.validator.as_dict()))
+    cost = json.loads(json.dumps(compiled.validator.cost.as_dict()))  # stored beside it (ValidatorCost)
+    validator = Validator.from_dict(stored, cost)
     position = validator.position(parse_urn("urn:ogf:fdc:example.com:200213:x"))
     assert (position.character, position.expected, position.rule) == (30, "'0' to '2'", "MM")
 

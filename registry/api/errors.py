@@ -31,3 +31,19 @@ def not_found(request, *args, **kwargs):
     """JSON 404 for any path under /api/ that is not an endpoint."""
     return JsonResponse({"detail": f"There is no API endpoint at {request.path}; see /api/docs/."},
                         status=404)
+
+
+def bad_request(request, exception=None):
+    """Django's 400 (and 413 for a body past its limit) as JSON for API paths."""
+    from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+    from django.views.defaults import bad_request as page
+
+    if not request.path.startswith("/api/"):
+        return page(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        return JsonResponse({"detail": "The request body is larger than this endpoint accepts; see /api/docs/ "
+                                       "for the limits."}, status=413)
+    if isinstance(exception, TooManyFieldsSent):
+        return JsonResponse({"detail": "The request has too many fields."}, status=400)
+    return JsonResponse({"detail": "The request could not be read (malformed or refused by the server)."},
+                        status=400)

@@ -9,7 +9,7 @@
 """
 
 from .export import document_export
-from .formats import ACCEPTED, MAX_FILE, read_file
+from .formats import ACCEPTED, MAX_FILE, MAX_PAGES, read_document, read_file
 from .importer import EMPTY, GFD_TYPES, UNMAPPED_MARK, ImportResult, document_import
 from .report import FOUND, MISSING, UNCERTAIN, Report
 from .text import MAX_DOCUMENT, MAX_LINE, DocumentError
@@ -17,5 +17,5 @@ from .text import MAX_DOCUMENT, MAX_LINE, DocumentError
 __all__ = [
     "ACCEPTED", "EMPTY", "FOUND", "GFD_TYPES", "MAX_DOCUMENT", "MAX_FILE", "MAX_LINE", "MISSING", "UNCERTAIN",
     "UNMAPPED_MARK", "DocumentError", "ImportResult", "Report", "document_export", "document_import",
-    "read_file",
+    "MAX_PAGES", "read_document", "read_file",
 ]

@@ -46,6 +46,13 @@ def sniff(raw: bytes) -> str:
 
 def read_file(name: str, raw: bytes) -> tuple[str, str]:
     """(text, format) of an uploaded file, or DocumentError saying why it cannot be read."""
+    text, fmt, _notes = read_document(name, raw)
+    return text, fmt
+
+
+def read_document(name: str, raw: bytes) -> tuple[str, str, list[str]]:
+    """(text, format, notes) of an uploaded file: the notes say what a limit left out (the import
+    report shows them), or DocumentError saying why it cannot be read."""
     suffix = _suffix(name)
     if suffix not in SUFFIXES:
         raise DocumentError(f"{name!r} is not a format the registry reads: upload a {ACCEPTED} file.")
@@ -55,17 +62,24 @@ def read_file(name: str, raw: bytes) -> tuple[str, str]:
     if suffix == ".pdf":
         if kind != "pdf":
             raise DocumentError(f"{name!r} is called a PDF but is not one (it does not start with %PDF-).")
-        return pdf_text(raw), "pdf"
+        notes = []
+        pages = pdf_page_count(raw, MAX_PAGES + 1)
+        if pages > MAX_PAGES:
+            total = pdf_page_count(raw, None)
+            notes.append(f"The PDF has {total:,} pages; the registry reads the first {MAX_PAGES} of a PDF, so "
+                         f"the text of pages {MAX_PAGES + 1:,} to {total:,} was not imported. A registration "
+                         "document is a few pages: upload only the registration part, or its text.")
+        return pdf_text(raw), "pdf", notes
     if suffix == ".docx":
         if kind != "docx":
             raise DocumentError(f"{name!r} is called a Word document but is not a .docx file "
                                 "(old .doc files: save as .docx or PDF first).")
-        return docx_text(raw), "docx"
+        return docx_text(raw), "docx", []
     if kind != "text":
         raise DocumentError(f"{name!r} is called a text file but holds binary data ({kind}); "
                             f"upload a {ACCEPTED} file.")
     text = decode(raw)
-    return text, "latex" if suffix == ".tex" else "markdown" if suffix in (".md", ".markdown") else "text"
+    return text, "latex" if suffix == ".tex" else "markdown" if suffix in (".md", ".markdown") else "text", []
 
 
 def decode(raw: bytes) -> str:
@@ -78,6 +92,19 @@ def decode(raw: bytes) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return raw.decode("cp1252", errors="replace")
+
+
+def pdf_page_count(raw: bytes, stop: int | None) -> int:
+    """Pages of the PDF, counted up to ``stop`` (the page tree only: no text is laid out)."""
+    from pdfminer.pdfpage import PDFPage
+
+    count = 0
+    try:
+        for _page in PDFPage.get_pages(io.BytesIO(raw), maxpages=stop or 0):
+            count += 1
+    except Exception:  # noqa: BLE001 - a damaged tree: pdf_text says why it cannot be read
+        pass
+    return count
 
 
 def pdf_text(raw: bytes) -> str:

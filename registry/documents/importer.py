@@ -120,10 +120,12 @@ def _fenced(lines: list[Line], grammar_lines: set[int]) -> str:
     return "\n\n".join(part for part in parts if part.strip()).strip()
 
 
-def document_import(text: str, *, format: str = "text") -> ImportResult:
-    """Read a registration document's text into proposal data and a report."""
+def document_import(text: str, *, format: str = "text", notes=()) -> ImportResult:
+    """Read a registration document's text into proposal data and a report.
+
+    ``notes`` are what reading the file already had to say (a PDF cut at its page limit)."""
     source = normalise(text)
-    report = Report(format=format)
+    report = Report(format=format, notes=list(notes))
     result = ImportResult(ProposalData(snid=""), source=source, report=report)
     lines = numbered_lines(source, report.notes)
     blocks = _split(lines, report)

@@ -8,15 +8,18 @@ by a hash of the engine's own source and the ``abnf`` version, so the other web
 processes and a restarted one take it from there instead of checking the same
 text again, and a new release never reads a stale result. Results that depend
 on how busy the machine was (a job over its budget, a cross-check stopped by
-its time or memory limit) stay in the process only.
+its time or memory limit, a matching cost measured close to its budget) stay
+in the process only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import logging
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,17 +27,21 @@ from pathlib import Path
 import re2
 
 from .analysis import INFINITE, Analysis, Scope, analyse
+from .cost import Cost, measure, measure_locator
 from .crosscheck import CrossCheck, cross_check
-from .limits import RE2_MAX_MEM
+from .ir import Ref
+from .limits import LOCATE_BUDGET_MS, LOCATOR_PROGRAM_MAX, MATCH_BUDGET_MS, RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
 from .portable import stored_body
 from .position import Locator, Position, build_prefix
 from .re2match import PatternError, compile_anchored
 from .regex import RECURSION_DEPTH, TooComplex, build_pattern
+from .samples import _Generator
 from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
 
 CACHE_SIZE = 256
 _cache: OrderedDict[str, CompiledGrammar] = OrderedDict()
+_worker_cache: OrderedDict[str, Validator] = OrderedDict()
 _lock = threading.Lock()
 logger = logging.getLogger(__name__)
 #: Seconds a compiled grammar stays in the shared cache.
@@ -51,6 +58,18 @@ def _engine_version() -> str:
 
 
 ENGINE_VERSION = _engine_version()
+#: Seconds a validator that ran out of its bounded worker's budget is answered "not
+#: checked" at once, so a batch of its URNs costs one budget, not one each.
+UNCHECKED_SECONDS = 60.0
+
+
+class NotChecked(Exception):
+    """A URN could not be checked against a grammar within the registry's limits (a fault or a
+    grammar too costly to match, not a verdict on the URN); ``message`` is for people."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
 
 
 class Validator:
@@ -61,15 +80,22 @@ class Validator:
     parses or compiles ABNF.
     """
 
-    __slots__ = ("pattern", "full_urn", "length_cap", "rule", "_matches", "locator")
+    __slots__ = ("pattern", "full_urn", "length_cap", "rule", "_matches", "locator", "cost",
+                 "_unchecked_until")
 
     def __init__(self, pattern: str, full_urn: bool, length_cap: int, rule: str, matches=None,
-                 locator: Locator | None = None):
+                 locator: Locator | None = None, cost: Cost | None = None):
         self.pattern, self.full_urn, self.length_cap, self.rule = pattern, full_urn, length_cap, rule
-        self._matches = matches or compile_anchored(pattern)
+        #: Compiled on first use in this process: a validator not proven cheap is only
+        #: ever run in the bounded worker, so the web process never compiles it.
+        self._matches = matches
         #: Says where an invalid URN goes wrong (position.py); None for validators stored
         #: before positions existed or grammars too large to locate errors in.
         self.locator = locator
+        #: The measured worst case (cost.py); None until measured (validators stored before
+        #: costs were measured: measured on first use, in the bounded worker).
+        self.cost = cost
+        self._unchecked_until = 0.0
 
     def as_dict(self) -> dict:
         """What is stored with an approved version. ``portable`` is the published pattern's body,
@@ -86,21 +112,49 @@ class Validator:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> Validator:
+    def from_dict(cls, data: dict, cost: dict | Cost | None = None) -> Validator:
         locator = None
         if data.get("prefix_pattern"):
             locator = Locator(data["prefix_pattern"], data.get("prefix_rules", []))
+        if not isinstance(cost, Cost):
+            cost = Cost.from_dict(cost)
         return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"],
-                   locator=locator)
+                   locator=locator, cost=cost)
+
+    @staticmethod
+    def _rebuild(data: dict, cost: dict | None) -> Validator:
+        return Validator.from_dict(data, cost)
+
+    def _match(self, data: bytes) -> bool:
+        if self._matches is None:
+            self._matches = compile_anchored(self.pattern)
+        return self._matches(data)
+
+    @property
+    def proven(self) -> bool:
+        """Whether matching may run here: measured within the budget, or this is the bounded worker."""
+        if self.cost is not None and self.cost.cheap:
+            return True
+        from .. import sandbox
+
+        return sandbox.in_worker()
 
     def position(self, parsed: ParsedUrn) -> Position | None:
-        """Where a URN this validator rejects stops matching (None if unknown)."""
+        """Where a URN this validator rejects stops matching (None if unknown).
+
+        In the web process only for a locator measured within ``LOCATE_BUDGET_MS``.
+        """
         if self.locator is None:
             return None
+        if not (self.cost is not None and self.cost.locate_cheap):
+            from .. import sandbox
+
+            if not sandbox.in_worker():
+                return None
         subject = parsed.urn if self.full_urn else parsed.sss
         offset = len(parsed.urn) - len(subject)
         def complete(text: str) -> bool:
-            return self._matches(text.encode("ascii"))
+            return self._match(text.encode("ascii"))
 
         try:
             return self.locator.locate(subject, offset, complete=complete)
@@ -109,21 +163,30 @@ class Validator:
 
     def __reduce__(self):
         # Sent back from a bounded worker as its patterns; RE2 compiles them again here.
-        return (Validator.from_dict, (self._fields(),))
+        return (Validator._rebuild, (self._fields(), self.cost.as_dict() if self.cost else None))
 
     def matches(self, text: str) -> bool:
         """Whether ``text`` (whole URN or string after the SNID, see full_urn) is in the language.
 
-        Text over the length cap or outside ASCII is rejected before matching.
+        Text over the length cap or outside ASCII is rejected before matching. Raises
+        NotChecked if the validator is not proven cheap and its bounded run failed.
         """
         if len(text) > self.length_cap or not text.isascii():
             return False
-        return self._matches(text.encode("ascii"))
+        if not self.proven:
+            return self._bounded("matches", text, None)
+        return self._match(text.encode("ascii"))
 
     def check(self, parsed: ParsedUrn) -> list[str]:
-        """Why a generically valid URN is not valid under this grammar ([] if it is)."""
+        """Why a generically valid URN is not valid under this grammar ([] if it is).
+
+        Runs here only if the validator is proven cheap (``proven``); otherwise in the
+        bounded worker, and raises NotChecked if that fails or ran out of its budget.
+        """
+        if not self.proven:
+            return self._bounded("check", parsed, parsed.snid)
         subject = parsed.urn if self.full_urn else parsed.sss
-        if len(subject) <= self.length_cap and self._matches(subject.encode("ascii")):
+        if len(subject) <= self.length_cap and self._match(subject.encode("ascii")):
             return []
         what = "URN" if self.full_urn else f"string after '{PREFIX}{parsed.snid}:'"
         if len(subject) > self.length_cap:
@@ -134,6 +197,38 @@ class Validator:
         position = self.position(parsed)
         where = f" {position.message}" if position is not None else ""
         return [f"The {what} does not match the grammar's rule {self.rule!r}.{where}"]
+
+    def _bounded(self, method: str, subject, snid: str | None):
+        """``method`` of this validator in the bounded worker; measures an unmeasured one first."""
+        from .. import sandbox
+
+        if time.monotonic() < self._unchecked_until:
+            raise NotChecked(self._unchecked_message())
+        try:
+            if self.cost is None:
+                heads = (f"{PREFIX}{snid}:",) if self.full_urn and snid else ("",)
+                figures = sandbox.run_bounded(_measure_in_worker, self._fields(), heads,
+                                              what="grammar's matching cost")
+                self.cost = Cost.from_dict(figures)
+                if self.proven:  # now measured cheap: from here on it runs in this process
+                    return getattr(self, method)(subject)
+            cost = self.cost.as_dict() if self.cost else None
+            return sandbox.run_bounded(_run_in_worker, self._fields(), cost, method, subject,
+                                       what="URN check")
+        except sandbox.BudgetExceeded as exc:
+            self._unchecked_until = time.monotonic() + UNCHECKED_SECONDS
+            if self.cost is None:
+                self.cost = Cost(match_ms=float("inf"), worst="measurement stopped", length=0,
+                                 complete=False)
+            raise NotChecked(self._unchecked_message(exc.message)) from None
+
+    def _unchecked_message(self, reason: str = "") -> str:
+        cost = ""
+        if self.cost is not None and not self.cost.cheap:
+            cost = (f" Matching one URN against it was measured at more than the registry's limit "
+                    f"of {MATCH_BUDGET_MS:g} ms; the editors have been told.")
+        return ("The URN could not be checked against this SNID's grammar within the registry's "
+                f"limits.{cost} {reason}".rstrip())
 
 
 @dataclass(slots=True)
@@ -146,6 +241,8 @@ class CompiledGrammar:
     pattern: str | None = None
     crosscheck: CrossCheck | None = None
     validator: Validator | None = None
+    #: The cost measured for a validator refused for it (the figure the finding names).
+    measured: Cost | None = None
 
     @property
     def ok(self) -> bool:
@@ -167,14 +264,25 @@ class CompiledGrammar:
         return URN_MAX_LENGTH if maximum == INFINITE else int(min(maximum, URN_MAX_LENGTH))
 
     def matches(self, text: str) -> bool:
-        return self.validator is not None and self.validator.matches(text)
+        try:
+            return self.validator is not None and self.validator.matches(text)
+        except NotChecked:
+            return False
+
+    @property
+    def cost(self) -> Cost | None:
+        """The validator's measured worst case (None: no validator, or it was never built)."""
+        return self.validator.cost if self.validator is not None else self.measured
 
     def check(self, parsed: ParsedUrn) -> list[str]:
         """Why a generically valid URN is not valid under this grammar ([] if it is)."""
         if self.validator is None:
             return ["The registered grammar cannot be used for validation: "
                     + "; ".join(issue.message for issue in self.errors[:3])]
-        return self.validator.check(parsed)
+        try:
+            return self.validator.check(parsed)
+        except NotChecked as exc:
+            return [exc.message]
 
     @property
     def top_rule_name(self) -> str:
@@ -280,7 +388,9 @@ def _compile_bounded(abnf: str, rule: str | None,
         analysis = Analysis(top=None)
         issue = Issue("too-complex", "error", exc.message)
         return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), False
-    return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent)
+    cost = compiled.cost
+    return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent) and (
+        cost is None or cost.decisive)
 
 
 def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:
@@ -314,12 +424,25 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
             "rules that are repeated or used many times."))
         return compiled
     compiled.pattern = pattern
-    try:
-        locator = Locator(*build_prefix(scope, analysis.top, set(analysis.recursive)))
-    except (TooComplex, RecursionError):
-        locator = None  # URNs are still validated; only the error position is not given
+    heads, samples = _heads(scope, analysis)
+    costliest: list[str] = []
+    cost = measure(pattern, compiled.length_cap, heads, samples, costliest=costliest)
+    if not cost.cheap:
+        compiled.measured = cost
+        compiled.issues.append(Issue("too-costly", "error", cost.message))
+        return compiled
+    locator = _locator(compiled, scope, analysis, matcher)
+    if locator is not None:
+        cost = measure_locator(locator, cost, compiled.length_cap, heads, costliest)
+        if not cost.locate_cheap:
+            locator = None
+            compiled.issues.append(Issue(
+                "positions-not-given", "warning",
+                f"URNs are validated, but the registry will not say where an invalid URN goes "
+                f"wrong: locating the error costs about {cost.locate_ms:,.0f} ms, more than its "
+                f"limit of {LOCATE_BUDGET_MS:g} ms."))
     compiled.validator = Validator(pattern, analysis.full_urn, compiled.length_cap,
-                                   compiled.top_rule_name, matcher, locator)
+                                   compiled.top_rule_name, matcher, locator, cost)
     if truncated:
         compiled.issues.append(Issue(
             "recursion-bounded", "warning",
@@ -340,6 +463,69 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
     if compiled.crosscheck.disagreements:
         compiled.validator = None
     return compiled
+
+
+def _heads(scope: Scope, analysis: Analysis) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(heads, samples) for the cost measurement: the shortest string of the language, and for
+    a grammar of whole URNs its ``urn:ogf:<snid>:`` start, so adversarial strings begin alive."""
+    try:
+        shortest = _Generator(scope).shortest(Ref(analysis.top))
+    except Exception:  # noqa: BLE001 - generation is bounded and optional here
+        shortest = None
+    samples = (shortest,) if shortest else ()
+    heads = [""]
+    if analysis.full_urn and shortest and shortest.lower().startswith(PREFIX):
+        rest = shortest[len(PREFIX):]
+        if ":" in rest:
+            heads.append(shortest[: len(PREFIX) + rest.index(":") + 1])
+    return tuple(heads), samples
+
+
+def _locator(compiled: CompiledGrammar, scope: Scope, analysis: Analysis, matcher) -> Locator | None:
+    """The error locator, if the grammar is small enough to build one (a warning says if not)."""
+    size = getattr(matcher, "program_size", 0)
+    if size > LOCATOR_PROGRAM_MAX:
+        compiled.issues.append(Issue(
+            "positions-not-given", "warning",
+            f"URNs are validated, but the registry will not say where an invalid URN goes wrong: "
+            f"the grammar's matcher has {size:,} steps, more than the {LOCATOR_PROGRAM_MAX:,} "
+            "for which error positions are worked out."))
+        return None
+    try:
+        return Locator(*build_prefix(scope, analysis.top, set(analysis.recursive)))
+    except (TooComplex, RecursionError):
+        return None  # URNs are still validated; only the error position is not given
+
+
+def _worker_validator(fields: dict, cost: dict | None) -> Validator:
+    """A validator rebuilt in the bounded worker (kept: the same grammar is usually asked again)."""
+    key = json.dumps(fields, sort_keys=True)
+    with _lock:
+        found = _worker_cache.get(key)
+        if found is not None:
+            _worker_cache.move_to_end(key)
+            return found
+    validator = Validator.from_dict(fields, cost)
+    with _lock:
+        _worker_cache[key] = validator
+        while len(_worker_cache) > 16:
+            _worker_cache.popitem(last=False)
+    return validator
+
+
+def _run_in_worker(fields: dict, cost: dict | None, method: str, subject):
+    """``Validator.check`` or ``Validator.matches`` in the bounded worker."""
+    return getattr(_worker_validator(fields, cost), method)(subject)
+
+
+def _measure_in_worker(fields: dict, heads: tuple[str, ...]) -> dict:
+    """The cost of a stored validator (``manage.py measure_validators``, and on first use)."""
+    validator = Validator.from_dict(fields)
+    costliest: list[str] = []
+    cost = measure(validator.pattern, validator.length_cap, heads, costliest=costliest)
+    if cost.cheap and validator.locator is not None:
+        cost = measure_locator(validator.locator, cost, validator.length_cap, heads, costliest)
+    return cost.as_dict()
 
 
 def _subject(example: str, full_urn: bool) -> str | None:

@@ -65,3 +65,22 @@ CROSSCHECK_RULE_MAX_CHARS = 800
 #: Railroad diagrams are drawn only for grammars of at most this many IR nodes
 #: (real registrations have under a hundred); drawing and sanitising grows with it.
 DIAGRAM_MAX_NODES = 1_000
+
+#: What one match of a validator may cost, measured before the validator is trusted
+#: (cost.py): CPU milliseconds for the costliest adversarial string of the maximum
+#: length. RE2 is linear in the input, but the constant is the number of states its
+#: DFA must build; a grammar of many overlapping counted alternatives overflows the
+#: DFA's cache and falls back to the NFA (a millisecond per character and more). A
+#: real registration's worst case is tens of microseconds.
+MATCH_BUDGET_MS = 5.0
+#: Locating where an invalid URN goes wrong (position.py) runs a few dozen matches of
+#: a second program and compiles it once; past this budget a grammar's validator is
+#: kept, only without error positions.
+LOCATE_BUDGET_MS = 50.0
+#: The whole measurement of one grammar (all adversarial strings) stops past this
+#: many CPU milliseconds; a grammar not measured in full is not proven cheap.
+MEASURE_MAX_MS = 400.0
+#: The error-position program is built only for validators of at most this many RE2
+#: instructions (real registrations: a few hundred to a few thousand); larger ones
+#: can take seconds to compile.
+LOCATOR_PROGRAM_MAX = 60_000

@@ -49,6 +49,7 @@ def compile_anchored(pattern: str) -> Callable[[bytes], bool]:
         def fullmatch(data: bytes) -> bool:
             return match(anchor, data, 0, len(data))[0] != no_match
 
+        fullmatch.program_size = program.ProgramSize()  # RE2 instructions (cost.py, compiler.py)
         return fullmatch
     except (ImportError, AttributeError):  # pragma: no cover - binding layout changed
         try:

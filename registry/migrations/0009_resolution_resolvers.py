@@ -22,6 +22,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('registry', '0008_tlog_log'),
         ('registry', '0008_review_unplaced_text'),
+        ('registry', '0008_faults_matching_validator_cost'),
     ]
 
     operations = [

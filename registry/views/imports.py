@@ -23,9 +23,9 @@ from ..forms import ImportDocumentForm, ImportReviewForm
 from ..resolution.lines import resolvers_to_lines
 from ..gfd191 import SECTIONS
 
-def _import_bounded(text: str, fmt: str):
+def _import_bounded(text: str, fmt: str, notes=()):
     """Read a document within the job budget (docs/security.md, "Limits")."""
-    return sandbox.run_bounded(partial(document_import, format=fmt), text, what="document",
+    return sandbox.run_bounded(partial(document_import, format=fmt, notes=list(notes)), text, what="document",
                                expected=(DocumentError,))
 
 
@@ -101,7 +101,8 @@ def proposal_import(request):
     form = ImportDocumentForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            result = _import_bounded(form.cleaned_data["text"], form.cleaned_data["format"])
+            result = _import_bounded(form.cleaned_data["text"], form.cleaned_data["format"],
+                                     form.cleaned_data.get("notes", ()))
         except DocumentError as exc:
             form.add_error(None, str(exc))
         except sandbox.BudgetExceeded as exc:

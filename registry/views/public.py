@@ -27,10 +27,11 @@ from ..diffs import proposal_diff
 from ..enums import NamespaceStatus
 from ..gfd191 import PROSE_KEYS, sections_by_part
 from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, Validator, parse_urn
+from ..grammar.compiler import NotChecked
 from ..grammar.portable import published_pattern
 from ..interchange import PUBLISHABLE
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
-from ..models import Namespace, Proposal
+from ..models import Namespace, Proposal, ValidatorCost
 from ..resolution.selectors import resolver_changes, resolver_status
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 from ..transparency.views import version_log_status
@@ -130,7 +131,11 @@ def _diagrams(proposal: Proposal) -> list[tuple[str, str]]:
 
 def _examples(proposal: Proposal) -> list[dict]:
     """Each example with what the version's own grammar says of it."""
-    validator = Validator.from_dict(proposal.validator) if proposal.validator else None
+    validator = None
+    if proposal.validator:
+        # With its measured cost: a validator not proven cheap runs in the bounded worker.
+        cost = ValidatorCost.objects.filter(proposal=proposal).values_list("figures", flat=True).first()
+        validator = Validator.from_dict(proposal.validator, cost)
     rows = []
     for kind, urns in (("valid", proposal.examples_valid), ("invalid", proposal.examples_invalid)):
         for urn in urns:
@@ -138,6 +143,8 @@ def _examples(proposal: Proposal) -> list[dict]:
                 errors = validator.check(parse_urn(urn)) if validator else None
             except UrnSyntaxError as exc:
                 errors = [exc.message]
+            except NotChecked:
+                errors = None
             rows.append({"urn": urn, "kind": kind, "checked": errors is not None,
                          "accepted": errors == [] if errors is not None else None})
     return rows

@@ -32,7 +32,8 @@ from ..enums import DECISIONS, FindingStatus, NamespaceStatus, ProposalAction, P
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..models import Comment, Namespace, Proposal, ReservationRequest
-from ..selectors import (registration_kind, reservation_active, search_text,
+from ..grammar.limits import MATCH_BUDGET_MS
+from ..selectors import (registration_kind, reservation_active, search_text, slow_validators,
                          with_registration_kind)
 from .errors import NextStep, conflict, forbidden
 from ..verdicts import proposal_verdict
@@ -96,6 +97,7 @@ def review_queue(request):
              "kind": registration_kind(p), "summary": p.findings_summary} for p in page]
     pending_reservations = ReservationRequest.objects.filter(state=ReservationRequestState.PENDING).count()
     context = {"rows": rows, "page": page, "state": state, "q": text, "sort": sort,
+               "slow_validators": slow_validators(), "match_budget_ms": MATCH_BUDGET_MS,
                "sorts": [(key, label) for key, (label, _) in QUEUE_SORTS.items()],
                "sort_label": QUEUE_SORTS[sort][0], "pending_reservations": pending_reservations,
                "counts": [(value, label, counts.get(value, 0)) for value, label in ProposalState.choices

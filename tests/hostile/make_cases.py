@@ -81,6 +81,18 @@ FORM += [
     {"field": "document_status", "value": "hacked"}, {"field": "equivalence", "value": "lowercase"},
     {"field": "snid", "value": "x-test"}, {"field": "snid", "value": "../etc"}, {"field": "snid", "value": "\u212aelvin"},
     {"field": "snid", "value": R("a", 100)},
+    # Huge fields (issue 24): each is refused naming its limit and shown back cut to it.
+    {"field": "examples_valid", "value": R("urn:ogf:example:" + "a" * 4000 + "\n", 250)},
+    {"field": "examples_invalid", "value": R("urn:ogf:example:" + "b" * 4000 + "\n", 250)},
+    {"field": "examples_equivalent", "value": R(" ".join(["urn:ogf:example:" + "c" * 4000] * 11) + "\n", 20)},
+    {"field": "examples_equivalent", "value": R("urn:ogf:example:a urn:ogf:example:A\n", 201)},
+    {"field": "section_examples", "value": R("y", 150_000)},
+]
+
+#: Request bodies past a path's limit (registry/bodylimits.py): 413 before anything is read.
+HUGE_BODIES = [
+    {"field": "examples_equivalent", "value": R(" ".join(["urn:ogf:example:" + "c" * 4000] * 11) + "\n", 1000)},
+    {"field": "examples_valid", "value": R("urn:ogf:example:x\n", 2_500_000)},
 ]
 
 INTERCHANGE = [
@@ -98,6 +110,19 @@ INTERCHANGE = [
 # --- issue 14: untrusted text that once took a worker or the machine down ------------------
 # Each grammar is {"abnf": text or {repeat}, "examples": [...]}; {"prefix", "repeat", "times",
 # "suffix"} expands to prefix + repeat * times + suffix.
+
+
+def overlapping_classes(count, rules=False):
+    """``a = *(a/b) a (200C1 / … / 200Cn)``: n distinct character classes that all contain ``a``."""
+    others = [chr(c) for c in range(0x21, 0x7F) if chr(c) not in 'aA"']
+    classes = []
+    for i in range(1, count + 1):
+        extra = sorted({others[i % len(others)], others[(i * 7) % len(others)], others[(i // len(others)) % len(others)]})
+        classes.append('"a" / ' + " / ".join(f"%x{ord(c):02X}" for c in extra))
+    if rules:
+        return ('a = *("a" / "b") "a" (' + " / ".join(f"200c{i}" for i in range(1, count + 1)) + ")\n"
+                + "".join(f"c{i} = {body}\n" for i, body in enumerate(classes, start=1)))
+    return 'a = *("a" / "b") "a" (' + " / ".join(f"200({body})" for body in classes) + ")\n"
 
 
 def G(abnf, *examples):
@@ -132,6 +157,14 @@ GRAMMARS = [
     G("\n".join(f"r{i} = " + " / ".join(['"x"'] * 900) for i in range(8)) + "\nall = " +
       " / ".join(f"r{i}" for i in range(8)) + "\n"),
     G("\t\ta = \"x\"\n\t\t\t/ \"y\"\n\u00a0b = \"z\"\n"),
+    # Matching cost (issue 24): within every size limit, yet RE2's DFA overflows its cache.
+    G(overlapping_classes(300), "urn:ogf:example:" + "a" * 4000, "urn:ogf:example:aaaa!"),
+    G(overlapping_classes(900), "urn:ogf:example:" + "a" * 4000),
+    G(overlapping_classes(40), "urn:ogf:example:" + "a" * 4000),
+    G(overlapping_classes(299, rules=True), "urn:ogf:example:" + "a" * 4000),
+    G('a = *("a" / "b") "a" 20("a" / "b")\n', "urn:ogf:example:" + "ab" * 2000),
+    G('a = *("a" / "b") "a" 60("a" / "b")\n', "urn:ogf:example:" + "ab" * 2000),
+    G('a = *(%x21-7E) "a" 200(%x21-7E)\n', "urn:ogf:example:" + "a" * 4000),
 ]
 
 MARKDOWN = [
@@ -156,7 +189,7 @@ if __name__ == "__main__":
     cases = {"about": "Hostile inputs for tests/test_hostile.py; written by make_cases.py. "
                       "{repeat, times} expands to a long string; {hex} is raw bytes.",
              "lookup": LOOKUPS, "validate_bodies": BODIES, "snid_paths": SNIDS, "form_fields": FORM,
-             "interchange": INTERCHANGE, "grammars": GRAMMARS, "markdown": MARKDOWN,
+             "huge_bodies": HUGE_BODIES, "interchange": INTERCHANGE, "grammars": GRAMMARS, "markdown": MARKDOWN,
              "documents": DOCUMENTS, "snid_inputs": SNID_INPUTS, "searches": SEARCHES}
     path = Path(__file__).with_name("cases.json")
     path.write_text(json.dumps(cases, indent=1, ensure_ascii=True) + "\n")

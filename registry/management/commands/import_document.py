@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from functools import partial
 
 from ... import interchange, sandbox, services
-from ...documents import DocumentError, document_import, read_file
+from ...documents import DocumentError, document_import, read_document
 from ...grammar import snid_error
 from ._common import get_user
 
@@ -27,10 +27,10 @@ class Command(BaseCommand):
     def handle(self, path, json=False, dry_run=False, submitter=None, **options):
         try:
             raw = Path(path).read_bytes()
-            text, fmt = sandbox.run_bounded(read_file, Path(path).name, raw, what="document",
-                                            expected=(DocumentError,))
-            result = sandbox.run_bounded(partial(document_import, format=fmt), text, what="document",
-                                         expected=(DocumentError,))
+            text, fmt, notes = sandbox.run_bounded(read_document, Path(path).name, raw, what="document",
+                                                   expected=(DocumentError,))
+            result = sandbox.run_bounded(partial(document_import, format=fmt, notes=notes), text,
+                                         what="document", expected=(DocumentError,))
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}.") from None
         except sandbox.BudgetExceeded as exc:

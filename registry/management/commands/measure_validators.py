@@ -1,0 +1,54 @@
+"""Re-measure what matching costs for every approved version's validator.
+
+A new release of the engine or of RE2, or a validator approved before costs were
+measured, is measured again here (in the bounded worker, as at check time) and
+the figure stored beside the version (ValidatorCost). A validator over the
+matching budget is flagged: the editors' review dashboard lists it, lookups run
+it only in the bounded worker, and the command exits with status 1 so a
+scheduled run is noticed.
+"""
+
+from django.core.management.base import BaseCommand
+
+from ... import sandbox, services
+from ...enums import ProposalState
+from ...grammar.compiler import _measure_in_worker
+from ...grammar.cost import Cost
+from ...grammar.limits import MATCH_BUDGET_MS
+from ...grammar.urn import PREFIX
+from ...models import Proposal
+
+
+class Command(BaseCommand):
+    help = ("Measure the worst-case matching cost of every approved validator, store it, and flag those "
+            f"over the {MATCH_BUDGET_MS:g} ms budget on the editors' dashboard (exit status 1 if any).")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--snid", help="Only this SNID's approved versions.")
+
+    def handle(self, snid=None, **options):
+        proposals = Proposal.objects.filter(state=ProposalState.APPROVED, validator__isnull=False)
+        if snid:
+            proposals = proposals.filter(snid__iexact=snid)
+        slow = 0
+        for proposal in proposals.order_by("snid", "version").only("id", "snid", "version", "validator",
+                                                                     "namespace_id"):
+            heads = (f"{PREFIX}{proposal.snid}:",) if proposal.validator.get("full_urn") else ("",)
+            try:
+                figures = sandbox.run_bounded(_measure_in_worker, proposal.validator, heads,
+                                              what="grammar's matching cost")
+            except sandbox.BudgetExceeded as exc:
+                # Not measured within the job's budget: certainly not cheap.
+                figures = Cost(match_ms=exc.seconds * 1000, worst=exc.message, length=0,
+                               complete=False).as_dict()
+            record = services.validator_cost_store(proposal, figures)
+            cost = Cost.from_dict(figures)
+            slow += record.slow
+            flag = "SLOW" if record.slow else "ok"
+            locate = "" if cost.locate_ms is None else f", locating an error {cost.locate_ms:.2f} ms"
+            self.stdout.write(f"urn:ogf:{proposal.snid}: v{proposal.version}: {flag}: "
+                              f"{'about' if cost.complete else 'more than'} {cost.match_ms:.3f} ms per URN "
+                              f"on {cost.worst}{locate}")
+        self.stdout.write(f"{slow} validator{'s' if slow != 1 else ''} over the {MATCH_BUDGET_MS:g} ms budget.")
+        if slow:
+            raise SystemExit(1)
