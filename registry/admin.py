@@ -1,18 +1,23 @@
-"""The admin shows everything and edits almost nothing.
+"""The admin shows everything and edits nothing.
 
 Approved versions, events and SNIDs are part of a persistent record: the admin
 can read them but every change goes through the site's services, which log it.
+Every write through the admin — add, change (even a save of unchanged fields,
+which the append-only record would refuse at the database), delete — is refused
+with 403 before it reaches the database.
 """
 
 from django.contrib import admin
 
-from .enums import ProposalState
 from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # the change page is shown read-only (view permission); a POST is 403
 
     def has_delete_permission(self, request, obj=None):
         return False
@@ -46,11 +51,6 @@ class ProposalAdmin(ReadOnlyAdmin):
     search_fields = ("snid", "title")
     inlines = [EventInline]
 
-    def has_change_permission(self, request, obj=None):
-        # Viewing is allowed; saving an approved proposal is refused by the model too.
-        if obj is not None and obj.state == ProposalState.APPROVED:
-            return False
-        return super().has_change_permission(request, obj)
 
 
 @admin.register(ProposalEvent)

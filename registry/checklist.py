@@ -36,6 +36,7 @@ from .grammar import (
     snid_error,
 )
 from .grammar.analysis import Scope
+from .grammar.compiler import NOT_CHECKED
 from .grammar.parse import Issue
 from .grammar.samples import character_samples
 from .interchange import ProposalData
@@ -68,8 +69,10 @@ class RegistryFacts:
 
     registered: bool = False
     latest_version: int | None = None
-    #: The proposal is a new version of an SNID registered to its submitter.
+    #: The proposal is a new version of an SNID its submitter is a steward of.
     own_namespace: bool = False
+    #: The SNID is deprecated: it is never registered again, by anyone.
+    deprecated: bool = False
     reserved: bool = False
     reserved_for_applicant: bool = False
     reserved_until: str | None = None
@@ -131,6 +134,8 @@ def grammar_blocker(grammar):
     """The first problem that keeps ``grammar`` from being used, or None if it works."""
     if grammar is None:
         return None
+    if grammar.not_checked:  # the checker stopped: nothing is known, nothing may be judged
+        return next(i for i in grammar.issues if i.kind == NOT_CHECKED)
     blocking = [i for i in grammar.issues if i.severity == "error" and i.kind in _BLOCKING_KINDS]
     if blocking:
         return blocking[0]
@@ -138,6 +143,9 @@ def grammar_blocker(grammar):
         return next(iter(grammar.errors), None) or _NO_VALIDATOR
     return None
 
+
+#: Why the checks that need the grammar did not run when its checker stopped (a fault).
+NOT_CHECKED_REASON = "the grammar could not be checked this time (see grammar-parses); check again"
 
 _NO_VALIDATOR = Issue("too-complex", "error", "No validator could be built from the grammar.")
 
@@ -154,7 +162,9 @@ def _need_grammar(ctx: Context):
     issue = grammar_blocker(ctx.grammar)
     if issue is None:
         return None
-    if issue.kind in ("too-complex", "too-large", "too-costly"):
+    if issue.kind == NOT_CHECKED:
+        why = NOT_CHECKED_REASON
+    elif issue.kind in ("too-complex", "too-large", "too-costly"):
         why = "the grammar must be built into a validator first (see grammar-parses)"
     elif issue.kind == "undefined":
         why = "every rule the grammar uses must be defined first"
@@ -196,6 +206,8 @@ def _need_grammar_parsed(ctx: Context):
     """Rules must be read before they can be judged complete: a rule with a syntax error is
     missing from what was read, and the rules using it would seem to refer to nothing."""
     grammar = ctx.grammar
+    if grammar is not None and grammar.not_checked:
+        return NOT_CHECKED_REASON, {"section": "grammar"}
     unread = {"syntax", "empty"} | ({"too-large"} if grammar is not None and not grammar.parsed.rules else set())
     issue = next((i for i in grammar.issues if i.severity == "error" and i.kind in unread),
                  None) if grammar is not None else None
@@ -333,6 +345,10 @@ def snid_not_experimental(ctx: Context):
 @check("snid-unique", needs=("snid",), reference="GFD.191 §4, RFC 6453 §2.4", item={"section": "snid"})
 def snid_unique(ctx: Context):
     facts, ref, item = ctx.facts, "GFD.191 §4, RFC 6453 §2.4", {"section": "snid"}
+    if facts.deprecated:
+        return _one("snid-unique", FAIL,
+                    f"urn:ogf:{ctx.data.snid}: is deprecated; a deprecated SNID is never reassigned or "
+                    "registered again, not even as a new version. Choose another SNID.", ref, item)
     if facts.registered and not facts.submitter_known:
         return _one("snid-unique", WARNING,
                     f"urn:ogf:{ctx.data.snid}: is already registered (latest version "
@@ -348,7 +364,7 @@ def snid_unique(ctx: Context):
                     f"urn:ogf:{ctx.data.snid}: is reserved for someone else until "
                     f"{facts.reserved_until}. Choose another SNID.", ref, item)
     if facts.registered:
-        return _one("snid-unique", PASS, "This is a new version of an SNID registered to you.", ref, item)
+        return _one("snid-unique", PASS, "This is a new version of an SNID you are a steward of.", ref, item)
     if facts.reserved:
         return _one("snid-unique", PASS, f"The SNID is reserved for you until {facts.reserved_until}.", ref, item)
     return _one("snid-unique", PASS,
@@ -497,6 +513,10 @@ def grammar_parses(ctx: Context):
     grammar = ctx.grammar
     if grammar is None:
         return []
+    if grammar.not_checked:
+        # A fault (the checker was killed or stuck) is not a verdict on the grammar.
+        return [Finding("grammar-parses", WARNING, i.message, "RFC 5234", {"section": "grammar"})
+                for i in grammar.issues if i.kind == NOT_CHECKED]
     problems = [i for i in grammar.issues if i.kind in _PARSE_KINDS and i.severity == "error"]
     if problems:
         return [Finding("grammar-parses", FAIL, i.message, "RFC 5234", _issue_item(i)) for i in problems]

@@ -42,9 +42,10 @@ MARKDOWN_SECTION_MAX_LINES = 2_000
 MARKDOWN_SECTION_SECONDS = 0.5
 MARKDOWN_PROPOSAL_MAX_CHARS = 400_000
 MAX_MARKDOWN_LINES = MARKDOWN_SECTION_MAX_LINES
-#: Rendered HTML is kept by a hash of the text (the cache has no expiry): a page
-#: view looks it up; only text never seen before is rendered, within the budget.
+#: Rendered HTML is kept by a hash of the text for RENDERED_SECONDS (every cache entry
+#: expires): a page view looks it up; only text not seen lately is rendered, within the budget.
 _CACHE_PREFIX = "markdown:v2:"  # v2: ABNF and URNs in prose kept as code
+RENDERED_SECONDS = 7 * 24 * 3600
 UNRENDERED_RETRY_SECONDS = 3600
 _UNRENDERED = '<div class="markdown-unrendered">'
 
@@ -145,15 +146,15 @@ def render_many(texts: tuple[str, ...]) -> list[str | None]:
     for text in texts:
         try:
             if timed:
-                signal.signal(signal.SIGALRM, _expire)
-                signal.setitimer(signal.ITIMER_REAL, MARKDOWN_SECTION_SECONDS)
+                signal.signal(signal.SIGVTALRM, _expire)
+                signal.setitimer(signal.ITIMER_VIRTUAL, MARKDOWN_SECTION_SECONDS)
             out.append(_render_html(text))
         except (_OutOfTime, MemoryError, RecursionError):
             out.append(None)
         finally:
             if timed:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, signal.SIG_IGN)  # a late alarm must not escape
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+                signal.signal(signal.SIGVTALRM, signal.SIG_IGN)  # a late alarm must not escape
     return out
 
 
@@ -202,24 +203,29 @@ def prerender(texts) -> dict[str, str]:
             result[text] = _unrendered(text, reason)
         else:
             missing.append(text)
+    faulted: set[str] = set()
     if missing:
         try:
             rendered = sandbox.run_bounded(render_many, tuple(missing), what="text")
         except sandbox.BudgetExceeded as exc:
             rendered = [None] * len(missing)
             seconds, memory_mb = exc.seconds, exc.memory_mb
+            if exc.fault:  # the formatter stopped: nothing is known about the text, keep nothing
+                faulted = set(missing)
+                fault = f"This text could not be formatted (the formatter stopped: {exc.reason})."
         else:
             seconds, memory_mb = sandbox.budget()
         for text, html in zip(missing, rendered, strict=True):
             result[text] = html if html is not None else _unrendered(
-                text, f"This text could not be formatted within the registry's limits "
-                      f"({MARKDOWN_SECTION_SECONDS:g} s per section, {seconds:g} s / "
-                      f"{memory_mb} MB per job).")
+                text, fault if text in faulted else
+                f"This text could not be formatted within the registry's limits "
+                f"({MARKDOWN_SECTION_SECONDS:g} s of CPU time per section, {seconds:g} s of CPU "
+                f"time / {memory_mb} MB per job).")
     for text in texts:
         _local.put(keys[text], result[text])
-    new = [text for text in texts if keys[text] not in found]
+    new = [text for text in texts if keys[text] not in found and text not in faulted]
     cache.set_many({keys[t]: result[t] for t in new if not result[t].startswith(_UNRENDERED)},
-                   timeout=None)
+                   timeout=RENDERED_SECONDS)
     # A text that ran out of budget is tried again later (the machine may just have been busy).
     cache.set_many({keys[t]: result[t] for t in new if result[t].startswith(_UNRENDERED)},
                    timeout=UNRENDERED_RETRY_SECONDS)

@@ -1,18 +1,28 @@
-"""A hard time and memory budget for work on untrusted text.
+"""A hard budget of work — CPU time and memory — for jobs on untrusted text.
 
 Grammar checks, Markdown rendering and document import read text anyone can
 send. The size limits of each stage (registry/grammar/limits.py, markdown.py)
 keep the common case small; this module is the backstop for what they miss:
-``run_bounded`` runs a function in a separate worker process (a pebble
-process pool) whose address space is capped with RLIMIT_AS and whose job is
-killed, and the worker replaced, when it runs past the wall-clock limit (the
-memory limit counts what a job adds to the worker's address space at start). The
-web worker that asked is never at risk: it waits at most the time limit and
-gets a ``BudgetExceeded`` with a message for people.
+``run_bounded`` runs a function in a separate worker process (a pebble process
+pool) whose address space is capped with RLIMIT_AS.
 
-Defaults: 2 s and 512 MB per job (settings REGISTRY_JOB_SECONDS and
-REGISTRY_JOB_MEMORY_MB). A job started from inside a worker runs inline there,
-already under the worker's limits.
+The budget measures the job's own work, not the machine's load: the job may use
+REGISTRY_JOB_SECONDS of CPU time (an ITIMER_PROF timer stops it in Python code,
+a watchdog thread and RLIMIT_CPU stop the worker if native code does not return),
+so the same text gets the same answer on an idle and on a busy server. A generous
+wall-clock ceiling (REGISTRY_JOB_WALL_SECONDS) only guards against a stuck worker.
+
+Faults are not verdicts. Running past the CPU or memory budget is a property of
+the text (``deterministic``: the answer may be kept). A worker killed from
+outside (kill -9, the OOM killer), a crash, or the wall-clock ceiling says nothing
+about the text: the job is retried once in a fresh worker, and if that fails too
+the caller gets a BudgetExceeded with ``fault`` set and a message saying the text
+could not be checked — try again. Such an answer is never cached or stored as a
+verdict.
+
+Defaults: 2 s of CPU, 512 MB, 30 s wall clock per job (settings
+REGISTRY_JOB_SECONDS, REGISTRY_JOB_MEMORY_MB, REGISTRY_JOB_WALL_SECONDS). A job
+started from inside a worker runs inline there, already under the worker's limits.
 
 A leaf module: Django settings are read only if configured, so the grammar
 engine (which has no Django dependency) can use it from scripts and
@@ -23,13 +33,16 @@ from __future__ import annotations
 
 import atexit
 import logging
+import math
 import multiprocessing
 import os
 import resource
+import signal
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
 import pebble
@@ -40,8 +53,11 @@ import pebble.common.types
 #: would add that wait to every job over its budget.
 pebble.common.types.CONSTS.term_timeout = 0.2
 
-DEFAULT_SECONDS = 2.0
+DEFAULT_SECONDS = 2.0  # CPU seconds
 DEFAULT_MEMORY_MB = 512
+DEFAULT_WALL_SECONDS = 30.0
+#: Tries of a job whose worker stopped for a reason that says nothing about its text.
+ATTEMPTS = 2
 #: Worker processes per web process. Sync web workers ask for one job at a time.
 DEFAULT_WORKERS = 1
 #: Deeper Python recursion is allowed in a worker than in the web process: a
@@ -58,47 +74,64 @@ _lock = threading.Lock()
 
 
 class BudgetExceeded(Exception):
-    """A bounded job ran out of time or memory, or its worker died.
+    """A bounded job ran out of CPU time or memory, or could not be run to its end.
 
-    ``limit`` is ``"time"``, ``"memory"`` or ``"crash"``; ``message`` is for people.
+    ``limit`` is ``"time"`` (CPU time), ``"memory"`` or ``"depth"`` — properties of the text
+    (``deterministic``) — or ``"stopped"``: the worker was killed, crashed, failed, or hit the
+    wall-clock ceiling (``fault``; ``reason`` says which). ``message`` is for people.
     """
 
-    def __init__(self, what: str, limit: str, seconds: float, memory_mb: int):
+    def __init__(self, what: str, limit: str, seconds: float, memory_mb: int, reason: str = ""):
         self.what, self.limit, self.seconds, self.memory_mb = what, limit, seconds, memory_mb
-        reason = {
-            "time": f"it needed more than {seconds:g} s",
-            "memory": f"it needed more than {memory_mb} MB of memory",
-            "crash": "the worker checking it stopped unexpectedly",
-        }[limit]
-        self.message = (f"This {what} is too complex to check within the registry's limits "
-                        f"({seconds:g} s / {memory_mb} MB): {reason}. Simplify it, or split "
-                        "it into smaller parts.")
+        self.reason = reason
+        if limit == "stopped":
+            self.message = f"This {what} could not be checked (the checker stopped: {reason}) — try again."
+        else:
+            why = {
+                "time": f"it needed more than {seconds:g} s of CPU time",
+                "memory": f"it needed more than {memory_mb} MB of memory",
+                "depth": "it nests too deeply",
+            }[limit]
+            self.message = (f"This {what} is too complex to check within the registry's limits "
+                            f"({seconds:g} s CPU / {memory_mb} MB): {why}. Simplify it, or split "
+                            "it into smaller parts.")
         super().__init__(self.message)
+
+    @property
+    def fault(self) -> bool:
+        """True when the answer says nothing about the text: never cache or store it."""
+        return self.limit == "stopped"
+
+    @property
+    def deterministic(self) -> bool:
+        return not self.fault
+
+
+def _setting(name: str, default, kind):
+    try:
+        from django.conf import settings
+
+        if settings.configured:
+            return kind(getattr(settings, name, default))
+    except ImportError:  # pragma: no cover - Django is always installed here
+        pass
+    return default
 
 
 def budget() -> tuple[float, int]:
-    """(seconds, megabytes) per job, from settings when Django is configured."""
-    seconds, memory_mb = DEFAULT_SECONDS, DEFAULT_MEMORY_MB
-    try:
-        from django.conf import settings
+    """(CPU seconds, megabytes) per job, from settings when Django is configured."""
+    return (_setting("REGISTRY_JOB_SECONDS", DEFAULT_SECONDS, float),
+            _setting("REGISTRY_JOB_MEMORY_MB", DEFAULT_MEMORY_MB, int))
 
-        if settings.configured:
-            seconds = float(getattr(settings, "REGISTRY_JOB_SECONDS", seconds))
-            memory_mb = int(getattr(settings, "REGISTRY_JOB_MEMORY_MB", memory_mb))
-    except ImportError:  # pragma: no cover - Django is always installed here
-        pass
-    return seconds, memory_mb
+
+def wall_ceiling() -> float:
+    """Wall-clock seconds after which a job's worker is taken for stuck (never less than
+    four times the CPU budget)."""
+    return max(_setting("REGISTRY_JOB_WALL_SECONDS", DEFAULT_WALL_SECONDS, float), 4 * budget()[0])
 
 
 def _workers() -> int:
-    try:
-        from django.conf import settings
-
-        if settings.configured:
-            return int(getattr(settings, "REGISTRY_JOB_WORKERS", DEFAULT_WORKERS))
-    except ImportError:  # pragma: no cover
-        pass
-    return DEFAULT_WORKERS
+    return _setting("REGISTRY_JOB_WORKERS", DEFAULT_WORKERS, int)
 
 
 def in_worker() -> bool:
@@ -158,6 +191,83 @@ def _ready() -> bool:
     return True
 
 
+class _CpuTimeUp(BaseException):
+    """Raised in a worker by the CPU-time timer (a BaseException: no ``except Exception`` in
+    the job's code can swallow it)."""
+
+
+class CpuBudgetExceeded(Exception):
+    """The job used its CPU time: what the worker answers (picklable)."""
+
+
+_cpu_exhausted = False
+
+
+def _cpu_time_up(signum, frame):
+    global _cpu_exhausted
+    _cpu_exhausted = True
+    raise _CpuTimeUp
+
+
+def _cpu_used() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+#: CPU seconds past the budget before the watchdog ends the worker (the timer's turn first).
+WATCHDOG_GRACE = 0.05
+WATCHDOG_INTERVAL = 0.01
+
+
+def _watch_cpu(limit: float, finished: threading.Event) -> None:
+    """End the worker (SIGXCPU, as RLIMIT_CPU would) once the process has used ``limit`` CPU
+    seconds: native code that releases the interpreter lock (an RE2 match) never returns to
+    Python for the timer, and RLIMIT_CPU counts whole seconds only."""
+    while not finished.wait(WATCHDOG_INTERVAL):
+        if _cpu_used() >= limit:
+            os.kill(os.getpid(), signal.SIGXCPU)
+            return
+
+
+def _job(func, args, cpu_seconds: float):
+    """Runs in the worker: ``func(*args)`` within ``cpu_seconds`` of this process's CPU time.
+
+    ITIMER_PROF counts the process's CPU time (user and system) and interrupts Python code; a
+    watchdog thread ends the worker (SIGXCPU) 50 ms later if native code that released the
+    interpreter lock is still running, and RLIMIT_CPU (whole seconds) does the same for native
+    code that holds it. Only the soft limit is set: an unprivileged process could never raise
+    a lowered hard limit again for its next job.
+    """
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    backstop = math.ceil(_cpu_used() + cpu_seconds)
+    if hard != resource.RLIM_INFINITY:
+        backstop = min(backstop, hard)
+    global _cpu_exhausted
+    _cpu_exhausted = False
+    resource.setrlimit(resource.RLIMIT_CPU, (backstop, hard))
+    signal.signal(signal.SIGPROF, _cpu_time_up)
+    # Repeats every 50 ms of CPU: code that swallows the first interruption meets the next.
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.05)
+    started = _cpu_used()
+    finished = threading.Event()
+    watchdog = threading.Thread(target=_watch_cpu, args=(started + cpu_seconds + WATCHDOG_GRACE, finished),
+                                daemon=True)
+    watchdog.start()
+    try:
+        result = func(*args)
+    except _CpuTimeUp:
+        raise CpuBudgetExceeded from None
+    else:
+        if _cpu_exhausted:  # interrupted, swallowed somewhere: the result is not to be trusted
+            raise CpuBudgetExceeded
+        return result, _cpu_used() - started
+    finally:
+        finished.set()
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, signal.SIG_IGN)  # a late tick must not escape
+        resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+
+
 def warm() -> threading.Thread | None:
     """Start this process's worker now, in the background, so the first check does not wait for it.
 
@@ -183,6 +293,18 @@ def warm() -> threading.Thread | None:
     return thread
 
 
+def _discard_pool() -> None:
+    """Forget a broken pool (its workers are gone); the next job starts a fresh one."""
+    global _pool, _pool_owner
+    with _lock:
+        broken, _pool, _pool_owner = _pool, None, None
+    if broken is not None:
+        try:
+            broken.stop()
+        except Exception:  # noqa: BLE001 - it is broken already
+            logger.warning("stopping a broken worker pool failed", exc_info=True)
+
+
 def shutdown() -> None:
     """Stop this process's workers (at exit, and in tests that change the limits)."""
     global _pool, _pool_owner
@@ -196,39 +318,76 @@ def shutdown() -> None:
 atexit.register(shutdown)
 
 
+_spent = threading.local()
+
+
+def jobs_cpu_seconds() -> float:
+    """CPU seconds the bounded jobs this thread asked for have used so far (finished ones):
+    what a request cost in the workers, whatever the machine's load."""
+    return getattr(_spent, "seconds", 0.0)
+
+
+def _stopped_reason(exc: pebble.ProcessExpired) -> str:
+    code = exc.exitcode
+    if code is not None and code < 0:
+        try:
+            return f"its worker was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"its worker was killed by signal {-code}"
+    return f"its worker exited with code {code}"
+
+
 def run_bounded(func: Callable[..., T], *args, what: str = "text",
                 expected: tuple[type[BaseException], ...] = ()) -> T:
     """``func(*args)`` in a bounded worker process; its result, or BudgetExceeded.
 
     ``func`` must be a module-level function and its arguments and result
-    picklable. Any failure of the job — out of time, out of memory, its worker
-    killed, or an exception in ``func`` itself (logged) — is a BudgetExceeded, so
-    a caller has one thing to handle and the person who asked one clear answer.
-    Exceptions listed in ``expected`` are answers, not faults (e.g. "this file is
-    not a PDF"): they are raised as they are.
+    picklable. Any failure of the job is a BudgetExceeded, so a caller has one
+    thing to handle and the person who asked one clear answer: past the CPU-time
+    or memory budget (deterministic), or — after one retry in a fresh worker — a
+    fault (``exc.fault``: killed, crashed, stuck past the wall-clock ceiling, or an
+    exception in ``func`` itself, logged). Exceptions listed in ``expected`` are
+    answers, not faults (e.g. "this file is not a PDF"): they are raised as they are.
     """
     seconds, memory_mb = budget()
     if _in_worker:
         return func(*args)
-    future = _get_pool(memory_mb).schedule(func, args=args, timeout=seconds)
-    try:
-        # The pool enforces ``seconds`` once the job starts; the extra wait only
-        # covers starting a replacement worker.
-        return future.result(timeout=seconds + 10)
-    except expected:
-        raise
-    except FutureTimeout:
-        future.cancel()
-        raise BudgetExceeded(what, "time", seconds, memory_mb) from None
-    except MemoryError:
-        raise BudgetExceeded(what, "memory", seconds, memory_mb) from None
-    except pebble.ProcessExpired as exc:
-        # Killed by the kernel or aborted by a failed allocation under RLIMIT_AS.
-        limit = "memory" if exc.exitcode in (-9, -6, 1) else "crash"
-        raise BudgetExceeded(what, limit, seconds, memory_mb) from None
-    except RecursionError:
-        raise BudgetExceeded(what, "crash", seconds, memory_mb) from None
-    except Exception:
-        # A fault in the job's own code: logged for us, a clear answer (not a 500) for them.
-        logger.exception("bounded job %s failed", getattr(func, "__qualname__", func))
-        raise BudgetExceeded(what, "crash", seconds, memory_mb) from None
+    wall = wall_ceiling()
+    reason = ""
+    for attempt in range(ATTEMPTS):
+        future = _get_pool(memory_mb).schedule(_job, args=(func, args, seconds), timeout=wall)
+        try:
+            # The pool enforces ``wall`` once the job starts; the extra wait only
+            # covers starting a replacement worker.
+            result, cpu_seconds = future.result(timeout=wall + 10)
+            _spent.seconds = jobs_cpu_seconds() + cpu_seconds
+            return result
+        except expected:
+            raise
+        except CpuBudgetExceeded:
+            _spent.seconds = jobs_cpu_seconds() + seconds
+            raise BudgetExceeded(what, "time", seconds, memory_mb) from None
+        except MemoryError:
+            raise BudgetExceeded(what, "memory", seconds, memory_mb) from None
+        except RecursionError:
+            raise BudgetExceeded(what, "depth", seconds, memory_mb) from None
+        except FutureTimeout:
+            future.cancel()
+            reason = f"no answer within the {wall:g} s wall-clock ceiling"
+        except pebble.ProcessExpired as exc:
+            if exc.exitcode == -signal.SIGXCPU:  # RLIMIT_CPU: the job's own CPU time
+                _spent.seconds = jobs_cpu_seconds() + seconds
+                raise BudgetExceeded(what, "time", seconds, memory_mb) from None
+            reason = _stopped_reason(exc)
+        except BrokenProcessPool:
+            # Every worker was killed while idle: pebble gives the pool up; start a new one.
+            _discard_pool()
+            reason = "its workers were killed"
+        except Exception:
+            # A fault in the job's own code: logged for us, a clear answer (not a 500) for them.
+            logger.exception("bounded job %s failed", getattr(func, "__qualname__", func))
+            raise BudgetExceeded(what, "stopped", seconds, memory_mb,
+                                 "an internal error, which has been logged") from None
+        logger.warning("bounded job %s stopped (%s); attempt %d of %d",
+                       getattr(func, "__qualname__", func), reason, attempt + 1, ATTEMPTS)
+    raise BudgetExceeded(what, "stopped", seconds, memory_mb, reason)

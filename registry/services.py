@@ -42,6 +42,7 @@ from .conversation import CONTENT_CHAIN_MAX, content_changes, review_round
 from .conversation import submitted_content as submitted_content_of
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 from .resolution.services import resolvers_install_approved
+from .stewardship.registration import deprecation_in_force, steward_first
 from .transparency.records import log_reservation_ended, log_reservation_granted, log_version_registered
 
 
@@ -107,7 +108,10 @@ def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> 
     proposal = Proposal(submitter=submitter, is_demo=is_demo)
     proposal.apply_data(data)
     namespace = namespace_get(data.snid)
-    if namespace is not None and namespace.current and namespace.current.submitter_id == submitter.pk:
+    if namespace is not None and deprecation_in_force(namespace) is not None:
+        raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never proposed, reserved or registered "
+                       "again. Choose another SNID.")
+    if namespace is not None and namespace.current and rules.is_steward(submitter, namespace):
         proposal.namespace = namespace
     proposal.save()  # the checklist needs the primary key to leave the proposal out of the facts
     _findings_refresh(proposal)
@@ -208,10 +212,10 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
     locked.save()
     if action == ProposalAction.APPROVE:
         Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
-        log_version_registered(locked)  # the transparency log, in this transaction
-        resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
         if cost is not None:
             validator_cost_store(locked, cost)
+        log_version_registered(locked)  # the transparency log, in this transaction
+        resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
     context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,
@@ -279,13 +283,17 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
         namespace.save()
         version = 1
     else:
+        if deprecation_in_force(namespace) is not None:
+            raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never registered again.")
         if proposal.namespace_id != namespace.pk:
-            raise Conflict(f"urn:ogf:{namespace.snid}: is already registered; only its registrant "
+            raise Conflict(f"urn:ogf:{namespace.snid}: is already registered; only its stewards "
                            "can propose a new version.")
         version = (latest_version(namespace) or 0) + 1
     if proposal.version != version:
         data["version_assigned"] = {"proposed": proposal.version, "assigned": version}
     proposal.namespace = namespace
+    if version == 1:
+        steward_first(namespace, proposal.submitter)
     proposal.version = version
     proposal.registration_date = today
     proposal.validator, cost = _validator_of(proposal)
@@ -302,6 +310,8 @@ def _validator_of(proposal: Proposal) -> tuple[dict | None, dict | None]:
         proposal.grammar_abnf, proposal.grammar_rule,
         examples=tuple(proposal.examples_valid) + tuple(proposal.examples_invalid),
     )
+    if compiled.not_checked:  # a fault must not become the approved version's validator
+        raise ServiceError(compiled.issues[0].message)
     if compiled.validator is None:
         return None, None
     cost = compiled.validator.cost

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import json
 import os
 import secrets
 from pathlib import Path
@@ -88,6 +89,11 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "registry",
+    # Sign-in with ORCID and other OpenID Connect providers (registry.identity, docs/stewardship.md)
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
 ]
 
 MIDDLEWARE = [
@@ -105,6 +111,9 @@ MIDDLEWARE = [
     # Before any view (or CSRF's check) reads the body; after the headers, so a 413 carries them.
     "registry.bodylimits.BodyLimitMiddleware",
     "axes.middleware.AxesMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    "registry.fairshare.HeavyRequestLimit",
+    "registry.storage.StorageFaultMiddleware",
 ]
 
 ROOT_URLCONF = "registry.urls"
@@ -135,18 +144,38 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite as a real default (docs/operations.md): readers never wait for the writer (WAL);
+    # every transaction takes the write lock when it begins (IMMEDIATE), so two concurrent
+    # decisions queue for up to REGISTRY_SQLITE_BUSY_SECONDS and the second sees the first's
+    # result (409) instead of failing to upgrade its read lock ("database is locked").
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "transaction_mode": "IMMEDIATE",
+        "timeout": float(os.environ.get("REGISTRY_SQLITE_BUSY_SECONDS", "20")),
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    })
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+#: No cache entry lives longer than this (seconds); "for ever" is read as this too.
+REGISTRY_CACHE_MAX_SECONDS = int(os.environ.get("REGISTRY_CACHE_MAX_SECONDS", str(7 * 24 * 3600)))
 if REDIS_URL:
+    # Redis is an optimisation, never a dependency (registry/cache.py): short socket timeouts,
+    # and a circuit breaker that falls back to this process's bounded memory.
     CACHES = {
         "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            "BACKEND": "registry.cache.ResilientCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+            "OPTIONS": {
+                "SOCKET_TIMEOUT": float(os.environ.get("REGISTRY_CACHE_SOCKET_TIMEOUT", "0.25")),
+                "BREAKER_SECONDS": float(os.environ.get("REGISTRY_CACHE_BREAKER_SECONDS", "30")),
+                "MAX_TIMEOUT": REGISTRY_CACHE_MAX_SECONDS,
+                "LOCAL_MAX_ENTRIES": int(os.environ.get("REGISTRY_CACHE_LOCAL_ENTRIES", "2000")),
+            },
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                          "OPTIONS": {"MAX_ENTRIES": 2000}}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -205,6 +234,50 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+
+
+def _identity_providers() -> list[dict]:
+    """OpenID Connect providers to sign in with, from the environment (docs/stewardship.md).
+
+    ORCID (REGISTRY_ORCID_CLIENT_ID / REGISTRY_ORCID_SECRET, REGISTRY_ORCID_URL for the sandbox)
+    is an OpenID Connect provider whose subject is the ORCID iD; REGISTRY_OIDC_PROVIDERS adds others
+    as a JSON list of {"id", "name", "url", "client_id", "secret"}.
+    """
+    providers = []
+    if os.environ.get("REGISTRY_ORCID_CLIENT_ID"):
+        providers.append({"id": "orcid", "name": "ORCID", "client_id": os.environ["REGISTRY_ORCID_CLIENT_ID"],
+                          "secret": os.environ.get("REGISTRY_ORCID_SECRET", ""),
+                          "url": os.environ.get("REGISTRY_ORCID_URL", "https://orcid.org")})
+    try:
+        extra = json.loads(os.environ.get("REGISTRY_OIDC_PROVIDERS", "") or "[]")
+        if not isinstance(extra, list) or not all(
+                isinstance(p, dict) and {"id", "name", "url", "client_id"} <= set(p) for p in extra):
+            raise ValueError("a JSON list of objects with id, name, url, client_id (and secret)")
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"REGISTRY_OIDC_PROVIDERS must be {exc}; see docs/stewardship.md.") from None
+    return providers + extra
+
+
+def identity_provider_apps(providers: list[dict]) -> dict:
+    """allauth's SOCIALACCOUNT_PROVIDERS for ``providers`` (tests configure a local provider with it)."""
+    return {"openid_connect": {"OAUTH_PKCE_ENABLED": True, "APPS": [
+        {"provider_id": p["id"], "name": p["name"], "client_id": p["client_id"], "secret": p.get("secret", ""),
+         "settings": {"server_url": p["url"], "fetch_userinfo": True}} for p in providers]}}
+
+
+SOCIALACCOUNT_PROVIDERS = identity_provider_apps(_identity_providers())
+SOCIALACCOUNT_ADAPTER = "registry.identity.SocialAccountAdapter"
+ACCOUNT_ADAPTER = "registry.identity.AccountAdapter"
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"  # the provider vouches for the identity; e-mail is optional
+SOCIALACCOUNT_LOGIN_ON_GET = False  # a sign-in starts with a POST from our page (no login CSRF)
+SOCIALACCOUNT_STORE_TOKENS = False
+SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX = "oidc"
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "none"  # local sign-ups are confirmed by registry.views.accounts, not allauth
+ACCOUNT_UNIQUE_EMAIL = False
 AXES_HANDLER = "registry.views.accounts.LoginLimitHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
@@ -247,6 +320,8 @@ SITE_URL = os.environ.get("REGISTRY_SITE_URL", "http://127.0.0.1:8000").rstrip("
 #: one in ``.log_key`` (git-ignored), made on first use; production refuses to start without.
 REGISTRY_LOG_KEY = os.environ.get("REGISTRY_LOG_KEY", "").strip()
 REGISTRY_LOG_KEY_FILE = os.environ.get("REGISTRY_LOG_KEY_FILE", str(BASE_DIR / ".log_key") if DEBUG else "")
+#: Whether a missing key file is created (development only).
+REGISTRY_LOG_KEY_CREATE = DEBUG
 if not DEBUG and not REGISTRY_LOG_KEY and not (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file()):
     raise ImproperlyConfigured(
         "Production mode (DJANGO_DEBUG=0) needs the transparency log's signer key: set REGISTRY_LOG_KEY, or "
@@ -293,6 +368,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ProposalStateEnum": "registry.enums.ProposalState",
         "NamespaceStatusEnum": "registry.enums.NamespaceStatus",
+        "SnidStatusEnum": "registry.api.serializers.SNID_STATUS_CHOICES",
+        "RegistrationStatusEnum": "registry.api.serializers.REGISTRATION_STATUS_CHOICES",
         "FindingStatusEnum": "registry.enums.FindingStatus",
         "EventKindEnum": "registry.enums.EventKind",
     },
@@ -310,10 +387,12 @@ CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 48 * 1024 * 1024
 
 #: The hard budget of one job on untrusted text (grammar check, Markdown, document
-#: import), run in a separate worker process: wall-clock seconds and address-space
-#: megabytes, and worker processes per web process (registry/sandbox.py).
+#: import), run in a separate worker process: seconds of CPU time and address-space
+#: megabytes (work, not the machine's load), a generous wall-clock ceiling against a stuck
+#: worker, and worker processes per web process (registry/sandbox.py).
 REGISTRY_JOB_SECONDS = float(os.environ.get("REGISTRY_JOB_SECONDS", "2"))
 REGISTRY_JOB_MEMORY_MB = int(os.environ.get("REGISTRY_JOB_MEMORY_MB", "512"))
+REGISTRY_JOB_WALL_SECONDS = float(os.environ.get("REGISTRY_JOB_WALL_SECONDS", "30"))
 REGISTRY_JOB_WORKERS = int(os.environ.get("REGISTRY_JOB_WORKERS", "1"))
 
 #: Resolver health checks (registry/resolution/health.py, docs/resolution.md): networks the
@@ -325,6 +404,18 @@ REGISTRY_RESOLVER_DOWN_AFTER = int(os.environ.get("REGISTRY_RESOLVER_DOWN_AFTER"
 REGISTRY_RESOLVER_DOWN_SECONDS = int(os.environ.get("REGISTRY_RESOLVER_DOWN_SECONDS", str(2 * 24 * 3600)))
 REGISTRY_RESOLVER_TIMEOUT = float(os.environ.get("REGISTRY_RESOLVER_TIMEOUT", "10"))
 REGISTRY_RESOLVER_RUN_CAP = int(os.environ.get("REGISTRY_RESOLVER_RUN_CAP", "500"))
+#: Backups (export_registry --format backup) are signed with HMAC-SHA256 under this key, kept
+#: apart from the backups: the key itself, or a file holding it. Development makes one in
+#: .backup_key (git-ignored) on first use; production has none until one is set.
+REGISTRY_BACKUP_KEY = os.environ.get("REGISTRY_BACKUP_KEY", "")
+REGISTRY_BACKUP_KEY_FILE = os.environ.get("REGISTRY_BACKUP_KEY_FILE", "") or (
+    str(BASE_DIR / ".backup_key") if DEBUG else "")
+
+#: Fair sharing (registry/fairshare.py): heavy requests (check, import, save, decide) in
+#: progress at once per account (or client address) and per web process; past either, 429.
+REGISTRY_HEAVY_PER_ACCOUNT = int(os.environ.get("REGISTRY_HEAVY_PER_ACCOUNT", "2"))
+REGISTRY_HEAVY_PER_PROCESS = int(os.environ.get(
+    "REGISTRY_HEAVY_PER_PROCESS", str(max(1, int(os.environ.get("GUNICORN_THREADS", "2")) - 1))))
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

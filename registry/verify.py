@@ -10,7 +10,8 @@ and as ``manage.py verify_registry``. It
 3. checks the log only grew since the checkpoint it saw last time (kept in a state file with
    the leaf hashes it saw), naming any entry that is gone or changed;
 4. checks every record of the public export (``urn/registry.json``, or ``--export FILE``) is in
-   the log and matches its leaf, field by field.
+   the log and matches its leaf, field by field, and every reservation it lists is the last one
+   the log granted for that SNID, until the same date.
 
 It reports exactly what differs and exits 0 (all verified), 1 (something differs) or 2 (could
 not check: unreachable, malformed answers). The state file is updated only after a clean run.
@@ -29,7 +30,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .transparency.kinds import SNID_VERSION, LeafError, describe, leaf_decode, record_of_export, sha256_hex
+from .transparency.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION,
+                                 LeafError, describe, leaf_decode, record_of_export, sha256_hex)
 from .transparency.merkle import Tree, leaf_hash
 from .transparency.note import NoteError, Verifier, checkpoint_open
 from .transparency.tiles import WIDTH, bundle_entries, tile_bytes, tiles_for
@@ -213,9 +215,23 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             if leaf.get("record") is not None and sha256_hex(leaf["record"]) != leaf["record_sha256"]:
                 report.problems.append(f"entry {index}: its record does not match its own record_sha256")
             by_version.setdefault((leaf["snid"].lower(), leaf["version"]), (index, leaf))
+        elif leaf is not None and leaf["kind"] == ADMINISTRATIVE_CHANGE.name and "record_sha256" in leaf:
+            # An approved administrative change: the version's public record reads so from now on.
+            key = (leaf["snid"].lower(), leaf["version"])
+            if key in by_version:
+                first, logged = by_version[key]
+                logged = {**logged, "record_sha256": leaf["record_sha256"]}
+                if logged.get("record") is not None:
+                    logged["record"] = {**logged["record"], "registrant": leaf["registrant"]}
+                by_version[key] = (index, logged)
+    reservations: dict[str, tuple[int, dict]] = {}  # the last reservation leaf of each SNID
+    for index, leaf in enumerate(decoded):
+        if leaf is not None and leaf["kind"] in (RESERVATION_GRANTED.name, RESERVATION_ENDED.name):
+            reservations[leaf["snid"].lower()] = (index, leaf)
     try:
         raw = export.read_bytes() if export is not None else site.get("urn/registry.json")
-        records = json.loads(raw)["snids"]
+        document = json.loads(raw)
+        records, reserved = document["snids"], document.get("reservations", [])
     except OSError as exc:
         raise CannotCheck(f"{export}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError) as exc:
@@ -236,6 +252,16 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             for difference in _differences(leaf["record"], exported):
                 report.problems.append(f"{name} (log entry {index}): {difference}")
         report.checked_records += 1
+    for reservation in reserved:
+        snid, until = str(reservation.get("snid", "")), reservation.get("reserved_until")
+        index, leaf = reservations.get(snid.lower(), (None, None))
+        if leaf is None or leaf["kind"] != RESERVATION_GRANTED.name:
+            report.problems.append(f"the reservation of urn:ogf:{snid}: is in the export but the log "
+                                   + ("has no reservation of it" if leaf is None else
+                                      f"says it ended (entry {index})"))
+        elif leaf["reserved_until"] != until:
+            report.problems.append(f"the reservation of urn:ogf:{snid}: (log entry {index}): the log says until "
+                                   f"{leaf['reserved_until']}, the export says until {until}")
 
     if report.ok and save:
         state_path.parent.mkdir(parents=True, exist_ok=True)

@@ -35,3 +35,27 @@ def test_admin_lists_every_model_and_adds_none(client, superuser, model):
     client.force_login(superuser)
     assert client.get(f"/admin/registry/{model}/").status_code == 200
     assert client.get(f"/admin/registry/{model}/add/").status_code == 403
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("state", ["draft", "submitted", "approved"])
+def test_admin_refuses_every_write_with_403_never_500(client, superuser, state):
+    from registry.models import Comment, ProposalEvent, ReservationRequest
+
+    proposal = proposal_factory(state=state)
+    Comment.objects.create(proposal=proposal, author=proposal.submitter, text="a comment")
+    ReservationRequest.objects.create(snid="wanted", requester=proposal.submitter, reason="a reason")
+    client.force_login(superuser)
+    objects = [("namespace", proposal.namespace), ("proposal", proposal),
+               ("proposalevent", ProposalEvent.objects.filter(proposal=proposal).first()),
+               ("comment", Comment.objects.first()), ("reservationrequest", ReservationRequest.objects.first())]
+    for model, obj in objects:
+        if obj is None:
+            continue
+        change = f"/admin/registry/{model}/{obj.pk}/change/"
+        assert client.get(change).status_code == 200  # shown, read-only
+        assert client.post(change, {"comment": "rewritten", "_save": "Save"}).status_code == 403, model
+        assert client.post(f"/admin/registry/{model}/{obj.pk}/delete/", {"post": "yes"}).status_code == 403
+        assert client.post(f"/admin/registry/{model}/", {"action": "delete_selected",
+                                                          "_selected_action": [obj.pk]}).status_code in (200, 302)
+    assert ProposalEvent.objects.filter(proposal=proposal, comment="rewritten").count() == 0

@@ -146,15 +146,15 @@ def test_restore_refuses_a_backup_that_empties_nothing_but_holds_nothing(tmp_pat
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("where", ["grammar", "digest", "whitespace", "created_at"])
+@pytest.mark.parametrize("where", ["grammar", "signature", "whitespace", "created_at"])
 def test_a_changed_byte_is_refused_and_nothing_is_written(tmp_path, registry_with_everything, where):
     text = backup()
     data = bytearray(text.encode("utf-8"))
     if where == "grammar":
         start = text.index('"grammar_abnf": "') + len('"grammar_abnf": "')
         position = next(i for i in range(start, len(text)) if text[i].isalpha())  # a grammar's letter
-    elif where == "digest":
-        position = text.index('"sha256": "') + len('"sha256": "')
+    elif where == "signature":
+        position = text.index('"hmac_sha256": "') + len('"hmac_sha256": "')
     elif where == "whitespace":
         position = text.index('\n "records"') + 1
     else:
@@ -163,7 +163,7 @@ def test_a_changed_byte_is_refused_and_nothing_is_written(tmp_path, registry_wit
     path = tmp_path / "backup.json"
     path.write_bytes(bytes(data))
     empty_the_database()
-    with pytest.raises(CommandError, match="digest|bytes differ|schema"):
+    with pytest.raises(CommandError, match="signature|bytes differ|schema"):
         restore(path)
     assert counts() == (0, 0, 0, 0, 0, 0)
     assert not get_user_model().objects.filter(username="editor").exists()
@@ -171,12 +171,12 @@ def test_a_changed_byte_is_refused_and_nothing_is_written(tmp_path, registry_wit
 
 @pytest.mark.django_db
 def test_the_backup_schema_checks_each_record(tmp_path, make_proposal):
-    from registry.management.commands._backup import backup_document, digest, render
+    from registry.management.commands._backup import backup_document, render, sign
     make_proposal(state="approved")
     document = backup_document()
     proposal = next(r for r in document["records"] if r["model"] == "registry.proposal")
     proposal["fields"]["state"] = 7
-    document["sha256"] = digest(document)
+    sign(document)
     path = tmp_path / "backup.json"
     path.write_text(render(document), encoding="utf-8")
     with pytest.raises(CommandError, match=r"schema at records/\d+/fields/state: 7 is not of type 'string'"):
@@ -197,3 +197,96 @@ def test_backup_keeps_times_to_the_microsecond(tmp_path, microsecond):
     restore(path)
     assert Comment.objects.get(text="timed").created_at == at
     assert records(backup()) == records(before)
+
+
+# --- signed backups -----------------------------------------------------------------------------
+
+
+def _forged(text: str, editor_name: str) -> str:
+    """The attack an unkeyed digest allowed: an approved grammar and its owner changed, and the
+    digest the file carries recomputed by whoever changed them (without the key)."""
+    import hashlib
+
+    from registry.management.commands._backup import _canonical, render
+    document = json.loads(text)
+    approved = next(r for r in document["records"] if r["model"] == "registry.proposal"
+                    and r["fields"]["state"] == "approved")
+    approved["fields"]["grammar_abnf"] = 'nss = 1*%x00-7F\n'
+    approved["fields"]["submitter"] = [editor_name]
+    document["hmac_sha256"] = hashlib.sha256(_canonical(document)).hexdigest()  # no key to do better
+    return render(document)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_forged_backup_with_its_digest_recomputed_is_refused(tmp_path, settings):
+    settings.REGISTRY_BACKUP_KEY = "k" * 64
+    editor = user_factory("mallory")
+    proposal_factory(user_factory("owner"), state="approved")
+    path = tmp_path / "backup.json"
+    path.write_text(_forged(backup(), editor.username), encoding="utf-8")
+    empty_the_database()
+    with pytest.raises(CommandError, match="does not match its HMAC-SHA256 signature"):
+        restore(path)
+    assert counts() == (0, 0, 0, 0, 0, 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backup_restores_only_with_the_key_it_was_signed_with(tmp_path, settings):
+    settings.REGISTRY_BACKUP_KEY = "a" * 64
+    proposal_factory(user_factory("owner"), state="approved")
+    path = tmp_path / "backup.json"
+    path.write_text(backup(), encoding="utf-8")
+    empty_the_database()
+    settings.REGISTRY_BACKUP_KEY = "b" * 64
+    with pytest.raises(CommandError, match="signed with another key"):
+        restore(path)
+    assert counts() == (0, 0, 0, 0, 0, 0)
+    settings.REGISTRY_BACKUP_KEY = "a" * 64
+    restore(path)
+    assert Namespace.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_backup_key_comes_from_a_file_outside_the_backup(tmp_path, settings):
+    from registry.management.commands._backup import backup_key
+    settings.REGISTRY_BACKUP_KEY = ""
+    settings.REGISTRY_BACKUP_KEY_FILE = str(tmp_path / "missing")
+    with pytest.raises(CommandError, match="Cannot read the backup key file"):
+        backup()
+    (tmp_path / "key").write_text("short\n")
+    settings.REGISTRY_BACKUP_KEY_FILE = str(tmp_path / "key")
+    with pytest.raises(CommandError, match="shorter than 32 characters"):
+        backup()
+    (tmp_path / "key").write_text("z" * 40 + "\n")
+    assert backup_key() == b"z" * 40
+    assert "hmac_sha256" in json.loads(backup())
+    settings.REGISTRY_BACKUP_KEY_FILE = ""
+    with pytest.raises(CommandError, match="No backup key is configured"):
+        backup()
+
+
+@pytest.mark.django_db
+def test_an_unsigned_backup_of_the_first_version_is_refused_with_the_reason(tmp_path):
+    path = tmp_path / "backup.json"
+    path.write_text(json.dumps({"format": "urn-ogf-registry-backup", "version": 1, "created_at": "",
+                                "sha256": "0" * 64, "records": []}), encoding="utf-8")
+    with pytest.raises(CommandError, match="unkeyed digest that anyone could recompute"):
+        restore(path)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_snids_life_after_approval_survives_a_restore(tmp_path, registry_with_everything):
+    """Stewards, the decided change and its overlay, the history and the deprecation are backed up."""
+    from registry.lookup import lookup_urn, registry_invalidate
+    from registry.stewardship.models import ChangeRequest, Deprecation, RegistrantOverlay, Steward, StewardshipEvent
+
+    life = (Steward, ChangeRequest, StewardshipEvent, RegistrantOverlay, Deprecation)
+    before = [sorted(model.objects.values_list("pk", flat=True)) for model in life]
+    assert all(before)
+    path = tmp_path / "backup.json"
+    path.write_text(backup(), encoding="utf-8")
+    restore(path, "--replace")
+    assert [sorted(model.objects.values_list("pk", flat=True)) for model in life] == before
+    registry_invalidate()
+    fdc = Proposal.objects.get(snid="fdc")
+    assert lookup_urn(fdc.examples_valid[0])["registration"]["status"] == "deprecated"

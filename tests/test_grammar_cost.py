@@ -184,15 +184,27 @@ def test_cheap_stored_validator_matches_in_the_web_process(db, fresh_grammars, m
     assert "At character 43" in answer["errors"][0]  # the error position, located here
 
 
+HANG = 8.0  # wall seconds: only a hang or a runaway takes this long, however busy the machine
+
+
+def _work(call):
+    """(result, CPU seconds of this thread and of the bounded jobs it ran, wall seconds)."""
+    from registry import sandbox
+
+    started, cpu, jobs = time.monotonic(), time.thread_time(), sandbox.jobs_cpu_seconds()
+    result = call()
+    return result, time.thread_time() - cpu + sandbox.jobs_cpu_seconds() - jobs, time.monotonic() - started
+
+
 def test_stored_costly_validator_does_not_stall_lookups(slow_snid):
     long_urn = "urn:ogf:example:" + "a" * 4000
-    started = time.monotonic()
-    answer = lookup_urn(long_urn)
-    first = time.monotonic() - started
+    answer, work, wall = _work(lambda: lookup_urn(long_urn))
     assert answer["registered"] and not answer["grammar_checked"] and not answer["valid"]
     assert "could not be checked against this SNID's grammar within the registry's limits" in answer["errors"][0]
     assert f"limit of {MATCH_BUDGET_MS:g} ms" in answer["errors"][0]
-    assert first < 0.5 + 2.0  # the job's budget and a worker's start, never the 4 s of the match
+    # The job's CPU budget and a worker's start, never the 4 s of the match; the wall clock
+    # only has to show no hang (a loaded machine stretches it, not the work).
+    assert work < 0.5 + 2.0 and wall < HANG
     # Later URNs of the same SNID (a batch) are answered at once, not one budget each.
     started = time.monotonic()
     for _ in range(20):
@@ -201,9 +213,8 @@ def test_stored_costly_validator_does_not_stall_lookups(slow_snid):
 
 
 def test_short_invalid_urn_of_a_costly_grammar_is_bounded(slow_snid):
-    started = time.monotonic()
-    answer = lookup_urn("urn:ogf:example:aaaa!")
-    assert time.monotonic() - started < 0.5 + 2.0
+    answer, work, wall = _work(lambda: lookup_urn("urn:ogf:example:aaaa!"))
+    assert work < 0.5 + 2.0 and wall < HANG
     assert not answer["valid"]
 
 

@@ -60,8 +60,8 @@ def test_pathological_markdown_is_cut_short_by_the_time_limit_and_says_so(text):
     html = str(render_markdown(text))
     assert time.perf_counter() - started < 2
     assert html.startswith('<div class="markdown-unrendered"><p class="notice">This text could not be '
-                           "formatted within the registry&#x27;s limits (0.5 s per section, 2 s / "
-                           "512 MB per job). It is shown as written.</p>")
+                           "formatted within the registry&#x27;s limits (0.5 s of CPU time per section, "
+                           "2 s of CPU time / 512 MB per job). It is shown as written.</p>")
 
 
 def test_markdown_is_rendered_once_then_looked_up(monkeypatch):
@@ -107,7 +107,7 @@ def test_a_job_over_budget_leaves_every_section_escaped_with_the_limit(settings)
     settings.REGISTRY_JOB_SECONDS = 0.3
     texts = ["[" * 3_000 + " a", "[" * 3_000 + " b"]  # together more than 0.3 s
     result = prerender(texts)
-    assert all("within the registry&#x27;s limits" in result[t] and "0.3 s / 512 MB" in result[t]
+    assert all("within the registry&#x27;s limits" in result[t] and "0.3 s of CPU time / 512 MB" in result[t]
                for t in texts)
     assert result[texts[0]].count("[") == 3_000
 

@@ -33,17 +33,87 @@ def test_job_runs_in_another_process_and_returns_its_result():
     assert (total, pid != os.getpid()) == (6, True)
 
 
-def test_job_past_the_time_limit_is_stopped_with_a_message_naming_it(settings):
+def _burn(seconds):
+    """Busy for ``seconds`` of this process's CPU time."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return "done"
+
+
+def test_job_past_its_cpu_time_is_stopped_with_a_message_naming_it(settings):
     settings.REGISTRY_JOB_SECONDS = 0.5
     started = time.perf_counter()
     with pytest.raises(sandbox.BudgetExceeded) as caught:
-        sandbox.run_bounded(_sleep, 30, what="grammar")
-    assert time.perf_counter() - started < 2
-    assert caught.value.limit == "time"
+        sandbox.run_bounded(_burn, 30, what="grammar")
+    assert time.perf_counter() - started < 10
+    assert (caught.value.limit, caught.value.deterministic) == ("time", True)
     assert caught.value.message == (
-        "This grammar is too complex to check within the registry's limits (0.5 s / 512 MB): it "
-        "needed more than 0.5 s. Simplify it, or split it into smaller parts.")
-    # The worker was replaced: the next job runs normally.
+        "This grammar is too complex to check within the registry's limits (0.5 s CPU / 512 MB): "
+        "it needed more than 0.5 s of CPU time. Simplify it, or split it into smaller parts.")
+    # The next job runs normally.
+    assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
+
+
+def _native_burn():
+    """CPU in native code that never returns to the interpreter (no Python-level timer fires)."""
+    return sum(range(10**13))
+
+
+def test_native_code_past_its_cpu_time_is_ended_by_the_cpu_rlimit(settings):
+    settings.REGISTRY_JOB_SECONDS = 0.2
+    with pytest.raises(sandbox.BudgetExceeded) as caught:
+        sandbox.run_bounded(_native_burn, what="grammar")
+    assert (caught.value.limit, caught.value.deterministic) == ("time", True)
+    assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
+
+
+def test_waiting_is_not_work_a_sleeping_job_is_not_charged_cpu_time(settings):
+    settings.REGISTRY_JOB_SECONDS = 0.3
+    assert sandbox.run_bounded(_sleep, 0.6) == "woke up"
+
+
+def test_a_stuck_job_meets_the_wall_clock_ceiling_and_is_a_fault_not_a_verdict(settings):
+    settings.REGISTRY_JOB_SECONDS = 0.1
+    settings.REGISTRY_JOB_WALL_SECONDS = 0.1  # raised to 4 x the CPU budget: 0.4 s
+    started = time.perf_counter()
+    with pytest.raises(sandbox.BudgetExceeded) as caught:
+        sandbox.run_bounded(_sleep, 30, what="grammar")
+    assert time.perf_counter() - started < 15  # two tries of 0.4 s, and fresh workers
+    assert (caught.value.limit, caught.value.fault) == ("stopped", True)
+    assert caught.value.message == ("This grammar could not be checked (the checker stopped: no answer "
+                                    "within the 0.4 s wall-clock ceiling) — try again.")
+    assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
+
+
+def _die_once(marker):
+    """Killed (SIGKILL) the first time, as by an operator or the OOM killer; fine the next."""
+    import signal
+    from pathlib import Path
+
+    if not Path(marker).exists():
+        Path(marker).write_text("killed once")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return "checked"
+
+
+def _die_always():
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_killed_job_is_retried_once_in_a_fresh_worker(tmp_path):
+    assert sandbox.run_bounded(_die_once, str(tmp_path / "marker")) == "checked"
+
+
+def test_a_job_killed_twice_could_not_be_checked(caplog):
+    with pytest.raises(sandbox.BudgetExceeded) as caught:
+        sandbox.run_bounded(_die_always, what="grammar")
+    assert (caught.value.limit, caught.value.fault) == ("stopped", True)
+    assert caught.value.message == ("This grammar could not be checked (the checker stopped: its worker "
+                                    "was killed by SIGKILL) — try again.")
+    assert "attempt 2 of 2" in caplog.text
     assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
 
 
@@ -53,7 +123,8 @@ def test_job_past_the_memory_limit_is_stopped_with_a_message_naming_it(settings)
         with pytest.raises(sandbox.BudgetExceeded) as caught:
             sandbox.run_bounded(_allocate, 400, what="document")
         assert caught.value.limit == "memory"
-        assert "(2 s / 256 MB): it needed more than 256 MB of memory" in caught.value.message
+        assert "(2 s CPU / 256 MB): it needed more than 256 MB of memory" in caught.value.message
+        assert caught.value.deterministic
         assert sandbox.run_bounded(_allocate, 10) == 10 << 20
     finally:
         sandbox.shutdown()  # the next test gets a pool with the default limit
@@ -78,9 +149,9 @@ def _fail():
 def test_job_that_fails_is_a_clear_answer_not_a_server_error(caplog):
     with pytest.raises(sandbox.BudgetExceeded) as caught:
         sandbox.run_bounded(_fail, what="grammar")
-    assert caught.value.limit == "crash"
-    assert caught.value.message.endswith("the worker checking it stopped unexpectedly. Simplify it, "
-                                         "or split it into smaller parts.")
+    assert (caught.value.limit, caught.value.fault) == ("stopped", True)
+    assert caught.value.message == ("This grammar could not be checked (the checker stopped: an internal "
+                                    "error, which has been logged) — try again.")
     assert "bounded job _fail failed" in caplog.text
 
 

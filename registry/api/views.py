@@ -25,6 +25,7 @@ from ..selectors import (
     search_text,
     snid_suggestions,
 )
+from ..stewardship.selectors import deprecated_exists
 from ..transparency.views import lookup_with_proof
 from . import serializers as s
 from .http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
@@ -65,7 +66,7 @@ class SnidList(generics.ListAPIView):
         if text:
             return registry_search(text)
         return Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
-            *s.SnidListItemSerializer.FIELDS)
+            *s.SnidListItemSerializer.FIELDS).annotate(deprecated=deprecated_exists())
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)
@@ -181,7 +182,7 @@ class Lookup(FastPublicView):
     def fast(self, request):
         index = registry_index()
         query = request.META.get("QUERY_STRING", "")
-        if request.GET.get("proof") not in (None, "", "0"):
+        if "proof=" in query and request.GET.get("proof") not in (None, "", "0"):
             # The version's log entry and inclusion proof, on request only: never on the hot path.
             status, body = lookup_answer(request.GET.get("urn"), index)
             if status == 200:

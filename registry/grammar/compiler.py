@@ -40,6 +40,9 @@ from .samples import _Generator
 from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
 
 CACHE_SIZE = 256
+#: The kind of the one issue of a grammar whose check stopped (registry.sandbox faults):
+#: a warning, never cached, never a verdict on the grammar.
+NOT_CHECKED = "not-checked"
 _cache: OrderedDict[str, CompiledGrammar] = OrderedDict()
 _worker_cache: OrderedDict[str, Validator] = OrderedDict()
 _lock = threading.Lock()
@@ -216,10 +219,11 @@ class Validator:
             return sandbox.run_bounded(_run_in_worker, self._fields(), cost, method, subject,
                                        what="URN check")
         except sandbox.BudgetExceeded as exc:
-            self._unchecked_until = time.monotonic() + UNCHECKED_SECONDS
-            if self.cost is None:
-                self.cost = Cost(match_ms=float("inf"), worst="measurement stopped", length=0,
-                                 complete=False)
+            if exc.deterministic:  # a fault (a killed worker) says nothing about the grammar's cost
+                self._unchecked_until = time.monotonic() + UNCHECKED_SECONDS
+                if self.cost is None:
+                    self.cost = Cost(match_ms=float("inf"), worst="measurement stopped", length=0,
+                                     complete=False)
             raise NotChecked(self._unchecked_message(exc.message)) from None
 
     def _unchecked_message(self, reason: str = "") -> str:
@@ -243,6 +247,11 @@ class CompiledGrammar:
     validator: Validator | None = None
     #: The cost measured for a validator refused for it (the figure the finding names).
     measured: Cost | None = None
+
+    @property
+    def not_checked(self) -> bool:
+        """The checker stopped before it could say anything (a fault, not a verdict)."""
+        return any(issue.kind == NOT_CHECKED for issue in self.issues)
 
     @property
     def ok(self) -> bool:
@@ -292,7 +301,11 @@ class CompiledGrammar:
 
 
 def _content_key(abnf: str, rule: str | None, examples: tuple[str, ...]) -> str:
-    digest = hashlib.sha256()
+    """The text checked and the budget it was checked within (an answer "too complex within
+    2 s of CPU time" is not the answer under a larger budget)."""
+    from .. import sandbox  # a leaf module with no Django dependency
+
+    digest = hashlib.sha256(repr(sandbox.budget()).encode())
     for part in (abnf, rule or "", *examples):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
@@ -319,6 +332,8 @@ def grammar_compile(abnf: str, rule: str | None = None, examples=()) -> Compiled
         compiled, settled = _compile_bounded(abnf, rule, examples)
         if settled:
             _shared_set(shared, key, compiled)
+        elif compiled.not_checked:
+            return compiled  # a fault is not an answer: the next check tries again
     with _lock:
         _cache[key] = compiled
         while len(_cache) > CACHE_SIZE:
@@ -386,8 +401,13 @@ def _compile_bounded(abnf: str, rule: str | None,
     except sandbox.BudgetExceeded as exc:
         parsed = parse_grammar(abnf)
         analysis = Analysis(top=None)
+        if exc.fault:
+            # The checker stopped (killed, crashed, stuck): nothing is known about the grammar.
+            issue = Issue(NOT_CHECKED, "warning", exc.message)
+            return CompiledGrammar(abnf, rule, parsed, analysis, issues=[issue]), False
+        # Past the CPU-time or memory budget: a property of the grammar, kept like any answer.
         issue = Issue("too-complex", "error", exc.message)
-        return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), False
+        return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), True
     cost = compiled.cost
     return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent) and (
         cost is None or cost.decisive)

@@ -7,6 +7,7 @@ migration are put in the log by ``manage.py log_backfill`` (docs/transparency.md
 """
 
 from django.db import migrations, models
+from django.db.models.functions import Lower
 import django.utils.timezone
 
 FORWARD = """
@@ -49,7 +50,7 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("registry", "0007_access_policy")]
+    dependencies = [("registry", "0008_faults_matching_validator_cost")]
     operations = [
         migrations.CreateModel(
             name="LogEntry",
@@ -58,12 +59,13 @@ class Migration(migrations.Migration):
                 ("kind", models.CharField(max_length=40)),
                 ("snid", models.CharField(blank=True, max_length=32)),
                 ("version", models.PositiveIntegerField(blank=True, null=True)),
-                ("leaf", models.TextField(help_text="the leaf's canonical JSON, exactly the bytes that are hashed (UTF-8)")),
+                ("leaf", models.TextField(
+                    help_text="the leaf's canonical JSON, exactly the bytes that are hashed (UTF-8)")),
                 ("leaf_hash", models.CharField(help_text="SHA-256(0x00 || leaf), hex", max_length=64)),
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
             ],
             options={"verbose_name_plural": "log entries", "ordering": ["index"],
-                     "indexes": [models.Index(fields=["snid", "version"], name="logentry_snid_version")]},
+                     "indexes": [models.Index(Lower("snid"), "version", name="logentry_snid_version")]},
         ),
         migrations.CreateModel(
             name="LogHead",

@@ -23,6 +23,7 @@ class Migration(migrations.Migration):
         ('registry', '0008_tlog_log'),
         ('registry', '0008_review_unplaced_text'),
         ('registry', '0008_faults_matching_validator_cost'),
+        ('registry', '0009_stewardship_models'),
     ]
 
     operations = [

@@ -20,8 +20,14 @@ def resolvers_from_lines(text: str) -> list[dict]:
         cells = [cell.strip() for cell in line.split("|")]
         cells += [""] * (5 - len(cells))
         name, template, returns, types, primary = cells[:5]
-        if not template and name.lower().startswith(("http://", "https://")):
-            name, template = "", name
+        if not template and "|" not in line:
+            # a bare template: named after its host (a stewards' change request writes only templates)
+            template = name
+            name = template.split("//", 1)[1].split("/", 1)[0].split("?", 1)[0][:60] if "//" in template else "resolver"
+            taken = {r["name"].lower() for r in resolvers}
+            base, number = name, 2
+            while name.lower() in taken:
+                name, number = f"{base} ({number})", number + 1
         resolvers.append({
             "name": name, "template": template, "returns": returns or "landing",
             "media_types": [t.strip() for t in types.split(",") if t.strip()],

@@ -22,6 +22,7 @@ from ..models import Namespace, ProposalEvent
 from ..transparency.kinds import SNID_RESOLVERS
 from ..transparency.log import log_append
 from .expand import ExpandError, preview, program_of
+from .lines import resolvers_from_lines
 from .models import Resolver
 
 REASON_MAX = 2000
@@ -57,9 +58,20 @@ def _checked(proposal, raw) -> tuple[list[dict], list[dict | None], list[str]]:
     return resolvers, programs, errors
 
 
+def _coerced(data) -> list:
+    """Resolvers as given by a caller: a list of resolver objects (the interchange format), the
+    lines of the resolvers field (``resolution.lines``), or a form's data holding either."""
+    if isinstance(data, dict):
+        data = data.get("resolvers", [])
+    if isinstance(data, str):
+        data = resolvers_from_lines(data)
+    return data
+
+
 def resolvers_validate(snid: str, data) -> list[str]:
-    """Why ``data`` (a list of resolver objects, as in the interchange format) cannot become
+    """Why ``data`` (resolver objects, lines, or a form's data: ``_coerced``) cannot become
     ``snid``'s resolvers; [] if it can. Checks as at registration, against the current version."""
+    data = _coerced(data)
     namespace = Namespace.objects.by_snid(snid).select_related("current").first()
     if namespace is None or namespace.current is None:
         return [f"urn:ogf:{snid[:40]}: is not a registered SNID."]
@@ -118,7 +130,7 @@ def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
     if namespace is None or namespace.current_id is None:
         raise ResolutionError([f"urn:ogf:{snid[:40]}: is not a registered SNID."])
     proposal = namespace.current
-    checked, programs, errors = _checked(proposal, resolvers)
+    checked, programs, errors = _checked(proposal, _coerced(resolvers))
     if errors:
         raise ResolutionError(errors)
     return _install(namespace, proposal, checked, programs, how="changed", reason=reason, actor=by)

@@ -56,8 +56,9 @@ RECORD_SCHEMA = {
                  "examples", "equivalence", "max_length"],
     "properties": {
         "snid": _SNID, "version": {"type": "integer", "minimum": 1}, "registration_date": _DATE, "title": _TEXT,
-        "document": {"type": "object", "additionalProperties": False, "required": ["reference", "url", "status"],
-                     "properties": {"reference": _TEXT, "url": _TEXT, "status": _TEXT}},
+        "document": {"type": "object", "additionalProperties": False,
+                     "required": ["reference", "url", "status", "type"],
+                     "properties": {"reference": _TEXT, "url": _TEXT, "status": _TEXT, "type": _TEXT}},
         "registrant": {"type": "object", "additionalProperties": False,
                        "required": ["name", "organisation", "email", "contact"],
                        "properties": {k: _TEXT for k in ("name", "organisation", "email", "contact")}},
@@ -104,6 +105,42 @@ SNID_RESOLVERS = register(
          "properties": {"name": _TEXT, "template": _TEXT, "returns": _TEXT, "media_types": _TEXTS,
                         "primary": {"type": "boolean"}}}}},
     ["snid", "version", "how", "reason", "resolvers"])
+
+
+_NAME = {"type": "string", "maxLength": 300}
+_PUBLIC_REGISTRANT = {"type": "object", "additionalProperties": False,
+                      "required": ["name", "organisation", "email", "contact"],
+                      "properties": {k: _TEXT for k in ("name", "organisation", "email", "contact")}}
+
+STEWARD_CHANGED = register(
+    "steward-changed", 1,
+    "Who acts for an SNID changed: an editor added or removed a steward, or confirmed one a steward invited.",
+    {"snid": _SNID, "change": {"enum": ["added", "removed", "confirmed"]}, "steward": _NAME, "reason": _TEXT},
+    ["snid", "change", "steward", "reason"])
+
+ADMINISTRATIVE_CHANGE = register(
+    "administrative-change", 1,
+    "An editor approved a steward's request to change an administrative detail of an SNID (its public "
+    "contact, the registrant's details, its resolvers) without a new version. ``fields`` holds the new "
+    "public values; where the change shows in the version's public record, ``registrant`` and "
+    "``record_sha256`` are that record's registrant and digest from now on.",
+    {"snid": _SNID, "version": {"type": "integer", "minimum": 1}, "change": {"type": "string", "maxLength": 40},
+     "fields": {"type": "object", "additionalProperties": _TEXT}, "registrant": _PUBLIC_REGISTRANT,
+     "record_sha256": _SHA256},
+    ["snid", "version", "change", "fields"])
+
+SNID_DEPRECATED = register(
+    "snid-deprecated", 1,
+    "An editor deprecated an SNID: it stays registered and is never reassigned; new identifiers should use "
+    "the successor, if one is named.",
+    {"snid": _SNID, "reason": _TEXT, "successor": {"type": ["string", "null"], "maxLength": 32}},
+    ["snid", "reason", "successor"])
+
+SNID_UNDEPRECATED = register(
+    "snid-undeprecated", 1,
+    "An editor withdrew an SNID's deprecation.",
+    {"snid": _SNID, "reason": _TEXT},
+    ["snid", "reason"])
 
 
 def canonical(value) -> bytes:
@@ -156,8 +193,13 @@ def leaf_decode(data: bytes) -> dict:
 
 
 def record_of_export(record: dict) -> dict:
-    """The logged part of a registry.json record."""
-    return {key: record.get(key) for key in RECORD_KEYS}
+    """The logged part of a registry.json record: its logged keys, and of the nested objects only the
+    logged fields (an export may carry more, e.g. the document type, than version 1 of the leaf logs)."""
+    logged = {key: record.get(key) for key in RECORD_KEYS}
+    for key, schema in RECORD_SCHEMA["properties"].items():
+        if schema.get("type") == "object" and isinstance(logged.get(key), dict):
+            logged[key] = {name: logged[key].get(name) for name in schema["properties"]}
+    return logged
 
 
 def describe(leaf: dict) -> str:

@@ -15,6 +15,7 @@ check shows the loss.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import threading
 from pathlib import Path
@@ -23,6 +24,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from ..grammar import is_valid_snid
 from .kinds import leaf_encode
 from .merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead
@@ -98,16 +100,31 @@ def log_tree() -> tuple[Tree, int]:
         if recorded < cache.tree.size:  # another database (a restore, a test): start again
             cache = _cache = _TreeCache()
         if cache.tree.size < recorded and not cache.damage:
-            rows = (LogEntry.objects.filter(index__gte=cache.tree.size, index__lt=recorded)
-                    .order_by("index").values_list("index", "leaf_hash"))
-            for index, hashed in rows.iterator(chunk_size=2000):
-                if index != cache.tree.size:
-                    break
-                cache.tree.append(bytes.fromhex(hashed))
-            if cache.tree.size < recorded:
-                cache.damage = (f"entry {cache.tree.size} is missing from the log table (the head records "
-                                f"{recorded} entries); the log is served up to the entry before it")
+            cache = _cache = _extended(cache, recorded)
         return cache.tree, min(cache.tree.size, recorded)
+
+
+def _extended(cache: _TreeCache, recorded: int) -> _TreeCache:
+    """``cache`` with the entries up to ``recorded`` added, read from the table in order.
+
+    The last entry already cached is read again: if it differs, the database is not the one
+    the cache was built from (a restore) and the tree is rebuilt from the start.
+    """
+    start = max(cache.tree.size - 1, 0)
+    rows = (LogEntry.objects.filter(index__gte=start, index__lt=recorded)
+            .order_by("index").values_list("index", "leaf_hash"))
+    for index, hashed in rows.iterator(chunk_size=2000):
+        if index < cache.tree.size:
+            if bytes.fromhex(hashed) != cache.tree.levels[0][index]:
+                return _extended(_TreeCache(), recorded)
+            continue
+        if index != cache.tree.size:
+            break
+        cache.tree.append(bytes.fromhex(hashed))
+    if cache.tree.size < recorded:
+        cache.damage = (f"entry {cache.tree.size} is missing from the log table (the head records "
+                        f"{recorded} entries); the log is served up to the entry before it")
+    return cache
 
 
 def log_damage() -> str:
@@ -148,11 +165,12 @@ def log_key_generate(path: Path, name: str | None = None) -> Signer:
     return signer
 
 
-def log_signer() -> Signer:
+def log_signer(*, create: bool = False) -> Signer:
     """The log's signer key: REGISTRY_LOG_KEY, else the file REGISTRY_LOG_KEY_FILE.
 
-    In development (DEBUG) a missing key file is created, as ``start`` does; in production
-    the settings refuse to start without a key, and an unreadable one is an error here.
+    A missing key file is created in development (REGISTRY_LOG_KEY_CREATE) or when asked
+    (``start``); in production the settings refuse to start without a key, and an
+    unreadable one is an error here.
     """
     text, path = settings.REGISTRY_LOG_KEY, settings.REGISTRY_LOG_KEY_FILE
     with _signer_lock:
@@ -165,7 +183,7 @@ def log_signer() -> Signer:
             try:
                 text = Path(path).read_text(encoding="ascii")
             except FileNotFoundError:
-                if not settings.DEBUG:
+                if not (create or settings.REGISTRY_LOG_KEY_CREATE):
                     raise LogError(f"The log key file {path} does not exist; make it with "
                                    "manage.py log_keygen (docs/transparency.md).") from None
                 try:
@@ -181,8 +199,8 @@ def log_signer() -> Signer:
         return signer
 
 
-def log_verifier() -> Verifier:
-    return log_signer().verifier()
+def log_verifier(*, create: bool = False) -> Verifier:
+    return log_signer(create=create).verifier()
 
 
 def log_origin() -> str:
@@ -210,14 +228,14 @@ def log_checkpoint() -> tuple[Checkpoint, str]:
 
 def version_entry(snid: str, version: int) -> LogEntry | None:
     """The log entry that registered ``version`` of ``snid`` (the first, should there be two)."""
+    if not is_valid_snid(snid) or not 0 < version < 2**31:
+        return None  # nothing the database could be asked about (PostgreSQL refuses NUL bytes)
     return (LogEntry.objects.filter(kind="snid-version", snid__lower=snid.lower(), version=version)
             .order_by("index").first())
 
 
 def inclusion_of(entry_index: int, size: int | None = None) -> dict:
     """An inclusion proof for entry ``entry_index`` in the tree of ``size`` (default: the current one)."""
-    import base64
-
     tree, current = log_tree()
     size = current if size is None else size
     if not entry_index < size <= current:

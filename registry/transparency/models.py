@@ -11,6 +11,7 @@ versions.
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 
@@ -42,7 +43,8 @@ class LogEntry(models.Model):
     class Meta:
         app_label = "registry"
         ordering = ["index"]
-        indexes = [models.Index(fields=["snid", "version"], name="logentry_snid_version")]
+        # Versions are found by their SNID in any letter case (SNIDs are case-insensitive).
+        indexes = [models.Index(Lower("snid"), "version", name="logentry_snid_version")]
         verbose_name_plural = "log entries"
 
     def __str__(self) -> str:

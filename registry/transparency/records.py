@@ -25,7 +25,7 @@ def version_record(proposal) -> dict:
         "registration_date": date.isoformat() if date else None,
         "title": proposal.title,
         "document": {"reference": proposal.document_reference, "url": proposal.document_url,
-                     "status": proposal.document_status},
+                     "status": proposal.document_status, "type": proposal.document_type},
         "registrant": {key: public[key] for key in ("name", "organisation", "email", "contact")},
         "grammar": {"abnf": proposal.grammar_abnf, "rule": proposal.grammar_rule},
         "examples": {"valid": list(proposal.examples_valid), "invalid": list(proposal.examples_invalid)},

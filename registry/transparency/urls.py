@@ -9,7 +9,11 @@ urlpatterns = [
     re_path(r"^log/tile/(?P<path>[0-9a-z./]{1,80})$", views.tile, name="tile"),
 ]
 
-api_urlpatterns = [
-    path("snids/<str:snid>/versions/<int:version>/proof", views.version_proof, name="snid_version_proof"),
-    path("log/consistency/", views.consistency, name="log_consistency"),
-]
+def api_urlpatterns():
+    """Under /api/ (registry.api.urls); imported late, the DRF views need the API modules."""
+    from . import api
+
+    return [
+        path("snids/<str:snid>/versions/<int:version>/proof", api.VersionProof.as_view(), name="snid_version_proof"),
+        path("log/consistency/", api.LogConsistency.as_view(), name="log_consistency"),
+    ]

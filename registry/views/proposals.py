@@ -8,6 +8,7 @@ from collections import defaultdict
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import DatabaseError
 from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
@@ -28,6 +29,7 @@ from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
 from ..models import Namespace, Proposal, ProposalEvent
 from ..selectors import proposal_findings, proposals_for
+from ..storage import RETRY_AFTER_SECONDS, storage_fault
 from ..verdicts import proposal_verdict, recheck
 from .errors import NextStep, conflict, forbidden
 
@@ -287,6 +289,14 @@ def proposal_edit(request, pk):
             except services.ServiceError as exc:
                 messages.error(request, exc.message)
                 return redirect("registry:proposal_edit", pk=proposal.pk)
+            except DatabaseError as exc:
+                # A full disk or a lost database: say so, and give everything typed back.
+                if (fault := storage_fault(exc)) is None:
+                    raise
+                messages.error(request, f"{fault} Your text is kept below: copy it or save again.")
+                response = _edit_page(request, proposal, form, data, unsaved=True, status=503)
+                response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+                return response
             messages.success(request, "Draft saved.")
             return redirect("registry:proposal_edit", pk=proposal.pk)
         messages.error(request, "Nothing was saved: please correct the fields marked below. Your input is kept.")

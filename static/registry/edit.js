@@ -90,6 +90,17 @@
     fetch(form.dataset.checkUrl, {method: "POST", body: data, credentials: "same-origin",
                                   headers: {"X-Requested-With": "fetch"}})
       .then(function (response) {
+        if (response.status === 429) {
+          // Too many checks at once: say so here and keep the page as typed (no form post).
+          var wait = response.headers.get("Retry-After") || "a few";
+          var text = "Too many checks at once; nothing was checked. Try again in " + wait + " seconds.";
+          var notice = panel.querySelector(".busy-notice") || document.createElement("p");
+          notice.className = "notice busy-notice";
+          notice.textContent = text;
+          panel.insertBefore(notice, panel.firstChild);
+          announce(text);
+          throw "busy";
+        }
         if (!response.ok) throw new Error(response.status);
         return response.text();
       })
@@ -105,7 +116,7 @@
         });
         if (fresh) { syncFieldErrors(fresh); announce(summary(fresh)); }
       })
-      .catch(function () { form.submit(); })
+      .catch(function (error) { if (error !== "busy") form.submit(); })
       .finally(function () {
         var fresh = document.getElementById("workbench");
         if (fresh) fresh.removeAttribute("aria-busy");

@@ -95,3 +95,13 @@ def test_demo_data_has_resolvers_for_two_snids_one_with_a_rule_placeholder(edito
         by_snid.setdefault(resolver.namespace.snid, []).append(resolver)
     assert set(by_snid) == {"example", "fdc"}
     assert any(r.program for r in by_snid["example"])  # {DOMAIN}/{INDEX}
+
+
+def test_resolvers_functions_take_a_change_requests_lines(editor):
+    """The stewards' change request passes its form's data: bare templates, one per line."""
+    registered(GOOD, editor=editor)
+    data = {"resolvers": "https://a.example.org/{INDEX}\nhttps://a.example.org/x/{nss}"}
+    assert resolvers_validate("example", data) == []
+    assert resolvers_validate("example", {"resolvers": "javascript:alert(1)"})
+    rows = resolvers_replace("example", data["resolvers"], editor, "Moved by a steward's request.")
+    assert [r.name for r in rows] == ["a.example.org", "a.example.org (2)"] and rows[0].primary

@@ -176,7 +176,7 @@ def test_log_large_record_is_carried_by_its_digest(applicant, editor):
     from registry.transparency.kinds import leaf_encode
 
     record = {"snid": "big", "version": 1, "registration_date": "2026-01-01", "title": "t" * 70_000,
-              "document": {"reference": "", "url": "", "status": ""},
+              "document": {"reference": "", "url": "", "status": "", "type": ""},
               "registrant": {"name": "", "organisation": "", "email": "", "contact": ""},
               "grammar": {"abnf": "", "rule": ""}, "examples": {"valid": [], "invalid": []},
               "equivalence": [], "max_length": None}
@@ -185,3 +185,24 @@ def test_log_large_record_is_carried_by_its_digest(applicant, editor):
                        "2026-01-01T00:00:00Z")
     leaf = leaf_decode(data)
     assert "record" not in leaf and leaf["record_sha256"] == sha256_hex(record) and len(data) < 400
+
+
+def test_log_tree_cache_notices_another_database_of_the_same_prefix_size(applicant, editor):
+    from registry.transparency import log as tlog
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="first")
+    tree, _ = log_tree()
+    stale = tree.root()
+    # Another log of the same size and more (a restore), seen by a process that cached the first one.
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE registry_logentry DISABLE TRIGGER USER")
+        cursor.execute("DELETE FROM registry_logentry")
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE registry_logentry ENABLE TRIGGER USER")
+        cursor.execute('INSERT INTO registry_logentry ("index", kind, snid, version, leaf, leaf_hash, created_at) '
+                       "VALUES (0, 'x', '', NULL, '{}', %s, %s)", [leaf_hash(b"{}").hex(), timezone.now()])
+    with transaction.atomic():
+        tlog.log_append("reservation-granted", {"snid": "next", "reserved_until": None, "renewal": False})
+    tree, size = log_tree()
+    assert size == 2 and tree.root(1) != stale and tree.levels[0][0] == leaf_hash(b"{}")

@@ -69,8 +69,8 @@ def test_checkpoint_malformed_bodies_are_refused(text):
 GO_SIGNER = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 GO_VERIFIER = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
 GO_TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
-GO_NOTE = GO_TEXT + ("\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6Ry"
-                     "yBwJnAM=\n")
+GO_NOTE = GO_TEXT + ("\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZ"
+                     "SNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n")
 
 
 def test_note_matches_go_known_answers():

@@ -195,3 +195,17 @@ def test_verify_a_restored_backup_verifies_against_the_log_it_carries(site, log_
     editor = get_user_model().objects.get(username="erin")  # accounts are restored by name
     proposal_factory(user_factory("dora"), state="approved", editor=editor, snid="after")
     assert _run(site.url, "--state", state)[0] == 0  # the restored log goes on growing
+
+
+def test_verify_reports_a_reservation_moved_behind_the_log(site, log_key, tmp_path):
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    granted = (timezone.localdate() + dt.timedelta(days=9)).isoformat()
+    later = (timezone.localdate() + dt.timedelta(days=300)).isoformat()
+    with connection.cursor() as cursor:  # nothing guards a reservation's date in the database
+        cursor.execute("UPDATE registry_namespace SET reserved_until = %s WHERE snid = 'held'", [later])
+    _restart()
+    status, out = _run(site.url, "--state", state)
+    assert status == 1
+    assert (f"DIFFERS: the reservation of urn:ogf:held: (log entry 3): the log says until {granted}, "
+            f"the export says until {later}") in out

@@ -2,18 +2,22 @@
 
 A backup is one JSON document written by ``export_registry --format backup``::
 
-    {"format": "urn-ogf-registry-backup", "version": 1, "created_at": "...",
-     "sha256": "<digest of everything else>", "records": [ ... ]}
+    {"format": "urn-ogf-registry-backup", "version": 2, "created_at": "...",
+     "key_id": "<first 16 hex digits of SHA-256 of the key>",
+     "hmac_sha256": "<HMAC-SHA256 of everything else under the backup key>", "records": [ ... ]}
 
 ``records`` are Django's serialisation of every SNID, version, event, comment, judgement,
 reservation request, group, account (with its password hash) and API token. Accounts and
 groups are identified by name, never by their row number, so a restore cannot overwrite an
 unrelated account that happens to have the same number in the target database.
 
-``import_registry`` accepts only a file exactly as the exporter wrote it: it checks the
-layout against a JSON Schema built from the models, recomputes the digest, and compares
-the bytes with the exporter's own serialisation, so a single changed byte is refused before
-anything is written.
+The backup proves itself with a keyed signature: an unkeyed digest could be recomputed by
+whoever changed a grammar or an owner. The key is kept outside the backup
+(REGISTRY_BACKUP_KEY, or the file REGISTRY_BACKUP_KEY_FILE; in development a key is made
+once in ``.backup_key``, git-ignored). ``import_registry`` accepts only a file exactly as
+the exporter wrote it: it checks the layout against a JSON Schema built from the models,
+verifies the signature with the key, and compares the bytes with the exporter's own
+serialisation, so a single changed byte is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -21,36 +25,88 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import hashlib
+import hmac
 import json
+import os
+import secrets
 import uuid
+from pathlib import Path
 
 import jsonschema
 from django.apps import apps
+from django.conf import settings
 from django.core import serializers
 from django.db import models
 from django.utils import timezone
 
-FORMAT, VERSION = "urn-ogf-registry-backup", 1
+FORMAT, VERSION = "urn-ogf-registry-backup", 2
+SIGNED_FIELDS = ("key_id", "hmac_sha256")
 
 #: In the order they are restored. Accounts and groups by natural key (name), the rest by pk.
 BACKUP_MODELS = ["auth.group", "auth.user", "authtoken.token", "registry.namespace", "registry.proposal",
                  "registry.proposalevent", "registry.comment", "registry.reservationrequest",
-                 "registry.judgement", "registry.logentry", "registry.loghead"]
+                 "registry.judgement", "registry.steward", "registry.changerequest", "registry.stewardshipevent",
+                 "registry.registrantoverlay", "registry.deprecation", "registry.logentry", "registry.loghead"]
+#: Restored last, after every SNID points at its current version: the database refuses to re-point a
+#: deprecated SNID (registry.dbguards), so its deprecation must not exist before then.
+RESTORED_LAST = {"registry.deprecation"}
 ACCOUNT_MODELS = {"auth.group", "auth.user"}
 REGISTRY_MODELS = [label for label in BACKUP_MODELS if label.startswith("registry.")]
+#: Figures derived from the record, not part of it: not backed up, cleared with the registry on a
+#: restore (they refer to its rows) and measured again (``measure_validators`` or on first use).
+DERIVED_MODELS = ["registry.validatorcost"]
 
 
 class BackupError(Exception):
     """The file is not a backup this registry can restore; the message says why and where."""
 
 
+def backup_key() -> bytes:
+    """The key backups are signed with, from outside the backup; BackupError if there is none."""
+    value = getattr(settings, "REGISTRY_BACKUP_KEY", "")
+    if value:
+        return value.encode("utf-8")
+    path = getattr(settings, "REGISTRY_BACKUP_KEY_FILE", "")
+    if not path:
+        raise BackupError("No backup key is configured: set REGISTRY_BACKUP_KEY_FILE (a file holding a long "
+                          "random key, kept apart from the backups) or REGISTRY_BACKUP_KEY; see "
+                          "docs/operations.md. Nothing was exported or restored.")
+    path = Path(path)
+    if not path.exists() and path == Path(settings.BASE_DIR) / ".backup_key":
+        # Development: one key per checkout, made on first use (like .secret_key).
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as key_file:
+            key_file.write(secrets.token_hex(32) + "\n")
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise BackupError(f"Cannot read the backup key file {path}: {exc.strerror}. Nothing was exported or "
+                          "restored.") from None
+    if len(key) < 32:
+        raise BackupError(f"The backup key in {path} is shorter than 32 characters; make a long random one "
+                          "(docs/operations.md).")
+    return key.encode("utf-8")
+
+
+def key_id(key: bytes) -> str:
+    return hashlib.sha256(key).hexdigest()[:16]
+
+
 def _canonical(document: dict) -> bytes:
-    body = {key: value for key, value in document.items() if key != "sha256"}
+    body = {key: value for key, value in document.items() if key != "hmac_sha256"}
     return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def digest(document: dict) -> str:
-    return hashlib.sha256(_canonical(document)).hexdigest()
+def signature(document: dict, key: bytes) -> str:
+    return hmac.new(key, _canonical(document), hashlib.sha256).hexdigest()
+
+
+def sign(document: dict) -> dict:
+    """Sign ``document`` in place with the configured backup key."""
+    key = backup_key()
+    document["key_id"] = key_id(key)
+    document["hmac_sha256"] = signature(document, key)
+    return document
 
 
 def render(document: dict) -> str:
@@ -81,9 +137,8 @@ def backup_document() -> dict:
                                         use_natural_primary_keys=label in ACCOUNT_MODELS)
         records += json.loads(json.dumps(objects, default=_exact, ensure_ascii=False))
     document = {"format": FORMAT, "version": VERSION, "created_at": timezone.now().isoformat(),
-                "sha256": "", "records": records}
-    document["sha256"] = digest(document)
-    return document
+                "key_id": "", "hmac_sha256": "", "records": records}
+    return sign(document)
 
 
 # --- schema -----------------------------------------------------------------------------------
@@ -139,10 +194,11 @@ def backup_schema() -> dict:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object", "additionalProperties": False,
-        "required": ["format", "version", "created_at", "sha256", "records"],
+        "required": ["format", "version", "created_at", "key_id", "hmac_sha256", "records"],
         "properties": {
             "format": {"const": FORMAT}, "version": {"const": VERSION}, "created_at": {"type": "string"},
-            "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "key_id": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+            "hmac_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
             "records": {"type": "array", "items": {
                 "type": "object", "required": ["model"],
                 "properties": {"model": {"enum": BACKUP_MODELS}},
@@ -165,6 +221,10 @@ def read_backup(raw: bytes) -> dict:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BackupError("This is not a registry backup (made by `manage.py export_registry --format backup`): "
                           f"it has no \"format\": \"{FORMAT}\".")
+    if document.get("version") == 1 and "sha256" in document:
+        raise BackupError("This backup was made by an older version of the registry, with an unkeyed digest that "
+                          "anyone could recompute, so it cannot be verified. Make a new, signed backup with "
+                          "`manage.py export_registry --format backup`. Nothing was restored.")
     errors = sorted(jsonschema.Draft202012Validator(backup_schema()).iter_errors(document),
                     key=lambda e: list(e.absolute_path))
     if errors:
@@ -172,9 +232,14 @@ def read_backup(raw: bytes) -> dict:
         where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
         raise BackupError(f"The backup does not match its schema at {where}: {first.message}"
                           + (f" ({len(errors) - 1} more problem(s))" if len(errors) > 1 else ""))
-    if digest(document) != document["sha256"]:
-        raise BackupError("The backup's content does not match its SHA-256 digest: it was changed after export "
-                          "(or damaged). Nothing was restored.")
+    key = backup_key()
+    if document["key_id"] != key_id(key):
+        raise BackupError(f"The backup was signed with another key (key id {document['key_id']}; this registry's "
+                          f"is {key_id(key)}): restore it with the key it was made with "
+                          "(REGISTRY_BACKUP_KEY_FILE). Nothing was restored.")
+    if not hmac.compare_digest(signature(document, key), document["hmac_sha256"]):
+        raise BackupError("The backup's content does not match its HMAC-SHA256 signature: it was changed after "
+                          "export (or damaged). Nothing was restored.")
     if render(document) != text:
         raise BackupError("The backup's bytes differ from what export_registry writes for this content: the file "
                           "was edited after export. Nothing was restored.")

@@ -1,14 +1,15 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from ... import exports
-from ._backup import backup_document, render
+from ._backup import BackupError, backup_document, render
 
 
 class Command(BaseCommand):
     help = ("Print the public registry (registered SNIDs and active reservations) as JSON, CSV or "
             "XML: the same data as /urn/registry.json|csv|xml (docs/registry-exports.md). "
             "--format backup prints the whole record instead (every version, event, reservation, log entry, "
-            "comment, account and API token, with a SHA-256 digest) for import_registry "
+            "comment, account and API token, signed with HMAC-SHA256 under the backup key) for "
+            "import_registry "
             "(docs/operations.md).")
 
     def add_arguments(self, parser):
@@ -18,7 +19,11 @@ class Command(BaseCommand):
 
     def handle(self, format="json", base_url=None, **options):
         if format == "backup":
-            self.stdout.write(render(backup_document()), ending="")
+            try:
+                document = backup_document()
+            except BackupError as exc:
+                raise CommandError(str(exc)) from None
+            self.stdout.write(render(document), ending="")
             return
         render_as, _ = exports.FORMATS[format]
         self.stdout.write(render_as(exports.registry_snapshot(None if base_url is None else base_url.rstrip("/"))),

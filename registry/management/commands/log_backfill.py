@@ -9,6 +9,9 @@ from ...transparency.models import LogEntry
 from ...transparency.records import log_reservation_granted, log_version_registered
 
 
+BATCH = 500
+
+
 class Command(BaseCommand):
     help = ("Put into the transparency log what was published before it began: every approved version not "
             "in it yet (in the order of approval), then the active reservations. Safe to run again: what is "
@@ -19,13 +22,14 @@ class Command(BaseCommand):
         logged = set(LogEntry.objects.filter(kind="snid-version").values_list("snid", "version"))
         logged = {(snid.lower(), version) for snid, version in logged}
         versions = reservations = 0
-        for proposal in (Proposal.objects.approved().select_related("namespace")
-                         .order_by("decided_at", "id").iterator()):
-            if (proposal.namespace.snid.lower(), proposal.version) in logged:
-                continue
-            with transaction.atomic():
-                log_version_registered(proposal)
-            versions += 1
+        missing = [proposal for proposal in Proposal.objects.approved().select_related("namespace")
+                   .order_by("decided_at", "id").iterator()
+                   if (proposal.namespace.snid.lower(), proposal.version) not in logged]
+        for start in range(0, len(missing), BATCH):
+            with transaction.atomic():  # a commit per batch, not per entry
+                for proposal in missing[start:start + BATCH]:
+                    log_version_registered(proposal)
+            versions += len(missing[start:start + BATCH])
         reserved = set(LogEntry.objects.exclude(kind="snid-version").values_list("snid", flat=True))
         reserved = {snid.lower() for snid in reserved}
         for namespace in Namespace.objects.filter(status=NamespaceStatus.RESERVED).order_by("snid"):

@@ -38,6 +38,10 @@ class Command(BaseCommand):
                 figures = sandbox.run_bounded(_measure_in_worker, proposal.validator, heads,
                                               what="grammar's matching cost")
             except sandbox.BudgetExceeded as exc:
+                if exc.fault:  # the worker stopped: nothing was learnt; keep what was stored
+                    self.stdout.write(f"urn:ogf:{proposal.snid}: v{proposal.version}: not measured: "
+                                      f"{exc.message}")
+                    continue
                 # Not measured within the job's budget: certainly not cheap.
                 figures = Cost(match_ms=exc.seconds * 1000, worst=exc.message, length=0,
                                complete=False).as_dict()

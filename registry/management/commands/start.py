@@ -25,7 +25,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write("Database migrated.")
         call_command("log_backfill", verbosity=0, stdout=io.StringIO())  # versions approved before the log
-        self.stdout.write(f"Transparency log key: {log_verifier()} (see /log/).")
+        self.stdout.write(f"Transparency log key: {log_verifier(create=True)} (see /log/).")
         accounts = demo.demo_accounts()
         if demo.database_is_empty():
             proposals = demo.demo_load(accounts["applicant"][0], accounts["editor"][0])

@@ -1,0 +1,66 @@
+"""A real gunicorn on the loopback over a file SQLite database of the test's own."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .conftest import request
+from .redis import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Server:
+    def __init__(self, database: Path, **env: str):
+        self.database = database
+        self.port = free_port()
+        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings", "DJANGO_DEBUG": "1",
+                    "DATABASE_URL": f"sqlite:///{database}", "REGISTRY_ANON_RATE": "off",
+                    "BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": "2", "GUNICORN_THREADS": "8",
+                    "REGISTRY_HEAVY_PER_PROCESS": "8", **env}
+        self.env.pop("REDIS_URL", None)
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def manage(self, *args: str, code: str | None = None) -> str:
+        command = [sys.executable, "manage.py", *args] + (["-c", code] if code else [])
+        result = subprocess.run(command, cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result.stdout
+
+    def setup(self, code: str):
+        """Migrate, then run ``code`` in ``manage.py shell``; its last printed line, as JSON."""
+        self.manage("migrate", "--verbosity", "0")
+        return json.loads(self.manage("shell", code=code).strip().splitlines()[-1])
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn", "registry.wsgi:application"],
+            cwd=ROOT, env=self.env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if request(self.url, "GET", "/urn/", headers={"Host": "127.0.0.1"}, timeout=5).status == 200:
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("gunicorn did not start")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process = None

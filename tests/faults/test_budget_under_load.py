@@ -1,0 +1,89 @@
+"""Budgets measure work, not the machine's load: with four CPU-burning processes on the
+machine, honest documents, grammars and Markdown pass and hostile ones are still refused
+within their CPU-time budget."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from registry import markdown, sandbox
+from registry.documents import DocumentError, document_import, read_file
+from registry.grammar import cache_clear
+from registry.grammar.compiler import _compile
+
+from ..factories import demo_raw
+from ..pdfmaker import make_pdf
+
+pytestmark = [pytest.mark.faults]
+
+TESTS = Path(__file__).resolve().parents[1]
+SEEDS = sorted(p for p in (TESTS / "seeds").iterdir() if p.name != "README.md")
+CASES = json.loads((TESTS / "hostile" / "cases.json").read_text())
+BURNERS = 4
+BURN_SECONDS = 240  # each burner stops by itself even if the test is killed
+
+
+def _expand(value):
+    if isinstance(value, dict) and "repeat" in value:
+        return value.get("prefix", "") + value["repeat"] * int(value["times"]) + value.get("suffix", "")
+    return value
+
+
+@pytest.fixture
+def busy_machine():
+    code = f"import time\nend = time.monotonic() + {BURN_SECONDS}\nwhile time.monotonic() < end:\n    pass\n"
+    burners = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(BURNERS)]
+    time.sleep(0.5)
+    yield
+    for burner in burners:
+        burner.kill()
+        burner.wait(timeout=10)
+
+
+def _bounded_import(name: str, raw: bytes):
+    text, fmt = sandbox.run_bounded(read_file, name, raw, what="document", expected=(DocumentError,))
+    return sandbox.run_bounded(partial(document_import, format=fmt), text, what="document",
+                               expected=(DocumentError,))
+
+
+def _forty_page_pdf() -> bytes:
+    """An honest 40-page PDF of RFC density (about 0.7 s of CPU to read on an idle machine)."""
+    lines = (TESTS / "seeds" / "rfc4198-fdc.txt").read_text().split("\n")
+    return make_pdf("\n".join((lines * 20)[:40 * 60]))
+
+
+def test_honest_documents_grammars_and_markdown_pass_on_a_busy_machine(busy_machine, settings):
+    settings.REGISTRY_JOB_SECONDS = 2  # the default
+    documents = [(path.name, path.read_bytes()) for path in SEEDS] + [("rfc4198-40-pages.pdf", _forty_page_pdf())]
+    for name, raw in documents:
+        result = _bounded_import(name, raw)  # raises BudgetExceeded if refused
+        assert result.data.snid or result.report, name
+    raw = demo_raw("example")
+    cache_clear()
+    compiled = sandbox.run_bounded(_compile, raw["grammar"]["abnf"], raw["grammar"]["rule"] or None,
+                                   tuple(raw["examples"]["valid"]), what="grammar")
+    assert compiled.ok and compiled.crosscheck.checked > 0 and not compiled.crosscheck.cut_short
+    sections = [text for text in raw["sections"].values() if text]
+    markdown.local_clear()
+    rendered = sandbox.run_bounded(markdown.render_many, tuple(sections), what="text")
+    assert None not in rendered
+
+
+def test_hostile_markdown_and_grammars_are_refused_within_budget_on_a_busy_machine(busy_machine, settings):
+    settings.REGISTRY_JOB_SECONDS = 2
+    for case in CASES["markdown"][:5]:
+        started = time.perf_counter()
+        rendered = sandbox.run_bounded(markdown.render_many, (_expand(case),), what="text")
+        assert rendered == [None]  # cut short by its section's CPU time, shown as written
+        assert time.perf_counter() - started < sandbox.wall_ceiling()
+    settings.REGISTRY_JOB_SECONDS = 0.3
+    with pytest.raises(sandbox.BudgetExceeded) as caught:
+        sandbox.run_bounded(_compile, 'a = *(*"x" *"x" *"x") "y"\n', None, ("x" * 150 + "z",), what="grammar")
+    assert (caught.value.limit, caught.value.deterministic) == ("time", True)
