@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PORT = int(os.environ.get("BENCH_PORT", "8700"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 LOOKUP = "/api/lookup/?urn=urn:ogf:fdc:example.com:20010527:img089322-038"
+RESOLVE = "/resolve/?urn=urn:ogf:fdc:example.com:20010527:img089322-038"  # 302 to the demo's fdc resolver
 FLOOR = "/bench/floor/"
 STATIC = "/static/registry/site.css"
 TARGET_RATIO, TARGET_P99 = 1.5, 20.0
@@ -208,7 +209,8 @@ def report() -> str:
         script = Path(tempfile.mkdtemp(prefix="registry-wrk-")) / "distinct.lua"
         script.write_text(DISTINCT_LUA)
         ours_url = f"http://127.0.0.1:{PORT}"
-        targets = [("lookup", ours_url + LOOKUP, None), ("lookup, a new URN each request", ours_url, script)]
+        targets = [("lookup", ours_url + LOOKUP, None), ("resolve", ours_url + RESOLVE, None),
+                   ("lookup, a new URN each request", ours_url, script)]
         if bioregistry:
             targets += [("Bioregistry reference", f"http://127.0.0.1:{PORT + 1}{servers.BIOREGISTRY_PATH}", None),
                         ("Bioregistry reference (go)", f"http://127.0.0.1:{PORT + 1}/api/reference/go:0032571",
@@ -235,6 +237,7 @@ def report() -> str:
 
     how = {
         "lookup": f"ours, `GET {LOOKUP}`",
+        "resolve": f"ours, `GET {RESOLVE}` (302 to the SNID's resolver)",
         "lookup, a new URN each request": "ours, `GET /api/lookup/?urn=urn:ogf:fdc:example.com:2002:A<n>-<random>` "
                                           "(wrk Lua script: never a repeated answer)",
         "Bioregistry reference": f"Bioregistry, `GET {servers.BIOREGISTRY_PATH}`",
@@ -292,6 +295,9 @@ def report() -> str:
     lines += [f"- 0 errors — {_met(lookup['errors'] == 0)} ({lookup['errors']}).",
               f"- p99 < {TARGET_P99:.0f} ms — {_met(lookup['p99'] < TARGET_P99)} (median round {lookup['p99']:.2f} ms, "
               f"worst round {lookup['p99_worst']:.2f} ms).",
+              f"- Resolve vs. lookup (as fast as the lookup): {results['resolve']['rps'] / lookup['rps']:.2f}× "
+              f"req/s, p99 {results['resolve']['p99']:.2f} ms vs. {lookup['p99']:.2f} ms, "
+              f"{results['resolve']['errors']} errors.",
               f"- Lookup vs. the Django floor: {lookup['rps'] / results['Django floor']['rps']:.2f}×; vs. the "
               f"static-file floor: {lookup['rps'] / results['static file']['rps']:.2f}×."]
     if nginx:

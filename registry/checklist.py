@@ -40,6 +40,8 @@ from .grammar.compiler import NOT_CHECKED
 from .grammar.parse import Issue
 from .grammar.samples import character_samples
 from .interchange import ProposalData
+from .resolution.expand import preview as resolution_preview
+from .resolution.templates import resolvers_errors, rule_placeholders
 
 PASS, WARNING, FAIL, EDITOR, NOT_RUN = (FindingStatus.PASS.value, FindingStatus.WARNING.value,
                                         FindingStatus.FAIL.value, FindingStatus.EDITOR.value,
@@ -895,6 +897,62 @@ def examples_invalid(ctx: Context):
         findings.append(Finding("examples-invalid", PASS,
                                 f"All {len(ctx.data.examples.invalid)} invalid examples are rejected.",
                                 ref, {"section": "examples"}))
+    return findings
+
+
+# --- 3.2 Resolution ------------------------------------------------------------------------
+
+
+def _need_resolver_grammar(ctx: Context):
+    """Templates that name rules of the grammar need a grammar that validates."""
+    if not any(rule_placeholders(r["template"]) for r in ctx.data.resolvers):
+        return None
+    if ctx.grammar is None:
+        return ("the resolver templates name rules of the grammar, and no formal syntax is written yet",
+                {"section": "grammar"})
+    return _need_grammar(ctx)
+
+
+def _need_valid_examples(ctx: Context):
+    if ctx.data.resolvers and not ctx.data.examples.valid:
+        return ("list valid examples (section 6) so the registry can show the URLs the resolvers give",
+                {"section": "examples"})
+    return None
+
+
+NEEDS["resolver-grammar"] = _need_resolver_grammar
+NEEDS["valid-examples"] = _need_valid_examples
+
+
+@check("resolvers", needs=("valid-examples", "resolver-grammar"), reference="GFD.191 §6 (3.2)",
+       item={"section": "resolution"})
+def resolvers(ctx: Context):
+    """Each declared resolver's template, expanded for every valid example: the URLs shown."""
+    ref, item = "GFD.191 §6 (3.2)", {"section": "resolution"}
+    declared = ctx.data.resolvers
+    if not declared:
+        return []  # section 3.2 is optional: nothing declared, nothing to examine
+    grammar = ctx.grammar
+    names = [rule.name for rule in grammar.parsed.rules.values()] if grammar is not None else []
+    errors, warnings = resolvers_errors(declared, names)
+    findings = [Finding("resolvers", FAIL, e, ref, item) for e in errors]
+    findings += [Finding("resolvers", WARNING, w, ref, item) for w in warnings]
+    if errors:
+        return findings
+    rows = resolution_preview(declared, grammar, ctx.data.examples.valid, ctx.data.equivalence)
+    for name, example, url, problem in rows:
+        if problem:
+            findings.append(Finding("resolvers", FAIL if not example else WARNING,
+                                    f"Resolver {name!r}{' for ' + example if example else ''}: {problem}",
+                                    ref, {**item, **({"example": example, "list": "valid"} if example else {})}))
+    good = [(name, example, url) for name, example, url, problem in rows if not problem]
+    if good and not any(f.status == FAIL for f in findings):
+        shown = "; ".join(f"{name}: {example} → {url}" for name, example, url in good[:20])
+        more = f" (and {len(good) - 20} more)" if len(good) > 20 else ""
+        findings.append(Finding("resolvers", PASS,
+                                f"Every template filled for every valid example ({len(good)} URL"
+                                f"{'s' if len(good) != 1 else ''}): {shown}{more}.", ref,
+                                {**item, "urls": [list(row) for row in good[:100]]}))
     return findings
 
 

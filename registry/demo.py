@@ -50,6 +50,8 @@ def demo_load(applicant, editor) -> list[Proposal]:
     proposals = []
     for entry in manifest()["proposals"]:
         raw = json.loads((FIXTURES / entry["file"]).read_text(encoding="utf-8"))
+        if "resolvers" in entry:  # section 3.2's resolvers, declared for the demo (docs/resolution.md)
+            raw["resolvers"] = entry["resolvers"]
         proposal = services.proposal_create(interchange.load(raw), applicant, is_demo=True)
         for step in entry["steps"]:
             actor = applicant if step["action"] in ("submit", "withdraw") else editor

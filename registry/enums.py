@@ -63,6 +63,7 @@ class EventKind(models.TextChoices):
     CREATED = "created", "Created"
     TRANSITION = "transition", "State change"
     JUDGEMENT = "judgement", "Editor's judgement"
+    RESOLVERS = "resolvers", "Resolvers changed"
 
 
 @dataclass(frozen=True, slots=True)

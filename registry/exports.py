@@ -36,7 +36,8 @@ from .models import Namespace, Proposal
 XML_NAMESPACE = "urn:ogf:registry"
 CSV_COLUMNS = ["snid", "version", "registration_date", "title", "document_reference", "document_url",
                "document_status", "document_type", "registrant_name", "registrant_organisation", "registrant_email",
-               "registrant_contact", "equivalence", "max_length", "pattern", "url", "status", "successor"]
+               "registrant_contact", "equivalence", "max_length", "pattern", "url", "status", "successor",
+               "resolvers"]
 
 
 @dataclass(slots=True)
@@ -159,10 +160,24 @@ def registry_snapshot(base_url: str | None = None, updated=None) -> RegistrySnap
             # selectors.reservation_active, on the tuple
             reservations.append({"snid": snid,
                                  "reserved_until": reserved_until.isoformat() if reserved_until else None})
+    _with_resolvers(records)
     changed = last_modified() if updated is None else updated
     return RegistrySnapshot(records, reservations, (changed or timezone.now()).isoformat())
 
 
+def _with_resolvers(records: list[dict]) -> None:
+    """Each record's current resolvers with their health status (one query for all)."""
+    from .resolution.models import Resolver
+
+    by_snid: dict[str, list] = {}
+    for snid, name, template, returns, types, primary, status, checked in Resolver.objects.current().order_by(
+            "namespace_id", "order", "id").values_list("namespace__snid", "name", "template", "returns",
+                                                        "media_types", "primary", "status", "last_checked_at"):
+        by_snid.setdefault(snid, []).append({
+            "name": name, "template": template, "returns": returns, "media_types": list(types or []),
+            "primary": primary, "status": status, "last_checked_at": checked.isoformat() if checked else None})
+    for record in records:
+        record["resolvers"] = by_snid.get(record["snid"], [])
 #: Where the registrant's choice of what to publish is in a row (read as text).
 _PUBLISHED = _COLUMNS.index("current__registrant_published")
 #: An SNID's life after approval, read in the same query (registry.stewardship): the overlay of
@@ -232,7 +247,8 @@ def as_csv(snapshot: RegistrySnapshot) -> str:
          cell(r["registrant"]["name"]), cell(r["registrant"]["organisation"]), cell(r["registrant"]["email"]),
          cell(r["registrant"]["contact"]), cell(" ".join(r["equivalence"])), cell(r["max_length"] or ""),
          cell(r["pattern"]), cell(r["url"]), cell(r["status"]),
-         cell(r["successor"])]
+         cell(r["successor"]),
+         cell(" ".join(f"{x['name']}={x['template']} ({x['status']})" for x in r.get("resolvers", ())))]
         for r in snapshot.records)
     return out.getvalue()
 
@@ -304,6 +320,11 @@ def _xml_record(record: dict) -> str:
         children.append(_leaf("max_length", str(record["max_length"])))
     if record["pattern"]:
         children.append(_leaf("pattern", record["pattern"], ' syntax="re2-ecmascript"'))
+    if record.get("resolvers"):
+        children.append(_parent("resolvers", [_leaf(
+            "resolver", _xml_text(r["template"]),
+            f' name="{_attr(_xml_text(r["name"]))}" returns="{_attr(r["returns"])}" primary="{str(r["primary"]).lower()}"'
+            f' status="{_attr(r["status"])}"') for r in record["resolvers"]], i))
     children.append(_leaf("url", record["url"]))
     children.append(_leaf("status", record["status"],
                           f' successor="{_attr(record["successor"])}"' if record["successor"] else ""))

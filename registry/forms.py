@@ -18,6 +18,7 @@ from . import documents, interchange, sandbox
 from .enums import DocumentStatus, DocumentType
 from .gfd191 import SECTIONS, SECTIONS_BY_KEY
 from .grammar import EQUIVALENCE_STEPS, snid_error
+from .resolution import lines as resolution_lines
 
 _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}
 
@@ -141,6 +142,12 @@ class ProposalForm(forms.Form):
         label="Executable equivalence rule", required=False, widget=forms.CheckboxSelectMultiple,
         choices=[(step, f"{step}: {words}") for step, words in EQUIVALENCE_STEPS.items()],
         help_text="urn:ogf: and the SNID are always case-insensitive (RFC 6453).")
+    resolvers = forms.CharField(
+        label="Resolvers", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
+        help_text="One resolver per line: " + resolution_lines.LINE_FORMAT + ". Example: "
+                  "Provider | https://data.example.org/{nss} — https only (http with a warning), the "
+                  "host written out, {nss} or a rule of the grammar as {RuleName}.")
     examples_valid = forms.CharField(label="Valid example URNs", required=False, max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EXAMPLES * 2,
                                      widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
                                      help_text="One URN per line.")
@@ -166,6 +173,7 @@ class ProposalForm(forms.Form):
                        "registrant_public_contact", "registrant_published"],
         "syntactic_structure": ["grammar_abnf", "grammar_rule", "max_length"],
         "lexical_equivalence": ["equivalence", "examples_equivalent"],
+        "resolution": ["resolvers"],
         "examples": ["examples_valid", "examples_invalid"],
     }
 
@@ -223,6 +231,7 @@ class ProposalForm(forms.Form):
             "examples_valid": "\n".join(data.examples.valid),
             "examples_invalid": "\n".join(data.examples.invalid),
             "examples_equivalent": "\n".join(" ".join(group) for group in data.examples.equivalent),
+            "resolvers": resolution_lines.resolvers_to_lines(data.resolvers),
         }
         initial.update({f"section_{key}": text for key, text in data.sections.items()})
         return initial
@@ -261,6 +270,7 @@ class ProposalForm(forms.Form):
             },
             "equivalence": list(cleaned.get("equivalence") or []),
             "max_length": cleaned.get("max_length"),
+            "resolvers": resolution_lines.resolvers_from_lines(cleaned.get("resolvers", "")),
             "unplaced": cleaned.get("unplaced", ""),
         }
         try:
@@ -269,6 +279,9 @@ class ProposalForm(forms.Form):
             for error in exc.errors:
                 key, _, message = error.partition(": ")
                 field = _field_for(key)
+                if field == "resolvers" and "[" in key:
+                    number = int(key.split("[", 1)[1].split("]", 1)[0]) + 1
+                    message = f"Line {number} ({key.rsplit('.', 1)[-1] if '.' in key else 'resolver'}): {message}"
                 if field not in self.errors:
                     self.add_error(field if field in self.fields else None, message or error)
             return cleaned
@@ -323,6 +336,7 @@ class ProposalForm(forms.Form):
                 [line.replace(" = ", " ").split() for line in lines("examples_equivalent")]),
             equivalence=[step for step in EQUIVALENCE_STEPS if step in steps],
             max_length=max_length if max_length and 1 <= max_length <= 4096 else None,
+            resolvers=resolution_lines.resolvers_from_lines(text("resolvers", interchange.MAX_TEXT)),
             unplaced=text("unplaced", interchange.MAX_TEXT) if text("unplaced", interchange.MAX_TEXT).strip() else "",
         )
 
@@ -339,6 +353,8 @@ class ProposalForm(forms.Form):
 def _field_for(key: str) -> str:
     """Interchange key path (``sections.scope``, ``examples.valid[2]``) -> form field name."""
     key = re.sub(r"\[\d+\]", "", key)
+    if key.startswith("resolvers"):
+        return "resolvers"
     if key.startswith("sections."):
         return "section_" + key.split(".", 1)[1]
     return key.replace(".", "_")
@@ -458,6 +474,10 @@ class ImportReviewForm(forms.Form):
         label="Unplaced text from the imported document", required=False, max_length=interchange.MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 6}),
         help_text="Kept apart in the draft: move it into its sections or delete it before submitting.")
+    resolvers = forms.CharField(
+        label="3.2 Resolvers", required=False, max_length=interchange.MAX_TEXT,
+        widget=forms.Textarea(attrs={**_MONO, "rows": 2}),
+        help_text="One resolver per line: " + resolution_lines.LINE_FORMAT + ".")
     confirmed = forms.BooleanField(label="I have checked the highlighted items against the source", required=False)
 
     def __init__(self, *args, uncertain: int = 0, **kwargs):
@@ -487,6 +507,7 @@ class ImportReviewForm(forms.Form):
                          "invalid": _lines(cleaned.get("examples_invalid", ""))},
             "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
             "unplaced": cleaned.get("unplaced", ""),
+            "resolvers": resolution_lines.resolvers_from_lines(cleaned.get("resolvers", "")),
         }
         try:
             cleaned["data"] = interchange.load(raw)

@@ -29,6 +29,9 @@ class Section:
     required: bool
     #: prose | snid | version | registrant
     kind: str = "prose"
+    #: The structured part kept beside a prose section's text ("" for none): the grammar
+    #: of 2.1, the resolvers of 3.2. Forms, pages and exports show it under the section.
+    structured: str = ""
 
     @property
     def part(self) -> str:
@@ -78,7 +81,7 @@ SECTIONS: tuple[Section, ...] = (
         "Describe the structure of every URN of the namespace that is considered valid, now "
         "and in future, and introduce the terms used elsewhere. Give the formal syntax in "
         "ABNF (RFC 5234) below; state the maximum length of a URN (GFD.191 §5 asks for it).",
-        True,
+        True, structured="grammar",
     ),
     Section(
         "2.2", "reserved_use", "Reserved Use",
@@ -112,8 +115,11 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "3.2", "resolution", "Process for Identifier Resolution",
         "Optional. How a URN can be resolved to metadata or locations, whether resolution "
-        "services are open or delegated, and how long resolved attributes may be cached.",
-        False,
+        "services are open or delegated, and how long resolved attributes may be cached. "
+        "Declare resolvers below so the registry can send readers of a URN to them: a URL "
+        "template with {nss} (the whole string after the SNID) or {RuleName} (what a rule of "
+        "the grammar matched) placeholders.",
+        False, structured="resolvers",
     ),
     Section(
         "4.1", "scope", "Scope",

@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from .enums import DocumentStatus, DocumentType
 from .gfd191 import PROSE_KEYS
 from .grammar import EQUIVALENCE_STEPS
+from .grammar.parse import parse_grammar
+from .resolution.templates import RESOLVERS_MAX, resolvers_errors
 
 FORMAT = "urn-ogf-proposal/1"
 
@@ -99,6 +101,8 @@ class ProposalData:
     examples: Examples = field(default_factory=Examples)
     equivalence: list[str] = field(default_factory=list)
     max_length: int | None = None
+    #: Section 3.2's resolvers: {name, template, returns, media_types, primary} each.
+    resolvers: list[dict] = field(default_factory=list)
     #: Text of an imported document that matched no template section, kept apart (with its
     #: source lines) for the applicant to move into its sections or delete before submitting.
     unplaced: str = ""
@@ -106,8 +110,9 @@ class ProposalData:
 
 _TOP_KEYS = {
     "format", "snid", "title", "version", "registration_date", "registrant", "document",
-    "sections", "grammar", "examples", "equivalence", "max_length", "unplaced",
+    "sections", "grammar", "examples", "equivalence", "max_length", "resolvers", "unplaced",
 }
+_RESOLVER_KEYS = {"name", "template", "returns", "media_types", "primary"}
 
 
 class _Reader:
@@ -298,6 +303,7 @@ def load(data) -> ProposalData:
         r.fail("max_length", "must be a whole number from 1 to 4096, or null.")
         max_length = None
 
+    resolvers = _resolvers(r, data.get("resolvers"), grammar)
     unplaced = r.text(data, "unplaced", "unplaced", limit=MAX_TEXT)
 
     if not r.errors:
@@ -308,7 +314,73 @@ def load(data) -> ProposalData:
     if r.errors:
         raise InterchangeError(r.errors)
     return ProposalData(snid, title, version, registration_date, registrant, document, sections,
-                        grammar, examples, equivalence, max_length, unplaced if unplaced.strip() else "")
+                        grammar, examples, equivalence, max_length, resolvers=resolvers,
+                        unplaced=unplaced if unplaced.strip() else "")
+
+
+def grammar_rule_names(abnf: str) -> list[str]:
+    """The rule names of a grammar as written (a linear parse, no compilation)."""
+    return [rule.name for rule in parse_grammar(abnf).rules.values()] if abnf.strip() else []
+
+
+def resolvers_load(raw, abnf: str) -> tuple[list[dict], list[str]]:
+    """Resolvers from untrusted data, checked (template shape and the grammar's rule names):
+    (resolvers, errors). Used by the resolver-change service."""
+    r = _Reader()
+    resolvers = _resolvers(r, raw, Grammar(abnf=abnf))
+    if not r.errors:
+        errors, _warnings = resolvers_errors(resolvers, grammar_rule_names(abnf))
+        r.errors += errors
+    return resolvers, r.errors
+
+
+def _resolvers(r: _Reader, raw, grammar: Grammar) -> list[dict]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        r.fail("resolvers", f"must be a list of resolver objects, not {_type_name(raw)}.")
+        return []
+    if len(raw) > RESOLVERS_MAX:
+        r.fail("resolvers", f"has {len(raw):,} entries; at most {RESOLVERS_MAX} resolvers can be declared.")
+        return []
+    out = []
+    for index, item in enumerate(raw):
+        path = f"resolvers[{index}]"
+        if not isinstance(item, dict):
+            r.fail(path, f"must be an object, not {_type_name(item)}.")
+            continue
+        for unknown in sorted(set(item) - _RESOLVER_KEYS):
+            r.fail(f"{path}.{unknown[:40]}", f"is not a known key (expected one of: {', '.join(sorted(_RESOLVER_KEYS))}).")
+        primary = item.get("primary", False)
+        if not isinstance(primary, bool):
+            r.fail(f"{path}.primary", "must be true or false.")
+            primary = False
+        types = item.get("media_types", [])
+        resolver = {
+            "name": r.text(item, "name", f"{path}.name").strip(),
+            "template": r.text(item, "template", f"{path}.template", limit=MAX_LINE).strip(),
+            "returns": r.text(item, "returns", f"{path}.returns", default="landing").strip() or "landing",
+            "media_types": [t.strip().lower() for t in types] if isinstance(types, list) and all(
+                isinstance(t, str) for t in types) else types,
+            "primary": primary,
+        }
+        out.append(resolver)
+    if out:
+        if not any(item["primary"] for item in out):
+            out[0]["primary"] = True  # the first is the primary unless another is named
+        # The shape is checked here (scheme, host, size, placeholders); whether each {RuleName} is
+        # a rule of the grammar is the checklist's "resolvers" check, so a draft whose grammar is
+        # being reworked can still be saved, with the finding saying what to fix.
+        errors, _warnings = resolvers_errors(out, None)
+        for error in errors:
+            where, _, message = error.partition(": ")
+            if not message:
+                r.fail("resolvers", error)
+                continue
+            number = where.split(" ")[1] if where.startswith("resolver ") else ""
+            key = f"resolvers[{int(number) - 1}].{where.split(' ', 2)[2]}" if number.isdigit() else "resolvers"
+            r.fail(key, message)
+    return out
 
 
 def proposal_chars(sections, grammar, examples, registrant, document, title="", unplaced="") -> int:
@@ -325,6 +397,8 @@ def dump(data: ProposalData) -> dict:
     out = asdict(data)
     out["registration_date"] = data.registration_date.isoformat() if data.registration_date else None
     out["sections"] = {key: data.sections[key] for key in PROSE_KEYS if data.sections.get(key)}
+    if not out["resolvers"]:
+        del out["resolvers"]  # optional: a proposal without resolvers reads and digests as before
     if not data.unplaced:
         del out["unplaced"]  # only an import's leftovers have any
     return {"format": FORMAT, **out}

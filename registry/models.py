@@ -152,6 +152,8 @@ class Proposal(models.Model):
     examples_equivalent = models.JSONField(default=list, blank=True)
     equivalence = models.JSONField(default=list, blank=True)
     max_length = models.PositiveIntegerField(null=True, blank=True)
+    #: Section 3.2's structured part: the declared resolvers (registry.resolution).
+    resolvers = models.JSONField(default=list, blank=True)
     #: Text of an imported document that matched no template section (interchange ``unplaced``):
     #: shown as its own part until the applicant moves or deletes it; submission waits for that.
     unplaced_text = models.TextField(blank=True, default="", db_default="")  # db_default: rows written by SQL too
@@ -271,6 +273,7 @@ class Proposal(models.Model):
             ),
             equivalence=list(self.equivalence),
             max_length=self.max_length,
+            resolvers=[dict(r) for r in self.resolvers or []],
             unplaced=self.unplaced_text,
         )
 
@@ -298,6 +301,7 @@ class Proposal(models.Model):
         self.examples_equivalent = [list(g) for g in data.examples.equivalent]
         self.equivalence = list(data.equivalence)
         self.max_length = data.max_length
+        self.resolvers = [dict(r) for r in data.resolvers]
         self.unplaced_text = data.unplaced
 
 
@@ -452,4 +456,5 @@ class ValidatorCost(models.Model):
 
 
 from .transparency.models import LogEntry, LogHead  # noqa: E402,F401  (the log's tables, in this app)
+from .resolution.models import Resolver, ResolverCheck  # noqa: E402,F401  (resolvers, in this app)
 from .stewardship.models import ChangeRequest, Deprecation, RegistrantOverlay, Steward, StewardshipEvent  # noqa: E402,F401,E501

@@ -35,6 +35,7 @@ admin.site.login = _admin_login
 admin.site.site_header = "urn:ogf registry administration"
 
 urlpatterns = [
+    path("", include(("registry.resolution.urls", "resolution"))),  # /urn:ogf:..., /resolve/
     path("api/", include("registry.api.urls")),
     path(settings.ADMIN_PATH, admin.site.urls),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),

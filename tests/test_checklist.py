@@ -155,6 +155,13 @@ CASES = [
     ("immutability", {}, None, ["editor"]),
     ("immutability", _sections(immutability=None), None, ["fail"]),
     ("scope", {}, None, ["editor"]),
+    ("resolvers", {"resolvers": [{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}]},
+     None, ["pass"]),
+    ("resolvers", {"resolvers": [{"name": "main", "template": "http://data.example.org/{nss}"}]},
+     None, ["warning", "pass"]),
+    # an optional rule the examples never use: no URL for any of the four examples
+    ("resolvers", {"resolvers": [{"name": "main", "template": "https://data.example.org/{QUERY}"}]},
+     None, ["warning"] * 4),
     ("unplaced-text", {}, None, []),
     ("unplaced-text", {"unplaced": "### Abstract (source lines 3–9)\n\nAn abstract."}, None, ["warning"]),
 ]

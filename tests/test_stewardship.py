@@ -212,11 +212,20 @@ def test_a_change_request_is_validated_by_its_kinds_form(snid):
 
 
 @pytest.mark.django_db
-def test_resolvers_are_not_offered_without_the_resolution_module(snid):
-    assert "resolvers" in CHANGE_KINDS and "resolvers" not in [k.name for k in kinds_offered()]
-    with pytest.raises(services.ServiceError):
-        stewardship.change_request_create(snid["namespace"], "resolvers", {"resolvers": "https://x/{nss}"},
-                                          snid["users"]["steward"], reason="x")
+def test_resolvers_change_request_is_checked_and_applied_by_the_resolution_module(snid):
+    from registry.resolution.models import Resolver
+
+    assert "resolvers" in [k.name for k in kinds_offered()]
+    steward, editor = snid["users"]["steward"], snid["users"]["editor"]
+    with pytest.raises(services.ServiceError, match="https://"):
+        stewardship.change_request_create(snid["namespace"], "resolvers", {"resolvers": "javascript:alert(1)"},
+                                          steward, reason="x")
+    request = stewardship.change_request_create(snid["namespace"], "resolvers",
+                                                {"resolvers": "https://data.example.org/{INDEX}"}, steward,
+                                                reason="Our catalogue resolves them now.")
+    stewardship.change_request_decide(request, editor, approve=True)
+    assert [r.template for r in Resolver.objects.current().filter(namespace=snid["namespace"])] == [
+        "https://data.example.org/{INDEX}"]
 
 
 @pytest.mark.django_db

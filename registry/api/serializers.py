@@ -102,11 +102,15 @@ class VersionSerializer(serializers.Serializer):
                   "validate without calling the API. URNs are also limited to 4096 characters.")
     url = serializers.URLField(help_text="the SNID's page in the registry")
     api_url = serializers.URLField(help_text="this version in the API")
+    resolvers = serializers.ListField(child=serializers.DictField(), help_text=(
+        "the resolvers declared in this version's section 3.2 (name, template, returns, media_types, "
+        "primary); the SNID's current resolvers, with status, are the SNID's `resolvers`"))
 
     def to_representation(self, proposal: Proposal) -> dict:
         namespace = proposal.namespace
         return {
             **_content(proposal),
+            "resolvers": list(proposal.resolvers or []),
             "snid": namespace.snid,
             "status": namespace.status,
             "pattern": _pattern(proposal),
@@ -135,15 +139,22 @@ class SnidSerializer(serializers.Serializer):
     versions = VersionLinkSerializer(many=True)
     url = serializers.CharField(allow_null=True)
     api_url = serializers.CharField()
+    resolvers = serializers.ListField(child=serializers.DictField(), required=False, help_text=(
+        "registered SNIDs only: the current resolvers (they may have changed since the version was approved) with each one's "
+        "health status (unknown, up, failing, down), last check, HTTP code and latency"))
 
     def to_representation(self, namespace) -> dict:
+        from ..resolution.selectors import resolver_status
+
         registered = namespace.status == NamespaceStatus.REGISTERED and namespace.current_id
         versions = list(self.context.get("versions", []))
+        resolvers = {"resolvers": resolver_status(namespace)} if registered else {}
         deprecation = deprecation_of(namespace) if registered else None
         current = VersionSerializer(current_with_overlay(namespace)).data if registered else None
         if current is not None and deprecation is not None:
             current["status"] = "deprecated"
         return {
+            **resolvers,
             "snid": namespace.snid,
             "status": "deprecated" if deprecation is not None else namespace.status,
             "deprecation": {

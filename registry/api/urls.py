@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from . import docs_ui, views
 from ..transparency.urls import api_urlpatterns as log_urlpatterns
 from .errors import not_found
+from ..resolution.api import ResolveApi
 
 app_name = "api"
 
@@ -11,6 +12,7 @@ urlpatterns = [
     # The hot endpoints first: URL resolution tries patterns in order.
     path("lookup/", views.Lookup.as_view(), name="lookup"),
     path("validate/", views.Validate.as_view(), name="validate"),
+    path("resolve/", ResolveApi.as_view(), name="resolve"),  # registry/resolution/api.py
     path("snids/", views.SnidList.as_view(), name="snid_list"),
     path("snids/<str:snid>/", views.SnidDetail.as_view(), name="snid_detail"),
     path("snids/<str:snid>/versions/<int:version>/", views.SnidVersion.as_view(), name="snid_version"),

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from ..gfd191 import PARTS, SECTIONS
 from ..interchange import ProposalData
+from ..resolution.lines import LINE_FORMAT, resolvers_to_lines
 
 EMPTY = "(none)"  # what the export writes for an empty section
+RESOLVERS_MARK = f"Resolvers ({LINE_FORMAT}):"
 
 
 # --- export ------------------------------------------------------------------------------------
@@ -59,6 +61,9 @@ def document_export(data: ProposalData, *, markdown: bool = True) -> str:
                 out.append("\n".join("    " + line for line in data.grammar.abnf.rstrip().split("\n")))
                 if data.max_length:
                     out.append(f"The total length of a URN MUST NOT exceed {data.max_length} characters.")
+            if section.structured == "resolvers" and data.resolvers:
+                out.append(RESOLVERS_MARK)
+                out.append("\n".join("    " + line for line in resolvers_to_lines(data.resolvers).split("\n")))
             if section.key == "lexical_equivalence" and data.equivalence:
                 out.append("Executable rule: " + ", ".join(data.equivalence) + ".")
             if section.key == "examples":

@@ -1,11 +1,13 @@
 """Our own export read back: the lines export.py writes around structured parts (the formal
-syntax block, the maximum length, the executable equivalence rule, the numbered example lists)
-are taken out of the prose they sit in and put back into their fields, so export followed by
-import gives back the same proposal."""
+syntax block, the maximum length, the executable equivalence rule, the resolvers, the numbered
+example lists) are taken out of the prose they sit in and put back into their fields, so export
+followed by import gives back the same proposal."""
 
 from __future__ import annotations
 
 from ..interchange import ProposalData
+from ..resolution.lines import resolvers_from_lines
+from .export import RESOLVERS_MARK
 from .text import Line
 
 
@@ -74,6 +76,19 @@ def export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
             steps = line.text.rstrip()[len(_RULE):-1]
             data.equivalence = [s.strip() for s in steps.split(",") if s.strip()]
             sections["lexical_equivalence"] = [other for other in lines if other is not line]
+            break
+    lines = sections.get("resolution", [])
+    for position, line in enumerate(lines):
+        if line.text.strip() == RESOLVERS_MARK:
+            body = []
+            for other in lines[position + 1:]:
+                if other.text.strip() and not other.text.startswith("    "):
+                    break
+                body.append(other)
+            while body and not body[-1].text.strip():
+                body.pop()
+            data.resolvers = resolvers_from_lines("\n".join(other.text[4:] for other in body))
+            sections["resolution"] = lines[:position] + lines[position + 1 + len(body):]
             break
     lines = sections.get("examples", [])
     if any(line.text.strip() in _LISTS for line in lines) and _numbered_lists(lines):

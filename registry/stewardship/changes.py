@@ -78,7 +78,10 @@ def _resolution() -> bool:
 def _resolvers_validate(namespace, data: dict) -> dict:
     from registry.resolution.services import resolvers_validate  # present only with the resolution module
 
-    return {"resolvers": resolvers_validate(namespace.snid, data)}
+    errors = resolvers_validate(namespace.snid, data)  # checked as at registration: [] when they can be set
+    if errors:
+        raise ValueError("; ".join(errors))
+    return data
 
 
 def _resolvers_apply(namespace, data: dict, editor, reason: str) -> dict:

@@ -93,6 +93,19 @@ RESERVATION_ENDED = register(
     {"snid": _SNID, "reserved_until": _DATE, "how": {"enum": ["expired", "released"]}},
     ["snid", "reserved_until", "how"])
 
+SNID_RESOLVERS = register(
+    "snid-resolvers", 1,
+    "The resolvers of a registered SNID were set: on approval of a version (copied from its section 3.2) "
+    "or changed by an editor afterwards (with the reason); the syntax and meaning of URNs do not change.",
+    {"snid": _SNID, "version": {"type": "integer", "minimum": 1},
+     "how": {"enum": ["approved", "changed"]}, "reason": _TEXT,
+     "resolvers": {"type": "array", "maxItems": 10, "items": {
+         "type": "object", "additionalProperties": False,
+         "required": ["name", "template", "returns", "media_types", "primary"],
+         "properties": {"name": _TEXT, "template": _TEXT, "returns": _TEXT, "media_types": _TEXTS,
+                        "primary": {"type": "boolean"}}}}},
+    ["snid", "version", "how", "reason", "resolvers"])
+
 
 _NAME = {"type": "string", "maxLength": 300}
 _PUBLIC_REGISTRANT = {"type": "object", "additionalProperties": False,

@@ -20,6 +20,7 @@ from functools import partial
 from .. import sandbox, services
 from ..documents import FOUND, MISSING, UNCERTAIN, DocumentError, document_import
 from ..forms import ImportDocumentForm, ImportReviewForm
+from ..resolution.lines import resolvers_to_lines
 from ..gfd191 import SECTIONS
 
 def _import_bounded(text: str, fmt: str, notes=()):
@@ -37,7 +38,9 @@ _ROWS = [
     ("abnf", ["grammar.abnf", "grammar.rules"]), ("rule", ["grammar.rule"]),
     ("examples_valid", ["examples.valid"]), ("examples_invalid", ["examples.invalid"]),
 ] + [(f"section_{s.key}", [f"sections.{s.key}"]) for s in SECTIONS if s.kind == "prose"] + [
-    ("unplaced", ["unmapped"])]
+    ("unplaced", ["unmapped"]), ("resolvers", ["resolvers"])]
+#: Rows shown only when the document has them (our own export's section 3.2 resolvers).
+_OPTIONAL_ROWS = {"resolvers"}
 
 
 def _initial(result) -> dict:
@@ -51,6 +54,7 @@ def _initial(result) -> dict:
         "abnf": data.grammar.abnf, "rule": data.grammar.rule,
         "examples_valid": "\n".join(data.examples.valid), "examples_invalid": "\n".join(data.examples.invalid),
         "unplaced": data.unplaced,
+        "resolvers": resolvers_to_lines(data.resolvers),
     }
     for key, text in data.sections.items():
         initial[f"section_{key}"] = text
@@ -61,6 +65,8 @@ def _rows(form, report) -> list[dict]:
     """One row per editable field: the field, its report items, its status (the worst of its items)."""
     rows = []
     for name, fields in _ROWS:
+        if name in _OPTIONAL_ROWS and not form[name].value():
+            continue
         items = [item for item in report.items if item.field in fields]
         statuses = {item.status for item in items}
         status = UNCERTAIN if UNCERTAIN in statuses else FOUND if FOUND in statuses else MISSING

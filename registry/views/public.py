@@ -32,6 +32,7 @@ from ..grammar.portable import published_pattern
 from ..interchange import PUBLISHABLE
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal, ValidatorCost
+from ..resolution.selectors import resolver_changes, resolver_status
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 from ..stewardship.changes import overlay_of
 from ..stewardship.models import StewardshipEvent
@@ -227,6 +228,8 @@ def namespace_detail(request, snid, version=None):
         "steps": [(step, EQUIVALENCE_STEPS[step]) for step in proposal.equivalence],
         "check": check, "card": _card(namespace, proposal, examples, is_current),
         "log": version_log_status(namespace.snid, proposal.version),
+        "resolvers": resolver_status(namespace) if is_current else [],
+        "resolver_changes": resolver_changes(namespace) if is_current else [],
         "life": public_life(namespace),
     }
     return _public(render(request, "registry/urn/detail.html", context), request)

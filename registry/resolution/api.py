@@ -1,0 +1,70 @@
+"""``GET /api/resolve/?urn=``: the resolution answer as JSON, documented in the OpenAPI schema."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+
+from ..api.serializers import ErrorSerializer, LookupResultSerializer
+from ..api.views import PublicView
+from .models import ResolverStatus
+from .templates import RETURNS
+
+
+class DeclaredResolverSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    template = serializers.CharField(help_text="https URL with {nss} and {RuleName} placeholders")
+    returns = serializers.ChoiceField(choices=RETURNS)
+    media_types = serializers.ListField(child=serializers.CharField())
+    primary = serializers.BooleanField()
+
+
+class ResolverStatusSerializer(DeclaredResolverSerializer):
+    status = serializers.ChoiceField(choices=ResolverStatus.choices)
+    last_checked_at = serializers.DateTimeField(allow_null=True)
+    last_http_code = serializers.IntegerField(allow_null=True)
+    last_latency_ms = serializers.IntegerField(allow_null=True)
+    last_error = serializers.CharField(allow_blank=True)
+
+
+class ResolvedSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    url = serializers.CharField(allow_null=True, help_text="this resolver's URL for the URN")
+    status = serializers.ChoiceField(choices=ResolverStatus.choices)
+    primary = serializers.BooleanField()
+    returns = serializers.ChoiceField(choices=RETURNS)
+    media_types = serializers.ListField(child=serializers.CharField())
+    problem = serializers.CharField(required=False, help_text="why no URL could be made")
+
+
+class ComponentsSerializer(serializers.Serializer):
+    r = serializers.CharField(allow_null=True, help_text="RFC 8141 r-component (?+), passed on as urn-r")
+    q = serializers.CharField(allow_null=True, help_text="RFC 8141 q-component (?=), kept as the URL's query")
+    f = serializers.CharField(allow_null=True, help_text="fragment (#), left to the client")
+
+
+class ResolveResultSerializer(LookupResultSerializer):
+    components = ComponentsSerializer()
+    resolvers = ResolvedSerializer(many=True, required=False)
+    location = serializers.CharField(allow_null=True, help_text="where /resolve/ would send a browser; "
+                                                                "null: the landing page")
+
+
+class ResolveApi(PublicView):
+    @extend_schema(
+        summary="Where does this urn:ogf: URN resolve?",
+        description="The lookup answer plus every resolver's URL for the URN (each template filled from "
+                    "the normalised URN and what the grammar's rules matched), each resolver's health "
+                    "status, and `location`: the URL `/resolve/` and `/urn:ogf:…` redirect to (the "
+                    "primary resolver, or `provider`; null when none is declared or all are down). "
+                    "CORS allowed; ETag tied to the registry.",
+        parameters=[OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN, RFC 8141 "
+                                     "?+r, ?=q and #f components allowed"),
+                    OpenApiParameter("provider", str, required=False, description="a resolver's name")],
+        responses={200: ResolveResultSerializer, 400: ErrorSerializer,
+                   429: OpenApiResponse(ErrorSerializer, "throttled; see Retry-After")},
+    )
+    def get(self, request):
+        from .views import answer_for
+
+        return answer_for(request, api=True)

@@ -1,0 +1,241 @@
+"""Watching resolvers: polite probes, never to private addresses, and a patient verdict.
+
+``check_resolvers`` (the management command, run from a timer) calls ``run``. Each
+resolver is probed with the URLs its template gives for the registration's valid
+examples (at most ``EXAMPLES_PER_RESOLVER``): HEAD, then GET when HEAD is refused,
+with a timeout, a User-Agent that says who asks, one request at a time per host and
+at most ``REGISTRY_RESOLVER_RUN_CAP`` probes a run.
+
+No SSRF: a host name is resolved here and every address it resolves to must be public
+(not loopback, private, link-local, multicast, reserved or unspecified) unless a
+network in ``REGISTRY_RESOLVER_ALLOW_PRIVATE`` contains it; the connection goes to the
+address that was checked (a second DNS answer cannot move it), and every redirect is
+checked the same way before it is followed.
+
+A resolver is "down" only after ``REGISTRY_RESOLVER_DOWN_AFTER`` consecutive failed
+runs spanning at least ``REGISTRY_RESOLVER_DOWN_SECONDS`` — not on one blip. The
+registrant and the editors are mailed once when it goes down and once when it is back.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import socket
+import ssl
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from .. import notify
+from ..lookup import registry_invalidate
+from ..models import Namespace
+from .expand import ExpandError, resolver_url, urn_parts
+from .models import Resolver, ResolverCheck, ResolverStatus
+
+USER_AGENT = "urn-ogf-registry-resolver-check/1 (+{site}/urn/; checks that registered resolvers answer)"
+EXAMPLES_PER_RESOLVER = 3
+MAX_REDIRECTS = 5
+WORKERS = 4
+BODY_READ = 64 * 1024
+
+
+class Refused(Exception):
+    """The URL may not be fetched (an address the registry must not reach, a bad scheme)."""
+
+
+@dataclass(slots=True)
+class ProbeResult:
+    ok: bool
+    url: str
+    http_code: int | None = None
+    latency_ms: int | None = None
+    error: str = ""
+
+
+def _allowed_networks():
+    value = settings.REGISTRY_RESOLVER_ALLOW_PRIVATE
+    if value is True or str(value).lower() in ("all", "true", "1", "yes"):
+        return "all"
+    networks = []
+    for item in str(value or "").split(","):
+        if item.strip():
+            networks.append(ipaddress.ip_network(item.strip(), strict=False))
+    return networks
+
+
+def address_allowed(address: str, allowed=None) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if getattr(ip, "ipv4_mapped", None):
+        ip = ip.ipv4_mapped
+    allowed = _allowed_networks() if allowed is None else allowed
+    if allowed == "all" or any(ip in network for network in allowed if network.version == ip.version):
+        return True
+    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback
+                                 or ip.is_link_local or ip.is_private)
+
+
+def checked_address(url: str) -> tuple[str, int, str, str]:
+    """(scheme, port, host, address to connect to) for ``url``, or Refused."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Refused(f"not an http(s) URL: {url[:100]}")
+    if parts.username or parts.password:
+        raise Refused("URLs with user information are not followed")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise Refused(f"{parts.hostname}: cannot be resolved ({exc.strerror})") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    allowed = _allowed_networks()
+    bad = [a for a in addresses if not address_allowed(a, allowed)]
+    if bad or not addresses:
+        raise Refused(f"{parts.hostname} resolves to {bad[0] if bad else 'nothing'}, an address the registry "
+                      "does not reach (loopback, private, link-local or reserved)")
+    return parts.scheme, port, parts.hostname, addresses[0]
+
+
+class _Pinned(http.client.HTTPConnection):
+    def __init__(self, host, port, address, timeout):
+        super().__init__(host, port, timeout=timeout)
+        self._address = address
+
+    def connect(self):
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedTLS(http.client.HTTPSConnection):
+    def __init__(self, host, port, address, timeout):
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self._address = address
+
+    def connect(self):
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def _request(method: str, url: str, timeout: float) -> tuple[int, str]:
+    scheme, port, host, address = checked_address(url)
+    kind = _PinnedTLS if scheme == "https" else _Pinned
+    connection = kind(host, port, address, timeout)
+    parts = urlsplit(url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request(method, target, headers={
+            "User-Agent": USER_AGENT.format(site=settings.SITE_URL), "Accept": "*/*"})
+        response = connection.getresponse()
+        if method == "GET":
+            response.read(BODY_READ)
+        return response.status, response.getheader("Location") or ""
+    finally:
+        connection.close()
+
+
+def probe(url: str, timeout: float | None = None) -> ProbeResult:
+    """HEAD (then GET if HEAD is refused) ``url``, following checked redirects."""
+    timeout = timeout or settings.REGISTRY_RESOLVER_TIMEOUT
+    started = time.monotonic()
+    current = url
+    try:
+        for _ in range(MAX_REDIRECTS + 1):
+            status, location = _request("HEAD", current, timeout)
+            if status in (405, 501) or status >= 400:
+                status, location = _request("GET", current, timeout)
+            if status in (301, 302, 303, 307, 308) and location:
+                current = urljoin(current, location)
+                continue
+            latency = int((time.monotonic() - started) * 1000)
+            return ProbeResult(status < 400, url, status, latency, "" if status < 400 else f"HTTP {status}")
+        return ProbeResult(False, url, None, None, f"more than {MAX_REDIRECTS} redirects")
+    except Refused as exc:
+        return ProbeResult(False, url, None, None, f"refused: {exc}"[:500])
+    except (OSError, http.client.HTTPException) as exc:
+        return ProbeResult(False, url, None, int((time.monotonic() - started) * 1000),
+                           f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _urls(resolver: Resolver) -> list[str]:
+    current = resolver.namespace.current
+    urls = []
+    for example in current.examples_valid[:EXAMPLES_PER_RESOLVER]:
+        parts = urn_parts(example, current.equivalence)
+        if parts is None:
+            continue
+        try:
+            urls.append(resolver_url(resolver.as_data(), resolver.program, *parts))
+        except ExpandError:
+            continue
+    return urls
+
+
+def run(now=None, cap: int | None = None) -> list[tuple[Resolver, ProbeResult]]:
+    """Probe every current resolver once (bounded); record and judge; return what was seen."""
+    cap = settings.REGISTRY_RESOLVER_RUN_CAP if cap is None else cap
+    resolvers = list(Resolver.objects.current().filter(namespace__current__isnull=False).select_related(
+        "namespace", "namespace__current").order_by("last_checked_at", "id"))
+    jobs, budget = [], cap
+    for resolver in resolvers:
+        urls = _urls(resolver)[:max(budget, 0)]
+        if urls:
+            jobs.append((resolver, urls))
+            budget -= len(urls)
+    host_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
+
+    def probe_all(urls: list[str]) -> ProbeResult:
+        results = []
+        for url in urls:
+            with host_locks[urlsplit(url).hostname or ""]:
+                results.append(probe(url))
+        failed = [r for r in results if not r.ok]
+        return failed[0] if failed else results[-1]
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        outcomes = list(pool.map(lambda job: probe_all(job[1]), jobs))
+    seen = []
+    for (resolver, _urls_probed), result in zip(jobs, outcomes, strict=True):
+        record(resolver, result, now=now)
+        seen.append((resolver, result))
+    return seen
+
+
+@transaction.atomic
+def record(resolver: Resolver, result: ProbeResult, now=None) -> Resolver:
+    """Add the check to the history and move the resolver's status; mail on down / back up."""
+    now = now or timezone.now()
+    locked = Resolver.objects.select_for_update().get(pk=resolver.pk)
+    locked.namespace = Namespace.objects.select_related("current").get(pk=locked.namespace_id)
+    check = ResolverCheck.objects.create(resolver=locked, checked_at=now, ok=result.ok,
+                                         http_code=result.http_code, latency_ms=result.latency_ms,
+                                         url=result.url[:2000], error=result.error[:500])
+    before = locked.status
+    if result.ok:
+        locked.status, locked.consecutive_failures, locked.failing_since = ResolverStatus.UP, 0, None
+    else:
+        locked.consecutive_failures += 1
+        locked.failing_since = locked.failing_since or now
+        spanned = (now - locked.failing_since).total_seconds()
+        if (locked.consecutive_failures >= settings.REGISTRY_RESOLVER_DOWN_AFTER
+                and spanned >= settings.REGISTRY_RESOLVER_DOWN_SECONDS):
+            locked.status = ResolverStatus.DOWN
+        elif locked.status != ResolverStatus.DOWN:
+            locked.status = ResolverStatus.FAILING
+    locked.last_checked_at = now
+    locked.save()
+    if locked.status != before:
+        Namespace.objects.filter(pk=locked.namespace_id).update(updated_at=timezone.now())
+        transaction.on_commit(registry_invalidate)
+    went = ("resolver_down" if locked.status == ResolverStatus.DOWN != before else
+            "resolver_up" if before == ResolverStatus.DOWN and locked.status == ResolverStatus.UP else "")
+    if went:
+        current = locked.namespace.current
+        context = {"resolver": locked, "snid": locked.namespace.snid, "check": check}
+        notify.later(went, lambda: [current.registrant_email, *notify.editors_emails()], context)
+    return locked

@@ -1,0 +1,188 @@
+"""What the registry answers for a URN: a redirect to a resolver, or a landing page.
+
+Like the lookup (registry.lookup), the warm path runs no query: the lookup index says
+whether the URN is registered and valid, and each SNID's resolvers are read once per
+registry stamp (one small query) into ``_plans``. Resolver changes and health
+transitions move the stamp, so a down resolver is skipped everywhere within a second.
+
+RFC 8141 components: ``?+`` (r-component) is passed on to the resolver as the query
+parameter ``urn-r``, ``?=`` (q-component) is kept as the target URL's query, and a
+``#`` fragment is left to the client (it is not part of what is resolved).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from ..lookup import Index, NotAnOgfUrn, lookup_urn, registry_index
+from .expand import ExpandError, resolver_url
+from .models import Resolver, ResolverStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    template: str
+    returns: str
+    media_types: tuple[str, ...]
+    primary: bool
+    program: dict | None
+    status: str
+
+
+@dataclass(slots=True)
+class Components:
+    assigned: str
+    r: str = ""
+    q: str = ""
+    f: str = ""
+
+    def as_dict(self) -> dict:
+        return {"r": self.r or None, "q": self.q or None, "f": self.f or None}
+
+
+@dataclass(slots=True)
+class Outcome:
+    """``kind``: redirect | landing | invalid | unknown | not-urn."""
+
+    kind: str
+    status: int
+    answer: dict
+    location: str = ""
+    negotiated: bool = False
+    targets: list = field(default_factory=list)
+
+
+_plans: dict = {"index": None, "by_snid": {}}
+_plans_lock = threading.Lock()
+
+
+def targets_for(snid_key: str, index: Index) -> list[Target]:
+    """The SNID's current resolvers, read once per registry stamp."""
+    with _plans_lock:
+        if _plans["index"] is not index:
+            _plans["index"], _plans["by_snid"] = index, {}
+        found = _plans["by_snid"].get(snid_key)
+    if found is not None:
+        return found
+    rows = Resolver.objects.current().filter(namespace__snid__lower=snid_key).values_list(
+        "name", "template", "returns", "media_types", "primary", "program", "status")
+    found = [Target(n, t, r, tuple(m or ()), p, prog, s) for n, t, r, m, p, prog, s in rows]
+    with _plans_lock:
+        if _plans["index"] is index:
+            _plans["by_snid"][snid_key] = found
+    return found
+
+
+def split_components(text: str) -> Components:
+    """The assigned name and its RFC 8141 r-, q- and f-components."""
+    text, _, fragment = text.partition("#")
+    parts = Components(text, f=fragment)
+    starts = [i for i in (text.find("?+"), text.find("?=")) if i != -1]
+    if not starts:
+        return parts
+    parts.assigned = text[:min(starts)]
+    rest = text[min(starts):]
+    if rest.startswith("?+"):
+        r, _, q = rest[2:].partition("?=")
+        parts.r, parts.q = r, q
+    else:
+        parts.q = rest[2:]
+    return parts
+
+
+def _accepted(accept: str) -> list[str]:
+    """Media ranges of an Accept header, most preferred first (q=0 left out)."""
+    ranges = []
+    for position, item in enumerate(accept.split(",")[:32]):
+        media, *params = [p.strip() for p in item.split(";")]
+        quality = 1.0
+        for param in params:
+            if param.startswith("q="):
+                try:
+                    quality = float(param[2:])
+                except ValueError:
+                    quality = 0.0
+        if media and quality > 0:
+            ranges.append((-quality, position, media.lower()))
+    return [media for _, _, media in sorted(ranges)]
+
+
+def _negotiate(targets: list[Target], accept: str) -> Target | None:
+    for media in _accepted(accept):
+        if media in ("*/*", "text/html"):
+            return None  # the primary
+        for target in targets:
+            for declared in target.media_types:
+                if declared == media or (media.endswith("/*") and declared.startswith(media[:-1])):
+                    return target
+    return None
+
+
+def _with_components(url: str, parts: Components) -> str:
+    extra = []
+    if parts.q:
+        extra.append(parts.q)
+    if parts.r:
+        from .expand import percent_encode
+
+        extra.append("urn-r=" + percent_encode(parts.r))
+    if not extra:
+        return url
+    base, _, fragment = url.partition("#")
+    joined = base + ("&" if "?" in base else "?") + "&".join(extra)
+    return joined + ("#" + fragment if fragment else "")
+
+
+def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | None = None) -> Outcome:
+    parts = split_components(text)
+    try:
+        answer = lookup_urn(parts.assigned, index)
+    except NotAnOgfUrn as exc:
+        return Outcome("not-urn", 400, {"urn": text[:200], "valid": False, "errors": [str(exc)]})
+    answer = {**answer, "components": parts.as_dict()}
+    if not answer["registered"]:
+        return Outcome("unknown", 404, answer)
+    if not answer["valid"]:
+        return Outcome("invalid", 404, answer)
+    index = index or registry_index()
+    targets = targets_for(answer["snid"].lower(), index)
+    normalized = answer["normalized"]
+    nss = normalized.split(":", 3)[3]
+    urls = []
+    for target in targets:
+        try:
+            url = _with_components(resolver_url({"template": target.template}, target.program, normalized, nss),
+                                   parts)
+        except ExpandError as exc:
+            url, problem = None, str(exc)
+        else:
+            problem = ""
+        urls.append((target, url, problem))
+    answer["resolvers"] = [{"name": t.name, "url": url, "status": t.status, "primary": t.primary,
+                            "returns": t.returns, "media_types": list(t.media_types),
+                            **({"problem": problem} if problem else {})} for t, url, problem in urls]
+    if provider:
+        chosen = [(t, url) for t, url, _ in urls if t.name.lower() == provider.lower()]
+        if not chosen:
+            answer["errors"] = [f"urn:ogf:{answer['snid']}: has no resolver named {provider[:60]!r}."]
+            return Outcome("landing", 404, answer, targets=urls)
+        if chosen[0][1] is None:
+            return Outcome("landing", 200, answer, targets=urls)
+        return Outcome("redirect", 302, answer, location=chosen[0][1], targets=urls)
+    usable = [(t, url) for t, url, _ in urls if url and t.status != ResolverStatus.DOWN]
+    if not usable:
+        return Outcome("landing", 200, answer, targets=urls)
+    negotiated = any(t.media_types for t, _ in usable)
+    chosen = _negotiate([t for t, _ in usable], accept) if negotiated else None
+    if chosen is None:
+        chosen = next((t for t, _ in usable if t.primary), usable[0][0])
+    location = next(url for t, url in usable if t is chosen)
+    return Outcome("redirect", 303 if negotiated else 302, answer, location=location, negotiated=negotiated,
+                   targets=urls)
+
+
+def targets_loaded(snid_key: str, index: Index) -> bool:
+    """Whether ``targets_for`` would answer without a query."""
+    return _plans["index"] is index and snid_key in _plans["by_snid"]

@@ -1,0 +1,136 @@
+"""All writes of resolution: installing a version's resolvers, replacing them, checks.
+
+Changing a resolver is not a new version: the syntax and meaning of URNs stay as
+registered, only where they resolve changes. So ``resolvers_replace`` checks the new
+resolvers exactly as a registration's are checked (``resolvers_validate``), and writes
+the new rows, the event in the SNID's history and the transparency-log leaf in one
+transaction. Every change moves the namespace's ``updated_at``, which is the registry
+stamp, so lookups, resolutions and their ETags see it within a second everywhere.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from .. import rules
+from ..enums import EventKind
+from ..grammar import grammar_compile
+from ..interchange import resolvers_load
+from ..lookup import registry_invalidate
+from ..models import Namespace, ProposalEvent
+from ..transparency.kinds import SNID_RESOLVERS
+from ..transparency.log import log_append
+from .expand import ExpandError, preview, program_of
+from .lines import resolvers_from_lines
+from .models import Resolver
+
+REASON_MAX = 2000
+
+
+class ResolutionError(Exception):
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def _checked(proposal, raw) -> tuple[list[dict], list[dict | None], list[str]]:
+    """(resolvers, capture program of each, errors) for ``raw`` under ``proposal``'s grammar."""
+    resolvers, errors = resolvers_load(raw, proposal.grammar_abnf)
+    if errors:
+        return resolvers, [], errors
+    compiled = None
+    if proposal.grammar_abnf.strip():
+        compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule,
+                                   examples=tuple(dict.fromkeys([*proposal.examples_valid,
+                                                                 *proposal.examples_invalid])))
+    programs = []
+    for number, resolver in enumerate(resolvers, start=1):
+        try:
+            programs.append(program_of(compiled, [resolver["template"]]))
+        except ExpandError as exc:
+            errors.append(f"resolver {number} ({resolver['name']}): {exc}")
+    if not errors:
+        for name, example, _url, problem in preview(resolvers, compiled, proposal.examples_valid,
+                                                    proposal.equivalence):
+            if problem:
+                errors.append(f"resolver {name!r}, example {example}: {problem}")
+    return resolvers, programs, errors
+
+
+def _coerced(data) -> list:
+    """Resolvers as given by a caller: a list of resolver objects (the interchange format), the
+    lines of the resolvers field (``resolution.lines``), or a form's data holding either."""
+    if isinstance(data, dict):
+        data = data.get("resolvers", [])
+    if isinstance(data, str):
+        data = resolvers_from_lines(data)
+    return data
+
+
+def resolvers_validate(snid: str, data) -> list[str]:
+    """Why ``data`` (resolver objects, lines, or a form's data: ``_coerced``) cannot become
+    ``snid``'s resolvers; [] if it can. Checks as at registration, against the current version."""
+    data = _coerced(data)
+    namespace = Namespace.objects.by_snid(snid).select_related("current").first()
+    if namespace is None or namespace.current is None:
+        return [f"urn:ogf:{snid[:40]}: is not a registered SNID."]
+    return _checked(namespace.current, data)[2]
+
+
+def _install(namespace, proposal, resolvers, programs, *, how: str, reason: str, actor) -> list[Resolver]:
+    now = timezone.now()
+    before = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace)]
+    Resolver.objects.current().filter(namespace=namespace).update(retired_at=now)
+    rows = [Resolver.objects.create(
+        namespace=namespace, name=r["name"], template=r["template"], returns=r["returns"],
+        media_types=r["media_types"], primary=r["primary"], order=index, program=program)
+        for index, (r, program) in enumerate(zip(resolvers, programs, strict=True))]
+    Namespace.objects.filter(pk=namespace.pk).update(updated_at=now)
+    after = [r.as_data() for r in rows]
+    if how == "changed":
+        ProposalEvent.objects.create(
+            proposal=proposal, actor=actor if actor and actor.is_authenticated else None,
+            kind=EventKind.RESOLVERS, action="resolvers", comment=reason,
+            data={"before": before, "after": after})
+    log_append(SNID_RESOLVERS.name, {"snid": namespace.snid, "version": proposal.version, "how": how,
+                                     "reason": reason, "resolvers": after})
+    transaction.on_commit(registry_invalidate)
+    return rows
+
+
+def resolvers_install_approved(proposal, actor) -> list[Resolver]:
+    """On approval (inside its transaction): the version's resolvers become the SNID's."""
+    if not proposal.resolvers and not Resolver.objects.current().filter(namespace_id=proposal.namespace_id).exists():
+        return []
+    resolvers, programs, errors = _checked(proposal, proposal.resolvers)
+    if errors:
+        # An approval may override failing checks; a resolver that cannot be expanded is
+        # then left out rather than stored (the editor saw the finding).
+        good = []
+        for resolver in resolvers:
+            if not _checked(proposal, [resolver])[2]:
+                good.append(resolver)
+        resolvers, programs, _ = _checked(proposal, good)
+    return _install(proposal.namespace, proposal, resolvers, programs, how="approved", reason="",
+                    actor=actor)
+
+
+@transaction.atomic
+def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
+    """Replace ``snid``'s resolvers (an editor's act, or an approved change request)."""
+    if not rules.is_editor(by):
+        raise ResolutionError(["Only GFD editors can change a registered SNID's resolvers."])
+    reason = (reason or "").strip()
+    if not reason:
+        raise ResolutionError(["Say why the resolvers change: the reason is published in the SNID's history."])
+    if len(reason) > REASON_MAX:
+        raise ResolutionError([f"The reason is {len(reason):,} characters long; the limit is {REASON_MAX:,}."])
+    namespace = Namespace.objects.select_for_update().by_snid(snid).first()
+    if namespace is None or namespace.current_id is None:
+        raise ResolutionError([f"urn:ogf:{snid[:40]}: is not a registered SNID."])
+    proposal = namespace.current
+    checked, programs, errors = _checked(proposal, _coerced(resolvers))
+    if errors:
+        raise ResolutionError(errors)
+    return _install(namespace, proposal, checked, programs, how="changed", reason=reason, actor=by)

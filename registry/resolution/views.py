@@ -1,0 +1,124 @@
+"""The resolver endpoint: ``/urn:ogf:<snid>:<nss>``, ``/resolve/?urn=`` and ``/api/resolve/?urn=``.
+
+Redirects and JSON answers carry an ETag tied to the registry stamp (like the lookup)
+and the request (path, and the Accept header when resolvers declare media types), so
+caches and clients revalidate cheaply. A GET never changes anything.
+"""
+
+from __future__ import annotations
+
+import orjson
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from ..api.http import CACHE_CONTROL, etag_of, not_modified
+from ..lookup import registry_index
+from ..models import Namespace
+from ..selectors import snid_suggestions
+from .models import ResolverStatus
+from .resolve import Outcome, resolve
+
+MISSING = "Give the URN to resolve as ?urn=urn:ogf:<snid>:<string>."
+
+
+def _wants_json(request) -> bool:
+    return wants_json(request.META.get("HTTP_ACCEPT", ""))
+
+
+def wants_json(accept: str) -> bool:
+    if "application/json" not in accept:
+        return False
+    return accept.find("application/json") < accept.find("text/html") if "text/html" in accept else True
+
+
+def _landing_details(outcome: Outcome) -> dict:
+    """What the landing page adds for a registered SNID: public contact, 3.2 text, status."""
+    answer = outcome.answer
+    snid = answer.get("snid") or ""
+    namespace = Namespace.objects.by_snid(snid).select_related("current").first() if answer.get(
+        "registered") else None
+    if namespace is None or namespace.current is None:
+        details = {"suggestions": snid_suggestions(snid) if snid else []}
+    else:
+        current = namespace.current
+        details = {"contact": current.registrant_public_contact,
+                   "resolution": (current.sections or {}).get("resolution", ""),
+                   "down": bool(outcome.targets) and all(
+                       t.status == ResolverStatus.DOWN for t, _url, _p in outcome.targets)}
+    return details
+
+
+def etag_input(full_path: str, accept: str, varies: bool) -> str:
+    """What a resolution's ETag is made of (with the registry stamp): the request, and the
+    Accept header where the answer depends on it."""
+    return f"{full_path}\n{accept if varies else ''}\n{wants_json(accept)}"
+
+
+def _json(outcome: Outcome, status: int, extra: dict | None = None) -> HttpResponse:
+    body = {**outcome.answer, "location": outcome.location or None, **(extra or {})}
+    response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpResponse:
+    if not text:
+        response = HttpResponse(orjson.dumps({"detail": MISSING}), status=400, content_type="application/json")
+        response["Access-Control-Allow-Origin"] = "*"
+        return response
+    index = registry_index()
+    accept = request.META.get("HTTP_ACCEPT", "")
+    outcome = resolve(text, provider=provider, accept=accept, index=index)
+    cacheable = outcome.kind in ("redirect", "landing", "unknown", "invalid")
+    etag = etag_of(index, etag_input(request.get_full_path(), accept, outcome.negotiated or api))
+    if cacheable and (response := not_modified(request, etag)):
+        response["Vary"] = "Accept"
+        return response
+    if api and outcome.kind == "not-urn":
+        response = HttpResponse(orjson.dumps({"detail": outcome.answer["errors"][0]}), status=400,
+                                content_type="application/json")
+        response["Access-Control-Allow-Origin"] = "*"
+    elif api:
+        response = _json(outcome, 200)
+    elif outcome.kind == "redirect":
+        response = HttpResponse(status=outcome.status)
+        response["Location"] = outcome.location
+    elif _wants_json(request):
+        response = _json(outcome, outcome.status, _landing_details(outcome))
+    else:
+        context = {"answer": outcome.answer, "outcome": outcome, **_landing_details(outcome)}
+        response = render(request, "registry/resolution/landing.html", context, status=outcome.status)
+    if cacheable:
+        response["ETag"] = etag
+        response["Cache-Control"] = CACHE_CONTROL
+    response["Vary"] = "Accept"
+    return response
+
+
+@require_safe
+def resolve_path(request, urn: str):
+    """``GET /urn:ogf:<snid>:<nss>``: the URN is the path (an RFC 8141 ?+/?= part its query)."""
+    raw = request.META.get("RAW_URI") or request.META.get("REQUEST_URI") or ""
+    path = raw.split("?", 1)[0][1:] if raw.startswith("/") else urn
+    query = request.META.get("QUERY_STRING", "")
+    provider = ""
+    if query.startswith(("+", "=")):
+        path += "?" + query
+    else:
+        provider = request.GET.get("provider", "")
+    return _answer(request, path, provider=provider, api=False)
+
+
+@require_safe
+def resolve_query(request):
+    if "urn" not in request.GET and not _wants_json(request):
+        return render(request, "registry/resolution/form.html")
+    return _answer(request, request.GET.get("urn", ""), provider=request.GET.get("provider", ""), api=False)
+
+
+def answer_for(request, *, api: bool) -> HttpResponse:
+    return _answer(request, request.GET.get("urn", ""), provider=request.GET.get("provider", ""), api=api)
+
+
+__all__ = ["answer_for", "resolve_path", "resolve_query"]

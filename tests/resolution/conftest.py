@@ -1,0 +1,66 @@
+"""A real HTTP server on the loopback, started by the test, as the resolvers' target."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+
+class Target:
+    """Records every request; answers ``status`` (200 unless set), with redirects by path."""
+
+    def __init__(self):
+        self.requests: list[tuple[str, str, dict]] = []
+        self.status = 200
+        self.redirects: dict[str, str] = {}
+        self.server = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+@pytest.fixture
+def target():
+    state = Target()
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self, body: bool):
+            state.requests.append((self.command, self.path, dict(self.headers)))
+            if self.path in state.redirects:
+                self.send_response(302)
+                self.send_header("Location", state.redirects[self.path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(state.status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            if body:
+                self.wfile.write(b"ok")
+
+        def do_GET(self):
+            self._answer(True)
+
+        def do_HEAD(self):
+            self._answer(False)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.server = server
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def allow_private(settings):
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = True
+    return settings

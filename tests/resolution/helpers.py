@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from tests.factories import proposal_factory
+
+EXAMPLE = "urn:ogf:example:cluster:2009:example.net:42"
+
+
+def registered(resolvers, name: str = "example", **changes):
+    """An approved registration of the demo ``name`` with ``resolvers``."""
+    return proposal_factory(name=name, state="approved", resolvers=resolvers, **changes)

@@ -1,0 +1,118 @@
+"""check_resolvers against a real HTTP server on the loopback: history, down after N, mails once."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.core import mail
+from django.core.management import call_command
+from django.utils import timezone
+
+from registry.resolution import health
+from registry.resolution.models import Resolver, ResolverCheck, ResolverStatus
+from tests.resolution.helpers import EXAMPLE, registered
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def watched(settings, target, editor):
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    settings.REGISTRY_RESOLVER_DOWN_AFTER = 2
+    settings.REGISTRY_RESOLVER_DOWN_SECONDS = 3600
+    settings.REGISTRY_RESOLVER_TIMEOUT = 5
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}], editor=editor)
+    return target
+
+
+def _run_at(hours: float):
+    return health.run(now=timezone.now() + dt.timedelta(hours=hours))
+
+
+def test_check_resolvers_records_history_and_sends_user_agent(watched, capsys):
+    call_command("check_resolvers")
+    resolver = Resolver.objects.get()
+    assert resolver.status == ResolverStatus.UP
+    check = ResolverCheck.objects.get()
+    assert check.ok and check.http_code == 200 and check.latency_ms is not None
+    method, path, headers = watched.requests[0]
+    assert method == "HEAD" and path in ("/42", "/00784505476220484608", "/1")
+    assert headers["User-Agent"].startswith("urn-ogf-registry-resolver-check/")
+    assert "main: up" in capsys.readouterr().out
+
+
+def test_resolver_down_only_after_n_failures_over_the_span_and_mails_once_each_way(watched, client):
+    watched.status = 500
+    mail.outbox.clear()  # the approval's own mails
+    _run_at(0)
+    assert Resolver.objects.get().status == ResolverStatus.FAILING
+    _run_at(0.5)  # two failures, but within the hour: still not down
+    assert Resolver.objects.get().status == ResolverStatus.FAILING
+    assert len(mail.outbox) == 0
+    _run_at(2)
+    assert Resolver.objects.get().status == ResolverStatus.DOWN
+    assert len(mail.outbox) == 1 and "is down" in mail.outbox[0].subject
+    assert set(mail.outbox[0].to) >= {"urn@example.net"}
+    _run_at(3)
+    assert len(mail.outbox) == 1  # once
+    # Resolution skips the down resolver: the landing page answers.
+    landing = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
+    assert landing.status_code == 200 and landing.json()["location"] is None
+    watched.status = 200
+    _run_at(4)
+    assert Resolver.objects.get().status == ResolverStatus.UP
+    assert len(mail.outbox) == 2 and "is back" in mail.outbox[1].subject
+    _run_at(5)
+    assert len(mail.outbox) == 2
+    assert ResolverCheck.objects.count() == 6
+    assert client.get("/resolve/", {"urn": EXAMPLE}).status_code == 302
+
+
+def test_check_resolvers_refuses_loopback_without_the_setting(settings, target, editor):
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = ""
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}], editor=editor)
+    health.run()
+    check = ResolverCheck.objects.get()
+    assert not check.ok and check.error.startswith("refused:") and "127.0.0.1" in check.error
+    assert target.requests == []
+
+
+def test_check_resolvers_refuses_a_redirect_to_link_local(watched):
+    watched.redirects["/42"] = "http://169.254.169.254/latest/meta-data/"
+    watched.redirects["/00784505476220484608"] = "http://169.254.169.254/latest/meta-data/"
+    watched.redirects["/1"] = "http://169.254.169.254/latest/meta-data/"
+    health.run()
+    check = ResolverCheck.objects.get()
+    assert not check.ok and "169.254.169.254" in check.error
+
+
+def test_check_resolvers_per_run_cap(watched):
+    health.run(cap=1)
+    assert len(watched.requests) == 1
+
+
+def test_address_allowed_refuses_private_kinds():
+    for address in ("127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.1.1", "::1", "fe80::1", "0.0.0.0",
+                    "::ffff:127.0.0.1", "100.64.0.1"):
+        assert not health.address_allowed(address, []), address
+    assert health.address_allowed("93.184.216.34", [])
+
+
+def test_editor_live_probe_shows_results_and_needs_an_editor(client, settings, target, editor, applicant):
+    from tests.factories import proposal_factory
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    proposal = proposal_factory(applicant, state="submitted",
+                                resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}])
+    url = f"/review/{proposal.pk}/resolvers/probe/"
+    client.force_login(applicant)
+    assert client.post(url).status_code == 403
+    client.force_login(editor)
+    assert b"Probe those URLs now" in client.get(f"/review/{proposal.pk}/").content
+    page = client.post(url)
+    assert page.status_code == 200 and b"HTTP 200" in page.content
+    assert {path for _, path, _ in target.requests} == {"/42", "/00784505476220484608", "/1"}
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = ""
+    refused = client.post(url)
+    assert refused.status_code == 200 and b"refused" in refused.content

@@ -1,0 +1,193 @@
+"""The resolver endpoint, with a real HTTP server on the loopback as the resolvers' target."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import pytest
+
+from registry.resolution.models import Resolver, ResolverStatus
+from tests.resolution.helpers import EXAMPLE, registered
+
+pytestmark = pytest.mark.django_db
+
+
+def _follow(location: str) -> int:
+    with urllib.request.urlopen(location, timeout=5) as answer:
+        return answer.status
+
+
+def test_resolve_redirects_with_nss_and_the_target_receives_it(client, target):
+    registered([{"name": "main", "template": target.base + "/id/{nss}"}])
+    response = client.get("/resolve/", {"urn": EXAMPLE})
+    assert response.status_code == 302
+    assert response["Location"] == target.base + "/id/cluster%3A2009%3Aexample.net%3A42"
+    assert _follow(response["Location"]) == 200
+    assert target.requests[-1][1] == "/id/cluster%3A2009%3Aexample.net%3A42"
+
+
+def test_resolve_fills_rule_placeholders(client, target):
+    registered([{"name": "main", "template": target.base + "/{DOMAIN}/{INDEX}?year={YEAR}"}])
+    response = client.get("/resolve/", {"urn": EXAMPLE})
+    assert response["Location"] == target.base + "/example.net/42?year=2009"
+    _follow(response["Location"])
+    assert target.requests[-1][1] == "/example.net/42?year=2009"
+
+
+def test_resolve_normalises_by_the_equivalence_rule_first(client, target):
+    registered([{"name": "main", "template": target.base + "/{TYPE}/{nss}"}])
+    response = client.get("/resolve/", {"urn": "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42"})
+    assert response["Location"] == target.base + "/cluster/cluster%3A2009%3Aexample.net%3A42"
+
+
+def test_resolve_percent_encodes_reserved_characters(client, target):
+    registered([{"name": "main", "template": target.base + "/q?id={nss}"}])
+    urn = "urn:ogf:example:cluster:2009:example.net:42?a=b%2fc"
+    response = client.get("/resolve/", {"urn": urn})
+    assert response.status_code == 302
+    # ':' '?' '=' are encoded; the URN's own escape %2f passes as the same octet.
+    assert response["Location"].endswith("/q?id=cluster%3A2009%3Aexample.net%3A42%3Fa%3Db%2Fc")
+
+
+def test_resolve_path_form_redirects(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    response = client.get("/" + EXAMPLE)
+    assert response.status_code == 302
+    assert response["Location"] == target.base + "/42"
+
+
+def test_resolve_r_and_q_components_passed_on_fragment_left_to_client(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    response = client.get("/resolve/", {"urn": EXAMPLE + "?+lang=en?=view=full#part2"})
+    assert response.status_code == 302
+    assert response["Location"] == target.base + "/42?view=full&urn-r=lang%3Den"
+    api = client.get("/api/resolve/", {"urn": EXAMPLE + "?+lang=en?=view=full#part2"}).json()
+    assert api["components"] == {"r": "lang=en", "q": "view=full", "f": "part2"}
+
+
+def test_resolve_path_form_q_component(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    response = client.get("/" + EXAMPLE + "?=view=full")
+    assert response["Location"] == target.base + "/42?view=full"
+
+
+def test_resolve_provider_chooses_a_named_resolver(client, target):
+    registered([{"name": "main", "template": target.base + "/a/{INDEX}"},
+                {"name": "Mirror", "template": target.base + "/b/{INDEX}"}])
+    assert client.get("/resolve/", {"urn": EXAMPLE})["Location"] == target.base + "/a/42"
+    response = client.get("/resolve/", {"urn": EXAMPLE, "provider": "mirror"})
+    assert response.status_code == 302 and response["Location"] == target.base + "/b/42"
+    missing = client.get("/resolve/", {"urn": EXAMPLE, "provider": "nope"})
+    assert missing.status_code == 404 and b"no resolver named" in missing.content
+
+
+def test_resolve_negotiates_content_with_303(client, target):
+    registered([{"name": "page", "template": target.base + "/page/{INDEX}", "media_types": ["text/html"]},
+                {"name": "meta", "template": target.base + "/meta/{INDEX}", "returns": "metadata",
+                 "media_types": ["application/ld+json", "application/json"]}])
+    html = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="text/html,*/*;q=0.8")
+    assert html.status_code == 303 and html["Location"] == target.base + "/page/42"
+    data = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/ld+json")
+    assert data.status_code == 303 and data["Location"] == target.base + "/meta/42"
+    assert "Accept" in data["Vary"]
+    assert html["ETag"] != data["ETag"]
+
+
+def test_resolve_etag_revalidates_and_changes_with_the_registry(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    first = client.get("/resolve/", {"urn": EXAMPLE})
+    again = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    assert "max-age" in first["Cache-Control"]
+
+
+def test_resolve_landing_page_when_no_resolver(client):
+    registered([])
+    response = client.get("/resolve/", {"urn": EXAMPLE})
+    assert response.status_code == 200
+    assert b"declares no resolver" in response.content
+    data = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
+    body = data.json()
+    assert body["valid"] is True and body["location"] is None and body["resolvers"] == []
+    assert body["contact"] == "urn@example.net"
+    assert data["Access-Control-Allow-Origin"] == "*"
+
+
+def test_resolve_landing_page_when_all_resolvers_are_down(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    Resolver.objects.update(status=ResolverStatus.DOWN)
+    from registry.models import Namespace
+    from django.utils import timezone
+    Namespace.objects.update(updated_at=timezone.now())  # as the health check does
+    from registry.lookup import registry_invalidate
+    registry_invalidate()
+    response = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["down"] is True and body["location"] is None
+    assert body["resolvers"][0]["url"] == target.base + "/42"
+
+
+def test_resolve_invalid_urn_is_404_with_the_position(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    response = client.get("/resolve/", {"urn": "urn:ogf:example:cluster:2009:example.net:mark1"})
+    assert response.status_code == 404
+    assert b"character" in response.content.lower()
+    body = client.get("/resolve/", {"urn": "urn:ogf:example:cluster:2009:example.net:mark1"},
+                      HTTP_ACCEPT="application/json").json()
+    assert body["valid"] is False and body["errors"]
+
+
+def test_resolve_unknown_snid_is_404_with_suggestions(client):
+    registered([])
+    response = client.get("/resolve/", {"urn": "urn:ogf:exampel:x"})
+    assert response.status_code == 404
+    assert b"urn:ogf:example:" in response.content
+
+
+def test_resolve_not_a_urn_is_400_and_missing_urn_too(client):
+    assert client.get("/resolve/", {"urn": "http://x"}).status_code == 400
+    assert client.get("/api/resolve/").status_code == 400
+    refused = client.get("/api/resolve/", {"urn": "http://x"})
+    assert refused.status_code == 400 and "urn:ogf:" in refused.json()["detail"]
+
+
+def test_api_resolve_lists_resolvers_with_urls_and_status(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    response = client.get("/api/resolve/", {"urn": EXAMPLE})
+    body = response.json()
+    assert response.status_code == 200 and response["Access-Control-Allow-Origin"] == "*"
+    assert body["location"] == target.base + "/42"
+    assert body["resolvers"][0] == {"name": "main", "url": target.base + "/42", "status": "unknown",
+                                    "primary": True, "returns": "landing", "media_types": []}
+
+
+def test_resolve_huge_nss_is_refused_without_following(client, target):
+    registered([{"name": "main", "template": target.base + "/{nss}"}])
+    response = client.get("/resolve/", {"urn": "urn:ogf:example:" + "a" * 100_000})
+    assert response.status_code == 400
+    assert target.requests == []
+
+
+def test_resolve_crlf_in_urn_never_reaches_a_header(client, target):
+    registered([{"name": "main", "template": target.base + "/{nss}"}])
+    response = client.get("/resolve/", {"urn": EXAMPLE + "\r\nSet-Cookie: x=1"})
+    assert response.status_code == 404
+    assert "Set-Cookie" not in response
+
+
+def test_resolve_without_a_urn_offers_a_form_to_people(client):
+    page = client.get("/resolve/")
+    assert page.status_code == 200 and b'name="urn"' in page.content
+    assert client.get("/resolve/", HTTP_ACCEPT="application/json").status_code == 400
+
+
+def test_resolve_path_form_reads_the_raw_uri_so_escapes_survive(client, target):
+    registered([{"name": "main", "template": target.base + "/q/{nss}"}],
+               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / "%" 2HEXDIG)\n', "rule": "x"},
+               examples={"valid": ["urn:ogf:example:a%2Fb"], "invalid": [], "equivalent": []},
+               equivalence=[])
+    # gunicorn passes the request line as RAW_URI; PATH_INFO is decoded ('%2F' would become '/').
+    response = client.get("/urn:ogf:example:a/b", RAW_URI="/urn:ogf:example:a%2Fb")
+    assert response.status_code == 302 and response["Location"] == target.base + "/q/a%2Fb"
+    assert client.get("/resolve/", {"urn": "urn:ogf:example:a%2fb"})["Location"] == target.base + "/q/a%2Fb"

@@ -1,0 +1,110 @@
+"""Templates checked when written, expansion, hostile input, and the checklist's URLs."""
+
+from __future__ import annotations
+
+import pytest
+
+from registry import interchange
+from registry.checklist import run_checklist
+from registry.resolution.expand import percent_encode
+from registry.resolution.lines import resolvers_from_lines, resolvers_to_lines
+from registry.resolution.templates import template_check
+from tests.factories import demo_raw
+
+RULES = ["DOMAIN", "INDEX"]
+
+
+@pytest.mark.parametrize(("template", "says"), [
+    ("javascript:alert(1)", "must start with https://"),
+    ("data:text/html,x", "must start with https://"),
+    ("//evil.example/{nss}", "scheme-relative"),
+    ("https://{nss}.evil.example/", "host must be written out"),
+    ("https://{DOMAIN}/", "host must be written out"),
+    ("https://user@evil.example/{nss}", "user information"),
+    ("https://ok.example/" + "{" * 10_000, "characters long"),
+    ("https://ok.example/" + "{nss}" * 10_000, "characters long"),
+    ("https://ok.example/" + "{nss}" * 17, "more than 16 placeholders"),
+    ("https://ok.example/{{nss}}", "must open a placeholder"),
+    ("https://ok.example/{nss", "must open a placeholder"),
+    ("https://ok.example/nss}", "without an opening"),
+    ("https://ok.example/a\r\nSet-Cookie: x=1", "carriage return"),
+    ("https://ok.example/a b", "a space"),
+    ("https://ok.example/{Unknown}", "neither {nss} nor a rule"),
+    ("https://[::1]/{nss}", "not an IP address literal"),
+])
+def test_template_refused_with_a_reason(template, says):
+    checked = template_check(template, RULES)
+    assert not checked.ok and says in checked.errors[0]
+
+
+def test_template_http_is_a_warning_and_rule_names_any_case():
+    checked = template_check("http://ok.example/{domain}/{Index}?x={NSS}", RULES)
+    assert checked.ok and "http://" in checked.warnings[0]
+
+
+def test_percent_encode_keeps_unreserved_and_existing_escapes():
+    assert percent_encode("a:b/c?d#e %2f~") == "a%3Ab%2Fc%3Fd%23e%20%2F~"
+
+
+def test_interchange_refuses_hostile_resolvers_naming_the_key():
+    raw = {**demo_raw("example"), "resolvers": [{"name": "x", "template": "javascript:alert(1)"}]}
+    with pytest.raises(interchange.InterchangeError) as caught:
+        interchange.load(raw)
+    assert caught.value.errors[0].startswith("resolvers[0].template:")
+    too_many = {**demo_raw("example"), "resolvers": [{"name": f"r{i}", "template": "https://a.example/{nss}"}
+                                                     for i in range(11)]}
+    with pytest.raises(interchange.InterchangeError):
+        interchange.load(too_many)
+
+
+def test_interchange_round_trip_and_first_is_primary():
+    raw = {**demo_raw("example"), "resolvers": [{"name": "a", "template": "https://a.example/{INDEX}"},
+                                                {"name": "b", "template": "https://b.example/{nss}"}]}
+    data = interchange.load(raw)
+    assert [r["primary"] for r in data.resolvers] == [True, False]
+    assert interchange.load(interchange.dump(data)) == data
+
+
+def test_lines_round_trip():
+    text = "Main | https://a.example/{nss} | metadata | application/json, text/turtle | primary"
+    resolvers = resolvers_from_lines(text)
+    assert resolvers == [{"name": "Main", "template": "https://a.example/{nss}", "returns": "metadata",
+                          "media_types": ["application/json", "text/turtle"], "primary": True}]
+    assert resolvers_to_lines(resolvers) == text
+
+
+def test_checklist_shows_the_url_of_every_example():
+    raw = {**demo_raw("example"), "resolvers": [{"name": "main",
+                                                 "template": "https://data.example.org/{DOMAIN}/{INDEX}"}]}
+    [finding] = [f for f in run_checklist(interchange.load(raw)) if f.id == "resolvers"]
+    assert finding.status == "pass"
+    assert "urn:ogf:example:cluster:2009:example.net:42 → https://data.example.org/example.net/42" in finding.message
+    assert len(finding.item["urls"]) == 4
+
+
+def test_proposal_form_takes_resolver_lines(client, applicant):
+    from tests.factories import proposal_factory
+    proposal = proposal_factory(applicant)
+    client.force_login(applicant)
+    page = client.get(f"/proposals/{proposal.pk}/edit/")
+    assert b'name="resolvers"' in page.content
+
+
+def test_unknown_rule_placeholder_saves_but_the_checklist_fails_it():
+    raw = {**demo_raw("example"), "resolvers": [{"name": "main", "template": "https://a.example/{Nope}"}]}
+    data = interchange.load(raw)  # a draft whose grammar is being reworked can still be saved
+    findings = [f for f in run_checklist(data) if f.id == "resolvers"]
+    assert [f.status for f in findings] == ["fail"] and "{Nope}" in findings[0].message
+
+
+def test_resolvers_check_not_run_without_examples_or_a_usable_grammar():
+    base = {**demo_raw("example"), "resolvers": [{"name": "main", "template": "https://a.example/{INDEX}"}]}
+    no_examples = {**base, "examples": {"valid": [], "invalid": []}}
+    [finding] = [f for f in run_checklist(interchange.load(no_examples)) if f.id == "resolvers"]
+    assert finding.status == "not_run" and "valid examples" in finding.message
+    broken = {**base, "grammar": {"abnf": "EXAMPLE-URN = (\n", "rule": ""}}
+    [finding] = [f for f in run_checklist(interchange.load(broken)) if f.id == "resolvers"]
+    assert finding.status == "not_run"
+    nss_only = {**broken, "resolvers": [{"name": "main", "template": "https://a.example/{nss}"}]}
+    [finding] = [f for f in run_checklist(interchange.load(nss_only)) if f.id == "resolvers"]
+    assert finding.status == "pass"  # {nss} needs no grammar
