@@ -23,9 +23,9 @@ from ..forms import ImportDocumentForm, ImportReviewForm
 from ..gfd191 import SECTIONS
 
 def _import_bounded(text: str, fmt: str, notes=()):
-    """Read a document within the job budget (docs/security.md, "Limits")."""
+    """Read a document within the document-import CPU budget (docs/security.md, "Limits")."""
     return sandbox.run_bounded(partial(document_import, format=fmt, notes=list(notes)), text, what="document",
-                               expected=(DocumentError,))
+                               expected=(DocumentError,), seconds=sandbox.import_cpu_seconds())
 
 
 # Review rows: the form field the applicant edits and the report items it shows.
