@@ -1,7 +1,8 @@
 """The hostile-input corpus (tests/hostile/cases.json, 334 cases) against every way in.
 
-Expected for each: a clear 4xx or an answer (never a 500), within two seconds, and
-nothing stored half-way: a rejected save leaves the proposal exactly as it was,
+Expected for each: a clear 4xx or an answer (never a 500), within the job budget
+of CPU time (``within_budget``: the request's and its jobs' CPU time, with a wall-clock
+bound only against a hang), and nothing stored half-way: a rejected save leaves the proposal exactly as it was,
 an accepted one stores exactly what was sent.
 
 The grammars, Markdown, documents, SNIDs and search texts of issue 14 (each once
