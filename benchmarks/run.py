@@ -12,7 +12,8 @@ the run uses it and the next five ports) adjust the HTTP part.
 Figures are ratios measured in one run on one machine; the machine, versions,
 date and commands are written with them. The section between the
 ``<!-- hostile:start -->`` and ``<!-- hostile:end -->`` markers of the existing
-file is kept as it is.
+file is kept as it is, and so is the transparency log's (``tlog``, written by
+``python -m benchmarks.bench_tlog --write``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "performance.md"
 HOSTILE = re.compile(r"<!-- hostile:start -->.*?<!-- hostile:end -->", re.S)
+TLOG = re.compile(r"<!-- tlog:start -->.*?<!-- tlog:end -->", re.S)
 
 REPRODUCE = """## Reproduce
 
@@ -65,11 +67,11 @@ def machine() -> str:
             f"- Command: `python -m benchmarks.run`\n")
 
 
-def hostile_section() -> str:
-    """The hostile-corpus section of the existing file, kept verbatim (or empty markers)."""
-    if OUT.exists() and (match := HOSTILE.search(OUT.read_text())):
+def kept_section(marked: re.Pattern = HOSTILE, name: str = "hostile") -> str:
+    """A section run on its own (hostile corpus, transparency log) kept verbatim (or empty markers)."""
+    if OUT.exists() and (match := marked.search(OUT.read_text())):
         return match.group(0)
-    return "<!-- hostile:start -->\n<!-- hostile:end -->"
+    return f"<!-- {name}:start -->\n<!-- {name}:end -->"
 
 
 def main() -> None:
@@ -84,12 +86,12 @@ def main() -> None:
     django.setup()
     from benchmarks import bench_engine, bench_http, bench_pages, bench_position
 
-    hostile = hostile_section()
+    hostile, tlog = kept_section(), kept_section(TLOG, "tlog")
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
             "", machine(), REPRODUCE, bench_engine.report(), bench_position.report(), bench_pages.report(),
-            bench_http.report(), hostile, ""]
+            bench_http.report(), hostile, tlog, ""]
     OUT.write_text("\n".join(text))
     print(OUT.read_text())
 

@@ -18,3 +18,6 @@ class RegistryConfig(AppConfig):
 
     def ready(self):
         post_migrate.connect(_guards_after_migrate, sender=self)
+        from .stewardship.signals import connect
+
+        connect()

@@ -67,8 +67,10 @@ class RegistryFacts:
 
     registered: bool = False
     latest_version: int | None = None
-    #: The proposal is a new version of an SNID registered to its submitter.
+    #: The proposal is a new version of an SNID its submitter is a steward of.
     own_namespace: bool = False
+    #: The SNID is deprecated: it is never registered again, by anyone.
+    deprecated: bool = False
     reserved: bool = False
     reserved_for_applicant: bool = False
     reserved_until: str | None = None
@@ -341,6 +343,10 @@ def snid_not_experimental(ctx: Context):
 @check("snid-unique", needs=("snid",), reference="GFD.191 §4, RFC 6453 §2.4", item={"section": "snid"})
 def snid_unique(ctx: Context):
     facts, ref, item = ctx.facts, "GFD.191 §4, RFC 6453 §2.4", {"section": "snid"}
+    if facts.deprecated:
+        return _one("snid-unique", FAIL,
+                    f"urn:ogf:{ctx.data.snid}: is deprecated; a deprecated SNID is never reassigned or "
+                    "registered again, not even as a new version. Choose another SNID.", ref, item)
     if facts.registered and not facts.submitter_known:
         return _one("snid-unique", WARNING,
                     f"urn:ogf:{ctx.data.snid}: is already registered (latest version "
@@ -356,7 +362,7 @@ def snid_unique(ctx: Context):
                     f"urn:ogf:{ctx.data.snid}: is reserved for someone else until "
                     f"{facts.reserved_until}. Choose another SNID.", ref, item)
     if facts.registered:
-        return _one("snid-unique", PASS, "This is a new version of an SNID registered to you.", ref, item)
+        return _one("snid-unique", PASS, "This is a new version of an SNID you are a steward of.", ref, item)
     if facts.reserved:
         return _one("snid-unique", PASS, f"The SNID is reserved for you until {facts.reserved_until}.", ref, item)
     return _one("snid-unique", PASS,

@@ -58,4 +58,24 @@ def demo_load(applicant, editor) -> list[Proposal]:
                 override_reason=step.get("override_reason", ""), public_note=step.get("public_note", ""),
             )
         proposals.append(proposal)
+    demo_life(applicant, editor)
     return proposals
+
+
+def demo_life(applicant, editor) -> None:
+    """An SNID's life after approval (the manifest's ``life``): stewards, a completed change, a deprecation."""
+    from .stewardship import services as stewardship
+
+    accounts = {"applicant": applicant, "editor": editor}
+    for step in manifest().get("life", []):
+        namespace = Namespace.objects.by_snid(step["snid"]).first()
+        by = accounts[step["by"]]
+        if step["action"] == "steward_add":
+            steward = demo_accounts()[step["account"]][0]  # created if missing
+            stewardship.steward_add(namespace, steward, by, reason=step["reason"])
+        elif step["action"] == "change":
+            request = stewardship.change_request_create(namespace, step["kind"], step["data"], by,
+                                                        reason=step["reason"])
+            stewardship.change_request_decide(request, editor, approve=step["decision"] == "approve")
+        elif step["action"] == "deprecate":
+            stewardship.snid_deprecate(namespace, by, reason=step["reason"], successor=step.get("successor", ""))

@@ -24,7 +24,7 @@ from functools import cache
 
 import orjson
 from django.conf import settings
-from django.db.models import JSONField, Max, TextField
+from django.db.models import Exists, JSONField, Max, OuterRef, Subquery, TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils import timezone
@@ -36,7 +36,7 @@ from .models import Namespace, Proposal
 XML_NAMESPACE = "urn:ogf:registry"
 CSV_COLUMNS = ["snid", "version", "registration_date", "title", "document_reference", "document_url",
                "document_status", "document_type", "registrant_name", "registrant_organisation", "registrant_email",
-               "registrant_contact", "equivalence", "max_length", "pattern", "url"]
+               "registrant_contact", "equivalence", "max_length", "pattern", "url", "status", "successor"]
 
 
 @dataclass(slots=True)
@@ -149,16 +149,55 @@ def registry_snapshot(base_url: str | None = None, updated=None) -> RegistrySnap
     today = timezone.localdate()
     records, reservations = [], []
     select, json_positions = _select()
-    for row in Namespace.objects.order_by("snid").values_list(*select):
+    width = len(select)
+    for row in _with_life(Namespace.objects.order_by("snid")).values_list(*select, *_LIFE):
         snid, status, reserved_until, current_id = row[:4]
         if status == NamespaceStatus.REGISTERED and current_id:
-            records.append(_record(_decoded(row, json_positions), url(snid)))
+            record = _record(_decoded(row[:width], json_positions), url(snid))
+            records.append(_lived(record, row[width:], row[_PUBLISHED]))
         elif status == NamespaceStatus.RESERVED and (reserved_until is None or reserved_until >= today):
             # selectors.reservation_active, on the tuple
             reservations.append({"snid": snid,
                                  "reserved_until": reserved_until.isoformat() if reserved_until else None})
     changed = last_modified() if updated is None else updated
     return RegistrySnapshot(records, reservations, (changed or timezone.now()).isoformat())
+
+
+#: Where the registrant's choice of what to publish is in a row (read as text).
+_PUBLISHED = _COLUMNS.index("current__registrant_published")
+#: An SNID's life after approval, read in the same query (registry.stewardship): the overlay of
+#: administrative changes on its current version, and a deprecation in force.
+_LIFE = ("life_overlay_version", "life_overlay", "life_deprecated", "life_successor")
+
+
+def _with_life(namespaces):
+    from .stewardship.models import Deprecation, RegistrantOverlay
+
+    overlay = RegistrantOverlay.objects.filter(namespace_id=OuterRef("pk"))
+    in_force = Deprecation.objects.filter(namespace_id=OuterRef("pk"), ended_at__isnull=True)
+    return namespaces.annotate(
+        life_overlay_version=Subquery(overlay.values("version")[:1]),
+        life_overlay=Subquery(overlay.annotate(text=Cast("values", TextField())).values("text")[:1]),
+        life_deprecated=Exists(in_force),
+        life_successor=Subquery(in_force.values("successor__snid")[:1]),
+    )
+
+
+def _lived(record: dict, life: tuple, published) -> dict:
+    """The record with the administrative changes in force (as the SNID page shows them) and its status."""
+    overlay_version, overlay, deprecated, successor = life
+    if overlay and overlay_version == record["version"]:
+        values = orjson.loads(overlay) if isinstance(overlay, str) else overlay
+        chosen = set(published if isinstance(published, list) else orjson.loads(published or "[]"))
+        registrant = record["registrant"]
+        if "registrant_public_contact" in values:
+            registrant["contact"] = values["registrant_public_contact"]
+        for key in ("name", "organisation", "email"):
+            if f"registrant_{key}" in values and key in chosen:
+                registrant[key] = values[f"registrant_{key}"]
+    record["status"] = "deprecated" if deprecated else "registered"
+    record["successor"] = successor if deprecated else None
+    return record
 
 
 def as_json(snapshot: RegistrySnapshot) -> str:
@@ -192,7 +231,8 @@ def as_csv(snapshot: RegistrySnapshot) -> str:
          cell(r["document"].get("type", "")),
          cell(r["registrant"]["name"]), cell(r["registrant"]["organisation"]), cell(r["registrant"]["email"]),
          cell(r["registrant"]["contact"]), cell(" ".join(r["equivalence"])), cell(r["max_length"] or ""),
-         cell(r["pattern"]), cell(r["url"])]
+         cell(r["pattern"]), cell(r["url"]), cell(r["status"]),
+         cell(r["successor"])]
         for r in snapshot.records)
     return out.getvalue()
 
@@ -265,6 +305,8 @@ def _xml_record(record: dict) -> str:
     if record["pattern"]:
         children.append(_leaf("pattern", record["pattern"], ' syntax="re2-ecmascript"'))
     children.append(_leaf("url", record["url"]))
+    children.append(_leaf("status", record["status"],
+                          f' successor="{_attr(record["successor"])}"' if record["successor"] else ""))
     return _parent("record", children, "\n  ", f' date="{_attr(record["registration_date"] or "")}"')
 
 

@@ -23,19 +23,32 @@ _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autoc
 
 
 class SignUpForm(UserCreationForm):
-    email = forms.EmailField(help_text="For notices about your proposals and password resets.")
+    """A new account, confirmed by a link mailed to its address before it can sign in.
+
+    The form never says that a user name or an address is taken (that would tell anyone which
+    accounts exist): ``taken`` is set instead, and the sign-up view mails the address's owner.
+    """
+
+    email = forms.EmailField(help_text="We mail you a link: the account can sign in once you follow it. "
+                                       "Also for notices about your proposals and password resets.")
 
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username", "email")
 
     def clean_email(self) -> str:
-        """One account per e-mail address, whatever its case (password resets go to it)."""
-        email = self.cleaned_data["email"].strip()
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account already uses this e-mail address. Log in, or reset "
-                                        "its password from the log-in page.")
-        return email
+        return self.cleaned_data["email"].strip()
+
+    def validate_unique(self):
+        """Uniqueness is the view's business (see the class docstring), not an error shown here."""
+        users = get_user_model().objects
+        username, email = self.cleaned_data.get("username", ""), self.cleaned_data.get("email", "")
+        self.taken = bool(username and users.filter(username__iexact=username).exists()) or bool(
+            email and users.filter(email__iexact=email).exists())
+
+    def clean_username(self):
+        # UserCreationForm says "A user with that username already exists."; the view decides instead.
+        return self.cleaned_data.get("username")
 
 
 def _prose_field(section) -> forms.CharField:

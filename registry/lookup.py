@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db.models import Count, Exists, Max, OuterRef, Subquery
 from django.urls import reverse
 
 from .enums import NamespaceStatus
@@ -35,7 +35,7 @@ from .grammar import (
     parse_urn,
 )
 from .grammar.compiler import NotChecked
-from .models import Namespace, Proposal
+from .models import Deprecation, Namespace, Proposal
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
 
@@ -51,6 +51,9 @@ class Entry:
     url: str  # the SNID's page, absolute (settings.SITE_URL)
     steps: tuple[str, ...]
     proposal_id: int
+    #: Deprecated SNIDs stay valid (URNs already issued keep working); the answer says so and names the successor.
+    deprecated: bool = False
+    successor: str | None = None
     _validator: Validator | None = field(default=None, repr=False)
     _loaded: bool = field(default=False, repr=False)
     #: Validators already built for this index, by stored content: SNIDs registered with the
@@ -102,13 +105,16 @@ def _build(stamp: tuple) -> Index:
     entries, reserved, shared = {}, {}, {}
     # Absolute, from the one configured site URL, and built here once: no per-lookup work.
     page = settings.SITE_URL + reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
-    rows = Namespace.objects.values_list(
-        "snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence")
-    for snid, status, until, current_id, version, equivalence in rows:
+    in_force = Deprecation.objects.filter(namespace_id=OuterRef("pk"), ended_at__isnull=True)
+    rows = Namespace.objects.annotate(
+        deprecated=Exists(in_force), successor=Subquery(in_force.values("successor__snid")[:1]),
+    ).values_list("snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence",
+                  "deprecated", "successor")
+    for snid, status, until, current_id, version, equivalence, deprecated, successor in rows:
         key = snid.lower()
         if status == NamespaceStatus.REGISTERED and current_id is not None:
             entries[key] = Entry(snid, version, page.format(snid), tuple(equivalence or ()), current_id,
-                                 _shared=shared)
+                                 bool(deprecated), successor, _shared=shared)
         elif status == NamespaceStatus.RESERVED:
             reserved[key] = until.isoformat() if until else ""
     return Index(stamp, entries, reserved)
@@ -191,7 +197,11 @@ def lookup_urn(urn: str, index: Index | None = None) -> dict:
 
 
 def _registration(entry: Entry) -> dict:
-    return {"snid": entry.snid, "version": entry.version, "url": entry.url}
+    if entry.deprecated:
+        return {"snid": entry.snid, "version": entry.version, "url": entry.url, "status": "deprecated",
+                "successor": entry.successor}
+    return {"snid": entry.snid, "version": entry.version, "url": entry.url, "status": "registered",
+            "successor": None}
 
 
 def refused(urn: str, message: str) -> dict:

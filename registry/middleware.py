@@ -107,6 +107,22 @@ PERMISSIONS = "camera=(), microphone=(), geolocation=(), payment=(), usb=()"
 API_DOC_PATHS = ("/api/docs/", "/api/redoc/")
 
 
+#: Pages whose forms start a sign-in at an identity provider (registry.identity): a form's redirect to
+#: the provider is a form action too, so these pages allow the configured providers' origins.
+IDENTITY_PATHS = ("/accounts/",)
+
+
+def _with_identity_providers(policy: str) -> str:
+    from urllib.parse import urlsplit
+
+    from django.conf import settings
+
+    apps = settings.SOCIALACCOUNT_PROVIDERS.get("openid_connect", {}).get("APPS", [])
+    origins = sorted({f"{u.scheme}://{u.netloc}" for app in apps
+                      if (u := urlsplit(app.get("settings", {}).get("server_url", ""))).scheme in ("http", "https")})
+    return policy.replace("form-action 'self'", " ".join(["form-action 'self'", *origins])) if origins else policy
+
+
 class SecurityHeadersMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -114,6 +130,8 @@ class SecurityHeadersMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         policy = API_DOCS if request.path.startswith(API_DOC_PATHS) else STRICT
+        if request.path.startswith(IDENTITY_PATHS):
+            policy = _with_identity_providers(policy)
         response.headers.setdefault("Content-Security-Policy", policy)
         response.headers.setdefault("Permissions-Policy", PERMISSIONS)
         return response

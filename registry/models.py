@@ -449,3 +449,7 @@ class ValidatorCost(models.Model):
 
     def __str__(self) -> str:
         return f"Matching cost of proposal {self.proposal_id}: {self.figures.get('match_ms')} ms"
+
+
+from .transparency.models import LogEntry, LogHead  # noqa: E402,F401  (the log's tables, in this app)
+from .stewardship.models import ChangeRequest, Deprecation, RegistrantOverlay, Steward, StewardshipEvent  # noqa: E402,F401,E501

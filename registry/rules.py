@@ -17,6 +17,24 @@ def is_editor(user) -> bool:
     return bool(user and user.is_authenticated and user.has_perm(EDITOR_PERMISSION))
 
 
+def is_steward(user, snid) -> bool:
+    """Whether ``user`` acts for the SNID ``snid`` (a string or a Namespace): an active steward.
+
+    This is the one rule for "the SNID's registrant": proposing a new version, asking for an
+    administrative change, inviting another steward — and, for an editor, a conflict of interest.
+    The registrant of an SNID is its first steward (registry.stewardship).
+    """
+    if not (user and user.is_authenticated and user.is_active) or snid is None:
+        return False
+    from django.apps import apps  # rules stays a leaf module: the model is looked up, not imported
+
+    steward = apps.get_model("registry", "Steward")
+    if hasattr(snid, "pk"):
+        return steward.objects.filter(namespace_id=snid.pk, user_id=user.pk, state="active").exists()
+    return steward.objects.filter(namespace__snid__lower=str(snid).lower(), user_id=user.pk,
+                                  state="active").exists()
+
+
 def is_submitter(user, proposal) -> bool:
     return bool(user and user.is_authenticated and proposal.submitter_id == user.pk)
 
@@ -61,12 +79,26 @@ def can_see_review(user, proposal) -> bool:
 
 
 def is_own_case(user, proposal) -> bool:
-    """A proposal the user wrote, or one for an SNID whose current version they wrote."""
+    """A proposal the user wrote, or one for an SNID they are a steward of."""
     if is_submitter(user, proposal):
         return True
     namespace = getattr(proposal, "namespace", None)
-    current = getattr(namespace, "current", None) if namespace is not None else None
-    return bool(current is not None and user and user.is_authenticated and current.submitter_id == user.pk)
+    return namespace is not None and is_steward(user, namespace)
+
+
+def can_request_change(user, namespace) -> bool:
+    """Ask for an administrative change of a registered SNID, or invite another steward: its stewards."""
+    return is_steward(user, namespace)
+
+
+def can_decide_for_snid(user, namespace) -> bool:
+    """Decide on an SNID's change requests, stewards and deprecation: an editor who is not its steward."""
+    return is_editor(user) and not is_steward(user, namespace)
+
+
+def can_see_stewardship(user, namespace) -> bool:
+    """Pending change requests, invitations and the private history: the SNID's stewards and the editors."""
+    return is_editor(user) or is_steward(user, namespace)
 
 
 def can_review(user, proposal) -> bool:

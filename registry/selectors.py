@@ -63,12 +63,13 @@ def registry_facts(snid: str, submitter_id: int | None = None,
         latest = latest_version(namespace, exclude_pk)
         if latest is None:
             return RegistryFacts()  # registered by the proposal being checked
-        owner_id = namespace.current.submitter_id if namespace.current else None
+        own = submitter_id is not None and namespace.stewards.filter(user_id=submitter_id, state="active").exists()
         return RegistryFacts(
             registered=True,
             latest_version=latest,
-            own_namespace=submitter_id is not None and owner_id == submitter_id,
+            own_namespace=own,
             submitter_known=submitter_id is not None,
+            deprecated=namespace.deprecations.filter(ended_at__isnull=True).exists(),
         )
     if reservation_active(namespace):
         return RegistryFacts(
@@ -117,6 +118,13 @@ def pending_proposals():
         .select_related("submitter", "namespace")
         .order_by("submitted_at", "id")
     )
+
+
+def _deprecated_in_force():
+    """Whether an SNID's deprecation is in force, as an expression for namespace querysets."""
+    from .stewardship.selectors import deprecated_exists
+
+    return deprecated_exists()
 
 
 def snid_suggestions(snid: str, limit: int = 5) -> list[str]:
@@ -251,7 +259,8 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
     terms = search_terms(text)
     if not terms:
         return []
-    base = Namespace.objects.registered().filter(current__isnull=False).select_related("current")
+    base = Namespace.objects.registered().filter(current__isnull=False).select_related("current").annotate(
+        deprecated=_deprecated_in_force())
     if connection.vendor == "postgresql":
         ranked = _postgres_ranked(base, text, terms, limit)
     else:

@@ -41,6 +41,8 @@ from .grammar.cost import Cost
 from .conversation import CONTENT_CHAIN_MAX, content_changes, review_round
 from .conversation import submitted_content as submitted_content_of
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
+from .stewardship.registration import deprecation_in_force, steward_first
+from .transparency.records import log_reservation_ended, log_reservation_granted, log_version_registered
 
 
 class ServiceError(Exception):
@@ -105,7 +107,10 @@ def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> 
     proposal = Proposal(submitter=submitter, is_demo=is_demo)
     proposal.apply_data(data)
     namespace = namespace_get(data.snid)
-    if namespace is not None and namespace.current and namespace.current.submitter_id == submitter.pk:
+    if namespace is not None and deprecation_in_force(namespace) is not None:
+        raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never proposed, reserved or registered "
+                       "again. Choose another SNID.")
+    if namespace is not None and namespace.current and rules.is_steward(submitter, namespace):
         proposal.namespace = namespace
     proposal.save()  # the checklist needs the primary key to leave the proposal out of the facts
     _findings_refresh(proposal)
@@ -208,6 +213,7 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         Namespace.objects.filter(pk=locked.namespace_id).update(current=locked, updated_at=now)
         if cost is not None:
             validator_cost_store(locked, cost)
+        log_version_registered(locked)  # the transparency log, in this transaction
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
     context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,
@@ -275,13 +281,17 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
         namespace.save()
         version = 1
     else:
+        if deprecation_in_force(namespace) is not None:
+            raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never registered again.")
         if proposal.namespace_id != namespace.pk:
-            raise Conflict(f"urn:ogf:{namespace.snid}: is already registered; only its registrant "
+            raise Conflict(f"urn:ogf:{namespace.snid}: is already registered; only its stewards "
                            "can propose a new version.")
         version = (latest_version(namespace) or 0) + 1
     if proposal.version != version:
         data["version_assigned"] = {"proposed": proposal.version, "assigned": version}
     proposal.namespace = namespace
+    if version == 1:
+        steward_first(namespace, proposal.submitter)
     proposal.version = version
     proposal.registration_date = today
     proposal.validator, cost = _validator_of(proposal)
@@ -354,12 +364,14 @@ def namespace_reserve(snid: str, actor, *, until: dt.date | None, reason: str, r
     if namespace is not None and reservation_active(namespace) and \
             namespace.reserved_for_id not in (None, getattr(reserved_for, "pk", None)):
         raise Conflict(f"urn:ogf:{namespace.snid}: is already reserved until {namespace.reserved_until}.")
+    renewal = namespace is not None and reservation_active(namespace)
     if namespace is None:
         namespace = Namespace(snid=snid, status=NamespaceStatus.RESERVED)
     namespace.reserved_until = until
     namespace.reservation_reason = reason
     namespace.reserved_for = reserved_for
     namespace.save()
+    log_reservation_granted(namespace, renewal=renewal)
     transaction.on_commit(registry_invalidate)
     return namespace
 
@@ -381,6 +393,7 @@ def namespace_release(snid: str, actor, note: str = "") -> Namespace:
         namespace = Namespace.objects.select_for_update().by_snid(snid).first()
         if namespace is None or namespace.status != NamespaceStatus.RESERVED:
             raise Conflict(f"urn:ogf:{snid}: is not reserved.")
+        log_reservation_ended(namespace, namespace.reserved_until, how="released")
         namespace.reserved_until = timezone.localdate() - dt.timedelta(days=1)
         namespace.reservation_reason = (namespace.reservation_reason + f"\nReleased by {actor.get_username()}"
                                         + (f": {note}" if note else ".")).strip()

@@ -8,13 +8,14 @@ a start-up error rather than a silently insecure default.
 
 Environment variables: DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS,
 DATABASE_URL, REDIS_URL, DJANGO_EMAIL_URL-style settings (EMAIL_HOST, ...),
-REGISTRY_TRUSTED_PROXIES and the REGISTRY_* limits (docs/deployment.md).
+REGISTRY_TRUSTED_PROXIES, REGISTRY_LOG_KEY(_FILE) and the REGISTRY_* limits (docs/deployment.md).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import json
 import os
 import secrets
 from pathlib import Path
@@ -88,6 +89,11 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "registry",
+    # Sign-in with ORCID and other OpenID Connect providers (registry.identity, docs/stewardship.md)
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
 ]
 
 MIDDLEWARE = [
@@ -105,6 +111,7 @@ MIDDLEWARE = [
     # Before any view (or CSRF's check) reads the body; after the headers, so a 413 carries them.
     "registry.bodylimits.BodyLimitMiddleware",
     "axes.middleware.AxesMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "registry.fairshare.HeavyRequestLimit",
     "registry.storage.StorageFaultMiddleware",
 ]
@@ -227,6 +234,50 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+
+
+def _identity_providers() -> list[dict]:
+    """OpenID Connect providers to sign in with, from the environment (docs/stewardship.md).
+
+    ORCID (REGISTRY_ORCID_CLIENT_ID / REGISTRY_ORCID_SECRET, REGISTRY_ORCID_URL for the sandbox)
+    is an OpenID Connect provider whose subject is the ORCID iD; REGISTRY_OIDC_PROVIDERS adds others
+    as a JSON list of {"id", "name", "url", "client_id", "secret"}.
+    """
+    providers = []
+    if os.environ.get("REGISTRY_ORCID_CLIENT_ID"):
+        providers.append({"id": "orcid", "name": "ORCID", "client_id": os.environ["REGISTRY_ORCID_CLIENT_ID"],
+                          "secret": os.environ.get("REGISTRY_ORCID_SECRET", ""),
+                          "url": os.environ.get("REGISTRY_ORCID_URL", "https://orcid.org")})
+    try:
+        extra = json.loads(os.environ.get("REGISTRY_OIDC_PROVIDERS", "") or "[]")
+        if not isinstance(extra, list) or not all(
+                isinstance(p, dict) and {"id", "name", "url", "client_id"} <= set(p) for p in extra):
+            raise ValueError("a JSON list of objects with id, name, url, client_id (and secret)")
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"REGISTRY_OIDC_PROVIDERS must be {exc}; see docs/stewardship.md.") from None
+    return providers + extra
+
+
+def identity_provider_apps(providers: list[dict]) -> dict:
+    """allauth's SOCIALACCOUNT_PROVIDERS for ``providers`` (tests configure a local provider with it)."""
+    return {"openid_connect": {"OAUTH_PKCE_ENABLED": True, "APPS": [
+        {"provider_id": p["id"], "name": p["name"], "client_id": p["client_id"], "secret": p.get("secret", ""),
+         "settings": {"server_url": p["url"], "fetch_userinfo": True}} for p in providers]}}
+
+
+SOCIALACCOUNT_PROVIDERS = identity_provider_apps(_identity_providers())
+SOCIALACCOUNT_ADAPTER = "registry.identity.SocialAccountAdapter"
+ACCOUNT_ADAPTER = "registry.identity.AccountAdapter"
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"  # the provider vouches for the identity; e-mail is optional
+SOCIALACCOUNT_LOGIN_ON_GET = False  # a sign-in starts with a POST from our page (no login CSRF)
+SOCIALACCOUNT_STORE_TOKENS = False
+SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX = "oidc"
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "none"  # local sign-ups are confirmed by registry.views.accounts, not allauth
+ACCOUNT_UNIQUE_EMAIL = False
 AXES_HANDLER = "registry.views.accounts.LoginLimitHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
@@ -263,6 +314,20 @@ EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "urn@ogf.org")
 #: Where links in e-mails point.
 SITE_URL = os.environ.get("REGISTRY_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+#: The transparency log's Ed25519 signer key (docs/transparency.md): the key itself, or a file
+#: holding it (``manage.py log_keygen`` writes one). Never in the database. Development keeps
+#: one in ``.log_key`` (git-ignored), made on first use; production refuses to start without.
+REGISTRY_LOG_KEY = os.environ.get("REGISTRY_LOG_KEY", "").strip()
+REGISTRY_LOG_KEY_FILE = os.environ.get("REGISTRY_LOG_KEY_FILE", str(BASE_DIR / ".log_key") if DEBUG else "")
+#: Whether a missing key file is created (development only).
+REGISTRY_LOG_KEY_CREATE = DEBUG
+if not DEBUG and not REGISTRY_LOG_KEY and not (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file()):
+    raise ImproperlyConfigured(
+        "Production mode (DJANGO_DEBUG=0) needs the transparency log's signer key: set REGISTRY_LOG_KEY, or "
+        "REGISTRY_LOG_KEY_FILE to a file made by manage.py log_keygen"
+        + (f" ({REGISTRY_LOG_KEY_FILE} does not exist)" if REGISTRY_LOG_KEY_FILE else "")
+        + "; see docs/transparency.md.")
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -303,6 +368,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ProposalStateEnum": "registry.enums.ProposalState",
         "NamespaceStatusEnum": "registry.enums.NamespaceStatus",
+        "SnidStatusEnum": "registry.api.serializers.SNID_STATUS_CHOICES",
+        "RegistrationStatusEnum": "registry.api.serializers.REGISTRATION_STATUS_CHOICES",
         "FindingStatusEnum": "registry.enums.FindingStatus",
         "EventKindEnum": "registry.enums.EventKind",
     },

@@ -5,6 +5,8 @@ from django.contrib import admin
 from django.contrib.auth.views import redirect_to_login
 from django.urls import include, path
 
+from django.contrib.auth import views as auth_views
+
 from .views import accounts
 
 
@@ -24,6 +26,15 @@ urlpatterns = [
     path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(),
          name="password_reset_confirm"),
     path("accounts/", include("django.contrib.auth.urls")),
+    # Sign-in with ORCID / OpenID Connect (registry.identity): allauth's social views only, and the names
+    # allauth links to, given to the registry's own account pages.
+    path("accounts/social/", include("allauth.socialaccount.urls")),
+    path("accounts/social/", include("allauth.socialaccount.providers.openid_connect.urls")),
+    path("accounts/login/", accounts.LoginView.as_view(), name="account_login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="account_logout"),
+    path("accounts/signup/", accounts.signup, name="account_signup"),
+    path("accounts/inactive/", accounts.account_inactive, name="account_inactive"),
+    path("", include(("registry.transparency.urls", "log"))),  # /log/: the transparency log
     path("", include("registry.views.urls")),
 ]
 

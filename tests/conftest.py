@@ -4,7 +4,7 @@ Such tests call ``require_external(name, available, reason)``: where the program
 is missing they skip with a clear reason, so ``pytest`` passes anywhere. Names
 listed in ``REGISTRY_REQUIRE_EXTERNAL`` (comma-separated, set by ``.ci/run``)
 fail instead of skipping, so CI never silently skips them; the SQLite pass
-requires Chromium, the PostgreSQL pass requires both.
+requires Chromium and Go, the PostgreSQL pass PostgreSQL too.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest
 from django.db import connection
 
 from registry.lookup import registry_invalidate
+from registry.transparency.log import log_cache_clear
 
 from .factories import proposal_factory, user_factory
 
@@ -27,10 +28,12 @@ def fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def fresh_registry_index():
-    """Each test starts with no in-memory registry index (databases are per test)."""
+    """Each test starts with no in-memory registry index nor log tree (databases are per test)."""
     registry_invalidate()
+    log_cache_clear()
     yield
     registry_invalidate()
+    log_cache_clear()
 
 
 def require_external(name: str, available: bool, reason: str) -> None:

@@ -272,3 +272,21 @@ def test_an_unsigned_backup_of_the_first_version_is_refused_with_the_reason(tmp_
                                 "sha256": "0" * 64, "records": []}), encoding="utf-8")
     with pytest.raises(CommandError, match="unkeyed digest that anyone could recompute"):
         restore(path)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_snids_life_after_approval_survives_a_restore(tmp_path, registry_with_everything):
+    """Stewards, the decided change and its overlay, the history and the deprecation are backed up."""
+    from registry.lookup import lookup_urn, registry_invalidate
+    from registry.stewardship.models import ChangeRequest, Deprecation, RegistrantOverlay, Steward, StewardshipEvent
+
+    life = (Steward, ChangeRequest, StewardshipEvent, RegistrantOverlay, Deprecation)
+    before = [sorted(model.objects.values_list("pk", flat=True)) for model in life]
+    assert all(before)
+    path = tmp_path / "backup.json"
+    path.write_text(backup(), encoding="utf-8")
+    restore(path, "--replace")
+    assert [sorted(model.objects.values_list("pk", flat=True)) for model in life] == before
+    registry_invalidate()
+    fdc = Proposal.objects.get(snid="fdc")
+    assert lookup_urn(fdc.examples_valid[0])["registration"]["status"] == "deprecated"

@@ -31,11 +31,20 @@ def test_start_on_an_empty_database_loads_demo_data_and_is_idempotent():
     assert "Loaded 5 demonstration proposals." in out
     assert "username 'applicant'  password 'applicant-demo-2026'" in out
     assert "username 'editor'  password 'editor-demo-2026'" in out
+    assert "username 'maintainer'  password 'maintainer-demo-2026'" in out
     states = dict(Proposal.objects.values_list("snid", "state"))
     assert states == {"example": "approved", "fdc": "approved", "img": "submitted",
                       "urn-5": "submitted", "newsml": "changes_requested"}
     assert all(Proposal.objects.values_list("is_demo", flat=True))
     assert sorted(Namespace.objects.registered().values_list("snid", flat=True)) == ["example", "fdc"]
+    # an SNID's life after approval: two stewards and a completed contact change; a deprecated SNID
+    from registry.stewardship.selectors import current_with_overlay, deprecation_of, stewards_active
+
+    example, fdc = (Namespace.objects.select_related("current").get(snid=s) for s in ("example", "fdc"))
+    assert sorted(s.user.username for s in stewards_active(example)) == ["applicant", "maintainer"]
+    assert current_with_overlay(example).registrant_public_contact == "urn-registry@example.org"
+    assert example.change_requests.get().state == "approved"
+    assert deprecation_of(fdc).successor == example
 
     code, out = run("start", "--no-serve")
     assert "demo data not loaded" in out
@@ -154,7 +163,7 @@ def test_check_proposal_of_a_new_version_with_and_without_submitter(tmp_path):
     ((status, message),) = unique()
     assert status == "warning" and "someone else" not in message
     assert message.startswith("urn:ogf:example: is already registered (latest version 1).")
-    assert unique("--submitter", "applicant") == [("pass", "This is a new version of an SNID registered to you.")]
+    assert unique("--submitter", "applicant") == [("pass", "This is a new version of an SNID you are a steward of.")]
     user_factory("stranger")
     ((status, message),) = unique("--submitter", "stranger")
     assert status == "fail" and "already registered to someone else" in message

@@ -27,6 +27,7 @@ def _record(snid: str, text: str, **changes) -> dict:
         "examples": {"valid": [f"urn:ogf:{snid}:x", text, ""], "invalid": [text]},
         "equivalence": ["case-insensitive-nss", "unknown & <odd>"],
         "max_length": 120, "pattern": "^[uU][rR][nN]:x&y<z>$", "url": f"https://registry.example/urn/{snid}/",
+        "status": "registered", "successor": None,
     }
     record.update(changes)
     return record
@@ -38,7 +39,8 @@ def _snapshot() -> RegistrySnapshot:
             _record("hostile", HOSTILE),
             _record("empty", "", registration_date=None, examples={"valid": [], "invalid": []}, equivalence=[],
                     max_length=None, pattern=None),
-            _record("spaces", "   ", max_length=0, grammar={"abnf": "", "rule": ""}),
+            _record("spaces", "   ", max_length=0, grammar={"abnf": "", "rule": ""}, status="deprecated",
+                    successor='a&"b'),
         ],
         reservations=[{"snid": "held", "reserved_until": "2027-06-30"}, {"snid": "kept", "reserved_until": None}],
         updated="2026-11-22T05:40:12.345678+00:00",
@@ -79,6 +81,8 @@ def _elementtree_xml(snapshot: RegistrySnapshot) -> str:
         if record["pattern"]:
             ET.SubElement(element, q("pattern"), {"syntax": "re2-ecmascript"}).text = record["pattern"]
         ET.SubElement(element, q("url")).text = record["url"]
+        ET.SubElement(element, q("status"), {"successor": record["successor"]} if record["successor"] else {}).text = \
+            record["status"]
     for reservation in snapshot.reservations:
         ET.SubElement(root, q("reservation"), {"until": reservation["reserved_until"] or ""}).text = \
             reservation["snid"]

@@ -12,6 +12,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from registry import services
+from registry.stewardship import services as stewardship
 
 from .factories import data_factory, proposal_factory, user_factory
 
@@ -35,6 +36,8 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:namespace_version": ("GET", "/urn/example/1/", EVERYONE_200),
     "registry:namespace_document": ("GET", "/urn/example/1/registration.md", EVERYONE_200),
     "registry:signup": ("GET", "/accounts/signup/", EVERYONE_200),
+    "registry:signup_sent": ("GET", "/accounts/signup/sent/", EVERYONE_200),
+    "registry:signup_confirm": ("GET", "/accounts/confirm/MQ/bad-token/", ("400", "400", "400", "400")),
     "registry:proposal_list": ("GET", "/proposals/", LOGGED_IN_200),
     "registry:proposal_new": ("GET", "/proposals/new/", LOGGED_IN_200),
     "registry:proposal_import": ("GET", "/proposals/import/", LOGGED_IN_200),
@@ -60,10 +63,32 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:review_decide": ("POST", "/review/{approved}/decide/", EDITORS_POST),
     "registry:review_comment": ("POST", "/review/{approved}/comment/", EDITORS_POST),
     "registry:review_judgement": ("POST", "/review/{approved}/judgement/", EDITORS_POST),
+    # an SNID's life after approval: {approved}'s applicant is the steward of urn:ogf:example:
+    "registry:stewardship": ("GET", "/urn/example/stewardship/", ("login", "200", "403", "200")),
+    "registry:stewardship_change": ("POST", "/urn/example/stewardship/change/contact/",
+                                    ("login", "302", "403", "403")),
+    "registry:stewardship_invite": ("POST", "/urn/example/stewardship/invite/", ("login", "302", "403", "403")),
+    "registry:stewardship_orcid": ("POST", "/urn/example/stewardship/orcid/", ("login", "302", "403", "403")),
+    "registry:stewardship_add": ("POST", "/urn/example/stewardship/add/", ("login", "403", "403", "302")),
+    "registry:stewardship_remove": ("POST", "/urn/example/stewardship/remove/{steward}/",
+                                    ("login", "403", "403", "302")),
+    "registry:stewardship_deprecate": ("POST", "/urn/example/stewardship/deprecate/", ("login", "403", "403", "302")),
+    "registry:stewardship_undeprecate": ("POST", "/urn/example/stewardship/undeprecate/",
+                                         ("login", "403", "403", "302")),
+    "registry:stewardship_queue": ("GET", "/review/stewardship/", EDITORS_ONLY),
+    "registry:stewardship_change_decide": ("POST", "/review/stewardship/change/{change}/", EDITORS_POST),
+    "registry:stewardship_invitation_decide": ("POST", "/review/stewardship/invitation/{invitation}/",
+                                               EDITORS_POST),
     "api:snid_list": ("GET", "/api/snids/", EVERYONE_200),
     "api:snid_detail": ("GET", "/api/snids/example/", EVERYONE_200),
     "api:snid_version": ("GET", "/api/snids/example/versions/1/", EVERYONE_200),
     "api:lookup": ("GET", "/api/lookup/?urn=urn:ogf:example:x", EVERYONE_200),
+    "api:snid_version_proof": ("GET", "/api/snids/example/versions/1/proof", EVERYONE_200),
+    "api:log_consistency": ("GET", "/api/log/consistency/?first=0", EVERYONE_200),
+    "log:page": ("GET", "/log/", EVERYONE_200),
+    "log:checkpoint": ("GET", "/log/checkpoint", EVERYONE_200),
+    "log:key": ("GET", "/log/key", EVERYONE_200),
+    "log:tile": ("GET", "/log/tile/entries/000.p/1", EVERYONE_200),
     "api:validate": ("POST", "/api/validate/", EVERYONE_200),
     "api:proposal_list": ("GET", "/api/proposals/", ("403", "200", "200", "200")),
     "api:proposal_detail": ("GET", "/api/proposals/{draft}/", ("403", "200", "404", "200")),
@@ -80,6 +105,19 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "password_reset_done": ("GET", "/accounts/password_reset/done/", EVERYONE_200),
     "password_reset_confirm": ("GET", "/accounts/reset/MQ/bad-token/", EVERYONE_200),
     "password_reset_complete": ("GET", "/accounts/reset/done/", EVERYONE_200),
+    "registry:identities": ("GET", "/accounts/identities/", LOGGED_IN_200),
+    # sign-in with an identity provider (django-allauth): none is configured in this table's world
+    "account_login": ("GET", "/accounts/login/", EVERYONE_200),
+    "account_logout": ("POST", "/accounts/logout/", ("302", "302", "302", "302")),
+    "account_signup": ("GET", "/accounts/signup/", EVERYONE_200),
+    "account_inactive": ("GET", "/accounts/inactive/", ("403", "403", "403", "403")),
+    "socialaccount_connections": ("GET", "/accounts/social/", LOGGED_IN_200),
+    "socialaccount_login_cancelled": ("GET", "/accounts/social/login/cancelled/", EVERYONE_200),
+    "socialaccount_login_error": ("GET", "/accounts/social/login/error/", ("401", "401", "401", "401")),
+    "socialaccount_signup": ("GET", "/accounts/social/signup/", ("login", "login", "login", "login")),
+    "openid_connect_login": ("POST", "/accounts/social/oidc/orcid/login/", ("404", "404", "404", "404")),
+    "openid_connect_callback": ("GET", "/accounts/social/oidc/orcid/login/callback/",
+                                ("404", "404", "404", "404")),
     "admin:index": ("GET", "/admin/", ("302", "302", "302", "302")),
 }
 
@@ -116,9 +154,14 @@ def world(db):
     services.proposal_transition(version, "submit", applicant)
     # The review of a decided proposal is closed: threads live on proposals under review.
     thread = services.thread_start(pending, editor, "A remark for the applicant only.", section="scope")
+    namespace = approved.namespace
+    change = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": "new@example.org"},
+                                               applicant, reason="The old address is gone.")
+    invitation = stewardship.steward_invite(namespace, user_factory("invitee"), applicant, reason="Co-maintainer.")
+    steward = namespace.stewards.get(user=applicant)
     return {"users": {"applicant": applicant, "other": other, "editor": editor},
-            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk,
-                                                                         "version": version.pk}}
+            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk, "version": version.pk,
+                    "change": change.pk, "invitation": invitation.pk, "steward": steward.pk}}
 
 
 def outcome(response) -> str:
@@ -169,7 +212,7 @@ def reviewed(db):
 PUBLIC_PATHS = ["/proposals/{id}/", "/api/proposals/{id}/", "/urn/example/", "/urn/example/1/",
                 "/urn/feed.atom", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml",
                 "/urn/example/1/registration.md", "/proposals/{id}/export.md", "/api/snids/example/",
-                "/api/snids/example/versions/1/"]
+                "/api/snids/example/versions/1/", "/api/snids/example/versions/1/proof", "/log/tile/entries/000.p/1"]
 
 
 @pytest.mark.django_db

@@ -28,10 +28,27 @@ def test_production_mode_requires_secret_key_and_hosts(env, missing):
     assert f"Production mode (DJANGO_DEBUG=0) needs {missing}" in result.stderr
 
 
+LOG_KEY = "PRIVATE+KEY+production-test.invalid/log+56d12224+AfyKEAVr37LDGWDTIcIbQt5UNh/uHEA04eYaDsKt7e9b"
+
+
 def test_production_mode_starts_when_configured():
     result = manage("check", DJANGO_DEBUG="0", DJANGO_SECRET_KEY="k" * 60,
-                    DJANGO_ALLOWED_HOSTS="urn.example.org")
+                    DJANGO_ALLOWED_HOSTS="urn.example.org", REGISTRY_LOG_KEY=LOG_KEY)
     assert result.returncode == 0, result.stderr
+
+
+def test_production_mode_requires_the_log_key():
+    result = manage("check", DJANGO_DEBUG="0", DJANGO_SECRET_KEY="k" * 60,
+                    DJANGO_ALLOWED_HOSTS="urn.example.org", REGISTRY_LOG_KEY="")
+    assert result.returncode != 0
+    assert "needs the transparency log's signer key" in result.stderr
+
+
+def test_production_mode_requires_the_log_key_file_to_exist(tmp_path):
+    result = manage("check", DJANGO_DEBUG="0", DJANGO_SECRET_KEY="k" * 60, DJANGO_ALLOWED_HOSTS="urn.example.org",
+                    REGISTRY_LOG_KEY="", REGISTRY_LOG_KEY_FILE=str(tmp_path / "absent.key"))
+    assert result.returncode != 0
+    assert f"{tmp_path / 'absent.key'} does not exist" in result.stderr
 
 
 def test_invalid_debug_value_is_a_clear_error():

@@ -17,6 +17,13 @@ from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from ..grammar import EQUIVALENCE_STEPS
 from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
+from ..stewardship.selectors import current_with_overlay, deprecation_of
+
+
+#: What the API says of an SNID: reserved, registered, or deprecated (registered, no longer recommended).
+SNID_STATUS_CHOICES = [*NamespaceStatus.choices, ("deprecated", "Deprecated")]
+#: What a lookup says of the SNID it found.
+REGISTRATION_STATUS_CHOICES = [("registered", "Registered"), ("deprecated", "Deprecated")]
 
 
 class RegistrantSerializer(serializers.Serializer):
@@ -77,7 +84,7 @@ class VersionSerializer(serializers.Serializer):
     """One approved version of a registered SNID, every template section included."""
 
     snid = serializers.CharField()
-    status = serializers.ChoiceField(choices=NamespaceStatus.choices)
+    status = serializers.ChoiceField(choices=SNID_STATUS_CHOICES)
     title = serializers.CharField()
     version = serializers.IntegerField()
     registration_date = serializers.DateField(allow_null=True)
@@ -108,11 +115,21 @@ class VersionSerializer(serializers.Serializer):
         }
 
 
+class DeprecationSerializer(serializers.Serializer):
+    since = serializers.DateField()
+    reason = serializers.CharField()
+    successor = serializers.CharField(allow_null=True, help_text="the SNID new identifiers should use, if named")
+
+
 class SnidSerializer(serializers.Serializer):
-    """A registered SNID (its current version and version list) or a reserved one (no content)."""
+    """A registered SNID (its current version and version list) or a reserved one (no content).
+
+    ``current`` shows the administrative details in force today (a contact changed at a steward's
+    request since approval); ``/api/snids/<snid>/<version>/`` shows a version exactly as approved."""
 
     snid = serializers.CharField()
-    status = serializers.ChoiceField(choices=NamespaceStatus.choices)
+    status = serializers.ChoiceField(choices=SNID_STATUS_CHOICES)
+    deprecation = DeprecationSerializer(allow_null=True, help_text="null unless the SNID is deprecated")
     reserved_until = serializers.DateField(allow_null=True)
     current = VersionSerializer(allow_null=True, help_text="null while only reserved")
     versions = VersionLinkSerializer(many=True)
@@ -122,11 +139,19 @@ class SnidSerializer(serializers.Serializer):
     def to_representation(self, namespace) -> dict:
         registered = namespace.status == NamespaceStatus.REGISTERED and namespace.current_id
         versions = list(self.context.get("versions", []))
+        deprecation = deprecation_of(namespace) if registered else None
+        current = VersionSerializer(current_with_overlay(namespace)).data if registered else None
+        if current is not None and deprecation is not None:
+            current["status"] = "deprecated"
         return {
             "snid": namespace.snid,
-            "status": namespace.status,
+            "status": "deprecated" if deprecation is not None else namespace.status,
+            "deprecation": {
+                "since": deprecation.deprecated_at.date().isoformat(), "reason": deprecation.reason,
+                "successor": deprecation.successor.snid if deprecation.successor else None,
+            } if deprecation is not None else None,
             "reserved_until": namespace.reserved_until.isoformat() if namespace.reserved_until else None,
-            "current": VersionSerializer(namespace.current).data if registered else None,
+            "current": current,
             "versions": [
                 {"version": p.version,
                  "registration_date": p.registration_date.isoformat() if p.registration_date else None,
@@ -148,6 +173,8 @@ class SnidListItemSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     registration_date = serializers.DateField(allow_null=True)
     document = DocumentSerializer()
+    status = serializers.ChoiceField(choices=REGISTRATION_STATUS_CHOICES,
+                                     help_text="deprecated: still valid, new identifiers should use its successor")
     url = serializers.URLField(help_text="the SNID's page in the registry")
     api_url = serializers.URLField(help_text="the SNID in the API")
     snippet = serializers.CharField(
@@ -159,6 +186,7 @@ class SnidListItemSerializer(serializers.Serializer):
         extra = {"snippet": item.snippet} if item is not namespace else {}
         return {
             "snid": namespace.snid,
+            "status": "deprecated" if getattr(namespace, "deprecated", False) else "registered",
             "title": current.title,
             "version": current.version,
             "registration_date": current.registration_date.isoformat() if current.registration_date else None,
@@ -174,6 +202,10 @@ class RegistrationRefSerializer(serializers.Serializer):
     snid = serializers.CharField()
     version = serializers.IntegerField(help_text="the current version, whose grammar was applied")
     url = serializers.URLField(help_text="the SNID's page in the registry")
+    status = serializers.ChoiceField(
+        choices=REGISTRATION_STATUS_CHOICES,
+        help_text="deprecated: URNs already issued stay valid, new ones should use the successor")
+    successor = serializers.CharField(allow_null=True, help_text="the successor SNID of a deprecated SNID, if named")
 
 
 class LookupResultSerializer(serializers.Serializer):
@@ -187,6 +219,10 @@ class LookupResultSerializer(serializers.Serializer):
     grammar_checked = serializers.BooleanField(help_text="the SNID's registered grammar was applied")
     errors = serializers.ListField(child=serializers.CharField())
     registration = RegistrationRefSerializer(allow_null=True)
+    log = serializers.JSONField(required=False, allow_null=True,
+                                help_text="with proof=1 only: the registration's transparency-log entry and "
+                                          "inclusion proof (as /api/snids/{snid}/versions/{version}/proof), or "
+                                          "null when it is not in the log")
 
 
 class ValidateRequestSerializer(serializers.Serializer):

@@ -2,6 +2,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from . import views
+from ..transparency.urls import api_urlpatterns as log_urlpatterns
 from .errors import not_found
 
 app_name = "api"
@@ -13,6 +14,7 @@ urlpatterns = [
     path("snids/", views.SnidList.as_view(), name="snid_list"),
     path("snids/<str:snid>/", views.SnidDetail.as_view(), name="snid_detail"),
     path("snids/<str:snid>/versions/<int:version>/", views.SnidVersion.as_view(), name="snid_version"),
+    *log_urlpatterns(),  # the transparency log's proofs (registry/transparency/views.py)
     path("proposals/", views.ProposalList.as_view(), name="proposal_list"),
     path("proposals/<int:pk>/", views.ProposalDetail.as_view(), name="proposal_detail"),
     path("proposals/<int:pk>/actions/<str:action>/", views.ProposalAction.as_view(), name="proposal_action"),

@@ -25,6 +25,8 @@ from ..selectors import (
     search_text,
     snid_suggestions,
 )
+from ..stewardship.selectors import deprecated_exists
+from ..transparency.views import lookup_with_proof
 from . import serializers as s
 from .http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
 from .negotiation import JSONOnly
@@ -64,7 +66,7 @@ class SnidList(generics.ListAPIView):
         if text:
             return registry_search(text)
         return Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
-            *s.SnidListItemSerializer.FIELDS)
+            *s.SnidListItemSerializer.FIELDS).annotate(deprecated=deprecated_exists())
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)
@@ -167,7 +169,10 @@ class Lookup(FastPublicView):
                     "the form two lexically equivalent URNs share. `registration.url` is the SNID's "
                     "page. Answers carry an ETag: send If-None-Match to get 304 while the registry "
                     "is unchanged. To validate offline, use the `pattern` of `/api/snids/{snid}/`.",
-        parameters=[OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN")],
+        parameters=[OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN"),
+                    OpenApiParameter("proof", str, required=False,
+                                     description="1: add `log`, the registration's transparency-log entry with "
+                                                 "its inclusion proof and the signed checkpoint (docs/transparency.md)")],
         responses={200: s.LookupResultSerializer, 400: s.ErrorSerializer,
                    429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},
     )
@@ -177,6 +182,12 @@ class Lookup(FastPublicView):
     def fast(self, request):
         index = registry_index()
         query = request.META.get("QUERY_STRING", "")
+        if "proof=" in query and request.GET.get("proof") not in (None, "", "0"):
+            # The version's log entry and inclusion proof, on request only: never on the hot path.
+            status, body = lookup_answer(request.GET.get("urn"), index)
+            if status == 200:
+                body = lookup_with_proof(body)
+            return HttpResponse(body, status=status, content_type="application/json")
         answer = index.answers.get(query)
         if answer is None:
             urn = simple_lookup_query(query)

@@ -19,13 +19,19 @@ from axes.models import AccessAttempt
 from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
+from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.cache import cache
+from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
+from .. import notify
 from ..forms import SignUpForm
 from ..middleware import client_address
 
@@ -127,7 +133,23 @@ def _too_many(request, template: str, form, what: str):
     return response
 
 
+class SignupTokenGenerator(PasswordResetTokenGenerator):
+    """Confirmation links: their own salt, so a password-reset link never confirms an account (nor the
+    reverse); a link stops working once the account has signed in (the hash covers the last log-in)."""
+
+    key_salt = "registry.views.accounts.SignupTokenGenerator"
+
+
+signup_tokens = SignupTokenGenerator()
+
+
 def signup(request):
+    """A new account is created inactive and a confirmation link is mailed to it.
+
+    Every valid sign-up gets the same answer ("we sent you a link"), whether the user name or the
+    address was free or not: when one is taken, the address's owner is mailed that instead, so the
+    form tells nobody which accounts exist.
+    """
     form = SignUpForm(request.POST or None)
     if request.method == "POST":
         email = (request.POST.get("email") or "").strip().casefold()
@@ -135,11 +157,49 @@ def signup(request):
                 (email and rate_exceeded("signup-mail", email, settings.SIGNUP_RATE_PER_ADDRESS)):
             return _too_many(request, "registration/signup.html", form, "sign-ups")
         if form.is_valid():
-            user = form.save()
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.get_username()}. Start your first proposal below.")
-            return redirect("registry:proposal_new")
+            user = None
+            if not form.taken:
+                try:
+                    with transaction.atomic():
+                        user = form.save(commit=False)
+                        user.is_active = False
+                        user.save()
+                except IntegrityError:  # the same name, a moment ago
+                    user = None
+            address = form.cleaned_data["email"]
+            if user is not None:
+                link = settings.SITE_URL + reverse("registry:signup_confirm", args=[
+                    urlsafe_base64_encode(force_bytes(user.pk)), signup_tokens.make_token(user)])
+                notify.later("signup_confirm", [address], {"user": user, "link": link})
+            else:
+                notify.later("signup_taken", [address], {"username": form.cleaned_data["username"]})
+            request.session["signup_address"] = address
+            return redirect("registry:signup_sent")
     return render(request, "registration/signup.html", {"form": form})
+
+
+def signup_sent(request):
+    return render(request, "registration/signup_sent.html", {"address": request.session.get("signup_address", "")})
+
+
+def signup_confirm(request, uidb64, token):
+    """GET shows a button (a GET never changes anything: mail scanners follow links); POST confirms."""
+    try:
+        user = get_user_model().objects.get(pk=int(urlsafe_base64_decode(uidb64).decode()))
+    except (ValueError, TypeError, OverflowError, get_user_model().DoesNotExist):
+        user = None
+    valid = user is not None and not user.is_active and user.last_login is None and \
+        signup_tokens.check_token(user, token)
+    if not valid:
+        return render(request, "registration/signup_confirm.html", {"valid": False}, status=400)
+    if request.method == "POST":
+        get_user_model().objects.filter(pk=user.pk).update(is_active=True)
+        user.is_active = True
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.get_username()}: your address is confirmed. Start your first "
+                         "proposal below.")
+        return redirect("registry:proposal_new")
+    return render(request, "registration/signup_confirm.html", {"valid": True, "user": user})
 
 
 class PasswordResetView(auth_views.PasswordResetView):
@@ -177,3 +237,8 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         axes_reset(username=normalise_username(form.user.get_username()))
         return response
 
+
+
+def account_inactive(request):
+    """Where sign-in with an identity provider ends for a deactivated (or not yet confirmed) account."""
+    return render(request, "registration/account_inactive.html", status=403)

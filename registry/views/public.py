@@ -33,6 +33,10 @@ from ..interchange import PUBLISHABLE
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal, ValidatorCost
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
+from ..stewardship.changes import overlay_of
+from ..stewardship.models import StewardshipEvent
+from ..stewardship.selectors import overlay_apply, public_changes, public_life
+from ..transparency.views import version_log_status
 
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
@@ -207,6 +211,8 @@ def namespace_detail(request, snid, version=None):
         if proposal is None:
             return snid_not_found(request, snid, version)
     proposal.namespace = namespace
+    if version is None or proposal.pk == namespace.current_id:
+        overlay_apply(proposal, overlay_of(namespace))  # administrative changes since approval (in memory only)
     check = None
     if "urn" in request.GET:
         check = _check(request.GET["urn"][:5000], namespace)
@@ -220,6 +226,8 @@ def namespace_detail(request, snid, version=None):
         "diagrams": _diagrams(proposal), "examples": examples,
         "steps": [(step, EQUIVALENCE_STEPS[step]) for step in proposal.equivalence],
         "check": check, "card": _card(namespace, proposal, examples, is_current),
+        "log": version_log_status(namespace.snid, proposal.version),
+        "life": public_life(namespace),
     }
     return _public(render(request, "registry/urn/detail.html", context), request)
 
@@ -315,25 +323,46 @@ class RegistryFeed(Feed):
         return settings.SITE_URL + reverse("registry:feed")
 
     def items(self):
-        return (Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")
-                .only("namespace__snid", "version", "title", "document_reference", "decided_at")[:50])
+        versions = list(Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")
+                        .only("namespace__snid", "version", "title", "document_reference", "decided_at")[:50])
+        # Public changes after approval (deprecations, contact changes, stewards) are news too.
+        changes = list(public_changes()[:50])
+        return sorted(versions + changes, key=_feed_date, reverse=True)[:50]
 
     def item_title(self, item):
+        if isinstance(item, StewardshipEvent):
+            return f"urn:ogf:{item.namespace.snid}: {item.summary}"
         what = "registered" if item.version == 1 else f"version {item.version}"
         return f"urn:ogf:{item.namespace.snid}: {what} — {item.title}"
 
     def item_description(self, item):
+        if isinstance(item, StewardshipEvent):
+            return f"{item.summary} {item.reason}".strip() if item.kind in ("deprecated", "undeprecated") else item.summary
         document = f" Registered by {item.document_reference}." if item.document_reference else ""
         return f"{item.title}.{document}"
 
     def item_link(self, item):
+        if isinstance(item, StewardshipEvent):
+            return settings.SITE_URL + reverse("registry:namespace_detail", args=[item.namespace.snid])
         return settings.SITE_URL + reverse("registry:namespace_version", args=[item.namespace.snid, item.version])
 
+    def item_guid(self, item):
+        if isinstance(item, StewardshipEvent):
+            return f"{self.item_link(item)}#change-{item.pk}"
+        return self.item_link(item)
+
+    def item_categories(self, item):
+        return [item.kind] if isinstance(item, StewardshipEvent) else []
+
     def item_pubdate(self, item):
-        return item.decided_at
+        return _feed_date(item)
 
     def item_updateddate(self, item):
-        return item.decided_at
+        return _feed_date(item)
+
+
+def _feed_date(item):
+    return item.created_at if isinstance(item, StewardshipEvent) else item.decided_at
 
 
 @anonymous_cache

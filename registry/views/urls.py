@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
-from . import accounts, imports, proposals, public, review, threads
+from ..stewardship.urls import urlpatterns as stewardship_urlpatterns
+from . import accounts, identity, imports, proposals, public, review, threads
 
 app_name = "registry"
 
@@ -12,6 +13,7 @@ urlpatterns = [
     path("urn/search/", public.urn_search, name="urn_search"),
     path("urn/feed.atom", public.registry_feed, name="feed"),
     re_path(r"^urn/registry\.(?P<fmt>json|csv|xml)$", public.registry_export, name="registry_export"),
+    *stewardship_urlpatterns,
     path("urn/<str:snid>/", public.namespace_detail, name="namespace_detail"),
     path("urn/<str:snid>/diff/", public.namespace_diff, name="namespace_diff"),
     path("urn/<str:snid>/<int:version>/", public.namespace_detail, name="namespace_version"),
@@ -19,6 +21,9 @@ urlpatterns = [
             name="namespace_document"),
     # applicants
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/signup/sent/", accounts.signup_sent, name="signup_sent"),
+    path("accounts/identities/", identity.identities, name="identities"),
+    path("accounts/confirm/<str:uidb64>/<str:token>/", accounts.signup_confirm, name="signup_confirm"),
     path("proposals/", proposals.my_proposals, name="proposal_list"),
     path("proposals/new/", proposals.proposal_new, name="proposal_new"),
     path("proposals/import/", imports.proposal_import, name="proposal_import"),

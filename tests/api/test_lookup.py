@@ -28,7 +28,8 @@ def test_lookup_contract_for_a_valid_urn(client, demo_registry):
         "valid": True,
         "grammar_checked": True,
         "errors": [],
-        "registration": {"snid": "example", "version": 1, "url": f"{settings.SITE_URL}/urn/example/"},
+        "registration": {"snid": "example", "version": 1, "url": f"{settings.SITE_URL}/urn/example/",
+                         "status": "registered", "successor": None},
     }
 
 

@@ -7,7 +7,7 @@ from registry import services
 
 from ..factories import user_factory
 
-LIST_KEYS = {"snid", "title", "version", "registration_date", "document", "url", "api_url"}
+LIST_KEYS = {"status", "snid", "title", "version", "registration_date", "document", "url", "api_url"}
 SITE = settings.SITE_URL
 
 
@@ -17,6 +17,7 @@ def test_snid_list_contract(client, demo_registry):
     assert (body["count"], [r["snid"] for r in body["results"]]) == (2, ["example", "fdc"])
     first = body["results"][0]
     assert set(first) == LIST_KEYS
+    assert [r["status"] for r in body["results"]] == ["registered", "deprecated"]  # the demo deprecates fdc
     assert first["document"] == {"reference": "GFD.191", "url": "https://www.ogf.org/documents/GFD.191.pdf",
                                  "status": "published"}
     assert (first["url"], first["api_url"], first["version"]) == (f"{SITE}/urn/example/", f"{SITE}/api/snids/example/", 1)
@@ -61,7 +62,12 @@ def test_snid_detail_has_every_section_and_the_versions(client, demo_registry):
     assert len(current["examples"]["valid"]) == 4
     assert body["versions"] == [{"version": 1, "registration_date": current["registration_date"],
                                  "api_url": f"{SITE}/api/snids/example/versions/1/"}]
-    assert client.get("/api/snids/example/versions/1/").json() == current
+    # The demo changed the contact after approval: the SNID shows it, the version stays as approved.
+    version = client.get("/api/snids/example/versions/1/").json()
+    assert current["registrant"]["public_contact"] == "urn-registry@example.org"
+    assert version["registrant"]["public_contact"] == "urn@example.net"
+    version["registrant"]["public_contact"] = current["registrant"]["public_contact"]
+    assert version == current
 
 
 @pytest.mark.django_db
@@ -71,7 +77,7 @@ def test_reserved_snid_has_status_and_no_content(client):
     until = dt.date.today() + dt.timedelta(days=300)
     services.namespace_reserve("nsi", editor, until=until, reason="NSI WG")
     body = client.get("/api/snids/nsi/").json()
-    assert body == {"snid": "nsi", "status": "reserved", "reserved_until": until.isoformat(), "current": None,
+    assert body == {"snid": "nsi", "status": "reserved", "deprecation": None, "reserved_until": until.isoformat(), "current": None,
                     "versions": [], "url": None, "api_url": f"{SITE}/api/snids/nsi/"}
 
 

@@ -18,6 +18,13 @@ def test_new_user_writes_fixes_and_submits_a_proposal(new_page, screenshot):
     page.get_by_label("Password", exact=True).fill("a-long-pass-phrase-42")
     page.get_by_label("Password confirmation").fill("a-long-pass-phrase-42")
     page.get_by_role("button", name="Create account").click()
+    page.get_by_role("heading", name="Check your e-mail").wait_for()
+    from django.core import mail
+
+    (message,) = [m for m in mail.outbox if m.to == ["ada@example.org"]]
+    link = next(line for line in message.body.splitlines() if "/accounts/confirm/" in line).strip()
+    page.goto("/" + link.split("://", 1)[1].split("/", 1)[1])
+    page.get_by_role("button", name="Confirm and sign in").click()
 
     page.get_by_label("A new SNID, starting from the GFD.191 worked example").check()
     page.get_by_label("SNID", exact=True).fill("ada-clusters")

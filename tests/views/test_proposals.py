@@ -267,9 +267,18 @@ def test_reservation_request_while_writing(client, people, django_capture_on_com
 
 
 @pytest.mark.django_db
-def test_signup_logs_in_and_leads_to_a_new_proposal(client):
-    response = client.post("/accounts/signup/", {"username": "newbie", "email": "n@example.org",
-                                                  "password1": "a-long-pass-phrase-1", "password2": "a-long-pass-phrase-1"})
+def test_signup_confirmed_by_the_mailed_link_logs_in_and_leads_to_a_new_proposal(
+        client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/accounts/signup/", {"username": "newbie", "email": "n@example.org",
+                                                      "password1": "a-long-pass-phrase-1",
+                                                      "password2": "a-long-pass-phrase-1"})
+    assert response["Location"] == "/accounts/signup/sent/"
+    assert client.get("/proposals/").status_code == 302  # not signed in yet
+    (message,) = mail.outbox
+    link = next(line for line in message.body.splitlines() if "/accounts/confirm/" in line)
+    path = link.split("://", 1)[1].split("/", 1)[1]
+    response = client.post("/" + path)
     assert response["Location"] == "/proposals/new/"
     assert client.get("/proposals/").status_code == 200
 

@@ -45,9 +45,16 @@ SIGNED_FIELDS = ("key_id", "hmac_sha256")
 #: In the order they are restored. Accounts and groups by natural key (name), the rest by pk.
 BACKUP_MODELS = ["auth.group", "auth.user", "authtoken.token", "registry.namespace", "registry.proposal",
                  "registry.proposalevent", "registry.comment", "registry.reservationrequest",
-                 "registry.judgement"]
+                 "registry.judgement", "registry.steward", "registry.changerequest", "registry.stewardshipevent",
+                 "registry.registrantoverlay", "registry.deprecation", "registry.logentry", "registry.loghead"]
+#: Restored last, after every SNID points at its current version: the database refuses to re-point a
+#: deprecated SNID (registry.dbguards), so its deprecation must not exist before then.
+RESTORED_LAST = {"registry.deprecation"}
 ACCOUNT_MODELS = {"auth.group", "auth.user"}
 REGISTRY_MODELS = [label for label in BACKUP_MODELS if label.startswith("registry.")]
+#: Figures derived from the record, not part of it: not backed up, cleared with the registry on a
+#: restore (they refer to its rows) and measured again (``measure_validators`` or on first use).
+DERIVED_MODELS = ["registry.validatorcost"]
 
 
 class BackupError(Exception):
@@ -178,7 +185,7 @@ def _record_schema(label: str) -> dict:
     else:
         record["required"].append("pk")
         record["properties"]["pk"] = {"type": "string", "minLength": 1} if label == "authtoken.token" else {
-            "type": "integer", "minimum": 1}
+            "type": "integer", "minimum": 0 if label == "registry.logentry" else 1}
     return record
 
 

@@ -5,6 +5,7 @@ from django.utils import timezone
 from ...enums import NamespaceStatus
 from ...lookup import registry_invalidate
 from ...models import Namespace
+from ...transparency.records import log_reservation_ended
 
 
 class Command(BaseCommand):
@@ -27,6 +28,7 @@ class Command(BaseCommand):
                         f"{namespace.reservation_reason}\nExpired on {namespace.reserved_until}.").strip()
                     namespace.reserved_for = None
                     namespace.save()
+                    log_reservation_ended(namespace, namespace.reserved_until, how="expired")
         if release and count:
             registry_invalidate()
         self.stdout.write(f"{count} expired reservation{'s' if count != 1 else ''}"

@@ -7,7 +7,7 @@ from ._backup import BackupError, backup_document, render
 class Command(BaseCommand):
     help = ("Print the public registry (registered SNIDs and active reservations) as JSON, CSV or "
             "XML: the same data as /urn/registry.json|csv|xml (docs/registry-exports.md). "
-            "--format backup prints the whole record instead (every version, event, reservation, "
+            "--format backup prints the whole record instead (every version, event, reservation, log entry, "
             "comment, account and API token, signed with HMAC-SHA256 under the backup key) for "
             "import_registry "
             "(docs/operations.md).")

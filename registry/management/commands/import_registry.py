@@ -10,7 +10,7 @@ from django.db import DatabaseError, connection, transaction
 
 from ...grammar import snid_error
 from ...lookup import registry_invalidate
-from ._backup import REGISTRY_MODELS, BackupError, read_backup
+from ._backup import DERIVED_MODELS, REGISTRY_MODELS, RESTORED_LAST, BackupError, read_backup
 
 MAX_BYTES = 2 * 1024**3
 
@@ -79,12 +79,13 @@ class Command(BaseCommand):
                           f"proposals, {counts['auth.user']} accounts and {counts['authtoken.token']} API tokens.")
 
     def _clear_registry(self):
-        tables = [apps.get_model(label)._meta.db_table for label in REGISTRY_MODELS]
+        tables = [apps.get_model(label)._meta.db_table for label in [*REGISTRY_MODELS, *DERIVED_MODELS]]
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
                 # Only the tables' owner may (docs/deployment.md: run restores as the migration role).
                 cursor.execute("TRUNCATE " + ", ".join(connection.ops.quote_name(t) for t in tables))
             else:
+                cursor.execute("DELETE FROM registry_deprecation")  # before SNIDs may be re-pointed
                 cursor.execute("UPDATE registry_namespace SET current_id = NULL")
                 for table in reversed(tables):
                     cursor.execute(f"DELETE FROM {connection.ops.quote_name(table)}")
@@ -93,12 +94,15 @@ class Command(BaseCommand):
         """What loaddata does, from records already checked: constraints checked once at the end."""
         with connection.constraint_checks_disabled():
             deferred = []
-            for obj in serializers.deserialize("python", records, handle_forward_references=True):
+            first = [r for r in records if r["model"] not in RESTORED_LAST]
+            for obj in serializers.deserialize("python", first, handle_forward_references=True):
                 obj.save()
                 if obj.deferred_fields:
                     deferred.append(obj)
             for obj in deferred:
                 obj.save_deferred_fields()
+            for obj in serializers.deserialize("python", [r for r in records if r["model"] in RESTORED_LAST]):
+                obj.save()
         connection.check_constraints(table_names=[apps.get_model(label)._meta.db_table for label in
                                                   ["auth.user", "authtoken.token", *REGISTRY_MODELS]])
         if connection.vendor == "postgresql":

@@ -1,3 +1,4 @@
+import io
 import os
 
 from django.conf import settings
@@ -5,6 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from ... import demo
+from ...transparency.log import log_verifier
 
 
 class Command(BaseCommand):
@@ -22,6 +24,8 @@ class Command(BaseCommand):
             settings.SITE_URL = address
         call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write("Database migrated.")
+        call_command("log_backfill", verbosity=0, stdout=io.StringIO())  # versions approved before the log
+        self.stdout.write(f"Transparency log key: {log_verifier(create=True)} (see /log/).")
         accounts = demo.demo_accounts()
         if demo.database_is_empty():
             proposals = demo.demo_load(accounts["applicant"][0], accounts["editor"][0])

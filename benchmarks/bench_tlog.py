@@ -1,0 +1,171 @@
+"""The transparency log at 10,000 leaves: what an approval pays for its entry, and proofs per second.
+
+In process (Django's test client, production-like settings, a SQLite file of its own):
+10,000 registered SNIDs are generated and put in the log by ``log_backfill``; then
+
+- approvals through the service, alternately with and without the log append (the
+  same work otherwise), median and p95 of each;
+- ``log_append`` alone in its transaction;
+- the cold load of the tree cache (a process's first proof) and a proof computed from it;
+- requests per second, one client in process, for an inclusion proof of a random
+  version, a consistency proof, the checkpoint, a full hash tile and a lookup with
+  ``proof=1`` beside the same lookup without.
+
+Run: ``python -m benchmarks.bench_tlog`` (prints the section) or with ``--write`` to
+replace the section between the ``<!-- tlog:start -->`` markers of docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "performance.md"
+LEAVES = 10_000
+
+
+def _setup_django(scratch: Path) -> None:
+    os.environ["DATABASE_URL"] = f"sqlite:///{scratch / 'tlog.sqlite3'}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmarks.settings")
+    import django
+
+    django.setup()
+
+
+def _rate(function, seconds: float = 2.0) -> float:
+    done, started = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        function()
+        done += 1
+    return done / elapsed
+
+
+def _ms(values: list[float]) -> str:
+    values = sorted(values)
+    return f"{statistics.median(values):.1f} ms (p95 {values[int(0.95 * (len(values) - 1))]:.1f})"
+
+
+def measure() -> dict:
+    from django.core.management import call_command
+    from django.db import transaction
+    from django.test import Client
+
+    from benchmarks.data import populate
+    from registry import services
+    from registry.demo import demo_accounts
+    from registry.transparency import log as tlog
+    from registry.transparency import records
+
+    from tests.factories import data_factory
+
+    call_command("migrate", verbosity=0)
+    accounts = demo_accounts()
+    applicant, editor = accounts["applicant"][0], accounts["editor"][0]
+    populate(LEAVES)
+    started = time.perf_counter()
+    call_command("log_backfill", verbosity=0, stdout=io.StringIO())
+    backfill = time.perf_counter() - started
+    tlog.log_cache_clear()
+    started = time.perf_counter()
+    tree, size = tlog.log_tree()
+    cold_load = time.perf_counter() - started
+    assert size == LEAVES, size
+
+    # Approvals with and without the append, alternately.
+    with_log, without_log = [], []
+    real = records.log_version_registered
+    for i in range(40):
+        proposal = services.proposal_create(data_factory(snid=f"timed{i}"), applicant)
+        proposal = services.proposal_transition(proposal, "submit", applicant)
+        logging = i % 2 == 0
+        services.log_version_registered = real if logging else (lambda proposal: None)
+        started = time.perf_counter()
+        services.proposal_transition(proposal, "approve", editor, override_reason="benchmark")
+        (with_log if logging else without_log).append((time.perf_counter() - started) * 1000)
+    services.log_version_registered = real
+
+    appends = []
+    for i in range(200):
+        started = time.perf_counter()
+        with transaction.atomic():
+            tlog.log_append("reservation-granted", {"snid": f"bench{i}", "reserved_until": None, "renewal": False})
+        appends.append((time.perf_counter() - started) * 1000)
+
+    tree, size = tlog.log_tree()
+    proof_rate = _rate(lambda: tree.inclusion_proof(random.randrange(size), size))
+    client = Client()
+    client.get("/log/checkpoint")
+    snids = [f"bench{i}" for i in range(LEAVES)]
+    rates = {
+        "inclusion proof `/api/snids/<snid>/versions/1/proof`":
+            _rate(lambda: client.get(f"/api/snids/{random.choice(snids)}/versions/1/proof")),
+        "consistency proof `/api/log/consistency/?first=<random>`":
+            _rate(lambda: client.get(f"/api/log/consistency/?first={random.randrange(1, size)}")),
+        "checkpoint `/log/checkpoint`": _rate(lambda: client.get("/log/checkpoint")),
+        "full hash tile `/log/tile/0/<n>`":
+            _rate(lambda: client.get(f"/log/tile/0/{random.randrange(size // 256):03d}")),
+        "entry bundle `/log/tile/entries/<n>`":
+            _rate(lambda: client.get(f"/log/tile/entries/{random.randrange(size // 256):03d}")),
+        "lookup `/api/lookup/?urn=…&proof=1`":
+            _rate(lambda: client.get("/api/lookup/", {"urn": f"urn:ogf:{random.choice(snids)}:x", "proof": "1"})),
+        "lookup `/api/lookup/?urn=…` (no proof, for comparison)":
+            _rate(lambda: client.get("/api/lookup/", {"urn": f"urn:ogf:{random.choice(snids)}:x"})),
+    }
+    response = client.get(f"/api/snids/{snids[0]}/versions/1/proof")
+    assert response.status_code == 200, response.content
+    return {"size": size, "backfill": backfill, "cold_load": cold_load, "with_log": with_log,
+            "without_log": without_log, "appends": appends, "proof_rate": proof_rate, "rates": rates}
+
+
+def section(result: dict) -> str:
+    with_log, without_log = statistics.median(result["with_log"]), statistics.median(result["without_log"])
+    lines = [
+        "<!-- tlog:start -->",
+        "## Transparency log (`benchmarks/bench_tlog.py`)",
+        "",
+        f"In process, one client, SQLite, production-like settings; {LEAVES:,} versions logged by `log_backfill`, "
+        f"then timed on a log of about {result['size']:,} leaves. Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC "
+        f"on {os.cpu_count()} cores (load {os.getloadavg()[0]:.1f}); `python -m benchmarks.bench_tlog --write`.",
+        "",
+        "| What | Time |",
+        "|---|---:|",
+        f"| approval through the service, with the log append | {_ms(result['with_log'])} |",
+        f"| approval through the service, without it | {_ms(result['without_log'])} |",
+        f"| the append's share of an approval (difference of medians) | {with_log - without_log:+.1f} ms |",
+        f"| `log_append` alone, in its own transaction | {_ms(result['appends'])} |",
+        f"| `log_backfill` of {LEAVES:,} versions | {result['backfill']:.1f} s |",
+        f"| a process's first tree load ({LEAVES:,} leaf hashes) | {result['cold_load'] * 1000:.0f} ms |",
+        "",
+        "| Requests per second (one client, in process) | req/s |",
+        "|---|---:|",
+        f"| inclusion proof computed from the cached tree (no HTTP) | {result['proof_rate']:,.0f} |",
+    ]
+    lines += [f"| {name} | {rate:,.0f} |" for name, rate in result["rates"].items()]
+    lines += ["<!-- tlog:end -->"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        _setup_django(Path(scratch))
+        text = section(measure())
+    print(text)
+    if "--write" in sys.argv[1:]:
+        import re
+
+        current = OUT.read_text(encoding="utf-8")
+        marked = re.compile(r"<!-- tlog:start -->.*?<!-- tlog:end -->", re.S)
+        OUT.write_text(marked.sub(lambda _: text, current) if marked.search(current)
+                       else current.rstrip("\n") + "\n\n" + text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""An SNID's life after approval: its stewards, administrative change requests, deprecation.
+
+A registration's approved versions never change. What may change after approval —
+who acts for the SNID, its public contact, the registrant's details — lives here,
+beside the SNID, as an *overlay* on its current version (``RegistrantOverlay``) and an
+append-only record of every step (``StewardshipEvent``). Deprecation is a row, not a
+new status of the namespace: the SNID stays registered (and its URNs stay valid), it
+is only marked as no longer recommended, and the database refuses to register,
+reserve or re-point it while the mark stands (registry.dbguards, migration 0009).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class StewardshipImmutableError(Exception):
+    """A write that would change the record of an SNID's stewardship."""
+
+
+class StewardState(models.TextChoices):
+    INVITED = "invited", "Invited (awaiting an editor)"
+    ACTIVE = "active", "Steward"
+    REMOVED = "removed", "Removed"
+    DECLINED = "declined", "Invitation declined"
+
+
+class ChangeState(models.TextChoices):
+    PENDING = "pending", "Awaiting an editor"
+    APPROVED = "approved", "Approved"
+    DECLINED = "declined", "Declined"
+
+
+class StewardshipEventKind(models.TextChoices):
+    STEWARD_ADDED = "steward-added", "Steward added"
+    STEWARD_REMOVED = "steward-removed", "Steward removed"
+    STEWARD_INVITED = "steward-invited", "Steward invited"
+    STEWARD_CONFIRMED = "steward-confirmed", "Steward confirmed"
+    STEWARD_DECLINED = "steward-declined", "Steward invitation declined"
+    STEWARD_DEACTIVATED = "steward-deactivated", "Steward's account deactivated"
+    CHANGE_REQUESTED = "change-requested", "Change requested"
+    CHANGE_APPROVED = "change-approved", "Change approved"
+    CHANGE_DECLINED = "change-declined", "Change declined"
+    DEPRECATED = "deprecated", "Deprecated"
+    UNDEPRECATED = "undeprecated", "Deprecation withdrawn"
+
+
+class Steward(models.Model):
+    """An account that may act for an SNID. The registrant of version 1 is the first."""
+
+    namespace = models.ForeignKey("registry.Namespace", on_delete=models.PROTECT, related_name="stewards")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="stewardships")
+    state = models.CharField(max_length=16, choices=StewardState.choices, default=StewardState.ACTIVE)
+    #: The steward chose to show their verified ORCID iD beside their name on the SNID page.
+    show_orcid = models.BooleanField(default=False)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    reason = models.TextField(blank=True, help_text="why the steward was added or invited")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        app_label = "registry"
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["namespace", "user"], condition=models.Q(state__in=["invited", "active"]),
+                name="one_live_stewardship_per_user"),
+            models.CheckConstraint(condition=models.Q(state__in=StewardState.values), name="steward_state_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} for {self.namespace} ({self.state})"
+
+
+class ChangeRequestQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        if self.exclude(state=ChangeState.PENDING).exists():
+            raise StewardshipImmutableError("A decided change request is part of the record and never changes.")
+        return super().update(**kwargs)
+
+    def delete(self):
+        raise StewardshipImmutableError("Change requests are never deleted.")
+
+
+class ChangeRequest(models.Model):
+    """A steward's request to change an administrative detail of an SNID (not its meaning)."""
+
+    namespace = models.ForeignKey("registry.Namespace", on_delete=models.PROTECT, related_name="change_requests")
+    kind = models.CharField(max_length=24)
+    #: The new values, as the kind's form cleaned them.
+    data = models.JSONField(default=dict)
+    #: The values they replace, recorded when the change is applied.
+    before = models.JSONField(default=dict, blank=True)
+    reason = models.TextField(blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    state = models.CharField(max_length=16, choices=ChangeState.choices, default=ChangeState.PENDING)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    decision_note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ChangeRequestQuerySet.as_manager()
+
+    class Meta:
+        app_label = "registry"
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(state__in=ChangeState.values), name="change_state_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} change for {self.namespace} ({self.state})"
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        instance._loaded_state = instance.__dict__.get("state")
+        return instance
+
+    def save(self, *args, **kwargs):
+        if getattr(self, "_loaded_state", None) not in (None, ChangeState.PENDING):
+            raise StewardshipImmutableError("A decided change request is part of the record and never changes.")
+        super().save(*args, **kwargs)
+        self._loaded_state = self.state
+
+    def delete(self, *args, **kwargs):
+        raise StewardshipImmutableError("Change requests are never deleted.")
+
+
+class StewardshipEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise StewardshipImmutableError("An SNID's history is append-only.")
+
+    def delete(self):
+        raise StewardshipImmutableError("An SNID's history is append-only.")
+
+
+class StewardshipEvent(models.Model):
+    """One line of an SNID's history after approval, written by the service that acted."""
+
+    namespace = models.ForeignKey("registry.Namespace", on_delete=models.PROTECT, related_name="stewardship_events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+")
+    kind = models.CharField(max_length=24, choices=StewardshipEventKind.choices)
+    #: Shown in the SNID's public history; otherwise editors and stewards only.
+    public = models.BooleanField(default=False)
+    #: The public sentence, fixed when the event is written ("contact changed by an editor at the steward's
+    #: request"): a later change of wording never rewrites what the history said.
+    summary = models.CharField(max_length=300)
+    reason = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = StewardshipEventQuerySet.as_manager()
+
+    class Meta:
+        app_label = "registry"
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["namespace", "public", "created_at"], name="stewardship_event_public")]
+
+    def __str__(self) -> str:
+        return f"{self.namespace_id}: {self.kind}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise StewardshipImmutableError("An SNID's history is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise StewardshipImmutableError("An SNID's history is append-only.")
+
+
+class RegistrantOverlay(models.Model):
+    """The administrative details in force for an SNID's current version, over what it was approved with.
+
+    ``values`` maps proposal fields (``registrant_public_contact``, ``registrant_organisation`` ...) to
+    their new values. It applies only while ``version`` is the SNID's current version: a new approved
+    version carries its own details and the overlay steps aside.
+    """
+
+    namespace = models.OneToOneField("registry.Namespace", primary_key=True, on_delete=models.PROTECT,
+                                     related_name="overlay")
+    version = models.PositiveIntegerField()
+    values = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        app_label = "registry"
+
+    def delete(self, *args, **kwargs):
+        raise StewardshipImmutableError("An overlay is replaced, never deleted.")
+
+
+class Deprecation(models.Model):
+    """An editor's mark that an SNID should no longer be used for new identifiers.
+
+    Rows are never deleted: withdrawing a deprecation ends it (``ended_at``). At most one
+    deprecation of an SNID is in force at a time.
+    """
+
+    namespace = models.ForeignKey("registry.Namespace", on_delete=models.PROTECT, related_name="deprecations")
+    reason = models.TextField()
+    successor = models.ForeignKey("registry.Namespace", null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="+")
+    deprecated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    deprecated_at = models.DateTimeField(default=timezone.now)
+    ended_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="+")
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.TextField(blank=True)
+
+    class Meta:
+        app_label = "registry"
+        ordering = ["deprecated_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["namespace"], condition=models.Q(ended_at__isnull=True),
+                                    name="one_deprecation_in_force"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace} deprecated {self.deprecated_at:%Y-%m-%d}"
+
+    def delete(self, *args, **kwargs):
+        raise StewardshipImmutableError("A deprecation is ended, never deleted.")

@@ -1,0 +1,103 @@
+"""Reads of an SNID's life after approval, for pages, the API, exports and the lookup."""
+
+from __future__ import annotations
+
+from django.db.models import Exists, OuterRef, Q
+
+from .changes import OVERLAY_FIELDS, overlay_of
+from .models import (ChangeRequest, ChangeState, Deprecation, Steward, StewardshipEvent, StewardState)
+
+
+def overlay_apply(proposal, values: dict):
+    """``proposal`` (the SNID's current version, in memory only) with the overlay's values in force.
+
+    Approved versions refuse saves, so the record itself can never take these values.
+    """
+    for name, value in values.items():
+        if name in OVERLAY_FIELDS:
+            setattr(proposal, name, value)
+    return proposal
+
+
+def current_with_overlay(namespace):
+    """The namespace's current version as the public sees it today."""
+    proposal = namespace.current
+    if proposal is None:
+        return None
+    return overlay_apply(proposal, overlay_of(namespace))
+
+
+def deprecation_of(namespace) -> Deprecation | None:
+    return Deprecation.objects.filter(namespace_id=namespace.pk, ended_at__isnull=True).select_related(
+        "successor").first()
+
+
+def deprecated_exists():
+    """An expression for querysets of namespaces: whether a deprecation is in force."""
+    return Exists(Deprecation.objects.filter(namespace_id=OuterRef("pk"), ended_at__isnull=True))
+
+
+def public_history(namespace) -> list[StewardshipEvent]:
+    return list(namespace.stewardship_events.filter(public=True).order_by("created_at", "id"))
+
+
+def full_history(namespace) -> list[StewardshipEvent]:
+    return list(namespace.stewardship_events.select_related("actor").order_by("created_at", "id"))
+
+
+def stewards_active(namespace) -> list[Steward]:
+    return list(Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE).select_related("user"))
+
+
+def stewards_invited(namespace) -> list[Steward]:
+    return list(Steward.objects.filter(namespace=namespace, state=StewardState.INVITED).select_related(
+        "user", "invited_by"))
+
+
+def change_requests_pending(namespace=None):
+    requests = ChangeRequest.objects.filter(state=ChangeState.PENDING).select_related("namespace", "requested_by")
+    return requests.filter(namespace=namespace) if namespace is not None else requests
+
+
+def invitations_pending():
+    return Steward.objects.filter(state=StewardState.INVITED).select_related("namespace", "user", "invited_by")
+
+
+def snids_without_steward():
+    """Registered SNIDs none of whose stewards can still sign in: editors are told about these."""
+    live = Steward.objects.filter(namespace_id=OuterRef("pk"), state=StewardState.ACTIVE, user__is_active=True)
+    from ..models import Namespace
+
+    return Namespace.objects.registered().filter(current__isnull=False).filter(~Q(Exists(live))).order_by("snid")
+
+
+def steward_display(steward: Steward) -> dict:
+    """A steward as the public page shows them: name, and the verified ORCID iD if they chose to show it."""
+    user = steward.user
+    name = user.get_full_name() or user.get_username()
+    orcid = orcid_of(user) if steward.show_orcid else ""
+    return {"name": name, "orcid": orcid}
+
+
+def orcid_of(user) -> str:
+    """The user's ORCID iD, verified by signing in with ORCID (a linked social account), or ""."""
+    try:
+        from allauth.socialaccount.models import SocialAccount
+    except ImportError:
+        return ""
+    account = SocialAccount.objects.filter(user=user, provider="orcid").first()
+    return account.uid if account is not None else ""
+
+
+def public_life(namespace) -> dict:
+    """What the SNID's public page shows of its life after approval: stewards, deprecation, history."""
+    return {
+        "stewards": [steward_display(s) for s in stewards_active(namespace) if s.user.is_active],
+        "deprecation": deprecation_of(namespace),
+        "history": public_history(namespace),
+    }
+
+
+def public_changes():
+    """Every SNID's public changes after approval, newest first (the Atom feed)."""
+    return StewardshipEvent.objects.filter(public=True).select_related("namespace").order_by("-created_at", "-id")

@@ -1,0 +1,178 @@
+"""The log on the web: its page, the signed checkpoint, tiles and entry bundles, and JSON proofs.
+
+Everything here only reads (a GET never changes anything). Tiles and bundles follow
+C2SP tlog-tiles so any tlog client, mirror or CDN can use them: a full tile never
+changes and is cacheable for a year, a partial one for a minute.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import orjson
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.utils.cache import patch_cache_control
+
+from .kinds import KINDS
+from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_tree, log_verifier,
+                  version_entry)
+from .merkle import leaf_hash, verify_inclusion
+from .tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
+
+IMMUTABLE = {"public": True, "max_age": 31_536_000, "immutable": True}
+PARTIAL = {"public": True, "max_age": 60}
+
+
+def _text(body: str, status: int = 200) -> HttpResponse:
+    return HttpResponse(body, status=status, content_type="text/plain; charset=utf-8")
+
+
+def _json(data, status: int = 200) -> HttpResponse:
+    return HttpResponse(orjson.dumps(data), status=status, content_type="application/json")
+
+
+def _unavailable(exc: LogError):
+    return _text(f"The transparency log is unavailable: {exc}\n", 503)
+
+
+def log_page(request):
+    """What the log is, its verifier key, the current checkpoint and how to check it."""
+    try:
+        checkpoint, note = log_checkpoint()
+        verifier = str(log_verifier())
+    except LogError as exc:
+        return _unavailable(exc)
+    context = {"checkpoint": checkpoint, "note": note, "verifier_key": verifier, "damage": log_damage(),
+               "kinds": sorted(KINDS.values(), key=lambda k: k.name),
+               "root_b64": base64.b64encode(checkpoint.root).decode()}
+    response = render(request, "registry/log.html", context)
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+def checkpoint(request):
+    try:
+        _, note = log_checkpoint()
+    except LogError as exc:
+        return _unavailable(exc)
+    response = _text(note)
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+def verifier_key(request):
+    try:
+        key = str(log_verifier())
+    except LogError as exc:
+        return _unavailable(exc)
+    return _text(key + "\n")
+
+
+def tile(request, path):
+    ref = parse_tile_path(f"tile/{path}")
+    if ref is None:
+        return _text(f"{request.path} is not a tile: tile/<level>/<index>[.p/<width>] or "
+                     "tile/entries/<index>[.p/<width>] (C2SP tlog-tiles).\n", 404)
+    tree, size = log_tree()
+    available = size if ref.level is None else size >> (HEIGHT * ref.level)
+    if ref.level is not None and ref.level > 7 or ref.index * WIDTH + ref.width > available:
+        return _text(f"The log (size {size}) has no {ref.path()} yet.\n", 404)
+    if ref.level is None:
+        start = ref.index * WIDTH
+        try:
+            body = bundle_bytes(log_leaves(start, start + ref.width))
+        except LogError as exc:
+            return _unavailable(exc)
+    else:
+        body = tile_bytes(tree, ref)
+    response = HttpResponse(body, content_type="application/octet-stream")
+    patch_cache_control(response, **(IMMUTABLE if ref.full else PARTIAL))
+    return response
+
+
+def _size_param(request, name: str, default: int | None) -> int | None:
+    value = request.GET.get(name)
+    if value is None or value == "":
+        return default
+    if not value.isdigit() or len(value) > 15:
+        raise ValueError(f"{name} must be a tree size (a whole number), not {value[:20]!r}.")
+    return int(value)
+
+
+def inclusion_answer(snid: str, version: int, size: int | None = None) -> dict | None:
+    """The version's log entry with its inclusion proof, or None if the version is not in the log."""
+    entry = version_entry(snid, version)
+    if entry is None:
+        return None
+    return {"snid": entry.snid, "version": entry.version, "leaf": entry.leaf, **inclusion_of(entry.index, size)}
+
+
+def version_proof(request, snid: str, version: int):
+    """``GET /api/snids/<snid>/versions/<n>/proof[?size=M]``."""
+    try:
+        size = _size_param(request, "size", None)
+        answer = inclusion_answer(snid, version, size)
+    except ValueError as exc:
+        return _json({"detail": str(exc)}, 400)
+    except LogError as exc:
+        return _json({"detail": str(exc)}, 400 if size is not None else 503)
+    if answer is None:
+        return _json({"detail": f"urn:ogf:{snid}: version {version} is not in the transparency log."}, 404)
+    response = _json(answer)
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+def consistency(request):
+    """``GET /api/log/consistency/?first=M[&second=N]``: the proof that the tree of size N extends size M."""
+    try:
+        tree, current = log_tree()
+        first = _size_param(request, "first", None)
+        second = _size_param(request, "second", current)
+        if first is None:
+            raise ValueError("Give first=<size> (the tree size you checked before).")
+        if not first <= second <= current:
+            raise ValueError(f"Sizes must satisfy first <= second <= {current} (the log's size).")
+        _, note = log_checkpoint()
+    except ValueError as exc:
+        return _json({"detail": str(exc)}, 400)
+    except LogError as exc:
+        return _json({"detail": str(exc)}, 503)
+    b64 = lambda raw: base64.b64encode(raw).decode()  # noqa: E731
+    answer = {"first": first, "second": second, "first_root": b64(tree.root(first)),
+              "second_root": b64(tree.root(second)),
+              "proof": [b64(h) for h in tree.consistency_proof(first, second)],
+              "checkpoint": note if second == current else None}
+    response = _json(answer)
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+def version_log_status(snid: str, version: int) -> dict | None:
+    """For the SNID page: the entry, the checkpoint size it was checked against and whether it verified."""
+    try:
+        entry = version_entry(snid, version)
+        if entry is None:
+            return {"logged": False}
+        tree, size = log_tree()
+        if entry.index >= size:
+            return {"logged": True, "index": entry.index, "size": size, "verified": False}
+        proof = tree.inclusion_proof(entry.index, size)
+        ok = verify_inclusion(entry.index, size, leaf_hash(entry.leaf.encode("utf-8")), proof, tree.root(size))
+        return {"logged": True, "index": entry.index, "size": size, "verified": ok}
+    except LogError:
+        return None
+
+
+def lookup_with_proof(body: bytes) -> bytes:
+    """A lookup answer with the log entry and inclusion proof of the version it was checked against."""
+    answer = orjson.loads(body)
+    registration = answer.get("registration") or {}
+    try:
+        log = (inclusion_answer(registration["snid"], registration["version"])
+               if registration.get("snid") else None)
+    except LogError:
+        log = None  # the lookup itself still answers; /log/checkpoint says what is wrong
+    answer["log"] = log
+    return orjson.dumps(answer)

@@ -1,0 +1,124 @@
+"""Our log checked by the reference implementation: Go's golang.org/x/mod/sumdb/note and sumdb/tlog.
+
+The Go program (go/tlogcheck.go, GOPATH mode with Debian's golang-golang-x-mod-dev) verifies the
+signed checkpoint with the published verifier key, recomputes the tree hash from the leaves,
+checks our inclusion and consistency proofs and compares them with the ones it makes itself,
+and reads our C2SP hash tiles over HTTP through tlog.TileHashReader, which authenticates every
+tile against the signed root before proving each entry from them.
+"""
+
+import base64
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+
+from registry import services
+from registry.transparency.log import log_tree
+from registry.transparency.tiles import bundle_entries, tiles_for
+
+from ..conftest import require_external
+from ..factories import proposal_factory, user_factory
+
+GOPATH = Path(os.environ.get("REGISTRY_GOPATH", "/usr/share/gocode"))
+PROGRAM = Path(__file__).parent / "go" / "tlogcheck.go"
+
+
+@pytest.fixture(scope="session")
+def tlogcheck(tmp_path_factory):
+    require_external("Go", shutil.which("go") is not None and (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(),
+                     "install golang-go and golang-golang-x-mod-dev (Go's sumdb note and tlog packages)")
+    binary = tmp_path_factory.mktemp("go") / "tlogcheck"
+    env = {**os.environ, "GOPATH": str(GOPATH), "GO111MODULE": "off",
+           "GOCACHE": str(tmp_path_factory.mktemp("gocache")), "GOFLAGS": ""}
+    result = subprocess.run(["go", "build", "-o", str(binary), str(PROGRAM)], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return binary
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read()
+
+
+def _check(binary, request: dict) -> dict:
+    result = subprocess.run([str(binary)], input=json.dumps(request), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def grown_site(transactional_db, live_server):
+    """A log of 300+ entries: one full tile at level 0 and partial ones at levels 0 and 1."""
+    applicant, editor = user_factory("alice"), user_factory("erin", editor=True)
+    for name in ("alpha", "beta"):
+        proposal_factory(applicant, state="approved", editor=editor, snid=name)
+    until = timezone.localdate() + dt.timedelta(days=5)
+    with transaction.atomic():  # one commit, not 300
+        for i in range(300):
+            services.namespace_reserve(f"held{i}", editor, until=until, reason="r", reserved_for=applicant)
+    proposal_factory(applicant, state="approved", editor=editor, snid="gamma")
+    return live_server
+
+
+def _request(site) -> dict:
+    base = site.url + "/log/"
+    note = _get(base + "checkpoint").decode()
+    size = int(note.split("\n")[1])
+    leaves = []
+    for ref in tiles_for(size, None):
+        leaves += bundle_entries(_get(base + ref.path()))
+    tree, _ = log_tree()
+    b64 = lambda raw: base64.b64encode(raw).decode()  # noqa: E731
+    inclusions = []
+    for snid in ("alpha", "beta", "gamma"):
+        answer = json.loads(_get(f"{site.url}/api/snids/{snid}/versions/1/proof"))
+        inclusions.append({"index": answer["index"], "size": answer["tree_size"], "root": answer["root_hash"],
+                           "proof": answer["proof"]})
+    for index, at in ((0, 1), (1, 2), (5, 257), (255, 256), (256, 300), (260, size), (size - 1, size)):
+        inclusions.append({"index": index, "size": at, "root": b64(tree.root(at)),
+                           "proof": [b64(h) for h in tree.inclusion_proof(index, at)]})
+    consistency = []
+    for first, second in ((1, 2), (2, 3), (3, 7), (8, 256), (100, 257), (256, size), (257, size), (size, size)):
+        answer = json.loads(_get(f"{site.url}/api/log/consistency/?first={first}&second={second}"))
+        consistency.append({"first": first, "second": second, "first_root": answer["first_root"],
+                            "second_root": answer["second_root"], "proof": answer["proof"]})
+    return {"verifier_key": _get(base + "key").decode().strip(), "checkpoint": note, "log_url": base,
+            "leaves": [b64(leaf) for leaf in leaves], "inclusions": inclusions, "consistency": consistency}
+
+
+def test_go_verifies_checkpoint_proofs_and_tiles(tlogcheck, grown_site):
+    request = _request(grown_site)
+    report = _check(tlogcheck, request)
+    assert report["signature_error"] == ""
+    assert report["size"] == 303 and report["size"] == len(request["leaves"])
+    assert report["leaves_tree_hash"] == report["root"]
+    assert report["inclusion_errors"] == [""] * len(request["inclusions"])
+    assert all(report["proofs_as_go"])
+    assert report["consistency_errors"] == [""] * len(request["consistency"])
+    assert all(report["consistency_as_go"])
+    assert report["tiles_error"] == "" and report["tiles_tree_hash"] == report["root"]
+    assert "tile/0/000" in report["tiles_fetched"] and "tile/0/001.p/47" in report["tiles_fetched"]
+    assert "tile/1/000.p/1" in report["tiles_fetched"]
+
+
+def test_go_refuses_a_changed_checkpoint_and_bent_proofs(tlogcheck, grown_site):
+    request = _request(grown_site)
+    text, _, signature = request["checkpoint"].partition("\n\n")
+    origin, size, root = text.split("\n")[:3]
+    forged = dict(request, checkpoint=f"{origin}\n{int(size) + 1}\n{root}\n\n{signature}")
+    assert "invalid signature" in _check(tlogcheck, forged)["signature_error"]
+    bent = json.loads(json.dumps(request))
+    bent["inclusions"][0]["proof"][0] = base64.b64encode(bytes(32)).decode()
+    bent["consistency"][2]["proof"][-1] = base64.b64encode(bytes(32)).decode()
+    report = _check(tlogcheck, bent)
+    assert report["inclusion_errors"][0] != "" and report["consistency_errors"][2] != ""
+    assert report["inclusion_errors"][1:] == [""] * (len(request["inclusions"]) - 1)
