@@ -84,14 +84,14 @@ def main() -> None:
     import django
 
     django.setup()
-    from benchmarks import bench_engine, bench_http, bench_pages, bench_position
+    from benchmarks import bench_engine, bench_first_request, bench_http, bench_pages, bench_position
 
     hostile, tlog = kept_section(), kept_section(TLOG, "tlog")
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
             "", machine(), REPRODUCE, bench_engine.report(), bench_position.report(), bench_pages.report(),
-            bench_http.report(), hostile, tlog, ""]
+            bench_first_request.report(), bench_http.report(), hostile, tlog, ""]
     OUT.write_text("\n".join(text))
     print(OUT.read_text())
 

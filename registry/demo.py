@@ -36,7 +36,7 @@ def demo_accounts() -> dict[str, tuple]:
             user.set_password(spec["password"])
             user.save()
         if spec["editor"]:
-            user.groups.add(services.editors_group())
+            services.editor_grant(user, staff=True)  # the demo editor may look at the admin too
         accounts[role] = (user, spec["password"], created)
     return accounts
 

@@ -117,14 +117,18 @@ def actions_from(state: str) -> list[Transition]:
 DECISIONS = (A.REQUEST_CHANGES, A.APPROVE, A.REJECT)
 
 
-def event_sentence(kind: str, action: str, from_state: str, actor_name: str, *, named: bool = True) -> str:
+def event_sentence(kind: str, action: str, from_state: str, actor_name: str, *, named: bool = True,
+                   data: dict | None = None) -> str:
     """One History entry as a sentence: "Editor erin requested changes."
 
     The verb comes from the transition table, the role from who may take the
     transition, so a page never shows a raw action value ("request_changes").
     With ``named=False`` (readers who may not see the review) only the role is
-    given: "An editor requested changes."
+    given: "An editor requested changes." A judgement names its check and verdict
+    from the event's ``data``: "Editor erin judged scope: satisfied."
     """
+    if kind == EventKind.JUDGEMENT:
+        return _judgement_sentence(actor_name if named else "", data or {})
     if not named:
         if kind == EventKind.CREATED:
             return "The draft was created."
@@ -142,6 +146,15 @@ def event_sentence(kind: str, action: str, from_state: str, actor_name: str, *, 
         return f"{actor_name or 'The system'}: {label}."
     role = "Editor" if transition.actor == Actor.EDITOR else "Applicant"
     return f"{role} {actor_name} {transition.done}." if actor_name else f"The system {transition.done}."
+
+
+def _judgement_sentence(actor_name: str, data: dict) -> str:
+    who = f"Editor {actor_name}" if actor_name else "An editor"
+    check = data.get("check")
+    if not check:
+        return f"{who} recorded a judgement."
+    verdict = "satisfied" if data.get("ok") else "not satisfied"
+    return f"{who} judged {check}: {verdict}."
 
 
 class FindingStatus(models.TextChoices):

@@ -22,7 +22,24 @@ from .grammar import EQUIVALENCE_STEPS, snid_error
 _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}
 
 
-class SignUpForm(UserCreationForm):
+class FocusFirstErrorMixin:
+    """After a failed submission the page opens with the cursor in the first field in error.
+
+    Django's user forms put ``autofocus`` on the username field, which sent the cursor
+    back there even when only the password was wrong.
+    """
+
+    def full_clean(self):
+        super().full_clean()
+        first = next((name for name in self.fields if name in self._errors), None)
+        if first is None:
+            return
+        for field in self.fields.values():
+            field.widget.attrs.pop("autofocus", None)
+        self.fields[first].widget.attrs["autofocus"] = True
+
+
+class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
     """A new account, confirmed by a link mailed to its address before it can sign in.
 
     The form never says that a user name or an address is taken (that would tell anyone which
@@ -75,7 +92,7 @@ def _snid_checked(value: str) -> str:
 class ProposalForm(forms.Form):
     """Every part of a proposal. ``cleaned_proposal`` holds the validated ProposalData."""
 
-    snid = forms.CharField(label="1.1 Namespace Identifier (SNID)", max_length=32,
+    snid = forms.CharField(label="SNID", max_length=32,
                            help_text=SECTIONS_BY_KEY["snid"].guidance,
                            widget=forms.TextInput(attrs={**_MONO, "pattern": "[A-Za-z0-9][A-Za-z0-9-]{0,31}"}))
     title = forms.CharField(label="Title", max_length=interchange.MAX_LINE, required=False,
@@ -342,6 +359,10 @@ class NewProposalForm(forms.Form):
 
     def __init__(self, *args, own_snids=(), **kwargs):
         super().__init__(*args, **kwargs)
+        if not own_snids:  # nothing to revise: no third choice, no empty list to choose from
+            self.fields["start"].choices = [c for c in self.START_CHOICES if c[0] != "version"]
+            del self.fields["namespace"]
+            return
         self.fields["namespace"].choices = [("", "—")] + [(s, s) for s in own_snids]
 
     def clean_snid(self):

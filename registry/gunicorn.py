@@ -72,10 +72,18 @@ def post_fork(server, worker):
 
 
 def post_worker_init(worker):
-    """Start the worker's bounded job process now rather than on the first grammar check."""
-    from registry import sandbox
+    """Start the worker's bounded job process, then ask the worker for the public pages once.
 
-    sandbox.warm()
+    Both before the worker accepts its first connection, so no visitor pays for what a
+    process does once (registry/warmup.py ``warm_pages``; GUNICORN_WARM_PAGES=0 skips it).
+    """
+    from registry import sandbox, warmup
+
+    started = sandbox.warm()
+    if os.environ.get("GUNICORN_WARM_PAGES", "1") != "0":
+        if started is not None:
+            started.join(timeout=10)  # the first SNID page renders its Markdown in the job process
+        warmup.warm_pages(worker.wsgi)
 
 
 def write_json_error(sock, status_int, reason, mesg):

@@ -583,3 +583,29 @@ def editors_group() -> Group:
     app_label, codename = rules.EDITOR_PERMISSION.split(".")
     group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
     return group
+
+
+def editor_grant(user, *, staff: bool = False) -> None:
+    """Make ``user`` a GFD editor; ``staff`` also opens the read-mostly admin to them.
+
+    The admin shows only the models a staff account may view, so a staff editor is given
+    the view permission of each of the registry's models (the admin changes none of them).
+    """
+    user.groups.add(editors_group())
+    if staff:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])
+        user.user_permissions.add(*_registry_view_permissions())
+
+
+def editor_revoke(user) -> None:
+    """No longer a GFD editor, nor staff (a superuser stays one: that is createsuperuser's)."""
+    user.groups.remove(editors_group())
+    user.user_permissions.remove(*_registry_view_permissions())
+    if user.is_staff and not user.is_superuser:
+        user.is_staff = False
+        user.save(update_fields=["is_staff"])
+
+
+def _registry_view_permissions():
+    return Permission.objects.filter(content_type__app_label="registry", codename__startswith="view_")

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.views import redirect_to_login
+from django.shortcuts import render
 from django.urls import include, path
 
 from django.contrib.auth import views as auth_views
@@ -11,7 +12,22 @@ from .views import accounts
 
 
 def _admin_login(request, extra_context=None):
-    """The admin logs in through the site's rate-limited form."""
+    """The admin logs in through the site's rate-limited form.
+
+    A signed-in account without staff status would be sent to that form again and again;
+    it is told instead why the admin is closed to it and what gives access.
+    """
+    if request.user.is_authenticated:
+        return render(request, "403.html", {
+            "title": "The admin is for staff accounts",
+            "message": (f"You are signed in as {request.user.get_username()}, which is not a staff account, "
+                        "so the admin (a read-mostly view of the records) is closed to it. An administrator "
+                        "can open it to a GFD editor with “python manage.py make_editor "
+                        f"{request.user.get_username()} --staff”; everything editors do is on the review "
+                        "pages."),
+            "steps": [{"url": "/review/", "label": "Go to the review queue",
+                       "note": "if you are a GFD editor"}],
+        }, status=403)
     return redirect_to_login(request.GET.get("next") or request.path.rsplit("login/", 1)[0])
 
 

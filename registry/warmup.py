@@ -13,6 +13,8 @@ shared by the workers it forks.
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 from django.template import engines
@@ -43,3 +45,94 @@ def _compile_templates() -> list[str]:
                     engine.get_template(name)
                     names.append(name)
     return names
+
+
+#: Pages a new worker asks itself for before it takes its first request (``warm_pages``).
+WARM_PATHS = ("/urn/", "/urn/search/?q={snid}", "/urn/search/?urn=urn:ogf:{snid}:x",
+              "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/")
+#: How many SNID pages (the most recently registered) and proposals under review (the
+#: longest waiting) a worker prepares at start: a bound, so a large registry starts in time.
+WARM_SNIDS, WARM_PROPOSALS = 50, 20
+
+
+def warm_pages(application, *, host: str | None = None) -> dict[str, int]:
+    """Ask ``application`` (the WSGI app) for the public pages once: path -> status.
+
+    A worker's first request of a page otherwise pays for everything done once per
+    process — the first query of each shape, regular expressions, a page's Markdown,
+    grammar and diagrams, the registry's index — half a second to a second
+    (docs/performance.md, "First request after a restart"). Called from gunicorn's
+    post_worker_init, after the fork and before the worker accepts a connection, so
+    that cost is paid at start: the public pages, the pages of the ``WARM_SNIDS``
+    most recently registered SNIDs, the help pages, and the proposal form and the
+    automated review of the ``WARM_PROPOSALS`` proposals in review (submitted, or sent back for changes) longest
+    (their grammars compiled, their Markdown rendered). Plain GETs and checks, which
+    change nothing. A page that fails is only logged: a warm-up never stops a start.
+    """
+    import logging
+
+    from django.conf import settings
+
+    from .help import PAGES
+    from .models import Namespace
+
+    log = logging.getLogger(__name__)
+    try:
+        snids = list(Namespace.objects.registered().order_by("-registered_at", "snid")
+                     .values_list("snid", flat=True)[:WARM_SNIDS])
+    except Exception:  # noqa: BLE001 - no database yet (before migrate): warm what needs none
+        log.info("warm-up: the database cannot be read; warming pages that need no SNID only")
+        snids = []
+    first = snids[0] if snids else None
+    paths = [p.format(snid=first) for p in WARM_PATHS if first or "{snid}" not in p]
+    paths += [f"/urn/{snid}/" for snid in snids]
+    paths += [f"/help/{slug}/" for slug in PAGES]
+    hosts = [h for h in settings.ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
+    host = host or (hosts[0] if hosts else "localhost")
+    statuses = {}
+    try:
+        _warm_workbench()
+        statuses["(the proposal form and the automated review)"] = 200
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.exception("warm-up: the proposal form and the automated review failed")
+        statuses["(the proposal form and the automated review)"] = 500
+    for path in paths:
+        route, _, query = path.partition("?")
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": route, "QUERY_STRING": query, "SCRIPT_NAME": "",
+                   "SERVER_NAME": host, "SERVER_PORT": "443", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1",
+                   "HTTP_X_FORWARDED_PROTO": "https", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.version": (1, 0),
+                   "wsgi.url_scheme": "https", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr,
+                   "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False}
+        status = []
+        try:
+            for _chunk in application(environ, lambda code, headers, exc_info=None: status.append(code)):
+                pass
+            statuses[path] = int(status[0].split()[0]) if status else 0
+        except Exception:  # noqa: BLE001 - see the docstring
+            log.exception("warm-up: %s failed", path)
+            statuses[path] = 500
+    return statuses
+
+
+def _warm_workbench() -> None:
+    """The applicant's and the editor's pages without a session: the proposal form drawn and the
+    automated review run, on the GFD.191 worked example and on the proposals waiting longest,
+    as their first request would."""
+    import json
+
+    from .demo import FIXTURES
+    from .enums import ProposalState
+    from .forms import ProposalForm
+    from .interchange import load
+    from .markdown import prerender_page
+    from .models import Proposal
+    from .selectors import data_findings
+    from .views.proposals import _workbench
+
+    example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
+    waiting = (Proposal.objects.filter(state__in=[ProposalState.SUBMITTED, ProposalState.CHANGES_REQUESTED])
+               .order_by("submitted_at", "id")[:WARM_PROPOSALS])
+    for data in [example, *(proposal.to_data() for proposal in waiting)]:
+        str(ProposalForm(initial=ProposalForm.initial_from(data)))
+        _workbench(data, data_findings(data), diagrams_url="/")
+        prerender_page(list((data.sections or {}).values()))

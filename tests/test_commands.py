@@ -29,9 +29,10 @@ def test_start_on_an_empty_database_loads_demo_data_and_is_idempotent():
     code, out = run("start", "--no-serve")
     assert code == 0
     assert "Loaded 5 demonstration proposals." in out
-    assert "username 'applicant'  password 'applicant-demo-2026'" in out
-    assert "username 'editor'  password 'editor-demo-2026'" in out
-    assert "username 'maintainer'  password 'maintainer-demo-2026'" in out
+    tail = "\n".join(out.splitlines()[-6:])  # the credentials come last
+    assert "username: applicant  password: applicant-demo-2026" in tail
+    assert "GFD editor  username: editor     password: editor-demo-2026" in tail
+    assert "username: maintainer password: maintainer-demo-2026" in tail
     states = dict(Proposal.objects.values_list("snid", "state"))
     assert states == {"example": "approved", "fdc": "approved", "img": "submitted",
                       "urn-5": "submitted", "newsml": "changes_requested"}

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from django.conf import settings
 from django.template import engines
 from django.urls import get_resolver
@@ -38,3 +40,29 @@ def test_warmup_opens_no_database_connection(django_db_blocker):
     with django_db_blocker.block():  # any connection or query raises here
         names = warmup.prepare()
     assert "base.html" in names
+
+
+@pytest.mark.django_db
+def test_warm_pages_asks_the_application_for_the_public_pages_once(settings):
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from registry import demo, help
+
+    accounts = demo.demo_accounts()
+    demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
+    settings.ALLOWED_HOSTS = ["urn.example.org"]
+    statuses = warmup.warm_pages(WSGIHandler())
+    assert statuses["/urn/"] == 200 and statuses["/urn/example/"] == 200 and statuses["/urn/fdc/"] == 200
+    assert any(path.startswith("/api/lookup/?urn=urn:ogf:") for path in statuses)
+    assert statuses["(the proposal form and the automated review)"] == 200
+    assert all(statuses[f"/help/{slug}/"] == 200 for slug in help.PAGES)
+    assert set(statuses.values()) == {200}
+
+
+@pytest.mark.django_db
+def test_warm_pages_on_an_empty_registry_warms_what_needs_no_snid():
+    from django.core.handlers.wsgi import WSGIHandler
+
+    statuses = warmup.warm_pages(WSGIHandler())
+    assert "/urn/" in statuses and not any("{snid}" in path for path in statuses)
+    assert set(statuses.values()) == {200}

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from . import views
+from . import docs_ui, views
 from ..transparency.urls import api_urlpatterns as log_urlpatterns
 from .errors import not_found
 
@@ -22,5 +22,6 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("redoc/redoc.standalone.js", docs_ui.redoc_bundle, name="redoc_bundle"),
     re_path(r"^[\s\S]*$", not_found),  # any path, an encoded newline included, is a JSON 404
 ]

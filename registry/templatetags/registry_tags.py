@@ -42,8 +42,9 @@ def event_sentence(event, named=True):
     (``rules.can_see_review``).
     """
     if not named:
-        return _sentence(event.kind, event.action, event.from_state, "", named=False)
-    return _sentence(event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "")
+        return _sentence(event.kind, event.action, event.from_state, "", named=False, data=event.data)
+    return _sentence(event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "",
+                     data=event.data)
 
 
 @register.filter
@@ -57,6 +58,24 @@ def section_heading(key):
     """ "4.1 Scope" for a template section key; "the whole proposal" for none."""
     section = SECTIONS_BY_KEY.get(key or "")
     return section.heading if section else "the whole proposal"
+
+
+@register.filter
+def thread_messages(messages, thread):
+    """The flash messages about one thread: shown in it, where the page lands after the action."""
+    tag = f"thread-{thread.pk}"
+    return [m for m in messages if tag in (m.extra_tags or "").split()] if messages else []
+
+
+@register.simple_tag(takes_context=True)
+def page_messages(context):
+    """The flash messages shown at the top: all, but those about a thread when the page shows threads."""
+    messages = context.get("messages")
+    if not messages:
+        return []
+    if not context.get("threads"):
+        return list(messages)
+    return [m for m in messages if not any(t.startswith("thread-") for t in (m.extra_tags or "").split())]
 
 
 @register.filter

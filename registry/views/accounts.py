@@ -31,7 +31,7 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
-from .. import notify
+from .. import notify, rules
 from ..forms import SignUpForm
 from ..middleware import client_address
 
@@ -106,7 +106,16 @@ def lockout_response(request, original_response=None, credentials=None):
 
 
 class LoginView(auth_views.LoginView):
-    """Django's log-in page; the limits live in the authentication backend (axes)."""
+    """Django's log-in page; the limits live in the authentication backend (axes).
+
+    With no page to return to, a GFD editor lands on the review queue, where their work is;
+    everyone else on their proposals.
+    """
+
+    def get_default_redirect_url(self):
+        if rules.is_editor(self.request.user):
+            return reverse("registry:review_queue")
+        return super().get_default_redirect_url()
 
 
 # --- throttles for mails and accounts ------------------------------------------------------

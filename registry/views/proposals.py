@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 from collections import defaultdict
 
@@ -35,6 +36,8 @@ from .errors import NextStep, conflict, forbidden
 
 #: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
 LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
+#: A save this long after a proposal's last event is shown as its last change.
+SAVE_AFTER_EVENT = dt.timedelta(seconds=1)
 STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.NOT_RUN,
                 FindingStatus.PASS]
 
@@ -51,6 +54,16 @@ def my_proposals(request):
                            last_kind=Subquery(last.values("kind")[:1]),
                            last_at=Subquery(last.values("created_at")[:1]))
                  .order_by("-updated_at", "-id"))
+    proposals = list(proposals)
+    for proposal in proposals:
+        # Saving a draft writes no event; a save after the last event is the last change.
+        if proposal.last_at is None or proposal.updated_at - proposal.last_at > SAVE_AFTER_EVENT:
+            proposal.last_label, proposal.last_at = "Saved", proposal.updated_at
+        elif proposal.last_action:
+            proposal.last_label = ProposalAction(proposal.last_action).label \
+                if proposal.last_action in ProposalAction.values else "Changed"
+        else:
+            proposal.last_label = "Created"
     return render(request, "registry/proposals/list.html", {"proposals": proposals})
 
 

@@ -28,7 +28,7 @@ from .. import rules, services
 from ..checklist import MANUAL_CHECKS, has_failures
 from ..conversation import latest_decision, round_changes, threads_of
 from ..diffs import proposal_diff
-from ..enums import DECISIONS, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
+from ..enums import DECISIONS, FINAL_STATES, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..models import Comment, Namespace, Proposal, ReservationRequest
@@ -138,6 +138,7 @@ def _review_context(request, proposal) -> dict:
     return {
         "proposal": proposal, "parts": sections_by_part(), "manual": manual,
         "open_judgements": [m["id"] for m in manual if m["judgement"] is None],
+        "judgements_final": proposal.state in FINAL_STATES,
         "threads": threads, "can_start_threads": True, "thread_next": request.get_full_path(),
         "finding_threads": [t for t in threads.all if t.finding and not t.section],
         "discussable": [f for f in machine if f.status != FindingStatus.PASS],
@@ -232,7 +233,9 @@ def review_decide(request, pk):
             "open_judgements": [c for c in MANUAL_CHECKS if c not in recorded] if action == ProposalAction.APPROVE
             else [],
             "open_threads": proposal.comments.open_threads().count(),
-            "failing": failing and not override,
+            "failing": [f for f in proposal.findings if f["status"] == FindingStatus.FAIL]
+            if failing and not override else [],
+            "judgement_count": len(MANUAL_CHECKS),
             "back": reverse("registry:review_detail", args=[pk]),
             "conflict_reason": request.POST.get("conflict_reason", "").strip(),
             "public_note": request.POST.get("public_note", "").strip()[:5000],

@@ -37,11 +37,13 @@ def _back(request, thread: Comment):
 def _act(request, pk, act, done) -> object:
     """Run one thread service for the person asking; say what happened, or why not."""
     thread = _thread(request, pk)
+    # Tagged with the thread, so the page shows it in the thread it lands on, not above the fold.
+    tag = f"thread-{thread.pk}"
     try:
         act(thread)
-        messages.success(request, done(thread))
+        messages.success(request, done(thread), extra_tags=tag)
     except services.ServiceError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, exc.message, extra_tags=tag)
     return _back(request, thread)
 
 

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from ..stewardship.urls import urlpatterns as stewardship_urlpatterns
-from . import accounts, identity, imports, proposals, public, review, threads
+from . import accounts, help, identity, imports, proposals, public, review, threads
 
 app_name = "registry"
 
@@ -19,6 +19,9 @@ urlpatterns = [
     path("urn/<str:snid>/<int:version>/", public.namespace_detail, name="namespace_version"),
     re_path(r"^urn/(?P<snid>[^/]+)/(?P<version>\d+)/registration\.(?P<fmt>md|txt)$", public.namespace_document,
             name="namespace_document"),
+    # the documentation, for people without the source
+    path("help/", help.help_index, name="help_index"),
+    path("help/<slug:slug>/", help.help_page, name="help_page"),
     # applicants
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/signup/sent/", accounts.signup_sent, name="signup_sent"),

@@ -57,7 +57,7 @@ def test_a_check_clears_the_old_field_error_beside_the_fixed_field(new_page, liv
     page = new_page()
     login(page, "eli", PASSWORD)
     page.goto(f"/proposals/{proposal.pk}/edit/")
-    snid = page.get_by_label("1.1 Namespace Identifier (SNID)")
+    snid = page.get_by_label("SNID", exact=True)
     snid.fill("-bad")
     page.get_by_role("button", name="Save draft").click()
     page.get_by_text("Nothing was saved").wait_for()

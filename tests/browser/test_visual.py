@@ -68,7 +68,7 @@ def _image_tools():
         from PIL import Image, ImageChops
     except ImportError:
         Image = ImageChops = None
-    require_external("Pillow", Image is not None, "pip install -r requirements.txt (Pillow compares the screenshots)")
+    require_external("Pillow", Image is not None, "pip install -r requirements-test.txt (Pillow compares the screenshots)")
     return Image, ImageChops
 
 

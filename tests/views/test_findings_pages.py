@@ -53,7 +53,7 @@ def _panel(client, proposal, **changes) -> str:
     ({"version": "0"}, {"snid": "example"}, "Not checked: fix the Registration version field first.",
      "The SNID must start with a letter or digit"),
     # The version fixed while the SNID is refused: the SNID's error once, nothing about the old version.
-    ({"snid": "-example"}, {"version": "1"}, "Not checked: fix the 1.1 Namespace Identifier (SNID) field first.",
+    ({"snid": "-example"}, {"version": "1"}, "Not checked: fix the SNID field first.",
      "The version should be"),
     # The maximum length refused while the grammar changed: the grammar is checked, max length is not.
     ({"max_length": "0"}, {"grammar_abnf": 'urn = "urn:ogf:example:" 1*5DIGIT\n', "grammar_rule": ""},

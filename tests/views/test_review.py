@@ -301,7 +301,7 @@ def test_approving_with_open_judgements_asks_to_record_them_or_confirm(client, p
     services.judgement_set(proposal, people["editor"], "scope", ok=True)
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    assert "3 of the four judgements are not recorded yet" in page
+    assert "3 of the 4 judgements are not recorded yet" in page
     assert "<code>snid-durable</code>, <code>subdelegation</code>, <code>immutability</code>" in page
     assert f'href="/review/{proposal.pk}/#judgements">Record them first</a>' in page
     assert "Approve anyway" in page

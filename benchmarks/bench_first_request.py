@@ -1,0 +1,156 @@
+"""The first request after a restart, against gunicorn as deployed, and the same request warm.
+
+For each page: gunicorn is started afresh (``registry/gunicorn.py``, production
+settings, one worker so the first request surely meets a fresh process, the
+shared cache in the worker's memory so nothing survives the restart); once it
+answers its health probe (``/bench/floor/``, as a proxy's check would), the
+page is requested once — the first request — and then 10 more times; "warm"
+is their median. 200 registered SNIDs besides the demo data. The target: the
+first request within 3 × the warm time (or within 50 ms, for pages whose warm
+time is a millisecond or two, where a factor says nothing).
+
+Run alone: ``python -m benchmarks.bench_first_request`` (rewrites its section of
+docs/performance.md); ``python -m benchmarks.run`` includes it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import servers
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "performance.md"
+SECTION = re.compile(r"<!-- first-request:start -->.*?<!-- first-request:end -->", re.S)
+PORT = int(os.environ.get("BENCH_FIRST_PORT", "8710"))
+WARM_REPEAT = 10
+FACTOR, FLOOR_MS = 3.0, 50.0
+SNIDS = 200
+
+
+def _request(path: str, cookie: str = "") -> tuple[float, int]:
+    connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+    headers = {"Cookie": cookie} if cookie else {}
+    started = time.perf_counter()
+    connection.request("GET", path, headers=headers)
+    response = connection.getresponse()
+    response.read()
+    elapsed = (time.perf_counter() - started) * 1000
+    connection.close()
+    return elapsed, response.status
+
+
+def _pages() -> list[tuple[str, str, str]]:
+    """(who, path, session cookie) for each page, from the database the server will read."""
+    from django.conf import settings
+    from django.test import Client
+
+    from registry.models import Proposal
+
+    def cookie(username: str) -> str:
+        client = Client()
+        client.force_login(__import__("django.contrib.auth", fromlist=["get_user_model"])
+                           .get_user_model().objects.get(username=username))
+        return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+    ids = {p.snid: p.pk for p in Proposal.objects.filter(is_demo=True)}
+    applicant, editor = cookie("applicant"), cookie("editor")
+    return [
+        ("anonymous", "/urn/", ""),
+        ("anonymous", "/urn/example/", ""),
+        ("anonymous", "/urn/bench100/", ""),
+        ("anonymous", "/urn/search/?q=grid", ""),
+        ("anonymous", "/urn/search/?urn=urn:ogf:example:cluster:2009:example.net:42", ""),
+        ("anonymous", "/api/lookup/?urn=urn:ogf:example:cluster:2009:example.net:42", ""),
+        ("anonymous", "/help/documents/", ""),
+        ("applicant", "/proposals/", applicant),
+        ("applicant", f"/proposals/{ids['newsml']}/", applicant),
+        ("applicant", f"/proposals/{ids['newsml']}/edit/", applicant),
+        ("editor", "/review/", editor),
+        ("editor", f"/review/{ids['img']}/", editor),
+    ]
+
+
+def _prepare() -> dict:
+    from django.core.management import call_command
+
+    from benchmarks.data import populate
+    from registry import demo
+
+    call_command("migrate", interactive=False, verbosity=0)
+    if demo.database_is_empty():
+        accounts = demo.demo_accounts()
+        demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
+        populate(SNIDS)
+    static_root = Path(tempfile.mkdtemp(prefix="registry-static-"))
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    env.update(DJANGO_STATIC_ROOT=str(static_root), DJANGO_SETTINGS_MODULE="benchmarks.settings")
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    return env
+
+
+def measure() -> list[dict]:
+    env = _prepare()
+    rows = []
+    for who, path, cookie in _pages():
+        server = servers.Server("ours", servers.ours_command(), PORT, "/bench/floor/",
+                                env={**env, "BIND": f"127.0.0.1:{PORT}", "WEB_CONCURRENCY": "1"})
+        try:
+            first, status = _request(path, cookie)
+            warm = [_request(path, cookie)[0] for _ in range(WARM_REPEAT)]
+        finally:
+            server.stop()
+        median = statistics.median(warm)
+        rows.append({"who": who, "path": path, "status": status, "first": first, "warm": median,
+                     "ok": first <= max(FACTOR * median, FLOOR_MS)})
+    return rows
+
+
+def report() -> str:
+    rows = measure()
+    lines = ["<!-- first-request:start -->", "## First request after a restart (`benchmarks/bench_first_request.py`)",
+             "", __doc__.split("\n\n", 1)[1].split("\n\nRun alone")[0].replace("\n", " ").strip(), "",
+             "| who | request | status | first ms | warm median ms | first ÷ warm | within target |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for r in rows:
+        lines.append(f"| {r['who']} | GET `{r['path']}` | {r['status']} | {r['first']:.1f} | {r['warm']:.1f} | "
+                     f"{r['first'] / r['warm']:.1f} | {'yes' if r['ok'] else '**no**'} |")
+    worst = max(rows, key=lambda r: r["first"] / max(r["warm"], FLOOR_MS / FACTOR))
+    met = all(r["ok"] for r in rows)
+    lines += ["", f"- Every page's first request within {FACTOR:g} × its warm time (or {FLOOR_MS:g} ms) — "
+              f"{'**met**' if met else '**not met**'} (furthest: GET `{worst['path']}`, {worst['first']:.1f} ms "
+              f"against {worst['warm']:.1f} ms warm).",
+              "- Before a worker takes its first connection it asks itself for the public pages and draws the "
+              "proposal form and runs the automated review on the GFD.191 example (registry/warmup.py "
+              "``warm_pages``, from gunicorn's post_worker_init; `GUNICORN_WARM_PAGES=0` skips it). A proposal's "
+              "own page still pays on its first request for that proposal's own Markdown, grammar and "
+              "diagrams, which are then cached by their text.",
+              "<!-- first-request:end -->"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    database = ROOT / "benchmarks" / "results" / "first-request.sqlite3"
+    database.parent.mkdir(exist_ok=True)
+    database.unlink(missing_ok=True)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "benchmarks.settings"
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{database}")
+    import django
+
+    django.setup()
+    section = report()
+    text = OUT.read_text()
+    OUT.write_text(SECTION.sub(lambda _: section, text) if SECTION.search(text) else text.rstrip() + "\n\n" + section + "\n")
+    print(section)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""``manage.py start`` as a newcomer meets it: quiet set-up, credentials last, the app served as deployed."""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8", "replace")
+
+
+@pytest.fixture
+def started(tmp_path):
+    """``manage.py start`` in its own process on a free port, with its own database and mail folder."""
+    port = _free_port()
+    environment = {key: value for key, value in os.environ.items()
+                   if not key.startswith(("DJANGO_", "REGISTRY_")) and key != "DATABASE_URL"}
+    environment.update(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DJANGO_STATIC_ROOT=str(tmp_path / "static"),
+                       REGISTRY_MAIL_DIR=str(tmp_path / "mail"), WEB_CONCURRENCY="1", PYTHONUNBUFFERED="1")
+    output = tmp_path / "output.txt"
+    with output.open("w") as sink:
+        process = subprocess.Popen([sys.executable, "manage.py", "start", "--port", str(port)], cwd=ROOT,
+                                   env=environment, stdout=sink, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if _get(base + "/urn/")[0] == 200:
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        process.kill()
+        pytest.fail(f"start did not serve within the time:\n{output.read_text()}")
+    yield base, output, tmp_path / "mail", process
+    if process.poll() is None:
+        process.kill()
+        process.wait(10)
+
+
+def test_start_prints_no_mail_and_the_credentials_last(started):
+    base, output, mail_dir, process = started
+    text = output.read_text()
+    assert "Subject:" not in text and "[urn:ogf]" not in text
+    written = int(re.search(r"(\d+) mails written to (\S+)/ ", text).group(1))
+    assert written == len(list(mail_dir.iterdir())) > 0
+    tail = "\n".join(text.splitlines()[-15:])
+    assert "username: applicant" in tail and "password: applicant-demo-2026" in tail
+    assert "username: editor" in tail and "password: editor-demo-2026" in tail
+    assert f"Serving the registry at {base}/" in text and "Ctrl-C to stop" in text
+
+
+def test_start_serves_as_deployed_with_the_projects_error_pages_and_static_files(started):
+    base, output, mail_dir, process = started
+    status, page = _get(base + "/proposals/999999/")
+    assert status == 404
+    assert "<title>Not found — urn:ogf registry</title>" in page
+    assert "URLconf" not in page and "DEBUG = True" not in page
+    stylesheet = re.search(r'href="(/static/registry/site\.[0-9a-f]+\.css)"', page).group(1)
+    assert _get(base + stylesheet)[0] == 200
+    assert _get(base + "/admin/login/")[0] in (200, 302)
+
+
+def test_start_stops_on_ctrl_c(started):
+    base, output, mail_dir, process = started
+    process.send_signal(signal.SIGINT)
+    assert process.wait(30) == 0

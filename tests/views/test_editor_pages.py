@@ -1,0 +1,92 @@
+"""What an editor meets on the review page: round 2 first, judgements in the history and final once decided,
+confirmation pages that say what they confirm."""
+
+import pytest
+
+from registry import services
+
+from ..factories import proposal_factory, user_factory
+
+
+@pytest.fixture
+def people(db):
+    return {"applicant": user_factory("ann"), "editor": user_factory("eve", editor=True)}
+
+
+def _round_two(people):
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    services.proposal_transition(proposal, "request_changes", people["editor"], comment="See 4.1.")
+    data = proposal.to_data()
+    data.sections["scope"] += "\n\nThe WG chair assigns the index."
+    services.proposal_update(proposal, data, people["applicant"])
+    return services.proposal_transition(proposal, "submit", people["applicant"])
+
+
+@pytest.mark.django_db
+def test_review_round_two_leads_with_the_changes_since_round_one(client, people):
+    proposal = _round_two(people)
+    client.force_login(people["editor"])
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    assert page.index('id="round-changes"') < page.index('id="workbench"') < page.index('id="section-snid"')
+
+
+@pytest.mark.django_db
+def test_review_diff_lines_are_blocks_with_no_blank_line_between(client, people):
+    proposal = _round_two(people)
+    client.force_login(people["editor"])
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    changes = page[page.index('id="round-changes"'):]
+    diff = changes[changes.index('<pre class="diff">'):changes.index("</pre>")]
+    assert "<ins>+ The WG chair assigns the index.</ins>" in diff
+    assert "</ins>\n" not in diff and "</span>\n" not in diff
+
+
+@pytest.mark.django_db
+def test_review_history_gives_each_judgement_its_own_sentence(client, people):
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    services.judgement_set(proposal, people["editor"], "scope", ok=True)
+    services.judgement_set(proposal, people["editor"], "subdelegation", ok=False, note="Unclear.")
+    client.force_login(people["editor"])
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    history = page[page.index('id="history"'):]
+    assert "Editor eve judged scope: satisfied." in history
+    assert "Editor eve judged subdelegation: not satisfied. “Unclear.”" in history
+    assert "changed the proposal" not in history
+
+
+@pytest.mark.django_db
+def test_review_of_a_decided_proposal_shows_the_judgements_read_only(client, people):
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    services.judgement_set(proposal, people["editor"], "scope", ok=True, note="Clear.")
+    client.force_login(people["editor"])
+    assert f'action="/review/{proposal.pk}/judgement/"' in client.get(f"/review/{proposal.pk}/").content.decode()
+    services.proposal_transition(proposal, "approve", people["editor"], override_reason="Demo.")
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    assert f'action="/review/{proposal.pk}/judgement/"' not in page and 'name="verdict-scope"' not in page
+    assert "Approved: the judgements are final." in page
+    assert "<code>scope</code>: satisfied (eve," in page and "“Clear.”" in page
+
+
+@pytest.mark.django_db
+def test_confirm_decision_is_titled_for_what_it_confirms(client, people):
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    client.force_login(people["editor"])
+    page = client.post(f"/review/{proposal.pk}/decide/", {"action": "reject", "comment": "No."}).content.decode()
+    assert "<title>Confirm: reject urn:ogf:example: — urn:ogf registry</title>" in page
+    assert '<h1 id="confirm-title">Confirm: reject <code>urn:ogf:example:</code></h1>' in page
+    approve = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
+    assert "None of the 4 judgements is recorded yet" in approve
+
+
+@pytest.mark.django_db
+def test_confirm_approval_with_failing_checks_lists_them_and_asks_for_a_written_reason(client, people):
+    proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
+    failing = [f for f in proposal.findings if f["status"] == "fail"]
+    assert failing
+    client.force_login(people["editor"])
+    page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
+    listed = page[page.index('<ul class="failing-checks">'):]
+    listed = listed[:listed.index("</ul>")]
+    for finding in failing:
+        assert f"<code>{finding['id']}</code>" in listed
+    assert '<textarea id="confirm-override" name="override_reason" rows="5"' in page
