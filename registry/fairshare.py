@@ -16,7 +16,12 @@ The counts live in the process's memory, not in the shared cache: a limit that
 must hold during a Redis outage cannot depend on Redis. With several web
 processes an account may thus have that many heavy requests in each.
 
-The answer is JSON for /api/ paths and the site's error page otherwise.
+The answer is JSON for /api/ paths and the site's error page otherwise, except for
+the forms where someone typed what they send (a proposal's edit and new pages, the
+import's "Create draft"): there the request goes on to its view with a ``Refusal``
+(``refusal(request)``), and the view shows its form again with everything typed in
+it and the message, as 429 with ``Retry-After``, doing none of the heavy work
+(no check, no import, no save). Nothing typed is lost to a busy registry.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import re
 import threading
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import JsonResponse
@@ -37,7 +43,29 @@ HEAVY_PATHS = re.compile(
     r"|review/\d+/decide/"
     r"|api/proposals/(?:\d+/(?:actions/[^/]+/)?)?)$")
 HEAVY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+#: Forms whose views show what was typed again when the request is refused (see ``refusal``).
+KEEPS_TYPED_TEXT = re.compile(r"^/proposals/(?:new|import/create|\d+/edit)/$")
 RETRY_AFTER_SECONDS = 5
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A heavy request refused for now: what to tell the person, and when to try again."""
+
+    message: str
+    retry_after: int = RETRY_AFTER_SECONDS
+    status: int = 429
+
+    def apply(self, response):
+        """``response`` (the form shown again) with this refusal's status and Retry-After."""
+        response.status_code = self.status
+        response["Retry-After"] = str(self.retry_after)
+        return response
+
+
+def refusal(request) -> Refusal | None:
+    """The refusal of this request when it may only show its form again, else None."""
+    return getattr(request, "heavy_refusal", None)
 
 
 class Slots:
@@ -92,14 +120,16 @@ def requester(request) -> str:
     return f"address:{client_address(request)}"
 
 
+def busy_message(*, own: bool, seconds: int = RETRY_AFTER_SECONDS) -> str:
+    if own:
+        return (f"You already have {settings.REGISTRY_HEAVY_PER_ACCOUNT} checks, imports or saves "
+                f"in progress; wait for them to finish, then try again in {seconds} seconds.")
+    return f"The registry is busy checking other people's proposals; try again in {seconds} seconds."
+
+
 def too_busy(request, *, own: bool):
     seconds = RETRY_AFTER_SECONDS
-    if own:
-        message = (f"You already have {settings.REGISTRY_HEAVY_PER_ACCOUNT} checks, imports or saves "
-                   f"in progress; wait for them to finish, then try again in {seconds} seconds.")
-    else:
-        message = ("The registry is busy checking other people's proposals; try again in "
-                   f"{seconds} seconds.")
+    message = busy_message(own=own, seconds=seconds)
     if not request.path_info.startswith("/api/"):
         message += (" Nothing was saved by this request: go back to your form (your browser keeps "
                     "what you typed) and send it again.")
@@ -126,4 +156,9 @@ class HeavyRequestLimit:
                 return self.get_response(request)
         with slots._lock:
             own = slots._by_key[key] >= per_key
+        if request.method == "POST" and KEEPS_TYPED_TEXT.match(request.path_info):
+            # The view shows the form again with what was typed (light work: no slot needed).
+            request.heavy_refusal = Refusal(busy_message(own=own) + " Nothing was saved by this request; "
+                                            "everything you typed is kept below: send it again then.")
+            return self.get_response(request)
         return too_busy(request, own=own)

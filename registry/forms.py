@@ -429,7 +429,7 @@ class ImportDocumentForm(forms.Form):
                     # PDF and Word extraction read untrusted bytes: inside the job budget.
                     cleaned["text"], cleaned["format"], cleaned["notes"] = sandbox.run_bounded(
                         documents.read_document, upload.name, upload.read(), what="document",
-                        expected=(documents.DocumentError,))
+                        expected=(documents.DocumentError,), seconds=sandbox.import_cpu_seconds())
                 except documents.DocumentError as exc:
                     self.add_error("file", str(exc))
                 except sandbox.BudgetExceeded as exc:

@@ -21,7 +21,11 @@ could not be checked — try again. Such an answer is never cached or stored as 
 verdict.
 
 Defaults: 2 s of CPU, 512 MB, 30 s wall clock per job (settings
-REGISTRY_JOB_SECONDS, REGISTRY_JOB_MEMORY_MB, REGISTRY_JOB_WALL_SECONDS). A job
+REGISTRY_JOB_SECONDS, REGISTRY_JOB_MEMORY_MB, REGISTRY_JOB_WALL_SECONDS). Reading a
+document is a bigger job by nature (pdfminer needs about 6.5 s of CPU for 200 dense
+pages, the documented limit), so document import has its own CPU budget,
+REGISTRY_IMPORT_CPU_SECONDS (15 s; ``import_cpu_seconds``), which its callers pass as
+``run_bounded(..., seconds=...)``; grammar checks and Markdown keep theirs. A job
 started from inside a worker runs inline there, already under the worker's limits.
 
 A leaf module: Django settings are read only if configured, so the grammar
@@ -54,6 +58,8 @@ import pebble.common.types
 pebble.common.types.CONSTS.term_timeout = 0.2
 
 DEFAULT_SECONDS = 2.0  # CPU seconds
+#: CPU seconds for reading one document (a PDF of up to 200 dense pages, with room to spare).
+DEFAULT_IMPORT_SECONDS = 15.0
 DEFAULT_MEMORY_MB = 512
 DEFAULT_WALL_SECONDS = 30.0
 #: Tries of a job whose worker stopped for a reason that says nothing about its text.
@@ -124,10 +130,17 @@ def budget() -> tuple[float, int]:
             _setting("REGISTRY_JOB_MEMORY_MB", DEFAULT_MEMORY_MB, int))
 
 
-def wall_ceiling() -> float:
+def import_cpu_seconds() -> float:
+    """CPU seconds for reading one document (extraction and import), from settings when
+    Django is configured: what callers pass as ``run_bounded(..., seconds=...)``."""
+    return _setting("REGISTRY_IMPORT_CPU_SECONDS", DEFAULT_IMPORT_SECONDS, float)
+
+
+def wall_ceiling(seconds: float | None = None) -> float:
     """Wall-clock seconds after which a job's worker is taken for stuck (never less than
-    four times the CPU budget)."""
-    return max(_setting("REGISTRY_JOB_WALL_SECONDS", DEFAULT_WALL_SECONDS, float), 4 * budget()[0])
+    four times the job's CPU budget, ``seconds`` or the default one)."""
+    cpu = budget()[0] if seconds is None else seconds
+    return max(_setting("REGISTRY_JOB_WALL_SECONDS", DEFAULT_WALL_SECONDS, float), 4 * cpu)
 
 
 def _workers() -> int:
@@ -338,7 +351,7 @@ def _stopped_reason(exc: pebble.ProcessExpired) -> str:
 
 
 def run_bounded(func: Callable[..., T], *args, what: str = "text",
-                expected: tuple[type[BaseException], ...] = ()) -> T:
+                expected: tuple[type[BaseException], ...] = (), seconds: float | None = None) -> T:
     """``func(*args)`` in a bounded worker process; its result, or BudgetExceeded.
 
     ``func`` must be a module-level function and its arguments and result
@@ -348,11 +361,14 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text",
     fault (``exc.fault``: killed, crashed, stuck past the wall-clock ceiling, or an
     exception in ``func`` itself, logged). Exceptions listed in ``expected`` are
     answers, not faults (e.g. "this file is not a PDF"): they are raised as they are.
+    ``seconds`` is this job's CPU budget when its kind has its own (document import:
+    ``import_cpu_seconds()``); by default, REGISTRY_JOB_SECONDS.
     """
-    seconds, memory_mb = budget()
+    default_seconds, memory_mb = budget()
+    seconds = default_seconds if seconds is None else seconds
     if _in_worker:
         return func(*args)
-    wall = wall_ceiling()
+    wall = wall_ceiling(seconds)
     reason = ""
     for attempt in range(ATTEMPTS):
         future = _get_pool(memory_mb).schedule(_job, args=(func, args, seconds), timeout=wall)

@@ -2,8 +2,8 @@
 
 A full disk, a database busy past its timeout, or a lost database connection is a
 fault of the service, not of the request. ``storage_fault`` recognises one and
-says what happened in words; views that save typed text (the proposal editor)
-catch it and show the form again with everything typed in it;
+says what happened in words; views that save typed text (the proposal editor,
+the new-proposal form, the import's "Create draft") catch it and show the form again with everything typed in it;
 ``StorageFaultMiddleware`` turns one anywhere else into a 503 with
 ``Retry-After`` — the site's error page, or JSON under /api/.
 """

@@ -40,8 +40,7 @@ def test_pdf_within_the_page_limit_has_no_note():
 
 
 @pytest.mark.django_db
-def test_import_page_shows_the_cut(client, settings):
-    settings.REGISTRY_JOB_SECONDS = 30  # this test is about the note, not the time budget
+def test_import_page_shows_the_cut(client):
     client.force_login(user_factory())
     upload = SimpleUploadedFile("long.pdf", _pages(MAX_PAGES + 1, dense=False), content_type="application/pdf")
     page = client.post("/proposals/import/", {"file": upload}).content.decode()
@@ -49,10 +48,10 @@ def test_import_page_shows_the_cut(client, settings):
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=False, reason=(
-    "reading 200 dense pages takes pdfminer about 6.5 s of CPU on this machine; the document budget is "
-    "REGISTRY_JOB_SECONDS (2 s of wall clock) until the sandbox's budget is CPU time sized for documents"))
-def test_two_hundred_rfc_density_pages_are_imported_within_the_budget(client):
+def test_two_hundred_rfc_density_pages_are_imported_within_the_budget(client, settings):
+    """pdfminer needs about 6.5 s of CPU for these pages: within the import's own budget
+    (REGISTRY_IMPORT_CPU_SECONDS, 15 s), far past the 2 s of a grammar check."""
+    assert settings.REGISTRY_IMPORT_CPU_SECONDS == 15 and settings.REGISTRY_JOB_SECONDS == 2
     client.force_login(user_factory())
     upload = SimpleUploadedFile("rfc.pdf", _pages(MAX_PAGES, dense=True), content_type="application/pdf")
     started = time.monotonic()

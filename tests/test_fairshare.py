@@ -110,3 +110,74 @@ def test_one_account_flooding_checks_does_not_hold_up_pages_and_lookups(live_ser
     assert all(a.headers.get("Retry-After") == "5" for a in checked if a.status == 429)
     assert [a.status for a in served] == [200] * len(served)
     assert max(a.seconds for a in served) < 2
+
+
+# --- a refused save keeps what was typed --------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_refused_save_shows_the_edit_form_again_with_the_typed_text(client, settings):
+    from registry.models import Proposal
+
+    settings.REGISTRY_HEAVY_PER_ACCOUNT, settings.REGISTRY_HEAVY_PER_PROCESS = 1, 10
+    proposal = proposal_factory()
+    before = Proposal.objects.get(pk=proposal.pk).sections
+    client.force_login(proposal.submitter)
+    form = {**_form(proposal), "section_scope": "Typed while the registry was busy.", "intent": "save"}
+    with slots.hold(f"account:{proposal.submitter.pk}", 1, 10):
+        response = client.post(f"/proposals/{proposal.pk}/edit/", form)
+    page = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (429, "5")
+    assert "You already have 1 checks, imports or saves in progress" in page
+    assert "everything you typed is kept below" in page
+    assert 'id="proposal-form"' in page and "Typed while the registry was busy." in page
+    assert "Not checked: the registry was too busy to check this request" in page and "Checked at" not in page
+    assert Proposal.objects.get(pk=proposal.pk).sections == before  # nothing saved
+    # Sent again once the registry has room: saved.
+    assert client.post(f"/proposals/{proposal.pk}/edit/", form).status_code == 302
+    assert Proposal.objects.get(pk=proposal.pk).sections["scope"] == "Typed while the registry was busy."
+
+
+@pytest.mark.django_db
+def test_a_refused_new_proposal_shows_its_form_again(client, settings):
+    from registry.models import Proposal
+
+    settings.REGISTRY_HEAVY_PER_ACCOUNT, settings.REGISTRY_HEAVY_PER_PROCESS = 2, 1
+    user = user_factory()
+    client.force_login(user)
+    with slots.hold("account:someone-else", 2, 1):
+        response = client.post("/proposals/new/", {"start": "blank", "snid": "typed-while-busy"})
+    page = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (429, "5")
+    assert "The registry is busy checking other people" in page and 'value="typed-while-busy"' in page
+    assert not Proposal.objects.filter(submitter=user).exists()
+
+
+@pytest.mark.django_db
+def test_a_refused_import_create_shows_the_review_form_again_with_the_corrections(client, settings):
+    import io
+
+    from registry.models import Proposal
+
+    settings.REGISTRY_HEAVY_PER_ACCOUNT, settings.REGISTRY_HEAVY_PER_PROCESS = 1, 10
+    user = user_factory()
+    client.force_login(user)
+    upload = io.BytesIO(b"1. Namespace Identifier\n\nThe SNID is typed-import.\n\nurn:ogf:typed-import:a\n")
+    upload.name = "registration.txt"
+    review = client.post("/proposals/import/", {"file": upload})
+    assert review.status_code == 200
+    form = review.context["form"]
+    fields = {name: ("" if form[name].value() is None else form[name].value()) for name in form.fields}
+    fields.update(title="Corrected while busy", confirmed="on")
+    with slots.hold(f"account:{user.pk}", 1, 10):
+        response = client.post("/proposals/import/create/", fields)
+    page = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (429, "5")
+    assert "everything you typed is kept below" in page and 'value="Corrected while busy"' in page
+    assert "Create draft" in page and "The SNID is typed-import." in page  # the source, for the next try
+    assert not Proposal.objects.filter(submitter=user).exists()
+    kept = response.context["form"]
+    again = {name: ("" if kept[name].value() is None else kept[name].value()) for name in kept.fields}
+    again["confirmed"] = "on"
+    assert client.post("/proposals/import/create/", again).status_code == 302
+    assert Proposal.objects.get(submitter=user).title == "Corrected while busy"

@@ -1,13 +1,15 @@
 """The hostile-input corpus (tests/hostile/cases.json, 334 cases) against every way in.
 
-Expected for each: a clear 4xx or an answer (never a 500), within two seconds, and
-nothing stored half-way: a rejected save leaves the proposal exactly as it was,
+Expected for each: a clear 4xx or an answer (never a 500), within the job budget
+of CPU time (``within_budget``: the request's and its jobs' CPU time, with a wall-clock
+bound only against a hang), and nothing stored half-way: a rejected save leaves the proposal exactly as it was,
 an accepted one stores exactly what was sent.
 
 The grammars, Markdown, documents, SNIDs and search texts of issue 14 (each once
 took a worker or the machine down) go through the commands, the check endpoint,
-save, import and the API: each answers within the job budget (2 s) with a clear
-4xx or finding, and a check cut short by a limit is never a pass.
+save, import and the API: each answers within the job budget (2 s of CPU time;
+these documents need far less than the import's own 15 s) with a clear 4xx or
+finding, and a check cut short by a limit is never a pass.
 """
 
 from __future__ import annotations
@@ -465,7 +467,7 @@ def test_grammar_check_over_budget_fails_naming_the_limit(settings, fresh_gramma
 
 @pytest.mark.django_db
 def test_document_import_over_budget_is_refused_naming_the_limit(client, settings):
-    settings.REGISTRY_JOB_SECONDS = 0.05
+    settings.REGISTRY_IMPORT_CPU_SECONDS = 0.05  # document import has its own CPU budget
     client.force_login(user_factory())
     text = "\n\n".join(f"{n}. Section {n}\n\nText {n}." for n in range(1, 3000))
     response = answered(lambda: client.post("/proposals/import/", {"text": text}))

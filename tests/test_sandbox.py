@@ -55,6 +55,27 @@ def test_job_past_its_cpu_time_is_stopped_with_a_message_naming_it(settings):
     assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
 
 
+def test_a_job_kind_with_its_own_budget_passes_it_per_call(settings):
+    settings.REGISTRY_JOB_SECONDS = 0.2
+    # More than the default budget, within its own: it finishes.
+    assert sandbox.run_bounded(_burn, 0.5, what="document", seconds=3) == "done"
+    with pytest.raises(sandbox.BudgetExceeded) as caught:
+        sandbox.run_bounded(_burn, 30, what="document", seconds=0.4)
+    assert caught.value.limit == "time"
+    assert "(0.4 s CPU / 512 MB): it needed more than 0.4 s of CPU time" in caught.value.message
+    # The next job without its own budget has the default one again.
+    with pytest.raises(sandbox.BudgetExceeded) as caught:
+        sandbox.run_bounded(_burn, 30, what="grammar")
+    assert "(0.2 s CPU / 512 MB)" in caught.value.message
+
+
+def test_document_import_budget_is_its_own_setting(settings):
+    settings.REGISTRY_JOB_SECONDS = 2
+    settings.REGISTRY_IMPORT_CPU_SECONDS = 15
+    assert (sandbox.budget()[0], sandbox.import_cpu_seconds()) == (2, 15)
+    assert sandbox.wall_ceiling(sandbox.import_cpu_seconds()) == 60  # four times its CPU budget
+
+
 def _native_burn():
     """CPU in native code that never returns to the interpreter (no Python-level timer fires)."""
     return sum(range(10**13))

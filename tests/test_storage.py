@@ -2,11 +2,14 @@
 Retry-After, in words, as a page or as JSON under /api/."""
 
 import json
+from contextlib import contextmanager
 
 import pytest
 from django.db import IntegrityError, OperationalError
 
 from registry.storage import StorageFaultMiddleware, storage_fault
+
+from .factories import proposal_factory, user_factory
 
 
 @pytest.mark.parametrize(("error", "words"), [
@@ -34,3 +37,73 @@ def test_a_storage_fault_in_a_view_is_a_503_page_or_json(rf):
     api = middleware.process_exception(rf.post("/api/proposals/"), OperationalError("database is locked"))
     assert api.status_code == 503 and "busy for too long" in json.loads(api.content)["detail"]
     assert middleware.process_exception(rf.get("/urn/"), IntegrityError("x")) is None
+
+
+# --- a save that storage refused keeps what was typed ----------------------------------------------
+
+
+@contextmanager
+def full_disk_on(statement: str):
+    """The database refuses statements starting with ``statement`` (e.g. ``INSERT INTO
+    "registry_proposal"``) as SQLite does on a full disk (Django's execute_wrapper: every other
+    statement runs as usual)."""
+    from django.db import connection
+
+    def refuse(execute, sql, params, many, context):
+        if sql.lstrip().upper().startswith(statement.upper()):
+            raise OperationalError("database or disk is full")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(refuse):
+        yield
+
+
+@pytest.mark.django_db
+def test_a_new_proposal_refused_by_storage_shows_its_form_again(client):
+    from registry.models import Proposal
+
+    user = user_factory()
+    client.force_login(user)
+    with full_disk_on('INSERT INTO "registry_proposal"'):
+        response = client.post("/proposals/new/", {"start": "blank", "snid": "typed-on-full-disk"})
+    page = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert "storage is full, so nothing could be saved" in page and 'value="typed-on-full-disk"' in page
+    assert not Proposal.objects.filter(submitter=user).exists()
+
+
+@pytest.mark.django_db
+def test_an_import_create_refused_by_storage_shows_the_review_again(client):
+    import io
+
+    from registry.models import Proposal
+
+    user = user_factory()
+    client.force_login(user)
+    upload = io.BytesIO(b"1. Namespace Identifier\n\nThe SNID is typed-import.\n\nurn:ogf:typed-import:a\n")
+    upload.name = "registration.txt"
+    form = client.post("/proposals/import/", {"file": upload}).context["form"]
+    fields = {name: ("" if form[name].value() is None else form[name].value()) for name in form.fields}
+    fields.update(title="Corrected on a full disk", confirmed="on")
+    with full_disk_on('INSERT INTO "registry_proposal"'):
+        response = client.post("/proposals/import/create/", fields)
+    page = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert "storage is full" in page and 'value="Corrected on a full disk"' in page and "Create draft" in page
+    assert not Proposal.objects.filter(submitter=user).exists()
+
+
+@pytest.mark.django_db
+def test_an_edit_refused_by_storage_shows_the_form_again_with_the_typed_text(client):
+    from registry.forms import ProposalForm
+    from registry.models import Proposal
+
+    proposal = proposal_factory()
+    client.force_login(proposal.submitter)
+    form = {k: v for k, v in ProposalForm.initial_from(proposal.to_data()).items() if v is not None}
+    form.update(section_scope="Typed on a full disk.", intent="save")
+    with full_disk_on('UPDATE "registry_proposal"'):
+        response = client.post(f"/proposals/{proposal.pk}/edit/", form)
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert "Typed on a full disk." in response.content.decode()
+    assert Proposal.objects.get(pk=proposal.pk).sections.get("scope") != "Typed on a full disk."

@@ -10,23 +10,25 @@ JavaScript and without server-side state.
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import DatabaseError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from functools import partial
-
-from .. import sandbox, services
-from ..documents import FOUND, MISSING, UNCERTAIN, DocumentError, document_import
+from .. import fairshare, sandbox, services
+from ..documents import FOUND, MISSING, UNCERTAIN, DocumentError, Report, document_import
 from ..forms import ImportDocumentForm, ImportReviewForm
 from ..resolution.lines import resolvers_to_lines
 from ..gfd191 import SECTIONS
+from ..storage import RETRY_AFTER_SECONDS, storage_fault
 
 def _import_bounded(text: str, fmt: str, notes=()):
-    """Read a document within the job budget (docs/security.md, "Limits")."""
+    """Read a document within the document-import CPU budget (docs/security.md, "Limits")."""
     return sandbox.run_bounded(partial(document_import, format=fmt, notes=list(notes)), text, what="document",
-                               expected=(DocumentError,))
+                               expected=(DocumentError,), seconds=sandbox.import_cpu_seconds())
 
 
 # Review rows: the form field the applicant edits and the report items it shows.
@@ -77,6 +79,19 @@ def _rows(form, report) -> list[dict]:
     return rows
 
 
+def _kept_review(request, form, refused: fairshare.Refusal):
+    """The review form with everything corrected in it, when the registry is too busy to read the
+    document again and create the draft now: the source and the fields as sent, without the
+    import's report (that needs the import); "Create draft" sends them again."""
+    report = Report(format=request.POST.get("format", "text") or "text")
+    messages.error(request, refused.message)
+    return refused.apply(render(request, "registry/proposals/import_review.html", {
+        "form": form, "report": report, "rows": _rows(form, report), "unmapped": [], "kept": True,
+        "uncertain": 1 if request.POST.get("confirmed") else 0,  # keeps the tick, if given
+        "source_lines": [(n, text, "") for n, text in enumerate(request.POST.get("source", "").split("\n"), start=1)],
+    }))
+
+
 def _review(request, form, result, status=200):
     unmapped = [item for item in result.report.items if item.field == "unmapped"]
     source_lines = result.source.split("\n")
@@ -119,6 +134,8 @@ def proposal_import(request):
 def proposal_import_create(request):
     """Step 2: the reviewed and corrected parts become a draft."""
     source = request.POST.get("source", "")
+    if (refused := fairshare.refusal(request)) is not None:
+        return _kept_review(request, ImportReviewForm(request.POST), refused)
     try:
         result = _import_bounded(source, request.POST.get("format", "text") or "text")
     except (DocumentError, sandbox.BudgetExceeded) as exc:
@@ -132,5 +149,13 @@ def proposal_import_create(request):
     except services.ServiceError as exc:
         form.add_error(None, exc.message)
         return _review(request, form, result, status=400)
+    except DatabaseError as exc:
+        # A full disk or a lost database: say so, and give every corrected field back.
+        if (fault := storage_fault(exc)) is None:
+            raise
+        messages.error(request, f"{fault} Everything you corrected is kept below: press “Create draft” again then.")
+        response = _review(request, form, result, status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     messages.success(request, "Draft created from the document. Check the automated review below.")
     return redirect("registry:proposal_edit", pk=proposal.pk)

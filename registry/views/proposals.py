@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import markdown, rules, services
+from .. import fairshare, markdown, rules, services
 from ..checklist import DRAFT, SUBMITTED, example_subjects, progress
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
@@ -72,6 +72,9 @@ def proposal_new(request):
     own = sorted(Namespace.objects.registered().filter(current__submitter=request.user)
                  .values_list("snid", flat=True))
     form = NewProposalForm(request.POST or None, own_snids=own)
+    if request.method == "POST" and (refused := fairshare.refusal(request)) is not None:
+        messages.error(request, refused.message)
+        return refused.apply(render(request, "registry/proposals/new.html", {"form": form}))
     if request.method == "POST" and form.is_valid():
         start = form.cleaned_data["start"]
         if start == "example":
@@ -84,7 +87,16 @@ def proposal_new(request):
             data.registration_date = None
         else:
             data = ProposalData(snid=form.cleaned_data["snid"].strip())
-        proposal = services.proposal_create(data, request.user)
+        try:
+            proposal = services.proposal_create(data, request.user)
+        except DatabaseError as exc:
+            # A full disk or a lost database: say so, and show the form again as it was filled in.
+            if (fault := storage_fault(exc)) is None:
+                raise
+            messages.error(request, f"{fault} What you chose is kept below: create the draft again then.")
+            response = render(request, "registry/proposals/new.html", {"form": form}, status=503)
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return response
         messages.success(request, "Draft created. Save it at any time; nothing is submitted until you say so.")
         return redirect("registry:proposal_edit", pk=proposal.pk)
     return render(request, "registry/proposals/new.html", {"form": form})
@@ -290,6 +302,8 @@ def proposal_edit(request, pk):
     if request.method == "POST":
         form = ProposalForm(request.POST)
         intent = request.POST.get("intent", "save")
+        if (refused := fairshare.refusal(request)) is not None:
+            return _kept_page(request, proposal, form, refused)
         if form.is_valid():
             data = form.cleaned_proposal
             if intent == "check":
@@ -316,6 +330,24 @@ def proposal_edit(request, pk):
         return _edit_page(request, proposal, form, form.posted_proposal(), unsaved=True, status=400)
     form = ProposalForm(initial=ProposalForm.initial_from(proposal.to_data()))
     return _edit_page(request, proposal, form, proposal.to_data(), source="saved")
+
+
+def _kept_page(request, proposal, form, refused: fairshare.Refusal):
+    """The edit page with everything typed in it when the registry is too busy to check or
+    save it now: none of that work is done (no checklist, no Markdown of the typed text); the
+    findings panel says it was not checked."""
+    form.is_valid()  # the form's own field checks only: cheap, and they show what to correct
+    messages.error(request, refused.message)
+    context = {
+        "proposal": proposal, "form": form, "unsaved": True, "parts": sections_by_part(),
+        "reservation_form": ReservationRequestForm(), **_conversation(request, proposal),
+        "findings": [], "finding_groups": [], "diagrams": [], "examples": [], "line_marks": {},
+        "field_errors": form.error_list(), "no_previews": True,
+        "not_checked": "Not checked: the registry was too busy to check this request. Send it again to check it.",
+        "progress": progress(form.posted_proposal()),
+    }
+    markdown_ready({}, context["threads"])
+    return refused.apply(render(request, "registry/proposals/edit.html", context))
 
 
 def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, source="form"):

@@ -48,9 +48,12 @@ def busy_machine():
 
 
 def _bounded_import(name: str, raw: bytes):
-    text, fmt = sandbox.run_bounded(read_file, name, raw, what="document", expected=(DocumentError,))
+    """As the import page reads a document: within the import's own CPU budget."""
+    seconds = sandbox.import_cpu_seconds()
+    text, fmt = sandbox.run_bounded(read_file, name, raw, what="document", expected=(DocumentError,),
+                                    seconds=seconds)
     return sandbox.run_bounded(partial(document_import, format=fmt), text, what="document",
-                               expected=(DocumentError,))
+                               expected=(DocumentError,), seconds=seconds)
 
 
 def _forty_page_pdf() -> bytes:

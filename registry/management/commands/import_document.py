@@ -27,10 +27,11 @@ class Command(BaseCommand):
     def handle(self, path, json=False, dry_run=False, submitter=None, **options):
         try:
             raw = Path(path).read_bytes()
+            seconds = sandbox.import_cpu_seconds()
             text, fmt, notes = sandbox.run_bounded(read_document, Path(path).name, raw, what="document",
-                                                   expected=(DocumentError,))
+                                                   expected=(DocumentError,), seconds=seconds)
             result = sandbox.run_bounded(partial(document_import, format=fmt, notes=notes), text,
-                                         what="document", expected=(DocumentError,))
+                                         what="document", expected=(DocumentError,), seconds=seconds)
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}.") from None
         except sandbox.BudgetExceeded as exc:
