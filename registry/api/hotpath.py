@@ -99,9 +99,13 @@ def _settings_changed(**kwargs) -> None:
 setting_changed.connect(_settings_changed)
 
 
-def fast_lookup(environ: dict) -> tuple[str, list[tuple[str, str]], bytes] | None:
-    """(status line, headers, body) for a lookup this path may answer, else None."""
-    if (environ.get("PATH_INFO") != LOOKUP_PATH or environ.get("REQUEST_METHOD") != "GET"
+def fast_path_gate(environ: dict, path: str) -> tuple[object, Plan, bool] | None:
+    """(index, plan, secure) when a plain GET of ``path`` may be answered at the WSGI layer, else
+    None: no script prefix, no Origin (CORS answers come from Django), a fresh registry index,
+    the fast path enabled, no HTTPS redirect due and an allowed host. The lookup's and the
+    resolver's fast paths share it, so both refuse exactly what the full stack would treat
+    differently."""
+    if (environ.get("PATH_INFO") != path or environ.get("REQUEST_METHOD") != "GET"
             or environ.get("SCRIPT_NAME") or "HTTP_ORIGIN" in environ):
         return None
     index = fresh_index()
@@ -113,6 +117,15 @@ def fast_lookup(environ: dict) -> tuple[str, list[tuple[str, str]], bytes] | Non
     secure = _is_secure(environ, rules)
     if (rules.redirect_http and not secure) or not _host_allowed(environ, rules):
         return None
+    return index, rules, secure
+
+
+def fast_lookup(environ: dict) -> tuple[str, list[tuple[str, str]], bytes] | None:
+    """(status line, headers, body) for a lookup this path may answer, else None."""
+    gate = fast_path_gate(environ, LOOKUP_PATH)
+    if gate is None:
+        return None
+    index, rules, secure = gate
     query = environ.get("QUERY_STRING", "")
     answer = index.answers.get(query)
     if answer is None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from django.utils.encoding import iri_to_uri
 
-from ..api.hotpath import _host_allowed, _is_secure, _plan, plan
+from ..api.hotpath import fast_path_gate
 from ..api.http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
 from ..conditional import etag_matches
-from ..lookup import answerable_without_query, fresh_index
+from ..lookup import answerable_without_query
 from ..grammar import PREFIX
 from .resolve import resolve, targets_loaded
 from .views import etag_input
@@ -38,18 +38,10 @@ def with_fast_resolve(application):
 
 
 def fast_resolve(environ: dict):
-    if (environ.get("PATH_INFO") != RESOLVE_PATH or environ.get("REQUEST_METHOD") != "GET"
-            or environ.get("SCRIPT_NAME") or "HTTP_ORIGIN" in environ):
+    gate = fast_path_gate(environ, RESOLVE_PATH)
+    if gate is None:
         return None
-    index = fresh_index()
-    if index is None:
-        return None
-    rules = _plan or plan()
-    if not rules.enabled:
-        return None
-    secure = _is_secure(environ, rules)
-    if (rules.redirect_http and not secure) or not _host_allowed(environ, rules):
-        return None
+    index, rules, secure = gate
     query = environ.get("QUERY_STRING", "")
     accept = environ.get("HTTP_ACCEPT", "")
     key = f"\0resolve\0{accept}\0{query}"
