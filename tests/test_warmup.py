@@ -42,8 +42,22 @@ def test_warmup_opens_no_database_connection(django_db_blocker):
     assert "base.html" in names
 
 
+@pytest.fixture
+def handler_keeps_the_test_connection():
+    """Django's test client stops requests from closing the connection (the test's transaction holds
+    it); a bare WSGIHandler would close it, which PostgreSQL then reports as a storage fault."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
 @pytest.mark.django_db
-def test_warm_pages_asks_the_application_for_the_public_pages_once(settings):
+def test_warm_pages_asks_the_application_for_the_public_pages_once(settings, handler_keeps_the_test_connection):
     from django.core.handlers.wsgi import WSGIHandler
 
     from registry import demo, help
@@ -60,9 +74,9 @@ def test_warm_pages_asks_the_application_for_the_public_pages_once(settings):
 
 
 @pytest.mark.django_db
-def test_warm_pages_on_an_empty_registry_warms_what_needs_no_snid():
+def test_warm_pages_on_an_empty_registry_warms_what_needs_no_snid(handler_keeps_the_test_connection):
     from django.core.handlers.wsgi import WSGIHandler
 
     statuses = warmup.warm_pages(WSGIHandler())
     assert "/urn/" in statuses and not any("{snid}" in path for path in statuses)
-    assert set(statuses.values()) == {200}
+    assert set(statuses.values()) == {200}, statuses

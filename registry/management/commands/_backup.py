@@ -46,7 +46,8 @@ SIGNED_FIELDS = ("key_id", "hmac_sha256")
 BACKUP_MODELS = ["auth.group", "auth.user", "authtoken.token", "registry.namespace", "registry.proposal",
                  "registry.proposalevent", "registry.comment", "registry.reservationrequest",
                  "registry.judgement", "registry.steward", "registry.changerequest", "registry.stewardshipevent",
-                 "registry.registrantoverlay", "registry.deprecation", "registry.logentry", "registry.loghead"]
+                 "registry.registrantoverlay", "registry.deprecation", "registry.resolver",
+                 "registry.resolvercheck", "registry.logentry", "registry.loghead"]
 #: Restored last, after every SNID points at its current version: the database refuses to re-point a
 #: deprecated SNID (registry.dbguards), so its deprecation must not exist before then.
 RESTORED_LAST = {"registry.deprecation"}
