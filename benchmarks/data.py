@@ -10,25 +10,27 @@ from django.utils import timezone
 
 from registry import interchange
 from registry.grammar import grammar_compile
-from registry.models import Namespace, Proposal, ProposalEvent
+from registry.grammar.cost import Cost
+from registry.models import Namespace, Proposal, ProposalEvent, ValidatorCost
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _template() -> Proposal:
-    """An approved-looking proposal (the fdc grammar describes only the string after the SNID)."""
+def _template() -> tuple[Proposal, dict]:
+    """An approved-looking proposal (the fdc grammar describes only the string after the SNID), and its
+    validator's measured cost, which an approval stores beside it."""
     raw = json.loads((ROOT / "fixtures/proposals/fdc.json").read_text())
     proposal = Proposal()
     proposal.apply_data(interchange.load(raw))
     compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule)
     proposal.validator = compiled.validator.as_dict()
-    return proposal
+    return proposal, compiled.validator.cost.as_dict()
 
 
 def populate(registered: int, pending: int = 0, prefix: str = "bench") -> None:
     """Add ``registered`` SNIDs (one approved version each) and ``pending`` submitted proposals."""
     user, _ = get_user_model().objects.get_or_create(username="bench-applicant")
-    template = _template()
+    template, cost = _template()
     fields = {f.attname: getattr(template, f.attname) for f in Proposal._meta.concrete_fields
               if f.attname not in ("id", "namespace_id", "submitter_id", "snid", "state", "decided_at",
                                    "registration_date", "submitted_at")}
@@ -44,6 +46,9 @@ def populate(registered: int, pending: int = 0, prefix: str = "bench") -> None:
     ProposalEvent.objects.bulk_create(
         [ProposalEvent(proposal=proposal, action="approve", from_state="submitted", to_state="approved",
                        created_at=now) for proposal in proposals], batch_size=500)
+    ValidatorCost.objects.bulk_create(
+        [ValidatorCost(proposal=proposal, figures=cost, slow=not Cost.from_dict(cost).cheap) for proposal in proposals],
+        batch_size=500)
     for ns, proposal in zip(namespaces, proposals, strict=True):
         ns.current = proposal
     Namespace.objects.bulk_update(namespaces, ["current"], batch_size=500)

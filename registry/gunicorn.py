@@ -75,7 +75,9 @@ def post_worker_init(worker):
     """Start the worker's bounded job process, then ask the worker for the public pages once.
 
     Both before the worker accepts its first connection, so no visitor pays for what a
-    process does once (registry/warmup.py ``warm_pages``; GUNICORN_WARM_PAGES=0 skips it).
+    process does once (registry/warmup.py ``warm_pages``; GUNICORN_WARM_PAGES=0 skips it,
+    GUNICORN_WARM_SECONDS bounds the time spent on SNID pages). The worker tells the master it
+    is alive after each page, so a long warm-up is not mistaken for a stuck worker.
     """
     from registry import sandbox, warmup
 
@@ -83,7 +85,8 @@ def post_worker_init(worker):
     if os.environ.get("GUNICORN_WARM_PAGES", "1") != "0":
         if started is not None:
             started.join(timeout=10)  # the first SNID page renders its Markdown in the job process
-        warmup.warm_pages(worker.wsgi)
+        seconds = float(os.environ.get("GUNICORN_WARM_SECONDS", warmup.WARM_SECONDS))
+        warmup.warm_pages(worker.wsgi, seconds=seconds, tick=worker.notify)
 
 
 def write_json_error(sock, status_int, reason, mesg):

@@ -318,14 +318,17 @@ def _validator_of(proposal: Proposal) -> tuple[dict | None, dict | None]:
     return compiled.validator.as_dict(), cost.as_dict() if cost else None
 
 
-def validator_cost_store(proposal: Proposal, figures: dict) -> ValidatorCost:
-    """Store a validator's measured cost; lookups everywhere reload it when its verdict changed."""
+def validator_cost_store(proposal: Proposal, figures: dict, *, touch: bool = True) -> ValidatorCost:
+    """Store a validator's measured cost; lookups everywhere reload it when its verdict changed.
+
+    ``touch=False`` for a restore, which measures what it restored before any server reads it
+    (its SNIDs' rows must stay as the backup has them)."""
     slow = not (Cost.from_dict(figures) or Cost(float("inf"), "", 0, False)).cheap
     record = ValidatorCost.objects.filter(proposal=proposal).first()
     changed = record is None or record.slow != slow
     record, _ = ValidatorCost.objects.update_or_create(
         proposal=proposal, defaults={"figures": figures, "slow": slow, "measured_at": timezone.now()})
-    if changed and proposal.namespace_id and record is not None:
+    if touch and changed and proposal.namespace_id and record is not None:
         # The lookup index of every process is stamped by the namespace table: touching the row
         # makes each reload this SNID's validator with its new cost within a second.
         Namespace.objects.filter(pk=proposal.namespace_id, current=proposal).update(updated_at=timezone.now())

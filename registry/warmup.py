@@ -28,7 +28,26 @@ def prepare() -> list[str]:
     """Import the URLs, fill the resolver and compile the project's templates; the templates' names."""
     get_resolver().url_patterns  # noqa: B018 - imports every view module
     reverse("registry:namespace_list")  # fills the reverse tables of every namespace
+    _warm_filters()
     return _compile_templates()
+
+
+def _warm_filters() -> None:
+    """Use once each template filter that builds its regular expressions on first use.
+
+    Django compiles ``urlize``'s patterns (and ``truncatechars``' and ``slugify``'s)
+    lazily, in the process that first needs them: 50 ms the first time an SNID page
+    shows a public contact with a link, paid by that page's first visitor in every
+    worker. Done here, the master does it once before it forks.
+    """
+    from django.template import defaultfilters as f
+
+    sample = "Write to registry@example.org or see https://example.org/a?b=c (www.example.org). Ünïcode line\n2"
+    f.urlize(sample)
+    f.truncatechars(sample, 20)
+    f.slugify(sample)
+    f.linebreaksbr(sample)
+    f.striptags(f"<p>{sample}</p>")
 
 
 def _compile_templates() -> list[str]:
@@ -50,12 +69,15 @@ def _compile_templates() -> list[str]:
 #: Pages a new worker asks itself for before it takes its first request (``warm_pages``).
 WARM_PATHS = ("/urn/", "/urn/search/?q={snid}", "/urn/search/?urn=urn:ogf:{snid}:x",
               "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/")
-#: How many SNID pages (the most recently registered) and proposals under review (the
-#: longest waiting) a worker prepares at start: a bound, so a large registry starts in time.
-WARM_SNIDS, WARM_PROPOSALS = 50, 20
+#: How many proposals under review (the longest waiting) a worker prepares at start.
+WARM_PROPOSALS = 20
+#: Seconds a worker may spend on SNID pages at start (``GUNICORN_WARM_SECONDS``): every SNID
+#: page of a registry of a few hundred, the most recently registered first in a larger one.
+WARM_SECONDS = 20.0
 
 
-def warm_pages(application, *, host: str | None = None) -> dict[str, int]:
+def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SECONDS,
+               tick=None) -> dict[str, int]:
     """Ask ``application`` (the WSGI app) for the public pages once: path -> status.
 
     A worker's first request of a page otherwise pays for everything done once per
@@ -63,13 +85,18 @@ def warm_pages(application, *, host: str | None = None) -> dict[str, int]:
     grammar and diagrams, the registry's index — half a second to a second
     (docs/performance.md, "First request after a restart"). Called from gunicorn's
     post_worker_init, after the fork and before the worker accepts a connection, so
-    that cost is paid at start: the public pages, the pages of the ``WARM_SNIDS``
-    most recently registered SNIDs, the help pages, and the proposal form and the
-    automated review of the ``WARM_PROPOSALS`` proposals in review (submitted, or sent back for changes) longest
-    (their grammars compiled, their Markdown rendered). Plain GETs and checks, which
-    change nothing. A page that fails is only logged: a warm-up never stops a start.
+    that cost is paid at start: the public pages, the help pages, the proposal form
+    and the automated review of the ``WARM_PROPOSALS`` proposals in review (submitted,
+    or sent back for changes) longest (their grammars compiled, their Markdown
+    rendered), then every registered SNID's page, newest first, for at most
+    ``seconds``. An SNID page lands in the shared page cache, so with Redis the
+    workers (and a restarted server) share that work. ``tick`` is called after each
+    page (gunicorn's heartbeat, so a long warm-up is not taken for a stuck worker).
+    Plain GETs and checks, which change nothing. A page that fails is only logged: a
+    warm-up never stops a start.
     """
     import logging
+    import time
 
     from django.conf import settings
 
@@ -79,13 +106,12 @@ def warm_pages(application, *, host: str | None = None) -> dict[str, int]:
     log = logging.getLogger(__name__)
     try:
         snids = list(Namespace.objects.registered().order_by("-registered_at", "snid")
-                     .values_list("snid", flat=True)[:WARM_SNIDS])
+                     .values_list("snid", flat=True))
     except Exception:  # noqa: BLE001 - no database yet (before migrate): warm what needs none
         log.info("warm-up: the database cannot be read; warming pages that need no SNID only")
         snids = []
     first = snids[0] if snids else None
     paths = [p.format(snid=first) for p in WARM_PATHS if first or "{snid}" not in p]
-    paths += [f"/urn/{snid}/" for snid in snids]
     paths += [f"/help/{slug}/" for slug in PAGES]
     hosts = [h for h in settings.ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
     host = host or (hosts[0] if hosts else "localhost")
@@ -97,21 +123,37 @@ def warm_pages(application, *, host: str | None = None) -> dict[str, int]:
         log.exception("warm-up: the proposal form and the automated review failed")
         statuses["(the proposal form and the automated review)"] = 500
     for path in paths:
-        route, _, query = path.partition("?")
-        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": route, "QUERY_STRING": query, "SCRIPT_NAME": "",
-                   "SERVER_NAME": host, "SERVER_PORT": "443", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1",
-                   "HTTP_X_FORWARDED_PROTO": "https", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.version": (1, 0),
-                   "wsgi.url_scheme": "https", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr,
-                   "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False}
-        status = []
-        try:
-            for _chunk in application(environ, lambda code, headers, exc_info=None: status.append(code)):
-                pass
-            statuses[path] = int(status[0].split()[0]) if status else 0
-        except Exception:  # noqa: BLE001 - see the docstring
-            log.exception("warm-up: %s failed", path)
-            statuses[path] = 500
+        statuses[path] = _get(application, host, path, log)
+        if tick:
+            tick()
+    deadline = time.monotonic() + seconds
+    for count, snid in enumerate(snids):
+        if time.monotonic() >= deadline:
+            log.info("warm-up: %d of %d SNID pages prepared within %g s; the rest on their first visit",
+                     count, len(snids), seconds)
+            break
+        statuses[f"/urn/{snid}/"] = _get(application, host, f"/urn/{snid}/", log)
+        if tick:
+            tick()
     return statuses
+
+
+def _get(application, host: str, path: str, log) -> int:
+    """One anonymous GET of ``path`` through the WSGI application, as a proxy would send it: its status."""
+    route, _, query = path.partition("?")
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": route, "QUERY_STRING": query, "SCRIPT_NAME": "",
+               "SERVER_NAME": host, "SERVER_PORT": "443", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1",
+               "HTTP_X_FORWARDED_PROTO": "https", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.version": (1, 0),
+               "wsgi.url_scheme": "https", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr,
+               "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False}
+    status = []
+    try:
+        for _chunk in application(environ, lambda code, headers, exc_info=None: status.append(code)):
+            pass
+        return int(status[0].split()[0]) if status else 0
+    except Exception:  # noqa: BLE001 - a warm-up never stops a start
+        log.exception("warm-up: %s failed", path)
+        return 500
 
 
 def _warm_workbench() -> None:

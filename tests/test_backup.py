@@ -290,3 +290,29 @@ def test_an_snids_life_after_approval_survives_a_restore(tmp_path, registry_with
     registry_invalidate()
     fdc = Proposal.objects.get(snid="fdc")
     assert lookup_urn(fdc.examples_valid[0])["registration"]["status"] == "deprecated"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_restore_measures_the_validators_it_restored(tmp_path, registry_with_everything):
+    from registry.models import ValidatorCost
+
+    path = tmp_path / "backup.json"
+    path.write_text(backup(), encoding="utf-8")
+    approved = Proposal.objects.filter(state="approved", validator__isnull=False).count()
+    empty_the_database()
+    out = restore(path)
+
+    # Without the figures no validator is proven cheap: every lookup would go to the bounded worker.
+    assert ValidatorCost.objects.count() == approved > 0
+    assert "0 validators over the" in out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_restore_with_no_measure_leaves_the_validators_unmeasured(tmp_path, registry_with_everything):
+    from registry.models import ValidatorCost
+
+    path = tmp_path / "backup.json"
+    path.write_text(backup(), encoding="utf-8")
+    empty_the_database()
+    restore(path, "--no-measure")
+    assert ValidatorCost.objects.count() == 0

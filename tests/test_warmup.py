@@ -80,3 +80,30 @@ def test_warm_pages_on_an_empty_registry_warms_what_needs_no_snid(handler_keeps_
     statuses = warmup.warm_pages(WSGIHandler())
     assert "/urn/" in statuses and not any("{snid}" in path for path in statuses)
     assert set(statuses.values()) == {200}, statuses
+
+
+@pytest.mark.django_db
+def test_warm_pages_prepares_every_snid_page_within_its_time(handler_keeps_the_test_connection):
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from benchmarks.data import populate
+
+    populate(60)  # more than the 50 newest a worker once prepared
+    ticks = []
+    statuses = warmup.warm_pages(WSGIHandler(), tick=lambda: ticks.append(1))
+    assert {f"/urn/bench{i}/" for i in range(60)} <= set(statuses)
+    assert set(statuses.values()) == {200}, statuses
+    assert len(ticks) == len(statuses) - 1  # a heartbeat after each page (not after the workbench)
+
+
+@pytest.mark.django_db
+def test_warm_pages_with_no_time_left_leaves_snid_pages_to_their_first_visit(handler_keeps_the_test_connection, caplog):
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from benchmarks.data import populate
+
+    populate(3)
+    with caplog.at_level("INFO", logger="registry.warmup"):
+        statuses = warmup.warm_pages(WSGIHandler(), seconds=0)
+    assert "/urn/" in statuses and not any(path.startswith("/urn/bench") for path in statuses)
+    assert "0 of 3 SNID pages prepared within 0 s" in caplog.text

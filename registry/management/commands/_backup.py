@@ -54,7 +54,7 @@ RESTORED_LAST = {"registry.deprecation"}
 ACCOUNT_MODELS = {"auth.group", "auth.user"}
 REGISTRY_MODELS = [label for label in BACKUP_MODELS if label.startswith("registry.")]
 #: Figures derived from the record, not part of it: not backed up, cleared with the registry on a
-#: restore (they refer to its rows) and measured again (``measure_validators`` or on first use).
+#: restore (they refer to its rows) and measured again at its end (``measure_validators``).
 DERIVED_MODELS = ["registry.validatorcost"]
 
 

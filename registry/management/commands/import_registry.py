@@ -5,6 +5,7 @@ from pathlib import Path
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core import serializers
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, connection, transaction
 
@@ -27,8 +28,11 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true",
                             help="replace the registry data and the backup's own accounts already in the "
                                  "database (other accounts stay as they are)")
+        parser.add_argument("--no-measure", action="store_true",
+                            help="do not measure the restored validators' matching cost now (until "
+                                 "measure_validators runs, every lookup and SNID page matches in the bounded worker)")
 
-    def handle(self, path, replace=False, **options):
+    def handle(self, path, replace=False, no_measure=False, **options):
         try:
             raw = Path(path).read_bytes()
         except OSError as exc:
@@ -77,6 +81,13 @@ class Command(BaseCommand):
                   ("registry.namespace", "registry.proposal", "auth.user", "authtoken.token")}
         self.stdout.write(f"Restored {counts['registry.namespace']} SNIDs and {counts['registry.proposal']} "
                           f"proposals, {counts['auth.user']} accounts and {counts['authtoken.token']} API tokens.")
+        if not no_measure:
+            # The costs are derived and not in the backup: until measured, no validator is proven cheap,
+            # so every lookup and SNID page would match in the bounded worker (grammar/cost.py).
+            try:
+                call_command("measure_validators", "--no-touch", stdout=self.stdout)
+            except SystemExit:  # a validator over the budget: listed above, and on the editors' dashboard
+                pass
 
     def _clear_registry(self):
         tables = [apps.get_model(label)._meta.db_table for label in [*REGISTRY_MODELS, *DERIVED_MODELS]]

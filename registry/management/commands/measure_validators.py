@@ -8,6 +8,8 @@ it only in the bounded worker, and the command exits with status 1 so a
 scheduled run is noticed.
 """
 
+import json
+
 from django.core.management.base import BaseCommand
 
 from ... import sandbox, services
@@ -25,18 +27,22 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--snid", help="Only this SNID's approved versions.")
+        parser.add_argument("--no-touch", action="store_true", help="Leave the SNIDs' rows as they are (a restore "
+                            "measures before any server reads what it restored).")
 
-    def handle(self, snid=None, **options):
+    def handle(self, snid=None, no_touch=False, **options):
         proposals = Proposal.objects.filter(state=ProposalState.APPROVED, validator__isnull=False)
         if snid:
             proposals = proposals.filter(snid__iexact=snid)
         slow = 0
+        measured: dict[str, dict] = {}  # versions with the same validator share one measurement
         for proposal in proposals.order_by("snid", "version").only("id", "snid", "version", "validator",
                                                                      "namespace_id"):
             heads = (f"{PREFIX}{proposal.snid}:",) if proposal.validator.get("full_urn") else ("",)
+            same = json.dumps([proposal.validator, heads], sort_keys=True)
             try:
-                figures = sandbox.run_bounded(_measure_in_worker, proposal.validator, heads,
-                                              what="grammar's matching cost")
+                figures = measured.get(same) or sandbox.run_bounded(_measure_in_worker, proposal.validator, heads,
+                                                                    what="grammar's matching cost")
             except sandbox.BudgetExceeded as exc:
                 if exc.fault:  # the worker stopped: nothing was learnt; keep what was stored
                     self.stdout.write(f"urn:ogf:{proposal.snid}: v{proposal.version}: not measured: "
@@ -45,7 +51,8 @@ class Command(BaseCommand):
                 # Not measured within the job's budget: certainly not cheap.
                 figures = Cost(match_ms=exc.seconds * 1000, worst=exc.message, length=0,
                                complete=False).as_dict()
-            record = services.validator_cost_store(proposal, figures)
+            measured[same] = figures
+            record = services.validator_cost_store(proposal, figures, touch=not no_touch)
             cost = Cost.from_dict(figures)
             slow += record.slow
             flag = "SLOW" if record.slow else "ok"
