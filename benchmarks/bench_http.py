@@ -31,6 +31,7 @@ PORT = int(os.environ.get("BENCH_PORT", "8700"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 LOOKUP = "/api/lookup/?urn=urn:ogf:fdc:example.com:20010527:img089322-038"
 RESOLVE = "/resolve/?urn=urn:ogf:fdc:example.com:20010527:img089322-038"  # 302 to the demo's fdc resolver
+RESOLVE_PATH = "/urn:ogf:fdc:example.com:20010527:img089322-038"  # the same, as a link to the URN itself
 FLOOR = "/bench/floor/"
 STATIC = "/static/registry/site.css"
 TARGET_RATIO, TARGET_P99 = 1.5, 20.0
@@ -41,6 +42,7 @@ request = function()
   return wrk.format("GET", "/api/lookup/?urn=urn:ogf:fdc:example.com:2002:A" .. counter .. "-" .. math.random(1, 999999999))
 end
 """
+DISTINCT_RESOLVE_LUA = DISTINCT_LUA.replace("/api/lookup/?urn=", "/")  # /urn:ogf:fdc:…: a new URN each time
 
 
 def redis_up(url: str) -> bool:
@@ -61,6 +63,20 @@ def _get(port: int, path: str) -> tuple[int, bytes]:
 
 
 # --- the peer table -------------------------------------------------------------------------------
+
+
+def _resolve_lines(results: dict) -> list[str]:
+    """Resolution against the lookup, like for like (repeated, and a new URN each request), per round."""
+    lines = []
+    for resolve, lookup in (("resolve", "lookup"), ("resolve, path form", "lookup"),
+                            ("resolve, a new URN each request", "lookup, a new URN each request")):
+        r, k = results[resolve], results[lookup]
+        per_round = [a / b for a, b in zip(r["runs"], k["runs"], strict=True)]
+        ratio = r["rps"] / k["rps"]
+        lines.append(f"- {resolve} vs. {lookup} (as fast as the lookup: ≥ 0.9×) — {_met(ratio >= 0.9)}: "
+                     f"{ratio:.2f}× req/s (rounds: {', '.join(f'{x:.2f}×' for x in per_round)}), p99 "
+                     f"{r['p99']:.2f} ms vs. {k['p99']:.2f} ms, {r['errors']} errors.")
+    return lines
 
 
 def peer_rounds(targets: list[tuple[str, str, Path | None]]) -> dict[str, dict]:
@@ -208,9 +224,13 @@ def report() -> str:
         nginx, nginx_dir = servers.start_nginx(PORT + 2, [PORT], FLOOR) if shutil.which("nginx") else (None, None)
         script = Path(tempfile.mkdtemp(prefix="registry-wrk-")) / "distinct.lua"
         script.write_text(DISTINCT_LUA)
+        resolve_script = script.with_name("distinct-resolve.lua")
+        resolve_script.write_text(DISTINCT_RESOLVE_LUA)
         ours_url = f"http://127.0.0.1:{PORT}"
         targets = [("lookup", ours_url + LOOKUP, None), ("resolve", ours_url + RESOLVE, None),
-                   ("lookup, a new URN each request", ours_url, script)]
+                   ("resolve, path form", ours_url + RESOLVE_PATH, None),
+                   ("lookup, a new URN each request", ours_url, script),
+                   ("resolve, a new URN each request", ours_url, resolve_script)]
         if bioregistry:
             targets += [("Bioregistry reference", f"http://127.0.0.1:{PORT + 1}{servers.BIOREGISTRY_PATH}", None),
                         ("Bioregistry reference (go)", f"http://127.0.0.1:{PORT + 1}/api/reference/go:0032571",
@@ -238,6 +258,9 @@ def report() -> str:
     how = {
         "lookup": f"ours, `GET {LOOKUP}`",
         "resolve": f"ours, `GET {RESOLVE}` (302 to the SNID's resolver)",
+        "resolve, path form": f"ours, `GET {RESOLVE_PATH}` (the same 302, the URN as the path)",
+        "resolve, a new URN each request": "ours, `GET /urn:ogf:fdc:example.com:2002:A<n>-<random>` (302; wrk Lua "
+                                           "script: never a repeated answer)",
         "lookup, a new URN each request": "ours, `GET /api/lookup/?urn=urn:ogf:fdc:example.com:2002:A<n>-<random>` "
                                           "(wrk Lua script: never a repeated answer)",
         "Bioregistry reference": f"Bioregistry, `GET {servers.BIOREGISTRY_PATH}`",
@@ -295,9 +318,7 @@ def report() -> str:
     lines += [f"- 0 errors — {_met(lookup['errors'] == 0)} ({lookup['errors']}).",
               f"- p99 < {TARGET_P99:.0f} ms — {_met(lookup['p99'] < TARGET_P99)} (median round {lookup['p99']:.2f} ms, "
               f"worst round {lookup['p99_worst']:.2f} ms).",
-              f"- Resolve vs. lookup (as fast as the lookup): {results['resolve']['rps'] / lookup['rps']:.2f}× "
-              f"req/s, p99 {results['resolve']['p99']:.2f} ms vs. {lookup['p99']:.2f} ms, "
-              f"{results['resolve']['errors']} errors.",
+              *_resolve_lines(results),
               f"- Lookup vs. the Django floor: {lookup['rps'] / results['Django floor']['rps']:.2f}×; vs. the "
               f"static-file floor: {lookup['rps'] / results['static file']['rps']:.2f}×."]
     if nginx:

@@ -37,6 +37,8 @@ class ExpandError(ValueError):
 
 
 def percent_encode(value: str) -> str:
+    if _UNRESERVED.issuperset(value):
+        return value  # most values need no encoding at all
     if "%" not in value:
         return quote(value, safe="-._~")  # the common case, in the standard library's quoter
     out = []
