@@ -248,3 +248,14 @@ def test_api_carries_the_status(client, deprecated):
 def test_api_schema_describes_the_status(client):
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
     assert "deprecated" in schema and "successor" in schema
+
+
+def test_registry_list_marks_a_deprecated_snid_and_names_its_successor(client, deprecated):
+    from django.core.cache import cache
+
+    cache.clear()
+    page = client.get("/urn/").content.decode()
+    row = page.split('href="/urn/example/"', 1)[1].split("</tr>", 1)[0]
+    assert '<span class="badge deprecated">deprecated</span>' in row
+    assert 'use <a href="/urn/successor/"><code>urn:ogf:successor:</code></a>' in row
+    assert page.count("badge deprecated") == 1  # the successor's own row is not marked
