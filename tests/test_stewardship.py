@@ -339,3 +339,48 @@ def test_deactivating_one_of_two_stewards_alerts_nobody(db):
     owner.is_active = False
     owner.save()
     assert list(snids_without_steward()) == [] and mail.outbox == []
+
+
+# --- the transition tables ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("start", list(StewardState))
+@pytest.mark.parametrize("to", list(StewardState))
+def test_steward_state_changes_only_along_the_table(snid, start, to):
+    from registry.stewardship.models import STEWARD_TRANSITIONS
+
+    steward = Steward.objects.create(namespace=snid["namespace"], user=user_factory(f"s-{start}-{to}"), state=start)
+    events = StewardshipEvent.objects.count()
+    editor = snid["users"]["editor"]
+    if (start, to) in STEWARD_TRANSITIONS:
+        changed = stewardship.steward_set_state(steward, to, editor, "Changed.")
+        assert changed.state == to
+        event = StewardshipEvent.objects.latest("id")
+        assert event.kind == STEWARD_TRANSITIONS[(start, to)] and event.data["user"] == steward.user.username
+    else:
+        with pytest.raises(services.Conflict):
+            stewardship.steward_set_state(steward, to, editor, "Changed.")
+        assert Steward.objects.get(pk=steward.pk).state == start
+        assert StewardshipEvent.objects.count() == events
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("start", list(ChangeState))
+@pytest.mark.parametrize("to", list(ChangeState))
+def test_change_request_state_changes_only_along_the_table(snid, start, to):
+    from registry.stewardship.models import CHANGE_TRANSITIONS
+
+    request = _contact(snid, snid["users"]["steward"])
+    ChangeRequest.objects.filter(pk=request.pk).update(state=start)
+    events = StewardshipEvent.objects.count()
+    editor = snid["users"]["editor"]
+    if (start, to) in CHANGE_TRANSITIONS:
+        changed = stewardship.change_request_set_state(request, to, editor, "Decided.", note="n")
+        assert (changed.state, changed.decided_by, changed.decision_note) == (to, editor, "n")
+        assert StewardshipEvent.objects.latest("id").kind == CHANGE_TRANSITIONS[(start, to)]
+    else:
+        with pytest.raises(services.Conflict):
+            stewardship.change_request_set_state(request, to, editor, "Decided.")
+        assert ChangeRequest.objects.get(pk=request.pk).state == start
+        assert StewardshipEvent.objects.count() == events

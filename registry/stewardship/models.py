@@ -47,6 +47,22 @@ class StewardshipEventKind(models.TextChoices):
     UNDEPRECATED = "undeprecated", "Deprecation withdrawn"
 
 
+#: Every change of a steward's state, and the event it writes (``services.steward_set_state``).
+#: Invitations and additions create rows (``steward_invite``, ``steward_add``); nothing leaves
+#: removed or declined.
+STEWARD_TRANSITIONS: dict[tuple[str, str], str] = {
+    (StewardState.INVITED, StewardState.ACTIVE): StewardshipEventKind.STEWARD_CONFIRMED,
+    (StewardState.INVITED, StewardState.DECLINED): StewardshipEventKind.STEWARD_DECLINED,
+    (StewardState.ACTIVE, StewardState.REMOVED): StewardshipEventKind.STEWARD_REMOVED,
+}
+
+#: Every change of a change request's state, and the event it writes (``services.change_request_set_state``).
+CHANGE_TRANSITIONS: dict[tuple[str, str], str] = {
+    (ChangeState.PENDING, ChangeState.APPROVED): StewardshipEventKind.CHANGE_APPROVED,
+    (ChangeState.PENDING, ChangeState.DECLINED): StewardshipEventKind.CHANGE_DECLINED,
+}
+
+
 class Steward(models.Model):
     """An account that may act for an SNID. The registrant of version 1 is the first."""
 

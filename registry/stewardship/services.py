@@ -20,6 +20,8 @@ from ..transparency.log import log_append
 from ..transparency.records import version_record
 from .changes import CHANGE_KINDS, OVERLAY_FIELDS
 from .models import (
+    CHANGE_TRANSITIONS,
+    STEWARD_TRANSITIONS,
     ChangeRequest,
     ChangeState,
     Deprecation,
@@ -104,17 +106,12 @@ def steward_remove(steward: Steward, editor, *, reason: str) -> Steward:
     namespace = _registered(steward.namespace)
     _editor_for(editor, namespace, "remove stewards")
     reason = _reason(reason, "Removing a steward")
-    steward = Steward.objects.select_for_update().get(pk=steward.pk)
-    if steward.state != StewardState.ACTIVE:
-        raise Conflict("This account is not a steward of the SNID.")
     others = Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE).exclude(pk=steward.pk)
-    if not others.exists():
+    if Steward.objects.filter(pk=steward.pk, state=StewardState.ACTIVE).exists() and not others.exists():
         raise Conflict(f"{steward.user.get_username()} is the only steward of urn:ogf:{namespace.snid}:; add "
                        "another steward before removing this one.")
-    steward.state, steward.ended_at = StewardState.REMOVED, timezone.now()
-    steward.save()
-    _event(namespace, editor, K.STEWARD_REMOVED, "A steward was removed by an editor.", public=True,
-           reason=reason, data={"user": steward.user.get_username()})
+    steward = steward_set_state(steward, StewardState.REMOVED, editor, "A steward was removed by an editor.",
+                                public=True, reason=reason, refused="This account is not a steward of the SNID.")
     log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": "removed",
                                       "steward": _name(steward.user), "reason": reason})
     _touch(namespace)
@@ -145,24 +142,41 @@ def steward_invite(namespace, user, inviter, *, reason: str) -> Steward:
 def steward_invitation_decide(steward: Steward, editor, *, confirm: bool, note: str = "") -> Steward:
     namespace = _registered(steward.namespace)
     _editor_for(editor, namespace, "confirm stewards")
-    steward = Steward.objects.select_for_update().get(pk=steward.pk)
-    if steward.state != StewardState.INVITED:
-        raise Conflict("This invitation has already been decided.")
     note = (note or "").strip()[:REASON_MAX]
+    refused = "This invitation has already been decided."
     if confirm:
-        steward.state, steward.confirmed_at = StewardState.ACTIVE, timezone.now()
-        steward.save()
-        _event(namespace, editor, K.STEWARD_CONFIRMED, "A steward was added by an editor at a steward's invitation.",
-               public=True, reason=steward.reason, data={"user": steward.user.get_username(), "note": note})
+        steward = steward_set_state(steward, StewardState.ACTIVE, editor,
+                                    "A steward was added by an editor at a steward's invitation.", public=True,
+                                    reason=steward.reason, data={"note": note}, refused=refused)
         log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": "confirmed",
                                           "steward": _name(steward.user), "reason": steward.reason})
         _touch(namespace)
     else:
-        steward.state, steward.ended_at = StewardState.DECLINED, timezone.now()
-        steward.save()
-        _event(namespace, editor, K.STEWARD_DECLINED, "An editor declined a steward's invitation.", reason=note,
-               data={"user": steward.user.get_username()})
+        steward = steward_set_state(steward, StewardState.DECLINED, editor, "An editor declined a steward's invitation.",
+                                    reason=note, refused=refused)
     return steward
+
+
+@transaction.atomic
+def steward_set_state(steward: Steward, to: str, actor, summary: str, *, public: bool = False, reason: str = "",
+                      data: dict | None = None, refused: str = "") -> Steward:
+    """The one place a steward's state changes: only along ``STEWARD_TRANSITIONS``, with its event written
+    in the same transaction (callers check who may act; ``refused`` is the Conflict's message)."""
+    locked = Steward.objects.select_for_update().select_related("user").get(pk=steward.pk)
+    kind = STEWARD_TRANSITIONS.get((locked.state, to))
+    if kind is None:
+        raise Conflict(refused or f"A steward cannot go from {locked.get_state_display().lower()} to "
+                                  f"{StewardState(to).label.lower()}.")
+    now = timezone.now()
+    locked.state = to
+    if to == StewardState.ACTIVE:
+        locked.confirmed_at = now
+    else:
+        locked.ended_at = now
+    locked.save()
+    _event(locked.namespace, actor, kind, summary, public=public, reason=reason,
+           data={"user": locked.user.get_username(), **(data or {})})
+    return locked
 
 
 @transaction.atomic
@@ -243,30 +257,45 @@ def change_request_decide(request: ChangeRequest, editor, *, approve: bool, note
     namespace = _registered(request.namespace)
     _editor_for(editor, namespace, "decide on change requests")
     locked = ChangeRequest.objects.select_for_update().get(pk=request.pk)
-    if locked.state != ChangeState.PENDING:
+    to = ChangeState.APPROVED if approve else ChangeState.DECLINED
+    if (locked.state, to) not in CHANGE_TRANSITIONS:
         raise Conflict(f"This change request was already {locked.get_state_display().lower()}.")
     change = CHANGE_KINDS.get(locked.kind)
     if change is None or not change.available():
         raise Conflict(f"{locked.kind!r} changes can no longer be made here.")
     note = (note or "").strip()[:REASON_MAX]
-    locked.decided_by, locked.decided_at, locked.decision_note = editor, timezone.now(), note
     if not approve:
-        locked.state = ChangeState.DECLINED
-        locked.save()
-        _event(namespace, editor, K.CHANGE_DECLINED, f"An editor declined a change of the {change.what}.",
-               reason=note, data={"request": locked.pk, "kind": locked.kind})
+        locked = change_request_set_state(locked, to, editor, f"An editor declined a change of the {change.what}.",
+                                          note=note, reason=note)
         notify.later("change_decided", [locked.requested_by.email], {"namespace": namespace, "request": locked})
         return locked
-    locked.before = change.apply(namespace, locked.data, editor, locked.reason)
-    locked.state = ChangeState.APPROVED
-    locked.save()
-    day = timezone.localdate(locked.decided_at).isoformat()
-    _event(namespace, editor, K.CHANGE_APPROVED, f"{change.what[0].upper()}{change.what[1:]} changed by an editor "
-           "at the steward's request.", public=True, reason=locked.reason,
-           data={"request": locked.pk, "kind": locked.kind, "on": day})
+    before = change.apply(namespace, locked.data, editor, locked.reason)
+    locked = change_request_set_state(locked, to, editor, f"{change.what[0].upper()}{change.what[1:]} changed by an "
+                                      "editor at the steward's request.", note=note, reason=locked.reason,
+                                      public=True, before=before)
     _log_change(namespace, change, locked)
     _touch(namespace)
     notify.later("change_decided", [locked.requested_by.email], {"namespace": namespace, "request": locked})
+    return locked
+
+
+@transaction.atomic
+def change_request_set_state(request: ChangeRequest, to: str, editor, summary: str, *, note: str = "",
+                             reason: str = "", public: bool = False, before: dict | None = None) -> ChangeRequest:
+    """The one place a change request's state changes: only along ``CHANGE_TRANSITIONS``, with the decision
+    recorded and its event written in the same transaction (callers check who may act and apply the change)."""
+    locked = ChangeRequest.objects.select_for_update().get(pk=request.pk)
+    kind = CHANGE_TRANSITIONS.get((locked.state, to))
+    if kind is None:
+        raise Conflict(f"This change request was already {locked.get_state_display().lower()}.")
+    locked.state, locked.decided_by, locked.decided_at, locked.decision_note = to, editor, timezone.now(), note
+    if before is not None:
+        locked.before = before
+    locked.save()
+    data = {"request": locked.pk, "kind": locked.kind}
+    if to == ChangeState.APPROVED:
+        data["on"] = timezone.localdate(locked.decided_at).isoformat()
+    _event(locked.namespace, editor, kind, summary, public=public, reason=reason, data=data)
     return locked
 
 
