@@ -25,7 +25,7 @@ import re2
 
 from . import wording
 from .enums import FindingStatus
-from .gfd191 import REQUIRED_SECTIONS, SECTIONS, SECTIONS_BY_KEY
+from .gfd191 import REQUIRED_SECTIONS, SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, section_of
 from .grammar import (
     EQUIVALENCE_STEPS,
     UrnSyntaxError,
@@ -145,7 +145,8 @@ def grammar_blocker(grammar):
 
 
 #: Why the checks that need the grammar did not run when its checker stopped (a fault).
-NOT_CHECKED_REASON = "the grammar could not be checked this time (see grammar-parses); check again"
+#: Messages point at other findings by what they say, never by a check's id: people read them.
+NOT_CHECKED_REASON = "the grammar could not be checked this time (the warning on the grammar says why); check again"
 
 _NO_VALIDATOR = Issue("too-complex", "error", "No validator could be built from the grammar.")
 
@@ -165,7 +166,7 @@ def _need_grammar(ctx: Context):
     if issue.kind == NOT_CHECKED:
         why = NOT_CHECKED_REASON
     elif issue.kind in ("too-complex", "too-large", "too-costly"):
-        why = "the grammar must be built into a validator first (see grammar-parses)"
+        why = "the grammar must be built into a validator first (the failure on the grammar says why)"
     elif issue.kind == "undefined":
         why = "every rule the grammar uses must be defined first"
     elif issue.kind == "top-rule":
@@ -184,7 +185,7 @@ def _need_grammar(ctx: Context):
 def _need_snid(ctx: Context):
     if is_valid_snid(ctx.data.snid):
         return None
-    return "the SNID must be well formed first (see snid-syntax)", {"section": "snid"}
+    return "the SNID must be well formed first (the failure on the SNID says why)", {"section": "snid"}
 
 
 def _need_snid_available(ctx: Context):
@@ -194,10 +195,10 @@ def _need_snid_available(ctx: Context):
         return blocked
     facts = ctx.facts
     if facts.registered and facts.submitter_known and not facts.own_namespace:
-        return "the SNID is registered to someone else: choose another SNID first (see snid-unique)", \
+        return "the SNID is registered to someone else: choose another SNID first", \
             {"section": "snid"}
     if facts.reserved and not facts.reserved_for_applicant:
-        return "the SNID is reserved for someone else: choose another SNID first (see snid-unique)", \
+        return "the SNID is reserved for someone else: choose another SNID first", \
             {"section": "snid"}
     return None
 
@@ -254,8 +255,15 @@ def progress(data: ProposalData) -> dict:
             "missing_required": [s.heading for s in REQUIRED_SECTIONS if not section_written(data, s.key)]}
 
 
-_FIELD_NAMES = {"document": "the registering document (1.2)", "grammar": "the formal syntax (ABNF, 2.1)",
-                "registrant": "the registrant (1.3)"}
+#: What a "to do" finding calls a field not written yet; {} is its section's number in the template.
+_FIELD_NAMES = {"document": "the registering document ({})", "grammar": "the formal syntax (ABNF, {})",
+                "registrant": "the registrant ({})"}
+
+
+def _unwritten(key: str) -> str:
+    if key in _FIELD_NAMES:
+        return _FIELD_NAMES[key].format(section_of(key).number)
+    return f"section {SECTIONS_BY_KEY[key].heading}"
 
 
 def _unmet(ctx: Context, need: str):
@@ -264,7 +272,7 @@ def _unmet(ctx: Context, need: str):
             key = need.split(":", 1)[1]
             unmet = None
             if ctx.stage == DRAFT and not section_written(ctx.data, key):
-                what = _FIELD_NAMES.get(key) or f"section {SECTIONS_BY_KEY[key].heading}"
+                what = _unwritten(key)
                 unmet = (f"to do: {what} is not written yet (checked when you submit)",
                          {"section": "grammar" if key == "grammar" else key})
         else:
@@ -292,8 +300,6 @@ def _one(check_id, status, message, reference, item=None) -> list[Finding]:
 # --- 0 What an import left over ------------------------------------------------------------
 
 _SOURCE_LINES = re2.compile(r"\(source lines? ([0-9]+(?:–[0-9]+)?)\)")
-#: What the unplaced part is called on every page.
-UNPLACED_LABEL = "Unplaced text from the imported document"
 
 
 def unplaced_source_lines(text: str) -> list[str]:
@@ -710,11 +716,12 @@ def max_length(ctx: Context):
                                 "what is the longest URN a receiver must accept?", ref,
                                 {"section": "max_length"}))
     if declared:
-        for example in ctx.data.examples.valid:
+        for line, example in enumerate(ctx.data.examples.valid, start=1):
             if len(example) > declared:
                 findings.append(Finding("max-length", FAIL,
                                         f"The example is {len(example)} characters long, over the "
-                                        f"declared maximum of {declared}.", ref, {"example": example}))
+                                        f"declared maximum of {declared}.", ref,
+                                        {"example": example, "list": "valid", "example_line": line}))
     return findings
 
 

@@ -180,7 +180,7 @@ class ProposalForm(forms.Form):
     #: Findings name what they concern by these keys (``item.section``); the editor page
     #: puts an anchor ``#section-<key>`` around the field, beside the template sections' own.
     FIELD_ANCHORS = {"document_reference": "document", "grammar_abnf": "grammar", "max_length": "max_length",
-                     "unplaced": "unplaced"}
+                     "examples_equivalent": "examples_equivalent", "unplaced": "unplaced"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -18,6 +18,10 @@ class Part:
     number: str
     title: str
 
+    @property
+    def heading(self) -> str:
+        return f"{self.number} {self.title}"
+
 
 @dataclass(frozen=True, slots=True)
 class Section:
@@ -175,6 +179,55 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 SECTIONS_BY_KEY: dict[str, Section] = {section.key: section for section in SECTIONS}
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A structured field shown under a section, which findings point at by its own key.
+
+    Findings name what they concern by a section key or by one of these (``item.section``;
+    an example list as ``examples_<list>``); pages anchor each where its section shows it.
+    """
+
+    key: str
+    #: The key of the section it belongs to.
+    section: str
+    #: What it is called after its section's heading ("2.1 Syntactic Structure: ABNF").
+    name: str
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("document", "version", "registering document"),
+    Field("grammar", "syntactic_structure", "ABNF"),
+    Field("max_length", "syntactic_structure", "maximum length"),
+    Field("examples_equivalent", "lexical_equivalence", "equivalent URNs"),
+    Field("examples_valid", "examples", "valid examples"),
+    Field("examples_invalid", "examples", "invalid examples"),
+)
+FIELDS_BY_KEY: dict[str, Field] = {field.key: field for field in FIELDS}
+#: What every page calls the text of an imported document that fits no section (not a
+#: section of the template: it must be emptied before the proposal can be submitted).
+UNPLACED_LABEL = "Unplaced text from the imported document"
+
+
+def section_of(key: str) -> Section | None:
+    """The section a section key or a field key (``FIELDS``) belongs to; None for others."""
+    field = FIELDS_BY_KEY.get(key)
+    return SECTIONS_BY_KEY.get(field.section if field else key)
+
+
+def place_name(key: str) -> str:
+    """What pages call the place a finding points at: a section's heading ("4.1 Scope"), a
+    field under its section's heading ("2.1 Syntactic Structure: ABNF"), or the unplaced
+    text; "" for a key that names none of them."""
+    if key == "unplaced":
+        return UNPLACED_LABEL
+    section, field = section_of(key), FIELDS_BY_KEY.get(key)
+    if section is None:
+        return ""
+    return f"{section.heading}: {field.name}" if field else section.heading
+
+
 PROSE_KEYS: tuple[str, ...] = tuple(s.key for s in SECTIONS if s.kind == "prose")
 REQUIRED_SECTIONS: tuple[Section, ...] = tuple(s for s in SECTIONS if s.required)
 

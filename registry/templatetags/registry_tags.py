@@ -1,10 +1,11 @@
 from django import template
 
 from .. import rules
-from ..enums import ProposalAction
+from ..enums import FindingStatus, ProposalAction
 from ..enums import event_sentence as _sentence
 from ..gfd191 import SECTIONS_BY_KEY
 from ..markdown import render_markdown
+from ..places import finding_place as _finding_place
 
 register = template.Library()
 
@@ -58,6 +59,18 @@ def section_heading(key):
     """ "4.1 Scope" for a template section key; "the whole proposal" for none."""
     section = SECTIONS_BY_KEY.get(key or "")
     return section.heading if section else "the whole proposal"
+
+
+@register.filter
+def finding_place(item):
+    """Where a finding's ``item`` points, as a link's words and anchor (places.finding_place)."""
+    return _finding_place(item)
+
+
+@register.filter
+def finding_status(status):
+    """A finding status in words ("not_run" -> "Not run")."""
+    return FindingStatus(status).label if status in FindingStatus.values else status
 
 
 @register.filter

@@ -182,8 +182,9 @@ def _not_checked(findings, field_errors) -> list:
 
 def _line_marks(findings, data: ProposalData) -> dict[str, list[dict]]:
     """The field lines findings point at, by form field name: the grammar's (line, column) and the
-    examples' lines. Pages put an anchor and a visible marker on each, so "go to the field" lands on
-    the line without JavaScript (with it, the page's script also puts the cursor there)."""
+    examples' lines. Pages put an anchor and a visible marker on each, so a finding's link to its line
+    (places.finding_place) lands there without JavaScript (with it, the page's script also puts the
+    cursor there)."""
     texts = {"grammar_abnf": data.grammar.abnf.replace("\r\n", "\n").split("\n"),
              "examples_valid": list(data.examples.valid), "examples_invalid": list(data.examples.invalid)}
     marks: dict[str, dict[int, dict]] = {name: {} for name in texts}
@@ -241,12 +242,15 @@ def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
     see_review = rules.can_see_review(request.user, proposal)
     verdict = proposal_verdict(proposal)
+    rechecked = _recheck_context(request, proposal, verdict)
+    # A re-check's new findings link to their lines as the decision's do.
+    marked = [*verdict.findings, *(rechecked["recheck"].new if rechecked["recheck"] else [])]
     context = {
         "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
         "parts": sections_by_part(),
         "findings": verdict.findings, "verdict": verdict,
-        "line_marks": _line_marks(verdict.findings, proposal.to_data()),
-        **_recheck_context(request, proposal, verdict),
+        "line_marks": _line_marks(marked, proposal.to_data()),
+        **rechecked,
         "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
             kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),
         "see_review": see_review,

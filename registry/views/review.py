@@ -37,7 +37,7 @@ from ..selectors import (registration_kind, reservation_active, search_text, slo
                          with_registration_kind)
 from .errors import NextStep, conflict, forbidden
 from ..verdicts import proposal_verdict
-from .proposals import _grouped, _recheck_context, _workbench, diagram_page, markdown_ready
+from .proposals import _grouped, _line_marks, _recheck_context, _workbench, diagram_page, markdown_ready
 
 #: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
 #: the same whether 10 or 10,000 proposals wait.
@@ -123,8 +123,12 @@ def _judged(findings, judgements) -> list:
 def _review_context(request, proposal) -> dict:
     judgements = {j.check_id: j for j in proposal.judgements.select_related("editor")}
     verdict = proposal_verdict(proposal)
-    bench = _workbench(proposal.to_data(), verdict.findings,
+    data = proposal.to_data()
+    bench = _workbench(data, verdict.findings,
                        diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk]))
+    rechecked = _recheck_context(request, proposal, verdict)
+    if rechecked["recheck"]:  # a re-check's new findings link to their lines as the decision's do
+        bench["line_marks"] = _line_marks([*bench["findings"], *rechecked["recheck"].new], data)
     machine = bench["findings"]
     # A decided proposal shows the findings it was decided on, as they were; the judgements
     # are listed with the decision panel.
@@ -149,7 +153,7 @@ def _review_context(request, proposal) -> dict:
         "previous": previous,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
         **bench, "findings": findings, "finding_groups": _grouped(findings), "verdict": verdict,
-        **_recheck_context(request, proposal, verdict),
+        **rechecked,
     }
 
 

@@ -6,7 +6,8 @@
 //    live region tells screen-reader users (once per change, not per keystroke).
 //    A check also brings each field's own error message up to date: a message from an
 //    earlier save about a value no longer in the field is removed, a new one is shown.
-// 4. "go to the field" puts the cursor at the finding's line and column (see below).
+// 4. A finding's link to a line ("2.1 Syntactic Structure: ABNF, line 2, column 37") puts the
+//    cursor at that line and column (see below).
 (function () {
   "use strict";
   var form = document.getElementById("proposal-form");
@@ -108,7 +109,7 @@
         panel.outerHTML = html;
         stale = false;
         var fresh = document.getElementById("workbench");
-        // Line marks (the page's and those placed by "go to the field") belong to the previous answer.
+        // Line marks (the page's and those placed by a finding's link) belong to the previous answer.
         form.querySelectorAll(".line-marks").forEach(function (mark) { mark.remove(); });
         form.querySelectorAll(".marked-line").forEach(function (field) {
           field.classList.remove("marked-line");
@@ -122,7 +123,7 @@
         if (fresh) fresh.removeAttribute("aria-busy");
       });
   });
-  // 4. "go to the field" of a finding with a line and column puts the cursor there and marks
+  // 4. A finding's link to a line and column (a.go-to, places.finding_place) puts the cursor there and marks
   //    the field (aria-invalid and a visible marker) instead of only scrolling to it.
   document.addEventListener("click", function (event) {
     var link = event.target.closest && event.target.closest("a.go-to[data-field]");

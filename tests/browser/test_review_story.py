@@ -1,4 +1,5 @@
-"""One grammar mistake, one finding: the dependent checks wait, and "go to the field" puts the cursor there."""
+"""One grammar mistake, one finding: the dependent checks wait, and the finding's link, which says where
+it goes ("2.1 Syntactic Structure: ABNF, line 2, column 37"), puts the cursor there."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -26,14 +27,15 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     failing = page.locator("#workbench .finding.fail")
     expect(failing).to_have_count(1)
     assert "Line 2, column 37, in rule 'SITE'" in failing.inner_text()
-    not_run = page.locator("#workbench .finding.not_run")
     for check_id in ("grammar-complete", "max-length", "equivalence", "examples-valid"):
-        expect(not_run.filter(has_text=check_id)).to_contain_text(
+        expect(page.locator(f'#workbench .finding.not_run[data-check="{check_id}"]')).to_contain_text(
             "Not run: the grammar must parse first (line 2, column 37).")
-    failing.get_by_role("link", name="go to the field").click()
+    assert "grammar-parses" not in page.locator("#workbench").inner_text()
+    failing.get_by_role("link", name="2.1 Syntactic Structure: ABNF, line 2, column 37", exact=True).click()
     offset = len(ALICEGRID_MISSING_PAREN.split("\n")[0]) + 1 + 36
     assert grammar.evaluate("el => document.activeElement === el")
-    assert grammar.evaluate("el => el.selectionStart") == offset
+    assert grammar.evaluate("el => [el.selectionStart, el.selectionEnd]") == [offset, offset]
+    assert grammar.evaluate("el => el.value.slice(0, el.selectionStart).split('\\n').length") == 2
     assert grammar.get_attribute("aria-invalid") == "true"
     assert "marked-line" in grammar.get_attribute("class")
     expect(page.locator("#field-grammar_abnf .go-to-mark li.marked")).to_have_text(

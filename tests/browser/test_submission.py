@@ -1,6 +1,7 @@
 """An applicant signs up, writes a proposal from the GFD.191 example, fixes a failing check, submits."""
 
 import pytest
+from playwright.sync_api import expect
 
 from registry.models import Proposal
 
@@ -37,8 +38,9 @@ def test_new_user_writes_fixes_and_submits_a_proposal(new_page, screenshot):
     page.get_by_role("button", name="Check without saving").click()
     failing = page.locator("#workbench .finding.fail")
     failing.first.wait_for()
-    assert "examples-valid" in failing.first.inner_text()
+    assert failing.first.get_attribute("data-check") == "examples-valid"
     assert TYPO in failing.first.inner_text()
+    expect(failing.first.get_by_role("link")).to_have_text("6 Examples: valid examples, line 5")
     screenshot(page, "edit-failing-check")
 
     valid.fill(valid.input_value().replace(TYPO, FIXED))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_panel_checks_what_is_on_screen_when_another_field_is_refused(client, re
     client.force_login(owner)
     _panel(client, proposal, snid="-example")  # an earlier check with an error, now out of date
     panel = _panel(client, proposal, **refused, **changed)
-    assert expect_shown in panel, re.findall(r"<code>max-length</code>[^<]*", panel)
+    assert expect_shown in panel, re.findall(r'data-check="max-length">[^<]*', panel)
     assert not_shown not in panel
 
 
@@ -149,7 +150,8 @@ def test_go_to_the_place_without_javascript_lands_on_a_marked_line(client):
                                 examples=ALICEGRID_EXAMPLES)
     client.force_login(owner)
     page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
-    assert 'href="#grammar-line-2" data-field="id_grammar_abnf" data-line="2" data-column="37"' in page
+    assert ('href="#grammar-line-2" data-field="id_grammar_abnf" data-line="2" data-column="37">'
+            "2.1 Syntactic Structure: ABNF, line 2, column 37</a>") in page
     marked = page[page.index('id="grammar-line-2"'):]
     assert 'class="marked"' in page[page.index('id="grammar-line-2"') - 60:page.index('id="grammar-line-2"') + 40]
     assert "Line 2, column 37: <code>SITE = ALPHA *31( ALPHA / DIGIT / &quot;-&quot;</code>" in marked[:300]
@@ -180,3 +182,151 @@ def test_queue_and_my_proposals_count_checks_not_run(client):
     assert "7 not run" in client.get("/review/").content.decode()
     client.force_login(owner)
     assert "7 not run" in client.get("/proposals/").content.decode()
+
+
+# --- the panel speaks to people: no check ids, links that say where they go ---------------------
+
+class _Panel:
+    """What the "Automated review" panel of a page shows: its text as read (no attributes), its
+    <code> texts, its links (words and target) and the check of each finding (``data-check``)."""
+
+    def __init__(self, html: str):
+        from html.parser import HTMLParser
+
+        self.text, self.codes, self.links, self.checks = [], [], [], []
+        panel = self
+        depth, code, link = [0], [None], [None]
+
+        class Reader(HTMLParser):
+            def handle_starttag(self, tag, attrs):
+                attrs = dict(attrs)
+                if tag == "section" and (depth[0] or "checklist" in (attrs.get("class") or "").split()):
+                    depth[0] += 1
+                if not depth[0]:
+                    return
+                if tag == "code":
+                    code[0] = []
+                if tag == "a":
+                    link[0] = (attrs, [])
+                if tag == "li" and "finding" in (attrs.get("class") or "").split():
+                    panel.checks.append(attrs.get("data-check"))
+
+            def handle_endtag(self, tag):
+                if not depth[0]:
+                    return
+                if tag == "code" and code[0] is not None:
+                    panel.codes.append("".join(code[0]).strip())
+                    code[0] = None
+                if tag == "a" and link[0] is not None:
+                    attrs, words = link[0]
+                    panel.links.append(("".join(words).strip(), attrs))
+                    link[0] = None
+                if tag == "section":
+                    depth[0] -= 1
+
+            def handle_data(self, data):
+                if depth[0]:
+                    panel.text.append(data)
+                    for open_ in (code[0], link[0] and link[0][1]):
+                        if open_ is not None:
+                            open_.append(data)
+
+        Reader(convert_charrefs=True).feed(html)
+        self.text = " ".join(" ".join(self.text).split())
+
+
+#: A draft wrong in many places: the SNID, the document, the grammar (a line), the
+#: examples (a line of each list), an equivalence group.
+MANY_PLACES = {
+    "snid": "x-places",
+    "document": {"reference": "", "url": "", "status": ""},
+    "grammar": {"abnf": 'urn = "urn:ogf:x-places:" 1*(DIGIT / "%" / HEXDIG / ALPHA)\nunused = DIGIT\n', "rule": "urn"},
+    "max_length": 20,
+    "examples": {"valid": ["urn:ogf:x-places:1", "urn:ogf:x-places:much-too-long-for-it!"],
+                 "invalid": ["urn:ogf:x-places:2"],
+                 "equivalent": [["urn:ogf:x-places:1", "urn:ogf:x-places:2"]]},
+}
+
+
+def _pages(client, kind: str) -> str:
+    """The page ``kind`` shows the findings panel on, for a proposal wrong in many places."""
+    from registry.models import Proposal as Stored
+
+    from ..factories import proposal_factory
+    owner, editor = user_factory(), user_factory(editor=True)
+    if kind in ("edit", "detail"):
+        proposal = proposal_factory(owner, **MANY_PLACES)
+        client.force_login(owner)
+        return client.get(f"/proposals/{proposal.pk}/{'edit/' if kind == 'edit' else ''}").content.decode()
+    if kind == "review":
+        proposal = proposal_factory(owner, state="submitted", **MANY_PLACES)
+        client.force_login(editor)
+        return client.get(f"/review/{proposal.pk}/").content.decode()
+    # A decided proposal re-checked after a newer version was approved: the re-check's lists too.
+    from registry import services
+    first = proposal_factory(owner, state="approved", editor=editor)
+    second = services.proposal_create(data_factory(version=2), owner)
+    services.proposal_transition(second, "submit", owner)
+    services.proposal_transition(Stored.objects.get(pk=second.pk), "approve", editor, override_reason="t")
+    client.force_login(owner)
+    return client.get(f"/proposals/{first.pk}/?recheck=1").content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["edit", "detail", "review", "recheck"])
+def test_findings_panel_shows_no_check_id_as_text(client, kind):
+    from registry.checklist import CHECK_IDS
+    html = _pages(client, kind)
+    panel = _Panel(html)
+    assert len(panel.checks) > 5 and set(panel.checks) <= set(CHECK_IDS)  # kept for machines, as data-check
+    shown = [check_id for check_id in CHECK_IDS if "-" in check_id and check_id in panel.text]
+    assert shown == [], panel.text
+    assert [code for code in panel.codes if code in CHECK_IDS] == []
+    if kind == "recheck":  # the re-check lists say each status in words, as no heading above them does
+        recheck = html[html.index('id="recheck"'):]
+        assert "<strong>Fail:</strong> The version should be 3" in recheck
+        assert "<strong>Pass:</strong> Version 1 follows the registry" in recheck
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["edit", "detail", "review"])
+def test_findings_panel_link_texts_are_distinct_per_target(client, kind):
+    from registry.gfd191 import SECTIONS, UNPLACED_LABEL
+    panel = _Panel(_pages(client, kind))
+    targets: dict[str, set] = {}
+    for words, attrs in panel.links:
+        if attrs.get("href", "").startswith("?recheck"):
+            continue
+        targets.setdefault(words, set()).add((attrs["href"], attrs.get("data-line"), attrs.get("data-column")))
+    assert {words: where for words, where in targets.items() if len(where) > 1} == {}
+    assert not [words for words in targets if words.lower().startswith("go to")]
+    headings = tuple(s.heading for s in SECTIONS) + (UNPLACED_LABEL,)
+    assert [words for words in targets if not words.startswith(headings)] == []
+    for expected in ("1.1 Namespace Identifier", "1.2 Document Version: registering document",
+                     "2.1 Syntactic Structure: ABNF", "6 Examples: valid examples, line 2",
+                     "2.4 Rules for Lexical Equivalence: equivalent URNs, group 1"):
+        assert expected in targets, (expected, sorted(targets))
+    assert [w for w in targets if w.startswith("2.1 Syntactic Structure: ABNF, line 2")], sorted(targets)
+
+
+@pytest.mark.django_db
+def test_findings_panel_section_labels_come_from_the_template_data(client, monkeypatch):
+    """The GFD.191 template is data: the panel's links read their words from it, they hold no copy."""
+    import dataclasses
+
+    from registry import gfd191
+    renamed = dataclasses.replace(gfd191.SECTIONS_BY_KEY["scope"], title="Scope of the Namespace")
+    monkeypatch.setitem(gfd191.SECTIONS_BY_KEY, "scope", renamed)
+    panel = _Panel(_pages(client, "edit"))
+    assert ("4.1 Scope of the Namespace", "#section-scope") in [(w, a["href"]) for w, a in panel.links]
+    assert "4.1 Scope" not in [w for w, _ in panel.links]
+
+
+@pytest.mark.django_db
+def test_draft_panel_names_the_sections_still_to_write_once(client):
+    client.force_login(user_factory())
+    client.post("/proposals/new/", {"start": "blank", "snid": "alicegrid"})
+    proposal = Proposal.objects.get(snid="alicegrid")
+    panel = _Panel(client.get(f"/proposals/{proposal.pk}/edit/").content.decode())
+    assert "2 of 17 sections written. 5 required sections still to write before you submit" in panel.text
+    assert panel.text.lower().count("still to write before you submit: 2.1 syntactic structure") == 1

@@ -407,7 +407,10 @@ def test_submit_with_failing_checks_asks_and_can_still_submit(client, people, pa
         response = client.post(f"/proposals/{proposal.pk}/submit/")
     page = response.content.decode()
     assert response.status_code == 200
-    assert "with failing checks?" in page and "<code>snid-not-experimental</code>" in page
+    assert "with failing checks?" in page and 'data-check="snid-not-experimental"' in page
+    # Each failing check links to its place on the edit page, saying where; no check id is shown.
+    assert f'<a href="/proposals/{proposal.pk}/edit/#section-snid">1.1 Namespace Identifier</a>' in page
+    assert "<code>snid-not-experimental</code>" not in page
     assert Proposal.objects.get(pk=proposal.pk).state == "draft"
     confirmed = client.post(f"/proposals/{proposal.pk}/submit/", {"confirm": "yes"}, follow=True)
     assert "Submitted for review with 6 failing checks" in confirmed.content.decode()

@@ -317,7 +317,7 @@ def test_recording_judgements_in_one_form_updates_the_panel_at_once(client, peop
     client.force_login(people["editor"])
     before = client.get(f"/review/{proposal.pk}/").content.decode()
     waiting = before[before.index("Needs the editor&#x27;s judgement"):]
-    assert "<code>scope</code>" in waiting[:waiting.index("</ul>")]
+    assert 'data-check="scope"' in waiting[:waiting.index("</ul>")]
     response = client.post(f"/review/{proposal.pk}/judgement/", {
         "verdict-scope": "ok", "note-scope": "Grid resources.", "verdict-snid-durable": "not-ok",
         "verdict-subdelegation": "", "verdict-immutability": ""}, follow=True)
@@ -325,7 +325,7 @@ def test_recording_judgements_in_one_form_updates_the_panel_at_once(client, peop
     assert "2 judgements recorded; 2 still open." in page
     assert sorted(Judgement.objects.values_list("check_id", "ok")) == [("scope", True), ("snid-durable", False)]
     waiting = page[page.index("Needs the editor&#x27;s judgement"):]
-    assert "<code>scope</code>" not in waiting[:waiting.index("</ul>")]
+    assert 'data-check="scope"' not in waiting[:waiting.index("</ul>")]
     assert "Judged satisfied by eve: Grid resources." in page
     assert "Judged not satisfied by eve." in page
     assert "2 of 4 not yet recorded." in page
