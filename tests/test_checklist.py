@@ -240,11 +240,11 @@ def test_check_examining_nothing_is_not_pass(check_id):
 def test_grammar_charset_cut_short_by_its_work_limit_is_not_pass(monkeypatch):
     from collections import OrderedDict
 
-    from registry import checklist
+    from registry.checklist import syntax
     from registry.grammar import samples
 
     monkeypatch.setattr(samples, "MAX_STEPS", 40)
-    monkeypatch.setattr(checklist, "_SAMPLES", OrderedDict())  # generate again under the limit
+    monkeypatch.setattr(syntax, "_SAMPLES", OrderedDict())  # generate again under the limit
     (finding,) = [f for f in findings_for(demo_raw("example")) if f.id == "grammar-charset"]
     assert finding.status == "warning" and "work limit reached" in finding.message
 
