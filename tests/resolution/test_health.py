@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 from django.core import mail
@@ -116,3 +117,28 @@ def test_editor_live_probe_shows_results_and_needs_an_editor(client, settings, t
     settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = ""
     refused = client.post(url)
     assert refused.status_code == 200 and b"refused" in refused.content
+
+
+def test_check_resolvers_bounds_a_request_that_drips_one_byte_at_a_time(watched, settings):
+    settings.REGISTRY_RESOLVER_TIMEOUT = 1
+    watched.drip_seconds = 8  # every byte comes well within the timeout; the whole never does
+    started = time.monotonic()
+    health.run(cap=1)
+    assert time.monotonic() - started < 4
+    check = ResolverCheck.objects.get()
+    assert not check.ok and "within 1 s" in check.error
+
+
+def test_check_resolvers_survives_a_malformed_redirect(watched):
+    for path in ("/42", "/00784505476220484608", "/1"):
+        watched.redirects[path] = "http://127.0.0.1:notaport/x"
+    seen = health.run()
+    assert len(seen) == 1
+    check = ResolverCheck.objects.get()
+    assert not check.ok and "not a well-formed URL" in check.error
+
+
+def test_address_allowed_refuses_ipv4_carried_in_ipv6():
+    for address in ("2002:7f00:1::1", "2002:a9fe:a9fe::1", "64:ff9b::7f00:1"):
+        assert not health.address_allowed(address, []), address
+    assert health.address_allowed("2002:5db8:d822::1", [])  # 6to4 of a public address
