@@ -188,7 +188,7 @@ def _request(method: str, url: str, seconds: float) -> tuple[int, str]:
     finally:
         watchdog.cancel()
         connection.close()
-    raise TimeoutError(f"no complete answer within {seconds:g} s")
+    raise TimeoutError(f"no complete answer within {round(seconds, 1):g} s")
 
 
 def probe(url: str, timeout: float | None = None, deadline: float | None = None) -> ProbeResult:

@@ -142,3 +142,40 @@ def test_address_allowed_refuses_ipv4_carried_in_ipv6():
     for address in ("2002:7f00:1::1", "2002:a9fe:a9fe::1", "64:ff9b::7f00:1"):
         assert not health.address_allowed(address, []), address
     assert health.address_allowed("2002:5db8:d822::1", [])  # 6to4 of a public address
+
+
+def test_editor_live_probe_takes_at_most_its_budget_and_says_what_it_did_not_reach(
+        client, settings, target, editor, applicant):
+    from tests.factories import proposal_factory
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    settings.REGISTRY_RESOLVER_PROBE_SECONDS = 1.5
+    target.drip_seconds = 8
+    proposal = proposal_factory(applicant, state="submitted",
+                                resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}])
+    client.force_login(editor)
+    started = time.monotonic()
+    page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
+    assert time.monotonic() - started < 4
+    assert page.status_code == 200
+    assert b"within 1.5 s" in page.content  # the first URL: cut at the deadline
+    assert page.content.count(b"not run: the probe stops after 1.5 s") == 2
+
+
+def test_editor_live_probe_of_an_unreachable_resolver_is_information(client, settings, editor, applicant):
+    import socket
+
+    from tests.factories import proposal_factory
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there: the connection is refused
+    proposal = proposal_factory(applicant, state="submitted",
+                                resolvers=[{"name": "main", "template": f"http://127.0.0.1:{port}/{{INDEX}}"}])
+    client.force_login(editor)
+    page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
+    assert page.status_code == 200 and b"ConnectionRefusedError" in page.content
+    review = client.get(f"/review/{proposal.pk}/")
+    assert b'value="approve"' in review.content  # the approval is offered as before
