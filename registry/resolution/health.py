@@ -17,7 +17,8 @@ checked the same way before it is followed.
 
 A resolver is "down" only after ``REGISTRY_RESOLVER_DOWN_AFTER`` consecutive failed
 runs spanning at least ``REGISTRY_RESOLVER_DOWN_SECONDS`` — not on one blip. The
-registrant and the editors are mailed once when it goes down and once when it is back.
+registrant and the editors are mailed once when it goes down and once when it is back
+(apart: neither sees the other's address).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from django.utils import timezone
 from .. import notify
 from ..lookup import registry_invalidate
 from ..models import Namespace
+from ..stewardship.selectors import current_with_overlay
 from .expand import ExpandError, resolver_url, urn_parts
 from .models import Resolver, ResolverCheck, ResolverStatus
 
@@ -297,7 +299,10 @@ def record(resolver: Resolver, result: ProbeResult, now=None) -> Resolver:
     went = ("resolver_down" if locked.status == ResolverStatus.DOWN != before else
             "resolver_up" if before == ResolverStatus.DOWN and locked.status == ResolverStatus.UP else "")
     if went:
-        current = locked.namespace.current
+        # Two mails, so nobody learns another's address: the registrant's address in force
+        # (a steward may have changed it since approval) and the editors'.
+        registrant = current_with_overlay(locked.namespace).registrant_email
         context = {"resolver": locked, "snid": locked.namespace.snid, "check": check}
-        notify.later(went, lambda: [current.registrant_email, *notify.editors_emails()], context)
+        notify.later(went, [registrant], context)
+        notify.later(went, lambda: [e for e in notify.editors_emails() if e != registrant], context)
     return locked

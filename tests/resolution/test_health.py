@@ -53,19 +53,21 @@ def test_resolver_down_only_after_n_failures_over_the_span_and_mails_once_each_w
     assert len(mail.outbox) == 0
     _run_at(2)
     assert Resolver.objects.get().status == ResolverStatus.DOWN
-    assert len(mail.outbox) == 1 and "is down" in mail.outbox[0].subject
-    assert set(mail.outbox[0].to) >= {"urn@example.net"}
+    # one mail to the registrant, one to the editors: neither sees the other's address
+    assert [(m.to, "is down" in m.subject) for m in mail.outbox] == [(["urn@example.net"], True),
+                                                                     (["erin@example.org"], True)]
     _run_at(3)
-    assert len(mail.outbox) == 1  # once
+    assert len(mail.outbox) == 2  # once
     # Resolution skips the down resolver: the landing page answers.
     landing = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
     assert landing.status_code == 200 and landing.json()["location"] is None
     watched.status = 200
     _run_at(4)
     assert Resolver.objects.get().status == ResolverStatus.UP
-    assert len(mail.outbox) == 2 and "is back" in mail.outbox[1].subject
+    assert [(m.to, "is back" in m.subject) for m in mail.outbox[2:]] == [(["urn@example.net"], True),
+                                                                         (["erin@example.org"], True)]
     _run_at(5)
-    assert len(mail.outbox) == 2
+    assert len(mail.outbox) == 4
     assert ResolverCheck.objects.count() == 6
     assert client.get("/resolve/", {"urn": EXAMPLE}).status_code == 302
 
@@ -179,3 +181,21 @@ def test_editor_live_probe_of_an_unreachable_resolver_is_information(client, set
     assert page.status_code == 200 and b"ConnectionRefusedError" in page.content
     review = client.get(f"/review/{proposal.pk}/")
     assert b'value="approve"' in review.content  # the approval is offered as before
+
+
+def test_resolver_down_mail_goes_to_the_registrant_address_in_force(settings, target, editor):
+    from registry.stewardship import services as stewardship
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    settings.REGISTRY_RESOLVER_DOWN_AFTER = 1
+    settings.REGISTRY_RESOLVER_DOWN_SECONDS = 0
+    approved = registered([{"name": "main", "template": target.base + "/{INDEX}"}], editor=editor)
+    request = stewardship.change_request_create(approved.namespace, "registrant",
+                                                {"registrant_email": "moved@example.net"}, approved.submitter,
+                                                reason="The old mailbox is closed.")
+    stewardship.change_request_decide(request, editor, approve=True)
+    target.status = 500
+    mail.outbox.clear()
+    health.run()
+    assert Resolver.objects.get().status == ResolverStatus.DOWN
+    assert [m.to for m in mail.outbox] == [["moved@example.net"], ["erin@example.org"]]
