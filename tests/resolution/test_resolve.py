@@ -60,9 +60,48 @@ def test_resolve_r_and_q_components_passed_on_fragment_left_to_client(client, ta
     registered([{"name": "main", "template": target.base + "/{INDEX}"}])
     response = client.get("/resolve/", {"urn": EXAMPLE + "?+lang=en?=view=full#part2"})
     assert response.status_code == 302
-    assert response["Location"] == target.base + "/42?view=full&urn-r=lang%3Den"
+    # the fragment is not resolved: it is handed back on the target for the client to apply
+    # (a browser would lose it, as it reached the registry inside the query)
+    assert response["Location"] == target.base + "/42?view=full&urn-r=lang%3Den#part2"
+    _follow(response["Location"])
+    assert target.requests[-1][1] == "/42?view=full&urn-r=lang%3Den"  # the resolver never sees it
     api = client.get("/api/resolve/", {"urn": EXAMPLE + "?+lang=en?=view=full#part2"}).json()
     assert api["components"] == {"r": "lang=en", "q": "view=full", "f": "part2"}
+    assert api["location"] == target.base + "/42?view=full&urn-r=lang%3Den#part2"
+
+
+@pytest.mark.parametrize(("suffix", "bad", "says"), [
+    ("?=a\r\nSet-Cookie: x=1", "\r", "carriage return"),
+    ("?=view full", " ", "a space"),
+    ("?+lang=<en>", "<", "'<'"),
+    ("?=caf\u00e9", "\u00e9", "'é'"),
+    ("?=100%", "%", "starts no %XX escape"),
+    ("#part\r\n2", "\r", "carriage return"),
+])
+def test_resolve_refuses_components_outside_rfc_8141_and_follows_nothing(client, target, suffix, bad, says):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    for path in ("/resolve/", "/api/resolve/"):
+        response = client.get(path, {"urn": EXAMPLE + suffix})
+        assert response.status_code == 400
+        assert "Location" not in response and "Set-Cookie" not in response
+    body = client.get("/resolve/", {"urn": EXAMPLE + suffix}, HTTP_ACCEPT="application/json").json()
+    assert body["errors"][0].startswith(f"Character {len(EXAMPLE) + suffix.index(bad) + 1} of the URN is")
+    assert says in body["errors"][0]
+    assert target.requests == []
+
+
+def test_resolve_refuses_a_url_too_long_to_send_anyone_to(client, target):
+    registered([{"name": "main", "template": target.base + "/{nss}"}],
+               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / ":")\n', "rule": "x"},
+               examples={"valid": ["urn:ogf:example:a:b"], "invalid": [], "equivalent": []},
+               equivalence=[], max_length=None)
+    urn = "urn:ogf:example:" + "a:" * 2000  # 4,016 characters: a URN the registry accepts
+    response = client.get("/resolve/", {"urn": urn}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 200 and "Location" not in response  # the landing page
+    body = response.json()
+    assert body["location"] is None and "longer than 8,000" in body["resolvers"][0]["problem"]
+    assert client.get("/resolve/", {"urn": "urn:ogf:example:" + "a:" * 1000})["Location"].startswith(target.base)
+    assert len(target.requests) == 0
 
 
 def test_resolve_path_form_q_component(client, target):
