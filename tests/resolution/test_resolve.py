@@ -230,3 +230,32 @@ def test_resolve_path_form_reads_the_raw_uri_so_escapes_survive(client, target):
     response = client.get("/urn:ogf:example:a/b", RAW_URI="/urn:ogf:example:a%2Fb")
     assert response.status_code == 302 and response["Location"] == target.base + "/q/a%2Fb"
     assert client.get("/resolve/", {"urn": "urn:ogf:example:a%2fb"})["Location"] == target.base + "/q/a%2Fb"
+
+
+def test_resolve_landing_page_for_a_signed_in_person_is_never_shared(client, applicant):
+    registered([])
+    anonymous = client.get("/resolve/", {"urn": EXAMPLE})
+    assert "public" in anonymous["Cache-Control"] and "Cookie" in anonymous["Vary"]
+    client.force_login(applicant)
+    again = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_IF_NONE_MATCH=anonymous["ETag"])
+    assert again.status_code == 200  # not the anonymous copy: the page shows who is signed in
+    assert applicant.username.encode() in again.content
+    assert "public" not in again["Cache-Control"] and "ETag" not in again
+    assert "private" in again["Cache-Control"]
+    unknown = client.get("/resolve/", {"urn": "urn:ogf:exampel:x"})
+    assert unknown.status_code == 404 and "public" not in unknown.get("Cache-Control", "")
+    data = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
+    assert "public" in data["Cache-Control"]  # the JSON answer is the same for everyone
+
+
+def test_resolve_landing_page_shows_the_contact_in_force(client, editor):
+    from registry.stewardship import services as stewardship
+
+    approved = registered([], editor=editor)
+    request = stewardship.change_request_create(approved.namespace, "contact",
+                                                {"registrant_public_contact": "help@example.net"},
+                                                approved.submitter, reason="A role address.")
+    stewardship.change_request_decide(request, editor, approve=True)
+    body = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json").json()
+    assert body["contact"] == "help@example.net"
+    assert b"help@example.net" in client.get("/resolve/", {"urn": EXAMPLE}).content
