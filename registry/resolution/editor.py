@@ -12,10 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django.urls import reverse
 
+from .. import rules
 from ..grammar import grammar_compile
 from ..models import Namespace, Proposal
 from . import health
 from .expand import preview
+from ..views.errors import forbidden
 from ..views.review import editor_required
 from .lines import LINE_FORMAT, resolvers_from_lines, resolvers_to_lines
 from .models import Resolver
@@ -34,6 +36,9 @@ def resolvers_edit(request, snid):
     namespace = Namespace.objects.by_snid(snid).select_related("current").first()
     if namespace is None or namespace.current_id is None:
         raise Http404("No registered SNID of that name.")
+    if not rules.can_decide_for_snid(request.user, namespace):
+        return forbidden(request, f"You are a steward of urn:ogf:{namespace.snid}:, so another GFD editor changes "
+                                  "its resolvers: ask for the change on its stewardship page.")
     current = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace)]
     form = ResolversForm(request.POST or None, initial={"resolvers": resolvers_to_lines(current)})
     errors = []

@@ -118,7 +118,10 @@ def resolvers_install_approved(proposal, actor) -> list[Resolver]:
 
 @transaction.atomic
 def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
-    """Replace ``snid``'s resolvers (an editor's act, or an approved change request)."""
+    """Replace ``snid``'s resolvers (an editor's act, or an approved change request).
+
+    The editor must not be a steward of the SNID: a steward asks (a change request) and
+    another editor decides, as for every administrative change."""
     if not rules.is_editor(by):
         raise ResolutionError(["Only GFD editors can change a registered SNID's resolvers."])
     reason = (reason or "").strip()
@@ -129,6 +132,9 @@ def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
     namespace = Namespace.objects.select_for_update().by_snid(snid).first()
     if namespace is None or namespace.current_id is None:
         raise ResolutionError([f"urn:ogf:{snid[:40]}: is not a registered SNID."])
+    if not rules.can_decide_for_snid(by, namespace):
+        raise ResolutionError([f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must change "
+                               "its resolvers: ask for the change on its stewardship page."])
     proposal = namespace.current
     checked, programs, errors = _checked(proposal, _coerced(resolvers))
     if errors:

@@ -105,3 +105,33 @@ def test_resolvers_functions_take_a_change_requests_lines(editor):
     assert resolvers_validate("example", {"resolvers": "javascript:alert(1)"})
     rows = resolvers_replace("example", data["resolvers"], editor, "Moved by a steward's request.")
     assert [r.name for r in rows] == ["a.example.org", "a.example.org (2)"] and rows[0].primary
+
+
+def test_an_editor_who_is_a_steward_cannot_change_their_snids_resolvers(client, editor):
+    from registry.stewardship import services as stewardship
+
+    approved = registered(GOOD, editor=editor)
+    conflicted = user_factory("conflicted", editor=True)
+    stewardship.steward_add(approved.namespace, conflicted, editor, reason="Also maintains it.")
+    with pytest.raises(ResolutionError, match="another editor"):
+        resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], conflicted,
+                          "Moving my own SNID.")
+    client.force_login(conflicted)
+    assert b"Change the resolvers" not in client.get("/urn/example/").content
+    refused = client.post("/urn/example/resolvers/edit/", {"resolvers": "new | https://n.example.org/{nss}",
+                                                           "reason": "Moving my own SNID."})
+    assert refused.status_code == 403 and b"another GFD editor" in refused.content
+    assert list(Resolver.objects.current().values_list("name", flat=True)) == ["main"]
+    client.force_login(editor)
+    assert b"Change the resolvers" in client.get("/urn/example/").content
+
+
+def test_snid_page_shows_what_a_resolver_change_changed(client, editor):
+    registered(GOOD, editor=editor)
+    resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], editor,
+                      "The provider moved.")
+    page = client.get("/urn/example/").content.decode()
+    history = page[page.index("Resolver changes"):]
+    assert "The provider moved." in history
+    assert "Before: main <code>https://data.example.org/{DOMAIN}/{INDEX}</code>." in history
+    assert "After: new <code>https://n.example.org/{nss}</code>." in history
