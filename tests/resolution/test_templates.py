@@ -108,3 +108,15 @@ def test_resolvers_check_not_run_without_examples_or_a_usable_grammar():
     nss_only = {**broken, "resolvers": [{"name": "main", "template": "https://a.example/{nss}"}]}
     [finding] = [f for f in run_checklist(interchange.load(nss_only)) if f.id == "resolvers"]
     assert finding.status == "pass"  # {nss} needs no grammar
+
+
+def test_checklist_pass_does_not_claim_every_example_when_some_gave_no_url():
+    raw = {**demo_raw("example"), "resolvers": [{"name": "a", "template": "https://a.example/{nss}"},
+                                                {"name": "b", "template": "https://b.example/{QUERY}"}]}
+    raw["examples"]["valid"].append("urn:ogf:example:cluster:2009:example.net:42?x")
+    findings = [f for f in run_checklist(interchange.load(raw)) if f.id == "resolvers"]
+    assert [f.status for f in findings].count("warning") == 4  # b: no QUERY in four examples
+    [passed] = [f for f in findings if f.status == "pass"]
+    assert "Every template" not in passed.message
+    assert passed.message.startswith("6 URLs made for 10 pairs of resolver and valid example")
+    assert "b: urn:ogf:example:cluster:2009:example.net:42?x → https://b.example/%3Fx" in passed.message
