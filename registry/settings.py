@@ -379,6 +379,7 @@ SPECTACULAR_SETTINGS = {
         "RegistrationStatusEnum": "registry.api.serializers.REGISTRATION_STATUS_CHOICES",
         "FindingStatusEnum": "registry.enums.FindingStatus",
         "EventKindEnum": "registry.enums.EventKind",
+        "ResolverStatusEnum": "registry.resolution.models.ResolverStatus",
     },
 }
 
