@@ -383,7 +383,9 @@ def namespace_document(request, snid, version, fmt):
     proposal = namespace.proposals.approved().filter(version=version).first() if namespace else None
     if proposal is None:
         return snid_not_found(request, snid, version)
-    return document_response(proposal.public_copy(), fmt)
+    # The current version's document also says which resolvers are in force and how they fare.
+    status = resolver_status(namespace) if proposal.pk == namespace.current_id else None
+    return document_response(proposal.public_copy(), fmt, resolver_status=status)
 
 
 def favicon(request):
