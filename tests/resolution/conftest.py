@@ -20,6 +20,10 @@ class Target:
         self.status = 200
         self.redirects: dict[str, str] = {}
         self.drip_seconds = 0.0
+        self.delay = 0.0  # seconds each answer waits (to see requests overlap)
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.lock = threading.Lock()
         self.server = None
 
     @property
@@ -34,6 +38,17 @@ def target():
     class Handler(BaseHTTPRequestHandler):
         def _answer(self, body: bool):
             state.requests.append((self.command, self.path, dict(self.headers)))
+            with state.lock:
+                state.in_flight += 1
+                state.most_in_flight = max(state.most_in_flight, state.in_flight)
+            try:
+                time.sleep(state.delay)
+                self._reply(body)
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
+
+        def _reply(self, body: bool):
             if state.drip_seconds:
                 self._drip(state.drip_seconds)
                 return

@@ -199,3 +199,12 @@ def test_resolver_down_mail_goes_to_the_registrant_address_in_force(settings, ta
     health.run()
     assert Resolver.objects.get().status == ResolverStatus.DOWN
     assert [m.to for m in mail.outbox] == [["moved@example.net"], ["erin@example.org"]]
+
+
+def test_check_resolvers_asks_one_host_one_thing_at_a_time(watched, editor):
+    registered([{"name": "fdc", "template": watched.base + "/fdc/{nss}"}], name="fdc", editor=editor)
+    watched.delay = 0.2
+    seen = health.run()
+    assert len(seen) == 2 and all(result.ok for _, result in seen)
+    assert len(watched.requests) >= 4  # both resolvers, several examples each
+    assert watched.most_in_flight == 1  # two resolvers on one host: never two requests at once

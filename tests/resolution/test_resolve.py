@@ -259,3 +259,15 @@ def test_resolve_landing_page_shows_the_contact_in_force(client, editor):
     body = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json").json()
     assert body["contact"] == "help@example.net"
     assert b"help@example.net" in client.get("/resolve/", {"urn": EXAMPLE}).content
+
+
+@pytest.mark.django_db(transaction=True)  # the change's invalidation runs on commit
+def test_resolve_etag_changes_when_the_resolvers_change(client, target, editor):
+    from registry.resolution.services import resolvers_replace
+
+    registered([{"name": "main", "template": target.base + "/a/{INDEX}"}], editor=editor)
+    first = client.get("/resolve/", {"urn": EXAMPLE})
+    resolvers_replace("example", [{"name": "main", "template": target.base + "/b/{INDEX}"}], editor, "Moved.")
+    again = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 302 and again["Location"] == target.base + "/b/42"
+    assert again["ETag"] != first["ETag"]
