@@ -385,7 +385,7 @@ SPECTACULAR_SETTINGS = {
 
 # Read-only registry data may be used from any origin (no credentials are sent);
 # the authenticated proposal endpoints are same-origin only.
-CORS_URLS_REGEX = r"^/api/(snids|lookup|validate|schema)(/.*)?$"
+CORS_URLS_REGEX = r"^/api/(snids|lookup|validate|resolve|schema)(/.*)?$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS", "POST"]

@@ -271,3 +271,15 @@ def test_resolve_etag_changes_when_the_resolvers_change(client, target, editor):
     again = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_IF_NONE_MATCH=first["ETag"])
     assert again.status_code == 302 and again["Location"] == target.base + "/b/42"
     assert again["ETag"] != first["ETag"]
+
+
+def test_api_resolve_answers_a_cors_preflight_and_exposes_its_etag(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    origin = "https://nsi.example.org"
+    preflight = client.options("/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin,
+                               HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET")
+    assert preflight.status_code == 200 and preflight["Access-Control-Allow-Origin"] == "*"
+    assert "GET" in preflight["Access-Control-Allow-Methods"]
+    answer = client.get("/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin)
+    assert answer["Access-Control-Allow-Origin"] == "*" and "Access-Control-Allow-Credentials" not in answer
+    assert "ETag" in answer["Access-Control-Expose-Headers"]
