@@ -84,6 +84,8 @@ def test_resolve_refuses_components_outside_rfc_8141_and_follows_nothing(client,
         response = client.get(path, {"urn": EXAMPLE + suffix})
         assert response.status_code == 400
         assert "Location" not in response and "Set-Cookie" not in response
+    page = client.get("/resolve/", {"urn": EXAMPLE + suffix})
+    assert b"cannot stand in its" in page.content and b"is not a registered SNID" not in page.content
     body = client.get("/resolve/", {"urn": EXAMPLE + suffix}, HTTP_ACCEPT="application/json").json()
     assert body["errors"][0].startswith(f"Character {len(EXAMPLE) + suffix.index(bad) + 1} of the URN is")
     assert says in body["errors"][0]
@@ -185,7 +187,9 @@ def test_resolve_unknown_snid_is_404_with_suggestions(client):
 
 
 def test_resolve_not_a_urn_is_400_and_missing_urn_too(client):
-    assert client.get("/resolve/", {"urn": "http://x"}).status_code == 400
+    page = client.get("/resolve/", {"urn": "http://x"})
+    assert page.status_code == 400 and b"must start with" in page.content
+    assert b"is not a registered SNID" not in page.content  # it names no SNID at all
     assert client.get("/api/resolve/").status_code == 400
     refused = client.get("/api/resolve/", {"urn": "http://x"})
     assert refused.status_code == 400 and "urn:ogf:" in refused.json()["detail"]
