@@ -104,15 +104,20 @@ def resolvers_install_approved(proposal, actor) -> list[Resolver]:
     if not proposal.resolvers and not Resolver.objects.current().filter(namespace_id=proposal.namespace_id).exists():
         return []
     resolvers, programs, errors = _checked(proposal, proposal.resolvers)
+    reason = ""
     if errors:
         # An approval may override failing checks; a resolver that cannot be expanded is
-        # then left out rather than stored (the editor saw the finding).
-        good = []
+        # then left out rather than stored (the editor saw the finding), and the log says so.
+        good, left_out = [], []
         for resolver in resolvers:
-            if not _checked(proposal, [resolver])[2]:
+            problems = _checked(proposal, [resolver])[2]
+            if problems:
+                left_out.append(f"{resolver.get('name', '')!s:.60} ({problems[0][:200]})")
+            else:
                 good.append(resolver)
         resolvers, programs, _ = _checked(proposal, good)
-    return _install(proposal.namespace, proposal, resolvers, programs, how="approved", reason="",
+        reason = ("Left out, as the approval overrode their failing check: " + "; ".join(left_out) + ".")[:REASON_MAX]
+    return _install(proposal.namespace, proposal, resolvers, programs, how="approved", reason=reason,
                     actor=actor)
 
 

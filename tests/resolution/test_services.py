@@ -135,3 +135,12 @@ def test_snid_page_shows_what_a_resolver_change_changed(client, editor):
     assert "The provider moved." in history
     assert "Before: main <code>https://data.example.org/{DOMAIN}/{INDEX}</code>." in history
     assert "After: new <code>https://n.example.org/{nss}</code>." in history
+
+
+def test_approval_over_a_failing_resolver_leaves_it_out_and_the_log_says_so(editor):
+    registered([{"name": "broken", "template": "https://a.example.org/{Nope}"}, *GOOD], editor=editor)
+    assert list(Resolver.objects.current().values_list("name", flat=True)) == ["main"]
+    leaf = json.loads(LogEntry.objects.filter(kind="snid-resolvers").get().leaf)
+    assert [r["name"] for r in leaf["resolvers"]] == ["main"]
+    assert leaf["reason"].startswith("Left out, as the approval overrode their failing check: broken (")
+    assert "{Nope}" in leaf["reason"]
