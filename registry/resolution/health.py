@@ -36,6 +36,7 @@ from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from .. import notify
@@ -241,10 +242,11 @@ def _urls(resolver: Resolver) -> list[str]:
 
 
 def run(now=None, cap: int | None = None) -> list[tuple[Resolver, ProbeResult]]:
-    """Probe every current resolver once (bounded); record and judge; return what was seen."""
+    """Probe every current resolver once (bounded: never checked first, then the longest unchecked);
+    record and judge; return what was seen."""
     cap = settings.REGISTRY_RESOLVER_RUN_CAP if cap is None else cap
     resolvers = list(Resolver.objects.current().filter(namespace__current__isnull=False).select_related(
-        "namespace", "namespace__current").order_by("last_checked_at", "id"))
+        "namespace", "namespace__current").order_by(F("last_checked_at").asc(nulls_first=True), "id"))
     jobs, budget = [], cap
     for resolver in resolvers:
         urls = _urls(resolver)[:max(budget, 0)]

@@ -208,3 +208,10 @@ def test_check_resolvers_asks_one_host_one_thing_at_a_time(watched, editor):
     assert len(seen) == 2 and all(result.ok for _, result in seen)
     assert len(watched.requests) >= 4  # both resolvers, several examples each
     assert watched.most_in_flight == 1  # two resolvers on one host: never two requests at once
+
+
+def test_check_resolvers_cap_takes_never_checked_resolvers_first(watched, editor):
+    registered([{"name": "fdc", "template": watched.base + "/fdc/{nss}"}], name="fdc", editor=editor)
+    Resolver.objects.filter(namespace__snid="example").update(last_checked_at=timezone.now())
+    health.run(cap=1)
+    assert [path.startswith("/fdc/") for _, path, _ in watched.requests] == [True]
