@@ -144,3 +144,23 @@ def test_approval_over_a_failing_resolver_leaves_it_out_and_the_log_says_so(edit
     assert [r["name"] for r in leaf["resolvers"]] == ["main"]
     assert leaf["reason"].startswith("Left out, as the approval overrode their failing check: broken (")
     assert "{Nope}" in leaf["reason"]
+
+
+def test_resolver_status_reads_the_last_check_without_the_history(editor, django_assert_num_queries):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from registry.resolution.models import ResolverCheck
+    from registry.resolution.selectors import resolver_status
+
+    approved = registered(GOOD, editor=editor)
+    resolver = Resolver.objects.current().get()
+    start = timezone.now() - dt.timedelta(days=400)
+    ResolverCheck.objects.bulk_create(
+        ResolverCheck(resolver=resolver, checked_at=start + dt.timedelta(hours=6 * n), ok=n % 2 == 0,
+                      http_code=200 if n % 2 == 0 else 503, latency_ms=n, error="" if n % 2 == 0 else "HTTP 503")
+        for n in range(1600))  # a year and more of six-hourly runs
+    with django_assert_num_queries(1):
+        [status] = resolver_status(approved.namespace)
+    assert (status["last_http_code"], status["last_latency_ms"], status["last_error"]) == (503, 1599, "HTTP 503")
