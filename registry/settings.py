@@ -379,12 +379,13 @@ SPECTACULAR_SETTINGS = {
         "RegistrationStatusEnum": "registry.api.serializers.REGISTRATION_STATUS_CHOICES",
         "FindingStatusEnum": "registry.enums.FindingStatus",
         "EventKindEnum": "registry.enums.EventKind",
+        "ResolverStatusEnum": "registry.resolution.models.ResolverStatus",
     },
 }
 
 # Read-only registry data may be used from any origin (no credentials are sent);
 # the authenticated proposal endpoints are same-origin only.
-CORS_URLS_REGEX = r"^/api/(snids|lookup|validate|schema)(/.*)?$"
+CORS_URLS_REGEX = r"^/api/(snids|lookup|validate|resolve|schema)(/.*)?$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS", "POST"]
@@ -408,12 +409,14 @@ REGISTRY_IMPORT_CPU_SECONDS = float(os.environ.get("REGISTRY_IMPORT_CPU_SECONDS"
 #: Resolver health checks (registry/resolution/health.py, docs/resolution.md): networks the
 #: checker may reach although private, loopback or link-local ("" none; tests use 127.0.0.0/8),
 #: how many consecutive failures over at least how many seconds make a resolver "down",
-#: the per-request timeout and the most probes of one run.
+#: the per-request timeout, the most probes of one run, and how long an editor's live probe
+#: from the review page may take in all (well under the worker timeout).
 REGISTRY_RESOLVER_ALLOW_PRIVATE = os.environ.get("REGISTRY_RESOLVER_ALLOW_PRIVATE", "").strip()
 REGISTRY_RESOLVER_DOWN_AFTER = int(os.environ.get("REGISTRY_RESOLVER_DOWN_AFTER", "3"))
 REGISTRY_RESOLVER_DOWN_SECONDS = int(os.environ.get("REGISTRY_RESOLVER_DOWN_SECONDS", str(2 * 24 * 3600)))
 REGISTRY_RESOLVER_TIMEOUT = float(os.environ.get("REGISTRY_RESOLVER_TIMEOUT", "10"))
 REGISTRY_RESOLVER_RUN_CAP = int(os.environ.get("REGISTRY_RESOLVER_RUN_CAP", "500"))
+REGISTRY_RESOLVER_PROBE_SECONDS = float(os.environ.get("REGISTRY_RESOLVER_PROBE_SECONDS", "15"))
 #: Backups (export_registry --format backup) are signed with HMAC-SHA256 under this key, kept
 #: apart from the backups: the key itself, or a file holding it. Development makes one in
 #: .backup_key (git-ignored) on first use; production has none until one is set.

@@ -1247,3 +1247,28 @@ def test_grammar_left_in_prose_is_fenced_and_never_rendered_as_emphasis():
     html = str(render_markdown(prose))
     assert "<em>" not in html and '1*(label ".") toplabel' in html
     assert html.count("<pre><code") == 1 and "<p>ProviderId is the IMG sender" in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", ["md", "txt"])
+def test_registered_document_carries_resolvers_in_force_and_their_health(client, fmt):
+    from django.utils import timezone
+
+    from registry.resolution.health import ProbeResult, record
+    from registry.resolution.models import Resolver
+
+    declared = [{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}", "returns": "landing",
+                 "media_types": [], "primary": True}]
+    proposal = proposal_factory(state="approved", resolvers=declared)
+    record(Resolver.objects.current().get(), ProbeResult(False, "https://data.example.org/x/1", 503, 40, "HTTP 503"),
+           now=timezone.now())
+    text = client.get(f"/urn/example/1/registration.{fmt}").content.decode()
+    start = text.index("3.2. Process for Identifier Resolution")
+    resolution = text[start:text.index("4. ", start)]
+    assert "Resolvers in force and their health" in resolution
+    assert "    main | https://data.example.org/{DOMAIN}/{INDEX} | failing | " in resolution
+    assert "UTC, HTTP 503" in resolution
+    back = document_import(text, format="markdown" if fmt == "md" else "text")
+    assert back.data.resolvers == declared  # the declared resolvers, read back
+    assert back.data.sections.get("resolution", "") == (proposal.sections or {}).get("resolution", "")
+    assert any("health" in note and "left out" in note for note in back.report.notes)

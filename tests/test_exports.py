@@ -136,3 +136,31 @@ def test_snapshot_reads_neither_sections_nor_findings_nor_private_addresses():
     sql = " ".join(query["sql"] for query in captured.captured_queries)
     # the namespaces, the last change, and one query for every SNID's resolvers
     assert (len(captured), "sections" in sql, "findings" in sql, "registrant_address" in sql) == (4, False, False, False)
+
+
+@pytest.mark.django_db
+def test_exports_carry_each_snids_resolvers_and_their_status(client):
+    from django.utils import timezone
+
+    from registry import demo
+    from registry.lookup import registry_invalidate
+    from registry.resolution.health import ProbeResult, record
+    from registry.resolution.models import Resolver
+
+    demo.demo_load(user_factory("applicant"), user_factory("editor", editor=True))
+    fdc = Resolver.objects.current().get(namespace__snid="fdc")
+    record(fdc, ProbeResult(True, "https://fdc.example.org/resolve?urn=x", 200, 80), now=timezone.now())
+    registry_invalidate()
+    body = json.loads(client.get("/urn/registry.json").content)
+    by_snid = {r["snid"]: r["resolvers"] for r in body["snids"]}
+    assert [(r["name"], r["template"], r["status"]) for r in by_snid["example"]] == [
+        ("Cluster catalogue", "https://catalogue.example.net/{DOMAIN}/{INDEX}", "unknown"),
+        ("Metadata", "https://catalogue.example.net/api/{nss}", "unknown")]
+    assert by_snid["fdc"][0]["status"] == "up" and by_snid["fdc"][0]["last_checked_at"]
+    text = client.get("/urn/registry.csv").content.decode()
+    assert "FDC resolver=https://fdc.example.org/resolve?urn={nss} (up)" in text
+    root = ET.fromstring(client.get("/urn/registry.xml").content)
+    found = {(element.get("name"), element.text, element.get("status"))
+             for element in root.iter(f"{{{XML_NAMESPACE}}}resolver")}
+    assert ("FDC resolver", "https://fdc.example.org/resolve?urn={nss}", "up") in found
+    assert ("Metadata", "https://catalogue.example.net/api/{nss}", "unknown") in found

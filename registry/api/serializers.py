@@ -17,6 +17,7 @@ from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from ..grammar import EQUIVALENCE_STEPS
 from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
+from ..resolution.serializers import DeclaredResolverSerializer, ResolverStatusSerializer
 from ..stewardship.selectors import current_with_overlay, deprecation_of
 
 
@@ -102,9 +103,9 @@ class VersionSerializer(serializers.Serializer):
                   "validate without calling the API. URNs are also limited to 4096 characters.")
     url = serializers.URLField(help_text="the SNID's page in the registry")
     api_url = serializers.URLField(help_text="this version in the API")
-    resolvers = serializers.ListField(child=serializers.DictField(), help_text=(
-        "the resolvers declared in this version's section 3.2 (name, template, returns, media_types, "
-        "primary); the SNID's current resolvers, with status, are the SNID's `resolvers`"))
+    resolvers = DeclaredResolverSerializer(many=True, help_text=(
+        "the resolvers declared in this version's section 3.2; the SNID's current resolvers, with "
+        "status, are the SNID's `resolvers`"))
 
     def to_representation(self, proposal: Proposal) -> dict:
         namespace = proposal.namespace
@@ -139,7 +140,7 @@ class SnidSerializer(serializers.Serializer):
     versions = VersionLinkSerializer(many=True)
     url = serializers.CharField(allow_null=True)
     api_url = serializers.CharField()
-    resolvers = serializers.ListField(child=serializers.DictField(), required=False, help_text=(
+    resolvers = ResolverStatusSerializer(many=True, required=False, help_text=(
         "registered SNIDs only: the current resolvers (they may have changed since the version was approved) with each one's "
         "health status (unknown, up, failing, down), last check, HTTP code and latency"))
 

@@ -13,6 +13,10 @@ from ..resolution.lines import LINE_FORMAT, resolvers_to_lines
 
 EMPTY = "(none)"  # what the export writes for an empty section
 RESOLVERS_MARK = f"Resolvers ({LINE_FORMAT}):"
+#: Above the resolvers in force and their health, in a registered SNID's current document:
+#: registry state, not registration content, so the importer leaves it out (and says so).
+RESOLVER_STATUS_MARK = ("Resolvers in force and their health, as the registry checks them (not part of the "
+                        "registration; name | URL template | status | last check):")
 
 
 # --- export ------------------------------------------------------------------------------------
@@ -37,8 +41,21 @@ def _structured(data: ProposalData, key: str, markdown: bool) -> str:
     return ""
 
 
-def document_export(data: ProposalData, *, markdown: bool = True) -> str:
-    """The proposal as a GFD.191 template document (Markdown or plain text)."""
+def _status_lines(resolvers: list[dict]) -> str:
+    lines = []
+    for r in resolvers:
+        checked = r.get("last_checked_at")
+        when = f"{checked[:16].replace('T', ' ')} UTC" if checked else "not checked yet"
+        code = f", HTTP {r['last_http_code']}" if r.get("last_http_code") else ""
+        lines.append(f"    {r['name']} | {r['template']} | {r['status']} | {when}{code}")
+    return "\n".join(lines) if lines else "    (none: the registry answers with a landing page)"
+
+
+def document_export(data: ProposalData, *, markdown: bool = True, resolver_status: list[dict] | None = None) -> str:
+    """The proposal as a GFD.191 template document (Markdown or plain text).
+
+    ``resolver_status`` (a registered SNID's current version: ``resolution.selectors.resolver_status``)
+    adds the resolvers in force with their health under 3.2, marked as registry state."""
     out = []
 
     def heading(level: int, text: str) -> None:
@@ -64,6 +81,9 @@ def document_export(data: ProposalData, *, markdown: bool = True) -> str:
             if section.structured == "resolvers" and data.resolvers:
                 out.append(RESOLVERS_MARK)
                 out.append("\n".join("    " + line for line in resolvers_to_lines(data.resolvers).split("\n")))
+            if section.structured == "resolvers" and resolver_status is not None:
+                out.append(RESOLVER_STATUS_MARK)
+                out.append(_status_lines(resolver_status))
             if section.key == "lexical_equivalence" and data.equivalence:
                 out.append("Executable rule: " + ", ".join(data.equivalence) + ".")
             if section.key == "examples":

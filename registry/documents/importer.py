@@ -223,6 +223,9 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
         report.notes.append("The text before the first heading holds a grammar; it was taken as 2.1 "
                             "Syntactic Structure.")
     exported = export_markers(sections, data)
+    if "resolver_status_line" in exported:
+        report.notes.append(f"The resolvers' health on line {exported['resolver_status_line']} is the registry's "
+                            "record, not part of a registration; it was left out (the declared resolvers were read).")
     _snid_and_version(sections, data, report)
     _document_type(lines, result)
     _registrant(sections.get("registrant", []), data, report)

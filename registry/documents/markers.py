@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..interchange import ProposalData
 from ..resolution.lines import resolvers_from_lines
-from .export import RESOLVERS_MARK
+from .export import RESOLVER_STATUS_MARK, RESOLVERS_MARK
 from .text import Line
 
 
@@ -20,6 +20,18 @@ _FORMAL = "Formal syntax"
 _LENGTH = "The total length of a URN MUST NOT exceed "
 _RULE = "Executable rule: "
 _LISTS = ("The following URNs are valid:", "The following URNs are invalid:")
+
+
+def _indented(lines: list[Line]) -> list[Line]:
+    """The indented block (blank lines inside it included) that ``lines`` start with."""
+    body = []
+    for other in lines:
+        if other.text.strip() and not other.text.startswith("    "):
+            break
+        body.append(other)
+    while body and not body[-1].text.strip():
+        body.pop()
+    return body
 
 
 def _numbered_lists(lines: list[Line]) -> bool:
@@ -78,6 +90,12 @@ def export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
             sections["lexical_equivalence"] = [other for other in lines if other is not line]
             break
     lines = sections.get("resolution", [])
+    for position, line in enumerate(lines):
+        if line.text.strip() == RESOLVER_STATUS_MARK:  # registry state, not the registration's
+            body = _indented(lines[position + 1:])
+            sections["resolution"] = lines = lines[:position] + lines[position + 1 + len(body):]
+            found["resolver_status_line"] = line.number
+            break
     for position, line in enumerate(lines):
         if line.text.strip() == RESOLVERS_MARK:
             body = []

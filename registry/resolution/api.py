@@ -11,22 +11,6 @@ from .models import ResolverStatus
 from .templates import RETURNS
 
 
-class DeclaredResolverSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    template = serializers.CharField(help_text="https URL with {nss} and {RuleName} placeholders")
-    returns = serializers.ChoiceField(choices=RETURNS)
-    media_types = serializers.ListField(child=serializers.CharField())
-    primary = serializers.BooleanField()
-
-
-class ResolverStatusSerializer(DeclaredResolverSerializer):
-    status = serializers.ChoiceField(choices=ResolverStatus.choices)
-    last_checked_at = serializers.DateTimeField(allow_null=True)
-    last_http_code = serializers.IntegerField(allow_null=True)
-    last_latency_ms = serializers.IntegerField(allow_null=True)
-    last_error = serializers.CharField(allow_blank=True)
-
-
 class ResolvedSerializer(serializers.Serializer):
     name = serializers.CharField()
     url = serializers.CharField(allow_null=True, help_text="this resolver's URL for the URN")

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 from django import forms
+from django.conf import settings
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django.urls import reverse
 
+from .. import rules
 from ..grammar import grammar_compile
 from ..models import Namespace, Proposal
 from . import health
 from .expand import preview
+from ..views.errors import forbidden
 from ..views.review import editor_required
 from .lines import LINE_FORMAT, resolvers_from_lines, resolvers_to_lines
 from .models import Resolver
@@ -30,6 +36,9 @@ def resolvers_edit(request, snid):
     namespace = Namespace.objects.by_snid(snid).select_related("current").first()
     if namespace is None or namespace.current_id is None:
         raise Http404("No registered SNID of that name.")
+    if not rules.can_decide_for_snid(request.user, namespace):
+        return forbidden(request, f"You are a steward of urn:ogf:{namespace.snid}:, so another GFD editor changes "
+                                  "its resolvers: ask for the change on its stewardship page.")
     current = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace)]
     form = ResolversForm(request.POST or None, initial={"resolvers": resolvers_to_lines(current)})
     errors = []
@@ -45,9 +54,32 @@ def resolvers_edit(request, snid):
                   {"namespace": namespace, "form": form, "errors": errors}, status=400 if errors else 200)
 
 
-#: The live probe an editor may run before approval: a few URLs, a short timeout.
+#: The live probe an editor may run before approval: a few URLs, a short timeout each, and
+#: ``settings.REGISTRY_RESOLVER_PROBE_SECONDS`` in all.
 PROBE_MAX_URLS = 8
 PROBE_TIMEOUT = 5.0
+
+
+def probe_within(urls: list[str], seconds: float) -> list:
+    """Probe ``urls`` one after the other (one host is asked one thing at a time) for at most
+    ``seconds``: a ProbeResult for each URL reached, None for those the time did not reach.
+
+    The probes run in a thread the request waits for at most ``seconds``: even a name
+    lookup that hangs (a network that cannot be reached) cannot hold the page longer.
+    The thread stops by the same deadline, apart from a lookup already under way."""
+    deadline = time.monotonic() + seconds
+    results: list = [None] * len(urls)
+
+    def work():
+        for number, url in enumerate(urls):
+            if time.monotonic() >= deadline:
+                return
+            results[number] = health.probe(url, timeout=PROBE_TIMEOUT, deadline=deadline)
+
+    worker = threading.Thread(target=work, name="resolver-probe", daemon=True)
+    worker.start()
+    worker.join(seconds + 0.5)
+    return list(results)
 
 
 @editor_required
@@ -57,7 +89,13 @@ def resolvers_probe(request, pk):
     SSRF-guarded), shown as information: a network that cannot be reached blocks nothing."""
     proposal = get_object_or_404(Proposal, pk=pk)
     compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule) if proposal.grammar_abnf.strip() else None
-    rows = [row for row in preview(list(proposal.resolvers or []), compiled, proposal.examples_valid,
-                                   proposal.equivalence) if row[2]][:PROBE_MAX_URLS]
-    results = [(name, example, health.probe(url, timeout=PROBE_TIMEOUT)) for name, example, url, _ in rows]
-    return render(request, "registry/resolution/probe.html", {"proposal": proposal, "results": results})
+    rows, seen = [], set()
+    for row in preview(list(proposal.resolvers or []), compiled, proposal.examples_valid, proposal.equivalence):
+        if row[2] and row[2] not in seen and len(rows) < PROBE_MAX_URLS:  # each URL asked once
+            seen.add(row[2])
+            rows.append(row)
+    seconds = settings.REGISTRY_RESOLVER_PROBE_SECONDS
+    found = probe_within([url for _name, _example, url, _problem in rows], seconds)
+    results = [(name, example, url, result) for (name, example, url, _), result in zip(rows, found, strict=True)]
+    return render(request, "registry/resolution/probe.html",
+                  {"proposal": proposal, "results": results, "seconds": seconds})

@@ -32,8 +32,22 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _HEX = frozenset("0123456789ABCDEFabcdef")
 
 
+#: Longest URL the registry sends anyone to: RFC 9110 §4.1 asks senders and recipients to
+#: support at least 8,000 octets; longer ones break in proxies and browsers (and a
+#: ``Location`` header that size breaks in the registry's own front server).
+URL_MAX_LENGTH = 8000
+
+
 class ExpandError(ValueError):
     """A template that cannot be filled for this URN (the message says which placeholder)."""
+
+
+def url_bounded(url: str) -> str:
+    """``url``, or ExpandError when it is too long to send anyone to."""
+    if len(url) > URL_MAX_LENGTH:
+        raise ExpandError(f"The URL would be {len(url):,} characters long; the registry sends nobody to a URL "
+                          f"longer than {URL_MAX_LENGTH:,}.")
+    return url
 
 
 def percent_encode(value: str) -> str:
@@ -218,7 +232,7 @@ def expand(template: str, nss: str, values: dict[str, str]) -> str:
         if value is None or value == "":
             raise ExpandError(f"{{{part.name}}} matched nothing in this URN.")
         out.append(percent_encode(value))
-    return "".join(out)
+    return url_bounded("".join(out))
 
 
 def urn_parts(urn: str, steps=()) -> tuple[str, str] | None:

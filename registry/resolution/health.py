@@ -3,18 +3,22 @@
 ``check_resolvers`` (the management command, run from a timer) calls ``run``. Each
 resolver is probed with the URLs its template gives for the registration's valid
 examples (at most ``EXAMPLES_PER_RESOLVER``): HEAD, then GET when HEAD is refused,
-with a timeout, a User-Agent that says who asks, one request at a time per host and
-at most ``REGISTRY_RESOLVER_RUN_CAP`` probes a run.
+with a timeout that bounds each request as a whole (connecting, waiting and reading:
+a server that answers one byte at a time cannot hold a run), a User-Agent that says
+who asks, one request at a time per host and at most ``REGISTRY_RESOLVER_RUN_CAP``
+probes a run. A malformed redirect is a failed probe, never a failed run.
 
 No SSRF: a host name is resolved here and every address it resolves to must be public
-(not loopback, private, link-local, multicast, reserved or unspecified) unless a
-network in ``REGISTRY_RESOLVER_ALLOW_PRIVATE`` contains it; the connection goes to the
+(not loopback, private, link-local, multicast, reserved or unspecified, nor an IPv6
+address that carries such an IPv4 address: mapped, 6to4, Teredo) unless a network in
+``REGISTRY_RESOLVER_ALLOW_PRIVATE`` contains it; the connection goes to the
 address that was checked (a second DNS answer cannot move it), and every redirect is
 checked the same way before it is followed.
 
 A resolver is "down" only after ``REGISTRY_RESOLVER_DOWN_AFTER`` consecutive failed
 runs spanning at least ``REGISTRY_RESOLVER_DOWN_SECONDS`` — not on one blip. The
-registrant and the editors are mailed once when it goes down and once when it is back.
+registrant and the editors are mailed once when it goes down and once when it is back
+(apart: neither sees the other's address).
 """
 
 from __future__ import annotations
@@ -32,11 +36,13 @@ from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from .. import notify
 from ..lookup import registry_invalidate
 from ..models import Namespace
+from ..stewardship.selectors import current_with_overlay
 from .expand import ExpandError, resolver_url, urn_parts
 from .models import Resolver, ResolverCheck, ResolverStatus
 
@@ -71,6 +77,11 @@ def _allowed_networks():
     return networks
 
 
+def _public(ip) -> bool:
+    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback
+                                 or ip.is_link_local or ip.is_private)
+
+
 def address_allowed(address: str, allowed=None) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if getattr(ip, "ipv4_mapped", None):
@@ -78,18 +89,22 @@ def address_allowed(address: str, allowed=None) -> bool:
     allowed = _allowed_networks() if allowed is None else allowed
     if allowed == "all" or any(ip in network for network in allowed if network.version == ip.version):
         return True
-    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback
-                                 or ip.is_link_local or ip.is_private)
+    # 6to4 and Teredo addresses carry an IPv4 address that a relay may deliver to.
+    carried = [getattr(ip, "sixtofour", None), *(getattr(ip, "teredo", None) or ())]
+    return _public(ip) and all(_public(inner) for inner in carried if inner is not None)
 
 
 def checked_address(url: str) -> tuple[str, int, str, str]:
     """(scheme, port, host, address to connect to) for ``url``, or Refused."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:  # a bad port or IPv6 literal, e.g. in a redirect's Location
+        raise Refused(f"not a well-formed URL ({exc}): {url[:100]}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise Refused(f"not an http(s) URL: {url[:100]}")
     if parts.username or parts.password:
         raise Refused("URLs with user information are not followed")
-    port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
         infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
@@ -103,52 +118,102 @@ def checked_address(url: str) -> tuple[str, int, str, str]:
     return parts.scheme, port, parts.hostname, addresses[0]
 
 
-class _Pinned(http.client.HTTPConnection):
+class _Deadline:
+    """A connection to the checked address that is cut when its time is up.
+
+    A socket timeout bounds each wait, not the request: a server sending one byte every
+    few seconds would never trip it. A timer shuts the socket down at the deadline, which
+    ends whatever read is waiting (plain or TLS)."""
+
+    _address: str
+    _raw = None
+    _expired = False
+
+    def _open(self):
+        if self._expired:
+            raise TimeoutError("no time left")
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        self._raw = raw
+        if self._expired:  # the timer fired while connecting
+            raw.close()
+            raise TimeoutError("no time left")
+        return raw
+
+    def cut(self):
+        self._expired = True
+        if self._raw is not None:
+            try:
+                self._raw.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Pinned(_Deadline, http.client.HTTPConnection):
     def __init__(self, host, port, address, timeout):
-        super().__init__(host, port, timeout=timeout)
+        http.client.HTTPConnection.__init__(self, host, port, timeout=timeout)
         self._address = address
 
     def connect(self):
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._open()
 
 
-class _PinnedTLS(http.client.HTTPSConnection):
+class _PinnedTLS(_Deadline, http.client.HTTPSConnection):
     def __init__(self, host, port, address, timeout):
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        http.client.HTTPSConnection.__init__(self, host, port, timeout=timeout,
+                                             context=ssl.create_default_context())
         self._address = address
 
     def connect(self):
-        sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        self.sock = self._context.wrap_socket(self._open(), server_hostname=self.host)
 
 
-def _request(method: str, url: str, timeout: float) -> tuple[int, str]:
+def _request(method: str, url: str, seconds: float) -> tuple[int, str]:
+    """(status, Location) of one request that takes at most ``seconds`` in all."""
     scheme, port, host, address = checked_address(url)
     kind = _PinnedTLS if scheme == "https" else _Pinned
-    connection = kind(host, port, address, timeout)
+    connection = kind(host, port, address, seconds)
     parts = urlsplit(url)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    watchdog = threading.Timer(seconds, connection.cut)
+    watchdog.daemon = True
+    watchdog.start()
     try:
         connection.request(method, target, headers={
             "User-Agent": USER_AGENT.format(site=settings.SITE_URL), "Accept": "*/*"})
         response = connection.getresponse()
         if method == "GET":
             response.read(BODY_READ)
-        return response.status, response.getheader("Location") or ""
+        if not connection._expired:  # a cut answer may parse as a short one: it is not one
+            return response.status, response.getheader("Location") or ""
+    except (OSError, http.client.HTTPException):
+        if not connection._expired:
+            raise
     finally:
+        watchdog.cancel()
         connection.close()
+    raise TimeoutError(f"no complete answer within {round(seconds, 1):g} s")
 
 
-def probe(url: str, timeout: float | None = None) -> ProbeResult:
-    """HEAD (then GET if HEAD is refused) ``url``, following checked redirects."""
+def probe(url: str, timeout: float | None = None, deadline: float | None = None) -> ProbeResult:
+    """HEAD (then GET if HEAD is refused) ``url``, following checked redirects.
+
+    Each request takes at most ``timeout`` seconds in all; ``deadline`` (a
+    ``time.monotonic()`` value) bounds the whole probe, redirects included."""
     timeout = timeout or settings.REGISTRY_RESOLVER_TIMEOUT
     started = time.monotonic()
     current = url
+
+    def seconds() -> float:
+        left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
+        if left <= 0:
+            raise TimeoutError("the probe's time was spent")
+        return left
+
     try:
         for _ in range(MAX_REDIRECTS + 1):
-            status, location = _request("HEAD", current, timeout)
+            status, location = _request("HEAD", current, seconds())
             if status in (405, 501) or status >= 400:
-                status, location = _request("GET", current, timeout)
+                status, location = _request("GET", current, seconds())
             if status in (301, 302, 303, 307, 308) and location:
                 current = urljoin(current, location)
                 continue
@@ -157,7 +222,7 @@ def probe(url: str, timeout: float | None = None) -> ProbeResult:
         return ProbeResult(False, url, None, None, f"more than {MAX_REDIRECTS} redirects")
     except Refused as exc:
         return ProbeResult(False, url, None, None, f"refused: {exc}"[:500])
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:
         return ProbeResult(False, url, None, int((time.monotonic() - started) * 1000),
                            f"{type(exc).__name__}: {exc}"[:500])
 
@@ -177,10 +242,11 @@ def _urls(resolver: Resolver) -> list[str]:
 
 
 def run(now=None, cap: int | None = None) -> list[tuple[Resolver, ProbeResult]]:
-    """Probe every current resolver once (bounded); record and judge; return what was seen."""
+    """Probe every current resolver once (bounded: never checked first, then the longest unchecked);
+    record and judge; return what was seen."""
     cap = settings.REGISTRY_RESOLVER_RUN_CAP if cap is None else cap
     resolvers = list(Resolver.objects.current().filter(namespace__current__isnull=False).select_related(
-        "namespace", "namespace__current").order_by("last_checked_at", "id"))
+        "namespace", "namespace__current").order_by(F("last_checked_at").asc(nulls_first=True), "id"))
     jobs, budget = [], cap
     for resolver in resolvers:
         urls = _urls(resolver)[:max(budget, 0)]
@@ -235,7 +301,10 @@ def record(resolver: Resolver, result: ProbeResult, now=None) -> Resolver:
     went = ("resolver_down" if locked.status == ResolverStatus.DOWN != before else
             "resolver_up" if before == ResolverStatus.DOWN and locked.status == ResolverStatus.UP else "")
     if went:
-        current = locked.namespace.current
+        # Two mails, so nobody learns another's address: the registrant's address in force
+        # (a steward may have changed it since approval) and the editors'.
+        registrant = current_with_overlay(locked.namespace).registrant_email
         context = {"resolver": locked, "snid": locked.namespace.snid, "check": check}
-        notify.later(went, lambda: [current.registrant_email, *notify.editors_emails()], context)
+        notify.later(went, [registrant], context)
+        notify.later(went, lambda: [e for e in notify.editors_emails() if e != registrant], context)
     return locked

@@ -7,7 +7,9 @@ transitions move the stamp, so a down resolver is skipped everywhere within a se
 
 RFC 8141 components: ``?+`` (r-component) is passed on to the resolver as the query
 parameter ``urn-r``, ``?=`` (q-component) is kept as the target URL's query, and a
-``#`` fragment is left to the client (it is not part of what is resolved).
+``#`` fragment is left to the client: it is not part of what is resolved, and is handed
+back on the target URL for the client to apply. Components are checked against RFC
+8141's syntax first, so nothing but URL characters can reach a ``Location`` header.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from ..grammar import URN_MAX_LENGTH
 from ..lookup import Index, NotAnOgfUrn, lookup_urn, registry_index
-from .expand import ExpandError, resolver_url
+from .expand import ExpandError, percent_encode, resolver_url, url_bounded
 from .models import Resolver, ResolverStatus
 
 
@@ -92,6 +95,32 @@ def split_components(text: str) -> Components:
     return parts
 
 
+#: What RFC 8141 allows in r-, q- and f-components besides %XX escapes: pchar, "/" and "?".
+_COMPONENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                             "-._~!$&'()*+,;=:@/?")
+_HEX = frozenset("0123456789ABCDEFabcdef")
+_COMPONENT_NAMES = {"r": "r-component (?+)", "q": "q-component (?=)", "f": "fragment (#)"}
+
+
+def component_error(text: str, parts: Components) -> str:
+    """Why a component of ``text`` is not RFC 8141 syntax (naming the character), or ""."""
+    for key in ("r", "q", "f"):
+        value = getattr(parts, key)
+        if not value:
+            continue
+        start = text.rfind("#" + value) + 1 if key == "f" else text.find(("?+" if key == "r" else "?=") + value) + 2
+        for index, char in enumerate(value):
+            if char in _COMPONENT_CHARS or (char == "%" and value[index + 1:index + 2] in _HEX
+                                            and value[index + 2:index + 3] in _HEX):
+                continue
+            shown = {"\r": "a carriage return", "\n": "a line feed", "\t": "a tab", " ": "a space",
+                     "%": "a '%' that starts no %XX escape", "#": "a second '#'"}.get(char, repr(char))
+            return (f"Character {start + index + 1} of the URN is {shown}, which cannot stand in its "
+                    f"{_COMPONENT_NAMES[key]} (RFC 8141 §2: letters, digits, -._~!$&'()*+,;=:@/? and %XX "
+                    "escapes); percent-encode it.")
+    return ""
+
+
 def _accepted(accept: str) -> list[str]:
     """Media ranges of an Accept header, most preferred first (q=0 left out)."""
     ranges = []
@@ -125,18 +154,25 @@ def _with_components(url: str, parts: Components) -> str:
     if parts.q:
         extra.append(parts.q)
     if parts.r:
-        from .expand import percent_encode
-
         extra.append("urn-r=" + percent_encode(parts.r))
-    if not extra:
+    if not extra and not parts.f:
         return url
     base, _, fragment = url.partition("#")
-    joined = base + ("&" if "?" in base else "?") + "&".join(extra)
-    return joined + ("#" + fragment if fragment else "")
+    if extra:
+        base += ("&" if "?" in base else "?") + "&".join(extra)
+    fragment = fragment or parts.f  # the template's own fragment, else the URN's, for the client
+    return url_bounded(base + ("#" + fragment if fragment else ""))
 
 
 def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | None = None) -> Outcome:
     parts = split_components(text)
+    problem = ""
+    if len(text) > URN_MAX_LENGTH:
+        problem = f"The URN is {len(text):,} characters long; the limit is {URN_MAX_LENGTH:,}."
+    elif parts.r or parts.q or parts.f:
+        problem = component_error(text, parts)
+    if problem:
+        return Outcome("not-urn", 400, {"urn": text[:200], "valid": False, "errors": [problem]})
     try:
         answer = lookup_urn(parts.assigned, index)
     except NotAnOgfUrn as exc:

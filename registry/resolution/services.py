@@ -104,21 +104,29 @@ def resolvers_install_approved(proposal, actor) -> list[Resolver]:
     if not proposal.resolvers and not Resolver.objects.current().filter(namespace_id=proposal.namespace_id).exists():
         return []
     resolvers, programs, errors = _checked(proposal, proposal.resolvers)
+    reason = ""
     if errors:
         # An approval may override failing checks; a resolver that cannot be expanded is
-        # then left out rather than stored (the editor saw the finding).
-        good = []
+        # then left out rather than stored (the editor saw the finding), and the log says so.
+        good, left_out = [], []
         for resolver in resolvers:
-            if not _checked(proposal, [resolver])[2]:
+            problems = _checked(proposal, [resolver])[2]
+            if problems:
+                left_out.append(f"{resolver.get('name', '')!s:.60} ({problems[0][:200]})")
+            else:
                 good.append(resolver)
         resolvers, programs, _ = _checked(proposal, good)
-    return _install(proposal.namespace, proposal, resolvers, programs, how="approved", reason="",
+        reason = ("Left out, as the approval overrode their failing check: " + "; ".join(left_out) + ".")[:REASON_MAX]
+    return _install(proposal.namespace, proposal, resolvers, programs, how="approved", reason=reason,
                     actor=actor)
 
 
 @transaction.atomic
 def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
-    """Replace ``snid``'s resolvers (an editor's act, or an approved change request)."""
+    """Replace ``snid``'s resolvers (an editor's act, or an approved change request).
+
+    The editor must not be a steward of the SNID: a steward asks (a change request) and
+    another editor decides, as for every administrative change."""
     if not rules.is_editor(by):
         raise ResolutionError(["Only GFD editors can change a registered SNID's resolvers."])
     reason = (reason or "").strip()
@@ -129,6 +137,9 @@ def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
     namespace = Namespace.objects.select_for_update().by_snid(snid).first()
     if namespace is None or namespace.current_id is None:
         raise ResolutionError([f"urn:ogf:{snid[:40]}: is not a registered SNID."])
+    if not rules.can_decide_for_snid(by, namespace):
+        raise ResolutionError([f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must change "
+                               "its resolvers: ask for the change on its stewardship page."])
     proposal = namespace.current
     checked, programs, errors = _checked(proposal, _coerced(resolvers))
     if errors:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import orjson
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from ..api.http import CACHE_CONTROL, etag_of, not_modified
 from ..lookup import registry_index
 from ..models import Namespace
 from ..selectors import snid_suggestions
+from ..stewardship.selectors import current_with_overlay
 from .models import ResolverStatus
 from .resolve import Outcome, resolve
 
@@ -41,7 +43,7 @@ def _landing_details(outcome: Outcome) -> dict:
     if namespace is None or namespace.current is None:
         details = {"suggestions": snid_suggestions(snid) if snid else []}
     else:
-        current = namespace.current
+        current = current_with_overlay(namespace)  # the contact in force (a steward may have changed it)
         details = {"contact": current.registrant_public_contact,
                    "resolution": (current.sections or {}).get("resolution", ""),
                    "down": bool(outcome.targets) and all(
@@ -70,10 +72,13 @@ def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpRespo
     index = registry_index()
     accept = request.META.get("HTTP_ACCEPT", "")
     outcome = resolve(text, provider=provider, accept=accept, index=index)
-    cacheable = outcome.kind in ("redirect", "landing", "unknown", "invalid")
+    html = not api and outcome.kind != "redirect" and not _wants_json(request)
+    # A page rendered for a signed-in person shows their name (and a CSRF token): never shared.
+    personal = html and request.user.is_authenticated
+    cacheable = outcome.kind in ("redirect", "landing", "unknown", "invalid") and not personal
     etag = etag_of(index, etag_input(request.get_full_path(), accept, outcome.negotiated or api))
     if cacheable and (response := not_modified(request, etag)):
-        response["Vary"] = "Accept"
+        response["Vary"] = "Accept, Cookie" if html else "Accept"
         return response
     if api and outcome.kind == "not-urn":
         response = HttpResponse(orjson.dumps({"detail": outcome.answer["errors"][0]}), status=400,
@@ -92,7 +97,11 @@ def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpRespo
     if cacheable:
         response["ETag"] = etag
         response["Cache-Control"] = CACHE_CONTROL
+    elif personal:
+        response["Cache-Control"] = "private, no-cache"
     response["Vary"] = "Accept"
+    if html:
+        patch_vary_headers(response, ["Cookie"])
     return response
 
 

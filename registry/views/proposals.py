@@ -499,9 +499,9 @@ def proposal_export(request, pk, fmt):
     return document_response(proposal, fmt)
 
 
-def document_response(proposal, fmt) -> HttpResponse:
+def document_response(proposal, fmt, resolver_status: list[dict] | None = None) -> HttpResponse:
     markdown = fmt == "md"
-    text = document_export(proposal.to_data(), markdown=markdown)
+    text = document_export(proposal.to_data(), markdown=markdown, resolver_status=resolver_status)
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8" if markdown
                             else "text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="urn-ogf-{proposal.snid}-v{proposal.version}.{fmt}"'

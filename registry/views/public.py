@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import condition
 
-from .. import exports, markdown
+from .. import exports, markdown, rules
 from ..conditional import etag_matches
 from ..diagram_cache import cached_diagrams
 from ..diffs import proposal_diff
@@ -230,6 +230,7 @@ def namespace_detail(request, snid, version=None):
         "log": version_log_status(namespace.snid, proposal.version),
         "resolvers": resolver_status(namespace) if is_current else [],
         "resolver_changes": resolver_changes(namespace) if is_current else [],
+        "can_change_resolvers": is_current and rules.can_decide_for_snid(request.user, namespace),
         "life": public_life(namespace),
     }
     return _public(render(request, "registry/urn/detail.html", context), request)
@@ -382,7 +383,9 @@ def namespace_document(request, snid, version, fmt):
     proposal = namespace.proposals.approved().filter(version=version).first() if namespace else None
     if proposal is None:
         return snid_not_found(request, snid, version)
-    return document_response(proposal.public_copy(), fmt)
+    # The current version's document also says which resolvers are in force and how they fare.
+    status = resolver_status(namespace) if proposal.pk == namespace.current_id else None
+    return document_response(proposal.public_copy(), fmt, resolver_status=status)
 
 
 def favicon(request):

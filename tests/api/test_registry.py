@@ -100,3 +100,26 @@ def test_pending_snids_never_appear(client, demo_registry):
 def test_unknown_api_path_with_an_encoded_newline_is_a_json_404(client):
     response = client.get("/api/proposals/%C2%BB%04/actions/%C2%A2%0A/")
     assert (response.status_code, response["Content-Type"]) == (404, "application/json")
+
+
+@pytest.mark.django_db
+def test_snid_detail_shows_resolvers_with_status_and_last_check(client, demo_registry):
+    from django.utils import timezone
+
+    from registry.lookup import registry_invalidate
+    from registry.resolution.health import ProbeResult, record
+    from registry.resolution.models import Resolver
+
+    resolver = Resolver.objects.current().get(namespace__snid="fdc")
+    record(resolver, ProbeResult(False, "https://fdc.example.org/resolve?urn=x", 503, 120, "HTTP 503"),
+           now=timezone.now())
+    registry_invalidate()
+    body = client.get("/api/snids/fdc/").json()
+    assert body["resolvers"] == [{
+        "name": "FDC resolver", "template": "https://fdc.example.org/resolve?urn={nss}", "returns": "landing",
+        "media_types": [], "primary": True, "status": "failing",
+        "last_checked_at": Resolver.objects.get(pk=resolver.pk).last_checked_at.isoformat(),
+        "last_http_code": 503, "last_latency_ms": 120, "last_error": "HTTP 503"}]
+    version = client.get("/api/snids/example/versions/1/").json()
+    assert [r["template"] for r in version["resolvers"]] == ["https://catalogue.example.net/{DOMAIN}/{INDEX}",
+                                                            "https://catalogue.example.net/api/{nss}"]

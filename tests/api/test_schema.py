@@ -53,3 +53,16 @@ def test_schema_speaks_to_users_and_links_back_to_the_site(settings):
 @pytest.mark.django_db
 def test_site_links_to_the_api_docs(client):
     assert 'href="/api/docs/"' in client.get("/urn/").content.decode()
+
+
+@pytest.mark.django_db
+def test_schema_types_the_resolvers_and_their_status():
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema["components"]["schemas"]
+    assert components["Snid"]["properties"]["resolvers"]["items"] == {"$ref": "#/components/schemas/ResolverStatus"}
+    assert components["Version"]["properties"]["resolvers"]["items"] == {
+        "$ref": "#/components/schemas/DeclaredResolver"}
+    status = components["ResolverStatus"]["properties"]
+    assert {"status", "last_checked_at", "last_http_code", "last_latency_ms", "template"} <= set(status)
+    assert components["ResolverStatusEnum"]["enum"] == ["unknown", "up", "failing", "down"]
+    assert not [name for name in components if name.startswith("Status") and name.endswith("Enum")]

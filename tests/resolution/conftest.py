@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 
 class Target:
-    """Records every request; answers ``status`` (200 unless set), with redirects by path."""
+    """Records every request; answers ``status`` (200 unless set), with redirects by path.
+
+    ``drip_seconds``: answer that long one header byte at a time (a server that never
+    lets a per-read timeout trip)."""
 
     def __init__(self):
         self.requests: list[tuple[str, str, dict]] = []
         self.status = 200
         self.redirects: dict[str, str] = {}
+        self.drip_seconds = 0.0
+        self.delay = 0.0  # seconds each answer waits (to see requests overlap)
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.lock = threading.Lock()
         self.server = None
 
     @property
@@ -29,6 +38,20 @@ def target():
     class Handler(BaseHTTPRequestHandler):
         def _answer(self, body: bool):
             state.requests.append((self.command, self.path, dict(self.headers)))
+            with state.lock:
+                state.in_flight += 1
+                state.most_in_flight = max(state.most_in_flight, state.in_flight)
+            try:
+                time.sleep(state.delay)
+                self._reply(body)
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
+
+        def _reply(self, body: bool):
+            if state.drip_seconds:
+                self._drip(state.drip_seconds)
+                return
             if self.path in state.redirects:
                 self.send_response(302)
                 self.send_header("Location", state.redirects[self.path])
@@ -41,6 +64,17 @@ def target():
             self.end_headers()
             if body:
                 self.wfile.write(b"ok")
+
+        def _drip(self, seconds: float):
+            try:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                until = time.monotonic() + seconds
+                while time.monotonic() < until:
+                    self.wfile.write(b"x")
+                    time.sleep(0.1)
+                self.wfile.write(b"\r\nContent-Length: 0\r\n\r\n")
+            except OSError:
+                pass  # the client gave up, as it should
 
         def do_GET(self):
             self._answer(True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 from django.core import mail
@@ -52,19 +53,21 @@ def test_resolver_down_only_after_n_failures_over_the_span_and_mails_once_each_w
     assert len(mail.outbox) == 0
     _run_at(2)
     assert Resolver.objects.get().status == ResolverStatus.DOWN
-    assert len(mail.outbox) == 1 and "is down" in mail.outbox[0].subject
-    assert set(mail.outbox[0].to) >= {"urn@example.net"}
+    # one mail to the registrant, one to the editors: neither sees the other's address
+    assert [(m.to, "is down" in m.subject) for m in mail.outbox] == [(["urn@example.net"], True),
+                                                                     (["erin@example.org"], True)]
     _run_at(3)
-    assert len(mail.outbox) == 1  # once
+    assert len(mail.outbox) == 2  # once
     # Resolution skips the down resolver: the landing page answers.
     landing = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
     assert landing.status_code == 200 and landing.json()["location"] is None
     watched.status = 200
     _run_at(4)
     assert Resolver.objects.get().status == ResolverStatus.UP
-    assert len(mail.outbox) == 2 and "is back" in mail.outbox[1].subject
+    assert [(m.to, "is back" in m.subject) for m in mail.outbox[2:]] == [(["urn@example.net"], True),
+                                                                         (["erin@example.org"], True)]
     _run_at(5)
-    assert len(mail.outbox) == 2
+    assert len(mail.outbox) == 4
     assert ResolverCheck.objects.count() == 6
     assert client.get("/resolve/", {"urn": EXAMPLE}).status_code == 302
 
@@ -116,3 +119,99 @@ def test_editor_live_probe_shows_results_and_needs_an_editor(client, settings, t
     settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = ""
     refused = client.post(url)
     assert refused.status_code == 200 and b"refused" in refused.content
+
+
+def test_check_resolvers_bounds_a_request_that_drips_one_byte_at_a_time(watched, settings):
+    settings.REGISTRY_RESOLVER_TIMEOUT = 1
+    watched.drip_seconds = 8  # every byte comes well within the timeout; the whole never does
+    started = time.monotonic()
+    health.run(cap=1)
+    assert time.monotonic() - started < 4
+    check = ResolverCheck.objects.get()
+    assert not check.ok and "within 1 s" in check.error
+
+
+def test_check_resolvers_survives_a_malformed_redirect(watched):
+    for path in ("/42", "/00784505476220484608", "/1"):
+        watched.redirects[path] = "http://127.0.0.1:notaport/x"
+    seen = health.run()
+    assert len(seen) == 1
+    check = ResolverCheck.objects.get()
+    assert not check.ok and "not a well-formed URL" in check.error
+
+
+def test_address_allowed_refuses_ipv4_carried_in_ipv6():
+    for address in ("2002:7f00:1::1", "2002:a9fe:a9fe::1", "64:ff9b::7f00:1"):
+        assert not health.address_allowed(address, []), address
+    assert health.address_allowed("2002:5db8:d822::1", [])  # 6to4 of a public address
+
+
+def test_editor_live_probe_takes_at_most_its_budget_and_says_what_it_did_not_reach(
+        client, settings, target, editor, applicant):
+    from tests.factories import proposal_factory
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    settings.REGISTRY_RESOLVER_PROBE_SECONDS = 1.5
+    target.drip_seconds = 8
+    proposal = proposal_factory(applicant, state="submitted",
+                                resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}])
+    client.force_login(editor)
+    started = time.monotonic()
+    page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
+    assert time.monotonic() - started < 4
+    assert page.status_code == 200
+    assert b"within 1.5 s" in page.content  # the first URL: cut at the deadline
+    assert page.content.count(b"not run: the probe stops after 1.5 s") == 2
+
+
+def test_editor_live_probe_of_an_unreachable_resolver_is_information(client, settings, editor, applicant):
+    import socket
+
+    from tests.factories import proposal_factory
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there: the connection is refused
+    proposal = proposal_factory(applicant, state="submitted",
+                                resolvers=[{"name": "main", "template": f"http://127.0.0.1:{port}/{{INDEX}}"}])
+    client.force_login(editor)
+    page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
+    assert page.status_code == 200 and b"ConnectionRefusedError" in page.content
+    review = client.get(f"/review/{proposal.pk}/")
+    assert b'value="approve"' in review.content  # the approval is offered as before
+
+
+def test_resolver_down_mail_goes_to_the_registrant_address_in_force(settings, target, editor):
+    from registry.stewardship import services as stewardship
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
+    settings.REGISTRY_RESOLVER_DOWN_AFTER = 1
+    settings.REGISTRY_RESOLVER_DOWN_SECONDS = 0
+    approved = registered([{"name": "main", "template": target.base + "/{INDEX}"}], editor=editor)
+    request = stewardship.change_request_create(approved.namespace, "registrant",
+                                                {"registrant_email": "moved@example.net"}, approved.submitter,
+                                                reason="The old mailbox is closed.")
+    stewardship.change_request_decide(request, editor, approve=True)
+    target.status = 500
+    mail.outbox.clear()
+    health.run()
+    assert Resolver.objects.get().status == ResolverStatus.DOWN
+    assert [m.to for m in mail.outbox] == [["moved@example.net"], ["erin@example.org"]]
+
+
+def test_check_resolvers_asks_one_host_one_thing_at_a_time(watched, editor):
+    registered([{"name": "fdc", "template": watched.base + "/fdc/{nss}"}], name="fdc", editor=editor)
+    watched.delay = 0.2
+    seen = health.run()
+    assert len(seen) == 2 and all(result.ok for _, result in seen)
+    assert len(watched.requests) >= 4  # both resolvers, several examples each
+    assert watched.most_in_flight == 1  # two resolvers on one host: never two requests at once
+
+
+def test_check_resolvers_cap_takes_never_checked_resolvers_first(watched, editor):
+    registered([{"name": "fdc", "template": watched.base + "/fdc/{nss}"}], name="fdc", editor=editor)
+    Resolver.objects.filter(namespace__snid="example").update(last_checked_at=timezone.now())
+    health.run(cap=1)
+    assert [path.startswith("/fdc/") for _, path, _ in watched.requests] == [True]

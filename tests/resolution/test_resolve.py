@@ -60,9 +60,50 @@ def test_resolve_r_and_q_components_passed_on_fragment_left_to_client(client, ta
     registered([{"name": "main", "template": target.base + "/{INDEX}"}])
     response = client.get("/resolve/", {"urn": EXAMPLE + "?+lang=en?=view=full#part2"})
     assert response.status_code == 302
-    assert response["Location"] == target.base + "/42?view=full&urn-r=lang%3Den"
+    # the fragment is not resolved: it is handed back on the target for the client to apply
+    # (a browser would lose it, as it reached the registry inside the query)
+    assert response["Location"] == target.base + "/42?view=full&urn-r=lang%3Den#part2"
+    _follow(response["Location"])
+    assert target.requests[-1][1] == "/42?view=full&urn-r=lang%3Den"  # the resolver never sees it
     api = client.get("/api/resolve/", {"urn": EXAMPLE + "?+lang=en?=view=full#part2"}).json()
     assert api["components"] == {"r": "lang=en", "q": "view=full", "f": "part2"}
+    assert api["location"] == target.base + "/42?view=full&urn-r=lang%3Den#part2"
+
+
+@pytest.mark.parametrize(("suffix", "bad", "says"), [
+    ("?=a\r\nSet-Cookie: x=1", "\r", "carriage return"),
+    ("?=view full", " ", "a space"),
+    ("?+lang=<en>", "<", "'<'"),
+    ("?=caf\u00e9", "\u00e9", "'é'"),
+    ("?=100%", "%", "starts no %XX escape"),
+    ("#part\r\n2", "\r", "carriage return"),
+])
+def test_resolve_refuses_components_outside_rfc_8141_and_follows_nothing(client, target, suffix, bad, says):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    for path in ("/resolve/", "/api/resolve/"):
+        response = client.get(path, {"urn": EXAMPLE + suffix})
+        assert response.status_code == 400
+        assert "Location" not in response and "Set-Cookie" not in response
+    page = client.get("/resolve/", {"urn": EXAMPLE + suffix})
+    assert b"cannot stand in its" in page.content and b"is not a registered SNID" not in page.content
+    body = client.get("/resolve/", {"urn": EXAMPLE + suffix}, HTTP_ACCEPT="application/json").json()
+    assert body["errors"][0].startswith(f"Character {len(EXAMPLE) + suffix.index(bad) + 1} of the URN is")
+    assert says in body["errors"][0]
+    assert target.requests == []
+
+
+def test_resolve_refuses_a_url_too_long_to_send_anyone_to(client, target):
+    registered([{"name": "main", "template": target.base + "/{nss}"}],
+               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / ":")\n', "rule": "x"},
+               examples={"valid": ["urn:ogf:example:a:b"], "invalid": [], "equivalent": []},
+               equivalence=[], max_length=None)
+    urn = "urn:ogf:example:" + "a:" * 2000  # 4,016 characters: a URN the registry accepts
+    response = client.get("/resolve/", {"urn": urn}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 200 and "Location" not in response  # the landing page
+    body = response.json()
+    assert body["location"] is None and "longer than 8,000" in body["resolvers"][0]["problem"]
+    assert client.get("/resolve/", {"urn": "urn:ogf:example:" + "a:" * 1000})["Location"].startswith(target.base)
+    assert len(target.requests) == 0
 
 
 def test_resolve_path_form_q_component(client, target):
@@ -146,7 +187,9 @@ def test_resolve_unknown_snid_is_404_with_suggestions(client):
 
 
 def test_resolve_not_a_urn_is_400_and_missing_urn_too(client):
-    assert client.get("/resolve/", {"urn": "http://x"}).status_code == 400
+    page = client.get("/resolve/", {"urn": "http://x"})
+    assert page.status_code == 400 and b"must start with" in page.content
+    assert b"is not a registered SNID" not in page.content  # it names no SNID at all
     assert client.get("/api/resolve/").status_code == 400
     refused = client.get("/api/resolve/", {"urn": "http://x"})
     assert refused.status_code == 400 and "urn:ogf:" in refused.json()["detail"]
@@ -191,3 +234,56 @@ def test_resolve_path_form_reads_the_raw_uri_so_escapes_survive(client, target):
     response = client.get("/urn:ogf:example:a/b", RAW_URI="/urn:ogf:example:a%2Fb")
     assert response.status_code == 302 and response["Location"] == target.base + "/q/a%2Fb"
     assert client.get("/resolve/", {"urn": "urn:ogf:example:a%2fb"})["Location"] == target.base + "/q/a%2Fb"
+
+
+def test_resolve_landing_page_for_a_signed_in_person_is_never_shared(client, applicant):
+    registered([])
+    anonymous = client.get("/resolve/", {"urn": EXAMPLE})
+    assert "public" in anonymous["Cache-Control"] and "Cookie" in anonymous["Vary"]
+    client.force_login(applicant)
+    again = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_IF_NONE_MATCH=anonymous["ETag"])
+    assert again.status_code == 200  # not the anonymous copy: the page shows who is signed in
+    assert applicant.username.encode() in again.content
+    assert "public" not in again["Cache-Control"] and "ETag" not in again
+    assert "private" in again["Cache-Control"]
+    unknown = client.get("/resolve/", {"urn": "urn:ogf:exampel:x"})
+    assert unknown.status_code == 404 and "public" not in unknown.get("Cache-Control", "")
+    data = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
+    assert "public" in data["Cache-Control"]  # the JSON answer is the same for everyone
+
+
+def test_resolve_landing_page_shows_the_contact_in_force(client, editor):
+    from registry.stewardship import services as stewardship
+
+    approved = registered([], editor=editor)
+    request = stewardship.change_request_create(approved.namespace, "contact",
+                                                {"registrant_public_contact": "help@example.net"},
+                                                approved.submitter, reason="A role address.")
+    stewardship.change_request_decide(request, editor, approve=True)
+    body = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json").json()
+    assert body["contact"] == "help@example.net"
+    assert b"help@example.net" in client.get("/resolve/", {"urn": EXAMPLE}).content
+
+
+@pytest.mark.django_db(transaction=True)  # the change's invalidation runs on commit
+def test_resolve_etag_changes_when_the_resolvers_change(client, target, editor):
+    from registry.resolution.services import resolvers_replace
+
+    registered([{"name": "main", "template": target.base + "/a/{INDEX}"}], editor=editor)
+    first = client.get("/resolve/", {"urn": EXAMPLE})
+    resolvers_replace("example", [{"name": "main", "template": target.base + "/b/{INDEX}"}], editor, "Moved.")
+    again = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 302 and again["Location"] == target.base + "/b/42"
+    assert again["ETag"] != first["ETag"]
+
+
+def test_api_resolve_answers_a_cors_preflight_and_exposes_its_etag(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    origin = "https://nsi.example.org"
+    preflight = client.options("/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin,
+                               HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET")
+    assert preflight.status_code == 200 and preflight["Access-Control-Allow-Origin"] == "*"
+    assert "GET" in preflight["Access-Control-Allow-Methods"]
+    answer = client.get("/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin)
+    assert answer["Access-Control-Allow-Origin"] == "*" and "Access-Control-Allow-Credentials" not in answer
+    assert "ETag" in answer["Access-Control-Expose-Headers"]

@@ -105,3 +105,62 @@ def test_resolvers_functions_take_a_change_requests_lines(editor):
     assert resolvers_validate("example", {"resolvers": "javascript:alert(1)"})
     rows = resolvers_replace("example", data["resolvers"], editor, "Moved by a steward's request.")
     assert [r.name for r in rows] == ["a.example.org", "a.example.org (2)"] and rows[0].primary
+
+
+def test_an_editor_who_is_a_steward_cannot_change_their_snids_resolvers(client, editor):
+    from registry.stewardship import services as stewardship
+
+    approved = registered(GOOD, editor=editor)
+    conflicted = user_factory("conflicted", editor=True)
+    stewardship.steward_add(approved.namespace, conflicted, editor, reason="Also maintains it.")
+    with pytest.raises(ResolutionError, match="another editor"):
+        resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], conflicted,
+                          "Moving my own SNID.")
+    client.force_login(conflicted)
+    assert b"Change the resolvers" not in client.get("/urn/example/").content
+    refused = client.post("/urn/example/resolvers/edit/", {"resolvers": "new | https://n.example.org/{nss}",
+                                                           "reason": "Moving my own SNID."})
+    assert refused.status_code == 403 and b"another GFD editor" in refused.content
+    assert list(Resolver.objects.current().values_list("name", flat=True)) == ["main"]
+    client.force_login(editor)
+    assert b"Change the resolvers" in client.get("/urn/example/").content
+
+
+def test_snid_page_shows_what_a_resolver_change_changed(client, editor):
+    registered(GOOD, editor=editor)
+    resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], editor,
+                      "The provider moved.")
+    page = client.get("/urn/example/").content.decode()
+    history = page[page.index("Resolver changes"):]
+    assert "The provider moved." in history
+    assert "Before: main <code>https://data.example.org/{DOMAIN}/{INDEX}</code>." in history
+    assert "After: new <code>https://n.example.org/{nss}</code>." in history
+
+
+def test_approval_over_a_failing_resolver_leaves_it_out_and_the_log_says_so(editor):
+    registered([{"name": "broken", "template": "https://a.example.org/{Nope}"}, *GOOD], editor=editor)
+    assert list(Resolver.objects.current().values_list("name", flat=True)) == ["main"]
+    leaf = json.loads(LogEntry.objects.filter(kind="snid-resolvers").get().leaf)
+    assert [r["name"] for r in leaf["resolvers"]] == ["main"]
+    assert leaf["reason"].startswith("Left out, as the approval overrode their failing check: broken (")
+    assert "{Nope}" in leaf["reason"]
+
+
+def test_resolver_status_reads_the_last_check_without_the_history(editor, django_assert_num_queries):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from registry.resolution.models import ResolverCheck
+    from registry.resolution.selectors import resolver_status
+
+    approved = registered(GOOD, editor=editor)
+    resolver = Resolver.objects.current().get()
+    start = timezone.now() - dt.timedelta(days=400)
+    ResolverCheck.objects.bulk_create(
+        ResolverCheck(resolver=resolver, checked_at=start + dt.timedelta(hours=6 * n), ok=n % 2 == 0,
+                      http_code=200 if n % 2 == 0 else 503, latency_ms=n, error="" if n % 2 == 0 else "HTTP 503")
+        for n in range(1600))  # a year and more of six-hourly runs
+    with django_assert_num_queries(1):
+        [status] = resolver_status(approved.namespace)
+    assert (status["last_http_code"], status["last_latency_ms"], status["last_error"]) == (503, 1599, "HTTP 503")

@@ -108,3 +108,68 @@ def test_resolvers_check_not_run_without_examples_or_a_usable_grammar():
     nss_only = {**broken, "resolvers": [{"name": "main", "template": "https://a.example/{nss}"}]}
     [finding] = [f for f in run_checklist(interchange.load(nss_only)) if f.id == "resolvers"]
     assert finding.status == "pass"  # {nss} needs no grammar
+
+
+def test_checklist_pass_does_not_claim_every_example_when_some_gave_no_url():
+    raw = {**demo_raw("example"), "resolvers": [{"name": "a", "template": "https://a.example/{nss}"},
+                                                {"name": "b", "template": "https://b.example/{QUERY}"}]}
+    raw["examples"]["valid"].append("urn:ogf:example:cluster:2009:example.net:42?x")
+    findings = [f for f in run_checklist(interchange.load(raw)) if f.id == "resolvers"]
+    assert [f.status for f in findings].count("warning") == 4  # b: no QUERY in four examples
+    [passed] = [f for f in findings if f.status == "pass"]
+    assert "Every template" not in passed.message
+    assert passed.message.startswith("6 URLs made for 10 pairs of resolver and valid example")
+    assert "b: urn:ogf:example:cluster:2009:example.net:42?x → https://b.example/%3Fx" in passed.message
+
+
+def _hostile(base: str) -> list[tuple[str, str]]:
+    """(template, what the refusal says) for every hostile shape, aimed at the loopback target."""
+    host = base.split("//", 1)[1]
+    return [
+        ("javascript:fetch('" + base + "/{nss}')", "must start with https://"),
+        ("//" + host + "/{nss}", "scheme-relative"),
+        ("https://{nss}." + host + "/", "host must be written out"),
+        ("https://x@" + host + "/{nss}", "user information"),
+        ("https://" + host + "/" + "{" * 10_000, "characters long"),
+        ("https://" + host + "/" + "{nss}" * 10_000, "characters long"),
+        ("https://" + host + "/" + "{nss}" * 17, "more than 16 placeholders"),
+        ("https://" + host + "/a\r\nSet-Cookie: x=1/{nss}", "carriage return"),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hostile_templates_are_refused_everywhere_nothing_stored_nothing_followed(client, applicant, editor,
+                                                                                  target, settings):
+    from django.core.management import call_command
+
+    from registry.models import Proposal
+    from registry.resolution.models import Resolver, ResolverCheck
+    from registry.resolution.services import ResolutionError, resolvers_replace
+    from tests.factories import proposal_factory
+    from tests.test_hostile import edit_data
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"  # the checker could reach the target: it must not
+    draft = proposal_factory(applicant)
+    client.force_login(applicant)
+    for template, says in _hostile(target.base):
+        # the interchange format (import, API)
+        raw = {**demo_raw("example"), "resolvers": [{"name": "x", "template": template}]}
+        with pytest.raises(interchange.InterchangeError) as caught:
+            interchange.load(raw)
+        assert says in caught.value.errors[0]
+        # the proposal form: the line, and what is wrong with it
+        page = client.post(f"/proposals/{draft.pk}/edit/", edit_data(draft, resolvers=f"x | {template}"))
+        assert page.status_code == 400
+        if "\n" in template:  # a line break in a text area starts the next line, which is refused
+            assert b"Line 2 (template): A resolver URL must start with https://" in page.content
+        else:
+            assert says.encode() in page.content and b"Line 1 (template)" in page.content
+        assert Proposal.objects.get(pk=draft.pk).resolvers == []
+    approved = proposal_factory(name="fdc", state="approved", editor=editor)
+    for template, says in _hostile(target.base):
+        with pytest.raises(ResolutionError) as caught:
+            resolvers_replace(approved.snid, [{"name": "x", "template": template}], editor, "Hostile.")
+        assert any(says in error for error in caught.value.errors)
+    assert not Resolver.objects.exists()
+    call_command("check_resolvers")
+    assert target.requests == [] and not ResolverCheck.objects.exists()
