@@ -15,8 +15,9 @@ address that carries such an IPv4 address: mapped, 6to4, Teredo) unless a networ
 address that was checked (a second DNS answer cannot move it), and every redirect is
 checked the same way before it is followed.
 
-A resolver is "down" only after ``REGISTRY_RESOLVER_DOWN_AFTER`` consecutive failed
-runs spanning at least ``REGISTRY_RESOLVER_DOWN_SECONDS`` — not on one blip. The
+A run succeeds for a resolver that answers (2xx or 3xx) for at least one of its example
+URLs; the others' failures are noted with the check. A resolver is "down" only after
+``REGISTRY_RESOLVER_DOWN_AFTER`` consecutive failed runs spanning at least ``REGISTRY_RESOLVER_DOWN_SECONDS`` — not on one blip. The
 registrant and the editors are mailed once when it goes down and once when it is back
 (apart: neither sees the other's address).
 """
@@ -260,8 +261,17 @@ def run(now=None, cap: int | None = None) -> list[tuple[Resolver, ProbeResult]]:
         for url in urls:
             with host_locks[urlsplit(url).hostname or ""]:
                 results.append(probe(url))
+        # A resolver that answers for any example is up: registrations' examples are often made
+        # up, and one the provider does not hold must not take it out of resolution. The failures
+        # are kept in the check's note.
+        answered = [r for r in results if r.ok]
         failed = [r for r in results if not r.ok]
-        return failed[0] if failed else results[-1]
+        if not answered:
+            return failed[0]
+        if failed:
+            answered[0].error = (f"{len(answered)} of {len(results)} example URLs answered; {failed[0].url} gave "
+                                 f"{failed[0].error}")[:500]
+        return answered[0]
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         outcomes = list(pool.map(lambda job: probe_all(job[1]), jobs))

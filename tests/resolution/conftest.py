@@ -18,6 +18,7 @@ class Target:
     def __init__(self):
         self.requests: list[tuple[str, str, dict]] = []
         self.status = 200
+        self.status_by_path: dict[str, int] = {}  # answers for particular paths, else ``status``
         self.redirects: dict[str, str] = {}
         self.drip_seconds = 0.0
         self.delay = 0.0  # seconds each answer waits (to see requests overlap)
@@ -58,7 +59,7 @@ def target():
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            self.send_response(state.status)
+            self.send_response(state.status_by_path.get(self.path, state.status))
             self.send_header("Content-Type", "text/plain")
             self.send_header("Content-Length", "2")
             self.end_headers()

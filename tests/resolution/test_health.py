@@ -215,3 +215,20 @@ def test_check_resolvers_cap_takes_never_checked_resolvers_first(watched, editor
     Resolver.objects.filter(namespace__snid="example").update(last_checked_at=timezone.now())
     health.run(cap=1)
     assert [path.startswith("/fdc/") for _, path, _ in watched.requests] == [True]
+
+
+def test_a_resolver_that_answers_for_one_example_is_up_and_the_others_are_noted(watched):
+    # The demo's valid examples give /42, /1, …: the provider does not hold every one of them.
+    health.run()
+    paths = sorted({path for _method, path, _headers in watched.requests})
+    assert len(paths) >= 2, paths
+    watched.requests.clear()
+    watched.status_by_path = {paths[0]: 404}
+    _run_at(1)
+    check = ResolverCheck.objects.latest("checked_at")
+    assert check.ok and Resolver.objects.get().status == ResolverStatus.UP
+    assert f"{watched.base}{paths[0]} gave HTTP 404" in check.error and f"of {len(paths)} example URLs" in check.error
+    watched.status_by_path = {path: 404 for path in paths}  # the provider moved: nothing answers
+    _run_at(2)
+    assert not ResolverCheck.objects.latest("checked_at").ok
+    assert Resolver.objects.get().status == ResolverStatus.FAILING
