@@ -390,6 +390,9 @@ CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS", "POST"]
 CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
+#: django-cors-headers' defaults, and If-None-Match: a script revalidating with the ETag it was shown.
+CORS_ALLOW_HEADERS = ["accept", "authorization", "content-type", "user-agent", "x-csrftoken", "x-requested-with",
+                      "if-none-match"]
 
 #: Bulk validation accepts up to 10,000 URNs of up to 4 KiB each.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 48 * 1024 * 1024

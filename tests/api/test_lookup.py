@@ -95,6 +95,15 @@ def test_lookup_is_usable_from_other_origins(client, demo_registry):
 
 
 @pytest.mark.django_db
+def test_lookup_preflight_lets_a_script_revalidate_with_if_none_match(client, demo_registry):
+    preflight = client.options("/api/lookup/", {"urn": "urn:ogf:fdc:a.b:2002:x"}, HTTP_ORIGIN="https://nsi.example.org",
+                               HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
+                               HTTP_ACCESS_CONTROL_REQUEST_HEADERS="if-none-match")
+    assert preflight.status_code == 200
+    assert "if-none-match" in preflight["Access-Control-Allow-Headers"].lower()
+
+
+@pytest.mark.django_db
 def test_lookup_runs_no_query_once_warm(client, demo_registry, django_assert_num_queries):
     with django_assert_num_queries(3):  # stamp, index, this SNID's validator
         lookup(client, "urn:ogf:example:cluster:2009:example.net:42")
