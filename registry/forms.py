@@ -16,7 +16,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from . import documents, interchange, sandbox
 from .enums import DocumentStatus, DocumentType
-from .gfd191 import SECTIONS, SECTIONS_BY_KEY
+from .gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
 from .grammar import EQUIVALENCE_STEPS, snid_error
 from .resolution import lines as resolution_lines
 
@@ -160,7 +160,7 @@ class ProposalForm(forms.Form):
         help_text="One group per line: URNs that must be equivalent, separated by spaces.")
 
     unplaced = forms.CharField(
-        label="Unplaced text from the imported document", required=False, max_length=interchange.MAX_TEXT,
+        label=UNPLACED_LABEL, required=False, max_length=interchange.MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text="Text of the imported document that fits no template section. Move what belongs to a "
                   "section into it and delete the rest: the proposal cannot be submitted while text is left here.")
@@ -447,11 +447,11 @@ class ImportReviewForm(forms.Form):
     source = forms.CharField(widget=forms.HiddenInput, max_length=documents.MAX_DOCUMENT, required=False,
                              strip=False)
     format = forms.CharField(widget=forms.HiddenInput, max_length=16, required=False)
-    snid = forms.CharField(label="1.1 Namespace Identifier (SNID)", max_length=64,
+    snid = forms.CharField(label=f"{place_name('snid')} (SNID)", max_length=64,
                            widget=forms.TextInput(attrs=_MONO))
     title = forms.CharField(label="Title", required=False, max_length=interchange.MAX_LINE)
-    version = forms.IntegerField(label="1.2 Version", min_value=1, max_value=interchange.MAX_VERSION, initial=1)
-    registration_date = forms.DateField(label="1.2 Registration date", required=False,
+    version = forms.IntegerField(label=f"{place_name('version')}: version", min_value=1, max_value=interchange.MAX_VERSION, initial=1)
+    registration_date = forms.DateField(label=f"{place_name('version')}: registration date", required=False,
                                         widget=forms.DateInput(attrs={"type": "date"}))
     document_type = forms.ChoiceField(label="Document type (GFD)", required=False,
                                       choices=[("", "(not given)")] + [(t, t) for t in interchange.DOCUMENT_TYPES])
@@ -462,16 +462,16 @@ class ImportReviewForm(forms.Form):
     registrant_address = forms.CharField(label="Registrant postal address", required=False,
                                          max_length=interchange.MAX_LINE * 4,
                                          widget=forms.Textarea(attrs={"rows": 4}))
-    abnf = forms.CharField(label="2.1 Formal syntax (ABNF)", required=False, max_length=interchange.MAX_TEXT,
+    abnf = forms.CharField(label=place_name("grammar"), required=False, max_length=interchange.MAX_TEXT,
                            strip=False, widget=forms.Textarea(attrs={**_MONO, "rows": 10}))
     rule = forms.CharField(label="Top rule", required=False, max_length=200, widget=forms.TextInput(attrs=_MONO))
-    examples_valid = forms.CharField(label="Example URNs (one per line)", required=False,
+    examples_valid = forms.CharField(label=f"{place_name('examples_valid')} (one per line)", required=False,
                                      max_length=interchange.MAX_TEXT, widget=forms.Textarea(attrs={**_MONO, "rows": 5}))
-    examples_invalid = forms.CharField(label="Invalid example URNs (one per line)", required=False,
+    examples_invalid = forms.CharField(label=f"{place_name('examples_invalid')} (one per line)", required=False,
                                        max_length=interchange.MAX_TEXT,
                                        widget=forms.Textarea(attrs={**_MONO, "rows": 3}))
     unplaced = forms.CharField(
-        label="Unplaced text from the imported document", required=False, max_length=interchange.MAX_TEXT,
+        label=UNPLACED_LABEL, required=False, max_length=interchange.MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 6}),
         help_text="Kept apart in the draft: move it into its sections or delete it before submitting.")
     resolvers = forms.CharField(

@@ -1,6 +1,6 @@
 """A registration document's text -> proposal data plus the report of what came from where.
 
-Reads GFD.191-style documents (numbered "1.1 Namespace Identifier" … "8
+Reads GFD.191-style documents (numbered SNID_LABEL … "8
 Changes"), RFC 3406/8141-style registrations ("Namespace ID:", "Declaration of
 syntactic structure:", …) and our own export, in text, Markdown or LaTeX (PDF
 and Word files are turned into text first, see formats.py). Nothing is dropped:
@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from ..gfd191 import SECTIONS, SECTIONS_BY_KEY
+from ..gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
 from ..grammar import snid_error
 from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, ProposalData, Registrant
 from . import examples as example_scan
@@ -25,7 +25,13 @@ from .markers import export_markers
 from .report import Report
 from .text import Line, normalise, numbered_lines
 
-UNMAPPED_MARK = "Unplaced text from the imported document"
+#: What the import report calls the fields, in the template's own words (gfd191: defined once).
+SNID_LABEL = place_name("snid")
+VERSION_LABEL = f"{place_name('version')}: version"
+DATE_LABEL = f"{place_name('version')}: registration date"
+GRAMMAR_LABEL = place_name("grammar")
+
+UNMAPPED_MARK = UNPLACED_LABEL
 EMPTY = "(none)"
 GFD_TYPES = DOCUMENT_TYPES
 # RFC categories and the GFD type closest to each (uncertain: the series differ).
@@ -325,10 +331,10 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
             break
     data.snid = snid.lower()
     if snid and snid != snid.lower():
-        report.add("snid", "1.1 Namespace Identifier", snid.lower(), snid_line, uncertain=True,
+        report.add("snid", SNID_LABEL, snid.lower(), snid_line, uncertain=True,
                    why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case")
     else:
-        report.add("snid", "1.1 Namespace Identifier", snid, snid_line,
+        report.add("snid", SNID_LABEL, snid, snid_line,
                    why="" if snid else "fill in the SNID you request")
     if not snid:
         report.notes.append("No SNID was found: fill in 1.1 Namespace Identifier.")
@@ -350,14 +356,14 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
     data.version = 1
     if version_text.isdigit() and 1 <= int(version_text) <= 100_000:
         data.version = int(version_text)
-        report.add("version", "1.2 Version", version_text, version_line,
+        report.add("version", VERSION_LABEL, version_text, version_line,
                    uncertain=data.version != 1,
                    why=f"the document is version {data.version}; a new SNID starts at version 1" if data.version != 1 else "")
     elif version_text:
-        report.add("version", "1.2 Version", version_text, version_line, uncertain=True,
+        report.add("version", VERSION_LABEL, version_text, version_line, uncertain=True,
                    why=f"{version_text!r} is not a whole number; registry versions are whole numbers, so 1 was used")
     else:
-        report.add("version", "1.2 Version", "", why="no version given; 1 is used")
+        report.add("version", VERSION_LABEL, "", why="no version given; 1 is used")
     if data.version != 1:
         report.notes.append(f"The document is version {data.version}; for a new SNID the registry "
                             "starts at version 1.")
@@ -366,13 +372,13 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
             if len(word) >= 10 and word[4:5] == "-" and word[7:8] == "-" and word[:4].isdigit():
                 try:
                     data.registration_date = dt.date.fromisoformat(word[:10])
-                    report.add("registration_date", "1.2 Registration date", word[:10], [line.number])
+                    report.add("registration_date", DATE_LABEL, word[:10], [line.number])
                 except ValueError:
-                    report.add("registration_date", "1.2 Registration date", word[:10], [line.number],
+                    report.add("registration_date", DATE_LABEL, word[:10], [line.number],
                                uncertain=True, why="not a valid date")
                     report.notes.append(f"{word[:10]!r} in 1.2 is not a valid date.")
                 return
-    report.add("registration_date", "1.2 Registration date", "", why="set on publication")
+    report.add("registration_date", DATE_LABEL, "", why="set on publication")
 
 
 def _document_type(lines: list[Line], result: ImportResult) -> None:
@@ -416,7 +422,7 @@ def _registrant(lines: list[Line], data: ProposalData, report: Report) -> None:
 def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report) -> None:
     if exported.get("abnf"):
         data.grammar = Grammar(abnf=exported["abnf"], rule=exported.get("rule", ""))
-        report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", data.grammar.abnf, exported.get("lines", []))
+        report.add("grammar.abnf", GRAMMAR_LABEL, data.grammar.abnf, exported.get("lines", []))
         report.add("grammar.rule", "Top rule", data.grammar.rule, exported.get("lines", [])[:1],
                    why="" if data.grammar.rule else "the first rule is the top rule")
         return
@@ -432,7 +438,7 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
         report.notes.append(f"The grammar on source lines {first}-{last} was split into columns by text extraction "
                             "(rule names, '=' signs and definitions one after the other); rejoin each rule "
                             "and its definition in 2.1.")
-        report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", "", list(range(first, last + 1)),
+        report.add("grammar.abnf", GRAMMAR_LABEL, "", list(range(first, last + 1)),
                    why="split into columns by text extraction: rejoin it against the original")
         report.add("grammar.rule", "Top rule", "", why="no grammar could be read")
         return
@@ -440,7 +446,7 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
         report.notes.append(f"Line(s) {', '.join(map(str, extracted.bnf_lines[:5]))} use BNF ('<a> ::= b'), "
                             "not ABNF; rewrite them as ABNF (RFC 5234) for the registry to execute them.")
     if not extracted.abnf:
-        report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", "", why="no ABNF rules found; give the formal syntax in 2.1")
+        report.add("grammar.abnf", GRAMMAR_LABEL, "", why="no ABNF rules found; give the formal syntax in 2.1")
         report.add("grammar.rule", "Top rule", "", why="no grammar")
         report.notes.append("No ABNF grammar was found: give the formal syntax in 2.1.")
         return
@@ -479,7 +485,7 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
     data.grammar = Grammar(abnf=text, rule=extracted.top)
     doubtful = bool(rebased or extracted.problems or cannot or extracted.rejoined
                     or any("cannot" in p for p in extracted.prose))
-    report.add("grammar.abnf", "2.1 Formal syntax (ABNF)", text, extracted.lines, uncertain=doubtful,
+    report.add("grammar.abnf", GRAMMAR_LABEL, text, extracted.lines, uncertain=doubtful,
                why=" ".join(why))
     report.add("grammar.rules", "Grammar rules", ", ".join(extracted.rules), extracted.lines,
                why="" if extracted.rules else "no rule could be read")
