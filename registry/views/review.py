@@ -233,8 +233,8 @@ def review_decide(request, pk):
             "open_judgements": [c for c in MANUAL_CHECKS if c not in recorded] if action == ProposalAction.APPROVE
             else [],
             "open_threads": proposal.comments.open_threads().count(),
-            "failing": [f for f in proposal.findings if f["status"] == FindingStatus.FAIL]
-            if failing and not override else [],
+            # Listed whether or not a reason was typed in the panel: the editor confirms what they override.
+            "failing": [f for f in proposal.findings if f["status"] == FindingStatus.FAIL] if failing else [],
             "judgement_count": len(MANUAL_CHECKS),
             "back": reverse("registry:review_detail", args=[pk]),
             "conflict_reason": request.POST.get("conflict_reason", "").strip(),

@@ -53,3 +53,24 @@ def test_review_confirmations_are_in_view_where_the_page_lands(new_page):
     assert page.url.endswith("#judgements")
     assert page.evaluate(IN_VIEW, "#judgements .messages")
 
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", (1280, 375))
+def test_approval_over_failing_checks_gives_the_reason_a_full_width_box_under_its_label(chromium, live_server, width):
+    applicant = user_factory("ann")
+    user_factory("erin", editor=True, password="erin-long-pass-phrase")
+    proposal = proposal_factory(applicant, name="urn-5", state="submitted")
+    context = chromium.new_context(base_url=live_server.url, viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        login(page, "erin", "erin-long-pass-phrase")
+        page.goto(f"/review/{proposal.pk}/")
+        page.get_by_role("button", name="Approve and register…").click()
+        assert page.locator("ul.failing-checks li").count() >= 1
+        label = page.get_by_text("Why approve anyway (override reason)").bounding_box()
+        box = page.get_by_label("Why approve anyway (override reason)").bounding_box()
+        form = page.locator("section.confirm form").bounding_box()
+        assert box["y"] >= label["y"] + label["height"] - 1  # under its label, not beside it
+        assert box["width"] >= 0.9 * (form["width"] - 32) and box["height"] >= 100
+    finally:
+        context.close()
