@@ -217,24 +217,51 @@ def test_railroad_core_rule_notes_sit_between_the_rails(chromium, live_server, s
         assert gap["railEnds"] <= gap["start"] and gap["end"] <= gap["railStarts"], gap
 
 
+NAV_ROWS = """() => {
+    const nav = document.querySelector('header.site nav');
+    const rows = {};
+    for (const item of nav.querySelectorAll('a, button')) {  // what is seen, not the boxes around it
+        const box = item.getBoundingClientRect();
+        const top = Math.round(box.top);
+        rows[top] = Math.min(rows[top] ?? Infinity, box.left);
+    }
+    return [nav.getBoundingClientRect().left, Object.values(rows)];
+}"""
+
+LABEL_GAPS = """() => Array.from(document.querySelectorAll('table.list td[data-label]')).map(td => {
+    const label = getComputedStyle(td, '::before');
+    const range = document.createRange();
+    range.selectNodeContents(td);
+    const first = Array.from(range.getClientRects()).find(r => r.width > 0);
+    return {label: td.dataset.label, gap: first.left - td.getBoundingClientRect().left - parseFloat(label.width)};
+})"""
+
+
 @pytest.mark.django_db(transaction=True)
-def test_header_navigation_wraps_flush_left_at_375_px(chromium, live_server, site):
+@pytest.mark.parametrize("who", ["editor", "applicant"])
+def test_header_navigation_wraps_flush_left_at_375_px(chromium, live_server, site, who):
     context = _context(chromium, live_server, 375)
     page = context.new_page()
     try:
-        login(page, "editor", "editor-demo-2026")
-        page.goto("/review/")
-        nav_left, rows = page.evaluate("""() => {
-            const nav = document.querySelector('header.site nav');
-            const rows = {};
-            for (const item of nav.children) {
-                const box = item.getBoundingClientRect();
-                const top = Math.round(box.top);
-                rows[top] = Math.min(rows[top] ?? Infinity, box.left);
-            }
-            return [nav.getBoundingClientRect().left, Object.values(rows)];
-        }""")
+        login(page, who, f"{who}-demo-2026")
+        page.goto("/proposals/")
+        nav_left, rows = page.evaluate(NAV_ROWS)
     finally:
         context.close()
-    assert len(rows) >= 2  # the editor's five items do wrap at 375 px
+    assert len(rows) >= 2  # the signed-in items do wrap at 375 px
     assert all(abs(left - nav_left) < 1 for left in rows), (nav_left, rows)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("who", "path"), [("editor", "/review/"), ("applicant", "/proposals/"), ("anonymous", "/urn/")])
+def test_list_labels_at_375_px_keep_a_space_before_their_values(chromium, live_server, site, who, path):
+    context = _context(chromium, live_server, 375)
+    page = context.new_page()
+    try:
+        if who != "anonymous":
+            login(page, who, f"{who}-demo-2026")
+        page.goto(path)
+        gaps = page.evaluate(LABEL_GAPS)
+    finally:
+        context.close()
+    assert gaps and all(g["gap"] >= 4 for g in gaps), [g for g in gaps if g["gap"] < 4]
