@@ -33,6 +33,7 @@ def _admin_login(request, extra_context=None):
 
 admin.site.login = _admin_login
 admin.site.site_header = "urn:ogf registry administration"
+admin.site.site_title = "urn:ogf registry admin"
 
 urlpatterns = [
     path("", include(("registry.resolution.urls", "resolution"))),  # /urn:ogf:..., /resolve/
