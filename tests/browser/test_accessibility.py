@@ -265,3 +265,25 @@ def test_list_labels_at_375_px_keep_a_space_before_their_values(chromium, live_s
     finally:
         context.close()
     assert gaps and all(g["gap"] >= 4 for g in gaps), [g for g in gaps if g["gap"] < 4]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_accessibility_of_a_panel_while_it_loads(chromium, live_server, site):
+    """A lazy panel held half-way (its fragment not yet answered) passes axe too: busy is not faded text."""
+    context = _context(chromium, live_server, 1280)
+    page = context.new_page()
+    held = []
+    try:
+        login(page, "editor", "editor-demo-2026")
+        page.goto(f"/review/{site['img']}/")
+        page.route("**/*fragment=1*", lambda route: held.append(route))
+        page.locator("details.lazy > summary").first.click()
+        page.locator("details.lazy[aria-busy=true]").first.wait_for()
+        assert "loading" in page.evaluate(
+            "getComputedStyle(document.querySelector('details.lazy[aria-busy=true] > summary'), '::after').content")
+        violations = axe_violations(page)
+        for route in held:
+            route.continue_()
+    finally:
+        context.close()
+    assert violations == []
