@@ -184,6 +184,30 @@ def test_accessibility_api_documentation(chromium, live_server, transactional_db
             page.goto(path)
             page.locator(ready).first.wait_for()
             examine(page, path, failures, panels=False)
+        # Swagger UI with its panels open: every operation, "Try it out", an executed request, the Authorize dialog.
+        page.goto("/api/docs/")
+        page.locator(".opblock").first.wait_for()
+        for summary in page.locator(".opblock-summary-control").all():
+            summary.click()
+        lookup = page.locator("#operations-lookup-lookup_retrieve")
+        lookup.locator(".try-out__btn").click()
+        lookup.locator("tr[data-param-name=urn] input").fill("urn:ogf:example:cluster:2009:example.net:42")
+        lookup.locator(".btn.execute").click()
+        lookup.get_by_text("Server response").wait_for()
+        examine(page, "/api/docs/ with every operation open and one executed", failures, panels=False)
+        page.locator(".btn.authorize").first.click()
+        page.locator(".modal-ux").wait_for()
+        examine(page, "/api/docs/ Authorize dialog", failures, panels=False)
+        # ReDoc with every collapsed part expanded.
+        page.goto("/api/redoc/")
+        page.locator(".api-content h1").first.wait_for()
+        page.evaluate("""async () => {
+          for (let round = 0; round < 3; round++) {
+            for (const b of document.querySelectorAll('button[aria-expanded="false"], .collapser')) if (b.offsetParent) b.click();
+            await new Promise(r => setTimeout(r, 200));
+          }
+        }""")
+        examine(page, "/api/redoc/ expanded", failures, panels=False)
     finally:
         context.close()
     assert failures == [], "\n".join(failures)
