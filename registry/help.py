@@ -30,6 +30,9 @@ PAGES: dict[str, tuple[str, str]] = {
     "proposal-format": ("proposal-format.md", "The proposal interchange format (JSON) of the commands"),
     "api": ("api.md", "The JSON API: URN lookup, validation, the registry, proposals"),
     "registry-exports": ("registry-exports.md", "The registry as JSON, CSV and XML, and its Atom feed"),
+    "resolution": ("resolution.md", "Resolvers: from a URN to where it lives, declared in section 3.2"),
+    "stewardship": ("stewardship.md", "After approval: stewards, change requests, deprecation, sign-in"),
+    "transparency": ("transparency.md", "The transparency log, and how anyone verifies the registry"),
 }
 
 _LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+)\)")
@@ -64,7 +67,7 @@ def _prepared(text: str) -> tuple[str, str]:
             fenced = not fenced
         elif not fenced and line.startswith("#"):
             if not title and line.startswith("# "):
-                title = line[2:].strip()
+                title = line[2:].strip().replace("`", "")  # a page title is plain text
                 continue
             line = "#" + line if line.startswith("##") else "##" + line
         lines.append(line)

@@ -33,6 +33,7 @@ def _admin_login(request, extra_context=None):
 
 admin.site.login = _admin_login
 admin.site.site_header = "urn:ogf registry administration"
+admin.site.site_title = "urn:ogf registry admin"
 
 urlpatterns = [
     path("", include(("registry.resolution.urls", "resolution"))),  # /urn:ogf:..., /resolve/
@@ -58,3 +59,6 @@ urlpatterns = [
 #: A request Django itself refuses (a body past DATA_UPLOAD_MAX_MEMORY_SIZE sent without a
 #: Content-Length, too many fields, a bad Host): JSON under /api/, the usual page elsewhere.
 handler400 = "registry.api.errors.bad_request"
+#: Not found and server errors: the site's own pages (JSON for a server error under /api/).
+handler404 = "registry.views.errors.page_not_found"
+handler500 = "registry.views.errors.server_error"

@@ -59,3 +59,10 @@ def test_admin_refuses_every_write_with_403_never_500(client, superuser, state):
         assert client.post(f"/admin/registry/{model}/", {"action": "delete_selected",
                                                           "_selected_action": [obj.pk]}).status_code in (200, 302)
     assert ProposalEvent.objects.filter(proposal=proposal, comment="rewritten").count() == 0
+
+
+@pytest.mark.django_db
+def test_admin_pages_are_titled_for_the_registry_not_django(client, superuser):
+    client.force_login(superuser)
+    page = client.get("/admin/").content.decode()
+    assert "<title>Site administration | urn:ogf registry admin</title>" in page and "Django site admin" not in page

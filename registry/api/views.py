@@ -172,7 +172,7 @@ class Lookup(FastPublicView):
         parameters=[OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN"),
                     OpenApiParameter("proof", str, required=False,
                                      description="1: add `log`, the registration's transparency-log entry with "
-                                                 "its inclusion proof and the signed checkpoint (docs/transparency.md)")],
+                                                 "its inclusion proof and the signed checkpoint (/help/transparency/)")],
         responses={200: s.LookupResultSerializer, 400: s.ErrorSerializer,
                    429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},
     )

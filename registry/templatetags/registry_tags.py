@@ -76,19 +76,29 @@ def finding_status(status):
 @register.filter
 def thread_messages(messages, thread):
     """The flash messages about one thread: shown in it, where the page lands after the action."""
-    tag = f"thread-{thread.pk}"
-    return [m for m in messages if tag in (m.extra_tags or "").split()] if messages else []
+    return messages_at(messages, f"thread-{thread.pk}")
+
+
+@register.filter
+def messages_at(messages, place):
+    """The flash messages tagged with ``place`` (an anchor of the page): shown there, where the page lands."""
+    return [m for m in messages if place in (m.extra_tags or "").split()] if messages else []
+
+
+def _shown_in_place(tag: str, context) -> bool:
+    """Whether the page shows messages tagged ``tag`` at their place rather than at the top."""
+    if tag.startswith("thread-"):
+        return bool(context.get("threads"))  # a page with threads shows each thread's messages in it
+    return tag == "judgements" and "manual" in context  # the review page's judgements
 
 
 @register.simple_tag(takes_context=True)
 def page_messages(context):
-    """The flash messages shown at the top: all, but those about a thread when the page shows threads."""
+    """The flash messages shown at the top: all but those the page shows where it lands (a thread, the judgements)."""
     messages = context.get("messages")
     if not messages:
         return []
-    if not context.get("threads"):
-        return list(messages)
-    return [m for m in messages if not any(t.startswith("thread-") for t in (m.extra_tags or "").split())]
+    return [m for m in messages if not any(_shown_in_place(t, context) for t in (m.extra_tags or "").split())]
 
 
 @register.filter

@@ -45,7 +45,7 @@ class VersionProof(PublicView):
     @extend_schema(
         summary="A version's transparency-log entry, with its inclusion proof",
         description="Every approved version is an entry of the registry's signed append-only log "
-                    "(docs/transparency.md, /log/). The answer holds the entry's canonical JSON, its number, "
+                    "(/help/transparency/, /log/). The answer holds the entry's canonical JSON, its number, "
                     "and the RFC 9162 inclusion proof in the tree of `size` entries (default: the log's "
                     "current size, with its signed checkpoint). Verify it with any RFC 9162 or Go "
                     "`sumdb/tlog` implementation.",

@@ -237,8 +237,8 @@ def review_decide(request, pk):
             "open_judgements": [c for c in MANUAL_CHECKS if c not in recorded] if action == ProposalAction.APPROVE
             else [],
             "open_threads": proposal.comments.open_threads().count(),
-            "failing": [f for f in proposal.findings if f["status"] == FindingStatus.FAIL]
-            if failing and not override else [],
+            # Listed whether or not a reason was typed in the panel: the editor confirms what they override.
+            "failing": [f for f in proposal.findings if f["status"] == FindingStatus.FAIL] if failing else [],
             "judgement_count": len(MANUAL_CHECKS),
             "back": reverse("registry:review_detail", args=[pk]),
             "conflict_reason": request.POST.get("conflict_reason", "").strip(),
@@ -282,8 +282,9 @@ def review_comment(request, pk):
     except services.ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("registry:review_detail", pk=pk)
+    # Tagged with the thread: the page lands on it, so the confirmation is shown there, not above the fold.
     messages.success(request, f"Comment added; {proposal.submitter.get_username()} can see it beside the "
-                     "section and reply.")
+                     "section and reply.", extra_tags=f"thread-{thread.pk}")
     return redirect(reverse("registry:review_detail", args=[pk]) + f"#thread-{thread.pk}")
 
 
@@ -298,16 +299,19 @@ def review_judgement(request, pk):
         if verdict in ("ok", "not-ok"):
             verdicts[check_id] = (verdict == "ok", request.POST.get(f"note-{check_id}", ""))
     if not verdicts:
-        messages.error(request, "Nothing recorded: choose Satisfied or Not satisfied for at least one judgement.")
+        messages.error(request, "Nothing recorded: choose Satisfied or Not satisfied for at least one judgement.",
+                       extra_tags="judgements")
         return redirect(reverse("registry:review_detail", args=[pk]) + "#judgements")
     try:
         services.judgements_set(proposal, request.user, verdicts,
                                 conflict_reason=request.POST.get("conflict_reason", ""))
         open_left = len(MANUAL_CHECKS) - proposal.judgements.count()
         messages.success(request, f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
-                         + (f"; {open_left} still open." if open_left else "; all four are recorded."))
+                         + (f"; {open_left} still open." if open_left else "; all four are recorded."),
+                         extra_tags="judgements")
     except services.ServiceError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, exc.message, extra_tags="judgements")
+    # The page lands on the judgements, which show these messages (the top of the page is out of view).
     return redirect(reverse("registry:review_detail", args=[pk]) + "#judgements")
 
 

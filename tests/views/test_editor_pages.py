@@ -1,6 +1,8 @@
 """What an editor meets on the review page: round 2 first, judgements in the history and final once decided,
 confirmation pages that say what they confirm."""
 
+import re
+
 import pytest
 
 from registry import services
@@ -89,4 +91,17 @@ def test_confirm_approval_with_failing_checks_lists_them_and_asks_for_a_written_
     listed = listed[:listed.index("</ul>")]
     for finding in failing:
         assert f"<code>{finding['id']}</code>" in listed
-    assert '<textarea id="confirm-override" name="override_reason" rows="5"' in page
+    assert re.search(r'<textarea id="confirm-override" name="override_reason" rows="[5-9]"[^>]*required>', page)
+
+
+@pytest.mark.django_db
+def test_confirm_approval_with_a_reason_typed_in_the_panel_still_lists_what_it_overrides(client, people):
+    proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
+    failing = [f for f in proposal.findings if f["status"] == "fail"]
+    client.force_login(people["editor"])
+    page = client.post(f"/review/{proposal.pk}/decide/",
+                       {"action": "approve", "override_reason": "As published in RFC."}).content.decode()
+    listed = page[page.index('<ul class="failing-checks">'):]
+    assert all(f"<code>{finding['id']}</code>" in listed[:listed.index("</ul>")] for finding in failing)
+    assert re.search(r'<textarea id="confirm-override"[^>]*>As published in RFC\.</textarea>', page)
+    assert page.count('name="override_reason"') == 1

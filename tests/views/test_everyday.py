@@ -97,3 +97,47 @@ def test_queue_and_my_proposals_label_every_cell_for_narrow_screens(client):
         body = page[page.index("<tbody>"):page.index("</tbody>")]
         cells = re.findall(r"<td[^>]*>", body)
         assert len(cells) == columns and all("data-label=" in cell for cell in cells), path
+
+
+@pytest.mark.django_db
+def test_started_thread_confirmation_is_shown_in_the_thread_the_page_lands_on(client):
+    applicant, editor = user_factory("ann"), user_factory("eve", editor=True)
+    proposal = proposal_factory(applicant, state="submitted")
+    client.force_login(editor)
+    response = client.post(f"/review/{proposal.pk}/comment/", {"section": "scope", "text": "Who assigns the index?"})
+    thread = proposal.comments.get()
+    assert response["Location"] == f"/review/{proposal.pk}/#thread-{thread.pk}"
+    page = client.get(response["Location"]).content.decode()
+    in_thread = page[page.index(f'id="thread-{thread.pk}"'):]
+    in_thread = in_thread[:in_thread.index("</details>")]
+    assert "Comment added; ann can see it beside the section and reply." in in_thread
+    assert page.count("Comment added") == 1
+
+
+@pytest.mark.django_db
+def test_judgement_confirmation_is_shown_in_the_judgements_the_page_lands_on(client):
+    applicant, editor = user_factory("ann"), user_factory("eve", editor=True)
+    proposal = proposal_factory(applicant, state="submitted")
+    client.force_login(editor)
+    response = client.post(f"/review/{proposal.pk}/judgement/", {"verdict-scope": "ok"})
+    assert response["Location"] == f"/review/{proposal.pk}/#judgements"
+    page = client.get(response["Location"]).content.decode()
+    judgements = page[page.index('id="judgements"'):]
+    judgements = judgements[:judgements.index("</form>")]
+    assert "1 judgement recorded; 3 still open." in judgements
+    assert page.count("judgement recorded") == 1
+    nothing = client.get(client.post(f"/review/{proposal.pk}/judgement/", {})["Location"]).content.decode()
+    judgements = nothing[nothing.index('id="judgements"'):]
+    assert "Nothing recorded: choose Satisfied or Not satisfied" in judgements[:judgements.index("</form>")]
+
+
+@pytest.mark.django_db
+def test_new_proposal_start_choices_are_one_named_group(client):
+    holder = user_factory("hal")
+    proposal_factory(holder, state="approved")
+    client.force_login(holder)
+    page = client.get("/proposals/new/").content.decode()
+    group = page[page.index('id="field-start"'):]
+    group = group[:group.index('id="field-snid"')]
+    assert '<fieldset class="choices"><legend>Start</legend>' in group and '<label for="">' not in group
+    assert '<form method="post" class="narrow start-proposal">' in page

@@ -24,7 +24,7 @@ def test_help_page_renders_its_document(client, slug):
     assert response.status_code == 200
     page = response.content.decode()
     source = (help_pages.DOCS / help_pages.PAGES[slug][0]).read_text(encoding="utf-8")
-    title = source.splitlines()[0].removeprefix("# ")
+    title = source.splitlines()[0].removeprefix("# ").replace("`", "")
     assert f"<h1>{title}</h1>" in page
     article = page[page.index('<article class="help markdown">'):page.index("</article>")]
     assert "<h3>" in article and "<code>" in article and 'class="markdown-unrendered"' not in article
@@ -60,3 +60,26 @@ def test_help_import_page_links_to_its_help(client):
     client.force_login(user_factory("ann"))
     page = client.get("/proposals/import/").content.decode()
     assert 'href="/help/documents/"' in page and "in the registry's source" not in page
+
+
+@pytest.mark.django_db
+def test_help_log_page_links_to_its_help_not_the_source(client):
+    page = client.get("/log/").content.decode()
+    assert 'href="/help/transparency/"' in page and "docs/transparency.md" not in page
+
+
+@pytest.mark.django_db
+def test_help_api_documentation_points_at_help_pages_not_the_source(client):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
+    assert "docs/" not in schema.replace("/api/docs/", "") and "/help/transparency/" in schema
+
+
+@pytest.mark.django_db
+def test_help_stewardship_and_resolver_pages_link_to_their_help(client):
+    from ..factories import proposal_factory
+
+    editor = user_factory("eve", editor=True)
+    proposal_factory(user_factory("ann"), state="approved", editor=editor)
+    client.force_login(editor)
+    assert 'href="/help/stewardship/"' in client.get("/urn/example/stewardship/").content.decode()
+    assert 'href="/help/resolution/"' in client.get("/urn/example/resolvers/edit/").content.decode()

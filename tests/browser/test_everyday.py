@@ -1,0 +1,76 @@
+"""Small things seen in Chromium: the form shows only the choice made, and a confirmation is where the page lands."""
+
+import pytest
+
+from registry import services
+
+from ..factories import data_factory, proposal_factory, user_factory
+from .conftest import login
+
+IN_VIEW = """(selector) => {
+  const box = document.querySelector(selector).getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= window.innerHeight;
+}"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_new_proposal_shows_only_the_fields_of_the_chosen_start(new_page):
+    holder = user_factory("hal", password="hal-long-pass-phrase")
+    proposal_factory(holder, state="approved")
+    page = new_page()
+    login(page, "hal", "hal-long-pass-phrase")
+    page.goto("/proposals/new/")
+    assert page.get_by_label("SNID", exact=True).is_visible()
+    assert not page.get_by_label("SNID to revise").is_visible()
+    page.get_by_label("A new version of an SNID registered to me").check()
+    assert page.get_by_label("SNID to revise").is_visible()
+    assert not page.get_by_label("SNID", exact=True).is_visible()
+    page.get_by_role("button", name="Create the draft").click()  # no SNID chosen: the error is beside the list
+    assert page.get_by_text("Choose which of your SNIDs to revise.").is_visible()
+    assert page.get_by_label("SNID to revise").is_visible()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_review_confirmations_are_in_view_where_the_page_lands(new_page):
+    applicant = user_factory("ann")
+    user_factory("erin", editor=True, password="erin-long-pass-phrase")
+    proposal = services.proposal_create(data_factory(title="Landing in view"), applicant)
+    services.proposal_transition(proposal, "submit", applicant)
+    page = new_page()
+    login(page, "erin", "erin-long-pass-phrase")
+    page.goto(f"/review/{proposal.pk}/")
+    section = page.locator("#section-scope")
+    section.locator("summary", has_text="Comment on 4.1 Scope").click()
+    section.get_by_label("Your comment on 4.1 Scope").fill("Who assigns the index?")
+    section.get_by_role("button", name="Start thread").click()
+    page.get_by_text("Comment added; ann can see it").wait_for()
+    assert "#thread-" in page.url
+    assert page.evaluate(IN_VIEW, "#section-scope .thread .messages")
+
+    page.locator("fieldset.judgement", has_text="scope").get_by_label("Satisfied", exact=True).check()
+    page.get_by_role("button", name="Record judgements").click()
+    page.get_by_text("1 judgement recorded; 3 still open.").wait_for()
+    assert page.url.endswith("#judgements")
+    assert page.evaluate(IN_VIEW, "#judgements .messages")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", (1280, 375))
+def test_approval_over_failing_checks_gives_the_reason_a_full_width_box_under_its_label(chromium, live_server, width):
+    applicant = user_factory("ann")
+    user_factory("erin", editor=True, password="erin-long-pass-phrase")
+    proposal = proposal_factory(applicant, name="urn-5", state="submitted")
+    context = chromium.new_context(base_url=live_server.url, viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        login(page, "erin", "erin-long-pass-phrase")
+        page.goto(f"/review/{proposal.pk}/")
+        page.get_by_role("button", name="Approve and register…").click()
+        assert page.locator("ul.failing-checks li").count() >= 1
+        label = page.get_by_text("Why approve anyway (override reason)").bounding_box()
+        box = page.get_by_label("Why approve anyway (override reason)").bounding_box()
+        form = page.locator("section.confirm form").bounding_box()
+        assert box["y"] >= label["y"] + label["height"] - 1  # under its label, not beside it
+        assert box["width"] >= 0.9 * (form["width"] - 32) and box["height"] >= 100
+    finally:
+        context.close()
