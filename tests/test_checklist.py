@@ -397,3 +397,12 @@ def test_hostile_grammars_never_pass_what_a_broken_grammar_could_not_examine(cas
     for finding in findings:
         if finding.id in dependents:
             assert finding.status == "not_run", (finding.id, finding.message)
+
+
+def test_every_check_has_a_title_people_read_and_no_title_is_an_id():
+    from registry.checklist import CHECK_TITLES
+
+    assert set(CHECK_TITLES) == set(CHECK_IDS)
+    titles = list(CHECK_TITLES.values())
+    assert len(set(titles)) == len(titles)  # one name, one check
+    assert not set(titles) & set(CHECK_IDS)

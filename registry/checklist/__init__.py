@@ -24,6 +24,7 @@ from __future__ import annotations
 from .core import (
     CHECK_NEEDS,
     CHECK_PLACES,
+    CHECK_TITLES,
     CHECKS,
     DRAFT,
     EDITOR,
@@ -54,8 +55,8 @@ from .registration import unplaced_source_lines  # noqa: E402
 CHECK_IDS: tuple[str, ...] = tuple(check_id for check_id, _ in CHECKS)
 
 __all__ = [
-    "CHECK_IDS", "CHECK_NEEDS", "CHECK_PLACES", "CHECKS", "DRAFT", "EDITOR", "FAIL", "MANUAL_CHECKS", "NOT_RUN",
-    "PASS", "SUBMITTED", "UNPLACED_LABEL", "WARNING", "Context", "Finding", "RegistryFacts", "check",
-    "example_subjects", "grammar_blocker", "has_failures", "progress", "run_checklist", "section_written",
-    "summarize", "unplaced_source_lines",
+    "CHECK_IDS", "CHECK_NEEDS", "CHECK_PLACES", "CHECK_TITLES", "CHECKS", "DRAFT", "EDITOR", "FAIL",
+    "MANUAL_CHECKS", "NOT_RUN", "PASS", "SUBMITTED", "UNPLACED_LABEL", "WARNING", "Context", "Finding",
+    "RegistryFacts", "check", "example_subjects", "grammar_blocker", "has_failures", "progress",
+    "run_checklist", "section_written", "summarize", "unplaced_source_lines",
 ]

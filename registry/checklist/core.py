@@ -86,10 +86,15 @@ CHECK_NEEDS: dict[str, tuple[str, ...]] = {}
 CHECK_PLACES: dict[str, tuple[str, dict]] = {}
 
 
-def check(check_id: str, *, needs: tuple[str, ...] = (), reference: str = "", item: dict | None = None):
+#: What people call each check (its id is for machines: the API, data-check, the history).
+CHECK_TITLES: dict[str, str] = {}
+
+
+def check(check_id: str, *, title: str, needs: tuple[str, ...] = (), reference: str = "", item: dict | None = None):
     """Register a check; ``needs`` names what must hold first (``NEEDS``, or ``written:<key>``)."""
     def register(function):
         CHECKS.append((check_id, function))
+        CHECK_TITLES[check_id] = title
         CHECK_NEEDS[check_id] = needs
         CHECK_PLACES[check_id] = (reference, item or {})
         return function

@@ -11,7 +11,8 @@ from .core import Context, FAIL, Finding, NEEDS, PASS, WARNING, _need_grammar, _
 # --- 6 Examples ----------------------------------------------------------------------------
 
 
-@check("examples-present", needs=("written:examples",), reference="GFD.191 §6 (6)", item={"section": "examples"})
+@check("examples-present", title="Examples given",
+       needs=("written:examples",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_present(ctx: Context):
     if not ctx.data.examples.valid:
         return _one("examples-present", WARNING,
@@ -38,7 +39,8 @@ def _example_problems(ctx: Context, urn: str) -> list[str]:
     return problems
 
 
-@check("examples-valid", needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
+@check("examples-valid", title="Valid examples accepted",
+       needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_valid(ctx: Context):
     ref, findings = "GFD.191 §6 (6)", []
     for line, urn in enumerate(ctx.data.examples.valid, start=1):
@@ -55,7 +57,8 @@ def examples_valid(ctx: Context):
     return findings
 
 
-@check("examples-invalid", needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
+@check("examples-invalid", title="Invalid examples rejected",
+       needs=("grammar",), reference="GFD.191 §6 (6)", item={"section": "examples"})
 def examples_invalid(ctx: Context):
     ref, findings = "GFD.191 §6 (6)", []
     for line, urn in enumerate(ctx.data.examples.invalid, start=1):
@@ -96,7 +99,8 @@ NEEDS["resolver-grammar"] = _need_resolver_grammar
 NEEDS["valid-examples"] = _need_valid_examples
 
 
-@check("resolvers", needs=("valid-examples", "resolver-grammar"), reference="GFD.191 §6 (3.2)",
+@check("resolvers", title="Resolvers give URLs for the examples",
+       needs=("valid-examples", "resolver-grammar"), reference="GFD.191 §6 (3.2)",
        item={"section": "resolution"})
 def resolvers(ctx: Context):
     """Each declared resolver's template, expanded for every valid example: the URLs shown."""

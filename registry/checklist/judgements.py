@@ -14,7 +14,8 @@ from .core import Context, EDITOR, FAIL, WARNING, _one, check
 _DELEGATION = re2.compile(r"(?i)delegat|third[- ]part|sub-?namespace|sub-?delegat|assigning organi")
 
 
-@check("subdelegation", needs=("written:identifier_assignment",), reference="GFD.191 §5",
+@check("subdelegation", title="Sub-delegation",
+       needs=("written:identifier_assignment",), reference="GFD.191 §5",
        item={"section": "identifier_assignment"})
 def subdelegation(ctx: Context):
     ref, item = "GFD.191 §5", {"section": "identifier_assignment"}
@@ -46,7 +47,8 @@ def subdelegation(ctx: Context):
 _ATTRIBUTES = re2.compile(r"(?i)date|year|domain|provider|host|org|name|location|country|owner")
 
 
-@check("immutability", needs=("written:immutability",), reference="GFD.191 §5, §6 (5.2)",
+@check("immutability", title="Identifier immutability",
+       needs=("written:immutability",), reference="GFD.191 §5, §6 (5.2)",
        item={"section": "immutability"})
 def immutability(ctx: Context):
     ref, item = "GFD.191 §5, §6 (5.2)", {"section": "immutability"}
@@ -66,7 +68,8 @@ def immutability(ctx: Context):
     return _one("immutability", EDITOR, message, ref, item)
 
 
-@check("scope", needs=("written:scope",), reference="GFD.191 §5", item={"section": "scope"})
+@check("scope", title="Within the OGF's scope",
+       needs=("written:scope",), reference="GFD.191 §5", item={"section": "scope"})
 def scope(ctx: Context):
     return _one("scope", EDITOR, "Does the intended use (4.1 Scope) fall within the scope of the OGF?",
                 "GFD.191 §5", {"section": "scope"})

@@ -19,7 +19,7 @@ def unplaced_source_lines(text: str) -> list[str]:
     return [m.group(1) for m in _SOURCE_LINES.finditer(text)]
 
 
-@check("unplaced-text", reference="GFD.191 §6", item={"section": "unplaced"})
+@check("unplaced-text", title="Unplaced imported text", reference="GFD.191 §6", item={"section": "unplaced"})
 def unplaced_text(ctx: Context):
     """Imported text that fits no section is neither dropped nor silently filed under section 8."""
     text = ctx.data.unplaced.strip()
@@ -36,7 +36,7 @@ def unplaced_text(ctx: Context):
 # --- 1 Registration ------------------------------------------------------------------------
 
 
-@check("snid-syntax")
+@check("snid-syntax", title="SNID syntax")
 def snid_syntax(ctx: Context):
     problem = snid_error(ctx.data.snid)
     if problem:
@@ -46,7 +46,8 @@ def snid_syntax(ctx: Context):
                 "RFC 6453 §2.4", {"section": "snid"})
 
 
-@check("snid-not-experimental", needs=("written:snid",), reference="GFD.191 §6 (1.1)",
+@check("snid-not-experimental", title="SNID not experimental",
+       needs=("written:snid",), reference="GFD.191 §6 (1.1)",
        item={"section": "snid"})
 def snid_not_experimental(ctx: Context):
     if not ctx.data.snid.strip():
@@ -60,7 +61,8 @@ def snid_not_experimental(ctx: Context):
                 "GFD.191 §6 (1.1)", {"section": "snid"})
 
 
-@check("snid-unique", needs=("snid",), reference="GFD.191 §4, RFC 6453 §2.4", item={"section": "snid"})
+@check("snid-unique", title="SNID free to register",
+       needs=("snid",), reference="GFD.191 §4, RFC 6453 §2.4", item={"section": "snid"})
 def snid_unique(ctx: Context):
     facts, ref, item = ctx.facts, "GFD.191 §4, RFC 6453 §2.4", {"section": "snid"}
     if facts.deprecated:
@@ -101,7 +103,8 @@ _VOLATILE = [
 _GFD_NUMBER = re2.compile(r"(?i)\bGFD[.\- ]?\d+")
 
 
-@check("snid-durable", needs=("snid",), reference="GFD.191 §5, §6 (1.1)", item={"section": "snid"})
+@check("snid-durable", title="SNID durable",
+       needs=("snid",), reference="GFD.191 §5, §6 (1.1)", item={"section": "snid"})
 def snid_durable(ctx: Context):
     snid, ref, item = ctx.data.snid, "GFD.191 §5, §6 (1.1)", {"section": "snid"}
     found = [what for pattern, what in _VOLATILE if pattern.search(snid)]
@@ -114,7 +117,7 @@ def snid_durable(ctx: Context):
                 "(A protocol's name is fine; a group's or organisation's name is not.)", ref, item)
 
 
-@check("required-sections")
+@check("required-sections", title="Required sections written")
 def required_sections(ctx: Context):
     if ctx.stage == DRAFT:
         done = progress(ctx.data)
@@ -140,7 +143,8 @@ def required_sections(ctx: Context):
     return findings
 
 
-@check("version", needs=("snid-available",), reference="GFD.191 §6 (1.2)", item={"section": "version"})
+@check("version", title="Version follows the SNID's history",
+       needs=("snid-available",), reference="GFD.191 §6 (1.2)", item={"section": "version"})
 def version(ctx: Context):
     expected = (ctx.facts.latest_version or 0) + 1
     item = {"section": "version"}
@@ -156,7 +160,8 @@ def version(ctx: Context):
                 "GFD.191 §6 (1.2)", item)
 
 
-@check("document", needs=("written:document",), reference="GFD.191 §4", item={"section": "document"})
+@check("document", title="Registering document",
+       needs=("written:document",), reference="GFD.191 §4", item={"section": "document"})
 def document(ctx: Context):
     doc, ref, item = ctx.data.document, "GFD.191 §4", {"section": "document"}
     if not doc.reference.strip():
@@ -184,7 +189,7 @@ def document(ctx: Context):
     return findings
 
 
-@check("registrant", needs=("written:registrant",), reference="GFD.191 §6 (1.3)",
+@check("registrant", title="Registrant given", needs=("written:registrant",), reference="GFD.191 §6 (1.3)",
        item={"section": "registrant"})
 def registrant(ctx: Context):
     reg, ref, item = ctx.data.registrant, "GFD.191 §6 (1.3)", {"section": "registrant"}

@@ -32,7 +32,8 @@ def _issue_item(issue) -> dict:
     return item
 
 
-@check("grammar-present", needs=("written:grammar",), reference="GFD.191 §6 (2.1)",
+@check("grammar-present", title="Formal syntax given",
+       needs=("written:grammar",), reference="GFD.191 §6 (2.1)",
        item={"section": "grammar"})
 def grammar_present(ctx: Context):
     if not ctx.data.grammar.abnf.strip():
@@ -43,7 +44,7 @@ def grammar_present(ctx: Context):
                 {"section": "grammar"})
 
 
-@check("grammar-parses")
+@check("grammar-parses", title="Grammar parses")
 def grammar_parses(ctx: Context):
     grammar = ctx.grammar
     if grammar is None:
@@ -83,7 +84,8 @@ def grammar_parses(ctx: Context):
                 f"(checked {checked} test strings).", "RFC 5234", {"section": "grammar"})
 
 
-@check("grammar-complete", needs=("grammar-parsed",), reference="RFC 5234", item={"section": "grammar"})
+@check("grammar-complete", title="Every rule defined",
+       needs=("grammar-parsed",), reference="RFC 5234", item={"section": "grammar"})
 def grammar_complete(ctx: Context):
     grammar = ctx.grammar
     if grammar is None:
@@ -126,7 +128,8 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
-@check("grammar-charset", needs=("grammar",), reference="RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3",
+@check("grammar-charset", title="Characters allowed in URNs",
+       needs=("grammar",), reference="RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3",
        item={"section": "grammar"})
 def grammar_charset(ctx: Context):
     grammar = ctx.grammar
@@ -196,7 +199,8 @@ def _strings(count: int) -> str:
     return f"{count} string{'s' if count != 1 else ''}"
 
 
-@check("reserved-characters", needs=("grammar",), reference="GFD.191 §3", item={"section": "grammar"})
+@check("reserved-characters", title="Reserved characters",
+       needs=("grammar",), reference="GFD.191 §3", item={"section": "grammar"})
 def reserved_characters(ctx: Context):
     grammar = ctx.grammar
     if grammar is None or not grammar.ok:
@@ -218,7 +222,8 @@ def reserved_characters(ctx: Context):
                 "GFD.191 §3", {"section": "grammar"})
 
 
-@check("max-length", needs=("written:grammar", "grammar"), reference="GFD.191 §5", item={"section": "grammar"})
+@check("max-length", title="Maximum length",
+       needs=("written:grammar", "grammar"), reference="GFD.191 §5", item={"section": "grammar"})
 def max_length(ctx: Context):
     grammar, declared = ctx.grammar, ctx.data.max_length
     ref = "GFD.191 §5"
@@ -257,7 +262,8 @@ def max_length(ctx: Context):
 _PERCENT_WORDS = re2.compile(r"(?i)percent|%|escap")
 
 
-@check("percent-encoding", needs=("written:encoding",), reference="GFD.191 §5, §6 (2.3)",
+@check("percent-encoding", title="Percent-encoding described",
+       needs=("written:encoding",), reference="GFD.191 §5, §6 (2.3)",
        item={"section": "encoding"})
 def percent_encoding(ctx: Context):
     ref, findings, item = "GFD.191 §5, §6 (2.3)", [], {"section": "encoding"}
@@ -305,7 +311,8 @@ _UNICODE_VERSION = re2.compile(r"(?i)unicode\s*(version\s*)?\d")
 _CASE_WORDS = re2.compile(r"case[- ]insensitiv|case normali[sz]")
 
 
-@check("unicode-version", needs=("written:lexical_equivalence",), reference="GFD.191 §6 (2.4)",
+@check("unicode-version", title="Unicode version stated",
+       needs=("written:lexical_equivalence",), reference="GFD.191 §6 (2.4)",
        item={"section": "lexical_equivalence"})
 def unicode_version(ctx: Context):
     text = ctx.section("lexical_equivalence") + "\n" + ctx.section("encoding")
@@ -325,7 +332,8 @@ def unicode_version(ctx: Context):
                 "of sections 2.3 and 2.4).", ref, item)
 
 
-@check("equivalence", needs=("written:lexical_equivalence", "grammar"), reference="GFD.191 §6 (2.4), RFC 6453 §2.4",
+@check("equivalence", title="Lexical equivalence",
+       needs=("written:lexical_equivalence", "grammar"), reference="GFD.191 §6 (2.4), RFC 6453 §2.4",
        item={"section": "lexical_equivalence"})
 def equivalence(ctx: Context):
     ref, findings = "GFD.191 §6 (2.4), RFC 6453 §2.4", []

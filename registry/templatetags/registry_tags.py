@@ -1,6 +1,7 @@
 from django import template
 
 from .. import rules
+from ..checklist import CHECK_TITLES
 from ..enums import FindingStatus, ProposalAction
 from ..enums import event_sentence as _sentence
 from ..gfd191 import SECTIONS_BY_KEY
@@ -59,6 +60,12 @@ def section_heading(key):
     """ "4.1 Scope" for a template section key; "the whole proposal" for none."""
     section = SECTIONS_BY_KEY.get(key or "")
     return section.heading if section else "the whole proposal"
+
+
+@register.filter
+def check_title(check_id):
+    """What people call a check ("Grammar parses"); its id only for an id no check has."""
+    return CHECK_TITLES.get(check_id, check_id)
 
 
 @register.filter

@@ -4,8 +4,10 @@ confirmation pages that say what they confirm."""
 import re
 
 import pytest
+from django.utils.html import escape
 
 from registry import services
+from registry.checklist import CHECK_TITLES
 
 from ..factories import proposal_factory, user_factory
 
@@ -66,7 +68,7 @@ def test_review_of_a_decided_proposal_shows_the_judgements_read_only(client, peo
     page = client.get(f"/review/{proposal.pk}/").content.decode()
     assert f'action="/review/{proposal.pk}/judgement/"' not in page and 'name="verdict-scope"' not in page
     assert "Approved: the judgements are final." in page
-    assert "<code>scope</code>: satisfied (eve," in page and "“Clear.”" in page
+    assert '<li data-check="scope"><strong>Within the OGF&#x27;s scope</strong>: satisfied (eve,' in page and "“Clear.”" in page
 
 
 @pytest.mark.django_db
@@ -90,7 +92,7 @@ def test_confirm_approval_with_failing_checks_lists_them_and_asks_for_a_written_
     listed = page[page.index('<ul class="failing-checks">'):]
     listed = listed[:listed.index("</ul>")]
     for finding in failing:
-        assert f"<code>{finding['id']}</code>" in listed
+        assert f'<li data-check="{finding["id"]}"><strong>{escape(CHECK_TITLES[finding["id"]])}</strong>' in listed
     assert re.search(r'<textarea id="confirm-override" name="override_reason" rows="[5-9]"[^>]*required>', page)
 
 
@@ -102,6 +104,6 @@ def test_confirm_approval_with_a_reason_typed_in_the_panel_still_lists_what_it_o
     page = client.post(f"/review/{proposal.pk}/decide/",
                        {"action": "approve", "override_reason": "As published in RFC."}).content.decode()
     listed = page[page.index('<ul class="failing-checks">'):]
-    assert all(f"<code>{finding['id']}</code>" in listed[:listed.index("</ul>")] for finding in failing)
+    assert all(f'<li data-check="{finding["id"]}">' in listed[:listed.index("</ul>")] for finding in failing)
     assert re.search(r'<textarea id="confirm-override"[^>]*>As published in RFC\.</textarea>', page)
     assert page.count('name="override_reason"') == 1

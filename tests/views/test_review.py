@@ -302,7 +302,8 @@ def test_approving_with_open_judgements_asks_to_record_them_or_confirm(client, p
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
     assert "3 of the 4 judgements are not recorded yet" in page
-    assert "<code>snid-durable</code>, <code>subdelegation</code>, <code>immutability</code>" in page
+    assert "“SNID durable”, “Sub-delegation”, “Identifier immutability”" in page
+    assert "<code>snid-durable</code>" not in page  # people read the checks' names, not their ids
     assert f'href="/review/{proposal.pk}/#judgements">Record them first</a>' in page
     assert "Approve anyway" in page
     for check_id in ("snid-durable", "subdelegation", "immutability"):
@@ -477,7 +478,9 @@ def test_a_thread_on_a_finding_is_shown_beside_the_section_it_concerns(client, p
     assert thread.finding == failing["id"]
     assert thread.anchor == f"finding:{failing['id']}"
     page = client.get(f"/review/{proposal.pk}/").content.decode()
-    assert f"on the finding <code>{failing['id']}</code>" in page
+    from registry.checklist import CHECK_TITLES
+
+    assert f"on the finding “{CHECK_TITLES[failing['id']]}”" in page
     refused = client.post(f"/review/{proposal.pk}/comment/", {"finding": "no-such-check", "text": "x"}, follow=True)
     assert "has no finding “no-such-check” to comment on." in refused.content.decode()
 
