@@ -58,3 +58,6 @@ urlpatterns = [
 #: A request Django itself refuses (a body past DATA_UPLOAD_MAX_MEMORY_SIZE sent without a
 #: Content-Length, too many fields, a bad Host): JSON under /api/, the usual page elsewhere.
 handler400 = "registry.api.errors.bad_request"
+#: An exception no view handled: a storage fault (the database lost, a full disk) raised in a
+#: middleware or a template is a 503 with Retry-After, like one raised in a view (registry/storage.py).
+handler500 = "registry.storage.server_error"
