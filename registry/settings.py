@@ -349,6 +349,9 @@ REST_FRAMEWORK = {
 }
 #: Anonymous API requests per client address, e.g. "600/min"; "off" disables.
 REGISTRY_ANON_RATE = os.environ.get("REGISTRY_ANON_RATE", "1200/min")
+#: Seconds a process's registry index keeps answering lookups after the database last answered,
+#: while it cannot be reached (registry/lookup.py, docs/operations.md); 0: never.
+REGISTRY_LOOKUP_STALE_SECONDS = float(os.environ.get("REGISTRY_LOOKUP_STALE_SECONDS", "3600"))
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "urn:ogf registry API",
