@@ -142,6 +142,10 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
+        # A kept connection is tried (one "SELECT 1") before a request's first query: after the
+        # database restarted, the first request of each thread gets its answer, not a 503
+        # (tests/faults/test_postgres_lost.py). SQLite's connections are always usable.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
