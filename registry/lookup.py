@@ -10,6 +10,13 @@ The index is invalidated at once in the process that approves a version (or
 reserves an SNID), and in every other process within ``STAMP_TTL`` seconds: a
 cheap query over the namespace table (its row count and latest change) is the
 stamp shared through the database.
+
+While the database cannot be reached (a storage fault, registry/storage.py), the index a
+process already holds keeps answering, as the registry stood when the database last
+answered, for at most ``REGISTRY_LOOKUP_STALE_SECONDS``: nothing can be approved while the
+database is down, and lookups are what machines depend on. What needs a query (a validator
+not yet loaded, any page) answers 503 meanwhile; the stamp is tried again every
+``STAMP_TTL`` seconds, and the first answer ends it (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.db.models import Count, Exists, Max, OuterRef, Subquery
 from django.urls import reverse
 
@@ -36,6 +44,7 @@ from .grammar import (
 )
 from .grammar.compiler import NotChecked
 from .models import Deprecation, Namespace, Proposal
+from .storage import storage_fault
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
 
@@ -92,6 +101,7 @@ class Index:
 
 _index: Index | None = None
 _checked_at = 0.0
+_unreachable_at: float | None = None  # when the stamp last failed with a storage fault
 _lock = threading.Lock()
 
 
@@ -121,17 +131,31 @@ def _build(stamp: tuple) -> Index:
 
 
 def registry_index() -> Index:
-    global _index, _checked_at
+    global _index, _checked_at, _unreachable_at
     now = time.monotonic()
     index = _index
     if index is not None and now - _checked_at < STAMP_TTL:
         return index
     with _lock:
-        stamp = _stamp()
+        if _unreachable_at is not None and now - _unreachable_at < STAMP_TTL and _may_outlive(now):
+            return _index  # tried within STAMP_TTL: the database is not asked at every request
+        try:
+            stamp = _stamp()
+        except DatabaseError as exc:
+            if storage_fault(exc) is None or not _may_outlive(now):
+                raise
+            _unreachable_at = now
+            return _index
+        _unreachable_at = None
         if _index is None or _index.stamp != stamp:
             _index = _build(stamp)
         _checked_at = now
         return _index
+
+
+def _may_outlive(now: float) -> bool:
+    """Whether the index in memory may answer while the database cannot be reached."""
+    return _index is not None and now - _checked_at <= settings.REGISTRY_LOOKUP_STALE_SECONDS
 
 
 def fresh_index() -> Index | None:
@@ -149,9 +173,9 @@ def answerable_without_query(urn: str, index: Index) -> bool:
 
 
 def registry_invalidate() -> None:
-    global _index
+    global _index, _unreachable_at
     with _lock:
-        _index = None
+        _index, _unreachable_at = None, None
 
 
 def lookup_urn(urn: str, index: Index | None = None) -> dict:

@@ -142,6 +142,10 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
+        # A kept connection is tried (one "SELECT 1") before a request's first query: after the
+        # database restarted, the first request of each thread gets its answer, not a 503
+        # (tests/faults/test_postgres_lost.py). SQLite's connections are always usable.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -349,6 +353,9 @@ REST_FRAMEWORK = {
 }
 #: Anonymous API requests per client address, e.g. "600/min"; "off" disables.
 REGISTRY_ANON_RATE = os.environ.get("REGISTRY_ANON_RATE", "1200/min")
+#: Seconds a process's registry index keeps answering lookups after the database last answered,
+#: while it cannot be reached (registry/lookup.py, docs/operations.md); 0: never.
+REGISTRY_LOOKUP_STALE_SECONDS = float(os.environ.get("REGISTRY_LOOKUP_STALE_SECONDS", "3600"))
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "urn:ogf registry API",

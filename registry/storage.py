@@ -1,20 +1,26 @@
-"""When the database cannot take a write: a clear answer, never a 500, never lost typing.
+"""When the database cannot take a write, or cannot be reached at all: a clear answer, never a
+500, never lost typing.
 
 A full disk, a database busy past its timeout, or a lost database connection is a
 fault of the service, not of the request. ``storage_fault`` recognises one and
 says what happened in words; views that save typed text (the proposal editor,
 the new-proposal form, the import's "Create draft") catch it and show the form again with everything typed in it;
-``StorageFaultMiddleware`` turns one anywhere else into a 503 with
-``Retry-After`` — the site's error page, or JSON under /api/.
+``StorageFaultMiddleware`` turns one raised in any other view into a 503 with
+``Retry-After`` — the site's error page, or JSON under /api/ — and ``server_error``
+(Django's ``handler500``) does the same for one raised outside a view: in a middleware
+that reads the session or the account (with the database gone, every signed-in request
+fails there first), or while a template evaluates a lazy query. The 503 itself never
+reads the session, the account or the flash messages: they live in the database.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.db import DatabaseError, InterfaceError
-from django.http import JsonResponse
-from django.shortcuts import render
+from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +33,9 @@ _LOST = ("server closed the connection", "connection refused", "could not connec
          "connection already closed", "the connection is closed", "disk i/o error", "unable to open database")
 
 
-def storage_fault(exc: BaseException) -> str | None:
-    """A sentence for people if ``exc`` is a storage fault; None for any other error."""
+def storage_fault(exc: BaseException | None, *, reading: bool = False) -> str | None:
+    """A sentence for people if ``exc`` is a storage fault; None for any other error.
+    ``reading``: the request only asked for a page (a GET), so there was nothing to save."""
     if not isinstance(exc, (DatabaseError, InterfaceError)):
         return None
     text = str(exc).lower()
@@ -39,18 +46,46 @@ def storage_fault(exc: BaseException) -> str | None:
         return ("The registry's database was busy for too long, so nothing was saved. Please try again "
                 "in a moment.")
     if isinstance(exc, InterfaceError) or any(marker in text for marker in _LOST):
+        if reading:
+            return "The registry could not reach its database. Please try again in a moment."
         return ("The registry could not reach its database, so nothing was saved. Please try again in "
                 "a moment.")
     return None
 
 
+def _asks_only(request) -> bool:
+    """A request that only asks for something (a page, an answer): nothing of it was to be saved."""
+    return request.method in ("GET", "HEAD", "OPTIONS")
+
+
 def unavailable(request, message: str):
+    """The 503 answer: JSON under /api/, else the site's error page drawn without the request's
+    session (no account, no flash messages: reading them would meet the same fault)."""
     if request.path_info.startswith("/api/"):
         response = JsonResponse({"detail": message}, status=503)
     else:
-        response = render(request, "503.html", {"message": message, "title": "Not saved"}, status=503)
+        asks_only = _asks_only(request)
+        if not asks_only:
+            message += " Go back to your form (your browser keeps what you typed) and send it again then."
+        title = "Not available just now" if asks_only else "Not saved"
+        steps = [{"url": request.get_full_path(), "label": "Try again",
+                  "note": f"in {RETRY_AFTER_SECONDS} seconds or so"}] if asks_only else []
+        page = render_to_string("503.html", {"message": message, "title": title, "steps": steps, "outage": True})
+        response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
+
+
+def unhandled_fault(request):
+    """The 503 of ``unavailable`` for a storage fault no view handled (raised in a middleware or a
+    template; called by the site's ``handler500``, registry/views/errors.py), or None for any
+    other exception, which stays a server error."""
+    exc = sys.exception()
+    message = storage_fault(exc, reading=_asks_only(request))
+    if message is None:
+        return None
+    logger.error("storage fault outside a view on %s %s: %s", request.method, request.path, exc)
+    return unavailable(request, message)
 
 
 class StorageFaultMiddleware:
@@ -61,7 +96,7 @@ class StorageFaultMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        message = storage_fault(exception)
+        message = storage_fault(exception, reading=_asks_only(request))
         if message is None:
             return None
         logger.error("storage fault on %s %s: %s", request.method, request.path, exception)

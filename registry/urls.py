@@ -59,6 +59,8 @@ urlpatterns = [
 #: A request Django itself refuses (a body past DATA_UPLOAD_MAX_MEMORY_SIZE sent without a
 #: Content-Length, too many fields, a bad Host): JSON under /api/, the usual page elsewhere.
 handler400 = "registry.api.errors.bad_request"
-#: Not found and server errors: the site's own pages (JSON for a server error under /api/).
+#: Not found and server errors: the site's own pages (JSON for a server error under /api/); a
+#: storage fault (the database lost, a full disk) raised in a middleware or a template is a 503
+#: with Retry-After, like one raised in a view (registry/storage.py).
 handler404 = "registry.views.errors.page_not_found"
 handler500 = "registry.views.errors.server_error"

@@ -102,6 +102,7 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
 
     from .help import PAGES
     from .models import Namespace
+    from .storage import storage_fault
 
     log = logging.getLogger(__name__)
     try:
@@ -119,9 +120,13 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
     try:
         _warm_workbench()
         statuses["(the proposal form and the automated review)"] = 200
-    except Exception:  # noqa: BLE001 - see the docstring
-        log.exception("warm-up: the proposal form and the automated review failed")
-        statuses["(the proposal form and the automated review)"] = 500
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        if storage_fault(exc) is None:
+            log.exception("warm-up: the proposal form and the automated review failed")
+            statuses["(the proposal form and the automated review)"] = 500
+        else:  # the database is down: the worker starts all the same and answers 503s until it is back
+            log.warning("warm-up: the database cannot be reached (%s); the worker starts unprepared", exc)
+            statuses["(the proposal form and the automated review)"] = 503
     for path in paths:
         statuses[path] = _get(application, host, path, log)
         if tick:

@@ -10,6 +10,7 @@ requires Chromium and Go, the PostgreSQL pass PostgreSQL too.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import pytest
 from django.db import connection
@@ -44,6 +45,19 @@ def require_external(name: str, available: bool, reason: str) -> None:
     if name.lower() in required:
         pytest.fail(f"{message} (REGISTRY_REQUIRE_EXTERNAL names {name}: not skipping)")
     pytest.skip(message)
+
+
+@contextmanager
+def database_lost():
+    """Every statement fails as it does once the connection to PostgreSQL is lost (Django's
+    execute_wrapper; tests/faults/test_postgres_lost.py stops a real server)."""
+    from django.db import OperationalError
+
+    def refuse(execute, sql, params, many, context):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with connection.execute_wrapper(refuse):
+        yield
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from django.db import IntegrityError, OperationalError
 
 from registry.storage import StorageFaultMiddleware, storage_fault
 
+from .conftest import database_lost
 from .factories import proposal_factory, user_factory
 
 
@@ -20,6 +21,14 @@ from .factories import proposal_factory, user_factory
 ])
 def test_storage_faults_are_said_in_words(error, words):
     assert words in storage_fault(error)
+
+
+def test_a_lost_database_says_nothing_was_saved_only_to_a_request_that_saves():
+    lost = OperationalError('connection to server at "db" failed: Connection refused')
+    assert storage_fault(lost) == ("The registry could not reach its database, so nothing was saved. "
+                                   "Please try again in a moment.")
+    assert storage_fault(lost, reading=True) == ("The registry could not reach its database. Please try again "
+                                                 "in a moment.")
 
 
 def test_other_database_errors_are_not_storage_faults():
@@ -37,6 +46,67 @@ def test_a_storage_fault_in_a_view_is_a_503_page_or_json(rf):
     api = middleware.process_exception(rf.post("/api/proposals/"), OperationalError("database is locked"))
     assert api.status_code == 503 and "busy for too long" in json.loads(api.content)["detail"]
     assert middleware.process_exception(rf.get("/urn/"), IntegrityError("x")) is None
+
+
+# --- the database lost before a view runs (the session, the account) ------------------------------
+
+
+@pytest.fixture
+def signed_in():
+    """A client signed in as a draft's applicant, keeping the 500 page for the test to see."""
+    from django.test import Client
+
+    proposal = proposal_factory()
+    client = Client(raise_request_exception=False)
+    client.force_login(proposal.submitter)
+    return client, proposal
+
+
+@pytest.mark.django_db
+def test_a_page_whose_session_cannot_be_read_is_a_503_drawn_without_the_session(signed_in):
+    client, proposal = signed_in
+    with database_lost():
+        response = client.get(f"/proposals/{proposal.pk}/")
+    page = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert "<title>Not available just now — urn:ogf registry</title>" in page
+    assert "The registry could not reach its database. Please try again in a moment." in page
+    assert f'<a href="/proposals/{proposal.pk}/">Try again</a>' in page
+    assert proposal.submitter.username not in page and "Log in</a> if you have an account" not in page
+    assert ">Log in</a>" not in page and ">Sign up</a>" not in page  # who is signed in is not known
+
+
+@pytest.mark.django_db
+def test_a_save_refused_in_a_middleware_is_a_503_that_says_how_to_keep_the_text(signed_in):
+    client, proposal = signed_in
+    with database_lost():  # the fair-share limit reads the account before the view runs
+        response = client.post(f"/proposals/{proposal.pk}/edit/", {"title": "Typed", "intent": "save"})
+    page = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert "<title>Not saved — urn:ogf registry</title>" in page
+    assert "could not reach its database, so nothing was saved" in page
+    assert "Go back to your form (your browser keeps what you typed) and send it again then." in page
+
+
+@pytest.mark.django_db
+def test_an_api_request_whose_session_cannot_be_read_is_a_json_503(signed_in):
+    client, _ = signed_in
+    with database_lost():
+        response = client.get("/api/proposals/")
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert json.loads(response.content) == {
+        "detail": "The registry could not reach its database. Please try again in a moment."}
+
+
+def test_other_errors_outside_a_view_keep_the_sites_500(rf):
+    from registry.views.errors import server_error
+
+    for error in (ValueError("a bug"), IntegrityError("approved proposals are immutable")):
+        try:
+            raise error
+        except Exception:  # noqa: BLE001 - Django calls handler500 while handling the exception
+            response = server_error(rf.get("/proposals/"))
+        assert response.status_code == 500
 
 
 # --- a save that storage refused keeps what was typed ----------------------------------------------

@@ -107,3 +107,19 @@ def test_warm_pages_with_no_time_left_leaves_snid_pages_to_their_first_visit(han
         statuses = warmup.warm_pages(WSGIHandler(), seconds=0)
     assert "/urn/" in statuses and not any(path.startswith("/urn/bench") for path in statuses)
     assert "0 of 3 SNID pages prepared within 0 s" in caplog.text
+
+
+@pytest.mark.django_db
+def test_warm_pages_with_the_database_lost_starts_the_worker_unprepared(handler_keeps_the_test_connection, caplog):
+    from django.core.handlers.wsgi import WSGIHandler
+
+    from registry import help
+
+    from .conftest import database_lost
+
+    with database_lost(), caplog.at_level("WARNING", logger="registry.warmup"):
+        statuses = warmup.warm_pages(WSGIHandler())
+    assert statuses["(the proposal form and the automated review)"] == 503
+    assert statuses["/urn/"] == 503 and all(statuses[f"/help/{slug}/"] == 200 for slug in help.PAGES)
+    assert "warm-up: the database cannot be reached (server closed the connection unexpectedly)" in caplog.text
+    assert "Traceback" not in caplog.text

@@ -21,6 +21,8 @@ from django.template import loader
 from django.urls import Resolver404
 from django.views.decorators.csrf import requires_csrf_token
 
+from ..storage import unhandled_fault
+
 #: get_object_or_404's message: it names a model class, which says nothing to the person reading.
 _DJANGO_NOT_FOUND = re.compile(r"^No \w+ matches the given query\.$")
 
@@ -63,8 +65,12 @@ def server_error(request):
     """500 (``handler500``): JSON under /api/, elsewhere the site's page, rendered without the request.
 
     Nothing that may have failed (the database, the session, the cache) is asked
-    for: the template gets no request context, as Django's own handler does.
+    for: the template gets no request context, as Django's own handler does. A storage
+    fault is not a server error: it is the 503 saying to try again (registry/storage.py).
     """
+    outage = unhandled_fault(request)
+    if outage is not None:
+        return outage
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": "The server failed to answer this request; it has been logged. "
                                        "Try again in a moment."}, status=500)

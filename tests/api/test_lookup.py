@@ -7,6 +7,7 @@ from django.test import override_settings
 from registry import services
 from registry.lookup import STAMP_TTL, registry_index, registry_invalidate
 
+from ..conftest import database_lost
 from ..factories import proposal_factory, user_factory
 
 LOOKUP_KEYS = {"urn", "normalized", "snid", "registered", "valid", "grammar_checked", "errors", "registration"}
@@ -393,3 +394,72 @@ def test_snids_with_the_same_grammar_share_one_validator(client):
     assert [a["grammar_checked"] for a in answers] == [True, True, True]
     entries = registry_index().entries
     assert entries["bench0"].validator is entries["bench2"].validator
+
+
+# --- the database lost: the index in memory keeps answering, for a bounded time ---------------------
+
+REGISTERED = "urn:ogf:example:cluster:2009:example.net:42"
+
+
+def _stamp_checked_long_ago(monkeypatch):
+    import registry.lookup as lookup_module
+
+    monkeypatch.setattr(lookup_module, "_checked_at", lookup_module._checked_at - STAMP_TTL - 1)
+
+
+@pytest.mark.django_db
+def test_lookups_are_answered_from_the_index_while_the_database_is_lost(client, demo_registry, monkeypatch):
+    assert lookup(client, REGISTERED).json()["registered"] is True  # the index and example's validator
+    _stamp_checked_long_ago(monkeypatch)
+    with database_lost():
+        answer = lookup(client, REGISTERED)
+        assert answer.status_code == 200 and answer.json()["valid"] is True
+        assert lookup(client, "urn:ogf:nosuchsnid:x").json()["registered"] is False
+        batch = client.post("/api/validate/", {"urns": [REGISTERED, "urn:ogf:nosuchsnid:x"]},
+                            content_type="application/json")
+        assert [item["registered"] for item in batch.json()["results"]] == [True, False]
+        not_loaded = lookup(client, "urn:ogf:fdc:a")  # fdc's validator needs a query
+    assert (not_loaded.status_code, not_loaded["Retry-After"]) == (503, "30")
+    assert "could not reach its database" in not_loaded.json()["detail"]
+    assert lookup(client, REGISTERED).json()["registered"] is True  # the database back
+
+
+@pytest.mark.django_db
+def test_the_lost_database_is_asked_again_once_per_stamp_interval(client, demo_registry, monkeypatch):
+    from django.db import OperationalError, connection
+
+    lookup(client, REGISTERED)
+    _stamp_checked_long_ago(monkeypatch)
+    tries = []
+
+    def refuse(execute, sql, params, many, context):
+        tries.append(sql)
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with connection.execute_wrapper(refuse):
+        answers = [lookup(client, REGISTERED).status_code for _ in range(5)]
+    assert answers == [200] * 5 and len(tries) == 1
+
+
+@pytest.mark.django_db
+def test_the_index_answers_no_longer_than_the_stale_limit(client, demo_registry, monkeypatch, settings):
+    lookup(client, REGISTERED)
+    _stamp_checked_long_ago(monkeypatch)
+    settings.REGISTRY_LOOKUP_STALE_SECONDS = STAMP_TTL  # the index was checked longer ago than that
+    with database_lost():
+        answer = lookup(client, REGISTERED)
+    assert answer.status_code == 503 and "could not reach its database" in answer.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_other_database_errors_are_never_hidden_behind_the_index(demo_registry, monkeypatch):
+    from django.db import OperationalError, connection
+
+    registry_index()
+    _stamp_checked_long_ago(monkeypatch)
+
+    def broken(execute, sql, params, many, context):
+        raise OperationalError("no such table: registry_namespace")
+
+    with connection.execute_wrapper(broken), pytest.raises(OperationalError, match="no such table"):
+        registry_index()

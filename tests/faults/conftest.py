@@ -1,5 +1,6 @@
 """Fault drills: real outside parts (a redis-server of the test's own, the bounded worker,
-a file SQLite database, a full disk) broken under real traffic on the loopback."""
+a file SQLite database, a full disk, a PostgreSQL server of the test's own) broken under real
+traffic on the loopback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A real gunicorn on the loopback over a file SQLite database of the test's own."""
+"""A real gunicorn on the loopback over a database of the test's own: a file SQLite database, or
+any database URL (the PostgreSQL drill's own server)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Server:
-    def __init__(self, database: Path, **env: str):
+    def __init__(self, database: Path | str, **env: str):
+        """``database``: a SQLite file, or a database URL."""
         self.database = database
         self.port = free_port()
+        url = database if isinstance(database, str) else f"sqlite:///{database}"
         self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings", "DJANGO_DEBUG": "1",
-                    "DATABASE_URL": f"sqlite:///{database}", "REGISTRY_ANON_RATE": "off",
+                    "DATABASE_URL": url, "REGISTRY_ANON_RATE": "off",
                     "BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": "2", "GUNICORN_THREADS": "8",
                     "REGISTRY_HEAVY_PER_PROCESS": "8", **env}
         self.env.pop("REDIS_URL", None)
@@ -42,19 +45,33 @@ class Server:
         self.manage("migrate", "--verbosity", "0")
         return json.loads(self.manage("shell", code=code).strip().splitlines()[-1])
 
-    def start(self) -> None:
+    def start(self, ready: tuple[int, ...] = (200,), log: Path | None = None) -> None:
+        """Start gunicorn; return once /urn/ answers one of the ``ready`` statuses (a worker is up).
+        ``log``: a file for gunicorn's error log (else it is discarded)."""
+        sink = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn", "registry.wsgi:application"],
-            cwd=ROOT, env=self.env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=ROOT, env=self.env, start_new_session=True, stdout=sink, stderr=sink)
+        if log:
+            sink.close()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if request(self.url, "GET", "/urn/", headers={"Host": "127.0.0.1"}, timeout=5).status == 200:
+                if request(self.url, "GET", "/urn/", headers={"Host": "127.0.0.1"}, timeout=5).status in ready:
                     return
             except OSError:
-                time.sleep(0.3)
+                pass
+            time.sleep(0.3)
         self.stop()
         raise RuntimeError("gunicorn did not start")
+
+    def workers(self) -> set[int]:
+        """The process ids of gunicorn's workers (the master's children) now."""
+        master = self.process.pid
+        children = set()
+        for task in Path(f"/proc/{master}/task").iterdir():
+            children |= {int(pid) for pid in (task / "children").read_text().split()}
+        return children
 
     def stop(self) -> None:
         if self.process is not None:
