@@ -148,6 +148,12 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A server that takes no connection (frozen, packets dropped) is given up after this many
+    # seconds, not the system's two minutes, so a request answers 503 in time (unless
+    # DATABASE_URL's own ?connect_timeout= says otherwise).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(os.environ.get("REGISTRY_DB_CONNECT_SECONDS", "5")))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite as a real default (docs/operations.md): readers never wait for the writer (WAL);
     # every transaction takes the write lock when it begins (IMMEDIATE), so two concurrent

@@ -70,3 +70,16 @@ def test_database_url_switches_to_postgresql():
                     "print(s.DATABASES['default']['ENGINE'], s.DATABASES['default']['NAME'])",
                     DATABASE_URL="postgres://u@db.example.org:5432/registry")
     assert result.stdout.strip() == "django.db.backends.postgresql registry"
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("postgres://u@db.invalid:5432/registry", "5"),
+    ("postgres://u@db.invalid:5432/registry?connect_timeout=2", "2"),  # the URL's own choice stands
+])
+def test_postgresql_connections_give_up_on_a_server_that_takes_none(url, expected):
+    code = "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS']['connect_timeout'])"
+    result = subprocess.run([sys.executable, "-c", f"import django; django.setup(); {code}"], cwd=ROOT,
+                            env={**{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+                                 "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "registry.settings"},
+                            capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == expected, result.stderr
