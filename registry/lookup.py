@@ -77,12 +77,16 @@ class Entry:
             # this process, any other in the bounded worker (grammar/cost.py).
             data, cost = Proposal.objects.filter(pk=self.proposal_id).values_list(
                 "validator", "validator_cost__figures").first() or (None, None)
-            if data:
-                shared = self._shared if self._shared is not None else {}
-                key = json.dumps([data, cost], sort_keys=True)
-                self._validator = shared.get(key) or shared.setdefault(key, Validator.from_dict(data, cost))
-            self._loaded = True
+            self.adopt(data, cost)
         return self._validator
+
+    def adopt(self, data: dict | None, cost: dict | None) -> None:
+        """Take the stored validator and its measured cost (read here or by ``validators_preload``)."""
+        if data:
+            shared = self._shared if self._shared is not None else {}
+            key = json.dumps([data, cost], sort_keys=True)
+            self._validator = shared.get(key) or shared.setdefault(key, Validator.from_dict(data, cost))
+        self._loaded = True
 
 
 @dataclass(slots=True)
@@ -151,6 +155,25 @@ def registry_index() -> Index:
             _index = _build(stamp)
         _checked_at = now
         return _index
+
+
+def validators_preload(index: Index, deadline: float | None = None, batch: int = 500) -> int:
+    """Read and build the validators of ``index``'s SNIDs now, a batch per query, until ``deadline``
+    (``time.monotonic()``): a worker's start (registry/warmup.py), so no SNID's first lookup after a
+    restart waits for its query and its RE2 compilation. How many were loaded."""
+    waiting = [entry for entry in index.entries.values() if not entry._loaded]
+    loaded = 0
+    for start in range(0, len(waiting), batch):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        chunk = waiting[start:start + batch]
+        stored = {pk: (data, cost) for pk, data, cost in Proposal.objects.filter(
+            pk__in=[entry.proposal_id for entry in chunk]).values_list("pk", "validator", "validator_cost__figures")}
+        for entry in chunk:
+            if not entry._loaded:
+                entry.adopt(*stored.get(entry.proposal_id, (None, None)))
+                loaded += 1
+    return loaded
 
 
 def _may_outlive(now: float) -> bool:

@@ -88,8 +88,8 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
     that cost is paid at start: the public pages, the help pages, the proposal form
     and the automated review of the ``WARM_PROPOSALS`` proposals in review (submitted,
     or sent back for changes) longest (their grammars compiled, their Markdown
-    rendered), then every registered SNID's page, newest first, for at most
-    ``seconds``. An SNID page lands in the shared page cache, so with Redis the
+    rendered), then every registered SNID's validator (as the lookup uses it) and page,
+    newest first, for at most ``seconds``. An SNID page lands in the shared page cache, so with Redis the
     workers (and a restarted server) share that work. ``tick`` is called after each
     page (gunicorn's heartbeat, so a long warm-up is not taken for a stuck worker).
     Plain GETs and checks, which change nothing. A page that fails is only logged: a
@@ -132,6 +132,12 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
         if tick:
             tick()
     deadline = time.monotonic() + seconds
+    try:
+        from .lookup import registry_index, validators_preload
+
+        validators_preload(registry_index(), deadline)  # every SNID's first lookup, then its page
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.warning("warm-up: the SNIDs' validators could not be read; each is read on its first lookup")
     for count, snid in enumerate(snids):
         if time.monotonic() >= deadline:
             log.info("warm-up: %d of %d SNID pages prepared within %g s; the rest on their first visit",

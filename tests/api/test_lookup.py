@@ -116,6 +116,32 @@ def test_lookup_runs_no_query_once_warm(client, demo_registry, django_assert_num
 
 
 @pytest.mark.django_db
+def test_validators_preloaded_at_start_answer_every_snids_first_lookup_without_a_query(
+        client, demo_registry, django_assert_num_queries):
+    from registry.lookup import registry_index, validators_preload
+
+    index = registry_index()
+    with django_assert_num_queries(1):  # one batch
+        assert validators_preload(index) == len(index.entries) >= 2
+    with django_assert_num_queries(0):
+        for urn in ("urn:ogf:example:cluster:2009:example.net:42", "urn:ogf:fdc:example.com:2002:A572007"):
+            assert lookup(client, urn).json()["valid"]
+    assert validators_preload(index) == 0  # nothing left to read
+
+
+@pytest.mark.django_db
+def test_validators_preload_stops_at_its_deadline(demo_registry, django_assert_num_queries):
+    import time
+
+    from registry.lookup import registry_index, validators_preload
+
+    index = registry_index()
+    with django_assert_num_queries(0):
+        assert validators_preload(index, deadline=time.monotonic() - 1) == 0
+    assert not any(entry._loaded for entry in index.entries.values())
+
+
+@pytest.mark.django_db
 def test_index_is_invalidated_when_a_version_is_approved(client, django_capture_on_commit_callbacks):
     applicant, editor = user_factory(), user_factory(editor=True)
     urn = "urn:ogf:example:cluster:2009:example.net:42"
