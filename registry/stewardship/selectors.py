@@ -27,6 +27,27 @@ def current_with_overlay(namespace):
     return overlay_apply(proposal, overlay_of(namespace))
 
 
+def snids_stewarded_by(user) -> list[str]:
+    """The registered SNIDs ``user`` is an active steward of (``rules.is_steward``): those they may revise."""
+    return sorted(Steward.objects.filter(user_id=user.pk, state=StewardState.ACTIVE,
+                                         namespace__status="registered", namespace__current__isnull=False)
+                  .values_list("namespace__snid", flat=True))
+
+
+def next_version_data(namespace):
+    """Where a new version of ``namespace`` starts: the current version as it stands today — with the
+    approved administrative changes (contact, registrant) and the resolvers in force — numbered next.
+    Starting from the approved record alone would quietly undo those changes at the next approval."""
+    from ..resolution.models import Resolver
+
+    current = current_with_overlay(namespace)
+    data = current.to_data()
+    data.resolvers = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace).order_by("id")]
+    data.version = current.version + 1
+    data.registration_date = None
+    return data
+
+
 def deprecation_of(namespace) -> Deprecation | None:
     return Deprecation.objects.filter(namespace_id=namespace.pk, ended_at__isnull=True).select_related(
         "successor").first()

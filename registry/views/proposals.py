@@ -29,6 +29,7 @@ from ..gfd191 import sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
 from ..models import Namespace, Proposal, ProposalEvent
+from ..stewardship.selectors import next_version_data, snids_stewarded_by
 from ..selectors import proposal_findings, proposals_for
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
 from ..verdicts import proposal_verdict, recheck
@@ -69,8 +70,7 @@ def my_proposals(request):
 
 @login_required
 def proposal_new(request):
-    own = sorted(Namespace.objects.registered().filter(current__submitter=request.user)
-                 .values_list("snid", flat=True))
+    own = snids_stewarded_by(request.user)
     form = NewProposalForm(request.POST or None, own_snids=own)
     if request.method == "POST" and (refused := fairshare.refusal(request)) is not None:
         messages.error(request, refused.message)
@@ -82,9 +82,7 @@ def proposal_new(request):
             data = rebased(example, form.cleaned_data["snid"].strip())
         elif start == "version":
             namespace = Namespace.objects.by_snid(form.cleaned_data["namespace"]).select_related("current").get()
-            data = namespace.current.to_data()
-            data.version = namespace.current.version + 1
-            data.registration_date = None
+            data = next_version_data(namespace)
         else:
             data = ProposalData(snid=form.cleaned_data["snid"].strip())
         try:

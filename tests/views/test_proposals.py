@@ -190,6 +190,28 @@ def test_new_proposal_from_the_example_and_as_a_new_version(client, people):
 
 
 @pytest.mark.django_db
+def test_a_new_version_starts_from_the_snid_as_it_stands_and_any_steward_may_start_it(client, people):
+    from registry.resolution.models import Resolver
+    from registry.stewardship import services as stewardship
+
+    approved = proposal_factory(people["submitter"], state="approved", editor=people["editor"])
+    namespace = approved.namespace
+    co_steward = user_factory("co-steward")
+    stewardship.steward_add(namespace, co_steward, people["editor"], reason="Co-maintainer.")
+    request = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": "new@example.org"},
+                                                people["submitter"], reason="The old address is gone.")
+    stewardship.change_request_decide(request, people["editor"], approve=True)
+    Resolver.objects.create(namespace=namespace, name="main", template="https://data.example.org/{nss}", primary=True)
+
+    client.force_login(co_steward)  # a steward who did not submit version 1
+    assert namespace.snid in client.get("/proposals/new/").content.decode()
+    client.post("/proposals/new/", {"start": "version", "namespace": namespace.snid})
+    draft = Proposal.objects.get(submitter=co_steward)
+    assert (draft.version, draft.registrant_public_contact) == (approved.version + 1, "new@example.org")
+    assert [r["template"] for r in draft.resolvers] == ["https://data.example.org/{nss}"]
+
+
+@pytest.mark.django_db
 def test_my_proposals_shows_state_last_event_and_findings_in_constant_queries(
         client, people, django_assert_max_num_queries):
     from django.db import connection
