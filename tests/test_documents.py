@@ -1272,3 +1272,16 @@ def test_registered_document_carries_resolvers_in_force_and_their_health(client,
     assert back.data.resolvers == declared  # the declared resolvers, read back
     assert back.data.sections.get("resolution", "") == (proposal.sections or {}).get("resolution", "")
     assert any("health" in note and "left out" in note for note in back.report.notes)
+
+
+def test_a_heading_spelled_like_a_known_title_but_meaning_another_section_is_read_by_its_words(monkeypatch):
+    from registry.documents import headings
+
+    assert headings.heading("Registrant Information").key == "registrant"
+    # Without that title in the table, spelling alone (0.91 like "Registration Information", a
+    # version heading) would decide; the word "registrant" says otherwise, and is not certain.
+    monkeypatch.delitem(headings.KNOWN, headings.normal("Registrant Information"))
+    found = headings.heading("Registrant Information")
+    assert (found.key, found.confidence) == ("registrant", 0.7)
+    assert "spelled like" in found.why and "registrant" in found.why
+    assert headings.heading("Registration Informaton").key == "version"  # a misspelling is still read

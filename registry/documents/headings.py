@@ -39,7 +39,7 @@ for _title, _target in {
     "Namespace ID": "snid", "Namespace Identifier": "snid", "Registration Information": "version",
     "Document Version": "version", "Registration Date": "version", "Registration Version Number": "version",
     "Version": "version", "Declared registrant of the namespace": "registrant",
-    "Declared Registrant": "registrant", "Registrant": "registrant",
+    "Declared Registrant": "registrant", "Registrant": "registrant", "Registrant Information": "registrant",
     "Declaration of syntactic structure": "syntactic_structure",
     "Declaration of structure": "syntactic_structure", "Syntax": "syntactic_structure",
     "Purpose": "scope", "Assignment": "identifier_assignment", "Resolution": "resolution",
@@ -135,6 +135,13 @@ def heading(line: str) -> Heading | None:
     if key in KNOWN:
         return Heading(KNOWN[key], title, rest, 1.0, "known title", numbered, indent)
     close = difflib.get_close_matches(key, list(KNOWN), n=1, cutoff=0.8 if (colon or numbered) else 0.86)
+    meant = _meant(title)
+    if close and meant and KNOWN[close[0]] not in meant:
+        # Spelled like a known title but its own words say otherwise ("Registrant Information" is
+        # not "Registration Information"): a misspelling does not change what a word means.
+        return Heading(meant[0], title, rest, 0.7 if len(meant) == 1 else 0.5,
+                       f"its words are about {meant[0].replace('_', ' ')}, though it is spelled like "
+                       f"“{close[0]}”", numbered, indent)
     if close:
         ratio = difflib.SequenceMatcher(None, key, close[0]).ratio()
         # Only a near-exact spelling (OCR damage) is certain; "Revision Information" is not
@@ -144,11 +151,7 @@ def heading(line: str) -> Heading | None:
                        indent)
     if not (colon or "." in (number.group(0) if number else "")) or len(title.split()) > 8:
         return None  # by meaning only with a colon or a section number ("3.", "4.1"), not "1 Example Road"
-    lowered = title.lower()
-    targets = []
-    for word, target in _MEANING:
-        if word in lowered and target not in targets:
-            targets.append(target)
+    targets = meant
     if len(targets) == 1:
         return Heading(targets[0], title, rest, 0.7, f"its words are about {targets[0].replace('_', ' ')}",
                        numbered, indent)
@@ -156,6 +159,16 @@ def heading(line: str) -> Heading | None:
         return Heading(targets[0], title, rest, 0.5,
                        "its words point to more than one section (" + ", ".join(targets) + ")", numbered, indent)
     return None
+
+
+def _meant(title: str) -> list[str]:
+    """The sections a title's own words are about (``_MEANING``), in the order of that table."""
+    lowered = title.lower()
+    targets: list[str] = []
+    for word, target in _MEANING:
+        if word in lowered and target not in targets:
+            targets.append(target)
+    return targets
 
 
 def unknown_heading(line: str) -> Heading | None:
