@@ -8,7 +8,9 @@ and as ``manage.py verify_registry``. It
 2. downloads every leaf (C2SP tlog-tiles entry bundles), checks each is a canonical leaf of a
    known kind, and recomputes the tree: its root must be the signed one;
 3. checks the log only grew since the checkpoint it saw last time (kept in a state file with
-   the leaf hashes it saw), naming any entry that is gone or changed;
+   the leaf hashes it saw), naming any entry that is gone or changed, and that the checkpoint is
+   fresh: a site signs one every minute with the time, so an older one than last time, or one
+   over ``--max-age`` old, is a frozen or replaying site;
 4. checks every record of the public export (``urn/registry.json``, or ``--export FILE``) is in
    the log and matches its leaf, field by field, and every reservation it lists is the last one
    the log granted for that SNID, until the same date.
@@ -50,6 +52,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     size: int = 0
     checked_records: int = 0
+    signed_at: str | None = None  # the checkpoint's signed time, if it has one
 
     @property
     def ok(self) -> bool:
@@ -124,8 +127,44 @@ def _differences(logged, exported, where: str = "") -> list[str]:
     return []
 
 
+#: How old a site's checkpoint may be (it signs a new one every minute) before it is reported.
+MAX_AGE_SECONDS = 24 * 3600
+
+
+def _judge_freshness(report: Report, checkpoint, state: dict, max_age: float | None) -> None:
+    """A frozen or replayed site keeps serving an old, validly signed checkpoint: its signed time says so."""
+    import datetime as dt
+
+    signed = checkpoint.time
+    if signed is None:
+        report.notes.append("the checkpoint carries no time: how fresh it is cannot be told")
+        return
+    age = (dt.datetime.now(dt.UTC) - signed).total_seconds()
+    said = f"signed {signed:%Y-%m-%d %H:%M:%S} UTC ({_age(age)} ago)"
+    before = state.get("time")
+    if before and signed.strftime("%Y-%m-%dT%H:%M:%SZ") < before:
+        report.problems.append(f"the checkpoint was {said}, earlier than the one the last run saw ({before}): "
+                               "the site is serving an older checkpoint than before")
+    elif max_age is not None and age > max_age:
+        report.problems.append(f"the checkpoint was {said}, over {_age(max_age)}: the site signs a new one "
+                               "every minute, so it may be frozen or replaying an old answer")
+    else:
+        report.notes.append(f"the checkpoint was {said}")
+    report.signed_at = signed.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _age(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
 def verify(source: str, *, key: str | None = None, state_path: Path | None = None, export: Path | None = None,
-           accept_new_key: bool = False, save: bool = True, mirror: Path | None = None) -> Report:
+           accept_new_key: bool = False, save: bool = True, mirror: Path | None = None,
+           max_age: float | None = MAX_AGE_SECONDS) -> Report:
     report = Report()
     site = Source(source, mirror)
     state_path = state_path or default_state_path(source)
@@ -155,6 +194,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     report.size = size = checkpoint.size
     report.notes.append(f"checkpoint of {checkpoint.origin}: {size} entries, root "
                         f"{base64.b64encode(checkpoint.root).decode()} (signature verified)")
+    _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
 
     # 2. every leaf, and the tree they make
     leaves: list[bytes] = []
@@ -269,7 +309,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
 
         state_path.write_text(json.dumps({
             "origin": checkpoint.origin, "verifier_key": str(verifier), "size": size,
-            "root": base64.b64encode(checkpoint.root).decode(), "checkpoint": note,
+            "root": base64.b64encode(checkpoint.root).decode(), "checkpoint": note, "time": report.signed_at,
             "checked_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "leaves": [[h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded)],
         }, indent=1) + "\n", encoding="utf-8")
@@ -289,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--accept-new-key", action="store_true", help="accept a rotated key given with --key")
     parser.add_argument("--mirror", type=Path, help="also save what was fetched here (a static mirror)")
     parser.add_argument("--no-save", action="store_true", help="do not update the state file")
+    parser.add_argument("--max-age", type=float, default=MAX_AGE_SECONDS, metavar="SECONDS",
+                        help="report a site whose checkpoint was signed longer ago than this (default: a day; "
+                             "not applied to a mirror directory, which is as old as its copy)")
     return parser
 
 
@@ -297,7 +340,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         report = verify(args.source, key=args.key, state_path=args.state, export=args.export,
-                        accept_new_key=args.accept_new_key, save=not args.no_save, mirror=args.mirror)
+                        accept_new_key=args.accept_new_key, save=not args.no_save, mirror=args.mirror,
+                        max_age=args.max_age)
     except (CannotCheck, NoteError) as exc:
         out.write(f"COULD NOT CHECK: {exc}\n")
         return 2

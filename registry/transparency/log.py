@@ -28,7 +28,7 @@ from ..grammar import is_valid_snid
 from .kinds import leaf_encode
 from .merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead
-from .note import Checkpoint, NoteError, Signer, Verifier
+from .note import TIME_FORMAT, TIME_PREFIX, Checkpoint, NoteError, Signer, Verifier
 
 
 class LogError(Exception):
@@ -212,12 +212,20 @@ def log_origin() -> str:
 _notes: dict[tuple, str] = {}
 
 
-def log_checkpoint() -> tuple[Checkpoint, str]:
-    """The current checkpoint and its signed note (Ed25519 is deterministic: one note per tree)."""
+#: Seconds between the times a checkpoint is signed with: every worker signs the same bytes within
+#: one period (Ed25519 is deterministic), and a checkpoint is never older than this when served.
+CHECKPOINT_PERIOD = 60
+
+
+def log_checkpoint(now: dt.datetime | None = None) -> tuple[Checkpoint, str]:
+    """The current checkpoint and its signed note, with the time it was signed (to the period): a
+    frozen or replayed site shows an old time, which a mirror can see (registry/verify.py)."""
     tree, size = log_tree()
     signer = log_signer()
-    checkpoint = Checkpoint(signer.name, size, tree.root(size))
-    key = (str(signer.verifier()), size, checkpoint.root)
+    seconds = int((now or timezone.now()).timestamp()) // CHECKPOINT_PERIOD * CHECKPOINT_PERIOD
+    signed_at = dt.datetime.fromtimestamp(seconds, dt.UTC).strftime(TIME_FORMAT)
+    checkpoint = Checkpoint(signer.name, size, tree.root(size), (TIME_PREFIX + signed_at,))
+    key = (str(signer.verifier()), size, checkpoint.root, seconds)
     note = _notes.get(key)
     if note is None:
         if len(_notes) > 64:

@@ -13,6 +13,7 @@ size in decimal and the base64 root hash, one per line.
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import binascii
 import hashlib
 from dataclasses import dataclass
@@ -151,6 +152,11 @@ def note_open(note: str, verifier: Verifier) -> str:
                     f"(signed by: {', '.join(seen) or 'nobody'}).")
 
 
+#: The checkpoint's extension line saying when it was signed (C2SP tlog-checkpoint allows
+#: extension lines after the root hash; clients that do not know one ignore it).
+TIME_PREFIX, TIME_FORMAT = "time ", "%Y-%m-%dT%H:%M:%SZ"
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     origin: str
@@ -161,6 +167,17 @@ class Checkpoint:
     def text(self) -> str:
         lines = [self.origin, str(self.size), base64.b64encode(self.root).decode(), *self.extensions]
         return "\n".join(lines) + "\n"
+
+    @property
+    def time(self) -> dt.datetime | None:
+        """When the log signed this checkpoint (its ``time`` extension line), if it says."""
+        for line in self.extensions:
+            if line.startswith(TIME_PREFIX):
+                try:
+                    return dt.datetime.strptime(line[len(TIME_PREFIX):], TIME_FORMAT).replace(tzinfo=dt.UTC)
+                except ValueError:
+                    return None
+        return None
 
     @classmethod
     def parse(cls, text: str) -> Checkpoint:

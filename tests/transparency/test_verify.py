@@ -209,3 +209,60 @@ def test_verify_reports_a_reservation_moved_behind_the_log(site, log_key, tmp_pa
     assert status == 1
     assert (f"DIFFERS: the reservation of urn:ogf:held: (log entry 3): the log says until {granted}, "
             f"the export says until {later}") in out
+
+
+# --- freshness: a frozen or replaying site ---------------------------------------------------------
+
+
+@pytest.fixture
+def replaying_site(site, log_key, tmp_path):
+    """A copy of the site served over HTTP on the loopback, whose checkpoint the test re-signs with
+    another time (what a frozen site, or one replaying an old answer, serves)."""
+    import functools
+    import http.server
+    import threading
+
+    from registry.transparency.note import TIME_FORMAT, TIME_PREFIX, Checkpoint
+
+    copy = tmp_path / "copy"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", tmp_path / "copy.json", "--mirror", copy)[0] == 0
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(copy))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def sign_at(when: dt.datetime) -> None:
+        signed = Checkpoint.parse((copy / "log/checkpoint").read_text().split("\n\n", 1)[0] + "\n")
+        again = Checkpoint(signed.origin, signed.size, signed.root, (TIME_PREFIX + when.strftime(TIME_FORMAT),))
+        (copy / "log/checkpoint").write_text(log_key.sign(again.text()))
+
+    yield f"http://127.0.0.1:{server.server_address[1]}/", sign_at
+    server.shutdown()
+
+
+def test_verify_says_when_the_checkpoint_was_signed_and_remembers_it(site, log_key, tmp_path):
+    state = tmp_path / "state.json"
+    status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
+    assert status == 0, out
+    assert "the checkpoint was signed " in out and "ago)" in out
+    signed = dt.datetime.strptime(json.loads(state.read_text())["time"], "%Y-%m-%dT%H:%M:%SZ")
+    assert abs((dt.datetime.now(dt.UTC).replace(tzinfo=None) - signed).total_seconds()) < 120
+
+
+def test_verify_reports_a_site_serving_a_checkpoint_signed_days_ago(replaying_site, log_key, tmp_path):
+    url, sign_at = replaying_site
+    sign_at(dt.datetime.now(dt.UTC) - dt.timedelta(days=3))
+    status, out = _run(url, "--key", log_key.verifier(), "--state", tmp_path / "s.json")
+    assert status == 1
+    assert "(3 days ago), over 1 day: the site signs a new one every minute, so it may be frozen" in out
+    assert _run(url, "--key", log_key.verifier(), "--state", tmp_path / "t.json", "--max-age", 4 * 86400)[0] == 0
+
+
+def test_verify_reports_a_checkpoint_older_than_the_last_one_seen(site, replaying_site, log_key, tmp_path):
+    url, sign_at = replaying_site
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    sign_at(dt.datetime.now(dt.UTC) - dt.timedelta(hours=2))
+    status, out = _run(url, "--state", state)
+    assert status == 1
+    assert "earlier than the one the last run saw" in out
