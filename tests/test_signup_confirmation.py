@@ -103,3 +103,29 @@ def test_signup_form_errors_still_say_what_is_wrong(client, clean_cache):
                                                  "password2": "b"})
     assert response.status_code == 200
     assert "Enter a valid email address." in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_sign_ups_never_confirmed_are_purged_after_a_week_and_nothing_else(client, clean_cache, mailoutbox):
+    import datetime as dt
+    import io
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    _signup(client, "squatter", "s@example.org")
+    _signup(client, "fresh", "f@example.org")
+    users = get_user_model().objects
+    week_ago = timezone.now() - dt.timedelta(days=8)
+    users.filter(username="squatter").update(date_joined=week_ago)
+    deactivated = user_factory("left")  # an account an admin deactivated: it signed in once
+    users.filter(pk=deactivated.pk).update(is_active=False, last_login=week_ago, date_joined=week_ago)
+    out = io.StringIO()
+    call_command("purge_unconfirmed_signups", "--dry-run", stdout=out)
+    assert "squatter: never confirmed (would be deleted)" in out.getvalue() and users.filter(username="squatter")
+    call_command("purge_unconfirmed_signups", stdout=out)
+    assert set(users.values_list("username", flat=True)) >= {"fresh", "left"}
+    assert not users.filter(username="squatter").exists()
+    # the name is free again: a new sign-up takes it
+    _signup(client, "squatter", "owner@example.org")
+    assert users.get(username="squatter").email == "owner@example.org"
