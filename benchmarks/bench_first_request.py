@@ -65,8 +65,19 @@ def _pages() -> list[tuple[str, str, str]]:
     ids = {p.snid: p.pk for p in Proposal.objects.filter(is_demo=True)}
     applicant, editor = cookie("applicant"), cookie("editor")
     return [
+        ("anonymous", "/", ""),
         ("anonymous", "/urn/", ""),
         ("anonymous", "/urn/example/", ""),
+        ("anonymous", "/urn/example/1/registration.txt", ""),
+        ("anonymous", "/urn/registry.json", ""),
+        ("anonymous", "/urn/feed.atom", ""),
+        ("anonymous", "/urn:ogf:example:cluster:2009:example.net:42", ""),
+        ("anonymous", "/resolve/?urn=urn:ogf:nosuch:x", ""),
+        ("anonymous", "/log/", ""),
+        ("anonymous", "/help/", ""),
+        ("anonymous", "/accounts/login/", ""),
+        ("anonymous", "/accounts/signup/", ""),
+        ("anonymous", "/api/docs/", ""),
         ("anonymous", "/urn/bench100/", ""),
         ("anonymous", "/urn/search/?q=grid", ""),
         ("anonymous", "/urn/search/?urn=urn:ogf:example:cluster:2009:example.net:42", ""),
@@ -75,8 +86,13 @@ def _pages() -> list[tuple[str, str, str]]:
         ("applicant", "/proposals/", applicant),
         ("applicant", f"/proposals/{ids['newsml']}/", applicant),
         ("applicant", f"/proposals/{ids['newsml']}/edit/", applicant),
+        ("applicant", "/proposals/new/", applicant),
+        ("applicant", "/proposals/import/", applicant),
+        ("applicant", "/urn/example/stewardship/", applicant),
         ("editor", "/review/", editor),
         ("editor", f"/review/{ids['img']}/", editor),
+        ("editor", "/review/reservations/", editor),
+        ("editor", "/review/stewardship/", editor),
     ]
 
 
