@@ -156,7 +156,7 @@ def report() -> str:
               "- Before a worker takes its first connection it asks itself for the public pages, draws the "
               "proposal form and runs the automated review on the GFD.191 example and the proposals waiting "
               "longest, then prepares every registered SNID's page, newest first, for at most "
-              "`GUNICORN_WARM_SECONDS` (20 s) (registry/warmup.py ``warm_pages``, from gunicorn's "
+              "`GUNICORN_WARM_SECONDS` (10 s) (registry/warmup.py ``warm_pages``, from gunicorn's "
               "post_worker_init; `GUNICORN_WARM_PAGES=0` skips it). Start-up, from launch until the health probe "
               f"answers, took {statistics.median(r['start'] for r in rows):.1f} s (median over the restarts above).",
               f"- An SNID page the worker did not prepare (a registry larger than the warm-up's time; here "

@@ -69,11 +69,10 @@ def _compile_templates() -> list[str]:
 #: Pages a new worker asks itself for before it takes its first request (``warm_pages``).
 WARM_PATHS = ("/urn/", "/urn/search/?q={snid}", "/urn/search/?urn=urn:ogf:{snid}:x",
               "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/")
-#: How many proposals under review (the longest waiting) a worker prepares at start.
-WARM_PROPOSALS = 20
-#: Seconds a worker may spend on SNID pages at start (``GUNICORN_WARM_SECONDS``): every SNID
-#: page of a registry of a few hundred, the most recently registered first in a larger one.
-WARM_SECONDS = 20.0
+#: Seconds a worker may spend at start on the proposals being worked on and then the SNID pages
+#: (``GUNICORN_WARM_SECONDS``): every SNID page of a registry of a few hundred, the most recently
+#: registered first in a larger one.
+WARM_SECONDS = 10.0
 
 
 def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SECONDS,
@@ -85,11 +84,11 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
     grammar and diagrams, the registry's index — half a second to a second
     (docs/performance.md, "First request after a restart"). Called from gunicorn's
     post_worker_init, after the fork and before the worker accepts a connection, so
-    that cost is paid at start: the public pages, the help pages, the proposal form
-    and the automated review of the ``WARM_PROPOSALS`` proposals in review (submitted,
-    or sent back for changes) longest (their grammars compiled, their Markdown
-    rendered), then every registered SNID's validator (as the lookup uses it) and page,
-    newest first, for at most ``seconds``. An SNID page lands in the shared page cache, so with Redis the
+    that cost is paid at start: the public pages and the help pages, then, for at most
+    ``seconds`` in all, the proposal form and the automated review of every proposal
+    being worked on (``_warm_workbench``: their grammars compiled, their Markdown
+    rendered), every registered SNID's validator (as the lookup uses it) and every SNID
+    page, newest first. An SNID page lands in the shared page cache, so with Redis the
     workers (and a restarted server) share that work. ``tick`` is called after each
     page (gunicorn's heartbeat, so a long warm-up is not taken for a stuck worker).
     Plain GETs and checks, which change nothing. A page that fails is only logged: a
@@ -117,8 +116,13 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
     hosts = [h for h in settings.ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
     host = host or (hosts[0] if hosts else "localhost")
     statuses = {}
+    for path in paths:
+        statuses[path] = _get(application, host, path, log)
+        if tick:
+            tick()
+    deadline = time.monotonic() + seconds
     try:
-        _warm_workbench()
+        _warm_workbench(deadline, tick)
         statuses["(the proposal form and the automated review)"] = 200
     except Exception as exc:  # noqa: BLE001 - see the docstring
         if storage_fault(exc) is None:
@@ -127,11 +131,6 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
         else:  # the database is down: the worker starts all the same and answers 503s until it is back
             log.warning("warm-up: the database cannot be reached (%s); the worker starts unprepared", exc)
             statuses["(the proposal form and the automated review)"] = 503
-    for path in paths:
-        statuses[path] = _get(application, host, path, log)
-        if tick:
-            tick()
-    deadline = time.monotonic() + seconds
     try:
         from .lookup import registry_index, validators_preload
 
@@ -167,25 +166,41 @@ def _get(application, host: str, path: str, log) -> int:
         return 500
 
 
-def _warm_workbench() -> None:
+def _warm_workbench(deadline: float | None = None, tick=None) -> int:
     """The applicant's and the editor's pages without a session: the proposal form drawn and the
-    automated review run, on the GFD.191 worked example and on the proposals waiting longest,
-    as their first request would."""
+    automated review run, as their first request would, on the GFD.191 worked example and on
+    every proposal being worked on (in review or a draft), the most recently active first, until
+    ``deadline``. Each distinct content is prepared once: a thousand proposals written from one
+    template cost one check. How many were prepared."""
+    import hashlib
     import json
+    import time
 
     from .demo import FIXTURES
     from .enums import ProposalState
     from .forms import ProposalForm
-    from .interchange import load
+    from .interchange import dump, load
     from .markdown import prerender_page
     from .models import Proposal
     from .selectors import data_findings
     from .views.proposals import _workbench
 
     example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
-    waiting = (Proposal.objects.filter(state__in=[ProposalState.SUBMITTED, ProposalState.CHANGES_REQUESTED])
-               .order_by("submitted_at", "id")[:WARM_PROPOSALS])
-    for data in [example, *(proposal.to_data() for proposal in waiting)]:
+    active = (Proposal.objects.filter(state__in=[ProposalState.SUBMITTED, ProposalState.CHANGES_REQUESTED,
+                                                 ProposalState.DRAFT]).order_by("-updated_at", "-id").iterator())
+    seen, prepared = set(), 0
+    for data in (example, *(proposal.to_data() for proposal in active)):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        content = {k: v for k, v in dump(data).items() if k not in ("snid", "version", "registration_date")}
+        key = hashlib.blake2b(json.dumps(content, sort_keys=True, default=str).encode(), digest_size=16).digest()
+        if key in seen:
+            continue
+        seen.add(key)
         str(ProposalForm(initial=ProposalForm.initial_from(data)))
         _workbench(data, data_findings(data), diagrams_url="/")
         prerender_page(list((data.sections or {}).values()))
+        prepared += 1
+        if tick:
+            tick()
+    return prepared
