@@ -5,7 +5,8 @@ settings, one worker so the first request surely meets a fresh process, the
 shared cache in the worker's memory so nothing survives the restart); once it
 answers its health probe (``/bench/floor/``, as a proxy's check would), the
 page is requested once — the first request — and then 10 more times; "warm"
-is their median. 200 registered SNIDs besides the demo data, each with its
+is their median. Run alone, 200 registered SNIDs besides the demo data (with
+``benchmarks.run``, its 1,000 SNIDs and 1,000 pending proposals), each with its
 validator's measured cost, as an approval stores it. The target: the
 first request within 3 × the warm time (or within 50 ms, for pages whose warm
 time is a millisecond or two, where a factor says nothing).
@@ -114,6 +115,18 @@ def _prepare() -> dict:
     return env
 
 
+def _registered() -> str:
+    from registry.models import Namespace
+
+    return f"{Namespace.objects.registered().count():,}"
+
+
+def _active() -> str:
+    from registry.models import Proposal
+
+    return f"{Proposal.objects.filter(state__in=['draft', 'submitted', 'changes_requested']).count():,}"
+
+
 def _first_and_warm(env: dict, who: str, path: str, cookie: str, extra: dict | None = None) -> dict:
     """Start gunicorn afresh, time its start until the health probe answers, then the page once and warm."""
     started = time.perf_counter()
@@ -153,12 +166,14 @@ def report() -> str:
     lines += ["", f"- Every page's first request within {FACTOR:g} × its warm time (or {FLOOR_MS:g} ms) — "
               f"{'**met**' if met else '**not met**'} (furthest: GET `{worst['path']}`, {worst['first']:.1f} ms "
               f"against {worst['warm']:.1f} ms warm).",
-              "- Before a worker takes its first connection it asks itself for the public pages, draws the "
-              "proposal form and runs the automated review on the GFD.191 example and the proposals waiting "
-              "longest, then prepares every registered SNID's page, newest first, for at most "
-              "`GUNICORN_WARM_SECONDS` (10 s) (registry/warmup.py ``warm_pages``, from gunicorn's "
-              "post_worker_init; `GUNICORN_WARM_PAGES=0` skips it). Start-up, from launch until the health probe "
-              f"answers, took {statistics.median(r['start'] for r in rows):.1f} s (median over the restarts above).",
+              f"- Measured with {_registered()} registered SNIDs and {_active()} proposals being worked on.",
+              "- Before a worker takes its first connection it asks itself for the public pages and exports, "
+              "then, for at most `GUNICORN_WARM_SECONDS` (10 s) in all, draws the proposal form and runs the "
+              "automated review on the GFD.191 example and every distinct proposal being worked on, reads every "
+              "SNID's validator and prepares the SNID pages, newest first (registry/warmup.py ``warm_pages``, "
+              "from gunicorn's post_worker_init; `GUNICORN_WARM_PAGES=0` skips it). Start-up, from launch until "
+              f"the health probe answers, took {statistics.median(r['start'] for r in rows):.1f} s (median over "
+              "the restarts above).",
               f"- An SNID page the worker did not prepare (a registry larger than the warm-up's time; here "
               f"`GUNICORN_WARM_SECONDS=0`, GET `{tail['path']}`): first {tail['first']:.1f} ms, warm "
               f"{tail['warm']:.1f} ms — that page's own queries, Markdown, grammar and diagrams, once; start-up "

@@ -68,7 +68,8 @@ def _compile_templates() -> list[str]:
 
 #: Pages a new worker asks itself for before it takes its first request (``warm_pages``).
 WARM_PATHS = ("/urn/", "/urn/search/?q={snid}", "/urn/search/?urn=urn:ogf:{snid}:x",
-              "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/")
+              "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/", "/urn/registry.json",
+              "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom")
 #: Seconds a worker may spend at start on the proposals being worked on and then the SNID pages
 #: (``GUNICORN_WARM_SECONDS``): every SNID page of a registry of a few hundred, the most recently
 #: registered first in a larger one.
