@@ -162,3 +162,26 @@ def test_verifier_finds_the_changed_record_in_the_log(transactional_db, live_ser
                          out=out)
     assert status == 0, out.getvalue()
     assert "VERIFIED: 2 record(s)" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_stewardship_queue_names_the_first_snids_without_a_steward_and_counts_all_in_constant_queries(
+        client, db, django_assert_max_num_queries, settings):
+    from benchmarks.data import populate
+    from registry.stewardship import views
+
+    settings.DEBUG = False
+    populate(5)  # SNIDs written straight to the database: no steward
+    client.force_login(user_factory("editor", editor=True))
+    client.get("/review/stewardship/")
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as few:
+        client.get("/review/stewardship/")
+    populate(views.ORPHANED_SHOWN + 20, prefix="more")
+    with django_assert_max_num_queries(len(few)):
+        page = client.get("/review/stewardship/").content.decode()
+    assert f"SNIDs without an active steward ({views.ORPHANED_SHOWN + 25})" in page
+    assert page.count("stays registered; add a steward.") == views.ORPHANED_SHOWN
+    assert f"The first {views.ORPHANED_SHOWN} by name, of {views.ORPHANED_SHOWN + 25}" in page

@@ -65,6 +65,8 @@ def _page(rule=rules.can_see_stewardship, refusal: str = ""):
     return decorate
 
 
+#: SNIDs without a steward named on the editors' stewardship page (the rest are counted).
+ORPHANED_SHOWN = 100
 STEWARDS_ONLY = "Only the stewards of urn:ogf:{snid}: can ask for changes or invite stewards."
 EDITORS_ONLY = ("Only a GFD editor who is not a steward of urn:ogf:{snid}: can add or remove its stewards or "
                 "deprecate it.")
@@ -178,10 +180,13 @@ def undeprecate(request, namespace):
 
 @editor_required
 def stewardship_queue(request):
+    orphaned = snids_without_steward()
     context = {
         "requests": change_requests_pending(),
         "invitations": invitations_pending(),
-        "orphaned": snids_without_steward(),
+        # The first ORPHANED_SHOWN by name, and how many in all: the page stays bounded however many there are.
+        "orphaned": list(orphaned.only("snid")[:ORPHANED_SHOWN]),
+        "orphaned_count": orphaned.count(),
         "kinds": CHANGE_KINDS,
     }
     return render(request, "registry/stewardship/queue.html", context)
