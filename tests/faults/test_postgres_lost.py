@@ -102,9 +102,13 @@ class Page:
     worker holds in memory once it has answered a lookup; ``"cache"``, that index and the page in
     the page cache (anonymous public pages, for five minutes); or ``"nothing"`` (files and code)."""
 
-    def __init__(self, name, method, path, *, body=None, headers=None, up=200, check=None, needs="database"):
+    def __init__(self, name, method, path, *, body=None, headers=None, up=200, check=None, needs="database",
+                 heavy=False):
         self.name, self.method, self.path, self.body, self.headers = name, method, path, body, headers or {}
         self.up, self.check, self.needs = up, check, needs
+        #: A heavy request of one account (registry/fairshare.py): under this traffic its third at
+        #: once is refused, 429 with Retry-After and the form as typed, which is its correct answer too.
+        self.heavy = heavy
 
     def ask(self, base_url: str) -> Answer:
         path = self.path.replace("{n}", str(next(_asked)))  # a page never asked before (never cached)
@@ -112,6 +116,8 @@ class Page:
                        timeout=30)
 
     def correct(self, answer: Answer) -> bool:
+        if self.heavy and answer.status == 429:  # the form kept as typed: tests/test_fairshare.py
+            return bool(answer.headers.get("Retry-After"))
         return answer.status == self.up and (self.check is None or self.check(answer))
 
     def unavailable(self, answer: Answer) -> bool:
@@ -171,7 +177,8 @@ def pages(setup) -> list[Page]:
              check=lambda a: "Log out applicant" in a.text),
         Page("applicant's proposal", "GET", f"/proposals/{setup['pk']}/", headers=session,
              check=lambda a: "Log out applicant" in a.text),
-        Page("proposal saved", "POST", f"/proposals/{setup['pk']}/edit/", body=edit, headers=session, up=302),
+        Page("proposal saved", "POST", f"/proposals/{setup['pk']}/edit/", body=edit, headers=session, up=302,
+             heavy=True),
     ]
 
 
