@@ -68,6 +68,20 @@ def postgres():
 
 
 @pytest.fixture
+def keep_connection():
+    """As the test client does: a request through a bare WSGI handler must not close the test's
+    database connection (the test's transaction holds it; PostgreSQL would report a storage fault)."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
 def applicant(db):
     return user_factory("alice")
 

@@ -18,7 +18,7 @@ def test_compiling_grammars_leaves_nothing_in_the_abnf_registry():
 
 
 @pytest.mark.django_db
-def test_lookups_do_not_grow_process_memory(settings):
+def test_lookups_do_not_grow_process_memory(settings, keep_connection):
     """Drive the real WSGI handler (the test client itself keeps a little per request)."""
     from django.core.handlers.wsgi import WSGIHandler
     from django.test import RequestFactory
@@ -39,28 +39,19 @@ def test_lookups_do_not_grow_process_memory(settings):
                 body = b"".join(handler(dict(environ), lambda status, headers: None))
                 assert body.startswith(b"{")
 
-    # As Django's test client does: a request must not close the test's database connection.
-    from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    try:
-        lookups(300)  # warm every cache first
-        gc.collect()
-        tracemalloc.start()
-        start, _ = tracemalloc.get_traced_memory()
-        lookups(1500)
-        gc.collect()
-        end, _ = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-    finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
+    lookups(300)  # warm every cache first
+    gc.collect()
+    tracemalloc.start()
+    start, _ = tracemalloc.get_traced_memory()
+    lookups(1500)
+    gc.collect()
+    end, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
     assert end - start < 64 * 1024, f"6,000 lookups grew memory by {(end - start) / 1024:.0f} KiB"
 
 
 @pytest.mark.django_db
-def test_remembered_lookup_answers_stay_bounded(settings, monkeypatch):
+def test_remembered_lookup_answers_stay_bounded(settings, monkeypatch, keep_connection):
     """A crawl of distinct URNs must not grow the per-stamp answer table without end."""
     from django.test import RequestFactory
 
@@ -71,19 +62,11 @@ def test_remembered_lookup_answers_stay_bounded(settings, monkeypatch):
     settings.REGISTRY_ANON_RATE = "off"
     monkeypatch.setattr(http, "ANSWERS_MAX", 50)
     environ = {**RequestFactory().get("/api/lookup/").environ, "HTTP_HOST": "testserver"}
-    from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    try:
-        sizes = []
-        for number in range(400):
-            query = f"urn=urn:ogf:nothing:item{number}"
-            body = b"".join(application({**environ, "QUERY_STRING": query}, lambda status, headers: None))
-            assert body.startswith(b'{"urn":"urn:ogf:nothing:item')
-            sizes.append(len(registry_index().answers))
-    finally:
-        request_started.connect(close_old_connections)
-        request_finished.connect(close_old_connections)
+    sizes = []
+    for number in range(400):
+        query = f"urn=urn:ogf:nothing:item{number}"
+        body = b"".join(application({**environ, "QUERY_STRING": query}, lambda status, headers: None))
+        assert body.startswith(b'{"urn":"urn:ogf:nothing:item')
+        sizes.append(len(registry_index().answers))
     assert max(sizes) == 50
     assert sizes[-1] <= 50

@@ -42,22 +42,8 @@ def test_warmup_opens_no_database_connection(django_db_blocker):
     assert "base.html" in names
 
 
-@pytest.fixture
-def handler_keeps_the_test_connection():
-    """Django's test client stops requests from closing the connection (the test's transaction holds
-    it); a bare WSGIHandler would close it, which PostgreSQL then reports as a storage fault."""
-    from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
-
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
-
-
 @pytest.mark.django_db
-def test_warm_pages_asks_the_application_for_the_public_pages_once(settings, handler_keeps_the_test_connection):
+def test_warm_pages_asks_the_application_for_the_public_pages_once(settings, keep_connection):
     from django.core.handlers.wsgi import WSGIHandler
 
     from registry import demo, help
@@ -74,7 +60,7 @@ def test_warm_pages_asks_the_application_for_the_public_pages_once(settings, han
 
 
 @pytest.mark.django_db
-def test_warm_pages_on_an_empty_registry_warms_what_needs_no_snid(handler_keeps_the_test_connection):
+def test_warm_pages_on_an_empty_registry_warms_what_needs_no_snid(keep_connection):
     from django.core.handlers.wsgi import WSGIHandler
 
     statuses = warmup.warm_pages(WSGIHandler())
@@ -83,7 +69,7 @@ def test_warm_pages_on_an_empty_registry_warms_what_needs_no_snid(handler_keeps_
 
 
 @pytest.mark.django_db
-def test_warm_pages_prepares_every_snid_page_within_its_time(handler_keeps_the_test_connection):
+def test_warm_pages_prepares_every_snid_page_within_its_time(keep_connection):
     from django.core.handlers.wsgi import WSGIHandler
 
     from benchmarks.data import populate
@@ -97,7 +83,7 @@ def test_warm_pages_prepares_every_snid_page_within_its_time(handler_keeps_the_t
 
 
 @pytest.mark.django_db
-def test_warm_pages_with_no_time_left_leaves_snid_pages_to_their_first_visit(handler_keeps_the_test_connection, caplog):
+def test_warm_pages_with_no_time_left_leaves_snid_pages_to_their_first_visit(keep_connection, caplog):
     from django.core.handlers.wsgi import WSGIHandler
 
     from benchmarks.data import populate
@@ -110,7 +96,7 @@ def test_warm_pages_with_no_time_left_leaves_snid_pages_to_their_first_visit(han
 
 
 @pytest.mark.django_db
-def test_warm_pages_with_the_database_lost_starts_the_worker_unprepared(handler_keeps_the_test_connection, caplog):
+def test_warm_pages_with_the_database_lost_starts_the_worker_unprepared(keep_connection, caplog):
     from django.core.handlers.wsgi import WSGIHandler
 
     from registry import help
@@ -126,7 +112,7 @@ def test_warm_pages_with_the_database_lost_starts_the_worker_unprepared(handler_
 
 
 @pytest.mark.django_db
-def test_warm_workbench_prepares_each_distinct_proposal_once_most_recent_first(handler_keeps_the_test_connection):
+def test_warm_workbench_prepares_each_distinct_proposal_once_most_recent_first(keep_connection):
     import time
 
     from benchmarks.data import populate

@@ -40,18 +40,24 @@ from .views import Lookup
 LOOKUP_PATH = "/api/lookup/"
 
 
-def with_fast_lookup(application):
-    """The WSGI application ``application`` with lookups answered first (``REGISTRY_FAST_LOOKUP``)."""
+def with_fast_path(fast, application):
+    """The WSGI application ``application`` with what ``fast(environ)`` answers — (status line,
+    headers, body), or None to leave the request to ``application`` — answered first."""
 
-    def fast_lookup_application(environ, start_response):
-        answer = fast_lookup(environ)
+    def fast_path_application(environ, start_response):
+        answer = fast(environ)
         if answer is None:
             return application(environ, start_response)
         status, headers, body = answer
         start_response(status, headers)
         return [body]
 
-    return fast_lookup_application
+    return fast_path_application
+
+
+def with_fast_lookup(application):
+    """The WSGI application ``application`` with lookups answered first (``REGISTRY_FAST_LOOKUP``)."""
+    return with_fast_path(fast_lookup, application)
 
 
 @dataclass(frozen=True, slots=True)

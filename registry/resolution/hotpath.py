@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from django.core.handlers.wsgi import get_path_info
 from django.utils.encoding import escape_uri_path, iri_to_uri
 
-from ..api.hotpath import fast_path_gate
+from ..api.hotpath import fast_path_gate, with_fast_path
 from ..api.http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
 from ..conditional import etag_matches
 from ..lookup import answerable_without_query
@@ -31,15 +31,8 @@ _REASONS = {302: "302 Found", 303: "303 See Other"}
 
 
 def with_fast_resolve(application):
-    def fast_resolve_application(environ, start_response):
-        answer = fast_resolve(environ)
-        if answer is None:
-            return application(environ, start_response)
-        status, headers, body = answer
-        start_response(status, headers)
-        return [body]
-
-    return fast_resolve_application
+    """The WSGI application ``application`` with redirects answered first (``fast_resolve``)."""
+    return with_fast_path(fast_resolve, application)
 
 
 def fast_resolve(environ: dict):

@@ -307,19 +307,6 @@ def _header_map(headers) -> dict:
 
 
 @pytest.fixture
-def keep_connection():
-    """As the test client does: a WSGI request must not close the test's database connection."""
-    from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
-
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
-
-
-@pytest.fixture
 def hot_registry(demo_registry, editor):
     import datetime as dt
 

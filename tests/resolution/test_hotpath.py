@@ -30,18 +30,6 @@ def _fast(environ):
     return answer and (answer[0], {k.lower(): v for k, v in answer[1]}, answer[2])
 
 
-@pytest.fixture
-def keep_connection():
-    from django.core.signals import request_finished, request_started
-    from django.db import close_old_connections
-
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
-
-
 @pytest.mark.parametrize(("query", "accept"), [
     ("urn=urn:ogf:example:cluster:2009:example.net:42", ""),
     ("urn=URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42", "text/html"),
