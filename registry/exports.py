@@ -24,7 +24,7 @@ from functools import cache
 
 import orjson
 from django.conf import settings
-from django.db.models import Exists, JSONField, Max, OuterRef, Subquery, TextField
+from django.db.models import JSONField, Max, OuterRef, Subquery, TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils import timezone
@@ -186,15 +186,14 @@ _LIFE = ("life_overlay_version", "life_overlay", "life_deprecated", "life_succes
 
 
 def _with_life(namespaces):
-    from .stewardship.models import Deprecation, RegistrantOverlay
+    from .stewardship.models import RegistrantOverlay, deprecated_in_force, successor_in_force
 
     overlay = RegistrantOverlay.objects.filter(namespace_id=OuterRef("pk"))
-    in_force = Deprecation.objects.filter(namespace_id=OuterRef("pk"), ended_at__isnull=True)
     return namespaces.annotate(
         life_overlay_version=Subquery(overlay.values("version")[:1]),
         life_overlay=Subquery(overlay.annotate(text=Cast("values", TextField())).values("text")[:1]),
-        life_deprecated=Exists(in_force),
-        life_successor=Subquery(in_force.values("successor__snid")[:1]),
+        life_deprecated=deprecated_in_force(),
+        life_successor=successor_in_force(),
     )
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import DatabaseError
-from django.db.models import Count, Exists, Max, OuterRef, Subquery
+from django.db.models import Count, Max
 from django.urls import reverse
 
 from .enums import NamespaceStatus
@@ -43,7 +43,8 @@ from .grammar import (
     parse_urn,
 )
 from .grammar.compiler import NotChecked
-from .models import Deprecation, Namespace, Proposal
+from .models import Namespace, Proposal
+from .stewardship.models import deprecated_in_force, successor_in_force
 from .storage import storage_fault
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
@@ -119,10 +120,7 @@ def _build(stamp: tuple) -> Index:
     entries, reserved, shared = {}, {}, {}
     # Absolute, from the one configured site URL, and built here once: no per-lookup work.
     page = settings.SITE_URL + reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
-    in_force = Deprecation.objects.filter(namespace_id=OuterRef("pk"), ended_at__isnull=True)
-    rows = Namespace.objects.annotate(
-        deprecated=Exists(in_force), successor=Subquery(in_force.values("successor__snid")[:1]),
-    ).values_list("snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence",
+    rows = Namespace.objects.annotate(deprecated=deprecated_in_force(), successor=successor_in_force()).values_list("snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence",
                   "deprecated", "successor")
     for snid, status, until, current_id, version, equivalence, deprecated, successor in rows:
         key = snid.lower()

@@ -18,6 +18,7 @@ from .enums import NamespaceStatus, ProposalState
 from .gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from .interchange import ProposalData
 from .models import Namespace, Proposal, ValidatorCost
+from .stewardship.models import deprecated_in_force
 
 
 #: Longest search text any search box uses.
@@ -69,7 +70,7 @@ def registry_facts(snid: str, submitter_id: int | None = None,
             latest_version=latest,
             own_namespace=own,
             submitter_known=submitter_id is not None,
-            deprecated=namespace.deprecations.filter(ended_at__isnull=True).exists(),
+            deprecated=namespace.deprecations.in_force().exists(),
         )
     if reservation_active(namespace):
         return RegistryFacts(
@@ -118,13 +119,6 @@ def pending_proposals():
         .select_related("submitter", "namespace")
         .order_by("submitted_at", "id")
     )
-
-
-def _deprecated_in_force():
-    """Whether an SNID's deprecation is in force, as an expression for namespace querysets."""
-    from .stewardship.selectors import deprecated_exists
-
-    return deprecated_exists()
 
 
 def snid_suggestions(snid: str, limit: int = 5) -> list[str]:
@@ -260,7 +254,7 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
     if not terms:
         return []
     base = Namespace.objects.registered().filter(current__isnull=False).select_related("current").annotate(
-        deprecated=_deprecated_in_force())
+        deprecated=deprecated_in_force())
     if connection.vendor == "postgresql":
         ranked = _postgres_ranked(base, text, terms, limit)
     else:

@@ -42,7 +42,8 @@ from .conversation import CONTENT_CHAIN_MAX, content_changes, review_round
 from .conversation import submitted_content as submitted_content_of
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
 from .resolution.services import resolvers_install_approved
-from .stewardship.registration import deprecation_in_force, steward_first
+from .stewardship.models import Deprecation
+from .stewardship.registration import steward_first
 from .transparency.records import log_reservation_ended, log_reservation_granted, log_version_registered
 
 
@@ -108,7 +109,7 @@ def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> 
     proposal = Proposal(submitter=submitter, is_demo=is_demo)
     proposal.apply_data(data)
     namespace = namespace_get(data.snid)
-    if namespace is not None and deprecation_in_force(namespace) is not None:
+    if namespace is not None and Deprecation.objects.of(namespace) is not None:
         raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never proposed, reserved or registered "
                        "again. Choose another SNID.")
     if namespace is not None and namespace.current and rules.is_steward(submitter, namespace):
@@ -283,7 +284,7 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
         namespace.save()
         version = 1
     else:
-        if deprecation_in_force(namespace) is not None:
+        if Deprecation.objects.of(namespace) is not None:
             raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never registered again.")
         if proposal.namespace_id != namespace.pk:
             raise Conflict(f"urn:ogf:{namespace.snid}: is already registered; only its stewards "

@@ -25,7 +25,7 @@ from ..selectors import (
     search_text,
     snid_suggestions,
 )
-from ..stewardship.selectors import deprecated_exists
+from ..stewardship.models import deprecated_in_force
 from ..transparency.views import lookup_with_proof
 from . import serializers as s
 from .http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
@@ -66,7 +66,7 @@ class SnidList(generics.ListAPIView):
         if text:
             return registry_search(text)
         return Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
-            *s.SnidListItemSerializer.FIELDS).annotate(deprecated=deprecated_exists())
+            *s.SnidListItemSerializer.FIELDS).annotate(deprecated=deprecated_in_force())
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)

@@ -212,6 +212,29 @@ class RegistrantOverlay(models.Model):
         raise StewardshipImmutableError("An overlay is replaced, never deleted.")
 
 
+class DeprecationQuerySet(models.QuerySet):
+    def in_force(self):
+        """Deprecations not ended (at most one per SNID: ``one_deprecation_in_force``)."""
+        return self.filter(ended_at__isnull=True)
+
+    def of(self, namespace) -> Deprecation | None:
+        """The deprecation in force of ``namespace`` (with its successor), or None."""
+        if namespace is None or namespace.pk is None:
+            return None
+        return self.in_force().filter(namespace_id=namespace.pk).select_related("successor").first()
+
+
+def deprecated_in_force() -> models.Exists:
+    """For querysets of namespaces: whether a deprecation of the SNID is in force."""
+    return models.Exists(Deprecation.objects.in_force().filter(namespace_id=models.OuterRef("pk")))
+
+
+def successor_in_force() -> models.Subquery:
+    """For querysets of namespaces: the successor SNID that the deprecation in force names."""
+    return models.Subquery(Deprecation.objects.in_force().filter(namespace_id=models.OuterRef("pk"))
+                           .values("successor__snid")[:1])
+
+
 class Deprecation(models.Model):
     """An editor's mark that an SNID should no longer be used for new identifiers.
 
@@ -229,6 +252,8 @@ class Deprecation(models.Model):
                                  related_name="+")
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.TextField(blank=True)
+
+    objects = DeprecationQuerySet.as_manager()
 
     class Meta:
         app_label = "registry"

@@ -8,14 +8,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from .models import Deprecation, Steward, StewardshipEvent, StewardshipEventKind, StewardState
-
-
-def deprecation_in_force(namespace) -> Deprecation | None:
-    if namespace is None or namespace.pk is None:
-        return None
-    return Deprecation.objects.filter(namespace_id=namespace.pk, ended_at__isnull=True).select_related(
-        "successor").first()
+from .models import Steward, StewardshipEvent, StewardshipEventKind, StewardState
 
 
 def steward_first(namespace, user) -> Steward:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Q
 
 from .changes import OVERLAY_FIELDS, overlay_of
 from .models import (ChangeRequest, ChangeState, Deprecation, Steward, StewardshipEvent, StewardState)
@@ -49,19 +49,7 @@ def next_version_data(namespace):
 
 
 def deprecation_of(namespace) -> Deprecation | None:
-    return Deprecation.objects.filter(namespace_id=namespace.pk, ended_at__isnull=True).select_related(
-        "successor").first()
-
-
-def deprecated_exists():
-    """An expression for querysets of namespaces: whether a deprecation is in force."""
-    return Exists(Deprecation.objects.filter(namespace_id=OuterRef("pk"), ended_at__isnull=True))
-
-
-def successor_in_force():
-    """An expression for querysets of namespaces: the successor SNID named by the deprecation in force."""
-    return Subquery(Deprecation.objects.filter(namespace_id=OuterRef("pk"), ended_at__isnull=True)
-                    .values("successor__snid")[:1])
+    return Deprecation.objects.of(namespace)
 
 
 def public_history(namespace) -> list[StewardshipEvent]:

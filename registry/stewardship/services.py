@@ -358,7 +358,7 @@ def snid_undeprecate(namespace, editor, *, reason: str) -> Deprecation:
     namespace = _registered(namespace)
     _editor_for(editor, namespace, "withdraw a deprecation")
     reason = _reason(reason, "Withdrawing a deprecation")
-    deprecation = Deprecation.objects.select_for_update().filter(namespace=namespace, ended_at__isnull=True).first()
+    deprecation = Deprecation.objects.select_for_update().in_force().filter(namespace=namespace).first()
     if deprecation is None:
         raise Conflict(f"urn:ogf:{namespace.snid}: is not deprecated.")
     deprecation.ended_at, deprecation.ended_by, deprecation.end_reason = timezone.now(), editor, reason

@@ -35,8 +35,8 @@ from ..models import Namespace, Proposal, ValidatorCost
 from ..resolution.selectors import resolver_changes, resolver_status
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 from ..stewardship.changes import overlay_of
-from ..stewardship.models import StewardshipEvent
-from ..stewardship.selectors import deprecated_exists, overlay_apply, public_changes, public_life, successor_in_force
+from ..stewardship.models import StewardshipEvent, deprecated_in_force, successor_in_force
+from ..stewardship.selectors import overlay_apply, public_changes, public_life
 from ..transparency.views import version_log_status
 
 PAGE_SIZE = 100
@@ -110,7 +110,7 @@ def namespace_list(request):
     text = search_text(request.GET.get("q"))
     sort = request.GET.get("sort", "snid")
     namespaces = Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
-        *LIST_FIELDS).annotate(deprecated=deprecated_exists(), successor=successor_in_force())
+        *LIST_FIELDS).annotate(deprecated=deprecated_in_force(), successor=successor_in_force())
     if text:
         namespaces = namespaces.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
     namespaces = namespaces.order_by(SORTS.get(sort, "snid"), "snid")
