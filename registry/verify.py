@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import datetime as dt
 import json
 import os
 import re
@@ -35,7 +36,7 @@ from pathlib import Path
 from .transparency.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION,
                                  LeafError, describe, leaf_decode, record_of_export, sha256_hex)
 from .transparency.merkle import Tree, leaf_hash
-from .transparency.note import NoteError, Verifier, checkpoint_open
+from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
 from .transparency.tiles import WIDTH, bundle_entries, tile_bytes, tiles_for
 
 USER_AGENT = "urn-ogf-registry-verify/1"
@@ -133,8 +134,6 @@ MAX_AGE_SECONDS = 24 * 3600
 
 def _judge_freshness(report: Report, checkpoint, state: dict, max_age: float | None) -> None:
     """A frozen or replayed site keeps serving an old, validly signed checkpoint: its signed time says so."""
-    import datetime as dt
-
     signed = checkpoint.time
     if signed is None:
         report.notes.append("the checkpoint carries no time: how fresh it is cannot be told")
@@ -142,7 +141,7 @@ def _judge_freshness(report: Report, checkpoint, state: dict, max_age: float | N
     age = (dt.datetime.now(dt.UTC) - signed).total_seconds()
     said = f"signed {signed:%Y-%m-%d %H:%M:%S} UTC ({_age(age)} ago)"
     before = state.get("time")
-    if before and signed.strftime("%Y-%m-%dT%H:%M:%SZ") < before:
+    if before and signed.strftime(TIME_FORMAT) < before:
         report.problems.append(f"the checkpoint was {said}, earlier than the one the last run saw ({before}): "
                                "the site is serving an older checkpoint than before")
     elif max_age is not None and age > max_age:
@@ -150,7 +149,7 @@ def _judge_freshness(report: Report, checkpoint, state: dict, max_age: float | N
                                "every minute, so it may be frozen or replaying an old answer")
     else:
         report.notes.append(f"the checkpoint was {said}")
-    report.signed_at = signed.strftime("%Y-%m-%dT%H:%M:%SZ")
+    report.signed_at = signed.strftime(TIME_FORMAT)
 
 
 def _age(seconds: float) -> str:
@@ -305,12 +304,10 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
 
     if report.ok and save:
         state_path.parent.mkdir(parents=True, exist_ok=True)
-        import datetime as dt
-
         state_path.write_text(json.dumps({
             "origin": checkpoint.origin, "verifier_key": str(verifier), "size": size,
             "root": base64.b64encode(checkpoint.root).decode(), "checkpoint": note, "time": report.signed_at,
-            "checked_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "checked_at": dt.datetime.now(dt.UTC).strftime(TIME_FORMAT),
             "leaves": [[h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded)],
         }, indent=1) + "\n", encoding="utf-8")
         report.notes.append(f"state saved to {state_path}")
