@@ -21,6 +21,7 @@ not yet loaded, any page) answers 503 meanwhile; the stamp is tried again every
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import threading
@@ -31,6 +32,7 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Count, Max
 from django.urls import reverse
+from django.utils.http import http_date
 
 from .enums import NamespaceStatus
 from .grammar import (
@@ -48,6 +50,7 @@ from .stewardship.models import deprecated_in_force, successor_in_force
 from .storage import storage_fault
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
+AS_OF_HEADER = "Registry-As-Of"  # on answers given from memory during a database outage
 
 
 class NotAnOgfUrn(ValueError):
@@ -107,6 +110,10 @@ class Index:
 _index: Index | None = None
 _checked_at = 0.0
 _unreachable_at: float | None = None  # when the stamp last failed with a storage fault
+_confirmed_at_wall = 0.0  # time.time() when the database last confirmed the index
+#: Set for the request being answered when it was given the index without the database: when
+#: (time.time()) the database last confirmed it. ``AnsweredFromMemoryMiddleware`` reads it.
+_from_memory: contextvars.ContextVar[float | None] = contextvars.ContextVar("from_memory", default=None)
 _lock = threading.Lock()
 
 
@@ -133,13 +140,14 @@ def _build(stamp: tuple) -> Index:
 
 
 def registry_index() -> Index:
-    global _index, _checked_at, _unreachable_at
+    global _index, _checked_at, _unreachable_at, _confirmed_at_wall
     now = time.monotonic()
     index = _index
     if index is not None and now - _checked_at < STAMP_TTL:
         return index
     with _lock:
         if _unreachable_at is not None and now - _unreachable_at < STAMP_TTL and _may_outlive(now):
+            _from_memory.set(_confirmed_at_wall)
             return _index  # tried within STAMP_TTL: the database is not asked at every request
         try:
             stamp = _stamp()
@@ -147,12 +155,39 @@ def registry_index() -> Index:
             if storage_fault(exc) is None or not _may_outlive(now):
                 raise
             _unreachable_at = now
+            _from_memory.set(_confirmed_at_wall)
             return _index
         _unreachable_at = None
         if _index is None or _index.stamp != stamp:
             _index = _build(stamp)
-        _checked_at = now
+        _checked_at, _confirmed_at_wall = now, time.time()
         return _index
+
+
+class AnsweredFromMemoryMiddleware:
+    """An answer given from the index in memory while the database cannot be reached says so.
+
+    It is the registry as it stood when the database last answered (nothing can be approved
+    meanwhile), which is right for a lookup or a redirect, but a client should be able to tell:
+    ``Registry-As-Of`` carries that time (an HTTP date, exposed to browsers by CORS), and
+    ``Cache-Control: no-cache`` keeps shared caches from serving it as fresh once the database
+    is back (the ETag is unchanged, so revalidating costs a 304).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        token = _from_memory.set(None)
+        try:
+            response = self.get_response(request)
+            since = _from_memory.get()
+        finally:
+            _from_memory.reset(token)
+        if since is not None and response.status_code < 500:
+            response[AS_OF_HEADER] = http_date(since)
+            response["Cache-Control"] = "no-cache"
+        return response
 
 
 def validators_preload(index: Index, deadline: float | None = None, batch: int = 500) -> int:

@@ -114,6 +114,7 @@ MIDDLEWARE = [
     "allauth.account.middleware.AccountMiddleware",
     "registry.fairshare.HeavyRequestLimit",
     "registry.storage.StorageFaultMiddleware",
+    "registry.lookup.AnsweredFromMemoryMiddleware",
 ]
 
 ROOT_URLCONF = "registry.urls"
@@ -402,7 +403,7 @@ CORS_URLS_REGEX = r"^/api/(snids|lookup|validate|resolve|schema)(/.*)?$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS", "POST"]
-CORS_EXPOSE_HEADERS = ["ETag", "Retry-After"]
+CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "Registry-As-Of"]
 #: django-cors-headers' defaults, and If-None-Match: a script revalidating with the ETag it was shown.
 CORS_ALLOW_HEADERS = ["accept", "authorization", "content-type", "user-agent", "x-csrftoken", "x-requested-with",
                       "if-none-match"]

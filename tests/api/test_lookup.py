@@ -1,8 +1,11 @@
 """GET /api/lookup/ and POST /api/validate/."""
 
+import time
+
 import pytest
 from django.conf import settings
 from django.test import override_settings
+from django.utils.http import parse_http_date
 
 from registry import services
 from registry.lookup import STAMP_TTL, registry_index, registry_invalidate
@@ -423,10 +426,15 @@ def _stamp_checked_long_ago(monkeypatch):
 @pytest.mark.django_db
 def test_lookups_are_answered_from_the_index_while_the_database_is_lost(client, demo_registry, monkeypatch):
     assert lookup(client, REGISTERED).json()["registered"] is True  # the index and example's validator
+    confirmed = time.time()
+    assert "Registry-As-Of" not in lookup(client, REGISTERED)
     _stamp_checked_long_ago(monkeypatch)
     with database_lost():
         answer = lookup(client, REGISTERED)
         assert answer.status_code == 200 and answer.json()["valid"] is True
+        # The answer says it is the registry as the database last confirmed it, and is not cached as fresh.
+        as_of = parse_http_date(answer["Registry-As-Of"])
+        assert confirmed - 5 <= as_of <= confirmed + 1 and answer["Cache-Control"] == "no-cache"
         assert lookup(client, "urn:ogf:nosuchsnid:x").json()["registered"] is False
         batch = client.post("/api/validate/", {"urns": [REGISTERED, "urn:ogf:nosuchsnid:x"]},
                             content_type="application/json")
@@ -434,7 +442,14 @@ def test_lookups_are_answered_from_the_index_while_the_database_is_lost(client, 
         not_loaded = lookup(client, "urn:ogf:fdc:a")  # fdc's validator needs a query
     assert (not_loaded.status_code, not_loaded["Retry-After"]) == (503, "30")
     assert "could not reach its database" in not_loaded.json()["detail"]
-    assert lookup(client, REGISTERED).json()["registered"] is True  # the database back
+    still = lookup(client, REGISTERED)  # the database is asked again once per stamp interval
+    assert still.json()["registered"] is True and still["Registry-As-Of"]
+    import registry.lookup as lookup_module
+
+    monkeypatch.setattr(lookup_module, "_unreachable_at", lookup_module._unreachable_at - STAMP_TTL - 1)
+    back = lookup(client, REGISTERED)
+    assert back.json()["registered"] is True and "Registry-As-Of" not in back  # the database back
+    assert back["Cache-Control"] == "public, max-age=60"
 
 
 @pytest.mark.django_db

@@ -277,12 +277,17 @@ def test_postgres_lost_under_traffic_answers_503s_then_recovers_by_itself(deploy
              if not (page.correct(answer) or page.unavailable(answer))]
     assert not wrong, _said(wrong)
 
-    assert_without_database(sweep(site.url, kinds), held={"nothing", "index", "cache"})
+    down = sweep(site.url, kinds)
+    assert_without_database(down, held={"nothing", "index", "cache"})
+    # What memory answered says as of when: the registry as the database last confirmed it.
+    from_memory = [answer for page, answer in down if page.needs in ("index", "cache")]
+    assert from_memory and all(answer.headers.get("Registry-As-Of") for answer in from_memory), _said(down)
     assert site.workers() == workers  # none died, none was replaced
 
     database.start()
     assert_recovers(site.url, kinds)
     assert site.workers() == workers
+    assert not [page.name for page, answer in sweep(site.url, kinds) if "Registry-As-Of" in answer.headers]
 
 
 def test_a_worker_started_while_postgres_is_down_comes_up_and_answers_503s(deployed, servers):
