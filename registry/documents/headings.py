@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import functools
 import re
 from dataclasses import dataclass
 
@@ -163,36 +162,54 @@ def heading(line: str) -> Heading | None:
     return None
 
 
-_BY_LENGTH = sorted((len(known), known) for known in KNOWN)
+class _SpellingIndex:
+    """KNOWN's titles by length, and the answers given so far (label lines repeat: "Name:",
+    "Address:"), bounded. Rebuilt if KNOWN is replaced (a test leaves a title out)."""
+
+    MEMO_MAX = 4096
+
+    def __init__(self, known: dict):
+        self.known = known
+        self.by_length = sorted((len(title), title) for title in known)
+        self.memo: dict[tuple[str, float], tuple[str, float] | None] = {}
 
 
-@functools.lru_cache(maxsize=4096)
+_spelling = _SpellingIndex(KNOWN)
+
+
 def _closest(key: str, cutoff: float) -> tuple[str, float] | None:
     """The known title spelled most like ``key`` with its similarity, if at least ``cutoff``.
 
     What ``difflib.get_close_matches(key, KNOWN, n=1, cutoff)`` answers, without comparing
     ``key`` with the titles whose length alone rules them out (a similarity of ``cutoff``
-    needs ``2·min(a, b) / (a + b) ≥ cutoff``): a document of thirty thousand label lines is
-    read in a fraction of a second instead of seconds. Label lines repeat ("Name:",
-    "Address:"), hence the bounded memo.
+    needs ``2·min(a, b) / (a + b) ≥ cutoff``), and once per distinct key: a document of thirty
+    thousand label lines is read in a second instead of five.
     """
+    global _spelling
+    if _spelling.known is not KNOWN:
+        _spelling = _SpellingIndex(KNOWN)
+    index = _spelling
+    if (key, cutoff) in index.memo:
+        return index.memo[key, cutoff]
     shortest = len(key) * cutoff / (2 - cutoff)
     longest = len(key) * (2 - cutoff) / cutoff
-    lo = bisect.bisect_left(_BY_LENGTH, (int(shortest) - 1,))  # a length's margin for rounding
-    hi = bisect.bisect_left(_BY_LENGTH, (int(longest) + 2,))
+    lo = bisect.bisect_left(index.by_length, (int(shortest) - 1,))  # a length's margin for rounding
+    hi = bisect.bisect_left(index.by_length, (int(longest) + 2,))
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(key)
     best: tuple[float, str] | None = None
-    for _, known in _BY_LENGTH[lo:hi]:
+    for _, known in index.by_length[lo:hi]:
         matcher.set_seq1(known)
         if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
             ratio = matcher.ratio()
             if ratio >= cutoff and (best is None or (ratio, known) > best):
                 best = (ratio, known)
-    if best is None:
-        return None
     # The similarity reported is key-to-title (difflib's ratio is not quite symmetric).
-    return best[1], difflib.SequenceMatcher(None, key, best[1]).ratio()
+    answer = None if best is None else (best[1], difflib.SequenceMatcher(None, key, best[1]).ratio())
+    if len(index.memo) >= index.MEMO_MAX:
+        index.memo.clear()
+    index.memo[key, cutoff] = answer
+    return answer
 
 
 def _meant(title: str) -> list[str]:
