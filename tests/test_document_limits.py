@@ -49,9 +49,9 @@ def test_import_page_shows_the_cut(client):
 
 @pytest.mark.django_db
 def test_two_hundred_rfc_density_pages_are_imported_within_the_budget(client, settings):
-    """pdfminer needs about 6.5 s of CPU for these pages: within the import's own budget
-    (REGISTRY_IMPORT_CPU_SECONDS, 15 s), far past the 2 s of a grammar check."""
-    assert settings.REGISTRY_IMPORT_CPU_SECONDS == 15 and settings.REGISTRY_JOB_SECONDS == 2
+    """pdfminer needs 6.5 to 20 s of CPU for these pages, by the machine: within the import's own
+    budget (REGISTRY_IMPORT_CPU_SECONDS, 30 s), far past the 2 s of a grammar check."""
+    assert settings.REGISTRY_IMPORT_CPU_SECONDS == 30 and settings.REGISTRY_JOB_SECONDS == 2
     client.force_login(user_factory())
     upload = SimpleUploadedFile("rfc.pdf", _pages(MAX_PAGES, dense=True), content_type="application/pdf")
     started = time.monotonic()

@@ -8,7 +8,7 @@ an accepted one stores exactly what was sent.
 The grammars, Markdown, documents, SNIDs and search texts of issue 14 (each once
 took a worker or the machine down) go through the commands, the check endpoint,
 save, import and the API: each answers within the job budget (2 s of CPU time;
-these documents need far less than the import's own 15 s) with a clear 4xx or
+these documents need far less than the import's own 30 s) with a clear 4xx or
 finding, and a check cut short by a limit is never a pass.
 """
 
