@@ -5,8 +5,11 @@ and as ``manage.py verify_registry``. It
 
 1. checks the checkpoint's signature with the verifier key you give (``--key``) or the one it
    pinned on its first run (it then says it trusted the site on first use);
-2. downloads every leaf (C2SP tlog-tiles entry bundles), checks each is a canonical leaf of a
-   known kind, and recomputes the tree: its root must be the signed one;
+2. reads every leaf (C2SP tlog-tiles entry bundles), checks each is a canonical leaf of a
+   known kind, and recomputes the tree: its root must be the signed one. A full bundle (256
+   entries) never changes, so it is downloaded once: later runs read it from beside the state
+   file, after checking it against the leaf hashes that run verified (a copy that differs is
+   fetched again), and download only the bundles the log grew into (``--full``: all again);
 3. checks the log only grew since the checkpoint it saw last time (kept in a state file with
    the leaf hashes it saw), naming any entry that is gone or changed, and that the checkpoint is
    fresh: a site signs one every minute with the time, so an older one than last time, or one
@@ -37,7 +40,7 @@ from .transparency.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESER
                                  LeafError, describe, leaf_decode, record_of_export, sha256_hex)
 from .transparency.merkle import Tree, leaf_hash
 from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
-from .transparency.tiles import WIDTH, bundle_entries, tile_bytes, tiles_for
+from .transparency.tiles import WIDTH, bundle_bytes, bundle_entries, tile_bytes, tiles_for
 
 USER_AGENT = "urn-ogf-registry-verify/1"
 MAX_DOWNLOAD = 64 * 1024 * 1024
@@ -94,11 +97,48 @@ class Source:
                 raise CannotCheck(f"{Path(self.base) / path}: {exc.strerror or exc}") from None
         if len(data) > MAX_DOWNLOAD:
             raise CannotCheck(f"{path} is larger than {MAX_DOWNLOAD:,} bytes")
+        self.keep(path, data)
+        return data
+
+    def keep(self, path: str, data: bytes) -> None:
+        """Write ``data`` to the mirror directory, if one was asked for."""
         if self.mirror is not None:
             target = self.mirror / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        return data
+
+
+class BundleStore:
+    """Full entry bundles verified by earlier runs, kept beside the state file (``<state>.tiles/``).
+
+    A full bundle is immutable in a tile log, so a run need not download it again. Nothing read
+    from here is trusted blindly: a bundle is used only if its leaves hash to what the state file
+    says the last clean run saw at those indexes (anything else is discarded and fetched), and
+    the tree recomputed from all leaves must still give the signed root.
+    """
+
+    def __init__(self, state_path: Path):
+        self.root = state_path.with_name(state_path.name + ".tiles")
+
+    def read(self, ref, seen: list) -> list[bytes] | None:
+        """The entries of full bundle ``ref``, if kept and matching ``seen`` (the state's leaf hashes)."""
+        start = ref.index * WIDTH
+        if not ref.full or len(seen) < start + WIDTH:
+            return None
+        try:
+            entries = bundle_entries((self.root / ref.path()).read_bytes())
+        except (OSError, ValueError):
+            return None
+        if len(entries) != WIDTH or any(leaf_hash(leaf).hex() != seen[start + i][0]
+                                        for i, leaf in enumerate(entries)):
+            return None
+        return entries
+
+    def write(self, ref, data: bytes) -> None:
+        if ref.full:
+            target = self.root / ref.path()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
 
 
 def default_state_path(source: str) -> Path:
@@ -161,9 +201,38 @@ def _age(seconds: float) -> str:
     return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
+def _gather(site: Source, size: int, store: BundleStore | None, seen: list,
+            report: Report) -> tuple[list[bytes], dict, int] | None:
+    """(the log's leaves, the full bundles downloaded, how many kept bundles were used), or None
+    when a bundle holds the wrong number of entries (reported). ``store`` None: download all."""
+    leaves: list[bytes] = []
+    fetched: dict = {}  # full bundles downloaded this run, kept after a clean run
+    reused = 0
+    for ref in tiles_for(size, None):
+        path = ref.path().replace("tile/", "log/tile/", 1)
+        entries = store.read(ref, seen) if store is not None else None
+        if entries is not None:
+            reused += 1
+            site.keep(path, bundle_bytes(entries))
+            leaves += entries
+            continue
+        data = site.get(path)
+        try:
+            entries = bundle_entries(data)
+        except ValueError as exc:
+            raise CannotCheck(f"{ref.path()}: {exc}") from None
+        if len(entries) != ref.width:
+            report.problems.append(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
+            return None
+        if ref.full:
+            fetched[ref] = data
+        leaves += entries
+    return leaves, fetched, reused
+
+
 def verify(source: str, *, key: str | None = None, state_path: Path | None = None, export: Path | None = None,
            accept_new_key: bool = False, save: bool = True, mirror: Path | None = None,
-           max_age: float | None = MAX_AGE_SECONDS) -> Report:
+           max_age: float | None = MAX_AGE_SECONDS, full: bool = False) -> Report:
     report = Report()
     site = Source(source, mirror)
     state_path = state_path or default_state_path(source)
@@ -196,19 +265,26 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
 
     # 2. every leaf, and the tree they make
-    leaves: list[bytes] = []
-    for ref in tiles_for(size, None):
-        data = site.get(ref.path().replace("tile/", "log/tile/", 1))
-        try:
-            entries = bundle_entries(data)
-        except ValueError as exc:
-            raise CannotCheck(f"{ref.path()}: {exc}") from None
-        if len(entries) != ref.width:
-            report.problems.append(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
-            return report
-        leaves += entries
+    seen = state.get("leaves") or []
+    store = BundleStore(state_path)
+    gathered = _gather(site, size, None if full else store, seen, report)
+    if gathered is None:
+        return report
+    leaves, fetched, reused = gathered
     hashes = [leaf_hash(leaf) for leaf in leaves]
     tree = Tree(hashes)
+    if tree.root() != checkpoint.root and reused:
+        # What changed is the site's log, not the bundles kept here (they match what was verified):
+        # read it all from the site, so the report names what the site changed as a first run would.
+        gathered = _gather(site, size, None, seen, report)
+        if gathered is None:
+            return report
+        leaves, fetched, reused = gathered
+        hashes = [leaf_hash(leaf) for leaf in leaves]
+        tree = Tree(hashes)
+    if reused:
+        report.notes.append(f"{reused} full entry bundle(s) ({reused * WIDTH:,} entries) read from the copy "
+                            f"verified by earlier runs ({store.root}); {len(fetched)} downloaded")
     if tree.root() != checkpoint.root:
         report.problems.append("the entries served do not hash to the signed root: the log's leaves were "
                                "changed after they were logged")
@@ -228,7 +304,6 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             report.problems.append(f"entry {index}: {exc}")
 
     # 3. the log only grew since the last run
-    seen = state.get("leaves") or []
     if state.get("size") is not None:
         old_size, old_root = state["size"], base64.b64decode(state["root"])
         if old_size > size:
@@ -310,6 +385,8 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             "checked_at": dt.datetime.now(dt.UTC).strftime(TIME_FORMAT),
             "leaves": [[h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded)],
         }, indent=1) + "\n", encoding="utf-8")
+        for ref, data in fetched.items():
+            store.write(ref, data)
         report.notes.append(f"state saved to {state_path}")
     return report
 
@@ -326,6 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--accept-new-key", action="store_true", help="accept a rotated key given with --key")
     parser.add_argument("--mirror", type=Path, help="also save what was fetched here (a static mirror)")
     parser.add_argument("--no-save", action="store_true", help="do not update the state file")
+    parser.add_argument("--full", action="store_true", help="download every entry bundle again, instead of "
+                        "reading the full ones earlier runs verified from beside the state file")
     parser.add_argument("--max-age", type=float, default=MAX_AGE_SECONDS, metavar="SECONDS",
                         help="report a site whose checkpoint was signed longer ago than this (default: a day; "
                              "not applied to a mirror directory, which is as old as its copy)")
@@ -338,7 +417,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
     try:
         report = verify(args.source, key=args.key, state_path=args.state, export=args.export,
                         accept_new_key=args.accept_new_key, save=not args.no_save, mirror=args.mirror,
-                        max_age=args.max_age)
+                        max_age=args.max_age, full=args.full)
     except (CannotCheck, NoteError) as exc:
         out.write(f"COULD NOT CHECK: {exc}\n")
         return 2

@@ -266,3 +266,83 @@ def test_verify_reports_a_checkpoint_older_than_the_last_one_seen(site, replayin
     status, out = _run(url, "--state", state)
     assert status == 1
     assert "earlier than the one the last run saw" in out
+
+
+def _log_grown_to(size: int) -> None:
+    """Steward changes appended until the log holds ``size`` entries: past one full entry bundle."""
+    from django.db import transaction
+
+    from registry.transparency.log import log_append, log_size_recorded
+
+    with transaction.atomic():
+        for n in range(log_size_recorded(), size):
+            log_append("steward-changed", {"snid": "alpha", "change": "added", "steward": f"steward{n}",
+                                           "reason": "bundle filler"})
+    _restart()
+
+
+def test_verify_downloads_a_full_entry_bundle_once(site, log_key, tmp_path):
+    _log_grown_to(300)
+    state, mirror = tmp_path / "state.json", tmp_path / "mirror"
+    status, out = _run(site.url, "--key", log_key.verifier(), "--state", state, "--mirror", mirror)
+    assert status == 0 and "log of 300 entries" in out and "read from the copy" not in out, out
+    kept = tmp_path / "state.json.tiles" / "tile" / "entries" / "000"
+    assert kept.read_bytes() == (mirror / "log/tile/entries/000").read_bytes()
+    assert not (tmp_path / "state.json.tiles" / "tile" / "entries" / "001.p").exists()  # partial: not kept
+    # The next run reads the full bundle from beside the state: its source may no longer serve it.
+    (mirror / "log/tile/entries/000").unlink()
+    again = tmp_path / "again"
+    status, out = _run(mirror, "--state", state, "--mirror", again)
+    assert status == 0, out
+    assert "1 full entry bundle(s) (256 entries) read from the copy verified by earlier runs" in out
+    assert "; 0 downloaded" in out
+    assert (again / "log/tile/entries/000").read_bytes() == kept.read_bytes()  # the new mirror is whole
+    status, out = _run(mirror, "--state", state, "--full")  # asked to read everything again
+    assert status == 2 and "COULD NOT CHECK" in out and "entries/000" in out
+
+
+def test_verify_a_kept_bundle_that_differs_is_fetched_again(site, log_key, tmp_path):
+    _log_grown_to(260)
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    kept = tmp_path / "state.json.tiles" / "tile" / "entries" / "000"
+    good = kept.read_bytes()
+    kept.write_bytes(good.replace(b"bundle filler", b"bundle fillet", 1))
+    status, out = _run(site.url, "--state", state)
+    assert status == 0, out
+    assert "read from the copy" not in out  # not trusted: it no longer matches the leaves verified
+    assert kept.read_bytes() == good
+
+
+def test_verify_a_rewritten_history_is_reported_as_on_a_first_run_despite_kept_bundles(site, log_key, tmp_path):
+    from registry.transparency.merkle import leaf_hash
+
+    _log_grown_to(260)
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    assert (tmp_path / "state.json.tiles" / "tile" / "entries" / "000").is_file()
+    # The database owner rewrites entry 10, hash and all, guards off: the site signs the new tree.
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 10')
+        leaf = cursor.fetchone()[0].replace("bundle filler", "bundle fillet")
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE registry_logentry DISABLE TRIGGER registry_logentry_append_only")
+        else:
+            cursor.execute("DROP TRIGGER IF EXISTS registry_logentry_append_only")
+        try:
+            cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 10',
+                           [leaf, leaf_hash(leaf.encode()).hex()])
+        finally:
+            if connection.vendor == "postgresql":
+                cursor.execute("ALTER TABLE registry_logentry ENABLE TRIGGER registry_logentry_append_only")
+            else:
+                sqlite_triggers_install(connection)
+    _restart()
+    status, out = _run(site.url, "--state", state)
+    assert status == 1, out
+    # Named from what the site serves now, as a run without the kept bundle would.
+    assert "DIFFERS: the log of 260 entries does not extend the checkpoint of 260 entries seen before" in out
+    assert "DIFFERS: entry 10 (" in out and "seen before is no longer in the log" in out
+    assert "read from the copy" not in out
+    assert _run(site.url, "--state", state, "--full", "--no-save")[1].replace("--full", "") == out.replace(
+        "--full", "")
