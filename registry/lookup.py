@@ -32,6 +32,7 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Count, Max
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.http import http_date
 
 from .enums import NamespaceStatus
@@ -170,8 +171,8 @@ class AnsweredFromMemoryMiddleware:
     It is the registry as it stood when the database last answered (nothing can be approved
     meanwhile), which is right for a lookup or a redirect, but a client should be able to tell:
     ``Registry-As-Of`` carries that time (an HTTP date, exposed to browsers by CORS), and
-    ``Cache-Control: no-cache`` keeps shared caches from serving it as fresh once the database
-    is back (the ETag is unchanged, so revalidating costs a 304).
+    ``no-cache`` added to its Cache-Control keeps caches from serving it as fresh once the
+    database is back (the ETag is unchanged, so revalidating costs a 304).
     """
 
     def __init__(self, get_response):
@@ -186,7 +187,7 @@ class AnsweredFromMemoryMiddleware:
             _from_memory.reset(token)
         if since is not None and response.status_code < 500:
             response[AS_OF_HEADER] = http_date(since)
-            response["Cache-Control"] = "no-cache"
+            patch_cache_control(response, no_cache=True)  # what was private or no-store stays so
         return response
 
 

@@ -434,7 +434,8 @@ def test_lookups_are_answered_from_the_index_while_the_database_is_lost(client, 
         assert answer.status_code == 200 and answer.json()["valid"] is True
         # The answer says it is the registry as the database last confirmed it, and is not cached as fresh.
         as_of = parse_http_date(answer["Registry-As-Of"])
-        assert confirmed - 5 <= as_of <= confirmed + 1 and answer["Cache-Control"] == "no-cache"
+        assert confirmed - 5 <= as_of <= confirmed + 1
+        assert answer["Cache-Control"] == "public, max-age=60, no-cache"
         assert lookup(client, "urn:ogf:nosuchsnid:x").json()["registered"] is False
         batch = client.post("/api/validate/", {"urns": [REGISTERED, "urn:ogf:nosuchsnid:x"]},
                             content_type="application/json")
@@ -491,3 +492,26 @@ def test_other_database_errors_are_never_hidden_behind_the_index(demo_registry, 
 
     with connection.execute_wrapper(broken), pytest.raises(OperationalError, match="no such table"):
         registry_index()
+
+
+@pytest.mark.django_db
+def test_an_answer_from_memory_keeps_what_was_private_private(rf, demo_registry, monkeypatch):
+    from django.http import HttpResponse
+
+    from registry.lookup import AnsweredFromMemoryMiddleware
+
+    registry_index()
+    _stamp_checked_long_ago(monkeypatch)
+
+    def view(request):
+        registry_index()  # from memory: the database is lost
+        response = HttpResponse("a landing page for a signed-in person")
+        response["Cache-Control"] = "private, max-age=60"
+        return response
+
+    with database_lost():
+        response = AnsweredFromMemoryMiddleware(view)(rf.get("/resolve/"))
+    assert response["Registry-As-Of"]
+    assert set(response["Cache-Control"].split(", ")) == {"private", "max-age=60", "no-cache"}
+    fresh = AnsweredFromMemoryMiddleware(lambda request: HttpResponse("x"))(rf.get("/"))
+    assert "Registry-As-Of" not in fresh  # a request that did not use the index says nothing
