@@ -128,8 +128,9 @@ def _build(stamp: tuple) -> Index:
     entries, reserved, shared = {}, {}, {}
     # Absolute, from the one configured site URL, and built here once: no per-lookup work.
     page = settings.SITE_URL + reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
-    rows = Namespace.objects.annotate(deprecated=deprecated_in_force(), successor=successor_in_force()).values_list("snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence",
-                  "deprecated", "successor")
+    rows = Namespace.objects.annotate(deprecated=deprecated_in_force(), successor=successor_in_force()).values_list(
+        "snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence", "deprecated",
+        "successor")
     for snid, status, until, current_id, version, equivalence, deprecated, successor in rows:
         key = snid.lower()
         if status == NamespaceStatus.REGISTERED and current_id is not None:
