@@ -136,8 +136,9 @@ TEMPLATES = [
 ]
 # Form widgets are drawn with Django's own Jinja2 widget templates: the same markup
 # (up to whitespace and the spelling of escaped quotes) at a third of the cost of the
-# Django template language, which was half of the proposal form's server time.
-FORM_RENDERER = "django.forms.renderers.Jinja2"
+# Django template language, which was half of the proposal form's server time. Widgets with no
+# Jinja2 template (the admin's, auth's) fall back to the Django one (registry/formrenderer.py).
+FORM_RENDERER = "registry.formrenderer.Jinja2WithDjangoFallback"
 
 DATABASES = {
     "default": dj_database_url.config(
