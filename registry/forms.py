@@ -45,7 +45,8 @@ class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
     """A new account, confirmed by a link mailed to its address before it can sign in.
 
     The form never says that a user name or an address is taken (that would tell anyone which
-    accounts exist): ``taken`` is set instead, and the sign-up view mails the address's owner.
+    accounts exist): the sign-up service mails the address what happened instead
+    (registry.accounts.services.signup_register).
     """
 
     email = forms.EmailField(help_text="We mail you a link: the account can sign in once you follow it. "
@@ -59,14 +60,10 @@ class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
         return self.cleaned_data["email"].strip()
 
     def validate_unique(self):
-        """Uniqueness is the view's business (see the class docstring), not an error shown here."""
-        users = get_user_model().objects
-        username, email = self.cleaned_data.get("username", ""), self.cleaned_data.get("email", "")
-        self.taken = bool(username and users.filter(username__iexact=username).exists()) or bool(
-            email and users.filter(email__iexact=email).exists())
+        """Uniqueness is the service's business (see the class docstring), not an error shown here."""
 
     def clean_username(self):
-        # UserCreationForm says "A user with that username already exists."; the view decides instead.
+        # UserCreationForm says "A user with that username already exists."; the service decides instead.
         return self.cleaned_data.get("username")
 
 
