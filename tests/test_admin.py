@@ -161,3 +161,21 @@ def test_admin_adds_a_user_to_the_gfd_editors_group_as_docs_deployment_says(clie
     assert response.status_code == 302, response.context["adminform"].form.errors
     person.refresh_from_db()
     assert rules.is_editor(person)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role, expected", [("anonymous", 302), ("staff editor", 403), ("superuser", 200)])
+def test_the_admins_user_pages_are_for_administrators_only(client, superuser, role, expected):
+    """Who may change accounts (and see how they came to be): an administrator, not a staff editor."""
+    from registry import services
+
+    person = user_factory("person")
+    if role == "staff editor":
+        editor = user_factory("staff-editor")
+        services.editor_grant(editor, staff=True)
+        client.force_login(editor)
+        assert client.get("/admin/registry/proposal/").status_code == 200  # what they may see
+    elif role == "superuser":
+        client.force_login(superuser)
+    for url in ("/admin/auth/user/", f"/admin/auth/user/{person.pk}/change/", "/admin/auth/user/add/"):
+        assert client.get(url).status_code == expected, url

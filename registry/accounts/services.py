@@ -1,4 +1,4 @@
-"""Writes of accounts that are not about proposals: sign-up, its confirmation, and the purge of sign-ups never confirmed.
+"""Writes of accounts not about proposals: sign-up, its confirmation, the purge of sign-ups never confirmed.
 
 A sign-up holds its user name from the moment the form is sent (the account is made inactive and a
 confirmation link is mailed). It does the same work and gets the same answer whether or not the
