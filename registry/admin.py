@@ -8,7 +8,13 @@ with 403 before it reaches the database.
 """
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.core.exceptions import ValidationError
 
+from .accounts.models import Account
+from .accounts.names import name_taken
 from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
 
 
@@ -73,3 +79,61 @@ class ReservationRequestAdmin(ReadOnlyAdmin):
 @admin.register(Judgement)
 class JudgementAdmin(ReadOnlyAdmin):
     list_display = ("proposal", "check_id", "ok", "editor", "updated_at")
+
+
+# --- accounts: user names compared folded, and how each account came to be -------------------------
+
+
+class FoldedNameMixin:
+    """A user name another account has when case is ignored ("Ärger" and "ärger") is an error on the
+    form, not a 500 at the save (registry.accounts.names keeps the rule at the database too)."""
+
+    def clean_username(self):
+        username = self.cleaned_data.get("username")
+        unchanged = self.instance.pk is not None and username == self.instance.username
+        if username and not unchanged and name_taken(username, except_pk=self.instance.pk):
+            raise ValidationError("Another account has this user name (user names are compared ignoring case: "
+                                  "“Ärger” and “ärger” are one name).", code="unique")
+        return username
+
+
+class FoldedNameCreationForm(FoldedNameMixin, AdminUserCreationForm):
+    pass
+
+
+class FoldedNameChangeForm(FoldedNameMixin, UserChangeForm):
+    pass
+
+
+class AccountInline(admin.StackedInline):
+    """How the account came to be (read only: set by the service that made it)."""
+
+    model = Account
+    can_delete = False
+    readonly_fields = ("origin", "confirmed_at", "name_key")
+    fields = readonly_fields
+    verbose_name = verbose_name_plural = "account record"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+admin.site.unregister(get_user_model())
+
+
+@admin.register(get_user_model())
+class AccountUserAdmin(UserAdmin):
+    form = FoldedNameChangeForm
+    add_form = FoldedNameCreationForm
+    inlines = [AccountInline]
+    list_display = (*UserAdmin.list_display, "origin")
+    list_filter = (*UserAdmin.list_filter, "account__origin")
+    list_select_related = ("account",)
+
+    @admin.display(description="made by", ordering="account__origin")
+    def origin(self, user):
+        account = getattr(user, "account", None)
+        return account.get_origin_display() if account else "—"

@@ -18,6 +18,17 @@ class RegistryConfig(AppConfig):
 
     def ready(self):
         post_migrate.connect(_guards_after_migrate, sender=self)
+        from django.contrib.auth import get_user_model
+        from django.core import checks
+        from django.db.models.signals import post_save, pre_save
+
+        from .accounts.checks import name_clashes_check
+        from .accounts.names import user_name_claim, user_name_record
+
+        pre_save.connect(user_name_claim, sender=get_user_model(), dispatch_uid="registry.user_name_claim")
+        post_save.connect(user_name_record, sender=get_user_model(), dispatch_uid="registry.user_name_record")
+        checks.register(name_clashes_check, checks.Tags.database)
+
         from .stewardship.signals import connect
 
         connect()

@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from . import interchange, services
+from .accounts.names import user_by_name
 from .models import Namespace, Proposal
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -29,10 +30,10 @@ def demo_accounts() -> dict[str, tuple]:
     User = get_user_model()
     accounts = {}
     for role, spec in manifest()["accounts"].items():
-        user, created = User.objects.get_or_create(
-            username=spec["username"], defaults={"email": spec["email"]}
-        )
+        user = user_by_name(spec["username"])  # "Applicant" made by hand is the demo's applicant
+        created = user is None
         if created:
+            user = User(username=spec["username"], email=spec["email"])
             user.set_password(spec["password"])
             user.save()
         if spec["editor"]:

@@ -19,6 +19,7 @@ from .enums import DocumentStatus, DocumentType
 from .gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
 from .grammar import EQUIVALENCE_STEPS, snid_error
 from .resolution import lines as resolution_lines
+from .selectors import snid_refusal
 
 _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}
 
@@ -44,7 +45,8 @@ class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
     """A new account, confirmed by a link mailed to its address before it can sign in.
 
     The form never says that a user name or an address is taken (that would tell anyone which
-    accounts exist): ``taken`` is set instead, and the sign-up view mails the address's owner.
+    accounts exist): the sign-up service mails the address what happened instead
+    (registry.accounts.services.signup_register).
     """
 
     email = forms.EmailField(help_text="We mail you a link: the account can sign in once you follow it. "
@@ -58,14 +60,10 @@ class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
         return self.cleaned_data["email"].strip()
 
     def validate_unique(self):
-        """Uniqueness is the view's business (see the class docstring), not an error shown here."""
-        users = get_user_model().objects
-        username, email = self.cleaned_data.get("username", ""), self.cleaned_data.get("email", "")
-        self.taken = bool(username and users.filter(username__iexact=username).exists()) or bool(
-            email and users.filter(email__iexact=email).exists())
+        """Uniqueness is the service's business (see the class docstring), not an error shown here."""
 
     def clean_username(self):
-        # UserCreationForm says "A user with that username already exists."; the view decides instead.
+        # UserCreationForm says "A user with that username already exists."; the service decides instead.
         return self.cleaned_data.get("username")
 
 
@@ -373,8 +371,9 @@ class NewProposalForm(forms.Form):
                            widget=forms.TextInput(attrs=_MONO))
     namespace = forms.ChoiceField(label="SNID to revise", required=False)
 
-    def __init__(self, *args, own_snids=(), **kwargs):
+    def __init__(self, *args, own_snids=(), submitter=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.submitter = submitter
         if not own_snids:  # nothing to revise: no third choice, no empty list to choose from
             self.fields["start"].choices = [c for c in self.START_CHOICES if c[0] != "version"]
             del self.fields["namespace"]
@@ -391,11 +390,19 @@ class NewProposalForm(forms.Form):
         if start in ("blank", "example") and "snid" not in self.errors:  # one error per mistake
             if not snid:
                 self.add_error("snid", "Give the SNID you want to register.")
-            elif problem := snid_error(snid):
+            elif problem := snid_error(snid) or self._refusal(snid):
                 self.add_error("snid", problem)
-        if start == "version" and not cleaned.get("namespace"):
-            self.add_error("namespace", "Choose which of your SNIDs to revise.")
+        if start == "version":
+            if not cleaned.get("namespace"):
+                self.add_error("namespace", "Choose which of your SNIDs to revise.")
+            elif problem := self._refusal(cleaned["namespace"]):
+                self.add_error("namespace", problem)
         return cleaned
+
+    def _refusal(self, snid: str) -> str | None:
+        """A deprecated SNID, or one registered or reserved for someone else, never gets a draft:
+        the form says so, naming the SNID (a draft could never be approved anyway)."""
+        return snid_refusal(snid, getattr(self.submitter, "pk", None))
 
 
 class CommentForm(forms.Form):

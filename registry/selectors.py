@@ -13,7 +13,8 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Lower
 from django.utils import timezone
 
-from .checklist import DRAFT, SUBMITTED, Finding, RegistryFacts, run_checklist
+from .checklist import DRAFT, FAIL, SUBMITTED, Context, Finding, RegistryFacts, run_checklist
+from .checklist.registration import snid_unique
 from .enums import NamespaceStatus, ProposalState
 from .gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from .interchange import ProposalData
@@ -80,6 +81,17 @@ def registry_facts(snid: str, submitter_id: int | None = None,
             reserved_until=namespace.reserved_until.isoformat() if namespace.reserved_until else None,
         )
     return RegistryFacts()
+
+
+def snid_refusal(snid: str, submitter_id: int | None) -> str | None:
+    """Why ``snid`` cannot be proposed by ``submitter_id`` at all — deprecated, registered to someone
+    else, reserved for someone else — in the checklist's own words (its "SNID free to register"
+    check), or None. A new proposal is refused with this before any draft exists."""
+    facts = registry_facts(snid, submitter_id)
+    if not (facts.registered or facts.reserved):
+        return None
+    findings = snid_unique(Context(data=ProposalData(snid=snid), facts=facts))
+    return next((f.message for f in findings if f.status == FAIL), None)
 
 
 def checklist_stage(proposal: Proposal) -> str:

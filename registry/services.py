@@ -109,12 +109,20 @@ def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> 
     proposal = Proposal(submitter=submitter, is_demo=is_demo)
     proposal.apply_data(data)
     namespace = namespace_get(data.snid)
+    deprecated = Conflict(f"urn:ogf:{(namespace.snid if namespace else data.snid)}: is deprecated: it is never "
+                          "proposed, reserved or registered again. Choose another SNID.")
     if namespace is not None and Deprecation.objects.of(namespace) is not None:
-        raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never proposed, reserved or registered "
-                       "again. Choose another SNID.")
+        raise deprecated
     if namespace is not None and namespace.current and rules.is_steward(submitter, namespace):
         proposal.namespace = namespace
-    proposal.save()  # the checklist needs the primary key to leave the proposal out of the facts
+    try:
+        proposal.save()  # the checklist needs the primary key to leave the proposal out of the facts
+    except IntegrityError as exc:
+        # Deprecated between the check above and this insert (PostgreSQL, read committed): the
+        # database's guard (migration 0009) refused it.
+        if "deprecated" in str(exc):
+            raise deprecated from None
+        raise
     _findings_refresh(proposal)
     proposal.save(update_fields=["findings", "findings_summary"])
     _event(proposal, submitter, kind=EventKind.CREATED, to_state=proposal.state)

@@ -83,12 +83,13 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "corsheaders",
+    # Before rest_framework.authtoken: its drf_create_token command replaces DRF's (user names folded)
+    "registry",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
-    "registry",
     # Sign-in with ORCID and other OpenID Connect providers (registry.identity, docs/stewardship.md)
     "allauth",
     "allauth.account",
@@ -136,8 +137,9 @@ TEMPLATES = [
 ]
 # Form widgets are drawn with Django's own Jinja2 widget templates: the same markup
 # (up to whitespace and the spelling of escaped quotes) at a third of the cost of the
-# Django template language, which was half of the proposal form's server time.
-FORM_RENDERER = "django.forms.renderers.Jinja2"
+# Django template language, which was half of the proposal form's server time. Widgets with no
+# Jinja2 template (the admin's, auth's) fall back to the Django one (registry/formrenderer.py).
+FORM_RENDERER = "registry.formrenderer.Jinja2WithDjangoFallback"
 
 DATABASES = {
     "default": dj_database_url.config(
@@ -243,7 +245,8 @@ LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("REGISTRY_LOGIN_ADDRESS_FAILURE
 LOGIN_FAILURE_WINDOW = 15 * 60  # seconds
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's password sign-in, the user name compared folded ("Ärger" is "ärger"; registry.accounts.names)
+    "registry.accounts.names.FoldedNameBackend",
 ]
 
 
@@ -282,6 +285,8 @@ ACCOUNT_ADAPTER = "registry.identity.AccountAdapter"
 SOCIALACCOUNT_AUTO_SIGNUP = True
 SOCIALACCOUNT_EMAIL_REQUIRED = False
 SOCIALACCOUNT_EMAIL_VERIFICATION = "none"  # the provider vouches for the identity; e-mail is optional
+#: A provider's address never signs anyone in to the account that has it (registry.identity).
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
 SOCIALACCOUNT_LOGIN_ON_GET = False  # a sign-in starts with a POST from our page (no login CSRF)
 SOCIALACCOUNT_STORE_TOKENS = False
 SOCIALACCOUNT_OPENID_CONNECT_URL_PREFIX = "oidc"

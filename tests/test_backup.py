@@ -102,6 +102,25 @@ def test_restore_refuses_accounts_that_exist_unless_replace(tmp_path, registry_w
     assert not get_user_model().objects.get(username="editor").check_password("operator-chose-this-1")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_restore_refuses_accounts_with_the_backups_user_names_in_another_case(tmp_path, registry_with_everything):
+    """User names are one name whatever their case: "EDITOR" here and the backup's "editor" cannot both be,
+    and replacing one by the other would be a guess. Nothing is restored; the message names both."""
+    from registry.accounts.models import AccountOrigin
+
+    path = tmp_path / "backup.json"
+    path.write_text(backup(), encoding="utf-8")
+    empty_the_database()
+    user_factory("EDITOR")
+    for args in ((), ("--replace",)):
+        with pytest.raises(CommandError, match=r"in another case: EDITOR \(the backup's editor\)"):
+            restore(path, *args)
+    assert counts() == (0, 0, 0, 0, 0, 0) and get_user_model().objects.count() == 1
+    get_user_model().objects.all().delete()
+    restore(path)  # restored accounts: how they came to be is not in the backup, so never purged as sign-ups
+    assert set(get_user_model().objects.values_list("account__origin", flat=True)) == {AccountOrigin.UNRECORDED}
+
+
 @pytest.mark.django_db
 def test_restore_refuses_a_database_with_data(tmp_path):
     proposal_factory(state="approved")

@@ -253,7 +253,7 @@ def test_signup_email_is_unique_whatever_its_case_and_the_page_does_not_say_so(
         response = signup(client, 1, email=" FIRST@Example.org ")
     assert response.status_code == 302 and response["Location"] == "/accounts/signup/sent/"
     assert not get_user_model().objects.filter(username="new1").exists()
-    assert [m.subject for m in mailoutbox] == ["[urn:ogf] Sign-up: you may already have an account"]
+    assert [m.subject for m in mailoutbox] == ["[urn:ogf] Sign-up: this address already has an account"]
 
 
 @pytest.mark.django_db

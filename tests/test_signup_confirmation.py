@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -92,9 +94,12 @@ def test_a_taken_name_or_address_gets_the_same_answer_and_its_owner_a_mail(clien
     assert (taken.status_code, taken["Location"]) == (free.status_code, free["Location"])
     assert client.get(taken["Location"]).status_code == 200
     assert get_user_model().objects.filter(username__iexact=username).count() == (1 if username != "fresh" else 0)
-    assert [m.subject for m in mailoutbox] == ["[urn:ogf] Confirm your address",
-                                               "[urn:ogf] Sign-up: you may already have an account"]
+    told = ("[urn:ogf] Sign-up: this address already has an account" if "taken" in email.casefold() else
+            "[urn:ogf] Sign-up: choose another user name")
+    assert [m.subject for m in mailoutbox] == ["[urn:ogf] Confirm your address", told]
     assert mailoutbox[1].to == [email.strip()]
+    if "taken" in email.casefold():  # the address's owner is told their own account's name
+        assert "belongs to the account taken," in mailoutbox[1].body
 
 
 @pytest.mark.django_db
@@ -129,3 +134,105 @@ def test_sign_ups_never_confirmed_are_purged_after_a_week_and_nothing_else(clien
     # the name is free again: a new sign-up takes it
     _signup(client, "squatter", "owner@example.org")
     assert users.get(username="squatter").email == "owner@example.org"
+
+
+@pytest.mark.django_db
+def test_the_purge_touches_only_form_sign_ups_never_confirmed(client, clean_cache, mailoutbox):
+    """An API-token account an administrator made and deactivated, a suspended editor, a confirmed sign-up
+    suspended since, and an account older than the record of origins all look "inactive, never signed in":
+    none is a sign-up left unconfirmed, and none is deleted."""
+    import datetime as dt
+    import io
+
+    from django.core.management import call_command
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    from registry.accounts.models import Account, AccountOrigin
+
+    users = get_user_model().objects
+    week_ago = timezone.now() - dt.timedelta(days=8)
+    _signup(client, "squatter", "s@example.org")
+    _signup(client, "suspended", "u@example.org")
+    client.post(_link(mailoutbox[-1]))  # confirmed (and signed in) ...
+    client.logout()
+    robot = user_factory("api-robot")
+    Token.objects.create(user=robot)
+    editor = user_factory("suspended-editor", editor=True)
+    legacy = user_factory("legacy")
+    Account.objects.filter(user=legacy).update(origin=AccountOrigin.UNRECORDED)
+    # ... then all of them inactive, never signed in (as far as the table says), a week old
+    users.all().update(is_active=False, last_login=None, date_joined=week_ago)
+    out = io.StringIO()
+    call_command("purge_unconfirmed_signups", stdout=out)
+    assert out.getvalue().splitlines() == ["squatter: never confirmed — deleted",
+                                           "1 unconfirmed sign-up deleted (older than 7 days)."]
+    assert sorted(users.values_list("username", flat=True)) == sorted(
+        ["suspended", "api-robot", "suspended-editor", "legacy"])
+    assert Token.objects.filter(user=robot).exists() and editor.groups.exists()
+
+
+@pytest.mark.django_db
+def test_accounts_record_how_they_came_to_be(client, clean_cache, mailoutbox):
+    from registry.accounts.models import AccountOrigin
+
+    _signup(client, "newbie")
+    made = get_user_model().objects.create_user("by-command", "c@example.org", "x")
+    newbie = get_user_model().objects.get(username="newbie")
+    assert (newbie.account.origin, newbie.account.confirmed_at) == (AccountOrigin.SIGNUP, None)
+    assert made.account.origin == AccountOrigin.OTHER
+    client.post(_link(mailoutbox[0]))
+    newbie.account.refresh_from_db()
+    assert newbie.account.confirmed_at is not None
+
+
+# --- the same answer, after the same work, whoever exists ---------------------------------------------
+
+TAKEN_CASES = {"free": lambda n: (f"free{n}", f"free{n}@example.org"),
+               "name taken": lambda n: ("TAKEN", f"other{n}@example.org"),
+               "address taken": lambda n: (f"new{n}", "Taken@Example.org")}
+
+
+@pytest.mark.django_db
+def test_signup_takes_as_long_whether_or_not_the_name_or_address_is_taken(client, clean_cache, settings,
+                                                                          mailoutbox):
+    """Median of five of each, interleaved in one run: a taken name or address used to answer 20 times
+    sooner (no password hashed), which told anyone which accounts exist."""
+    import statistics
+    import time
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]  # production's cost
+    settings.SIGNUP_RATE_PER_ADDRESS = 1000
+    user_factory("taken")
+    durations = {kind: [] for kind in TAKEN_CASES}
+    for n in range(5):
+        for kind, typed in TAKEN_CASES.items():
+            started = time.perf_counter()
+            assert _signup(client, *typed(n)).status_code == 302
+            durations[kind].append(time.perf_counter() - started)
+    free = statistics.median(durations["free"])
+    for kind in ("name taken", "address taken"):
+        ratio = free / statistics.median(durations[kind])
+        assert 2 / 3 < ratio < 3 / 2, (kind, ratio, durations)
+    assert get_user_model().objects.filter(username__startswith="free").count() == 5
+    assert len(mailoutbox) == 15  # one mail for each sign-up, whatever happened
+
+
+@pytest.mark.django_db
+def test_signup_answers_are_identical_whether_or_not_the_name_or_address_is_taken(client, clean_cache,
+                                                                                 mailoutbox):
+    user_factory("taken")
+    answers = {}
+    for kind, typed in TAKEN_CASES.items():
+        client.cookies.clear()
+        username, email = typed(1)
+        response = _signup(client, username, email)
+        page = client.get(response["Location"]).content.decode().replace(email, "ADDRESS")
+        answers[kind] = (response.status_code, response["Location"], response.content,
+                         sorted(response.headers), sorted(response.cookies), page)
+    assert answers["free"] == answers["name taken"] == answers["address taken"]
+    # and a form error reads the same whoever exists
+    errors = [re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", client.post("/accounts/signup/", {
+        "username": name, "email": "x@example.org", "password1": "password", "password2": "password"},
+    ).content.decode()).replace(name, "NAME") for name in ("taken", "someone")]
+    assert "This password is too common." in errors[0] and errors[0] == errors[1]

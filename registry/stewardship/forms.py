@@ -11,6 +11,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from .. import interchange
+from ..accounts.names import user_by_name
 
 REASON_MAX = 2000
 
@@ -60,7 +61,7 @@ class StewardAddForm(forms.Form):
 
     def clean_username(self):
         name = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        user = user_by_name(name, get_user_model().objects.filter(is_active=True))
         if user is None:
             raise forms.ValidationError(f"No active account is called {name!r}.")
         self.cleaned_data["user"] = user

@@ -11,13 +11,13 @@ from __future__ import annotations
 from functools import wraps
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import rules
+from ..accounts.names import user_by_name
 from ..models import Namespace
 from ..services import ServiceError
 from ..views.errors import forbidden
@@ -116,7 +116,7 @@ def change_request(request, namespace, kind):
 @require_POST
 @_page(rules.is_steward, STEWARDS_ONLY)
 def steward_invite(request, namespace):
-    user = get_user_model().objects.filter(username=request.POST.get("username", "").strip()).first()
+    user = user_by_name(request.POST.get("username", "").strip())
     if user is None:
         messages.error(request, "No account has that user name.")
         return redirect("registry:stewardship", namespace.snid)

@@ -24,14 +24,14 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
+from django.utils.http import urlsafe_base64_decode
 
-from .. import notify, rules
+from .. import rules
+from ..accounts.services import signup_confirm as signup_confirmed
+from ..accounts.services import signup_register
 from ..forms import SignUpForm
 from ..middleware import client_address
 
@@ -155,9 +155,9 @@ signup_tokens = SignupTokenGenerator()
 def signup(request):
     """A new account is created inactive and a confirmation link is mailed to it.
 
-    Every valid sign-up gets the same answer ("we sent you a link"), whether the user name or the
-    address was free or not: when one is taken, the address's owner is mailed that instead, so the
-    form tells nobody which accounts exist.
+    Every valid sign-up gets the same answer ("we sent you a link"), after the same work, whether
+    the user name or the address was free or not (registry.accounts.services.signup_register): the
+    form tells nobody which accounts exist, and neither does the time it takes.
     """
     form = SignUpForm(request.POST or None)
     if request.method == "POST":
@@ -166,22 +166,9 @@ def signup(request):
                 (email and rate_exceeded("signup-mail", email, settings.SIGNUP_RATE_PER_ADDRESS)):
             return _too_many(request, "registration/signup.html", form, "sign-ups")
         if form.is_valid():
-            user = None
-            if not form.taken:
-                try:
-                    with transaction.atomic():
-                        user = form.save(commit=False)
-                        user.is_active = False
-                        user.save()
-                except IntegrityError:  # the same name, a moment ago
-                    user = None
             address = form.cleaned_data["email"]
-            if user is not None:
-                link = settings.SITE_URL + reverse("registry:signup_confirm", args=[
-                    urlsafe_base64_encode(force_bytes(user.pk)), signup_tokens.make_token(user)])
-                notify.later("signup_confirm", [address], {"user": user, "link": link})
-            else:
-                notify.later("signup_taken", [address], {"username": form.cleaned_data["username"]})
+            signup_register(form.cleaned_data["username"], address, form.cleaned_data["password1"],
+                            tokens=signup_tokens)
             request.session["signup_address"] = address
             return redirect("registry:signup_sent")
     return render(request, "registration/signup.html", {"form": form})
@@ -202,9 +189,8 @@ def signup_confirm(request, uidb64, token):
     if not valid:
         return render(request, "registration/signup_confirm.html", {"valid": False}, status=400)
     if request.method == "POST":
-        get_user_model().objects.filter(pk=user.pk).update(is_active=True)
-        user.is_active = True
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        signup_confirmed(user)
+        login(request, user, backend="registry.accounts.names.FoldedNameBackend")
         messages.success(request, f"Welcome, {user.get_username()}: your address is confirmed. Start your first "
                          "proposal below.")
         return redirect("registry:proposal_new")

@@ -71,7 +71,7 @@ def my_proposals(request):
 @login_required
 def proposal_new(request):
     own = snids_stewarded_by(request.user)
-    form = NewProposalForm(request.POST or None, own_snids=own)
+    form = NewProposalForm(request.POST or None, own_snids=own, submitter=request.user)
     if request.method == "POST" and (refused := fairshare.refusal(request)) is not None:
         messages.error(request, refused.message)
         return refused.apply(render(request, "registry/proposals/new.html", {"form": form}))
@@ -87,6 +87,10 @@ def proposal_new(request):
             data = ProposalData(snid=form.cleaned_data["snid"].strip())
         try:
             proposal = services.proposal_create(data, request.user)
+        except services.Conflict as exc:
+            # Deprecated or taken since the form was checked (a decision a moment ago): a form error too.
+            form.add_error("namespace" if start == "version" else "snid", str(exc))
+            return render(request, "registry/proposals/new.html", {"form": form}, status=409)
         except DatabaseError as exc:
             # A full disk or a lost database: say so, and show the form again as it was filled in.
             if (fault := storage_fault(exc)) is None:

@@ -46,7 +46,7 @@ applicant = accounts["applicant"][0]
 proposal = Proposal.objects.get(submitter=applicant, state="changes_requested")
 session = SessionStore()
 session[SESSION_KEY] = str(applicant.pk)
-session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+session[BACKEND_SESSION_KEY] = "registry.accounts.names.FoldedNameBackend"
 session[HASH_SESSION_KEY] = applicant.get_session_auth_hash()
 session.save()
 form = {k: v for k, v in ProposalForm.initial_from(proposal.to_data()).items() if v is not None}

@@ -76,7 +76,7 @@ applicant = user_factory("applicant")
 draft = proposal_factory(applicant)
 session = SessionStore()
 session[SESSION_KEY] = str(applicant.pk)
-session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+session[BACKEND_SESSION_KEY] = "registry.accounts.names.FoldedNameBackend"
 session[HASH_SESSION_KEY] = applicant.get_session_auth_hash()
 session.save()
 print(json.dumps({"pk": draft.pk, "session": session.session_key}))

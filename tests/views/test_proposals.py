@@ -415,6 +415,57 @@ def test_new_checks_snid_syntax_before_a_draft_exists(client, people, start):
     assert not Proposal.objects.filter(submitter=people["submitter"]).exists()
 
 
+@pytest.fixture
+def deprecated_example(people):
+    """urn:ogf:example: (the submitter's, deprecated) and urn:ogf:successor: (the submitter's, registered)."""
+    from registry.stewardship import services as stewardship
+
+    old = proposal_factory(people["submitter"], state="approved", editor=people["editor"]).namespace
+    proposal_factory(people["submitter"], state="approved", editor=people["editor"], snid="successor")
+    stewardship.snid_deprecate(old, people["editor"], reason="Superseded.", successor="successor")
+    return old
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["submitter", "other", "editor"])
+@pytest.mark.parametrize("post", [{"start": "blank", "snid": "example"}, {"start": "example", "snid": "EXAMPLE"},
+                                  {"start": "version", "namespace": "example"}])
+def test_new_proposal_for_a_deprecated_snid_is_a_form_error_naming_it(client, people, deprecated_example, role,
+                                                                      post):
+    client.force_login(people[role])
+    before = Proposal.objects.count()
+    response = client.post("/proposals/new/", post)
+    assert response.status_code == 200
+    page = response.content.decode()
+    if post["start"] == "version" and role != "submitter":  # not theirs: not even offered
+        assert "Select a valid choice." in page
+    else:
+        assert re.search(r"urn:ogf:(example|EXAMPLE): is deprecated", page), page
+        assert 'aria-invalid="true"' in page
+    assert Proposal.objects.count() == before
+
+
+@pytest.mark.django_db
+def test_new_proposal_for_an_snid_registered_or_reserved_for_someone_else_is_a_form_error(client, people):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    proposal_factory(people["submitter"], state="approved", editor=people["editor"], snid="taken")
+    services.namespace_reserve("kept", people["editor"], until=timezone.localdate() + dt.timedelta(days=30),
+                               reason="For sam.", reserved_for=people["submitter"])
+    client.force_login(people["other"])
+    for snid, words in (("TAKEN", "urn:ogf:TAKEN: is already registered to someone else"),
+                        ("kept", "urn:ogf:kept: is reserved for someone else")):
+        page = client.post("/proposals/new/", {"start": "blank", "snid": snid}).content.decode()
+        assert words in page, page
+    assert not Proposal.objects.filter(submitter=people["other"]).exists()
+    client.force_login(people["submitter"])  # their own: a new version, and their reservation
+    for snid in ("taken", "kept"):
+        assert client.post("/proposals/new/", {"start": "blank", "snid": snid}).status_code == 302
+    assert Proposal.objects.filter(submitter=people["submitter"], state="draft").count() == 2
+
+
 # --- submit shows failing checks and asks --------------------------------------------------------
 
 

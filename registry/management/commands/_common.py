@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from ... import interchange
+from ...accounts.names import user_by_name
 
 
 def read_proposal_file(path: str) -> interchange.ProposalData:
@@ -30,7 +30,8 @@ def read_proposal_file(path: str) -> interchange.ProposalData:
 
 
 def get_user(username: str):
-    try:
-        return get_user_model().objects.get(username=username)
-    except get_user_model().DoesNotExist:
-        raise CommandError(f"There is no user named {username!r}.") from None
+    """The account called ``username``, its case ignored (registry.accounts.names), or CommandError."""
+    user = user_by_name(username)
+    if user is None:
+        raise CommandError(f"There is no user named {username!r} (compared ignoring case).")
+    return user

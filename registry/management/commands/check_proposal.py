@@ -2,9 +2,9 @@ import sys
 from json import dumps
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from ...accounts.names import user_by_name
 from ...checklist import summarize
 from ...models import Proposal
 from ...selectors import data_findings, proposal_findings
@@ -25,7 +25,7 @@ class Command(BaseCommand):
     def handle(self, source, json=False, submitter=None, **options):
         submitter_id = None
         if submitter:
-            user = get_user_model().objects.filter(username=submitter).first()
+            user = user_by_name(submitter)
             if user is None:
                 raise CommandError(f"There is no user {submitter!r}.", returncode=2)
             submitter_id = user.pk

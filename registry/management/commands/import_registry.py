@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, connection, transaction
 
+from ...accounts.names import name_key
 from ...grammar import snid_error
 from ...lookup import registry_invalidate
 from ._backup import DERIVED_MODELS, REGISTRY_MODELS, RESTORED_LAST, BackupError, read_backup
@@ -60,6 +61,15 @@ class Command(BaseCommand):
         foreign_tokens = Token.objects.filter(key__in=tokens).exclude(user__username__in=usernames).exists()
         if foreign_tokens:
             raise CommandError("An API token in the backup belongs to another account here; nothing was restored.")
+        folded_here = dict(get_user_model().objects.filter(account__name_key__in=[name_key(u) for u in usernames])
+                           .values_list("account__name_key", "username"))
+        other_case = sorted(f"{here} (the backup's {theirs})" for theirs in usernames
+                            if (here := folded_here.get(name_key(theirs))) not in (None, theirs))
+        if other_case:
+            raise CommandError("Accounts here have the backup's user names in another case: " + ", ".join(other_case)
+                               + ". User names are compared ignoring case, so both cannot exist and neither "
+                               "replaces the other; rename the accounts here first (admin → Users). Nothing was "
+                               "restored.")
         if not replace and held:
             raise CommandError("This database already holds registry data ("
                                + ", ".join(label.split(".")[1] for label in held) + "); nothing was restored. "

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from ...accounts import UNCONFIRMED_DAYS, signups_unconfirmed, signups_unconfirmed_purge
+from ...accounts.services import UNCONFIRMED_DAYS, signups_unconfirmed, signups_unconfirmed_purge
 
 
 class Command(BaseCommand):
