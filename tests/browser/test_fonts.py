@@ -58,7 +58,8 @@ def test_text_in_other_scripts_loads_only_its_own_subset(new_page, demo_site):
     """A registrant's name in Greek or Cyrillic fetches that file; Latin pages never do."""
     page = new_page()
     fonts = []
-    page.on("response", lambda response: fonts.append(response.url.rsplit("/", 1)[1]) if ".woff2" in response.url else None)
+    page.on("response", lambda response: fonts.append(response.url.rsplit("/", 1)[1])
+            if ".woff2" in response.url else None)
     page.goto("/urn/")
     page.wait_for_load_state("networkidle")
     assert not [name for name in fonts if "cyrillic" in name or "greek" in name]
