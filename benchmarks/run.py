@@ -12,8 +12,9 @@ the run uses it and the next five ports) adjust the HTTP part.
 Figures are ratios measured in one run on one machine; the machine, versions,
 date and commands are written with them. The section between the
 ``<!-- hostile:start -->`` and ``<!-- hostile:end -->`` markers of the existing
-file is kept as it is, and so is the transparency log's (``tlog``, written by
-``python -m benchmarks.bench_tlog --write``).
+file is kept as it is, and so are the transparency log's (``tlog``, written by
+``python -m benchmarks.bench_tlog --write``) and the page weight's (``weight``, written by
+``python -m benchmarks.bench_weight --write``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "performance.md"
 HOSTILE = re.compile(r"<!-- hostile:start -->.*?<!-- hostile:end -->", re.S)
 TLOG = re.compile(r"<!-- tlog:start -->.*?<!-- tlog:end -->", re.S)
+WEIGHT = re.compile(r"<!-- weight:start -->.*?<!-- weight:end -->", re.S)
 
 REPRODUCE = """## Reproduce
 
@@ -68,7 +70,7 @@ def machine() -> str:
 
 
 def kept_section(marked: re.Pattern = HOSTILE, name: str = "hostile") -> str:
-    """A section run on its own (hostile corpus, transparency log) kept verbatim (or empty markers)."""
+    """A section run on its own (hostile corpus, transparency log, page weight) kept verbatim (or empty markers)."""
     if OUT.exists() and (match := marked.search(OUT.read_text())):
         return match.group(0)
     return f"<!-- {name}:start -->\n<!-- {name}:end -->"
@@ -86,12 +88,12 @@ def main() -> None:
     django.setup()
     from benchmarks import bench_engine, bench_first_request, bench_http, bench_pages, bench_position
 
-    hostile, tlog = kept_section(), kept_section(TLOG, "tlog")
+    hostile, tlog, weight = kept_section(), kept_section(TLOG, "tlog"), kept_section(WEIGHT, "weight")
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
             "", machine(), REPRODUCE, bench_engine.report(), bench_position.report(), bench_pages.report(),
-            bench_first_request.report(), bench_http.report(), hostile, tlog, ""]
+            bench_first_request.report(), bench_http.report(), hostile, tlog, weight, ""]
     OUT.write_text("\n".join(text))
     print(OUT.read_text())
 

@@ -18,6 +18,7 @@ from registry.settings import *  # noqa: E402,F403
 ROOT_URLCONF = "benchmarks.urls"
 REGISTRY_ANON_RATE = "off"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
-STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+if os.environ.get("BENCH_PRODUCTION_STATIC") != "1":  # bench_weight.py measures what production serves
+    STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 LOGGING = {"version": 1, "disable_existing_loggers": True, "root": {"level": "ERROR", "handlers": []}}
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

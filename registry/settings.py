@@ -384,12 +384,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Operation links inside Swagger UI's operation buttons are interactive controls nested in
-    # controls (WCAG 4.1.2); ReDoc uses the system fonts (no font CDN). registry/api/docs_ui.py.
+    # controls (WCAG 4.1.2); ReDoc uses the site's served fonts (static/registry/fonts.css, no font
+    # CDN). registry/api/docs_ui.py.
     "SWAGGER_UI_SETTINGS": {"deepLinking": False},
     "REDOC_UI_SETTINGS": {"theme": {"typography": {
-        "fontFamily": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
-        "headings": {"fontFamily": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"},
-        "code": {"fontFamily": "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"}}}},
+        "fontFamily": "var(--sans, sans-serif)", "headings": {"fontFamily": "var(--sans, sans-serif)"},
+        "code": {"fontFamily": "var(--mono, monospace)"}}}},
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "ProposalStateEnum": "registry.enums.ProposalState",

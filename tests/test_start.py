@@ -82,6 +82,22 @@ def test_start_serves_as_deployed_with_the_projects_error_pages_and_static_files
     assert _get(base + "/admin/login/")[0] in (200, 302)
 
 
+def test_start_serves_the_fonts_the_pages_preload_under_the_names_their_stylesheet_asks_for(started):
+    """The manifest renames every file; a preload that named another file than fonts.css would be fetched twice."""
+    base = started[0]
+    page = _get(base + "/urn/")[1]
+    fonts_css = re.search(r'href="(/static/registry/fonts\.[0-9a-f]+\.css)"', page).group(1)
+    status, css = _get(base + fonts_css)
+    assert status == 200
+    faces = {"/static/registry/" + url for url in re.findall(r'url\("?(fonts/[^")]+\.woff2)"?\)', css)}
+    preloaded = set(re.findall(r'<link rel="preload" href="([^"]+)" as="font"', page))
+    assert len(preloaded) == 2 and preloaded <= faces and len(faces) == 12
+    for url in preloaded:
+        assert re.search(r"\.[0-9a-f]{12}\.woff2$", url)
+        with urllib.request.urlopen(base + url, timeout=10) as response:
+            assert response.headers["Content-Type"] == "font/woff2" and response.read(4) == b"wOF2"
+
+
 def test_start_stops_on_ctrl_c(started):
     base, output, mail_dir, process = started
     process.send_signal(signal.SIGINT)
