@@ -22,7 +22,9 @@ from .tiles import MAX_ENTRY
 
 _TEXT = {"type": "string", "maxLength": 100_000}
 _SNID = {"type": "string", "minLength": 1, "maxLength": 32}
-_DATE = {"type": ["string", "null"], "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+# ``[0-9]``, never ``\d``: JSON Schema patterns run as Python regular expressions here, where ``\d``
+# also matches other scripts' digits ("٢٠٢٦").
+_DATE = {"type": ["string", "null"], "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
 _SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 _TEXTS = {"type": "array", "items": _TEXT}
 
@@ -40,7 +42,7 @@ KINDS: dict[str, LeafKind] = {}
 
 def register(name: str, version: int, description: str, properties: dict, required: list[str]) -> LeafKind:
     envelope = {"kind": {"const": name}, "v": {"const": version},
-                "at": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"}}
+                "at": {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"}}
     schema = {"type": "object", "additionalProperties": False, "properties": {**envelope, **properties},
               "required": ["kind", "v", "at", *required]}
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -8,6 +8,7 @@ changes and is cacheable for a year, a partial one for a minute.
 from __future__ import annotations
 
 import base64
+import re
 
 import orjson
 from django.http import HttpResponse
@@ -95,7 +96,7 @@ def _size_param(request, name: str, default: int | None) -> int | None:
     value = request.GET.get(name)
     if value is None or value == "":
         return default
-    if not value.isdigit() or len(value) > 15:
+    if not re.fullmatch(r"[0-9]{1,15}", value):  # ASCII digits: isdigit() and int() read "٤١٥" as 415
         raise ValueError(f"{name} must be a tree size (a whole number), not {value[:20]!r}.")
     return int(value)
 

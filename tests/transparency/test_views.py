@@ -81,7 +81,8 @@ def test_log_full_tiles_are_immutable_for_a_year(client, applicant, editor):
 
 @pytest.mark.parametrize("path", ["/log/tile/0/000.p/4", "/log/tile/0/001.p/1", "/log/tile/0/000",
                                   "/log/tile/entries/000.p/9", "/log/tile/1/000.p/1", "/log/tile/0/12",
-                                  "/log/tile/0/000.p/300"])
+                                  "/log/tile/0/000.p/300", "/log/tile/00/000.p/1", "/log/tile/0/000.p/01",
+                                  "/log/tile/entries/0000.p/1", "/log/tile/0/x000/000.p/1"])
 def test_log_tiles_the_log_does_not_have_are_404(client, logged, path):
     response = client.get(path)
     assert response.status_code == 404
@@ -113,6 +114,8 @@ def test_log_version_proof_against_an_earlier_size(client, logged):
     ("/api/snids/nothere/versions/1/proof", 404, "not in the transparency log"),
     ("/api/snids/gamma/versions/1/proof?size=1", 400, "not in a tree of size 1"),
     ("/api/snids/gamma/versions/1/proof?size=x", 400, "must be a tree size"),
+    ("/api/snids/gamma/versions/1/proof?size=\u0663", 400, "must be a tree size"),
+    ("/api/log/consistency/?first=\u0661", 400, "must be a tree size"),
 ])
 def test_log_version_proof_refusals_say_why(client, logged, path, status, says):
     response = client.get(path)
