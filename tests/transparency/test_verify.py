@@ -54,7 +54,12 @@ def test_verify_a_faithful_registry_verifies_and_remembers_the_checkpoint(site, 
     state = tmp_path / "state.json"
     status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
     assert status == 0, out
-    assert "VERIFIED: 3 record(s) of the export are in the log of 4 entries" in out
+    assert "VERIFIED: the checkpoint of 4 entries is signed by registry.test/log+" in out
+    assert "every one of its 4 leaves was read and they hash to its root" in out
+    assert ("3 registered SNID(s) with 3 version(s), the resolvers of 0, 0 steward(s), 0 deprecation(s), "
+            "1 reservation(s) in force — is what the site publishes now") in out
+    assert "first run: there is no earlier checkpoint to compare this one with" in out
+    assert "consistent with the checkpoint" not in out and "seen before" not in out
     assert "(signature verified)" in out
     saved = json.loads(state.read_text())
     assert saved["size"] == 4 and saved["verifier_key"] == str(log_key.verifier())
@@ -68,7 +73,7 @@ def test_verify_a_grown_log_is_consistent_with_the_last_checkpoint(site, log_key
     status, out = _run(site.url, "--state", state)  # the pinned key
     assert status == 0, out
     assert "consistent with the checkpoint of 4 entries seen before" in out
-    assert "log of 5 entries" in out
+    assert "the checkpoint of 5 entries is signed" in out and "it extends the checkpoint of 4 entries seen on" in out
 
 
 def test_verify_reports_a_rewritten_version_and_a_deleted_log_entry(site, log_key, tmp_path):
@@ -97,10 +102,10 @@ def test_verify_reports_a_rewritten_version_and_a_deleted_log_entry(site, log_ke
     assert "DIFFERS: the log shrank: it had 4 entries when last checked" in out
     assert "DIFFERS: entry 2 (urn:ogf:gamma: version 1) seen before is no longer in the log" in out
     assert ('DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "Example-URN: supercomputers '
-            'and clusters (the GFD.191 worked example)", the export says "A quietly different title"') in out
+            'and clusters (the GFD.191 worked example)", the site publishes "A quietly different title"') in out
     # The server serves its log up to the hole, so what followed the deleted entry is missing too.
     assert "DIFFERS: entry 3 (reservation-granted urn:ogf:held:) seen before is no longer in the log" in out
-    assert "DIFFERS: urn:ogf:gamma: version 1 is in the export but not in the log" in out
+    assert "DIFFERS: urn:ogf:gamma: is in registry.json but the log has no registration of it" in out
     assert "NOT VERIFIED" in out
     assert json.loads(state.read_text())["size"] == 4  # the last good checkpoint is kept
     assert "entry 2 is missing from the log table" in site_page(site)
@@ -160,7 +165,7 @@ def test_verify_registry_command_wraps_the_verifier(site, log_key, tmp_path):
     out = io.StringIO()
     call_command("verify_registry", site.url, "--key", str(log_key.verifier()), "--state",
                  str(tmp_path / "s.json"), stdout=out)
-    assert "VERIFIED: 3 record(s)" in out.getvalue()
+    assert "VERIFIED: the checkpoint of 4 entries" in out.getvalue()
 
 
 def test_verify_runs_without_django():
@@ -208,7 +213,7 @@ def test_verify_reports_a_reservation_moved_behind_the_log(site, log_key, tmp_pa
     status, out = _run(site.url, "--state", state)
     assert status == 1
     assert (f"DIFFERS: the reservation of urn:ogf:held: (log entry 3): the log says until {granted}, "
-            f"the export says until {later}") in out
+            f"registry.json says until {later}") in out
 
 
 # --- freshness: a frozen or replaying site ---------------------------------------------------------
@@ -268,81 +273,90 @@ def test_verify_reports_a_checkpoint_older_than_the_last_one_seen(site, replayin
     assert "earlier than the one the last run saw" in out
 
 
-def _log_grown_to(size: int) -> None:
-    """Steward changes appended until the log holds ``size`` entries: past one full entry bundle."""
+def _log_grown_to(site, size: int) -> None:
+    """Reservations granted (each one a leaf) until the log holds ``size`` entries: past one full bundle."""
     from django.db import transaction
 
-    from registry.transparency.log import log_append, log_size_recorded
+    from registry.transparency.log import log_size_recorded
 
-    with transaction.atomic():
+    until = timezone.localdate() + dt.timedelta(days=30)
+    with transaction.atomic():  # one commit, not 300
         for n in range(log_size_recorded(), size):
-            log_append("steward-changed", {"snid": "alpha", "change": "added", "steward": f"steward{n}",
-                                           "reason": "bundle filler"})
+            services.namespace_reserve(f"fill{n}", site.editor, until=until, reason="r", reserved_for=site.applicant)
     _restart()
 
 
-def test_verify_downloads_a_full_entry_bundle_once(site, log_key, tmp_path):
-    _log_grown_to(300)
-    state, mirror = tmp_path / "state.json", tmp_path / "mirror"
-    status, out = _run(site.url, "--key", log_key.verifier(), "--state", state, "--mirror", mirror)
-    assert status == 0 and "log of 300 entries" in out and "read from the copy" not in out, out
-    kept = tmp_path / "state.json.tiles" / "tile" / "entries" / "000"
-    assert kept.read_bytes() == (mirror / "log/tile/entries/000").read_bytes()
-    assert not (tmp_path / "state.json.tiles" / "tile" / "entries" / "001.p").exists()  # partial: not kept
-    # The next run reads the full bundle from beside the state: its source may no longer serve it.
-    (mirror / "log/tile/entries/000").unlink()
-    again = tmp_path / "again"
-    status, out = _run(mirror, "--state", state, "--mirror", again)
-    assert status == 0, out
-    assert "1 full entry bundle(s) (256 entries) read from the copy verified by earlier runs" in out
-    assert "; 0 downloaded" in out
-    assert (again / "log/tile/entries/000").read_bytes() == kept.read_bytes()  # the new mirror is whole
-    status, out = _run(mirror, "--state", state, "--full")  # asked to read everything again
-    assert status == 2 and "COULD NOT CHECK" in out and "entries/000" in out
-
-
-def test_verify_a_kept_bundle_that_differs_is_fetched_again(site, log_key, tmp_path):
-    _log_grown_to(260)
-    state = tmp_path / "state.json"
-    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
-    kept = tmp_path / "state.json.tiles" / "tile" / "entries" / "000"
-    good = kept.read_bytes()
-    kept.write_bytes(good.replace(b"bundle filler", b"bundle fillet", 1))
-    status, out = _run(site.url, "--state", state)
-    assert status == 0, out
-    assert "read from the copy" not in out  # not trusted: it no longer matches the leaves verified
-    assert kept.read_bytes() == good
-
-
-def test_verify_a_rewritten_history_is_reported_as_on_a_first_run_despite_kept_bundles(site, log_key, tmp_path):
+def _rewrite_leaf(index: int, old: str, new: str, *, rehash: bool) -> None:
+    """The database owner rewrites entry ``index`` (its stored hash too, if ``rehash``), guards off."""
     from registry.transparency.merkle import leaf_hash
 
-    _log_grown_to(260)
-    state = tmp_path / "state.json"
-    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
-    assert (tmp_path / "state.json.tiles" / "tile" / "entries" / "000").is_file()
-    # The database owner rewrites entry 10, hash and all, guards off: the site signs the new tree.
     with connection.cursor() as cursor:
-        cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 10')
-        leaf = cursor.fetchone()[0].replace("bundle filler", "bundle fillet")
+        cursor.execute('SELECT leaf, leaf_hash FROM registry_logentry WHERE "index" = %s', [index])
+        leaf, hashed = cursor.fetchone()
+        assert old in leaf
+        leaf = leaf.replace(old, new)
         if connection.vendor == "postgresql":
             cursor.execute("ALTER TABLE registry_logentry DISABLE TRIGGER registry_logentry_append_only")
         else:
             cursor.execute("DROP TRIGGER IF EXISTS registry_logentry_append_only")
         try:
-            cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 10',
-                           [leaf, leaf_hash(leaf.encode()).hex()])
+            cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = %s',
+                           [leaf, leaf_hash(leaf.encode()).hex() if rehash else hashed, index])
         finally:
             if connection.vendor == "postgresql":
                 cursor.execute("ALTER TABLE registry_logentry ENABLE TRIGGER registry_logentry_append_only")
             else:
                 sqlite_triggers_install(connection)
     _restart()
+
+
+def test_verify_reads_every_leaf_on_every_run_and_keeps_the_verified_ones(site, log_key, tmp_path):
+    _log_grown_to(site, 300)
+    state, mirror = tmp_path / "state.json", tmp_path / "mirror"
+    status, out = _run(site.url, "--key", log_key.verifier(), "--state", state, "--mirror", mirror)
+    assert status == 0 and "the checkpoint of 300 entries" in out, out
+    kept = tmp_path / "state.json.tiles" / "tile" / "entries"
+    assert (kept / "000").read_bytes() == (mirror / "log/tile/entries/000").read_bytes()
+    assert (kept / "001.p" / "44").is_file()
+    # A source that no longer serves a bundle its checkpoint needs is reported, kept copy or not.
+    (mirror / "log/tile/entries/000").unlink()
+    status, out = _run(mirror, "--state", state, "--no-save")
+    assert status == 1, out
+    assert "DIFFERS: the site does not serve tile/entries/000, which its signed checkpoint of 300 entries requires" in out
+    _log_grown_to(site, 310)
+    assert _run(site.url, "--state", state)[0] == 0
+    assert not (kept / "001.p" / "44").exists() and (kept / "001.p" / "54").is_file()  # only the widest is kept
+
+
+def test_verify_a_leaf_changed_behind_its_unchanged_stored_hash_is_found_despite_kept_leaves(site, log_key, tmp_path):
+    _log_grown_to(site, 260)
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    assert (tmp_path / "state.json.tiles" / "tile" / "entries" / "000").is_file()
+    until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
+    _rewrite_leaf(10, until, "2031-01-01", rehash=False)  # the signed tree does not change
+    for args in (("--state", state), ("--key", log_key.verifier(), "--state", tmp_path / "fresh.json")):
+        status, out = _run(site.url, *args)
+        assert status == 1, out
+        assert "DIFFERS: the entries served do not hash to the signed root" in out
+        assert "DIFFERS: entry 10: its leaf no longer matches the hash the log's tree holds for it" in out
+        assert "DIFFERS: entry 11" not in out
+
+
+def test_verify_a_rewritten_leaf_is_named_with_what_changed_in_it(site, log_key, tmp_path):
+    _log_grown_to(site, 260)
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
+    _rewrite_leaf(10, until, "2031-01-01", rehash=True)  # the site signs the new tree
     status, out = _run(site.url, "--state", state)
     assert status == 1, out
-    # Named from what the site serves now, as a run without the kept bundle would.
     assert "DIFFERS: the log of 260 entries does not extend the checkpoint of 260 entries seen before" in out
-    assert "DIFFERS: entry 10 (" in out and "seen before is no longer in the log" in out
-    assert "read from the copy" not in out
-    assert _run(site.url, "--state", state, "--full", "--no-save")[1].replace("--full", "") == out.replace(
-        "--full", "")
+    assert (f'DIFFERS: entry 10 (reservation-granted urn:ogf:fill10:) seen before was changed: it now reads '
+            f'reservation-granted urn:ogf:fill10:; reserved_until: was "{until}", now "2031-01-01"') in out
+    assert "seen before is now entry" not in out and "DIFFERS: entry 11" not in out
+    # Without the state, what the rewritten leaf says differs from what the site publishes.
+    status, out = _run(site.url, "--state", tmp_path / "fresh.json")
+    assert status == 1
+    assert (f"DIFFERS: the reservation of urn:ogf:fill10: (log entry 10): the log says until 2031-01-01, "
+            f"registry.json says until {until}") in out
