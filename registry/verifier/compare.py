@@ -15,6 +15,7 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
+from ..gfd191 import SECTIONS
 from ..transparency.kinds import RECORD_KEYS, RESERVATION_GRANTED, record_of_export, sha256_hex
 from .replay import Logged, Replay
 
@@ -67,6 +68,7 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
     registered = {key: logged for key, logged in log.snids.items() if logged.registered}
     counts = {"snids": len(registered), "versions": 0, "resolvers": 0, "stewards": 0, "deprecations": 0,
               "reservations": 0}
+    unlogged_registrants = 0
 
     for key, logged in sorted(registered.items()):
         name = f"urn:ogf:{logged.snid}:"
@@ -82,13 +84,16 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
         problems += _versions(logged, entry, sections_before)
         problems += _resolvers(logged, entry, record)
         problems += _deprecation(logged, entry, record)
-        steward_problems, unlogged = _stewards(logged, entry)
+        steward_problems, first_unlogged = _stewards(logged, entry)
         problems += steward_problems
-        notes += unlogged
+        unlogged_registrants += first_unlogged
         counts["versions"] += len(logged.versions)
         counts["resolvers"] += bool(logged.resolvers and logged.resolvers[1]["resolvers"])
         counts["stewards"] += sum(change != "removed" for _, change in logged.stewards.values())
         counts["deprecations"] += logged.deprecated() is not None
+    if unlogged_registrants:
+        notes.append(f"the first steward of {unlogged_registrants} SNID(s), its registrant, became one on approval, "
+                     "which the log does not record: not compared")
     for key, item in sorted(records.items()):
         if key not in registered:
             problems.append(f"urn:ogf:{item['snid']}: is in registry.json but the log has no registration of it")
@@ -157,9 +162,14 @@ def _document_changed(name: str, index: int, version: dict, before: dict) -> str
     now = version.get("sections_sha256") or {}
     if before:
         changed = sorted(key for key in set(before) | set(now) if before.get(key) != now.get(key))
-        said += (f"; changed since the last run: {', '.join(changed)}" if changed else
+        said += (f"; changed since the last run: {', '.join(_heading(key) for key in changed)}" if changed else
                  "; no public section changed since the last run, so an unpublished detail did")
     return said
+
+
+def _heading(key: str) -> str:
+    section = next((s for s in SECTIONS if s.key == key), None)
+    return f"section {section.heading}" if section is not None else f"section {_quote(key)}"
 
 
 def _resolvers(logged: Logged, entry: dict, record: dict | None) -> list[str]:
@@ -216,10 +226,11 @@ def _deprecation(logged: Logged, entry: dict, record: dict | None) -> list[str]:
     return problems
 
 
-def _stewards(logged: Logged, entry: dict) -> tuple[list[str], list[str]]:
+def _stewards(logged: Logged, entry: dict) -> tuple[list[str], int]:
     """Who the log made a steward (and did not remove) is listed; whom it removed is not; a steward it never
-    named is a difference, but for the registrant, who became the first steward on approval unlogged."""
-    problems, notes = [], []
+    named is a difference, but for the registrant, who became the first steward on approval unlogged
+    (returned: 1 if so, for the notes)."""
+    problems, first_unlogged = [], 0
     name = f"urn:ogf:{logged.snid}:"
     listed = [s for s in entry.get("stewards", []) if isinstance(s, dict)]
     names = {s.get("name") for s in listed}
@@ -234,12 +245,11 @@ def _stewards(logged: Logged, entry: dict) -> tuple[list[str], list[str]]:
     registrants = [s for s in unlogged if s.get("registrant") is True]
     for steward in unlogged:
         if steward.get("registrant") is True and len(registrants) == 1:
-            notes.append(f"{name} its first steward, the registrant {_quote(steward.get('name'))}, became one on "
-                         "approval, which the log does not record: not compared")
+            first_unlogged = 1
         else:
             problems.append(f"{name} the site lists {_quote(steward.get('name'))} as a steward; the log never made "
                             "them one")
-    return problems, notes
+    return problems, first_unlogged
 
 
 def _reservations(log: Replay, reserved: list, today: dt.date) -> tuple[int, list[str]]:
