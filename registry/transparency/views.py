@@ -8,12 +8,13 @@ changes and is cacheable for a year, a partial one for a minute.
 from __future__ import annotations
 
 import base64
+import gzip
 import re
 
 import orjson
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.utils.cache import patch_cache_control
+from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from .kinds import KINDS
 from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_tree, log_verifier,
@@ -88,8 +89,29 @@ def tile(request, path):
     else:
         body = tile_bytes(tree, ref)
     response = HttpResponse(body, content_type="application/octet-stream")
+    if ref.level is None:
+        _compressed(request, response)
     patch_cache_control(response, **(IMMUTABLE if ref.full else PARTIAL))
     return response
+
+
+def _accepts_gzip(header: str) -> bool:
+    """Whether an Accept-Encoding header allows gzip (RFC 9110 §12.5.3: ``gzip;q=0`` refuses it, ``*`` allows it)."""
+    weights = {}
+    for item in header.split(","):
+        coding, _, params = item.strip().partition(";")
+        match = re.search(r"(?i)\bq\s*=\s*([01](?:\.[0-9]{0,3})?)", params)
+        weights[coding.strip().lower()] = float(match.group(1)) if match else 1.0
+    weight = weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0)))
+    return weight > 0
+
+
+def _compressed(request, response) -> None:
+    """Entry bundles are JSON text, a fifth of their size gzipped (C2SP tlog-tiles: they SHOULD be compressed)."""
+    patch_vary_headers(response, ["Accept-Encoding"])
+    if _accepts_gzip(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        response.content = gzip.compress(response.content, compresslevel=6, mtime=0)
+        response["Content-Encoding"] = "gzip"
 
 
 def _size_param(request, name: str, default: int | None) -> int | None:

@@ -2,6 +2,7 @@
 
 import base64
 import datetime as dt
+import gzip
 
 import orjson
 import pytest
@@ -59,6 +60,25 @@ def test_log_entries_bundle_holds_the_leaves_in_order(client, logged):
     assert response["Cache-Control"] == "public, max-age=60"
     leaves = [leaf_decode(leaf) for leaf in bundle_entries(response.content)]
     assert [leaf["snid"] for leaf in leaves] == ["alpha", "beta", "gamma"]
+
+
+@pytest.mark.parametrize(("accept", "compressed"), [("gzip", True), ("gzip, deflate, br", True), ("*", True),
+                                                    ("gzip;q=0, identity", False), ("identity", False), ("", False),
+                                                    ("br;q=1, *;q=0.5", True), ("*;q=0", False)])
+def test_log_entry_bundles_are_gzipped_when_asked(client, logged, accept, compressed):
+    plain = client.get("/log/tile/entries/000.p/3").content
+    response = client.get("/log/tile/entries/000.p/3", HTTP_ACCEPT_ENCODING=accept)
+    assert "Accept-Encoding" in response["Vary"]
+    if compressed:
+        assert response["Content-Encoding"] == "gzip"
+        assert gzip.decompress(response.content) == plain and len(response.content) < len(plain)
+    else:
+        assert not response.has_header("Content-Encoding") and response.content == plain
+
+
+def test_log_hash_tiles_are_not_compressed(client, logged):
+    response = client.get("/log/tile/0/000.p/3", HTTP_ACCEPT_ENCODING="gzip")
+    assert not response.has_header("Content-Encoding") and len(response.content) == 96
 
 
 def test_log_hash_tile_holds_the_leaf_hashes(client, logged):
