@@ -25,6 +25,18 @@ class InclusionProofSerializer(serializers.Serializer):
                                        "tlog-checkpoint), when tree_size is the log's current size")
 
 
+class EntryProofSerializer(serializers.Serializer):
+    """Any entry of the log, exactly as stored, and the RFC 9162 proof that it is in the tree."""
+
+    leaf = serializers.CharField(help_text="the entry: canonical JSON, exactly the bytes that are hashed")
+    index = serializers.IntegerField(help_text="the entry's number in the log, from 0")
+    tree_size = serializers.IntegerField(help_text="the size of the tree the proof is for (the current one)")
+    leaf_hash = serializers.CharField(help_text="SHA-256(0x00 || leaf), base64")
+    proof = serializers.ListField(child=serializers.CharField(), help_text="the inclusion path, base64 hashes")
+    root_hash = serializers.CharField(help_text="the root of the tree of tree_size leaves, base64")
+    checkpoint = serializers.CharField(allow_null=True, help_text="the signed checkpoint of that tree")
+
+
 class ConsistencyProofSerializer(serializers.Serializer):
     """The RFC 9162 proof that the tree of ``second`` leaves extends the tree of ``first`` leaves."""
 
@@ -67,3 +79,14 @@ class LogConsistency(PublicView):
         responses={200: ConsistencyProofSerializer, **ERRORS})
     def get(self, request):
         return views.consistency(request)
+
+
+class EntryProof(PublicView):
+    @extend_schema(
+        summary="Any transparency-log entry, with its inclusion proof",
+        description="Entry `index` of the registry's log (a version registered, a reservation, resolvers, "
+                    "stewards, an administrative change, a deprecation: /log/ lists them in words), as stored, "
+                    "with the RFC 9162 inclusion proof in the current tree and its signed checkpoint.",
+        responses={200: EntryProofSerializer, **ERRORS})
+    def get(self, request, index):
+        return views.entry_proof(request, index)

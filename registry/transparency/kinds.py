@@ -123,9 +123,9 @@ STEWARD_CHANGED = register(
 ADMINISTRATIVE_CHANGE = register(
     "administrative-change", 1,
     "An editor approved a steward's request to change an administrative detail of an SNID (its public "
-    "contact, the registrant's details, its resolvers) without a new version. ``fields`` holds the new "
-    "public values; where the change shows in the version's public record, ``registrant`` and "
-    "``record_sha256`` are that record's registrant and digest from now on.",
+    "contact, the registrant's details, its resolvers) without a new version. The entry holds the new "
+    "public values (fields); where the change shows in the version's public record, also that record's "
+    "registrant and digest (registrant, record_sha256) from now on.",
     {"snid": _SNID, "version": {"type": "integer", "minimum": 1}, "change": {"type": "string", "maxLength": 40},
      "fields": {"type": "object", "additionalProperties": _TEXT}, "registrant": _PUBLIC_REGISTRANT,
      "record_sha256": _SHA256},

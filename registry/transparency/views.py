@@ -16,6 +16,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
+from .entries import entries_page
 from .kinds import KINDS
 from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_tree, log_verifier,
                   version_entry)
@@ -45,8 +46,10 @@ def log_page(request):
         verifier = str(log_verifier())
     except LogError as exc:
         return _unavailable(exc)
+    number = request.GET.get("page", "")
     context = {"checkpoint": checkpoint, "note": note, "verifier_key": verifier, "damage": log_damage(),
                "kinds": sorted(KINDS.values(), key=lambda k: k.name),
+               "entries": entries_page(int(number) if re.fullmatch(r"[0-9]{1,9}", number) else 1),
                "root_b64": base64.b64encode(checkpoint.root).decode()}
     response = render(request, "registry/log.html", context)
     patch_cache_control(response, no_cache=True)
@@ -167,6 +170,20 @@ def consistency(request):
               "second_root": b64(tree.root(second)),
               "proof": [b64(h) for h in tree.consistency_proof(first, second)],
               "checkpoint": note if second == current else None}
+    response = _json(answer)
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+def entry_proof(request, index: int):
+    """``GET /api/log/entries/<index>/proof``: any entry (the leaf as stored) with its inclusion proof."""
+    try:
+        leaves = log_leaves(index, index + 1) if index < log_tree()[1] else None
+        answer = {"leaf": leaves[0].decode("utf-8"), **inclusion_of(index)} if leaves else None
+    except LogError as exc:
+        return _json({"detail": str(exc)}, 503)
+    if answer is None:
+        return _json({"detail": f"The log has no entry {index} (it has {log_tree()[1]} entries)."}, 404)
     response = _json(answer)
     patch_cache_control(response, no_cache=True)
     return response

@@ -54,6 +54,71 @@ def test_log_page_publishes_the_verifier_key_and_checkpoint(client, logged, log_
     assert "3</strong> entries" in page and "snid-version" in page and "reservation-ended" in page
 
 
+def test_log_page_lists_the_latest_entries_in_words(client, logged, editor):
+    until = timezone.localdate() + dt.timedelta(days=9)
+    services.namespace_reserve("held", editor, until=until, reason="r")
+    page = client.get("/log/").content.decode()
+    assert "``" not in page and "{&quot;" not in page  # no literal markup, no leaf JSON
+    assert page.index("<h1") < page.index('<h2 id="entries">Latest entries</h2>') < page.index("<h2>Verifier key")
+    assert "4 entries, newest first" in page
+    assert page.index(f"Reserved until {until.isoformat()}") < page.index("Registered: “Example-URN")  # newest first
+    assert '<a href="/api/log/entries/3/proof"' in page and '<a href="/urn/held/"><code>urn:ogf:held:</code></a>' in page
+    assert '<th scope="col">What changed</th>' in page
+
+
+def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as few:
+        client.get("/log/")
+    until = timezone.localdate() + dt.timedelta(days=5)
+    for n in range(30):
+        services.namespace_reserve(f"held{n}", editor, until=until, reason="r")
+    with CaptureQueriesContext(connection) as many:
+        first = client.get("/log/").content.decode()
+    assert len(many.captured_queries) == len(few.captured_queries)
+    assert "page 1 of 2" in first and "urn:ogf:held29:" in first and "urn:ogf:alpha:" not in first
+    second = client.get("/log/?page=2").content.decode()
+    assert "urn:ogf:alpha:" in second and "urn:ogf:held29:" not in second and "← newer" in second
+    assert client.get("/log/?page=\u0662").content.decode().count("page 1 of 2") == 2  # ASCII page numbers only
+
+
+@pytest.mark.parametrize(("leaf", "words"), [
+    ({"kind": "snid-version", "version": 2, "record": {"title": "T"}}, ("Version 2 registered: “T”", "")),
+    ({"kind": "reservation-granted", "reserved_until": None, "renewal": True},
+     ("Reservation renewed until further notice", "")),
+    ({"kind": "reservation-ended", "reserved_until": "2030-01-01", "how": "expired"},
+     ("Reservation expired (it ran until 2030-01-01)", "")),
+    ({"kind": "snid-resolvers", "version": 1, "how": "changed", "reason": "Moved.",
+      "resolvers": [{"name": "main", "template": "https://x.example/{nss}"}]},
+     ("Resolvers set by an editor: main (https://x.example/{nss})", "Moved.")),
+    ({"kind": "steward-changed", "change": "removed", "steward": "Sam", "reason": "Left."},
+     ("Steward removed: Sam", "Left.")),
+    ({"kind": "administrative-change", "version": 1, "change": "contact", "fields": {"contact": "a@b.example"}},
+     ("Administrative change (contact) of version 1: contact now “a@b.example”", "")),
+    ({"kind": "snid-deprecated", "reason": "Old.", "successor": "beta"},
+     ("Deprecated; its successor is urn:ogf:beta:", "Old.")),
+    ({"kind": "snid-undeprecated", "reason": "Back."}, ("Deprecation withdrawn", "Back.")),
+])
+def test_log_every_kind_of_entry_is_said_in_words(leaf, words):
+    from registry.transparency.entries import entry_in_words
+    from registry.transparency.kinds import KINDS
+
+    assert entry_in_words(leaf) == words
+    assert leaf["kind"] in KINDS
+
+
+def test_log_any_entry_has_its_proof(client, logged):
+    checkpoint = _checkpoint(client)
+    answer = orjson.loads(client.get("/api/log/entries/1/proof").content)
+    assert answer["index"] == 1 and answer["tree_size"] == 3 and '"snid":"beta"' in answer["leaf"]
+    proof = [base64.b64decode(h) for h in answer["proof"]]
+    assert verify_inclusion(1, 3, leaf_hash(answer["leaf"].encode()), proof, checkpoint.root)
+    missing = client.get("/api/log/entries/3/proof")
+    assert missing.status_code == 404 and "has no entry 3 (it has 3 entries)" in orjson.loads(missing.content)["detail"]
+
+
 def test_log_entries_bundle_holds_the_leaves_in_order(client, logged):
     response = client.get("/log/tile/entries/000.p/3")
     assert response.status_code == 200 and response["Content-Type"] == "application/octet-stream"
