@@ -360,3 +360,29 @@ def test_verify_a_rewritten_leaf_is_named_with_what_changed_in_it(site, log_key,
     assert status == 1
     assert (f"DIFFERS: the reservation of urn:ogf:fill10: (log entry 10): the log says until 2031-01-01, "
             f"registry.json says until {until}") in out
+
+
+def test_verify_identical_leaves_are_matched_in_order(tmp_path):
+    """Two identical leaves (one change logged twice in the same second): deleting the last names the last."""
+    from registry.transparency.merkle import leaf_hash
+
+    a, b = b'{"a":1}', b'{"b":2}'
+    seen = [[leaf_hash(x).hex(), name] for x, name in ((a, "A"), (b, "B"), (a, "A again"), (a, "A thrice"))]
+    now = [leaf_hash(x) for x in (a, b, a)]
+    store = verify.BundleStore(tmp_path / "state.json")
+    assert verify._entries_changed(seen, now, [None] * 3, store) == [
+        "entry 3 (A thrice) seen before is no longer in the log"]
+    # The middle copy deleted and the rest renumbered: what followed it moved down by one.
+    c = b'{"c":3}'
+    seen.append([leaf_hash(c).hex(), "C"])
+    now = [leaf_hash(x) for x in (a, b, a, c)]
+    assert verify._entries_changed(seen, now, [None] * 4, store) == [
+        "entry 4 (C) seen before is now entry 3", "entry 3 (A thrice) seen before is no longer in the log"]
+
+
+@pytest.mark.parametrize("option", [["--max-age", "\u0664\u0661\u0665"], ["--max-age", "1e9"],
+                                    ["--quorum", "\u0662"]])
+def test_verify_options_take_ascii_numbers_only(option):
+    with pytest.raises(SystemExit) as exit:
+        verify.build_parser().parse_args(["http://127.0.0.1:9/", *option])
+    assert exit.value.code == 2
