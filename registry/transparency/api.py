@@ -10,11 +10,9 @@ from ..api.views import PublicView
 from . import views
 
 
-class InclusionProofSerializer(serializers.Serializer):
-    """A version's transparency-log entry and the RFC 9162 proof that it is in the tree."""
+class EntryProofSerializer(serializers.Serializer):
+    """Any entry of the log, exactly as stored, and the RFC 9162 proof that it is in the tree."""
 
-    snid = serializers.CharField()
-    version = serializers.IntegerField()
     leaf = serializers.CharField(help_text="the entry: canonical JSON, exactly the bytes that are hashed")
     index = serializers.IntegerField(help_text="the entry's number in the log, from 0")
     tree_size = serializers.IntegerField(help_text="the size of the tree the proof is for")
@@ -25,16 +23,11 @@ class InclusionProofSerializer(serializers.Serializer):
                                        "tlog-checkpoint), when tree_size is the log's current size")
 
 
-class EntryProofSerializer(serializers.Serializer):
-    """Any entry of the log, exactly as stored, and the RFC 9162 proof that it is in the tree."""
+class InclusionProofSerializer(EntryProofSerializer):
+    """A version's transparency-log entry and the RFC 9162 proof that it is in the tree."""
 
-    leaf = serializers.CharField(help_text="the entry: canonical JSON, exactly the bytes that are hashed")
-    index = serializers.IntegerField(help_text="the entry's number in the log, from 0")
-    tree_size = serializers.IntegerField(help_text="the size of the tree the proof is for (the current one)")
-    leaf_hash = serializers.CharField(help_text="SHA-256(0x00 || leaf), base64")
-    proof = serializers.ListField(child=serializers.CharField(), help_text="the inclusion path, base64 hashes")
-    root_hash = serializers.CharField(help_text="the root of the tree of tree_size leaves, base64")
-    checkpoint = serializers.CharField(allow_null=True, help_text="the signed checkpoint of that tree")
+    snid = serializers.CharField()
+    version = serializers.IntegerField()
 
 
 class ConsistencyProofSerializer(serializers.Serializer):

@@ -1,5 +1,6 @@
 """The mirror's verifier against a real server on the loopback: clean, grown, tampered, and re-keyed."""
 
+import contextlib
 import datetime as dt
 import io
 import json
@@ -286,28 +287,38 @@ def _log_grown_to(site, size: int) -> None:
     _restart()
 
 
-def _rewrite_leaf(index: int, old: str, new: str, *, rehash: bool) -> None:
-    """The database owner rewrites entry ``index`` (its stored hash too, if ``rehash``), guards off."""
-    from registry.transparency.merkle import leaf_hash
+@contextlib.contextmanager
+def guards_off():
+    """What the database owner can do: switch the triggers off for a moment (the caches forget after)."""
+    from registry.dbguards import SQLITE_TRIGGER_NAMES
 
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET session_replication_role = replica")  # no user trigger fires
+        else:
+            for name in SQLITE_TRIGGER_NAMES:
+                cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
+        try:
+            yield cursor
+        finally:
+            if connection.vendor == "postgresql":
+                cursor.execute("SET session_replication_role = DEFAULT")
+            else:
+                sqlite_triggers_install(connection)
+    _restart()
+
+
+def _rewrite_leaf(index: int, old: str, new: str, *, rehash: bool) -> None:
+    """The database owner rewrites entry ``index`` (its stored hash too, if ``rehash``)."""
+    from registry.transparency.merkle import leaf_hash
+
+    with guards_off() as cursor:
         cursor.execute('SELECT leaf, leaf_hash FROM registry_logentry WHERE "index" = %s', [index])
         leaf, hashed = cursor.fetchone()
         assert old in leaf
         leaf = leaf.replace(old, new)
-        if connection.vendor == "postgresql":
-            cursor.execute("ALTER TABLE registry_logentry DISABLE TRIGGER registry_logentry_append_only")
-        else:
-            cursor.execute("DROP TRIGGER IF EXISTS registry_logentry_append_only")
-        try:
-            cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = %s',
-                           [leaf, leaf_hash(leaf.encode()).hex() if rehash else hashed, index])
-        finally:
-            if connection.vendor == "postgresql":
-                cursor.execute("ALTER TABLE registry_logentry ENABLE TRIGGER registry_logentry_append_only")
-            else:
-                sqlite_triggers_install(connection)
-    _restart()
+        cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = %s',
+                       [leaf, leaf_hash(leaf.encode()).hex() if rehash else hashed, index])
 
 
 def test_verify_reads_every_leaf_on_every_run_and_keeps_the_verified_ones(site, log_key, tmp_path):

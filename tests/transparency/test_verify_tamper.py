@@ -7,16 +7,13 @@ earlier version's title and grammar rewritten; the current version's public pros
 server is real (a live server on the loopback); the verifier reads it as a mirror would.
 """
 
-import contextlib
 import datetime as dt
 import json
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from registry import services
-from registry.dbguards import SQLITE_TRIGGER_NAMES, sqlite_triggers_install
 from registry.gfd191 import SECTIONS
 from registry.resolution.services import resolvers_replace
 from registry.stewardship import services as stewardship
@@ -24,7 +21,7 @@ from registry.transparency.merkle import leaf_hash
 from registry.transparency.models import LogEntry
 
 from ..factories import proposal_factory, user_factory
-from .test_verify import _restart, _run
+from .test_verify import _run, guards_off
 
 TITLE = "Example-URN: supercomputers and clusters (the GFD.191 worked example)"
 
@@ -46,25 +43,6 @@ def site(transactional_db, live_server):
     return live_server
 
 
-@contextlib.contextmanager
-def _guards_off():
-    """What the database owner can do: switch the triggers off for a moment."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SET session_replication_role = replica")  # no user trigger fires
-        else:
-            for name in SQLITE_TRIGGER_NAMES:
-                cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
-        try:
-            yield cursor
-        finally:
-            if connection.vendor == "postgresql":
-                cursor.execute("SET session_replication_role = DEFAULT")
-            else:
-                sqlite_triggers_install(connection)
-    _restart()
-
-
 def _last_index() -> int:
     return LogEntry.objects.order_by("-index").values_list("index", flat=True).first()
 
@@ -77,7 +55,7 @@ def _index(kind: str, snid: str, version=None) -> int:
 
 
 def leaf_and_hash_changed():
-    with _guards_off() as cursor:
+    with guards_off() as cursor:
         cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 0')
         leaf = cursor.fetchone()[0].replace(TITLE, "A title the log never had")
         cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 0',
@@ -94,7 +72,7 @@ def leaf_and_hash_changed():
 def last_leaf_deleted(move_head: bool):
     def rewrite():
         last = _last_index()
-        with _guards_off() as cursor:
+        with guards_off() as cursor:
             cursor.execute('DELETE FROM registry_logentry WHERE "index" = %s', [last])
             if move_head:
                 cursor.execute("UPDATE registry_loghead SET size = size - 1")
@@ -107,7 +85,7 @@ def last_leaf_deleted(move_head: bool):
 
 
 def resolver_template_changed():
-    with _guards_off() as cursor:
+    with guards_off() as cursor:
         cursor.execute("UPDATE registry_resolver SET template = 'https://elsewhere.example.net/{nss}' "
                        "WHERE retired_at IS NULL")
     said = (f"urn:ogf:alpha: resolver 1 in registry-full.json (log entry {_index('snid-resolvers', 'alpha')}): "
@@ -119,7 +97,7 @@ def resolver_template_changed():
 
 def deprecation_inserted():
     beta, editor = services.namespace_get("beta"), user_factory("mallory", editor=True)
-    with _guards_off() as cursor:
+    with guards_off() as cursor:
         cursor.execute("INSERT INTO registry_deprecation (namespace_id, reason, deprecated_by_id, deprecated_at, "
                        "end_reason) VALUES (%s, 'Slipped in.', %s, %s, '')", [beta.pk, editor.pk, timezone.now()])
     both = ['DIFFERS: urn:ogf:beta: is published as deprecated ({"since": "',
@@ -130,7 +108,7 @@ def deprecation_inserted():
 
 
 def earlier_version_rewritten():
-    with _guards_off() as cursor:
+    with guards_off() as cursor:
         cursor.execute("UPDATE registry_proposal SET title = 'Rewritten', grammar_abnf = 'x = \"y\"\n' "
                        "WHERE snid = 'alpha' AND version = 1 AND state = 'approved'")
     both = ['DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "' + TITLE + '", the site '
@@ -142,7 +120,7 @@ def earlier_version_rewritten():
 
 
 def current_prose_rewritten():
-    with _guards_off() as cursor:
+    with guards_off() as cursor:
         cursor.execute("SELECT id, sections FROM registry_proposal WHERE snid = 'beta' AND state = 'approved'")
         pk, sections = cursor.fetchone()
         sections = json.loads(sections) if isinstance(sections, str) else sections
