@@ -82,7 +82,7 @@ def measure() -> dict:
     assert size == LEAVES, size
 
     # Approvals with and without the append, alternately.
-    with_log, without_log = [], []
+    with_log, without_log, unlogged = [], [], []
     real = records.log_version_registered
     for i in range(40):
         proposal = services.proposal_create(data_factory(snid=f"timed{i}"), applicant)
@@ -90,9 +90,14 @@ def measure() -> dict:
         logging = i % 2 == 0
         services.log_version_registered = real if logging else (lambda proposal: None)
         started = time.perf_counter()
-        services.proposal_transition(proposal, "approve", editor, override_reason="benchmark")
+        approved = services.proposal_transition(proposal, "approve", editor, override_reason="benchmark")
         (with_log if logging else without_log).append((time.perf_counter() - started) * 1000)
+        if not logging:
+            unlogged.append(approved)
     services.log_version_registered = real
+    with transaction.atomic():  # what the timing left out: the log holds every approval again
+        for proposal in unlogged:
+            real(proposal)
 
     appends = []
     for i in range(200):

@@ -15,8 +15,9 @@ built from the same rows the pages, the API, resolution and the lookup read:
   the SHA-256 of each public prose section (so a mirror can say which one changed);
 - ``resolvers``: the declared part of the SNID's current resolvers, in order;
 - ``stewards``: the SNID's stewards (``registrant``: the registrant, made the first
-  steward on approval; ``account_active``: false once the account is deactivated, when
-  the SNID page no longer shows them);
+  steward on approval), every active stewardship, those of deactivated accounts too
+  (their stewardship has not ended, though the SNID page no longer shows them; whether an
+  account is deactivated is not published);
 - ``deprecation``: the deprecation in force, or null.
 
 Built with one query per table (never per SNID) and cached with the other exports.
@@ -113,7 +114,6 @@ def _stewards() -> dict[int, list[dict]]:
             "name": user.get_full_name() or user.get_username(),
             "registrant": first.get(steward.namespace_id) == steward.pk and steward.invited_by_id is None
                           and steward.reason == REGISTRANT_REASON,
-            "account_active": user.is_active,
         })
     return by_namespace
 

@@ -60,8 +60,8 @@ def test_full_export_holds_resolvers_stewards_deprecation_and_reservations(regis
     assert alpha["status"] == "registered" and alpha["deprecation"] is None
     assert beta["status"] == "deprecated"
     assert beta["deprecation"]["reason"] == "Superseded." and beta["deprecation"]["successor"] == "alpha"
-    assert [(s["name"], s["registrant"], s["account_active"]) for s in beta["stewards"]] == [
-        (registry.get_full_name() or registry.get_username(), True, True), ("sam", False, True)]
+    assert beta["stewards"] == [{"name": registry.get_full_name() or registry.get_username(), "registrant": True},
+                                {"name": "sam", "registrant": False}]
 
 
 def test_full_export_lists_the_active_reservations(registry):
@@ -86,3 +86,21 @@ def test_full_export_queries_do_not_grow_with_the_registry(registry, applicant, 
         document = full_document()
     assert len(document["snids"]) == 5
     assert len(more.captured_queries) == len(few.captured_queries) <= 10
+
+
+def test_full_export_lists_a_deactivated_accounts_stewardship_without_saying_so(registry):
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.filter(username="sam").update(is_active=False)
+    beta = full_document()["snids"][1]
+    assert {"name": "sam", "registrant": False} in beta["stewards"]  # the stewardship has not ended
+
+
+def test_full_export_command_prints_the_document(registry):
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("export_registry", "--format", "full", stdout=out)
+    assert [s["snid"] for s in json.loads(out.getvalue())["snids"]] == ["alpha", "beta"]
