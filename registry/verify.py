@@ -217,9 +217,10 @@ def _age(seconds: float) -> str:
     return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
-def _witnessed(report: Report, note: str, text: str, witnesses: list[WitnessKey], quorum: int) -> None:
+def _witnessed(report: Report, note: str, text: str, witnesses: list[WitnessKey], quorum: int) -> int:
+    """How many of ``witnesses`` validly cosigned the checkpoint (fewer than ``quorum``: reported)."""
     if not witnesses:
-        return
+        return 0
     valid, missing = [], []
     for witness in witnesses:
         when, why = cosignature_check(note, text, witness)
@@ -232,6 +233,7 @@ def _witnessed(report: Report, note: str, text: str, witnesses: list[WitnessKey]
     if len(valid) < quorum:
         report.problems.append(f"the checkpoint carries {len(valid)} valid cosignature(s) of the {quorum} required "
                                f"(--quorum {quorum}): " + "; ".join(missing))
+    return len(valid)
 
 
 def _gather(site: Source, size: int, report: Report) -> tuple[list[bytes], dict[str, bytes]] | None:
@@ -346,14 +348,17 @@ def _document(site: Source, path: str, given: Path | None) -> tuple[dict, bytes]
 
 def _sections(full: dict) -> dict:
     """Each published version's prose section digests, keyed "snid/version" (kept in the state file)."""
-    return {f"{snid['snid'].lower()}/{version['version']}": version.get("sections_sha256") or {}
-            for snid in full.get("snids", []) if isinstance(snid, dict) and isinstance(snid.get("snid"), str)
-            for version in snid.get("versions", []) if isinstance(version, dict)}
+    snids = full.get("snids") if isinstance(full.get("snids"), list) else []
+    return {f"{snid['snid'].lower()}/{version.get('version')}": version["sections_sha256"]
+            for snid in snids if isinstance(snid, dict) and isinstance(snid.get("snid"), str)
+            for version in (snid.get("versions") if isinstance(snid.get("versions"), list) else [])
+            if isinstance(version, dict) and isinstance(version.get("sections_sha256"), dict)}
 
 
-def _verdict(checkpoint, verifier, witnesses: int, counts: dict, history: str) -> str:
+def _verdict(checkpoint, verifier, cosigned: tuple[int, int, int], counts: dict, history: str) -> str:
+    valid, given, quorum = cosigned
     return (f"the checkpoint of {checkpoint.size} entries is signed by {verifier.name}+{verifier.key_id.hex()}"
-            + (f" and cosigned by the witnesses asked for ({witnesses})" if witnesses else "")
+            + (f" and cosigned by {valid} of the {given} witness(es) given (quorum {quorum})" if given else "")
             + f"; every one of its {checkpoint.size} leaves was read and they hash to its root; what they hold — "
             f"{counts['snids']} registered SNID(s) with {counts['versions']} version(s), the resolvers of "
             f"{counts['resolvers']}, {counts['stewards']} steward(s), {counts['deprecations']} deprecation(s), "
@@ -398,7 +403,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     report.notes.append(f"checkpoint of {checkpoint.origin}: {size} entries, root "
                         f"{base64.b64encode(checkpoint.root).decode()} (signature verified)")
     _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
-    _witnessed(report, note, text, witnesses, quorum)
+    cosigned = (_witnessed(report, note, text, witnesses, quorum), len(witnesses), quorum)
 
     # 2. every leaf, as served now, and the tree they make
     gathered = _gather(site, size, report)
@@ -431,7 +436,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     report.notes += compared.notes
 
     if report.ok:
-        report.verdict = _verdict(checkpoint, verifier, len(witnesses), compared.counts, history)
+        report.verdict = _verdict(checkpoint, verifier, cosigned, compared.counts, history)
     if report.ok and save:
         state_path.parent.mkdir(parents=True, exist_ok=True)
         state_path.write_text(json.dumps({

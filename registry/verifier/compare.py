@@ -46,9 +46,18 @@ def differences(logged, published, where: str = "") -> list[str]:
     return []
 
 
+def _list(value) -> list:
+    """A published list, or [] for anything else (a malformed field then differs from the log as an empty one)."""
+    return value if isinstance(value, list) else []
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def _by_snid(items, what: str, problems: list[str]) -> dict[str, dict]:
     out: dict[str, dict] = {}
-    for item in items:
+    for item in _list(items):
         if not isinstance(item, dict) or not isinstance(item.get("snid"), str):
             problems.append(f"{what}: an entry without an SNID: {_quote(item)}")
             continue
@@ -63,8 +72,8 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
     digests the last clean run saw ("snid/version" -> {section: sha256}), to say which one changed."""
     problems: list[str] = []
     notes: list[str] = []
-    records = _by_snid(export.get("snids", []), "registry.json", problems)
-    snids = _by_snid(full.get("snids", []), "registry-full.json", problems)
+    records = _by_snid(export.get("snids"), "registry.json", problems)
+    snids = _by_snid(full.get("snids"), "registry-full.json", problems)
     registered = {key: logged for key, logged in log.snids.items() if logged.registered}
     counts = {"snids": len(registered), "versions": 0, "resolvers": 0, "stewards": 0, "deprecations": 0,
               "reservations": 0}
@@ -101,7 +110,7 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
         if key not in registered:
             problems.append(f"urn:ogf:{item['snid']}: is in registry-full.json but the log has no registration "
                             "of it")
-    counts["reservations"], reservation_problems = _reservations(log, export.get("reservations", []), today)
+    counts["reservations"], reservation_problems = _reservations(log, export.get("reservations"), today)
     problems += reservation_problems
     return Compared(problems, counts, notes)
 
@@ -127,7 +136,7 @@ def _versions(logged: Logged, entry: dict, sections_before: dict) -> list[str]:
     """registry-full.json's versions: every approved version exactly as logged, and no other."""
     problems = []
     published = {}
-    for version in entry.get("versions", []):
+    for version in _list(entry.get("versions")):
         number = version.get("version") if isinstance(version, dict) else None
         if not isinstance(number, int) or isinstance(number, bool):
             problems.append(f"urn:ogf:{logged.snid}: registry-full.json lists a version without a number")
@@ -146,8 +155,8 @@ def _versions(logged: Logged, entry: dict, sections_before: dict) -> list[str]:
         elif sha256_hex(exported) != leaf["record_sha256"]:
             problems.append(f"{name} (log entry {index}): the published record does not match the logged digest")
         if version.get("document_sha256") != leaf["document_sha256"]:
-            problems.append(_document_changed(name, index, version, sections_before.get(
-                f"{logged.snid.lower()}/{number}", {})))
+            problems.append(_document_changed(name, index, version, _dict(sections_before.get(
+                f"{logged.snid.lower()}/{number}"))))
     for number in sorted(set(published) - set(logged.versions)):
         problems.append(f"urn:ogf:{logged.snid}: version {number} is published (registry-full.json) but not in "
                         "the log")
@@ -159,7 +168,7 @@ def _document_changed(name: str, index: int, version: dict, before: dict) -> str
     since the last clean run, when it can be told."""
     said = (f"{name} (log entry {index}): the registration document the site holds no longer hashes to the "
             "logged document_sha256: its prose sections or its unpublished registrant details were changed")
-    now = version.get("sections_sha256") or {}
+    now = _dict(version.get("sections_sha256"))
     if before:
         changed = sorted(key for key in set(before) | set(now) if before.get(key) != now.get(key))
         said += (f"; changed since the last run: {', '.join(_heading(key) for key in changed)}" if changed else
@@ -181,7 +190,7 @@ def _resolvers(logged: Logged, entry: dict, record: dict | None) -> list[str]:
         if resolvers is None and where == "registry.json":
             continue
         declared = [{key: r.get(key) for key in RESOLVER_KEYS} if isinstance(r, dict) else r
-                    for r in resolvers or []]
+                    for r in _list(resolvers)]
         if declared == expected:
             continue
         if len(declared) != len(expected):
@@ -232,7 +241,7 @@ def _stewards(logged: Logged, entry: dict) -> tuple[list[str], int]:
     (returned: 1 if so, for the notes)."""
     problems, first_unlogged = [], 0
     name = f"urn:ogf:{logged.snid}:"
-    listed = [s for s in entry.get("stewards", []) if isinstance(s, dict)]
+    listed = [s for s in _list(entry.get("stewards")) if isinstance(s, dict)]
     names = {s.get("name") for s in listed}
     for steward, (index, change) in sorted(logged.stewards.items(), key=lambda item: item[1][0]):
         if change == "removed" and steward in names:

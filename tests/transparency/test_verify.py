@@ -397,3 +397,16 @@ def test_verify_options_take_ascii_numbers_only(option):
     with pytest.raises(SystemExit) as exit:
         verify.build_parser().parse_args(["http://127.0.0.1:9/", *option])
     assert exit.value.code == 2
+
+
+def test_verify_malformed_exports_are_differences_not_crashes():
+    from registry.verifier.compare import compare
+    from registry.verifier.replay import replay
+
+    log = replay([{"kind": "snid-version", "snid": "a", "version": 1, "record_sha256": "0" * 64,
+                   "document_sha256": "0" * 64, "at": "2026-01-01T00:00:00Z", "v": 1}])
+    garbage = {"snids": [{"snid": "a", "version": "1", "versions": "x", "stewards": 5, "resolvers": {},
+                          "deprecation": 3, "status": None}, 7, {"snid": None}], "reservations": "y"}
+    compared = compare(log, garbage, garbage, today=dt.date(2026, 1, 2), sections_before={"a/1": "z"})
+    assert compared.problems and any("urn:ogf:a: version 1 is in the log (entry 0) but the site no longer "
+                                     "publishes it" in p for p in compared.problems)

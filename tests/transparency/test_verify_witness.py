@@ -81,7 +81,7 @@ def test_verify_with_a_quorum_of_two_witnesses(cosigned, log_key, tmp_path):
                        "--witness", one.vkey, "--witness", two.vkey, "--quorum", "2")
     assert status == 0, out
     assert "cosigned by 2 witness(es): witness.example/w1 (" in out and "other.example/w2 (" in out
-    assert "and cosigned by the witnesses asked for (2)" in out
+    assert "and cosigned by 2 of the 2 witness(es) given (quorum 2)" in out
 
 
 def test_verify_fails_without_enough_cosignatures(cosigned, log_key, tmp_path):
