@@ -152,7 +152,8 @@ def measure_verifier() -> dict:
     server = make_server("127.0.0.1", 0, get_wsgi_application(), handler_class=Quiet)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
-    scratch = Path(tempfile.mkdtemp(prefix="bench-verify-"))
+    directory = tempfile.TemporaryDirectory(prefix="bench-verify-")
+    scratch = Path(directory.name)
     out: dict = {}
     try:
         started = time.perf_counter()
@@ -173,6 +174,7 @@ def measure_verifier() -> dict:
         out["full_bytes"] = (scratch / "mirror/urn/registry-full.json").stat().st_size
     finally:
         server.shutdown()
+        directory.cleanup()
     return out
 
 
