@@ -4,22 +4,26 @@ Runs without Django (standard library, ``cryptography`` and ``jsonschema``), as 
 and as ``manage.py verify_registry``. It
 
 1. checks the checkpoint's signature with the verifier key you give (``--key``) or the one it
-   pinned on its first run (it then says it trusted the site on first use);
-2. reads every leaf (C2SP tlog-tiles entry bundles), checks each is a canonical leaf of a
-   known kind, and recomputes the tree: its root must be the signed one. A full bundle (256
-   entries) never changes, so it is downloaded once: later runs read it from beside the state
-   file, after checking it against the leaf hashes that run verified (a copy that differs is
-   fetched again), and download only the bundles the log grew into (``--full``: all again);
+   pinned on its first run (it then says it trusted the site on first use), and with
+   ``--witness KEY`` (repeatable) that at least ``--quorum N`` of those witnesses validly
+   cosigned it (C2SP tlog-cosignature);
+2. reads every leaf the site serves, on every run (C2SP tlog-tiles entry bundles, compressed
+   when the site offers it), checks each is a canonical leaf of a known kind, and recomputes
+   the tree: its root must be the signed one (if not, the site's hash tiles name the entries
+   whose leaf no longer matches);
 3. checks the log only grew since the checkpoint it saw last time (kept in a state file with
-   the leaf hashes it saw), naming any entry that is gone or changed, and that the checkpoint is
-   fresh: a site signs one every minute with the time, so an older one than last time, or one
-   over ``--max-age`` old, is a frozen or replaying site;
-4. checks every record of the public export (``urn/registry.json``, or ``--export FILE``) is in
-   the log and matches its leaf, field by field, and every reservation it lists is the last one
-   the log granted for that SNID, until the same date.
+   the leaf hashes it saw, and the leaves themselves beside it), naming any entry that is gone,
+   moved or changed (and what changed in it), and that the checkpoint is fresh: a site signs
+   one every minute with the time, so an older one than last time, or one over ``--max-age``
+   old, is a frozen or replaying site;
+4. replays the log (``verifier.replay``) and compares everything it holds with what the site
+   publishes now (``verifier.compare``): every version's record and registration document,
+   resolvers, stewards, deprecations and reservations, against ``urn/registry.json`` and
+   ``urn/registry-full.json`` (or ``--export`` / ``--full-export`` files), both ways.
 
 It reports exactly what differs and exits 0 (all verified), 1 (something differs) or 2 (could
-not check: unreachable, malformed answers). The state file is updated only after a clean run.
+not check: unreachable, malformed answers). The state file, the kept leaves and a ``--mirror``
+copy are written only after a clean run.
 """
 
 from __future__ import annotations
@@ -33,21 +37,31 @@ import re
 import sys
 import urllib.error
 import urllib.request
+import zlib
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .transparency.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION,
-                                 LeafError, describe, leaf_decode, record_of_export, sha256_hex)
+from .transparency.kinds import LeafError, describe, leaf_decode
 from .transparency.merkle import Tree, leaf_hash
-from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
-from .transparency.tiles import WIDTH, bundle_bytes, bundle_entries, tile_bytes, tiles_for
+from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open, note_open
+from .transparency.tiles import WIDTH, TileRef, bundle_entries, parse_tile_path, tile_bytes, tiles_for
+from .verifier.compare import compare, differences
+from .verifier.cosignature import WitnessKey, cosignature_check
+from .verifier.mirror import mirror_write
+from .verifier.replay import replay
 
-USER_AGENT = "urn-ogf-registry-verify/1"
+USER_AGENT = "urn-ogf-registry-verify/2"
 MAX_DOWNLOAD = 64 * 1024 * 1024
+EXPORTS = {"export": "urn/registry.json", "full_export": "urn/registry-full.json"}
 
 
 class CannotCheck(Exception):
     """The source could not be read; nothing about the log is concluded from it."""
+
+
+class NotServed(CannotCheck):
+    """The source answered that it does not have something (HTTP 404 or 410, or no such file)."""
 
 
 @dataclass
@@ -55,8 +69,8 @@ class Report:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     size: int = 0
-    checked_records: int = 0
     signed_at: str | None = None  # the checkpoint's signed time, if it has one
+    verdict: str = ""  # what a clean run checked, in one sentence
 
     @property
     def ok(self) -> bool:
@@ -64,81 +78,96 @@ class Report:
 
     def text(self) -> str:
         lines = [f"  {n}" for n in self.notes] + [f"DIFFERS: {p}" for p in self.problems]
-        verdict = (f"VERIFIED: {self.checked_records} record(s) of the export are in the log of {self.size} "
-                   "entries, and the log is consistent with the checkpoint seen before." if self.ok
-                   else f"NOT VERIFIED: {len(self.problems)} difference(s).")
+        verdict = (f"VERIFIED: {self.verdict}" if self.ok else f"NOT VERIFIED: {len(self.problems)} difference(s).")
         return "\n".join(lines + [verdict]) + "\n"
 
 
 class Source:
     """A site (http[s]://...) or a mirror directory with the same layout."""
 
-    def __init__(self, base: str, mirror: Path | None = None):
-        self.base = base if re.match(r"(?i)https?://", base) else str(Path(base))
+    def __init__(self, base: str):
         self.remote = bool(re.match(r"(?i)https?://", base))
-        self.mirror = mirror
+        self.base = base if self.remote else str(Path(base))
 
     def get(self, path: str) -> bytes:
         if self.remote:
             url = self.base.rstrip("/") + "/" + path
-            request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+            request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT,
+                                                           "Accept-Encoding": "gzip, identity"})
             try:
                 with urllib.request.urlopen(request, timeout=30) as response:
                     data = response.read(MAX_DOWNLOAD + 1)
+                    encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
             except urllib.error.HTTPError as exc:
                 detail = exc.read(2000).decode("utf-8", "replace").strip()
-                raise CannotCheck(f"{url}: HTTP {exc.code} {detail}") from None
+                raise (NotServed if exc.code in (404, 410) else CannotCheck)(
+                    f"{url}: HTTP {exc.code} {detail}") from None
             except (urllib.error.URLError, OSError) as exc:
                 raise CannotCheck(f"{url}: {getattr(exc, 'reason', exc)}") from None
+            if encoding == "gzip":
+                data = _gunzip(data, url)
+            elif encoding != "identity":
+                raise CannotCheck(f"{url}: answered in {encoding!r}, which was not asked for")
         else:
             try:
                 data = (Path(self.base) / path).read_bytes()
+            except FileNotFoundError:
+                raise NotServed(f"{Path(self.base) / path}: no such file") from None
             except OSError as exc:
                 raise CannotCheck(f"{Path(self.base) / path}: {exc.strerror or exc}") from None
         if len(data) > MAX_DOWNLOAD:
             raise CannotCheck(f"{path} is larger than {MAX_DOWNLOAD:,} bytes")
-        self.keep(path, data)
         return data
 
-    def keep(self, path: str, data: bytes) -> None:
-        """Write ``data`` to the mirror directory, if one was asked for."""
-        if self.mirror is not None:
-            target = self.mirror / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+
+def _gunzip(data: bytes, where: str) -> bytes:
+    """Decompressed, at most MAX_DOWNLOAD + 1 bytes of it (a small answer may inflate to gigabytes)."""
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, MAX_DOWNLOAD + 1)
+    except zlib.error as exc:
+        raise CannotCheck(f"{where}: not valid gzip ({exc})") from None
+    return out
 
 
 class BundleStore:
-    """Full entry bundles verified by earlier runs, kept beside the state file (``<state>.tiles/``).
+    """The entry bundles of the last clean run, kept beside the state file (``<state>.tiles/``).
 
-    A full bundle is immutable in a tile log, so a run need not download it again. Nothing read
-    from here is trusted blindly: a bundle is used only if its leaves hash to what the state file
-    says the last clean run saw at those indexes (anything else is discarded and fetched), and
-    the tree recomputed from all leaves must still give the signed root.
+    Never a substitute for what the site serves (every run reads every leaf from it): they are the
+    evidence of what was verified, so that a leaf changed since is reported with what changed in it.
     """
 
     def __init__(self, state_path: Path):
         self.root = state_path.with_name(state_path.name + ".tiles")
 
-    def read(self, ref, seen: list) -> list[bytes] | None:
-        """The entries of full bundle ``ref``, if kept and matching ``seen`` (the state's leaf hashes)."""
-        start = ref.index * WIDTH
-        if not ref.full or len(seen) < start + WIDTH:
-            return None
-        try:
-            entries = bundle_entries((self.root / ref.path()).read_bytes())
-        except (OSError, ValueError):
-            return None
-        if len(entries) != WIDTH or any(leaf_hash(leaf).hex() != seen[start + i][0]
-                                        for i, leaf in enumerate(entries)):
-            return None
-        return entries
+    def leaf(self, index: int) -> bytes | None:
+        """The leaf at ``index`` as the last clean run read it, if kept."""
+        number, offset = divmod(index, WIDTH)
+        candidates = [self.root / TileRef(None, number, WIDTH).path()]
+        partial = candidates[0].with_name(candidates[0].name + ".p")
+        if partial.is_dir():
+            candidates += sorted((p for p in partial.iterdir() if p.name.isascii() and p.name.isdigit()),
+                                 key=lambda p: -int(p.name))
+        for path in candidates:
+            try:
+                entries = bundle_entries(path.read_bytes())
+            except (OSError, ValueError):
+                continue
+            if offset < len(entries):
+                return entries[offset]
+        return None
 
-    def write(self, ref, data: bytes) -> None:
-        if ref.full:
-            target = self.root / ref.path()
+    def write(self, bundles: dict[str, bytes]) -> None:
+        for path, data in bundles.items():
+            target = self.root / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+            ref = parse_tile_path(path)
+            stale = self.root / (ref.path().split(".p/")[0] + ".p")
+            if stale.is_dir():  # narrower bundles of the same index
+                for old in stale.iterdir():
+                    if ref.full or old.name != str(ref.width):
+                        old.unlink(missing_ok=True)
 
 
 def default_state_path(source: str) -> Path:
@@ -153,19 +182,6 @@ def _load_state(path: Path) -> dict:
         return {}
     except (OSError, ValueError) as exc:
         raise CannotCheck(f"the state file {path} cannot be read ({exc}); move it away to start afresh") from None
-
-
-def _differences(logged, exported, where: str = "") -> list[str]:
-    """Field-by-field differences between a logged record and an exported one."""
-    if isinstance(logged, dict) and isinstance(exported, dict):
-        out = []
-        for key in sorted(set(logged) | set(exported)):
-            out += _differences(logged.get(key), exported.get(key), f"{where}.{key}" if where else key)
-        return out
-    if logged != exported:
-        return [f"{where}: the log says {json.dumps(logged, ensure_ascii=False)[:300]}, "
-                f"the export says {json.dumps(exported, ensure_ascii=False)[:300]}"]
-    return []
 
 
 #: How old a site's checkpoint may be (it signs a new one every minute) before it is reported.
@@ -201,22 +217,37 @@ def _age(seconds: float) -> str:
     return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
-def _gather(site: Source, size: int, store: BundleStore | None, seen: list,
-            report: Report) -> tuple[list[bytes], dict, int] | None:
-    """(the log's leaves, the full bundles downloaded, how many kept bundles were used), or None
-    when a bundle holds the wrong number of entries (reported). ``store`` None: download all."""
+def _witnessed(report: Report, note: str, text: str, witnesses: list[WitnessKey], quorum: int) -> int:
+    """How many of ``witnesses`` validly cosigned the checkpoint (fewer than ``quorum``: reported)."""
+    if not witnesses:
+        return 0
+    valid, missing = [], []
+    for witness in witnesses:
+        when, why = cosignature_check(note, text, witness)
+        if when is None:
+            missing.append(why)
+        else:
+            valid.append(f"{witness.name} ({dt.datetime.fromtimestamp(when, dt.UTC):%Y-%m-%d %H:%M:%S} UTC)")
+    if valid:
+        report.notes.append(f"cosigned by {len(valid)} witness(es): {', '.join(valid)}")
+    if len(valid) < quorum:
+        report.problems.append(f"the checkpoint carries {len(valid)} valid cosignature(s) of the {quorum} required "
+                               f"(--quorum {quorum}): " + "; ".join(missing))
+    return len(valid)
+
+
+def _gather(site: Source, size: int, report: Report) -> tuple[list[bytes], dict[str, bytes]] | None:
+    """Every leaf the site serves, and the bundles as served (by path); None when a bundle the checkpoint
+    requires is missing or holds the wrong number of entries (reported)."""
     leaves: list[bytes] = []
-    fetched: dict = {}  # full bundles downloaded this run, kept after a clean run
-    reused = 0
+    bundles: dict[str, bytes] = {}
     for ref in tiles_for(size, None):
-        path = ref.path().replace("tile/", "log/tile/", 1)
-        entries = store.read(ref, seen) if store is not None else None
-        if entries is not None:
-            reused += 1
-            site.keep(path, bundle_bytes(entries))
-            leaves += entries
-            continue
-        data = site.get(path)
+        try:
+            data = site.get("log/" + ref.path())
+        except NotServed as exc:
+            report.problems.append(f"the site does not serve {ref.path()}, which its signed checkpoint of {size} "
+                                   f"entries requires ({exc})")
+            return None
         try:
             entries = bundle_entries(data)
         except ValueError as exc:
@@ -224,21 +255,129 @@ def _gather(site: Source, size: int, store: BundleStore | None, seen: list,
         if len(entries) != ref.width:
             report.problems.append(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
             return None
-        if ref.full:
-            fetched[ref] = data
+        bundles[ref.path()] = data
         leaves += entries
-    return leaves, fetched, reused
+    return leaves, bundles
+
+
+def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) -> None:
+    """The served leaves do not hash to the signed root: the site's hash tiles say which no longer match."""
+    report.problems.append("the entries served do not hash to the signed root: the log's leaves were changed "
+                           "after they were logged")
+    for ref in tiles_for(size, 0):
+        try:
+            served = site.get("log/" + ref.path())
+        except NotServed:
+            continue
+        ours = tile_bytes(tree, ref)
+        for i in range(ref.width):
+            if served[32 * i:32 * i + 32] != ours[32 * i:32 * i + 32]:
+                report.problems.append(f"entry {ref.index * WIDTH + i}: its leaf no longer matches the hash the "
+                                       "log's tree holds for it")
+
+
+def _history(report: Report, state: dict, tree: Tree, hashes: list[bytes], decoded: list, store: BundleStore,
+             size: int) -> str:
+    """The log against the checkpoint the last run saw; what the verdict says of it."""
+    if state.get("size") is None:
+        return "first run: there is no earlier checkpoint to compare this one with"
+    old_size, old_root = state["size"], base64.b64decode(state["root"])
+    since = f"the checkpoint of {old_size} entries seen on {state.get('checked_at', 'an earlier run')}"
+    if old_size > size:
+        report.problems.append(f"the log shrank: it had {old_size} entries when last checked "
+                               f"({state.get('checked_at', 'earlier')}), it now has {size}")
+    elif tree.root(old_size) != old_root:
+        report.problems.append(f"the log of {size} entries does not extend the checkpoint of {old_size} "
+                               "entries seen before: its history was rewritten or forked")
+    else:
+        report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
+        return f"it extends {since}"
+    report.problems += _entries_changed(state.get("leaves") or [], hashes, decoded, store)
+    return ""
+
+
+def _entries_changed(seen: list, hashes: list[bytes], decoded: list, store: BundleStore) -> list[str]:
+    """Each entry seen before that is gone, moved or changed. Entries are matched in order (the n-th copy
+    of a leaf seen before with the n-th copy now), so identical leaves are never confused."""
+    where: dict[str, deque] = defaultdict(deque)
+    for index, hashed in enumerate(hashes):
+        where[hashed.hex()].append(index)
+    problems, unmatched, matched, last = [], [], set(), -1
+    for index, (hashed, what) in enumerate(seen):
+        queue = where.get(hashed, deque())
+        while queue and queue[0] <= last:
+            queue.popleft()
+        if not queue:
+            unmatched.append(index)
+            continue
+        last = queue.popleft()
+        matched.add(last)
+        if last != index:
+            problems.append(f"entry {index} ({what}) seen before is now entry {last}")
+    for index in unmatched:
+        what = seen[index][1]
+        if index >= len(hashes) or index in matched:
+            problems.append(f"entry {index} ({what}) seen before is no longer in the log")
+            continue
+        now = decoded[index]
+        said = f"entry {index} ({what}) seen before was changed: it now reads {describe(now) if now else '?'}"
+        old = store.leaf(index)
+        if old is not None and leaf_hash(old).hex() == seen[index][0] and now is not None:
+            try:
+                changes = differences(leaf_decode(old), now)
+            except LeafError:
+                changes = []
+            said += "".join("; " + c.replace(": the log says ", ": was ", 1).replace(", the site publishes ", ", now ")
+                            for c in changes[:10])
+        problems.append(said)
+    return problems
+
+
+def _document(site: Source, path: str, given: Path | None) -> tuple[dict, bytes]:
+    try:
+        raw = given.read_bytes() if given is not None else site.get(path)
+        document = json.loads(raw)
+        if not isinstance(document, dict) or not isinstance(document["snids"], list):
+            raise TypeError("no list of snids")
+    except OSError as exc:
+        raise CannotCheck(f"{given}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CannotCheck(f"{given or path} is not a {Path(path).name} document ({exc})") from None
+    return document, raw
+
+
+def _sections(full: dict) -> dict:
+    """Each published version's prose section digests, keyed "snid/version" (kept in the state file)."""
+    snids = full.get("snids") if isinstance(full.get("snids"), list) else []
+    return {f"{snid['snid'].lower()}/{version.get('version')}": version["sections_sha256"]
+            for snid in snids if isinstance(snid, dict) and isinstance(snid.get("snid"), str)
+            for version in (snid.get("versions") if isinstance(snid.get("versions"), list) else [])
+            if isinstance(version, dict) and isinstance(version.get("sections_sha256"), dict)}
+
+
+def _verdict(checkpoint, verifier, cosigned: tuple[int, int, int], counts: dict, history: str) -> str:
+    valid, given, quorum = cosigned
+    return (f"the checkpoint of {checkpoint.size} entries is signed by {verifier.name}+{verifier.key_id.hex()}"
+            + (f" and cosigned by {valid} of the {given} witness(es) given (quorum {quorum})" if given else "")
+            + f"; every one of its {checkpoint.size} leaves was read and they hash to its root; what they hold — "
+            f"{counts['snids']} registered SNID(s) with {counts['versions']} version(s), the resolvers of "
+            f"{counts['resolvers']}, {counts['stewards']} steward(s), {counts['deprecations']} deprecation(s), "
+            f"{counts['reservations']} reservation(s) in force — is what the site publishes now (registry.json, "
+            f"registry-full.json), and it publishes none the log does not hold; {history}.")
 
 
 def verify(source: str, *, key: str | None = None, state_path: Path | None = None, export: Path | None = None,
-           accept_new_key: bool = False, save: bool = True, mirror: Path | None = None,
-           max_age: float | None = MAX_AGE_SECONDS, full: bool = False) -> Report:
+           full_export: Path | None = None, accept_new_key: bool = False, save: bool = True,
+           mirror: Path | None = None, max_age: float | None = MAX_AGE_SECONDS, witnesses=(),
+           quorum: int | None = None) -> Report:
     report = Report()
-    site = Source(source, mirror)
+    site = Source(source)
     state_path = state_path or default_state_path(source)
     state = _load_state(state_path)
+    witnesses = [WitnessKey.parse(w) if isinstance(w, str) else w for w in witnesses]
+    quorum = len(witnesses) if quorum is None else quorum
 
-    # 1. the key and the checkpoint
+    # 1. the key, the checkpoint and its cosignatures
     pinned = state.get("verifier_key")
     if key:
         verifier = Verifier.parse(key)
@@ -255,6 +394,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
                             "with --key from a source you trust)")
     note = site.get("log/checkpoint").decode("utf-8", "replace")
     try:
+        text = note_open(note, verifier)
         checkpoint = checkpoint_open(note, verifier, state.get("origin"))
     except NoteError as exc:
         report.problems.append(f"the checkpoint does not verify: {exc}")
@@ -263,38 +403,17 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     report.notes.append(f"checkpoint of {checkpoint.origin}: {size} entries, root "
                         f"{base64.b64encode(checkpoint.root).decode()} (signature verified)")
     _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
+    cosigned = (_witnessed(report, note, text, witnesses, quorum), len(witnesses), quorum)
 
-    # 2. every leaf, and the tree they make
-    seen = state.get("leaves") or []
-    store = BundleStore(state_path)
-    gathered = _gather(site, size, None if full else store, seen, report)
+    # 2. every leaf, as served now, and the tree they make
+    gathered = _gather(site, size, report)
     if gathered is None:
         return report
-    leaves, fetched, reused = gathered
+    leaves, bundles = gathered
     hashes = [leaf_hash(leaf) for leaf in leaves]
     tree = Tree(hashes)
-    if tree.root() != checkpoint.root and reused:
-        # What changed is the site's log, not the bundles kept here (they match what was verified):
-        # read it all from the site, so the report names what the site changed as a first run would.
-        gathered = _gather(site, size, None, seen, report)
-        if gathered is None:
-            return report
-        leaves, fetched, reused = gathered
-        hashes = [leaf_hash(leaf) for leaf in leaves]
-        tree = Tree(hashes)
-    if reused:
-        report.notes.append(f"{reused} full entry bundle(s) ({reused * WIDTH:,} entries) read from the copy "
-                            f"verified by earlier runs ({store.root}); {len(fetched)} downloaded")
     if tree.root() != checkpoint.root:
-        report.problems.append("the entries served do not hash to the signed root: the log's leaves were "
-                               "changed after they were logged")
-        for ref in tiles_for(size, 0):
-            served = site.get(ref.path().replace("tile/", "log/tile/", 1))
-            ours = tile_bytes(tree, ref)
-            for i in range(ref.width):
-                if served[32 * i:32 * i + 32] != ours[32 * i:32 * i + 32]:
-                    report.problems.append(f"entry {ref.index * WIDTH + i}: its leaf no longer matches the "
-                                           "hash the log's tree holds for it")
+        _name_changed_leaves(site, tree, size, report)
     decoded: list[dict | None] = []
     for index, leaf in enumerate(leaves):
         try:
@@ -304,79 +423,20 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             report.problems.append(f"entry {index}: {exc}")
 
     # 3. the log only grew since the last run
-    if state.get("size") is not None:
-        old_size, old_root = state["size"], base64.b64decode(state["root"])
-        if old_size > size:
-            report.problems.append(f"the log shrank: it had {old_size} entries when last checked "
-                                   f"({state.get('checked_at', 'earlier')}), it now has {size}")
-        elif tree.root(old_size) != old_root:
-            report.problems.append(f"the log of {size} entries does not extend the checkpoint of {old_size} "
-                                   "entries seen before: its history was rewritten or forked")
-        else:
-            report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
-        if seen and (old_size > size or tree.root(min(old_size, size)) != old_root):
-            now = {h.hex(): i for i, h in enumerate(hashes)}
-            for index, (hashed, what) in enumerate(seen):
-                if hashed not in now:
-                    report.problems.append(f"entry {index} ({what}) seen before is no longer in the log")
-                elif now[hashed] != index:
-                    report.problems.append(f"entry {index} ({what}) seen before is now entry {now[hashed]}")
+    store = BundleStore(state_path)
+    history = _history(report, state, tree, hashes, decoded, store, size)
 
-    # 4. every exported record is in the log, as logged
-    by_version: dict[tuple[str, int], tuple[int, dict]] = {}
-    for index, leaf in enumerate(decoded):
-        if leaf is not None and leaf["kind"] == SNID_VERSION.name:
-            if leaf.get("record") is not None and sha256_hex(leaf["record"]) != leaf["record_sha256"]:
-                report.problems.append(f"entry {index}: its record does not match its own record_sha256")
-            by_version.setdefault((leaf["snid"].lower(), leaf["version"]), (index, leaf))
-        elif leaf is not None and leaf["kind"] == ADMINISTRATIVE_CHANGE.name and "record_sha256" in leaf:
-            # An approved administrative change: the version's public record reads so from now on.
-            key = (leaf["snid"].lower(), leaf["version"])
-            if key in by_version:
-                first, logged = by_version[key]
-                logged = {**logged, "record_sha256": leaf["record_sha256"]}
-                if logged.get("record") is not None:
-                    logged["record"] = {**logged["record"], "registrant": leaf["registrant"]}
-                by_version[key] = (index, logged)
-    reservations: dict[str, tuple[int, dict]] = {}  # the last reservation leaf of each SNID
-    for index, leaf in enumerate(decoded):
-        if leaf is not None and leaf["kind"] in (RESERVATION_GRANTED.name, RESERVATION_ENDED.name):
-            reservations[leaf["snid"].lower()] = (index, leaf)
-    try:
-        raw = export.read_bytes() if export is not None else site.get("urn/registry.json")
-        document = json.loads(raw)
-        records, reserved = document["snids"], document.get("reservations", [])
-    except OSError as exc:
-        raise CannotCheck(f"{export}: {exc.strerror or exc}") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CannotCheck(f"the export is not a registry.json document ({exc})") from None
-    for record in records:
-        name = f"urn:ogf:{record.get('snid')}: version {record.get('version')}"
-        found = by_version.get((str(record.get("snid", "")).lower(), record.get("version")))
-        if found is None:
-            report.problems.append(f"{name} is in the export but not in the log")
-            continue
-        index, leaf = found
-        exported = record_of_export(record)
-        if leaf.get("record") is None:
-            if sha256_hex(exported) != leaf["record_sha256"]:
-                report.problems.append(f"{name} (log entry {index}): the export's record does not match the "
-                                       "logged record digest")
-        else:
-            for difference in _differences(leaf["record"], exported):
-                report.problems.append(f"{name} (log entry {index}): {difference}")
-        report.checked_records += 1
-    for reservation in reserved:
-        snid, until = str(reservation.get("snid", "")), reservation.get("reserved_until")
-        index, leaf = reservations.get(snid.lower(), (None, None))
-        if leaf is None or leaf["kind"] != RESERVATION_GRANTED.name:
-            report.problems.append(f"the reservation of urn:ogf:{snid}: is in the export but the log "
-                                   + ("has no reservation of it" if leaf is None else
-                                      f"says it ended (entry {index})"))
-        elif leaf["reserved_until"] != until:
-            report.problems.append(f"the reservation of urn:ogf:{snid}: (log entry {index}): the log says until "
-                                   f"{leaf['reserved_until']}, the export says until {until}")
+    # 4. what the log holds is what the site publishes, both ways
+    registry, registry_raw = _document(site, EXPORTS["export"], export)
+    full, full_raw = _document(site, EXPORTS["full_export"], full_export)
+    log = replay(decoded)
+    compared = compare(log, registry, full, today=dt.datetime.now(dt.UTC).date(),
+                       sections_before=state.get("sections") or {})
+    report.problems += log.problems + compared.problems
+    report.notes += compared.notes
 
+    if report.ok:
+        report.verdict = _verdict(checkpoint, verifier, cosigned, compared.counts, history)
     if report.ok and save:
         state_path.parent.mkdir(parents=True, exist_ok=True)
         state_path.write_text(json.dumps({
@@ -384,11 +444,33 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             "root": base64.b64encode(checkpoint.root).decode(), "checkpoint": note, "time": report.signed_at,
             "checked_at": dt.datetime.now(dt.UTC).strftime(TIME_FORMAT),
             "leaves": [[h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded)],
+            "sections": _sections(full),
         }, indent=1) + "\n", encoding="utf-8")
-        for ref, data in fetched.items():
-            store.write(ref, data)
-        report.notes.append(f"state saved to {state_path}")
+        store.write(bundles)
+        report.notes.append(f"state saved to {state_path} (the leaves in {store.root})")
+    if mirror is not None:
+        if report.ok:
+            written = mirror_write(mirror, note=note, verifier_key=str(verifier), tree=tree, size=size,
+                                   bundles=bundles, documents={EXPORTS["export"]: registry_raw,
+                                                               EXPORTS["full_export"]: full_raw})
+            report.notes.append(f"mirror written to {mirror} ({written} files: a static tlog-tiles log)")
+        else:
+            report.notes.append(f"mirror not written to {mirror}: the log did not verify")
     return report
+
+
+def _count(text: str) -> int:
+    """A whole number in ASCII digits (``int`` would also read other scripts' digits)."""
+    if not re.fullmatch(r"[0-9]{1,6}", text):
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a whole number (ASCII digits)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """Seconds in ASCII digits, with an optional fraction (``float`` reads "٤١٥" and "1e9" too)."""
+    if not re.fullmatch(r"[0-9]{1,12}(?:\.[0-9]{1,6})?", text):
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number of seconds (ASCII digits)")
+    return float(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -397,15 +479,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Verify the urn:ogf registry (a site or a mirror directory) against its signed transparency log.")
     parser.add_argument("source", help="the site's base URL (https://urn.ogf.org/) or a mirror directory")
     parser.add_argument("--key", help="the log's verifier key name+id+key, as published (pin it)")
+    parser.add_argument("--witness", action="append", default=[], metavar="KEY",
+                        help="a witness's cosigner key (C2SP vkey name+id+base64, signature type 0x04); repeat "
+                             "for each witness you trust")
+    parser.add_argument("--quorum", type=_count, metavar="N",
+                        help="how many of the --witness keys must have cosigned the checkpoint (default: all)")
     parser.add_argument("--export", type=Path, help="check this registry.json file instead of the site's")
+    parser.add_argument("--full-export", type=Path,
+                        help="check this registry-full.json file instead of the site's")
     parser.add_argument("--state", type=Path, help="where the last checkpoint seen is kept "
                         "(default: ~/.local/state/urn-ogf-registry-verify/<source>.json)")
     parser.add_argument("--accept-new-key", action="store_true", help="accept a rotated key given with --key")
-    parser.add_argument("--mirror", type=Path, help="also save what was fetched here (a static mirror)")
+    parser.add_argument("--mirror", type=Path, help="after a clean run, write a static tlog-tiles copy of the "
+                        "log (checkpoint, key, hash tiles, entry bundles) and the exports here")
     parser.add_argument("--no-save", action="store_true", help="do not update the state file")
-    parser.add_argument("--full", action="store_true", help="download every entry bundle again, instead of "
-                        "reading the full ones earlier runs verified from beside the state file")
-    parser.add_argument("--max-age", type=float, default=MAX_AGE_SECONDS, metavar="SECONDS",
+    parser.add_argument("--full", action="store_true", help=argparse.SUPPRESS)  # every run now reads everything
+    parser.add_argument("--max-age", type=_seconds, default=MAX_AGE_SECONDS, metavar="SECONDS",
                         help="report a site whose checkpoint was signed longer ago than this (default: a day; "
                              "not applied to a mirror directory, which is as old as its copy)")
     return parser
@@ -413,11 +502,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.quorum is not None and args.quorum > len(args.witness):
+        parser.error(f"--quorum {args.quorum} needs at least {args.quorum} --witness keys "
+                     f"({len(args.witness)} given)")
+    try:
+        witnesses = [WitnessKey.parse(w) for w in args.witness]
+    except NoteError as exc:
+        parser.error(f"--witness: {exc}")
     try:
         report = verify(args.source, key=args.key, state_path=args.state, export=args.export,
-                        accept_new_key=args.accept_new_key, save=not args.no_save, mirror=args.mirror,
-                        max_age=args.max_age, full=args.full)
+                        full_export=args.full_export, accept_new_key=args.accept_new_key, save=not args.no_save,
+                        mirror=args.mirror, max_age=args.max_age, witnesses=witnesses, quorum=args.quorum)
     except (CannotCheck, NoteError) as exc:
         out.write(f"COULD NOT CHECK: {exc}\n")
         return 2

@@ -161,7 +161,7 @@ def test_verifier_finds_the_changed_record_in_the_log(transactional_db, live_ser
     status = verify.main([live_server.url, "--key", str(log_key.verifier()), "--state", str(tmp_path / "s.json")],
                          out=out)
     assert status == 0, out.getvalue()
-    assert "VERIFIED: 2 record(s)" in out.getvalue()
+    assert "2 registered SNID(s) with 2 version(s)" in out.getvalue() and "1 deprecation(s)" in out.getvalue()
 
 
 @pytest.mark.django_db

@@ -10,11 +10,9 @@ from ..api.views import PublicView
 from . import views
 
 
-class InclusionProofSerializer(serializers.Serializer):
-    """A version's transparency-log entry and the RFC 9162 proof that it is in the tree."""
+class EntryProofSerializer(serializers.Serializer):
+    """Any entry of the log, exactly as stored, and the RFC 9162 proof that it is in the tree."""
 
-    snid = serializers.CharField()
-    version = serializers.IntegerField()
     leaf = serializers.CharField(help_text="the entry: canonical JSON, exactly the bytes that are hashed")
     index = serializers.IntegerField(help_text="the entry's number in the log, from 0")
     tree_size = serializers.IntegerField(help_text="the size of the tree the proof is for")
@@ -23,6 +21,13 @@ class InclusionProofSerializer(serializers.Serializer):
     root_hash = serializers.CharField(help_text="the root of the tree of tree_size leaves, base64")
     checkpoint = serializers.CharField(allow_null=True, help_text="the signed checkpoint of that tree (C2SP "
                                        "tlog-checkpoint), when tree_size is the log's current size")
+
+
+class InclusionProofSerializer(EntryProofSerializer):
+    """A version's transparency-log entry and the RFC 9162 proof that it is in the tree."""
+
+    snid = serializers.CharField()
+    version = serializers.IntegerField()
 
 
 class ConsistencyProofSerializer(serializers.Serializer):
@@ -67,3 +72,14 @@ class LogConsistency(PublicView):
         responses={200: ConsistencyProofSerializer, **ERRORS})
     def get(self, request):
         return views.consistency(request)
+
+
+class EntryProof(PublicView):
+    @extend_schema(
+        summary="Any transparency-log entry, with its inclusion proof",
+        description="Entry `index` of the registry's log (a version registered, a reservation, resolvers, "
+                    "stewards, an administrative change, a deprecation: /log/ lists them in words), as stored, "
+                    "with the RFC 9162 inclusion proof in the current tree and its signed checkpoint.",
+        responses={200: EntryProofSerializer, **ERRORS})
+    def get(self, request, index):
+        return views.entry_proof(request, index)

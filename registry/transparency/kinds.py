@@ -12,6 +12,7 @@ the version they were written with.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -22,7 +23,9 @@ from .tiles import MAX_ENTRY
 
 _TEXT = {"type": "string", "maxLength": 100_000}
 _SNID = {"type": "string", "minLength": 1, "maxLength": 32}
-_DATE = {"type": ["string", "null"], "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+# ``[0-9]``, never ``\d``: JSON Schema patterns run as Python regular expressions here, where ``\d``
+# also matches other scripts' digits ("٢٠٢٦").
+_DATE = {"type": ["string", "null"], "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
 _SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 _TEXTS = {"type": "array", "items": _TEXT}
 
@@ -40,7 +43,7 @@ KINDS: dict[str, LeafKind] = {}
 
 def register(name: str, version: int, description: str, properties: dict, required: list[str]) -> LeafKind:
     envelope = {"kind": {"const": name}, "v": {"const": version},
-                "at": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"}}
+                "at": {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"}}
     schema = {"type": "object", "additionalProperties": False, "properties": {**envelope, **properties},
               "required": ["kind", "v", "at", *required]}
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -121,9 +124,9 @@ STEWARD_CHANGED = register(
 ADMINISTRATIVE_CHANGE = register(
     "administrative-change", 1,
     "An editor approved a steward's request to change an administrative detail of an SNID (its public "
-    "contact, the registrant's details, its resolvers) without a new version. ``fields`` holds the new "
-    "public values; where the change shows in the version's public record, ``registrant`` and "
-    "``record_sha256`` are that record's registrant and digest from now on.",
+    "contact, the registrant's details, its resolvers) without a new version. The entry holds the new "
+    "public values (fields); where the change shows in the version's public record, also that record's "
+    "registrant and digest (registrant, record_sha256) from now on.",
     {"snid": _SNID, "version": {"type": "integer", "minimum": 1}, "change": {"type": "string", "maxLength": 40},
      "fields": {"type": "object", "additionalProperties": _TEXT}, "registrant": _PUBLIC_REGISTRANT,
      "record_sha256": _SHA256},
@@ -156,11 +159,19 @@ class LeafError(ValueError):
     """A leaf that does not follow its kind's schema."""
 
 
+@functools.cache
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(KINDS[name].schema)
+
+
 def leaf_validate(leaf: dict) -> LeafKind:
     kind = KINDS.get(leaf.get("kind")) if isinstance(leaf, dict) else None
     if kind is None:
         raise LeafError(f"Unknown leaf kind {leaf.get('kind') if isinstance(leaf, dict) else leaf!r}.")
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(kind.schema).iter_errors(leaf))
+    validator = _validator(kind.name)
+    if validator.is_valid(leaf):  # a verifier validates every leaf of the log: the common case first
+        return kind
+    error = jsonschema.exceptions.best_match(validator.iter_errors(leaf))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the leaf"
         raise LeafError(f"{kind.name} leaf, at {where}: {error.message}")

@@ -16,6 +16,7 @@ import base64
 import datetime as dt
 import binascii
 import hashlib
+import re
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidSignature
@@ -155,6 +156,10 @@ def note_open(note: str, verifier: Verifier) -> str:
 #: The checkpoint's extension line saying when it was signed (C2SP tlog-checkpoint allows
 #: extension lines after the root hash; clients that do not know one ignore it).
 TIME_PREFIX, TIME_FORMAT = "time ", "%Y-%m-%dT%H:%M:%SZ"
+#: Numbers in checkpoints are ASCII decimal: ``str.isdigit``, ``int`` and ``strptime`` also read
+#: other scripts' digits ("٤١٥" as 415), which no other implementation would.
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 
 
 @dataclass(frozen=True)
@@ -173,8 +178,11 @@ class Checkpoint:
         """When the log signed this checkpoint (its ``time`` extension line), if it says."""
         for line in self.extensions:
             if line.startswith(TIME_PREFIX):
+                stamp = line[len(TIME_PREFIX):]
+                if not _TIME.fullmatch(stamp):  # strptime would read other scripts' digits too
+                    return None
                 try:
-                    return dt.datetime.strptime(line[len(TIME_PREFIX):], TIME_FORMAT).replace(tzinfo=dt.UTC)
+                    return dt.datetime.strptime(stamp, TIME_FORMAT).replace(tzinfo=dt.UTC)
                 except ValueError:
                     return None
         return None
@@ -185,8 +193,9 @@ class Checkpoint:
         if len(lines) < 4 or lines[-1] != "":
             raise NoteError("A checkpoint has an origin line, a size line and a root hash line.")
         origin, size, root = lines[:3]
-        if not size.isdigit() or (size != "0" and size.startswith("0")):
-            raise NoteError(f"The checkpoint's tree size {size[:30]!r} is not a decimal number.")
+        if not _DECIMAL.fullmatch(size) or int(size) >= 1 << 63:
+            raise NoteError(f"The checkpoint's tree size {size[:30]!r} is not a decimal number (ASCII digits, "
+                            "no leading zero).")
         try:
             raw = base64.b64decode(root, validate=True)
         except binascii.Error:

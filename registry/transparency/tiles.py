@@ -20,8 +20,13 @@ from .merkle import Tree
 HEIGHT = 8
 WIDTH = 1 << HEIGHT
 MAX_ENTRY = 0xFFFF
+#: Levels a tile path may name (tlog-tiles: 0 to 63).
+MAX_LEVEL = 63
 
-_INDEX = re.compile(r"(?:x\d{3}/)*\d{3}")
+#: One spelling per tile (tlog-tiles): the level and the width in ASCII decimal without leading
+#: zeroes, the index in three-digit groups whose first is not "x000". ``[0-9]``, never ``\d``, which
+#: in Python also matches other scripts' digits ("٤١٥").
+_TILE_PATH = re.compile(r"tile/(entries|0|[1-9][0-9]?)/((?:x[0-9]{3}/)*[0-9]{3})(?:\.p/([1-9][0-9]{0,2}))?")
 
 
 @dataclass(frozen=True)
@@ -49,17 +54,18 @@ def index_path(index: int) -> str:
 
 def parse_tile_path(path: str) -> TileRef | None:
     """``tile/...`` (without the log's prefix) as a TileRef, or None if it is not a tile path."""
-    match = re.fullmatch(r"tile/(entries|\d{1,2})/((?:x\d{3}/)*\d{3})(?:\.p/(\d{1,3}))?", path)
+    match = _TILE_PATH.fullmatch(path)
     if match is None:
         return None
     head, index, width = match.groups()
     groups = index.replace("x", "").split("/")
     if len(groups) > 1 and groups[0] == "000":
         return None  # one spelling per index
+    level = None if head == "entries" else int(head)
     width_value = WIDTH if width is None else int(width)
-    if width is not None and (not 1 <= width_value < WIDTH or width != str(width_value)):
+    if width is not None and width_value >= WIDTH or level is not None and level > MAX_LEVEL:
         return None
-    return TileRef(None if head == "entries" else int(head), int("".join(groups)), width_value)
+    return TileRef(level, int("".join(groups)), width_value)
 
 
 def tiles_for(size: int, level: int | None = 0) -> list[TileRef]:

@@ -16,4 +16,5 @@ def api_urlpatterns():
     return [
         path("snids/<str:snid>/versions/<int:version>/proof", api.VersionProof.as_view(), name="snid_version_proof"),
         path("log/consistency/", api.LogConsistency.as_view(), name="log_consistency"),
+        path("log/entries/<int:index>/proof", api.EntryProof.as_view(), name="log_entry_proof"),
     ]

@@ -8,12 +8,15 @@ changes and is cacheable for a year, a partial one for a minute.
 from __future__ import annotations
 
 import base64
+import gzip
+import re
 
 import orjson
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.utils.cache import patch_cache_control
+from django.utils.cache import patch_cache_control, patch_vary_headers
 
+from .entries import entries_page
 from .kinds import KINDS
 from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_tree, log_verifier,
                   version_entry)
@@ -43,8 +46,10 @@ def log_page(request):
         verifier = str(log_verifier())
     except LogError as exc:
         return _unavailable(exc)
+    number = request.GET.get("page", "")
     context = {"checkpoint": checkpoint, "note": note, "verifier_key": verifier, "damage": log_damage(),
                "kinds": sorted(KINDS.values(), key=lambda k: k.name),
+               "entries": entries_page(int(number) if re.fullmatch(r"[0-9]{1,9}", number) else 1),
                "root_b64": base64.b64encode(checkpoint.root).decode()}
     response = render(request, "registry/log.html", context)
     patch_cache_control(response, no_cache=True)
@@ -87,15 +92,36 @@ def tile(request, path):
     else:
         body = tile_bytes(tree, ref)
     response = HttpResponse(body, content_type="application/octet-stream")
+    if ref.level is None:
+        _compressed(request, response)
     patch_cache_control(response, **(IMMUTABLE if ref.full else PARTIAL))
     return response
+
+
+def _accepts_gzip(header: str) -> bool:
+    """Whether an Accept-Encoding header allows gzip (RFC 9110 §12.5.3: ``gzip;q=0`` refuses it, ``*`` allows it)."""
+    weights = {}
+    for item in header.split(","):
+        coding, _, params = item.strip().partition(";")
+        match = re.search(r"(?i)\bq\s*=\s*([01](?:\.[0-9]{0,3})?)", params)
+        weights[coding.strip().lower()] = float(match.group(1)) if match else 1.0
+    weight = weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0)))
+    return weight > 0
+
+
+def _compressed(request, response) -> None:
+    """Entry bundles are JSON text, a fifth of their size gzipped (C2SP tlog-tiles: they SHOULD be compressed)."""
+    patch_vary_headers(response, ["Accept-Encoding"])
+    if _accepts_gzip(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        response.content = gzip.compress(response.content, compresslevel=6, mtime=0)
+        response["Content-Encoding"] = "gzip"
 
 
 def _size_param(request, name: str, default: int | None) -> int | None:
     value = request.GET.get(name)
     if value is None or value == "":
         return default
-    if not value.isdigit() or len(value) > 15:
+    if not re.fullmatch(r"[0-9]{1,15}", value):  # ASCII digits: isdigit() and int() read "٤١٥" as 415
         raise ValueError(f"{name} must be a tree size (a whole number), not {value[:20]!r}.")
     return int(value)
 
@@ -144,6 +170,20 @@ def consistency(request):
               "second_root": b64(tree.root(second)),
               "proof": [b64(h) for h in tree.consistency_proof(first, second)],
               "checkpoint": note if second == current else None}
+    response = _json(answer)
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+def entry_proof(request, index: int):
+    """``GET /api/log/entries/<index>/proof``: any entry (the leaf as stored) with its inclusion proof."""
+    try:
+        leaves = log_leaves(index, index + 1) if index < log_tree()[1] else None
+        answer = {"leaf": leaves[0].decode("utf-8"), **inclusion_of(index)} if leaves else None
+    except LogError as exc:
+        return _json({"detail": str(exc)}, 503)
+    if answer is None:
+        return _json({"detail": f"The log has no entry {index} (it has {log_tree()[1]} entries)."}, 404)
     response = _json(answer)
     patch_cache_control(response, no_cache=True)
     return response

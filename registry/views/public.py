@@ -6,6 +6,8 @@ import hashlib
 from functools import wraps
 from urllib.parse import urlencode
 
+import orjson
+
 from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.core.cache import cache
@@ -295,7 +297,7 @@ def _export_etag(request, fmt):
     return f"{fmt}-{count}-{changed.timestamp() if changed else 0}"
 
 
-def _export_last_modified(request, fmt):
+def _export_last_modified(request, fmt=None):
     return _registry_changed(request)
 
 
@@ -308,6 +310,19 @@ def registry_export(request, fmt):
     response = HttpResponse(render_as(snapshot), content_type=content_type)
     if fmt == "csv":
         response["Content-Disposition"] = 'inline; filename="urn-ogf-registry.csv"'
+    patch_cache_control(response, public=True, max_age=300)
+    return response
+
+
+@condition(etag_func=lambda request: _export_etag(request, "full"), last_modified_func=_export_last_modified)
+@anonymous_cache(etag=False)
+def registry_full_export(request):
+    """Every approved version, resolver, steward and deprecation: what the transparency log holds, as the
+    site publishes it now (``exports_full``), for mirrors that check the log (``registry.verify``)."""
+    from ..exports_full import full_document
+
+    response = HttpResponse(orjson.dumps(full_document(updated=_registry_changed(request))),
+                            content_type="application/json")
     patch_cache_control(response, public=True, max_age=300)
     return response
 

@@ -13,6 +13,7 @@ urlpatterns = [
     path("urn/search/", public.urn_search, name="urn_search"),
     path("urn/feed.atom", public.registry_feed, name="feed"),
     re_path(r"^urn/registry\.(?P<fmt>json|csv|xml)$", public.registry_export, name="registry_export"),
+    path("urn/registry-full.json", public.registry_full_export, name="registry_full_export"),
     *stewardship_urlpatterns,
     path("urn/<str:snid>/", public.namespace_detail, name="namespace_detail"),
     path("urn/<str:snid>/diff/", public.namespace_diff, name="namespace_diff"),

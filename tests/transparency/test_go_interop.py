@@ -9,6 +9,7 @@ tile against the signed root before proving each entry from them.
 
 import base64
 import datetime as dt
+import io
 import json
 import os
 import shutil
@@ -31,17 +32,22 @@ GOPATH = Path(os.environ.get("REGISTRY_GOPATH", "/usr/share/gocode"))
 PROGRAM = Path(__file__).parent / "go" / "tlogcheck.go"
 
 
-@pytest.fixture(scope="session")
-def tlogcheck(tmp_path_factory):
+def _go_build(program: Path, tmp_path_factory) -> Path:
+    """``program`` built in GOPATH mode against Debian's golang.org/x/mod (skipped where Go is absent)."""
     require_external("Go", shutil.which("go") is not None and (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(),
                      "install golang-go and golang-golang-x-mod-dev (Go's sumdb note and tlog packages)")
-    binary = tmp_path_factory.mktemp("go") / "tlogcheck"
+    binary = tmp_path_factory.mktemp("go") / program.stem
     env = {**os.environ, "GOPATH": str(GOPATH), "GO111MODULE": "off",
            "GOCACHE": str(tmp_path_factory.mktemp("gocache")), "GOFLAGS": ""}
-    result = subprocess.run(["go", "build", "-o", str(binary), str(PROGRAM)], env=env, capture_output=True,
+    result = subprocess.run(["go", "build", "-o", str(binary), str(program)], env=env, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return binary
+
+
+@pytest.fixture(scope="session")
+def tlogcheck(tmp_path_factory):
+    return _go_build(PROGRAM, tmp_path_factory)
 
 
 def _get(url: str) -> bytes:
@@ -122,3 +128,66 @@ def test_go_refuses_a_changed_checkpoint_and_bent_proofs(tlogcheck, grown_site):
     report = _check(tlogcheck, bent)
     assert report["inclusion_errors"][0] != "" and report["consistency_errors"][2] != ""
     assert report["inclusion_errors"][1:] == [""] * (len(request["inclusions"]) - 1)
+
+
+# --- a static mirror, followed by Go's tlog over a plain static web server ---------------------------
+
+MIRROR_PROGRAM = Path(__file__).parent / "go" / "mirrorcheck.go"
+
+
+@pytest.fixture(scope="session")
+def mirrorcheck(tmp_path_factory):
+    return _go_build(MIRROR_PROGRAM, tmp_path_factory)
+
+
+@pytest.fixture
+def static_server():
+    """Python's http.server on the loopback, serving a directory as plain files."""
+    import functools
+    import http.server
+    import threading
+
+    servers = []
+
+    def serve(directory: Path) -> str:
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
+        handler.log_message = lambda *args: None
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+
+
+def _follow(binary, base: str, mirror: Path) -> dict:
+    files = sorted(str(p.relative_to(mirror / "log")) for p in (mirror / "log" / "tile").rglob("*") if p.is_file())
+    return _check(binary, {"base": base, "files": files})
+
+
+def test_go_follows_a_verified_mirror_served_as_static_files(mirrorcheck, grown_site, static_server, tmp_path):
+    from registry import verify
+
+    mirror = tmp_path / "mirror"
+    out = io.StringIO()
+    assert verify.main([grown_site.url, "--state", str(tmp_path / "s.json"), "--mirror", str(mirror)], out=out) == 0, \
+        out.getvalue()
+    for path in ("log/checkpoint", "log/key", "log/tile/0/000", "log/tile/0/001.p/47", "log/tile/1/000.p/1",
+                 "log/tile/entries/000", "log/tile/entries/001.p/47", "urn/registry.json", "urn/registry-full.json"):
+        assert (mirror / path).is_file(), path
+    base = static_server(mirror)
+    report = _follow(mirrorcheck, base, mirror)
+    assert report["error"] == "", report
+    assert report["size"] == 303 and report["entries_proved"] == 303
+    assert report["tiles_tree_hash"] == report["root"]
+    assert report["non_canonical"] is None  # every tile file has the one name Go gives it
+    assert {"tile/0/000", "tile/0/001.p/47", "tile/1/000.p/1"} <= set(report["tiles_fetched"])
+    # The static copy is itself a site the verifier checks over HTTP.
+    out = io.StringIO()
+    assert verify.main([base, "--state", str(tmp_path / "t.json")], out=out) == 0, out.getvalue()
+    # A changed entry in the copy is caught by Go against the signed root.
+    bundle = mirror / "log/tile/entries/000"
+    bundle.write_bytes(bundle.read_bytes().replace(b'"renewal":false', b'"renewal":true ', 1))
+    assert "entry " in _follow(mirrorcheck, base, mirror)["error"]

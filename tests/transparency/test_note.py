@@ -58,8 +58,12 @@ def test_checkpoint_for_another_origin_is_refused():
         checkpoint_open(note, signer.verifier())
 
 
-@pytest.mark.parametrize("text", ["o\n01\nAAAA\n", "o\nten\n" + base64.b64encode(bytes(32)).decode() + "\n",
-                                  "o\n1\nAAAA\n", "o\n1\n"])
+ROOT_B64 = base64.b64encode(bytes(32)).decode()
+
+
+@pytest.mark.parametrize("text", ["o\n01\nAAAA\n", "o\nten\n" + ROOT_B64 + "\n", "o\n1\nAAAA\n", "o\n1\n",
+                                  "o\n\u0664\u0661\u0665\n" + ROOT_B64 + "\n", "o\n4\u0661\n" + ROOT_B64 + "\n",
+                                  "o\n\uff14\n" + ROOT_B64 + "\n", "o\n" + str(1 << 63) + "\n" + ROOT_B64 + "\n"])
 def test_checkpoint_malformed_bodies_are_refused(text):
     with pytest.raises(NoteError):
         Checkpoint.parse(text)
@@ -79,3 +83,10 @@ def test_note_matches_go_known_answers():
     assert str(signer.verifier()) == GO_VERIFIER
     assert signer.sign(GO_TEXT) == GO_NOTE
     assert note_open(GO_NOTE, Verifier.parse(GO_VERIFIER)) == GO_TEXT
+
+
+def test_checkpoint_time_line_is_read_in_ascii_digits_only():
+    signed = Checkpoint.parse(f"o\n1\n{ROOT_B64}\ntime 2026-11-25T14:30:00Z\n")
+    assert signed.time is not None and signed.time.year == 2026
+    arabic = Checkpoint.parse(f"o\n1\n{ROOT_B64}\ntime \u0662\u0660\u0662\u0666-11-25T14:30:00Z\n")
+    assert arabic.time is None  # strptime alone reads it as 2026

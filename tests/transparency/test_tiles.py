@@ -16,12 +16,15 @@ def test_tiles_index_paths_follow_the_spec(index, path):
 
 def test_tiles_partial_and_entry_paths_parse():
     assert parse_tile_path("tile/entries/001.p/7") == TileRef(None, 1, 7)
+    assert parse_tile_path("tile/63/000.p/255") == TileRef(63, 0, 255)
     assert TileRef(None, 1, 7).path() == "tile/entries/001.p/7"
     assert TileRef(1, 0, 256).path() == "tile/1/000"
 
 
 @pytest.mark.parametrize("path", ["tile/0/1", "tile/0/000.p/256", "tile/0/000.p/0", "tile/0/000.p/07",
-                                  "tile/0/x000/001", "tile/x/000", "tile/0/000/"])
+                                  "tile/0/x000/001", "tile/x/000", "tile/0/000/", "tile/00/000.p/1", "tile/01/000",
+                                  "tile/64/000", "tile/\u0660/000", "tile/0/\u0660\u0660\u0661",
+                                  "tile/entries/000.p/\u0663", "tile/0/x\u0660\u0660\u0661/000"])
 def test_tiles_other_paths_are_not_tiles(path):
     assert parse_tile_path(path) is None
 

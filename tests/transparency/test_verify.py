@@ -1,5 +1,6 @@
 """The mirror's verifier against a real server on the loopback: clean, grown, tampered, and re-keyed."""
 
+import contextlib
 import datetime as dt
 import io
 import json
@@ -54,7 +55,12 @@ def test_verify_a_faithful_registry_verifies_and_remembers_the_checkpoint(site, 
     state = tmp_path / "state.json"
     status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
     assert status == 0, out
-    assert "VERIFIED: 3 record(s) of the export are in the log of 4 entries" in out
+    assert "VERIFIED: the checkpoint of 4 entries is signed by registry.test/log+" in out
+    assert "every one of its 4 leaves was read and they hash to its root" in out
+    assert ("3 registered SNID(s) with 3 version(s), the resolvers of 0, 0 steward(s), 0 deprecation(s), "
+            "1 reservation(s) in force — is what the site publishes now") in out
+    assert "first run: there is no earlier checkpoint to compare this one with" in out
+    assert "consistent with the checkpoint" not in out and "seen before" not in out
     assert "(signature verified)" in out
     saved = json.loads(state.read_text())
     assert saved["size"] == 4 and saved["verifier_key"] == str(log_key.verifier())
@@ -68,7 +74,7 @@ def test_verify_a_grown_log_is_consistent_with_the_last_checkpoint(site, log_key
     status, out = _run(site.url, "--state", state)  # the pinned key
     assert status == 0, out
     assert "consistent with the checkpoint of 4 entries seen before" in out
-    assert "log of 5 entries" in out
+    assert "the checkpoint of 5 entries is signed" in out and "it extends the checkpoint of 4 entries seen on" in out
 
 
 def test_verify_reports_a_rewritten_version_and_a_deleted_log_entry(site, log_key, tmp_path):
@@ -97,10 +103,10 @@ def test_verify_reports_a_rewritten_version_and_a_deleted_log_entry(site, log_ke
     assert "DIFFERS: the log shrank: it had 4 entries when last checked" in out
     assert "DIFFERS: entry 2 (urn:ogf:gamma: version 1) seen before is no longer in the log" in out
     assert ('DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "Example-URN: supercomputers '
-            'and clusters (the GFD.191 worked example)", the export says "A quietly different title"') in out
+            'and clusters (the GFD.191 worked example)", the site publishes "A quietly different title"') in out
     # The server serves its log up to the hole, so what followed the deleted entry is missing too.
     assert "DIFFERS: entry 3 (reservation-granted urn:ogf:held:) seen before is no longer in the log" in out
-    assert "DIFFERS: urn:ogf:gamma: version 1 is in the export but not in the log" in out
+    assert "DIFFERS: urn:ogf:gamma: is in registry.json but the log has no registration of it" in out
     assert "NOT VERIFIED" in out
     assert json.loads(state.read_text())["size"] == 4  # the last good checkpoint is kept
     assert "entry 2 is missing from the log table" in site_page(site)
@@ -160,7 +166,7 @@ def test_verify_registry_command_wraps_the_verifier(site, log_key, tmp_path):
     out = io.StringIO()
     call_command("verify_registry", site.url, "--key", str(log_key.verifier()), "--state",
                  str(tmp_path / "s.json"), stdout=out)
-    assert "VERIFIED: 3 record(s)" in out.getvalue()
+    assert "VERIFIED: the checkpoint of 4 entries" in out.getvalue()
 
 
 def test_verify_runs_without_django():
@@ -208,7 +214,7 @@ def test_verify_reports_a_reservation_moved_behind_the_log(site, log_key, tmp_pa
     status, out = _run(site.url, "--state", state)
     assert status == 1
     assert (f"DIFFERS: the reservation of urn:ogf:held: (log entry 3): the log says until {granted}, "
-            f"the export says until {later}") in out
+            f"registry.json says until {later}") in out
 
 
 # --- freshness: a frozen or replaying site ---------------------------------------------------------
@@ -268,81 +274,139 @@ def test_verify_reports_a_checkpoint_older_than_the_last_one_seen(site, replayin
     assert "earlier than the one the last run saw" in out
 
 
-def _log_grown_to(size: int) -> None:
-    """Steward changes appended until the log holds ``size`` entries: past one full entry bundle."""
+def _log_grown_to(site, size: int) -> None:
+    """Reservations granted (each one a leaf) until the log holds ``size`` entries: past one full bundle."""
     from django.db import transaction
 
-    from registry.transparency.log import log_append, log_size_recorded
+    from registry.transparency.log import log_size_recorded
 
-    with transaction.atomic():
+    until = timezone.localdate() + dt.timedelta(days=30)
+    with transaction.atomic():  # one commit, not 300
         for n in range(log_size_recorded(), size):
-            log_append("steward-changed", {"snid": "alpha", "change": "added", "steward": f"steward{n}",
-                                           "reason": "bundle filler"})
+            services.namespace_reserve(f"fill{n}", site.editor, until=until, reason="r", reserved_for=site.applicant)
     _restart()
 
 
-def test_verify_downloads_a_full_entry_bundle_once(site, log_key, tmp_path):
-    _log_grown_to(300)
-    state, mirror = tmp_path / "state.json", tmp_path / "mirror"
-    status, out = _run(site.url, "--key", log_key.verifier(), "--state", state, "--mirror", mirror)
-    assert status == 0 and "log of 300 entries" in out and "read from the copy" not in out, out
-    kept = tmp_path / "state.json.tiles" / "tile" / "entries" / "000"
-    assert kept.read_bytes() == (mirror / "log/tile/entries/000").read_bytes()
-    assert not (tmp_path / "state.json.tiles" / "tile" / "entries" / "001.p").exists()  # partial: not kept
-    # The next run reads the full bundle from beside the state: its source may no longer serve it.
-    (mirror / "log/tile/entries/000").unlink()
-    again = tmp_path / "again"
-    status, out = _run(mirror, "--state", state, "--mirror", again)
-    assert status == 0, out
-    assert "1 full entry bundle(s) (256 entries) read from the copy verified by earlier runs" in out
-    assert "; 0 downloaded" in out
-    assert (again / "log/tile/entries/000").read_bytes() == kept.read_bytes()  # the new mirror is whole
-    status, out = _run(mirror, "--state", state, "--full")  # asked to read everything again
-    assert status == 2 and "COULD NOT CHECK" in out and "entries/000" in out
+@contextlib.contextmanager
+def guards_off():
+    """What the database owner can do: switch the triggers off for a moment (the caches forget after)."""
+    from registry.dbguards import SQLITE_TRIGGER_NAMES
 
-
-def test_verify_a_kept_bundle_that_differs_is_fetched_again(site, log_key, tmp_path):
-    _log_grown_to(260)
-    state = tmp_path / "state.json"
-    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
-    kept = tmp_path / "state.json.tiles" / "tile" / "entries" / "000"
-    good = kept.read_bytes()
-    kept.write_bytes(good.replace(b"bundle filler", b"bundle fillet", 1))
-    status, out = _run(site.url, "--state", state)
-    assert status == 0, out
-    assert "read from the copy" not in out  # not trusted: it no longer matches the leaves verified
-    assert kept.read_bytes() == good
-
-
-def test_verify_a_rewritten_history_is_reported_as_on_a_first_run_despite_kept_bundles(site, log_key, tmp_path):
-    from registry.transparency.merkle import leaf_hash
-
-    _log_grown_to(260)
-    state = tmp_path / "state.json"
-    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
-    assert (tmp_path / "state.json.tiles" / "tile" / "entries" / "000").is_file()
-    # The database owner rewrites entry 10, hash and all, guards off: the site signs the new tree.
     with connection.cursor() as cursor:
-        cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 10')
-        leaf = cursor.fetchone()[0].replace("bundle filler", "bundle fillet")
         if connection.vendor == "postgresql":
-            cursor.execute("ALTER TABLE registry_logentry DISABLE TRIGGER registry_logentry_append_only")
+            cursor.execute("SET session_replication_role = replica")  # no user trigger fires
         else:
-            cursor.execute("DROP TRIGGER IF EXISTS registry_logentry_append_only")
+            for name in SQLITE_TRIGGER_NAMES:
+                cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
         try:
-            cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 10',
-                           [leaf, leaf_hash(leaf.encode()).hex()])
+            yield cursor
         finally:
             if connection.vendor == "postgresql":
-                cursor.execute("ALTER TABLE registry_logentry ENABLE TRIGGER registry_logentry_append_only")
+                cursor.execute("SET session_replication_role = DEFAULT")
             else:
                 sqlite_triggers_install(connection)
     _restart()
+
+
+def _rewrite_leaf(index: int, old: str, new: str, *, rehash: bool) -> None:
+    """The database owner rewrites entry ``index`` (its stored hash too, if ``rehash``)."""
+    from registry.transparency.merkle import leaf_hash
+
+    with guards_off() as cursor:
+        cursor.execute('SELECT leaf, leaf_hash FROM registry_logentry WHERE "index" = %s', [index])
+        leaf, hashed = cursor.fetchone()
+        assert old in leaf
+        leaf = leaf.replace(old, new)
+        cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = %s',
+                       [leaf, leaf_hash(leaf.encode()).hex() if rehash else hashed, index])
+
+
+def test_verify_reads_every_leaf_on_every_run_and_keeps_the_verified_ones(site, log_key, tmp_path):
+    _log_grown_to(site, 300)
+    state, mirror = tmp_path / "state.json", tmp_path / "mirror"
+    status, out = _run(site.url, "--key", log_key.verifier(), "--state", state, "--mirror", mirror)
+    assert status == 0 and "the checkpoint of 300 entries" in out, out
+    kept = tmp_path / "state.json.tiles" / "tile" / "entries"
+    assert (kept / "000").read_bytes() == (mirror / "log/tile/entries/000").read_bytes()
+    assert (kept / "001.p" / "44").is_file()
+    # A source that no longer serves a bundle its checkpoint needs is reported, kept copy or not.
+    (mirror / "log/tile/entries/000").unlink()
+    status, out = _run(mirror, "--state", state, "--no-save")
+    assert status == 1, out
+    assert "DIFFERS: the site does not serve tile/entries/000, which its signed checkpoint of 300 entries requires" in out
+    _log_grown_to(site, 310)
+    assert _run(site.url, "--state", state)[0] == 0
+    assert not (kept / "001.p" / "44").exists() and (kept / "001.p" / "54").is_file()  # only the widest is kept
+
+
+def test_verify_a_leaf_changed_behind_its_unchanged_stored_hash_is_found_despite_kept_leaves(site, log_key, tmp_path):
+    _log_grown_to(site, 260)
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    assert (tmp_path / "state.json.tiles" / "tile" / "entries" / "000").is_file()
+    until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
+    _rewrite_leaf(10, until, "2031-01-01", rehash=False)  # the signed tree does not change
+    for args in (("--state", state), ("--key", log_key.verifier(), "--state", tmp_path / "fresh.json")):
+        status, out = _run(site.url, *args)
+        assert status == 1, out
+        assert "DIFFERS: the entries served do not hash to the signed root" in out
+        assert "DIFFERS: entry 10: its leaf no longer matches the hash the log's tree holds for it" in out
+        assert "DIFFERS: entry 11" not in out
+
+
+def test_verify_a_rewritten_leaf_is_named_with_what_changed_in_it(site, log_key, tmp_path):
+    _log_grown_to(site, 260)
+    state = tmp_path / "state.json"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
+    _rewrite_leaf(10, until, "2031-01-01", rehash=True)  # the site signs the new tree
     status, out = _run(site.url, "--state", state)
     assert status == 1, out
-    # Named from what the site serves now, as a run without the kept bundle would.
     assert "DIFFERS: the log of 260 entries does not extend the checkpoint of 260 entries seen before" in out
-    assert "DIFFERS: entry 10 (" in out and "seen before is no longer in the log" in out
-    assert "read from the copy" not in out
-    assert _run(site.url, "--state", state, "--full", "--no-save")[1].replace("--full", "") == out.replace(
-        "--full", "")
+    assert (f'DIFFERS: entry 10 (reservation-granted urn:ogf:fill10:) seen before was changed: it now reads '
+            f'reservation-granted urn:ogf:fill10:; reserved_until: was "{until}", now "2031-01-01"') in out
+    assert "seen before is now entry" not in out and "DIFFERS: entry 11" not in out
+    # Without the state, what the rewritten leaf says differs from what the site publishes.
+    status, out = _run(site.url, "--state", tmp_path / "fresh.json")
+    assert status == 1
+    assert (f"DIFFERS: the reservation of urn:ogf:fill10: (log entry 10): the log says until 2031-01-01, "
+            f"registry.json says until {until}") in out
+
+
+def test_verify_identical_leaves_are_matched_in_order(tmp_path):
+    """Two identical leaves (one change logged twice in the same second): deleting the last names the last."""
+    from registry.transparency.merkle import leaf_hash
+
+    a, b = b'{"a":1}', b'{"b":2}'
+    seen = [[leaf_hash(x).hex(), name] for x, name in ((a, "A"), (b, "B"), (a, "A again"), (a, "A thrice"))]
+    now = [leaf_hash(x) for x in (a, b, a)]
+    store = verify.BundleStore(tmp_path / "state.json")
+    assert verify._entries_changed(seen, now, [None] * 3, store) == [
+        "entry 3 (A thrice) seen before is no longer in the log"]
+    # The middle copy deleted and the rest renumbered: what followed it moved down by one.
+    c = b'{"c":3}'
+    seen.append([leaf_hash(c).hex(), "C"])
+    now = [leaf_hash(x) for x in (a, b, a, c)]
+    assert verify._entries_changed(seen, now, [None] * 4, store) == [
+        "entry 4 (C) seen before is now entry 3", "entry 3 (A thrice) seen before is no longer in the log"]
+
+
+@pytest.mark.parametrize("option", [["--max-age", "\u0664\u0661\u0665"], ["--max-age", "1e9"],
+                                    ["--quorum", "\u0662"]])
+def test_verify_options_take_ascii_numbers_only(option):
+    with pytest.raises(SystemExit) as exit:
+        verify.build_parser().parse_args(["http://127.0.0.1:9/", *option])
+    assert exit.value.code == 2
+
+
+def test_verify_malformed_exports_are_differences_not_crashes():
+    from registry.verifier.compare import compare
+    from registry.verifier.replay import replay
+
+    log = replay([{"kind": "snid-version", "snid": "a", "version": 1, "record_sha256": "0" * 64,
+                   "document_sha256": "0" * 64, "at": "2026-01-01T00:00:00Z", "v": 1}])
+    garbage = {"snids": [{"snid": "a", "version": "1", "versions": "x", "stewards": 5, "resolvers": {},
+                          "deprecation": 3, "status": None}, 7, {"snid": None}], "reservations": "y"}
+    compared = compare(log, garbage, garbage, today=dt.date(2026, 1, 2), sections_before={"a/1": "z"})
+    assert compared.problems and any("urn:ogf:a: version 1 is in the log (entry 0) but the site no longer "
+                                     "publishes it" in p for p in compared.problems)

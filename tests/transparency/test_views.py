@@ -2,6 +2,7 @@
 
 import base64
 import datetime as dt
+import gzip
 
 import orjson
 import pytest
@@ -53,12 +54,96 @@ def test_log_page_publishes_the_verifier_key_and_checkpoint(client, logged, log_
     assert "3</strong> entries" in page and "snid-version" in page and "reservation-ended" in page
 
 
+def test_log_page_lists_the_latest_entries_in_words(client, logged, editor):
+    until = timezone.localdate() + dt.timedelta(days=9)
+    services.namespace_reserve("held", editor, until=until, reason="r")
+    page = client.get("/log/").content.decode()
+    assert "``" not in page and "{&quot;" not in page  # no literal markup, no leaf JSON
+    assert page.index("<h1") < page.index('<h2 id="entries">Latest entries</h2>') < page.index("<h2>Verifier key")
+    assert "4 entries, newest first" in page
+    assert page.index(f"Reserved until {until.isoformat()}") < page.index("Registered: “Example-URN")  # newest first
+    assert '<a href="/api/log/entries/3/proof"' in page and '<a href="/urn/held/"><code>urn:ogf:held:</code></a>' in page
+    assert '<th scope="col">What changed</th>' in page
+
+
+def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as few:
+        client.get("/log/")
+    until = timezone.localdate() + dt.timedelta(days=5)
+    for n in range(30):
+        services.namespace_reserve(f"held{n}", editor, until=until, reason="r")
+    with CaptureQueriesContext(connection) as many:
+        first = client.get("/log/").content.decode()
+    assert len(many.captured_queries) == len(few.captured_queries)
+    assert "page 1 of 2" in first and "urn:ogf:held29:" in first and "urn:ogf:alpha:" not in first
+    second = client.get("/log/?page=2").content.decode()
+    assert "urn:ogf:alpha:" in second and "urn:ogf:held29:" not in second and "← newer" in second
+    assert client.get("/log/?page=\u0662").content.decode().count("page 1 of 2") == 2  # ASCII page numbers only
+
+
+@pytest.mark.parametrize(("leaf", "words"), [
+    ({"kind": "snid-version", "version": 2, "record": {"title": "T"}}, ("Version 2 registered: “T”", "")),
+    ({"kind": "reservation-granted", "reserved_until": None, "renewal": True},
+     ("Reservation renewed until further notice", "")),
+    ({"kind": "reservation-ended", "reserved_until": "2030-01-01", "how": "expired"},
+     ("Reservation expired (it ran until 2030-01-01)", "")),
+    ({"kind": "snid-resolvers", "version": 1, "how": "changed", "reason": "Moved.",
+      "resolvers": [{"name": "main", "template": "https://x.example/{nss}"}]},
+     ("Resolvers set by an editor: main (https://x.example/{nss})", "Moved.")),
+    ({"kind": "steward-changed", "change": "removed", "steward": "Sam", "reason": "Left."},
+     ("Steward removed: Sam", "Left.")),
+    ({"kind": "administrative-change", "version": 1, "change": "contact", "fields": {"contact": "a@b.example"}},
+     ("Administrative change (contact) of version 1: contact now “a@b.example”", "")),
+    ({"kind": "snid-deprecated", "reason": "Old.", "successor": "beta"},
+     ("Deprecated; its successor is urn:ogf:beta:", "Old.")),
+    ({"kind": "snid-undeprecated", "reason": "Back."}, ("Deprecation withdrawn", "Back.")),
+])
+def test_log_every_kind_of_entry_is_said_in_words(leaf, words):
+    from registry.transparency.entries import entry_in_words
+    from registry.transparency.kinds import KINDS
+
+    assert entry_in_words(leaf) == words
+    assert leaf["kind"] in KINDS
+
+
+def test_log_any_entry_has_its_proof(client, logged):
+    checkpoint = _checkpoint(client)
+    answer = orjson.loads(client.get("/api/log/entries/1/proof").content)
+    assert answer["index"] == 1 and answer["tree_size"] == 3 and '"snid":"beta"' in answer["leaf"]
+    proof = [base64.b64decode(h) for h in answer["proof"]]
+    assert verify_inclusion(1, 3, leaf_hash(answer["leaf"].encode()), proof, checkpoint.root)
+    missing = client.get("/api/log/entries/3/proof")
+    assert missing.status_code == 404 and "has no entry 3 (it has 3 entries)" in orjson.loads(missing.content)["detail"]
+
+
 def test_log_entries_bundle_holds_the_leaves_in_order(client, logged):
     response = client.get("/log/tile/entries/000.p/3")
     assert response.status_code == 200 and response["Content-Type"] == "application/octet-stream"
     assert response["Cache-Control"] == "public, max-age=60"
     leaves = [leaf_decode(leaf) for leaf in bundle_entries(response.content)]
     assert [leaf["snid"] for leaf in leaves] == ["alpha", "beta", "gamma"]
+
+
+@pytest.mark.parametrize(("accept", "compressed"), [("gzip", True), ("gzip, deflate, br", True), ("*", True),
+                                                    ("gzip;q=0, identity", False), ("identity", False), ("", False),
+                                                    ("br;q=1, *;q=0.5", True), ("*;q=0", False)])
+def test_log_entry_bundles_are_gzipped_when_asked(client, logged, accept, compressed):
+    plain = client.get("/log/tile/entries/000.p/3").content
+    response = client.get("/log/tile/entries/000.p/3", HTTP_ACCEPT_ENCODING=accept)
+    assert "Accept-Encoding" in response["Vary"]
+    if compressed:
+        assert response["Content-Encoding"] == "gzip"
+        assert gzip.decompress(response.content) == plain and len(response.content) < len(plain)
+    else:
+        assert not response.has_header("Content-Encoding") and response.content == plain
+
+
+def test_log_hash_tiles_are_not_compressed(client, logged):
+    response = client.get("/log/tile/0/000.p/3", HTTP_ACCEPT_ENCODING="gzip")
+    assert not response.has_header("Content-Encoding") and len(response.content) == 96
 
 
 def test_log_hash_tile_holds_the_leaf_hashes(client, logged):
@@ -81,7 +166,8 @@ def test_log_full_tiles_are_immutable_for_a_year(client, applicant, editor):
 
 @pytest.mark.parametrize("path", ["/log/tile/0/000.p/4", "/log/tile/0/001.p/1", "/log/tile/0/000",
                                   "/log/tile/entries/000.p/9", "/log/tile/1/000.p/1", "/log/tile/0/12",
-                                  "/log/tile/0/000.p/300"])
+                                  "/log/tile/0/000.p/300", "/log/tile/00/000.p/1", "/log/tile/0/000.p/01",
+                                  "/log/tile/entries/0000.p/1", "/log/tile/0/x000/000.p/1"])
 def test_log_tiles_the_log_does_not_have_are_404(client, logged, path):
     response = client.get(path)
     assert response.status_code == 404
@@ -113,6 +199,8 @@ def test_log_version_proof_against_an_earlier_size(client, logged):
     ("/api/snids/nothere/versions/1/proof", 404, "not in the transparency log"),
     ("/api/snids/gamma/versions/1/proof?size=1", 400, "not in a tree of size 1"),
     ("/api/snids/gamma/versions/1/proof?size=x", 400, "must be a tree size"),
+    ("/api/snids/gamma/versions/1/proof?size=\u0663", 400, "must be a tree size"),
+    ("/api/log/consistency/?first=\u0661", 400, "must be a tree size"),
 ])
 def test_log_version_proof_refusals_say_why(client, logged, path, status, says):
     response = client.get(path)

@@ -13,7 +13,9 @@ class Command(BaseCommand):
             "(docs/operations.md).")
 
     def add_arguments(self, parser):
-        parser.add_argument("--format", choices=sorted(exports.FORMATS) + ["backup"], default="json")
+        parser.add_argument("--format", choices=sorted(exports.FORMATS) + ["full", "backup"], default="json",
+                            help="json, csv, xml: the current records; full: every version, resolver, steward "
+                                 "and deprecation (/urn/registry-full.json); backup: the whole record")
         parser.add_argument("--base-url", default=None,
                             help="prefix for the records' page URLs (default: REGISTRY_SITE_URL)")
 
@@ -24,6 +26,13 @@ class Command(BaseCommand):
             except BackupError as exc:
                 raise CommandError(str(exc)) from None
             self.stdout.write(render(document), ending="")
+            return
+        if format == "full":
+            import orjson
+
+            from ...exports_full import full_document
+
+            self.stdout.write(orjson.dumps(full_document(), option=orjson.OPT_INDENT_2).decode(), ending="\n")
             return
         render_as, _ = exports.FORMATS[format]
         self.stdout.write(render_as(exports.registry_snapshot(None if base_url is None else base_url.rstrip("/"))),

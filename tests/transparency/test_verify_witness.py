@@ -1,0 +1,127 @@
+"""``verify --witness KEY --quorum N``: the checkpoint must carry enough valid C2SP cosignatures.
+
+The witnesses here are written in the test from the text of C2SP tlog-cosignature (key id over
+0x04, ``cosignature/v1`` and a ``time`` line before the checkpoint's text, a 76-byte signature of
+key id, big-endian time and Ed25519 signature), apart from the verifier's own code.
+"""
+
+import base64
+import hashlib
+import time
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from registry.verifier.cosignature import WitnessKey, cosignature_check
+
+from .test_verify import _run, site  # noqa: F401  (the live site fixture)
+from .test_verify import replaying_site  # noqa: F401
+
+
+class Witness:
+    def __init__(self, name: str):
+        self.name, self.private = name, Ed25519PrivateKey.generate()
+        self.public = self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.key_id = hashlib.sha256(name.encode() + b"\n\x04" + self.public).digest()[:4]
+
+    @property
+    def vkey(self) -> str:
+        encoded = base64.b64encode(b"\x04" + self.public).decode()
+        return f"{self.name}+{self.key_id.hex()}+{encoded}"
+
+    def cosign(self, note: str, *, when: int | None = None, text: str | None = None) -> str:
+        """``note`` with this witness's cosignature line added (over ``text``, by default the note's own)."""
+        body = note.split("\n\n", 1)[0] + "\n" if text is None else text
+        when = int(time.time()) if when is None else when
+        signature = self.private.sign(b"cosignature/v1\ntime " + str(when).encode() + b"\n" + body.encode())
+        line = base64.b64encode(self.key_id + when.to_bytes(8, "big") + signature).decode()
+        return note + f"\u2014 {self.name} {line}\n"
+
+
+@pytest.fixture
+def cosigned(replaying_site, tmp_path):  # noqa: F811
+    """The copy of the site, and a function putting the witnesses' cosignatures on its checkpoint."""
+    url, _ = replaying_site
+    checkpoint = tmp_path / "copy" / "log" / "checkpoint"
+    original = checkpoint.read_text()
+
+    def cosign(*witnesses, **kwargs):
+        note = original
+        for witness in witnesses:
+            note = witness.cosign(note, **kwargs)
+        checkpoint.write_text(note)
+
+    return url, cosign
+
+
+def test_verify_witness_key_ids_follow_the_spec():
+    witness = Witness("witness.example/w1")
+    parsed = WitnessKey.parse(witness.vkey)
+    assert parsed.key_id == witness.key_id and parsed.public == witness.public and str(parsed) == witness.vkey
+
+
+@pytest.mark.parametrize("bad", ["witness.example/w1", "w+zz+AAAA",
+                                 "w+00000000+" + base64.b64encode(b"\x04" + bytes(32)).decode()])
+def test_verify_witness_malformed_keys_are_refused(bad):
+    with pytest.raises(ValueError):
+        WitnessKey.parse(bad)
+
+
+def test_verify_witness_a_log_key_is_not_a_cosigner_key(log_key):
+    with pytest.raises(ValueError, match="signature type 0x01, not an Ed25519 cosigner key"):
+        WitnessKey.parse(str(log_key.verifier()))
+
+
+def test_verify_with_a_quorum_of_two_witnesses(cosigned, log_key, tmp_path):
+    url, cosign = cosigned
+    one, two = Witness("witness.example/w1"), Witness("other.example/w2")
+    cosign(one, two)
+    status, out = _run(url, "--key", log_key.verifier(), "--state", tmp_path / "s.json",
+                       "--witness", one.vkey, "--witness", two.vkey, "--quorum", "2")
+    assert status == 0, out
+    assert "cosigned by 2 witness(es): witness.example/w1 (" in out and "other.example/w2 (" in out
+    assert "and cosigned by 2 of the 2 witness(es) given (quorum 2)" in out
+
+
+def test_verify_fails_without_enough_cosignatures(cosigned, log_key, tmp_path):
+    url, cosign = cosigned
+    one, two = Witness("witness.example/w1"), Witness("other.example/w2")
+    cosign(one)
+    args = (url, "--key", log_key.verifier(), "--state", tmp_path / "s.json", "--witness", one.vkey,
+            "--witness", two.vkey)
+    status, out = _run(*args)  # the default quorum: every witness given
+    assert status == 1
+    assert (f"DIFFERS: the checkpoint carries 1 valid cosignature(s) of the 2 required (--quorum 2): no "
+            f"cosignature by other.example/w2+{two.key_id.hex()}") in out
+    assert _run(*args, "--quorum", "1")[0] == 0
+
+
+def test_verify_refuses_a_cosignature_of_another_checkpoint_or_from_the_future(cosigned, log_key, tmp_path):
+    url, cosign = cosigned
+    witness = Witness("witness.example/w1")
+    args = (url, "--key", log_key.verifier(), "--state", tmp_path / "s.json", "--witness", witness.vkey)
+    cosign(witness, text="registry.test/log\n1\n" + base64.b64encode(bytes(32)).decode() + "\n")
+    status, out = _run(*args)
+    assert status == 1 and "the cosignature by witness.example/w1 does not verify" in out
+    cosign(witness, when=int(time.time()) + 86400)
+    status, out = _run(*args)
+    assert status == 1 and "the cosignature by witness.example/w1 is dated 86" in out and "s in the future" in out
+
+
+def test_verify_witness_options_are_checked_before_anything_is_fetched(log_key):
+    witness = Witness("witness.example/w1")
+    for args in (["--witness", witness.vkey, "--quorum", "2"], ["--witness", witness.vkey, "--quorum", "\u0661"],
+                 ["--witness", str(log_key.verifier())]):
+        with pytest.raises(SystemExit) as exit:
+            _run("http://127.0.0.1:9/", *args)
+        assert exit.value.code == 2
+
+
+def test_cosignature_check_reads_only_the_witness_it_is_asked_about():
+    witness, other = Witness("witness.example/w1"), Witness("witness.example/w1")  # same name, another key
+    text = "registry.test/log\n3\n" + base64.b64encode(bytes(32)).decode() + "\n"
+    note = other.cosign(text + "\n", text=text)
+    assert cosignature_check(note, text, WitnessKey.parse(witness.vkey))[0] is None
+    when, why = cosignature_check(note, text, WitnessKey.parse(other.vkey))
+    assert why == "" and abs(when - time.time()) < 60
