@@ -82,7 +82,7 @@ def test_a_deadlock_the_database_reports_is_tried_again(postgres, two_snids):
             attempts.append(first.snid)
             Namespace.objects.select_for_update().get(pk=first.pk)
             if len(attempts) <= 2:
-                meet.wait(10)  # both hold their first row before either asks for its second
+                meet.wait(10)  # the first tries: both hold their first row before either asks for its second
             Namespace.objects.select_for_update().get(pk=second.pk)
             return first.snid
 
@@ -90,7 +90,8 @@ def test_a_deadlock_the_database_reports_is_tried_again(postgres, two_snids):
 
     results = _at_once(locking(a, b), locking(b, a))
     assert sorted(results) == ["bravo", "example"], results
-    assert len(attempts) == 3  # the one broken off ran once more
+    # The one broken off ran again (its new try may meet the other once more: then that one runs again).
+    assert len(attempts) >= 3, attempts
 
 
 def test_a_deadlock_left_after_the_last_try_is_a_conflict_not_a_500(postgres, two_snids, monkeypatch):

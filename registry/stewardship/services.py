@@ -18,6 +18,8 @@ deadlock, the service is tried again and then refused as a conflict (409), never
 
 from __future__ import annotations
 
+import random
+import time
 from functools import wraps
 
 from django.contrib.auth import get_user_model
@@ -49,6 +51,8 @@ REASON_MAX = 2000
 #: Tries of a service the database broke off as a deadlock or a serialisation failure.
 DEADLOCK_ATTEMPTS = 3
 _RETRIED_SQLSTATES = {"40P01", "40001"}  # deadlock_detected, serialization_failure
+#: Seconds, at most, before the next try (times the tries so far).
+DEADLOCK_PAUSE = 0.05
 
 
 def _reason(text: str, what: str) -> str:
@@ -83,6 +87,8 @@ def _retried(service):
                 if attempt == attempts:
                     raise Conflict("Another editor was changing the same SNIDs at the same moment, so nothing "
                                    "was changed. Look at the SNID's page again and try once more.") from None
+                # A short pause, different for each: the two do not meet again at once.
+                time.sleep(random.uniform(0, DEADLOCK_PAUSE * attempt))
         raise AssertionError("unreachable")  # the loop returns or raises
 
     return call
