@@ -162,7 +162,8 @@ def test_a_request_with_an_error_keeps_what_was_typed(client, world):
     page = _text(response)
     assert response.status_code == 400 and "Nothing was sent" in page
     assert "javascript:alert(1)" in page and "Careful words." in page
-    missing = client.post("/urn/example/stewardship/change/contact/", {"contact-registrant_public_contact": NEW_CONTACT})
+    missing = client.post("/urn/example/stewardship/change/contact/",
+                          {"contact-registrant_public_contact": NEW_CONTACT})
     assert missing.status_code == 400 and NEW_CONTACT in _text(missing)
     assert not ChangeRequest.objects.exists()
 

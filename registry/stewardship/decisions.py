@@ -31,7 +31,17 @@ from .selectors import (
     person,
     snids_without_steward,
 )
-from .views import EDITORS_ONLY, _person_details, _stewardship_url, acted, confirm_page, form_page, hidden_of, page
+from .views import (
+    EDITORS_ONLY,
+    _person_details,
+    _stewardship_url,
+    account_step,
+    acted,
+    confirm_page,
+    form_page,
+    hidden_of,
+    page,
+)
 
 #: SNIDs without a steward named on the editors' stewardship page (the rest are counted).
 ORPHANED_SHOWN = 100
@@ -44,35 +54,12 @@ QUEUE_SHOWN = 50
 
 @page(rules.can_decide_for_snid, EDITORS_ONLY)
 def steward_add(request, namespace):
-    data = request.POST if request.method == "POST" else None
-    form = StewardAddForm(data=data, prefix="add")
-    title = f"Add a steward of urn:ogf:{namespace.snid}:"
-
-    def again(errors=(), status=400):
-        return form_page(request, namespace, title=title, lead=(
-            "A steward acts for the SNID: asks for changes, invites stewards and proposes new versions. You cannot "
-            "add yourself; another editor does."), forms=[form],
-            outcome=outcomes.steward_form(namespace, "add", request.user), button="Show what will happen",
-            errors=errors, status=status)
-
-    if data is None or "edit" in data:
-        return again(status=200)
-    if not form.is_valid():
-        return again()
-    user = form.cleaned_data["user"]
-    try:
-        services.steward_check(namespace, "add", request.user, user=user)
-    except ServiceError as exc:
-        return again([exc.message])
-    if data.get("confirm") == "yes":
-        return acted(request, lambda: services.steward_add(namespace, user, request.user,
-                                                           reason=form.cleaned_data["reason"]),
-                     f"{person(user)} is now a steward of urn:ogf:{namespace.snid}:; the stewards are told by "
-                     "e-mail.", again=again, back=_stewardship_url(namespace))
-    return confirm_page(request, namespace, title=f"Confirm: add {person(user)} as a steward", lead=(
-        f"{person(user)} will act for urn:ogf:{namespace.snid}:."),
-        outcome=outcomes.steward_outcome(namespace, "add", user), button="Add the steward",
-        hidden=hidden_of(request, [form]), details=_person_details(user) + [("Reason", form.cleaned_data["reason"])])
+    return account_step(
+        request, namespace, "add", StewardAddForm, title=f"Add a steward of urn:ogf:{namespace.snid}:",
+        lead="A steward acts for the SNID: asks for changes, invites stewards and proposes new versions. You cannot "
+             "add yourself; another editor does.",
+        confirm="Confirm: add {person} as a steward", button="Add the steward",
+        done="{person} is now a steward of urn:ogf:{snid}:; the stewards are told by e-mail.")
 
 
 @page(rules.can_decide_for_snid, EDITORS_ONLY)
@@ -163,7 +150,8 @@ def undeprecate(request, namespace):
 
     if data is None or not form.is_valid():
         return again(status=200 if data is None else 400)
-    return acted(request, lambda: services.snid_undeprecate(namespace, request.user, reason=form.cleaned_data["reason"]),
+    return acted(request,
+                 lambda: services.snid_undeprecate(namespace, request.user, reason=form.cleaned_data["reason"]),
                  f"The deprecation of urn:ogf:{namespace.snid}: is withdrawn; its stewards are told by e-mail.",
                  again=again, back=back)
 

@@ -225,38 +225,48 @@ def _asked(change) -> str:
     return "a deprecation of the SNID" if change.name == "deprecation" else f"a change of the {change.what}"
 
 
-@page(rules.can_request_change, STEWARDS_ONLY)
-def steward_invite(request, namespace):
-    """A steward invites another account; an editor confirms or declines (``decisions.invitation_decide``)."""
+def account_step(request, namespace, action: str, form_class, *, title: str, lead: str, confirm: str, button: str,
+                 done: str):
+    """A step that names an account — a steward's invitation, an editor's addition: its form, then what it
+    will do (``confirm``, ``done``: sentences with {person} and {snid}), then the step itself."""
     data = request.POST if request.method == "POST" else None
-    form = InviteForm(data=data, prefix="invite")
-    title = f"Invite a steward of urn:ogf:{namespace.snid}:"
-    lead = "The person you invite acts for the SNID as you do once an editor confirms the invitation."
+    form = form_class(data=data, prefix=action)
 
     def again(errors=(), status=400):
         return form_page(request, namespace, title=title, lead=lead, forms=[form],
-                         outcome=outcomes.steward_form(namespace, "invite", request.user),
+                         outcome=outcomes.steward_form(namespace, action, request.user),
                          button="Show what will happen", errors=errors, status=status)
 
     if data is None or "edit" in data:
         return again(status=200)
     if not form.is_valid():
         return again()
-    invitee = form.cleaned_data["user"]
+    user, reason = form.cleaned_data["user"], form.cleaned_data["reason"]
     try:
-        services.steward_check(namespace, "invite", request.user, user=invitee)
+        services.steward_check(namespace, action, request.user, user=user)
     except ServiceError as exc:
         return again([exc.message])
+    words = {"person": person(user), "snid": namespace.snid}
     if data.get("confirm") == "yes":
-        return acted(request, lambda: services.steward_invite(namespace, invitee, request.user,
-                                                              reason=form.cleaned_data["reason"]),
-                     f"{person(invitee)} is invited; an editor will confirm or decline the invitation, and "
-                     "everyone concerned is told by e-mail.", again=again, back=_stewardship_url(namespace))
-    return confirm_page(request, namespace, title=f"Confirm: invite {person(invitee)}", lead=(
-        f"Invite {person(invitee)} to act for urn:ogf:{namespace.snid}: as a steward."),
-        outcome=outcomes.steward_outcome(namespace, "invite", invitee, inviter=request.user),
-        button="Send the invitation", hidden=hidden_of(request, [form]),
-        details=_person_details(invitee) + [("Why", form.cleaned_data["reason"])])
+        return acted(request, lambda: services.steward_transition(namespace, action, request.user, user=user,
+                                                                  reason=reason),
+                     done.format(**words), again=again, back=_stewardship_url(namespace))
+    return confirm_page(request, namespace, title=confirm.format(**words), lead=lead,
+                        outcome=outcomes.steward_outcome(namespace, action, user,
+                                                         inviter=request.user if action == "invite" else None),
+                        button=button, hidden=hidden_of(request, [form]),
+                        details=_person_details(user) + [(form.fields["reason"].label, reason)])
+
+
+@page(rules.can_request_change, STEWARDS_ONLY)
+def steward_invite(request, namespace):
+    """A steward invites another account; an editor confirms or declines (``decisions.invitation_decide``)."""
+    return account_step(
+        request, namespace, "invite", InviteForm, title=f"Invite a steward of urn:ogf:{namespace.snid}:",
+        lead="The person you invite acts for the SNID as you do once an editor confirms the invitation.",
+        confirm="Confirm: invite {person}", button="Send the invitation",
+        done="{person} is invited; an editor will confirm or decline the invitation, and everyone concerned is "
+             "told by e-mail.")
 
 
 def _person_details(user) -> list[tuple[str, str]]:
