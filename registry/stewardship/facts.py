@@ -100,7 +100,7 @@ def facts_of(kind: ChangeKind, now: dict, asked: dict, *, base: dict | None = No
     if kind.name == "deprecation":
         successor = asked.get("successor")
         facts.fields = [FieldChange("status", "Status", "registered", "deprecated"),
-                        FieldChange("successor", label_of(kind, "successor"), NOT_SET,
+                        FieldChange("successor", "Successor SNID", NOT_SET,
                                     f"urn:ogf:{successor}:" if successor else "none named")]
         return facts
     facts.fields = [FieldChange(key, label_of(kind, key), _text(now.get(key)), _text(asked.get(key)))
