@@ -203,6 +203,14 @@ FIELDS: tuple[Field, ...] = (
     Field("examples_equivalent", "lexical_equivalence", "equivalent URNs"),
     Field("examples_valid", "examples", "valid examples"),
     Field("examples_invalid", "examples", "invalid examples"),
+    # The registrant's details and the resolvers: what a steward may change after approval
+    # (registry.stewardship.changes), named as the template names them.
+    Field("registrant_name", "registrant", "contact person"),
+    Field("registrant_organisation", "registrant", "organisation"),
+    Field("registrant_email", "registrant", "e-mail"),
+    Field("registrant_address", "registrant", "postal address"),
+    Field("registrant_public_contact", "registrant", "public contact"),
+    Field("resolvers", "resolution", "resolvers"),
 )
 FIELDS_BY_KEY: dict[str, Field] = {field.key: field for field in FIELDS}
 #: What every page calls the text of an imported document that fits no section (not a

@@ -51,8 +51,17 @@ def _send(template: str, recipients: list[str], context: dict) -> None:
         logger.exception("Could not send the %r mail to %s", template, ", ".join(recipients))
 
 
-def later(template: str, recipients, context: dict) -> None:
-    """Send once the current transaction commits (``recipients`` may be a callable)."""
+def _send_each(template: str, recipients: list[str], context: dict) -> None:
+    for recipient in dict.fromkeys(r for r in recipients if r):
+        _send(template, [recipient], context)
+
+
+def later(template: str, recipients, context: dict, *, each: bool = False) -> None:
+    """Send once the current transaction commits (``recipients`` may be a callable, read then).
+
+    ``each``: one mail per address, so people told of the same step (an SNID's stewards) do not
+    learn each other's addresses."""
+    send = _send_each if each else _send
     transaction.on_commit(
-        lambda: _send(template, list(recipients() if callable(recipients) else recipients), context),
+        lambda: send(template, list(recipients() if callable(recipients) else recipients), context),
         robust=True)

@@ -7,6 +7,8 @@ its submitter and to editors.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from .enums import EDITABLE_STATES, FINAL_STATES, Actor, ProposalState, Transition
 
 EDITOR_PERMISSION = "registry.review_proposal"
@@ -28,6 +30,9 @@ def is_steward(user, snid) -> bool:
         return False
     from django.apps import apps  # rules stays a leaf module: the model is looked up, not imported
 
+    remembered = getattr(user, "_stewardships_remembered", None)
+    if remembered is not None and hasattr(snid, "pk"):
+        return any(namespace_id == snid.pk and state == "active" for namespace_id, state, _, _ in remembered)
     steward = apps.get_model("registry", "Steward")
     if hasattr(snid, "pk"):
         return steward.objects.filter(namespace_id=snid.pk, user_id=user.pk, state="active").exists()
@@ -94,6 +99,84 @@ def can_request_change(user, namespace) -> bool:
 def can_decide_for_snid(user, namespace) -> bool:
     """Decide on an SNID's change requests, stewards and deprecation: an editor who is not its steward."""
     return is_editor(user) and not is_steward(user, namespace)
+
+
+@contextmanager
+def stewardships_remembered(user):
+    """For a page that asks the rules about many SNIDs for one user (the editors' queue): the user's
+    stewardships are read once and the rules answer from them until the block ends. Only around
+    reads: a write inside would be judged on what was read before it."""
+    if not (user and user.is_authenticated):
+        yield
+        return
+    from django.apps import apps
+
+    steward = apps.get_model("registry", "Steward")
+    user._stewardships_remembered = list(steward.objects.filter(user_id=user.pk).values_list(
+        "namespace_id", "state", "confirmed_at", "ended_at"))
+    try:
+        yield
+    finally:
+        del user._stewardships_remembered
+
+
+def _same(user, user_id) -> bool:
+    return bool(user_id is not None and getattr(user, "pk", None) == user_id)
+
+
+def was_steward_at(user, namespace, moment) -> bool:
+    """Whether ``user`` acted for the SNID at ``moment`` (a stewardship confirmed by then and not yet
+    ended). A request filed while someone was a steward stays their own case after they stop being one."""
+    if not (user and user.is_authenticated) or namespace is None or moment is None:
+        return False
+    remembered = getattr(user, "_stewardships_remembered", None)
+    if remembered is not None:
+        return any(namespace_id == namespace.pk and state in ("active", "removed") and confirmed is not None
+                   and confirmed <= moment and (ended is None or ended > moment)
+                   for namespace_id, state, confirmed, ended in remembered)
+    from django.apps import apps
+    from django.db.models import Q
+
+    steward = apps.get_model("registry", "Steward")
+    return steward.objects.filter(
+        Q(ended_at__isnull=True) | Q(ended_at__gt=moment), namespace_id=namespace.pk, user_id=user.pk,
+        confirmed_at__lte=moment, state__in=("active", "removed")).exists()
+
+
+def can_invite_steward(user, namespace, invitee) -> bool:
+    """Invite another account to act for an SNID: its stewards, never themselves."""
+    return can_request_change(user, namespace) and not _same(user, getattr(invitee, "pk", None))
+
+
+def can_add_steward(user, namespace, candidate) -> bool:
+    """Make ``candidate`` a steward: an editor who does not act for the SNID, and never themselves
+    (an editor who wants to act for an SNID asks another editor)."""
+    return can_decide_for_snid(user, namespace) and not _same(user, getattr(candidate, "pk", None))
+
+
+def can_remove_steward(user, steward) -> bool:
+    """End a stewardship: an editor who does not act for the SNID, never his own."""
+    return can_decide_for_snid(user, steward.namespace) and not _same(user, steward.user_id)
+
+
+def can_decide_invitation(user, steward) -> bool:
+    """Confirm or decline an invitation: an editor who does not act for the SNID, who neither made the
+    invitation nor is the one invited."""
+    return (can_decide_for_snid(user, steward.namespace) and not _same(user, steward.user_id)
+            and not _same(user, steward.invited_by_id))
+
+
+def can_decide_change(user, request) -> bool:
+    """Approve or decline a change request (a deprecation request too): an editor who does not act for the
+    SNID, did not ask for the change, and was not a steward when it was asked for — whether or not
+    they are one at the moment of deciding."""
+    return (can_decide_for_snid(user, request.namespace) and not _same(user, request.requested_by_id)
+            and not was_steward_at(user, request.namespace, request.created_at))
+
+
+def can_deprecate(user, namespace) -> bool:
+    """Deprecate an SNID, or withdraw its deprecation: an editor who does not act for it."""
+    return can_decide_for_snid(user, namespace)
 
 
 def can_see_stewardship(user, namespace) -> bool:

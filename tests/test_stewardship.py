@@ -122,6 +122,8 @@ def test_only_an_unconflicted_editor_adds_a_steward(snid, role):
 @pytest.mark.django_db
 def test_editor_adds_and_removes_a_steward_with_a_reason_recorded_and_logged(snid):
     editor, newcomer = snid["users"]["editor"], user_factory("newcomer")
+    newcomer.first_name, newcomer.last_name = "Nora", "Newcomer"
+    newcomer.save()
     with pytest.raises(services.ServiceError, match="reason"):
         stewardship.steward_add(snid["namespace"], newcomer, editor, reason="  ")
     steward = stewardship.steward_add(snid["namespace"], newcomer, editor, reason="Took over the group.")
@@ -132,8 +134,11 @@ def test_editor_adds_and_removes_a_steward_with_a_reason_recorded_and_logged(sni
     assert [(e.kind, e.reason, e.public) for e in events] == [
         ("steward-added", "Took over the group.", True), ("steward-removed", "Left the group.", True)]
     changes = [(leaf["change"], leaf["steward"], leaf["reason"]) for leaf in _leaves("steward-changed")]
-    assert ("added", "newcomer", "Took over the group.") in changes
-    assert ("removed", "newcomer", "Left the group.") in changes
+    # The public log names a steward as they chose to be named, never by the login name.
+    assert ("added", "Nora Newcomer", "Took over the group.") in changes
+    assert ("removed", "Nora Newcomer", "Left the group.") in changes
+    assert ("added", "a steward without a public name", "Also maintains it.") in changes  # "conflicted"
+    assert not [leaf for leaf in _leaves("steward-changed") if leaf["steward"] in ("newcomer", "conflicted")]
 
 
 @pytest.mark.django_db
@@ -204,7 +209,7 @@ def test_a_change_request_cannot_touch_the_grammar_examples_equivalence_or_meani
 
 @pytest.mark.django_db
 def test_a_change_request_is_validated_by_its_kinds_form(snid):
-    with pytest.raises(services.ServiceError, match="registrant_public_contact"):
+    with pytest.raises(services.ServiceError, match="New public contact: This field is required"):
         stewardship.change_request_create(snid["namespace"], "contact", {"registrant_public_contact": ""},
                                           snid["users"]["steward"], reason="x")
     with pytest.raises(services.ServiceError, match="at least one"):
@@ -341,46 +346,72 @@ def test_deactivating_one_of_two_stewards_alerts_nobody(db):
     assert list(snids_without_steward()) == [] and mail.outbox == []
 
 
-# --- the transition tables ---------------------------------------------------------------------------
+# --- the tables of moves -------------------------------------------------------------------------
+
+
+STEWARD_ACTIONS = ("confirm", "decline", "remove")
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("start", list(StewardState))
-@pytest.mark.parametrize("to", list(StewardState))
-def test_steward_state_changes_only_along_the_table(snid, start, to):
-    from registry.stewardship.models import STEWARD_TRANSITIONS
+@pytest.mark.parametrize("action", STEWARD_ACTIONS)
+def test_a_stewardship_moves_only_along_its_table(snid, start, action):
+    """Every (state, action) pair: the moves of the table happen and write their event; every other is a
+    Conflict that writes nothing."""
+    from django.utils import timezone
 
-    steward = Steward.objects.create(namespace=snid["namespace"], user=user_factory(f"s-{start}-{to}"), state=start)
+    from registry.stewardship.models import STEWARD_MOVE_BY_KEY
+
+    steward = Steward.objects.create(namespace=snid["namespace"], user=user_factory(f"s-{start}-{action}"),
+                                     state=start, invited_by=snid["users"]["steward"], confirmed_at=timezone.now())
     events = StewardshipEvent.objects.count()
     editor = snid["users"]["editor"]
-    if (start, to) in STEWARD_TRANSITIONS:
-        changed = stewardship.steward_set_state(steward, to, editor, "Changed.")
-        assert changed.state == to
+    move = STEWARD_MOVE_BY_KEY.get((start, action))
+    if move is not None:
+        changed = stewardship.steward_transition(snid["namespace"], action, editor, steward=steward,
+                                                 reason="Recorded reason.")
+        assert changed.state == move.target
         event = StewardshipEvent.objects.latest("id")
-        assert event.kind == STEWARD_TRANSITIONS[(start, to)] and event.data["user"] == steward.user.username
+        assert event.kind == move.event and event.data["user"] == steward.user.username
+        assert event.public is move.public
     else:
         with pytest.raises(services.Conflict):
-            stewardship.steward_set_state(steward, to, editor, "Changed.")
+            stewardship.steward_transition(snid["namespace"], action, editor, steward=steward, reason="Why.")
         assert Steward.objects.get(pk=steward.pk).state == start
         assert StewardshipEvent.objects.count() == events
 
 
 @pytest.mark.django_db
+def test_the_tables_derive_the_state_pairs_and_every_move_names_an_event_and_a_mail():
+    from django.template.loader import get_template
+
+    from registry.stewardship.models import CHANGE_MOVES, CHANGE_TRANSITIONS, STEWARD_MOVES, STEWARD_TRANSITIONS
+
+    assert STEWARD_TRANSITIONS == {("invited", "active"): "steward-confirmed", ("invited", "declined"):
+                                   "steward-declined", ("active", "removed"): "steward-removed"}
+    assert CHANGE_TRANSITIONS == {("pending", "approved"): "change-approved", ("pending", "declined"):
+                                  "change-declined"}
+    for move in (*STEWARD_MOVES, *CHANGE_MOVES):
+        get_template(f"registry/email/{move.mail}.txt")  # every move tells everyone concerned
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("start", list(ChangeState))
-@pytest.mark.parametrize("to", list(ChangeState))
-def test_change_request_state_changes_only_along_the_table(snid, start, to):
-    from registry.stewardship.models import CHANGE_TRANSITIONS
+@pytest.mark.parametrize("action", ["approve", "decline"])
+def test_a_change_request_moves_only_along_its_table(snid, start, action):
+    from registry.stewardship.models import CHANGE_MOVE_BY_KEY
 
     request = _contact(snid, snid["users"]["steward"])
     ChangeRequest.objects.filter(pk=request.pk).update(state=start)
     events = StewardshipEvent.objects.count()
     editor = snid["users"]["editor"]
-    if (start, to) in CHANGE_TRANSITIONS:
-        changed = stewardship.change_request_set_state(request, to, editor, "Decided.", note="n")
-        assert (changed.state, changed.decided_by, changed.decision_note) == (to, editor, "n")
-        assert StewardshipEvent.objects.latest("id").kind == CHANGE_TRANSITIONS[(start, to)]
+    move = CHANGE_MOVE_BY_KEY.get((start, action))
+    if move is not None:
+        changed = stewardship.change_request_transition(request, action, editor, note="n")
+        assert (changed.state, changed.decided_by, changed.decision_note) == (move.target, editor, "n")
+        assert StewardshipEvent.objects.latest("id").kind == move.event
     else:
         with pytest.raises(services.Conflict):
-            stewardship.change_request_set_state(request, to, editor, "Decided.")
+            stewardship.change_request_transition(request, action, editor)
         assert ChangeRequest.objects.get(pk=request.pk).state == start
         assert StewardshipEvent.objects.count() == events

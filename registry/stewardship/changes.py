@@ -1,10 +1,12 @@
-"""The table of administrative change kinds: what a steward may ask to change after approval.
+"""The table of change kinds: what a steward may ask an editor to change after approval.
 
 Each kind names its form (the validator of the request's data), the proposal fields it may
-set, and how an approved request is applied. Nothing here reaches the syntax, the
+set, what stands today (``current``: what the form starts from and what the editor compares
+with), and how an approved request is applied. Nothing here reaches the syntax, the
 equivalence rules, the examples or the meaning of an SNID: those change only by a new
 version. A kind whose module is not installed (``resolvers`` needs ``registry.resolution``)
-is not offered.
+is not offered. Asking for a deprecation is a kind too, so an editor decides it like any
+request.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Callable
 
-from .forms import ContactChangeForm, RegistrantChangeForm, ResolversChangeForm
+from .forms import ContactChangeForm, DeprecationRequestForm, RegistrantChangeForm, ResolversChangeForm
 from .models import RegistrantOverlay
 
 
@@ -26,9 +28,58 @@ class ChangeKind:
     form: type
     #: (namespace, cleaned data, editor, reason) -> the values replaced, applied in the decision's transaction.
     apply: Callable
+    #: (namespace) -> the values in force, as a request stores them: what the form starts from and what
+    #: a request changes.
+    current: Callable
     available: Callable[[], bool] = lambda: True
     #: Cleans the data beyond the form (e.g. the resolution module's own validator); raises ValueError.
     validate: Callable | None = None
+    #: What the reason field asks (the deprecation's reason is public once approved).
+    reason_label: str = "Why (shown to the editors)"
+    #: An approval appends an ``administrative-change`` leaf (a deprecation appends its own).
+    logged: bool = True
+    #: The approval's history line is public (a deprecation writes its own public line).
+    public: bool = True
+    #: (cleaned data) -> other SNIDs the decision locks (a deprecation's successor), in the same order as all.
+    also_locks: Callable[[dict], list[str]] = lambda data: []
+    #: History sentences of this kind's moves where the moves' own ("A steward asked to change the {what}.")
+    #: do not fit, by action.
+    summaries: tuple[tuple[str, str], ...] = ()
+    #: (stored values) -> the form's values (the resolvers' list as its lines).
+    initial: Callable[[dict], dict] = dict
+
+    def summary(self, move) -> str:
+        """The history's sentence for ``move`` of a request of this kind."""
+        text = dict(self.summaries).get(move.action, move.summary)
+        return text.format(what=self.what, What=self.what[:1].upper() + self.what[1:])
+
+
+def in_force_prefetch(namespaces) -> None:
+    """Read the overlays and resolvers of many SNIDs in two queries (a list page), kept on each namespace
+    for ``overlay_of`` and ``resolvers_in_force``."""
+    namespaces = [n for n in namespaces if n.pk is not None]
+    ids = {n.pk for n in namespaces}
+    rows = {row.namespace_id: row for row in RegistrantOverlay.objects.filter(namespace_id__in=ids)}
+    resolvers: dict[int, list[dict]] = {pk: [] for pk in ids}
+    if _resolution():
+        from registry.resolution.models import Resolver
+
+        for resolver in Resolver.objects.current().filter(namespace_id__in=ids).order_by("namespace_id", "order", "id"):
+            resolvers[resolver.namespace_id].append(resolver.as_data())
+    for namespace in namespaces:
+        namespace._overlay_row = rows.get(namespace.pk)
+        namespace._resolvers_in_force = resolvers[namespace.pk]
+
+
+def overlay_of(namespace) -> dict:
+    """The overlay values in force for the namespace's current version ({} when none applies)."""
+    if hasattr(namespace, "_overlay_row"):
+        row = namespace._overlay_row
+    else:
+        row = RegistrantOverlay.objects.filter(namespace_id=namespace.pk).first()
+    if row is None or namespace.current is None or row.version != namespace.current.version:
+        return {}
+    return dict(row.values)
 
 
 def current_values(namespace, fields) -> dict:
@@ -37,14 +88,6 @@ def current_values(namespace, fields) -> dict:
     values = {name: getattr(namespace.current, name) for name in fields}
     values.update({k: v for k, v in overlay.items() if k in values})
     return values
-
-
-def overlay_of(namespace) -> dict:
-    """The overlay values in force for the namespace's current version ({} when none applies)."""
-    row = RegistrantOverlay.objects.filter(namespace_id=namespace.pk).first()
-    if row is None or namespace.current is None or row.version != namespace.current.version:
-        return {}
-    return dict(row.values)
 
 
 def _overlay_apply(fields):
@@ -62,6 +105,10 @@ def _overlay_apply(fields):
     return apply
 
 
+def _overlay_current(fields):
+    return lambda namespace: current_values(namespace, fields)
+
+
 CONTACT_FIELDS = ("registrant_public_contact",)
 REGISTRANT_FIELDS = ("registrant_name", "registrant_organisation", "registrant_email", "registrant_address")
 #: Every proposal field an overlay may carry (public pages apply only these).
@@ -75,29 +122,95 @@ def _resolution() -> bool:
         return False
 
 
+def resolvers_in_force(namespace) -> list[dict]:
+    """The SNID's current resolvers, in their order, as the interchange format writes them."""
+    if hasattr(namespace, "_resolvers_in_force"):
+        return [dict(r) for r in namespace._resolvers_in_force]
+    from registry.resolution.models import Resolver
+
+    return [r.as_data() for r in Resolver.objects.current().filter(namespace_id=namespace.pk).order_by("order", "id")]
+
+
+def resolvers_parsed(value) -> list[dict]:
+    """Resolvers from the form's lines (``name | URL template | returns | media types | primary``) or a list,
+    as they will be installed: the first is the primary unless a line says ``primary``."""
+    from registry.resolution.lines import resolvers_from_lines
+
+    resolvers = resolvers_from_lines(value) if isinstance(value, str) else [dict(r) for r in value or ()]
+    if resolvers and not any(r.get("primary") for r in resolvers):
+        resolvers[0]["primary"] = True
+    return resolvers
+
+
+def _resolvers_current(namespace) -> dict:
+    return {"resolvers": resolvers_in_force(namespace)}
+
+
+def _resolvers_initial(values: dict) -> dict:
+    from registry.resolution.lines import resolvers_to_lines
+
+    resolvers = values.get("resolvers", [])
+    return {"resolvers": resolvers if isinstance(resolvers, str) else resolvers_to_lines(resolvers)}
+
+
 def _resolvers_validate(namespace, data: dict) -> dict:
     from registry.resolution.services import resolvers_validate  # present only with the resolution module
 
-    errors = resolvers_validate(namespace.snid, data)  # checked as at registration: [] when they can be set
+    resolvers = resolvers_parsed(data.get("resolvers", ""))
+    errors = resolvers_validate(namespace.snid, resolvers)  # checked as at registration: [] when they can be set
     if errors:
         raise ValueError("; ".join(errors))
-    return data
+    if resolvers == resolvers_in_force(namespace):
+        raise ValueError("these are the resolvers in force already; change a line, add one or remove one.")
+    # What is stored is what the editor is shown and what an approval installs, line for line.
+    return {"resolvers": resolvers}
 
 
 def _resolvers_apply(namespace, data: dict, editor, reason: str) -> dict:
     from registry.resolution.services import resolvers_replace
 
-    resolvers_replace(namespace.snid, data["resolvers"], editor, reason)
-    return {}
+    before = resolvers_in_force(namespace)
+    resolvers_replace(namespace.snid, resolvers_parsed(data["resolvers"]), editor, reason)
+    return {"resolvers": before}
+
+
+def _deprecation_current(namespace) -> dict:
+    return {"successor": ""}
+
+
+def _deprecation_validate(namespace, data: dict) -> dict:
+    from ..services import ServiceError
+    from .services import deprecation_check
+
+    try:
+        heir = deprecation_check(namespace, data.get("successor", ""))
+    except ServiceError as exc:
+        raise ValueError(exc.message) from None
+    return {"successor": heir.snid} if heir is not None else {}
+
+
+def _deprecation_apply(namespace, data: dict, editor, reason: str) -> dict:
+    from .services import deprecation_write
+
+    deprecation_write(namespace, editor, reason=reason, successor=data.get("successor", ""), requested=True)
+    return {"successor": ""}
 
 
 CHANGE_KINDS: dict[str, ChangeKind] = {
     kind.name: kind for kind in (
-        ChangeKind("contact", "Public contact", "contact", ContactChangeForm, _overlay_apply(CONTACT_FIELDS)),
+        ChangeKind("contact", "Public contact", "contact", ContactChangeForm, _overlay_apply(CONTACT_FIELDS),
+                   _overlay_current(CONTACT_FIELDS)),
         ChangeKind("registrant", "Registrant's organisation and contact details", "registrant's details",
-                   RegistrantChangeForm, _overlay_apply(REGISTRANT_FIELDS)),
-        ChangeKind("resolvers", "Resolvers", "resolvers", ResolversChangeForm, _resolvers_apply,
-                   available=_resolution, validate=_resolvers_validate),
+                   RegistrantChangeForm, _overlay_apply(REGISTRANT_FIELDS), _overlay_current(REGISTRANT_FIELDS)),
+        ChangeKind("resolvers", "Resolvers", "resolvers", ResolversChangeForm, _resolvers_apply, _resolvers_current,
+                   available=_resolution, validate=_resolvers_validate, initial=_resolvers_initial),
+        ChangeKind("deprecation", "Deprecation", "status", DeprecationRequestForm, _deprecation_apply,
+                   _deprecation_current, validate=_deprecation_validate,
+                   reason_label="Why the SNID should no longer be used (public once approved)", logged=False,
+                   public=False, also_locks=lambda data: [data["successor"]] if data.get("successor") else [],
+                   summaries=(("request", "A steward asked an editor to deprecate the SNID."),
+                              ("approve", "An editor approved a steward's request to deprecate the SNID."),
+                              ("decline", "An editor declined a steward's request to deprecate the SNID."))),
     )
 }
 

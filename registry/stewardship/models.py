@@ -11,6 +11,8 @@ reserve or re-point it while the mark stands (registry.dbguards, migration 0009)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -47,20 +49,68 @@ class StewardshipEventKind(models.TextChoices):
     UNDEPRECATED = "undeprecated", "Deprecation withdrawn"
 
 
-#: Every change of a steward's state, and the event it writes (``services.steward_set_state``).
-#: Invitations and additions create rows (``steward_invite``, ``steward_add``); nothing leaves
-#: removed or declined.
-STEWARD_TRANSITIONS: dict[tuple[str, str], str] = {
-    (StewardState.INVITED, StewardState.ACTIVE): StewardshipEventKind.STEWARD_CONFIRMED,
-    (StewardState.INVITED, StewardState.DECLINED): StewardshipEventKind.STEWARD_DECLINED,
-    (StewardState.ACTIVE, StewardState.REMOVED): StewardshipEventKind.STEWARD_REMOVED,
-}
+class Role(models.TextChoices):
+    """Who takes a move: one of the SNID's stewards, or a GFD editor (``registry.rules`` says which one)."""
 
-#: Every change of a change request's state, and the event it writes (``services.change_request_set_state``).
-CHANGE_TRANSITIONS: dict[tuple[str, str], str] = {
-    (ChangeState.PENDING, ChangeState.APPROVED): StewardshipEventKind.CHANGE_APPROVED,
-    (ChangeState.PENDING, ChangeState.DECLINED): StewardshipEventKind.CHANGE_DECLINED,
-}
+    STEWARD = "steward", "Steward"
+    EDITOR = "editor", "Editor"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One move of a stewardship or a change request: the only ways their states change.
+
+    ``source`` "" creates the row. ``public`` moves show in the SNID's public history and its pages;
+    ``log`` names the change a ``steward-changed`` transparency-log leaf records ("" for none); ``mail``
+    is the plain-text mail everyone concerned gets after the commit (``stewardship.services``).
+    """
+
+    action: str
+    source: str
+    target: str
+    actor: str
+    event: str
+    public: bool
+    #: The history's sentence, fixed when the event is written ("{what}": the change kind's subject).
+    summary: str
+    #: What the confirmation button says.
+    label: str
+    log: str = ""
+    mail: str = ""
+
+
+K = StewardshipEventKind
+
+STEWARD_MOVES: tuple[Move, ...] = (
+    Move("add", "", StewardState.ACTIVE, Role.EDITOR, K.STEWARD_ADDED, True, "A steward was added by an editor.",
+         "Add the steward", log="added", mail="steward_added"),
+    Move("invite", "", StewardState.INVITED, Role.STEWARD, K.STEWARD_INVITED, False,
+         "A steward invited another steward.", "Send the invitation", mail="steward_invitation"),
+    Move("confirm", StewardState.INVITED, StewardState.ACTIVE, Role.EDITOR, K.STEWARD_CONFIRMED, True,
+         "A steward was added by an editor at a steward's invitation.", "Confirm the invitation", log="confirmed",
+         mail="steward_invitation_decided"),
+    Move("decline", StewardState.INVITED, StewardState.DECLINED, Role.EDITOR, K.STEWARD_DECLINED, False,
+         "An editor declined a steward's invitation.", "Decline the invitation", mail="steward_invitation_decided"),
+    Move("remove", StewardState.ACTIVE, StewardState.REMOVED, Role.EDITOR, K.STEWARD_REMOVED, True,
+         "A steward was removed by an editor.", "Remove the steward", log="removed", mail="steward_removed"),
+)
+
+CHANGE_MOVES: tuple[Move, ...] = (
+    Move("request", "", ChangeState.PENDING, Role.STEWARD, K.CHANGE_REQUESTED, False,
+         "A steward asked to change the {what}.", "Send the request", mail="change_filed"),
+    Move("approve", ChangeState.PENDING, ChangeState.APPROVED, Role.EDITOR, K.CHANGE_APPROVED, True,
+         "{What} changed by an editor at the steward's request.", "Approve", mail="change_decided"),
+    Move("decline", ChangeState.PENDING, ChangeState.DECLINED, Role.EDITOR, K.CHANGE_DECLINED, False,
+         "An editor declined a change of the {what}.", "Decline", mail="change_decided"),
+)
+
+#: (state now, action) -> the move; a pair not here is refused (409 on the pages).
+STEWARD_MOVE_BY_KEY: dict[tuple[str, str], Move] = {(m.source, m.action): m for m in STEWARD_MOVES}
+CHANGE_MOVE_BY_KEY: dict[tuple[str, str], Move] = {(m.source, m.action): m for m in CHANGE_MOVES}
+
+#: Every change of an existing row's state, and the event it writes (derived from the moves above).
+STEWARD_TRANSITIONS: dict[tuple[str, str], str] = {(m.source, m.target): m.event for m in STEWARD_MOVES if m.source}
+CHANGE_TRANSITIONS: dict[tuple[str, str], str] = {(m.source, m.target): m.event for m in CHANGE_MOVES if m.source}
 
 
 class Steward(models.Model):

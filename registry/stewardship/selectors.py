@@ -86,12 +86,41 @@ def snids_without_steward():
     return Namespace.objects.registered().filter(current__isnull=False).filter(~Q(Exists(live))).order_by("snid")
 
 
+#: How public pages and the transparency log name a steward who chose no public name.
+UNNAMED = "a steward without a public name"
+
+
+def public_name(user) -> str:
+    """The name a person chose to be shown under in public ("" if none): never the login name."""
+    return (user.get_full_name() or "").strip() if user is not None else ""
+
+
+def person(user) -> str:
+    """A person as editors and stewards see them: the chosen name with the user name, or the user name."""
+    if user is None:
+        return ""
+    name = public_name(user)
+    return f"{name} ({user.get_username()})" if name else user.get_username()
+
+
 def steward_display(steward: Steward) -> dict:
-    """A steward as the public page shows them: name, and the verified ORCID iD if they chose to show it."""
+    """A steward as the public page shows them: the name they chose (never their login name), and the
+    verified ORCID iD if they chose to show it."""
     user = steward.user
-    name = user.get_full_name() or user.get_username()
     orcid = orcid_of(user) if steward.show_orcid else ""
-    return {"name": name, "orcid": orcid}
+    return {"name": public_name(user), "orcid": orcid}
+
+
+def stewards_told(namespace, *also) -> list:
+    """Everyone told of a step of the SNID's life: its active stewards (read when the mail goes, after the
+    commit) and ``also`` (the one asking, the one concerned); accounts that can sign in, with an address."""
+    users = {s.user.pk: s.user for s in stewards_active(namespace)}
+    users.update({u.pk: u for u in also if u is not None})
+    return sorted((u for u in users.values() if u.is_active and u.email), key=lambda u: u.pk)
+
+
+def emails_of(users) -> list[str]:
+    return [u.email for u in users]
 
 
 def orcid_of(user) -> str:

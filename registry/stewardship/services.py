@@ -1,14 +1,29 @@
 """Writes of an SNID's life after approval: stewards, change requests, deprecation.
 
-Each service runs in one transaction, checks its rule from ``registry.rules`` whatever
-the caller checked, writes the append-only ``StewardshipEvent`` and, for a public change,
-the transparency log's leaf in the same transaction. Public changes move the namespace's
-``updated_at``, so the lookup index, cached pages and exports see them at once.
+A stewardship and a change request move only along their tables of moves
+(``models.STEWARD_MOVES``, ``models.CHANGE_MOVES``), each through one service —
+``steward_transition`` and ``change_request_transition`` (with ``change_request_create`` for the
+request itself) — that runs in one transaction, checks the rule of ``registry.rules`` for the
+move whatever the caller checked, writes the append-only ``StewardshipEvent`` and, for a public
+move, the transparency log's leaf, and mails everyone concerned once the transaction commits.
+Public changes move the namespace's ``updated_at``, so the lookup index, cached pages and exports
+see them at once.
+
+Rows are locked in one order: the SNIDs concerned by id (a deprecation locks its successor too),
+then the stewardship or request, then the log's head (``log_append``, last). Two editors
+deprecating A in favour of B and B in favour of A at once therefore queue instead of deadlocking,
+and the second is told that its successor is now deprecated. Should the database still report a
+deadlock, the service is tried again and then refused as a conflict (409), never a 500.
 """
 
 from __future__ import annotations
 
-from django.db import transaction
+import random
+import time
+from functools import wraps
+
+from django.contrib.auth import get_user_model
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from .. import notify, rules
@@ -20,8 +35,8 @@ from ..transparency.log import log_append
 from ..transparency.records import version_record
 from .changes import CHANGE_KINDS, OVERLAY_FIELDS
 from .models import (
-    CHANGE_TRANSITIONS,
-    STEWARD_TRANSITIONS,
+    CHANGE_MOVE_BY_KEY,
+    STEWARD_MOVE_BY_KEY,
     ChangeRequest,
     ChangeState,
     Deprecation,
@@ -30,9 +45,14 @@ from .models import (
     StewardshipEventKind as K,
     StewardState,
 )
-from .selectors import current_with_overlay, deprecation_of
+from .selectors import UNNAMED, current_with_overlay, deprecation_of, emails_of, public_name, stewards_told
 
 REASON_MAX = 2000
+#: Tries of a service the database broke off as a deadlock or a serialisation failure.
+DEADLOCK_ATTEMPTS = 3
+_RETRIED_SQLSTATES = {"40P01", "40001"}  # deadlock_detected, serialization_failure
+#: Seconds, at most, before the next try (times the tries so far).
+DEADLOCK_PAUSE = 0.05
 
 
 def _reason(text: str, what: str) -> str:
@@ -44,18 +64,50 @@ def _reason(text: str, what: str) -> str:
     return text
 
 
-def _registered(namespace) -> Namespace:
-    locked = Namespace.objects.select_for_update(of=("self",)).select_related("current").get(pk=namespace.pk)
+def _note(text: str) -> str:
+    text = (text or "").strip()
+    if len(text) > REASON_MAX:
+        raise ServiceError(f"The note is {len(text):,} characters long; the limit is {REASON_MAX:,}.")
+    return text
+
+
+def _retried(service):
+    """Run ``service`` (itself atomic) again when the database broke it off as a deadlock; refuse as a
+    conflict after ``DEADLOCK_ATTEMPTS``. Inside a caller's transaction nothing can be tried again."""
+
+    @wraps(service)
+    def call(*args, **kwargs):
+        attempts = 1 if transaction.get_connection().in_atomic_block else DEADLOCK_ATTEMPTS
+        for attempt in range(1, attempts + 1):
+            try:
+                return service(*args, **kwargs)
+            except OperationalError as exc:
+                if getattr(exc.__cause__, "sqlstate", None) not in _RETRIED_SQLSTATES:
+                    raise
+                if attempt == attempts:
+                    raise Conflict("Another editor was changing the same SNIDs at the same moment, so nothing "
+                                   "was changed. Look at the SNID's page again and try once more.") from None
+                # A short pause, different for each: the two do not meet again at once.
+                time.sleep(random.uniform(0, DEADLOCK_PAUSE * attempt))
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    return call
+
+
+def _locked(namespace, *also: str) -> Namespace:
+    """Lock the SNID's row, and those of the SNIDs named in ``also``, in the order of their ids (so
+    that no two services wait on each other); the SNID must be registered."""
+    ids = {namespace.pk}
+    for snid in also:
+        other = Namespace.objects.by_snid(snid).values_list("pk", flat=True).first()
+        if other is not None:
+            ids.add(other)
+    rows = {row.pk: row for row in Namespace.objects.select_for_update(of=("self",)).select_related("current")
+            .filter(pk__in=ids).order_by("pk")}
+    locked = rows[namespace.pk]
     if locked.status != "registered" or locked.current is None:
         raise Conflict(f"urn:ogf:{locked.snid}: is not registered; only a registered SNID has stewards.")
     return locked
-
-
-def _editor_for(actor, namespace, doing: str) -> None:
-    if not rules.is_editor(actor):
-        raise NotAllowed(f"Only GFD editors can {doing}.")
-    if not rules.can_decide_for_snid(actor, namespace):
-        raise NotAllowed(f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must {doing}.")
 
 
 def _event(namespace, actor, kind, summary, *, public=False, reason="", data=None) -> StewardshipEvent:
@@ -69,114 +121,156 @@ def _touch(namespace) -> None:
     transaction.on_commit(registry_invalidate)
 
 
-def _name(user) -> str:
-    return user.get_full_name() or user.get_username()
+def _logged_name(user) -> str:
+    """How the public log names a steward: the name they chose, never the login name."""
+    return public_name(user) or UNNAMED
+
+
+def _tell(template: str, namespace, context: dict, *also) -> None:
+    """Mail the SNID's stewards (as they stand after the commit) and ``also``, one mail each."""
+    notify.later(template, lambda: emails_of(stewards_told(namespace, *also)),
+                 {"namespace": namespace, **context}, each=True)
 
 
 # --- stewards ------------------------------------------------------------------------------------
 
 
+def steward_refusal(action: str, actor, namespace, user, steward) -> str:
+    """Why ``actor`` may not take ``action`` ("" if they may); the rules are ``registry.rules``'."""
+    snid = f"urn:ogf:{namespace.snid}:"
+    if action == "invite":
+        if not rules.can_request_change(actor, namespace):
+            return f"Only stewards of {snid} can invite another steward."
+        return "" if rules.can_invite_steward(actor, namespace, user) else "You are a steward already."
+    if not rules.is_editor(actor):
+        return "Only GFD editors decide who acts for an SNID."
+    if not rules.can_decide_for_snid(actor, namespace):
+        return f"You are a steward of {snid}, so another editor decides who acts for it."
+    allowed = {
+        "add": lambda: rules.can_add_steward(actor, namespace, user),
+        "remove": lambda: rules.can_remove_steward(actor, steward),
+        "confirm": lambda: rules.can_decide_invitation(actor, steward),
+        "decline": lambda: rules.can_decide_invitation(actor, steward),
+    }[action]()
+    if allowed:
+        return ""
+    if action == "add":
+        return f"Editors do not make themselves stewards: another editor adds you as a steward of {snid}."
+    if action == "remove":
+        return "Editors do not remove themselves as stewards: another editor does."
+    if steward.user_id == getattr(actor, "pk", None):
+        return "This invitation is for you, so another editor decides it."
+    return "You made this invitation, so another editor decides it."
+
+
+def _steward_move(namespace, action: str, actor, user, steward):
+    """The move ``actor`` takes, or the refusal (NotAllowed, Conflict, ServiceError); writes nothing."""
+    source = steward.state if steward is not None else ""
+    refusal = steward_refusal(action, actor, namespace, user, steward)
+    if refusal:
+        raise NotAllowed(refusal)
+    move = STEWARD_MOVE_BY_KEY.get((source, action))
+    if move is None:
+        state = StewardState(source).label.lower() if source else "new"
+        raise Conflict(f"This invitation has already been decided ({state})." if action in ("confirm", "decline")
+                       else f"This account is not a steward of the SNID ({state})." if action == "remove"
+                       else f"A stewardship that is {state} cannot be {action}ed.")
+    who = user.get_username()
+    if source == "":
+        if not user.is_active:
+            raise ServiceError(f"The account {who!r} is deactivated.")
+        live = Steward.objects.filter(namespace=namespace, user=user,
+                                      state__in=(StewardState.ACTIVE, StewardState.INVITED)).first()
+        if live is not None and not (action == "add" and live.state == StewardState.INVITED):
+            raise Conflict(f"{who} is already a steward of urn:ogf:{namespace.snid}:."
+                           if live.state == StewardState.ACTIVE else
+                           f"{who} is invited to act for urn:ogf:{namespace.snid}: already; an editor decides.")
+    if action == "remove" and not Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE).exclude(
+            pk=steward.pk).exists():
+        raise Conflict(f"{who} is the only steward of urn:ogf:{namespace.snid}:; add another steward before "
+                       "removing this one.")
+    return move
+
+
+def steward_check(namespace, action: str, actor, *, user=None, steward: Steward | None = None) -> None:
+    """Refuse as ``steward_transition`` would, without writing: what a preview checks before it shows
+    what the step will do."""
+    _steward_move(namespace, action, actor, steward.user if steward is not None else user, steward)
+
+
+@_retried
 @transaction.atomic
-def steward_add(namespace, user, editor, *, reason: str) -> Steward:
-    """An editor makes ``user`` a steward of the SNID (with a recorded reason)."""
-    namespace = _registered(namespace)
-    _editor_for(editor, namespace, "add stewards")
-    reason = _reason(reason, "Adding a steward")
-    if not user.is_active:
-        raise ServiceError(f"The account {user.get_username()!r} is deactivated.")
-    live = Steward.objects.filter(namespace=namespace, user=user,
-                                  state__in=(StewardState.ACTIVE, StewardState.INVITED)).first()
-    if live is not None and live.state == StewardState.ACTIVE:
-        raise Conflict(f"{user.get_username()} is already a steward of urn:ogf:{namespace.snid}:.")
-    if live is not None:  # an open invitation: adding confirms it
-        return steward_invitation_decide(live, editor, confirm=True, note=reason)
-    steward = Steward.objects.create(namespace=namespace, user=user, state=StewardState.ACTIVE, reason=reason,
-                                     confirmed_at=timezone.now())
-    _event(namespace, editor, K.STEWARD_ADDED, "A steward was added by an editor.", public=True, reason=reason,
-           data={"user": user.get_username()})
-    log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": "added", "steward": _name(user),
-                                      "reason": reason})
-    _touch(namespace)
+def steward_transition(namespace, action: str, actor, *, user=None, steward: Steward | None = None,
+                       reason: str = "", note: str = "") -> Steward:
+    """The one service that makes, ends or decides a stewardship: ``action`` is a move of
+    ``STEWARD_MOVES`` — ``add`` and ``invite`` (``user``, with a reason), ``confirm``, ``decline`` and
+    ``remove`` (``steward``; confirming and declining take an optional note, removing a reason).
+
+    Refused: a move not in the table from the stewardship's state (Conflict, 409), a move the rule
+    does not allow the actor (NotAllowed), an SNID left without stewards (Conflict)."""
+    namespace = _locked(steward.namespace if steward is not None else namespace)
+    if steward is not None:
+        steward = (Steward.objects.select_for_update(of=("self",)).select_related("user", "invited_by")
+                   .get(pk=steward.pk, namespace=namespace))
+        user = steward.user
+    move = _steward_move(namespace, action, actor, user, steward)
+    if action == "add":
+        invited = Steward.objects.filter(namespace=namespace, user=user, state=StewardState.INVITED).first()
+        if invited is not None:  # an open invitation: adding confirms it
+            return steward_transition(namespace, "confirm", actor, steward=invited, note=reason)
+    if action in ("add", "invite", "remove"):
+        reason = _reason(reason, {"add": "Adding a steward", "invite": "An invitation",
+                                  "remove": "Removing a steward"}[action])
+    note = _note(note)
+    who = user.get_username()
+
+    now = timezone.now()
+    if steward is None:
+        steward = Steward.objects.create(
+            namespace=namespace, user=user, state=move.target, reason=reason,
+            invited_by=actor if action == "invite" else None,
+            confirmed_at=now if move.target == StewardState.ACTIVE else None)
+    else:
+        steward.state = move.target
+        if move.target == StewardState.ACTIVE:
+            steward.confirmed_at = now
+        else:
+            steward.ended_at = now
+        steward.save()
+    # What the history and the log give as the reason: the invitation's for its confirmation.
+    recorded = steward.reason if action == "confirm" else (reason or note)
+    _event(namespace, actor, move.event, move.summary, public=move.public, reason=recorded,
+           data={"user": who, "steward": steward.pk, **({"note": note} if note else {})})
+    if move.public:
+        _touch(namespace)
+    if move.log:
+        log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": move.log,
+                                          "steward": _logged_name(user), "reason": recorded})
+    context = {"steward": steward, "move": move, "actor": actor, "reason": recorded, "note": note}
+    _tell(move.mail, namespace, context, user, steward.invited_by)
+    if action == "invite":  # a new request: the editors decide it
+        notify.later("steward_invited", notify.editors_emails, {"namespace": namespace, "steward": steward})
     return steward
 
 
-@transaction.atomic
+def steward_add(namespace, user, editor, *, reason: str) -> Steward:
+    """An editor makes ``user`` a steward of the SNID (with a public reason); never of themselves."""
+    return steward_transition(namespace, "add", editor, user=user, reason=reason)
+
+
 def steward_remove(steward: Steward, editor, *, reason: str) -> Steward:
     """An editor ends a stewardship. An SNID keeps at least one steward: add the next one first."""
-    namespace = _registered(steward.namespace)
-    _editor_for(editor, namespace, "remove stewards")
-    reason = _reason(reason, "Removing a steward")
-    others = Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE).exclude(pk=steward.pk)
-    if Steward.objects.filter(pk=steward.pk, state=StewardState.ACTIVE).exists() and not others.exists():
-        raise Conflict(f"{steward.user.get_username()} is the only steward of urn:ogf:{namespace.snid}:; add "
-                       "another steward before removing this one.")
-    steward = steward_set_state(steward, StewardState.REMOVED, editor, "A steward was removed by an editor.",
-                                public=True, reason=reason, refused="This account is not a steward of the SNID.")
-    log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": "removed",
-                                      "steward": _name(steward.user), "reason": reason})
-    _touch(namespace)
-    return steward
+    return steward_transition(steward.namespace, "remove", editor, steward=steward, reason=reason)
 
 
-@transaction.atomic
 def steward_invite(namespace, user, inviter, *, reason: str) -> Steward:
     """A steward invites another account; an editor confirms it (``steward_invitation_decide``)."""
-    namespace = _registered(namespace)
-    if not rules.can_request_change(inviter, namespace):
-        raise NotAllowed(f"Only stewards of urn:ogf:{namespace.snid}: can invite another steward.")
-    reason = _reason(reason, "An invitation")
-    if not user.is_active:
-        raise ServiceError(f"The account {user.get_username()!r} is deactivated.")
-    if Steward.objects.filter(namespace=namespace, user=user,
-                              state__in=(StewardState.ACTIVE, StewardState.INVITED)).exists():
-        raise Conflict(f"{user.get_username()} is already a steward of urn:ogf:{namespace.snid}: or invited.")
-    steward = Steward.objects.create(namespace=namespace, user=user, state=StewardState.INVITED, reason=reason,
-                                     invited_by=inviter)
-    _event(namespace, inviter, K.STEWARD_INVITED, "A steward invited another steward.", reason=reason,
-           data={"user": user.get_username()})
-    notify.later("steward_invited", notify.editors_emails, {"namespace": namespace, "steward": steward})
-    return steward
+    return steward_transition(namespace, "invite", inviter, user=user, reason=reason)
 
 
-@transaction.atomic
 def steward_invitation_decide(steward: Steward, editor, *, confirm: bool, note: str = "") -> Steward:
-    namespace = _registered(steward.namespace)
-    _editor_for(editor, namespace, "confirm stewards")
-    note = (note or "").strip()[:REASON_MAX]
-    refused = "This invitation has already been decided."
-    if confirm:
-        steward = steward_set_state(steward, StewardState.ACTIVE, editor,
-                                    "A steward was added by an editor at a steward's invitation.", public=True,
-                                    reason=steward.reason, data={"note": note}, refused=refused)
-        log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": "confirmed",
-                                          "steward": _name(steward.user), "reason": steward.reason})
-        _touch(namespace)
-    else:
-        steward = steward_set_state(steward, StewardState.DECLINED, editor, "An editor declined a steward's invitation.",
-                                    reason=note, refused=refused)
-    return steward
-
-
-@transaction.atomic
-def steward_set_state(steward: Steward, to: str, actor, summary: str, *, public: bool = False, reason: str = "",
-                      data: dict | None = None, refused: str = "") -> Steward:
-    """The one place a steward's state changes: only along ``STEWARD_TRANSITIONS``, with its event written
-    in the same transaction (callers check who may act; ``refused`` is the Conflict's message)."""
-    locked = Steward.objects.select_for_update().select_related("user").get(pk=steward.pk)
-    kind = STEWARD_TRANSITIONS.get((locked.state, to))
-    if kind is None:
-        raise Conflict(refused or f"A steward cannot go from {locked.get_state_display().lower()} to "
-                                  f"{StewardState(to).label.lower()}.")
-    now = timezone.now()
-    locked.state = to
-    if to == StewardState.ACTIVE:
-        locked.confirmed_at = now
-    else:
-        locked.ended_at = now
-    locked.save()
-    _event(locked.namespace, actor, kind, summary, public=public, reason=reason,
-           data={"user": locked.user.get_username(), **(data or {})})
-    return locked
+    return steward_transition(steward.namespace, "confirm" if confirm else "decline", editor, steward=steward,
+                              note=note)
 
 
 @transaction.atomic
@@ -188,6 +282,23 @@ def steward_show_orcid(steward: Steward, user, show: bool) -> Steward:
     _touch(steward.namespace)
     steward.show_orcid = bool(show)
     return steward
+
+
+@transaction.atomic
+def steward_public_name(user, name: str):
+    """A steward chooses the name public pages and the log give them (their login name never shows)."""
+    if not Steward.objects.filter(user_id=user.pk, state=StewardState.ACTIVE).exists():
+        raise NotAllowed("Only stewards are named on public pages.")
+    name = " ".join((name or "").split())
+    if len(name) > 150:
+        raise ServiceError(f"The name is {len(name):,} characters long; the limit is 150.")
+    get_user_model().objects.filter(pk=user.pk).update(first_name=name, last_name="")
+    user.first_name, user.last_name = name, ""
+    for namespace_id in Steward.objects.filter(user_id=user.pk, state=StewardState.ACTIVE).values_list(
+            "namespace_id", flat=True):
+        Namespace.objects.filter(pk=namespace_id).update(updated_at=timezone.now())
+    transaction.on_commit(registry_invalidate)
+    return user
 
 
 def steward_account_deactivated(user) -> list[Namespace]:
@@ -208,28 +319,27 @@ def steward_account_deactivated(user) -> list[Namespace]:
     return orphaned
 
 
-# --- administrative change requests -------------------------------------------------------------
+# --- change requests ----------------------------------------------------------------------------
 
 
 def _clean(kind, namespace, data: dict) -> dict:
-    form = kind.form(data=data)
+    form = kind.form(data=kind.initial(data))
     if not form.is_valid():
-        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
-        raise ServiceError(f"The {kind.label.lower()} change cannot be made: {problems}")
+        problems = "; ".join(f"{form.fields[name].label if name in form.fields else 'the request'}: "
+                             f"{' '.join(errors)}" for name, errors in form.errors.items())
+        raise ServiceError(f"The {kind.label.lower()} request cannot be made: {problems}")
     cleaned = {k: v for k, v in form.cleaned_data.items() if v not in ("", None)}
     if kind.validate is not None:
         try:
             cleaned = kind.validate(namespace, cleaned)
         except ValueError as exc:
-            raise ServiceError(f"The {kind.label.lower()} change cannot be made: {exc}") from None
+            raise ServiceError(f"The {kind.label.lower()} request cannot be made: {exc}") from None
     return cleaned
 
 
-@transaction.atomic
-def change_request_create(namespace, kind: str, data: dict, requester, *, reason: str) -> ChangeRequest:
-    """A steward asks for an administrative change. Only the kinds of ``CHANGE_KINDS`` exist, and each takes
-    only its own fields: the syntax, equivalence, examples and meaning change by a new version alone."""
-    namespace = _registered(namespace)
+def change_request_check(namespace, kind: str, data: dict, requester, *, reason: str):
+    """What ``change_request_create`` would record, without writing anything: (kind, cleaned data, reason).
+    The steward's preview shows exactly this; a refusal raises as the service would."""
     if not rules.can_request_change(requester, namespace):
         raise NotAllowed(f"Only stewards of urn:ogf:{namespace.snid}: can ask to change it.")
     change = CHANGE_KINDS.get(kind)
@@ -238,65 +348,84 @@ def change_request_create(namespace, kind: str, data: dict, requester, *, reason
                            "rules, examples and meaning of an SNID change only by a new version.")
     unknown = sorted(set(data) - set(change.form.base_fields))
     if unknown:
-        raise ServiceError(f"A {change.label.lower()} change cannot set {', '.join(unknown)}; the syntax, "
+        raise ServiceError(f"A {change.label.lower()} request cannot set {', '.join(unknown)}; the syntax, "
                            "equivalence rules, examples and meaning of an SNID change only by a new version.")
     reason = _reason(reason, "A change request")
-    cleaned = _clean(change, namespace, data)
+    return change, _clean(change, namespace, data), reason
+
+
+@transaction.atomic
+def change_request_create(namespace, kind: str, data: dict, requester, *, reason: str) -> ChangeRequest:
+    """A steward asks for a change (the ``request`` move). Only the kinds of ``CHANGE_KINDS`` exist, and
+    each takes only its own fields: the syntax, equivalence, examples and meaning change by a new version
+    alone. What stands now is kept with the request's event, so the editor sees if it moved since."""
+    namespace = _locked(namespace)
+    change, cleaned, reason = change_request_check(namespace, kind, data, requester, reason=reason)
+    move = CHANGE_MOVE_BY_KEY[("", "request")]
     request = ChangeRequest.objects.create(namespace=namespace, kind=kind, data=cleaned, reason=reason,
-                                           requested_by=requester)
-    _event(namespace, requester, K.CHANGE_REQUESTED, f"A steward asked to change the {change.what}.", reason=reason,
-           data={"request": request.pk, "kind": kind})
-    notify.later("change_requested", notify.editors_emails, {"namespace": namespace, "request": request,
-                                                             "change": change})
+                                           requested_by=requester, state=move.target)
+    _event(namespace, requester, move.event, change.summary(move), reason=reason,
+           data={"request": request.pk, "kind": kind, "base": change.current(namespace)})
+    context = {"request": request, "change": change, "move": move}
+    notify.later("change_requested", notify.editors_emails, {"namespace": namespace, **context})
+    _tell(move.mail, namespace, context, requester)
     return request
 
 
+def change_refusal(editor, request) -> str:
+    """Why ``editor`` may not decide ``request`` ("" if they may), in words; the rule is ``rules.can_decide_change``."""
+    snid = f"urn:ogf:{request.namespace.snid}:"
+    if not rules.is_editor(editor):
+        return "Only GFD editors decide change requests."
+    if rules.can_decide_change(editor, request):
+        return ""
+    if request.requested_by_id == editor.pk:
+        return "You asked for this change yourself, so another editor decides it."
+    if rules.is_steward(editor, request.namespace):
+        return f"You are a steward of {snid}, so another editor decides its change requests."
+    return f"You were a steward of {snid} when this change was asked for, so another editor decides it."
+
+
+@_retried
 @transaction.atomic
-def change_request_decide(request: ChangeRequest, editor, *, approve: bool, note: str = "") -> ChangeRequest:
-    """An editor approves (the change is applied, recorded and logged) or declines a change request."""
-    namespace = _registered(request.namespace)
-    _editor_for(editor, namespace, "decide on change requests")
-    locked = ChangeRequest.objects.select_for_update().get(pk=request.pk)
-    to = ChangeState.APPROVED if approve else ChangeState.DECLINED
-    if (locked.state, to) not in CHANGE_TRANSITIONS:
+def change_request_transition(request: ChangeRequest, action: str, editor, *, note: str = "") -> ChangeRequest:
+    """The one service that decides a change request: ``approve`` (the change is applied exactly as
+    recorded, the history and the log say so) or ``decline``; the stewards and the requester are mailed
+    with the editor's note."""
+    change = CHANGE_KINDS.get(request.kind)
+    namespace = _locked(request.namespace, *(change.also_locks(request.data) if change else ()))
+    locked = ChangeRequest.objects.select_for_update(of=("self",)).select_related("requested_by").get(pk=request.pk)
+    locked.namespace = namespace
+    refusal = change_refusal(editor, locked)
+    if refusal:
+        raise NotAllowed(refusal)
+    move = CHANGE_MOVE_BY_KEY.get((locked.state, action))
+    if move is None:
         raise Conflict(f"This change request was already {locked.get_state_display().lower()}.")
-    change = CHANGE_KINDS.get(locked.kind)
     if change is None or not change.available():
         raise Conflict(f"{locked.kind!r} changes can no longer be made here.")
-    note = (note or "").strip()[:REASON_MAX]
-    if not approve:
-        locked = change_request_set_state(locked, to, editor, f"An editor declined a change of the {change.what}.",
-                                          note=note, reason=note)
-        notify.later("change_decided", [locked.requested_by.email], {"namespace": namespace, "request": locked})
-        return locked
-    before = change.apply(namespace, locked.data, editor, locked.reason)
-    locked = change_request_set_state(locked, to, editor, f"{change.what[0].upper()}{change.what[1:]} changed by an "
-                                      "editor at the steward's request.", note=note, reason=locked.reason,
-                                      public=True, before=before)
-    _log_change(namespace, change, locked)
-    _touch(namespace)
-    notify.later("change_decided", [locked.requested_by.email], {"namespace": namespace, "request": locked})
-    return locked
-
-
-@transaction.atomic
-def change_request_set_state(request: ChangeRequest, to: str, editor, summary: str, *, note: str = "",
-                             reason: str = "", public: bool = False, before: dict | None = None) -> ChangeRequest:
-    """The one place a change request's state changes: only along ``CHANGE_TRANSITIONS``, with the decision
-    recorded and its event written in the same transaction (callers check who may act and apply the change)."""
-    locked = ChangeRequest.objects.select_for_update().get(pk=request.pk)
-    kind = CHANGE_TRANSITIONS.get((locked.state, to))
-    if kind is None:
-        raise Conflict(f"This change request was already {locked.get_state_display().lower()}.")
-    locked.state, locked.decided_by, locked.decided_at, locked.decision_note = to, editor, timezone.now(), note
-    if before is not None:
-        locked.before = before
+    note = _note(note)
+    approved = move.target == ChangeState.APPROVED
+    if approved:
+        locked.before = change.apply(namespace, locked.data, editor, locked.reason)
+    locked.state, locked.decided_by, locked.decided_at, locked.decision_note = move.target, editor, timezone.now(), note
     locked.save()
     data = {"request": locked.pk, "kind": locked.kind}
-    if to == ChangeState.APPROVED:
+    if approved:
         data["on"] = timezone.localdate(locked.decided_at).isoformat()
-    _event(locked.namespace, editor, kind, summary, public=public, reason=reason, data=data)
+    _event(namespace, editor, move.event, change.summary(move), public=move.public and change.public,
+           reason=locked.reason if approved else note, data=data)
+    if approved and change.public:
+        _touch(namespace)
+    if approved and change.logged:
+        _log_change(namespace, change, locked)
+    _tell(move.mail, namespace, {"request": locked, "change": change, "move": move, "actor": editor},
+          locked.requested_by)
     return locked
+
+
+def change_request_decide(request: ChangeRequest, editor, *, approve: bool, note: str = "") -> ChangeRequest:
+    return change_request_transition(request, "approve" if approve else "decline", editor, note=note)
 
 
 def _log_change(namespace, change, request) -> None:
@@ -316,47 +445,79 @@ def _log_change(namespace, change, request) -> None:
         leaf["registrant"] = record["registrant"]
         leaf["record_sha256"] = sha256_hex(record)
     else:
-        fields.update({k: str(v) for k, v in request.data.items()})
+        fields.update({k: str(v) for k, v in change.initial(request.data).items()})
     log_append(ADMINISTRATIVE_CHANGE.name, leaf)
 
 
 # --- deprecation ---------------------------------------------------------------------------------
 
 
+def successor_snid(text: str) -> str:
+    """The SNID a successor field names: ``example2``, ``EXAMPLE2`` or ``urn:ogf:example2:``."""
+    text = (text or "").strip()
+    if text.lower().startswith("urn:ogf:"):
+        text = text[len("urn:ogf:"):].rstrip(":")
+    return text
+
+
+def deprecation_check(namespace, successor: str) -> Namespace | None:
+    """The successor of a deprecation of ``namespace`` (None if none is named), or a refusal: Conflict
+    when the state stands in the way (already deprecated, the successor deprecated meanwhile), else
+    ServiceError (a successor that is no registered SNID, or the SNID itself)."""
+    if deprecation_of(namespace) is not None:
+        raise Conflict(f"urn:ogf:{namespace.snid}: is already deprecated.")
+    successor = successor_snid(successor)
+    if not successor:
+        return None
+    heir = Namespace.objects.by_snid(successor).first()
+    if heir is None or heir.status != "registered" or heir.current_id is None:
+        raise ServiceError(f"The successor urn:ogf:{successor[:40]}: is not a registered SNID.")
+    if heir.pk == namespace.pk:
+        raise ServiceError("An SNID cannot be its own successor.")
+    if deprecation_of(heir) is not None:
+        raise Conflict(f"The successor urn:ogf:{heir.snid}: is itself deprecated; name a current SNID.")
+    return heir
+
+
+def deprecation_write(namespace, actor, *, reason: str, successor: str = "", requested: bool = False) -> Deprecation:
+    """Deprecate ``namespace`` in the caller's transaction, the SNID and its successor locked (``_locked``):
+    the row, the public history line, the log's leaf, and a mail to its stewards."""
+    heir = deprecation_check(namespace, successor)
+    deprecation = Deprecation.objects.create(namespace=namespace, reason=reason, successor=heir,
+                                             deprecated_by=actor)
+    by = "Deprecated by an editor at a steward's request" if requested else "Deprecated by an editor"
+    sentence = by + (f"; its successor is urn:ogf:{heir.snid}:." if heir else ".")
+    _event(namespace, actor, K.DEPRECATED, sentence, public=True, reason=reason,
+           data={"successor": heir.snid if heir else None})
+    _touch(namespace)
+    log_append(SNID_DEPRECATED.name, {"snid": namespace.snid, "reason": reason,
+                                      "successor": heir.snid if heir else None})
+    _tell("snid_deprecated", namespace, {"deprecation": deprecation, "actor": actor})
+    return deprecation
+
+
+@_retried
 @transaction.atomic
 def snid_deprecate(namespace, editor, *, reason: str, successor: str = "") -> Deprecation:
     """Mark a registered SNID deprecated. It stays registered, its URNs stay valid, and it is never
     reassigned, reserved or registered again while the mark stands."""
-    namespace = _registered(namespace)
-    _editor_for(editor, namespace, "deprecate an SNID")
+    successor = successor_snid(successor)
+    namespace = _locked(namespace, *([successor] if successor else []))
+    if not rules.can_deprecate(editor, namespace):
+        raise NotAllowed("Only GFD editors can deprecate an SNID." if not rules.is_editor(editor) else
+                         f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must deprecate it.")
     reason = _reason(reason, "Deprecating an SNID")
-    if deprecation_of(namespace) is not None:
-        raise Conflict(f"urn:ogf:{namespace.snid}: is already deprecated.")
-    heir = None
-    successor = (successor or "").strip()
-    if successor:
-        heir = Namespace.objects.by_snid(successor).first()
-        if heir is None or heir.status != "registered" or heir.current_id is None:
-            raise ServiceError(f"The successor urn:ogf:{successor[:40]}: is not a registered SNID.")
-        if heir.pk == namespace.pk:
-            raise ServiceError("An SNID cannot be its own successor.")
-        if deprecation_of(heir) is not None:
-            raise ServiceError(f"The successor urn:ogf:{heir.snid}: is itself deprecated; name a current SNID.")
-    deprecation = Deprecation.objects.create(namespace=namespace, reason=reason, successor=heir,
-                                             deprecated_by=editor)
-    sentence = "Deprecated by an editor" + (f"; its successor is urn:ogf:{heir.snid}:." if heir else ".")
-    _event(namespace, editor, K.DEPRECATED, sentence, public=True, reason=reason,
-           data={"successor": heir.snid if heir else None})
-    log_append(SNID_DEPRECATED.name, {"snid": namespace.snid, "reason": reason,
-                                      "successor": heir.snid if heir else None})
-    _touch(namespace)
-    return deprecation
+    return deprecation_write(namespace, editor, reason=reason, successor=successor)
 
 
+@_retried
 @transaction.atomic
 def snid_undeprecate(namespace, editor, *, reason: str) -> Deprecation:
-    namespace = _registered(namespace)
-    _editor_for(editor, namespace, "withdraw a deprecation")
+    namespace = _locked(namespace)
+    if not rules.can_deprecate(editor, namespace):
+        raise NotAllowed("Only GFD editors can withdraw a deprecation." if not rules.is_editor(editor) else
+                         f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must withdraw "
+                         "its deprecation.")
     reason = _reason(reason, "Withdrawing a deprecation")
     deprecation = Deprecation.objects.select_for_update().in_force().filter(namespace=namespace).first()
     if deprecation is None:
@@ -364,6 +525,7 @@ def snid_undeprecate(namespace, editor, *, reason: str) -> Deprecation:
     deprecation.ended_at, deprecation.ended_by, deprecation.end_reason = timezone.now(), editor, reason
     deprecation.save()
     _event(namespace, editor, K.UNDEPRECATED, "An editor withdrew the deprecation.", public=True, reason=reason)
-    log_append(SNID_UNDEPRECATED.name, {"snid": namespace.snid, "reason": reason})
     _touch(namespace)
+    log_append(SNID_UNDEPRECATED.name, {"snid": namespace.snid, "reason": reason})
+    _tell("snid_undeprecated", namespace, {"deprecation": deprecation, "actor": editor})
     return deprecation

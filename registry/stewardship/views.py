@@ -1,9 +1,12 @@
-"""Pages of an SNID's life after approval: the SNID's stewardship page and the editors' queue.
+"""Pages of an SNID's life after approval: the stewardship page, and what its stewards ask for.
 
 ``/urn/<snid>/stewardship/`` is for the SNID's stewards and the editors (``rules.can_see_stewardship``):
-stewards ask for changes and invite, editors add or remove stewards and deprecate. The editors'
-queue at ``/review/stewardship/`` lists what waits for a decision. Every POST goes through one
-service; a refused one comes back as a message on the page it came from.
+stewards ask for changes (a deprecation too) and invite, editors add or remove stewards and
+deprecate (``stewardship.decisions``). Every step is confirmed first, as a review decision is:
+its page (GET) has the form, starting from what stands; sending it (POST) shows what it will
+change — the values side by side, what becomes public, what the log records and who is told —
+and only the confirmation (``confirm=yes``) calls the service. A refusal comes back on the form
+with everything typed kept; a step overtaken by another is a 409 page.
 """
 
 from __future__ import annotations
@@ -13,26 +16,25 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import rules
-from ..accounts.names import user_by_name
 from ..models import Namespace
-from ..services import ServiceError
-from ..views.errors import forbidden
-from ..views.review import editor_required
-from . import services
-from .changes import CHANGE_KINDS, current_values, kinds_offered
-from .forms import DeprecateForm, StewardAddForm
-from .models import ChangeRequest, Steward
+from ..services import Conflict, NotAllowed, ServiceError
+from ..views.errors import NextStep, error_page, forbidden
+from . import outcomes, services
+from .changes import CHANGE_KINDS, in_force_prefetch, kinds_offered
+from .facts import bases_of, facts_of, request_facts
+from .forms import ChangeRequestReasonForm, DeprecateForm, InviteForm, OrcidDisplayForm, PublicNameForm, StewardAddForm
+from .models import Steward
 from .selectors import (
     change_requests_pending,
     deprecation_of,
     full_history,
-    invitations_pending,
     orcid_of,
-    snids_without_steward,
+    person,
+    public_name,
     stewards_active,
     stewards_invited,
 )
@@ -45,7 +47,7 @@ def _namespace(snid: str) -> Namespace:
     return namespace
 
 
-def _page(rule=rules.can_see_stewardship, refusal: str = ""):
+def page(rule=rules.can_see_stewardship, refusal: str = ""):
     """Views of one SNID for those ``rule`` allows; anonymous readers sign in first."""
 
     def decorate(view):
@@ -65,159 +67,243 @@ def _page(rule=rules.can_see_stewardship, refusal: str = ""):
     return decorate
 
 
-#: SNIDs without a steward named on the editors' stewardship page (the rest are counted).
-ORPHANED_SHOWN = 100
 STEWARDS_ONLY = "Only the stewards of urn:ogf:{snid}: can ask for changes or invite stewards."
 EDITORS_ONLY = ("Only a GFD editor who is not a steward of urn:ogf:{snid}: can add or remove its stewards or "
                 "deprecate it.")
 
 
-def _done(request, namespace, call, success: str):
+# --- the two pages every step goes through ----------------------------------------------------------
+
+
+def form_page(request, namespace, *, title: str, lead: str, forms, outcome, button: str, errors=(),
+              status: int = 200, details=None):
+    """A step's form, filled with what was typed (or what stands), what went wrong, and what it will do."""
+    return render(request, "registry/stewardship/form.html", {
+        "namespace": namespace, "title": title, "lead": lead, "forms": forms, "outcome": outcome,
+        "button": button, "errors": list(errors), "details": details or [],
+        "cancel": _stewardship_url(namespace)}, status=status)
+
+
+def confirm_page(request, namespace, *, title: str, lead: str, outcome, button: str, hidden=(), forms=(),
+                 facts=None, details=None, danger: bool = False, editable: bool = True, errors=(),
+                 status: int = 200, cancel: str = "", extra=None):
+    """What the step will do, and the button that does it; ``hidden``: what the form sent, sent again."""
+    return render(request, "registry/stewardship/confirm.html", {
+        "namespace": namespace, "title": title, "lead": lead, "outcome": outcome, "button": button,
+        "hidden": list(hidden), "forms": forms, "facts": facts, "details": details or [], "danger": danger,
+        "editable": editable, "errors": list(errors), "cancel": cancel or _stewardship_url(namespace),
+        **(extra or {})}, status=status)
+
+
+def hidden_of(request, forms) -> list[tuple[str, str]]:
+    """The forms' fields as they were sent: carried by the confirmation page, checked again on confirming."""
+    return [(form.add_prefix(name), request.POST.get(form.add_prefix(name), ""))
+            for form in forms for name in form.fields]
+
+
+def _stewardship_url(namespace) -> str:
+    from django.urls import reverse
+
+    return reverse("registry:stewardship", args=[namespace.snid])
+
+
+def acted(request, call, success: str, *, again, back: str):
+    """Call the service; on success say so where the person came from. Refusals: 403, 409 (the step was
+    overtaken), or the form again with the reason and what was typed (``again(errors)``)."""
     try:
         call()
-        messages.success(request, success)
+    except NotAllowed as exc:
+        return forbidden(request, exc.message, [NextStep("Back", back)])
+    except Conflict as exc:
+        return error_page(request, 409, "This has moved on", exc.message, [NextStep("Look at it again", back)])
     except ServiceError as exc:
-        messages.error(request, exc.message)
-    return redirect("registry:stewardship", namespace.snid)
+        return again([exc.message])
+    messages.success(request, success)
+    return redirect(back)
 
 
-@_page()
+def reason_form(kind, data=None) -> ChangeRequestReasonForm:
+    form = ChangeRequestReasonForm(data=data, prefix=kind.name)
+    form.fields["reason"].label = kind.reason_label
+    return form
+
+
+# --- the stewardship page ------------------------------------------------------------------------
+
+
+@page()
 def stewardship(request, namespace):
     user = request.user
     is_steward = rules.is_steward(user, namespace)
-    kinds = []
-    for kind in kinds_offered():
-        initial = current_values(namespace, [n for n in kind.form.base_fields if n.startswith("registrant_")])
-        kinds.append({"kind": kind, "form": kind.form(initial=initial, prefix=kind.name)})
+    deprecation = deprecation_of(namespace)
+    in_force_prefetch([namespace])
+    kinds = [{"kind": kind, "form": kind.form(initial=kind.initial(kind.current(namespace)), prefix=kind.name),
+              "reason": reason_form(kind)}
+             for kind in kinds_offered() if not (kind.name == "deprecation" and deprecation is not None)]
+    requests = list(change_requests_pending(namespace))
+    bases = bases_of(requests)
+    for item in requests:
+        item.namespace = namespace
+        item.facts = request_facts(item, base=bases.get(item.pk))
     own = Steward.objects.filter(namespace=namespace, user=user, state="active").first()
     context = {
         "namespace": namespace, "is_steward": is_steward, "can_decide": rules.can_decide_for_snid(user, namespace),
-        "stewards": stewards_active(namespace), "invited": stewards_invited(namespace),
-        "requests": change_requests_pending(namespace), "history": full_history(namespace),
-        "kinds": kinds, "deprecation": deprecation_of(namespace), "own": own,
+        "stewards": _of(namespace, stewards_active(namespace)), "invited": _of(namespace, stewards_invited(namespace)),
+        "requests": requests, "history": full_history(namespace),
+        "kinds": kinds, "deprecation": deprecation, "own": own,
         "own_orcid": orcid_of(user) if own else "",
-        "add_form": StewardAddForm(), "deprecate_form": DeprecateForm(),
+        "name_form": PublicNameForm(initial={"public_name": public_name(user)}, prefix="name"),
+        "orcid_form": OrcidDisplayForm(prefix="orcid"),
+        "invite_form": InviteForm(prefix="invite"),
+        "add_form": StewardAddForm(prefix="add"), "deprecate_form": DeprecateForm(prefix="deprecate"),
     }
-    return render(request, "registry/stewardship/page.html", context)
+    with rules.stewardships_remembered(user):  # the page asks the rules once per steward listed
+        return render(request, "registry/stewardship/page.html", context)
 
 
-@require_POST
-@_page(rules.is_steward, STEWARDS_ONLY)
+def _of(namespace, stewards: list) -> list:
+    """The stewardships with the page's namespace (the rules read it for each one listed)."""
+    for steward in stewards:
+        steward.namespace = namespace
+    return stewards
+
+
+@page(rules.can_request_change, STEWARDS_ONLY)
 def change_request(request, namespace, kind):
+    """A steward's request: the form starts from what stands; sending it previews the change; confirming
+    sends it to the editors."""
     change = CHANGE_KINDS.get(kind)
     if change is None or not change.available():
         raise Http404("No such kind of change.")
-    data = {name: request.POST.get(f"{kind}-{name}", "") for name in change.form.base_fields}
-    return _done(request, namespace, lambda: services.change_request_create(
-        namespace, kind, data, request.user, reason=request.POST.get("reason", "")),
-        f"Your request to change the {change.what} is sent; an editor will approve or decline it.")
+    data = request.POST if request.method == "POST" else None
+    now = change.current(namespace)
+    form = change.form(data=data, initial=change.initial(now), prefix=kind)
+    why = reason_form(change, data)
+    outcome = outcomes.change_requested(namespace, change, request.user)
+    asking = "Ask for a deprecation" if change.name == "deprecation" else f"Ask to change the {change.what}"
+    title = f"{asking} of urn:ogf:{namespace.snid}:"
+
+    def again(errors=(), status=400):
+        return form_page(request, namespace, title=title, lead=_lead(change), forms=[form, why], outcome=outcome,
+                         button="Show what will change", errors=errors, status=status)
+
+    if data is None or "edit" in data:
+        return again(status=200)
+    if not (form.is_valid() and why.is_valid()):
+        return again()
+    raw = {name: data.get(form.add_prefix(name), "") for name in change.form.base_fields}
+    try:
+        change, cleaned, reason = services.change_request_check(namespace, kind, raw, request.user,
+                                                                reason=why.cleaned_data["reason"])
+    except NotAllowed as exc:
+        return forbidden(request, exc.message)
+    except ServiceError as exc:
+        return again([exc.message])
+    if data.get("confirm") == "yes":
+        return acted(request, lambda: services.change_request_create(namespace, kind, raw, request.user,
+                                                                      reason=reason),
+                     f"Your request is sent: {_asked(change)}; an editor will approve or decline it, and you and "
+                     "the other stewards will be told by e-mail.", again=again, back=_stewardship_url(namespace))
+    return confirm_page(request, namespace, title=f"Check your request: {asking.lower()}", lead=(
+        "Nothing is sent yet. This is what you ask for, beside what stands now; an editor will see it so."),
+        outcome=outcome, button="Send the request", hidden=hidden_of(request, [form, why]),
+        facts=facts_of(change, now, cleaned), details=[("Why", reason)])
 
 
-@require_POST
-@_page(rules.is_steward, STEWARDS_ONLY)
+def _lead(change) -> str:
+    if change.name == "resolvers":
+        return ("The lines below are the SNID's resolvers as they stand. Change, add or remove lines so that they "
+                "list every resolver as it should be: an approved request replaces the resolvers with exactly "
+                "these lines.")
+    if change.name == "deprecation":
+        return ("A deprecated SNID stays registered and its URNs stay valid, but it should no longer be used for "
+                "new identifiers; it is never reassigned or registered again. An editor decides.")
+    return "The form starts from the values in force. An editor decides; the approved version itself never changes."
+
+
+def _asked(change) -> str:
+    return "a deprecation of the SNID" if change.name == "deprecation" else f"a change of the {change.what}"
+
+
+def account_step(request, namespace, action: str, form_class, *, title: str, lead: str, confirm: str, button: str,
+                 done: str):
+    """A step that names an account — a steward's invitation, an editor's addition: its form, then what it
+    will do (``confirm``, ``done``: sentences with {person} and {snid}), then the step itself."""
+    data = request.POST if request.method == "POST" else None
+    form = form_class(data=data, prefix=action)
+
+    def again(errors=(), status=400):
+        return form_page(request, namespace, title=title, lead=lead, forms=[form],
+                         outcome=outcomes.steward_form(namespace, action, request.user),
+                         button="Show what will happen", errors=errors, status=status)
+
+    if data is None or "edit" in data:
+        return again(status=200)
+    if not form.is_valid():
+        return again()
+    user, reason = form.cleaned_data["user"], form.cleaned_data["reason"]
+    try:
+        services.steward_check(namespace, action, request.user, user=user)
+    except ServiceError as exc:
+        return again([exc.message])
+    words = {"person": person(user), "snid": namespace.snid}
+    if data.get("confirm") == "yes":
+        return acted(request, lambda: services.steward_transition(namespace, action, request.user, user=user,
+                                                                  reason=reason),
+                     done.format(**words), again=again, back=_stewardship_url(namespace))
+    return confirm_page(request, namespace, title=confirm.format(**words), lead=lead,
+                        outcome=outcomes.steward_outcome(namespace, action, user,
+                                                         inviter=request.user if action == "invite" else None),
+                        button=button, hidden=hidden_of(request, [form]),
+                        details=_person_details(user) + [(form.fields["reason"].label, reason)])
+
+
+@page(rules.can_request_change, STEWARDS_ONLY)
 def steward_invite(request, namespace):
-    user = user_by_name(request.POST.get("username", "").strip())
-    if user is None:
-        messages.error(request, "No account has that user name.")
-        return redirect("registry:stewardship", namespace.snid)
-    return _done(request, namespace, lambda: services.steward_invite(
-        namespace, user, request.user, reason=request.POST.get("reason", "")),
-        f"{user.get_username()} is invited; an editor will confirm the invitation.")
+    """A steward invites another account; an editor confirms or declines (``decisions.invitation_decide``)."""
+    return account_step(
+        request, namespace, "invite", InviteForm, title=f"Invite a steward of urn:ogf:{namespace.snid}:",
+        lead="The person you invite acts for the SNID as you do once an editor confirms the invitation.",
+        confirm="Confirm: invite {person}", button="Send the invitation",
+        done="{person} is invited; an editor will confirm or decline the invitation, and everyone concerned is "
+             "told by e-mail.")
+
+
+def _person_details(user) -> list[tuple[str, str]]:
+    details = [("Account", person(user))]
+    orcid = orcid_of(user)
+    if orcid:
+        details.append(("ORCID iD (verified)", orcid))
+    return details
 
 
 @require_POST
-@_page(rules.is_steward, STEWARDS_ONLY)
+@page(rules.can_request_change, STEWARDS_ONLY)
 def steward_orcid(request, namespace):
     steward = Steward.objects.filter(namespace=namespace, user=request.user, state="active").first()
     if steward is None:
         return forbidden(request, "Only a steward chooses what is shown beside their own name.")
-    show = request.POST.get("show_orcid") == "on"
-    return _done(request, namespace, lambda: services.steward_show_orcid(steward, request.user, show),
-                 "Your ORCID iD is shown beside your name." if show else "Your ORCID iD is no longer shown.")
+    show = request.POST.get("orcid-show_orcid") == "on" or request.POST.get("show_orcid") == "on"
+    services.steward_show_orcid(steward, request.user, show)
+    messages.success(request, "Your ORCID iD is shown beside your name." if show else
+                     "Your ORCID iD is no longer shown.")
+    return redirect("registry:stewardship", namespace.snid)
 
 
 @require_POST
-@_page(rules.can_decide_for_snid, EDITORS_ONLY)
-def steward_add(request, namespace):
-    form = StewardAddForm(request.POST)
+@page(rules.can_request_change, STEWARDS_ONLY)
+def steward_name(request, namespace):
+    """A steward chooses the name public pages give them (never their login name)."""
+    form = PublicNameForm(request.POST, prefix="name")
     if not form.is_valid():
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("registry:stewardship", namespace.snid)
-    user = form.cleaned_data["user"]
-    return _done(request, namespace, lambda: services.steward_add(
-        namespace, user, request.user, reason=form.cleaned_data["reason"]),
-        f"{user.get_username()} is now a steward of urn:ogf:{namespace.snid}:.")
-
-
-@require_POST
-@_page(rules.can_decide_for_snid, EDITORS_ONLY)
-def steward_remove(request, namespace, pk):
-    steward = get_object_or_404(Steward, pk=pk, namespace=namespace)
-    return _done(request, namespace, lambda: services.steward_remove(
-        steward, request.user, reason=request.POST.get("reason", "")),
-        f"{steward.user.get_username()} is no longer a steward.")
-
-
-@require_POST
-@_page(rules.can_decide_for_snid, EDITORS_ONLY)
-def deprecate(request, namespace):
-    return _done(request, namespace, lambda: services.snid_deprecate(
-        namespace, request.user, reason=request.POST.get("reason", ""),
-        successor=request.POST.get("successor", "")),
-        f"urn:ogf:{namespace.snid}: is deprecated; its page is now a tombstone.")
-
-
-@require_POST
-@_page(rules.can_decide_for_snid, EDITORS_ONLY)
-def undeprecate(request, namespace):
-    return _done(request, namespace, lambda: services.snid_undeprecate(
-        namespace, request.user, reason=request.POST.get("reason", "")),
-        f"The deprecation of urn:ogf:{namespace.snid}: is withdrawn.")
-
-
-# --- the editors' queue ---------------------------------------------------------------------------
-
-
-@editor_required
-def stewardship_queue(request):
-    orphaned = snids_without_steward()
-    context = {
-        "requests": change_requests_pending(),
-        "invitations": invitations_pending(),
-        # The first ORPHANED_SHOWN by name, and how many in all: the page stays bounded however many there are.
-        "orphaned": list(orphaned.only("snid")[:ORPHANED_SHOWN]),
-        "orphaned_count": orphaned.count(),
-        "kinds": CHANGE_KINDS,
-    }
-    return render(request, "registry/stewardship/queue.html", context)
-
-
-@editor_required
-@require_POST
-def change_decide(request, pk):
-    change = get_object_or_404(ChangeRequest, pk=pk)
-    decision = request.POST.get("decision")
-    if decision not in ("approve", "decline"):
-        messages.error(request, "Choose approve or decline.")
-        return redirect("registry:stewardship_queue")
     try:
-        services.change_request_decide(change, request.user, approve=decision == "approve",
-                                       note=request.POST.get("note", ""))
-        messages.success(request, f"The change of urn:ogf:{change.namespace.snid}: is "
-                         f"{'approved and public' if decision == 'approve' else 'declined'}; the steward is told.")
+        services.steward_public_name(request.user, form.cleaned_data["public_name"])
     except ServiceError as exc:
         messages.error(request, exc.message)
-    return redirect("registry:stewardship_queue")
-
-
-@editor_required
-@require_POST
-def invitation_decide(request, pk):
-    steward = get_object_or_404(Steward, pk=pk)
-    confirm = request.POST.get("decision") == "confirm"
-    try:
-        services.steward_invitation_decide(steward, request.user, confirm=confirm, note=request.POST.get("note", ""))
-        messages.success(request, f"{steward.user.get_username()} is {'now a steward' if confirm else 'not added'}.")
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-    return redirect("registry:stewardship_queue")
+        return redirect("registry:stewardship", namespace.snid)
+    name = public_name(request.user)
+    messages.success(request, f"Public pages now name you “{name}”." if name else
+                     "Public pages now list you as a steward without a name.")
+    return redirect("registry:stewardship", namespace.snid)

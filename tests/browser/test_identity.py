@@ -76,7 +76,8 @@ def test_sign_in_with_orcid_creates_an_account_with_a_verified_orcid_id(new_page
 
 @pytest.mark.django_db(transaction=True)
 def test_link_orcid_to_an_existing_account_and_show_it_as_a_steward(new_page, provider, screenshot):
-    steward = get_user_model().objects.create_user("stella", "stella@example.org", "steward-pass-phrase-1")
+    steward = get_user_model().objects.create_user("stella", "stella@example.org", "steward-pass-phrase-1",
+                                                   first_name="Stella", last_name="Steward")
     proposal_factory(steward, state="approved", editor=user_factory(editor=True))
     page = new_page()
     login(page, "stella", "steward-pass-phrase-1")
@@ -91,13 +92,13 @@ def test_link_orcid_to_an_existing_account_and_show_it_as_a_steward(new_page, pr
 
     page.goto("/urn/example/stewardship/")
     page.get_by_label(f"Show my verified ORCID iD ({ORCID_ID})", exact=False).check()
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     page.get_by_text("Your ORCID iD is shown beside your name.").wait_for()
     cache.clear()
     public = new_page()
     public.goto("/urn/example/")
     stewards = public.locator("section.stewardship ul.stewards").inner_text()
-    assert "stella" in stewards and ORCID_ID in stewards and "(verified)" in stewards
+    assert "Stella Steward" in stewards and ORCID_ID in stewards and "(verified)" in stewards
     screenshot(public, "steward-with-orcid", full_page=True)
 
 
