@@ -175,7 +175,7 @@ def test_editor_live_probe_of_an_unreachable_resolver_is_information(client, set
     port = closed.getsockname()[1]
     closed.close()  # nothing listens there: the connection is refused
     proposal = proposal_factory(applicant, state="submitted",
-                                resolvers=[{"name": "main", "template": f"http://127.0.0.1:{port}/{{INDEX}}"}])
+                                resolvers=[{"name": "main", "template": f"http://resolver.test:{port}/{{INDEX}}"}])
     client.force_login(editor)
     page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
     assert page.status_code == 200 and b"ConnectionRefusedError" in page.content

@@ -30,7 +30,7 @@ RULES = ["DOMAIN", "INDEX"]
     ("https://ok.example/a\r\nSet-Cookie: x=1", "carriage return"),
     ("https://ok.example/a b", "a space"),
     ("https://ok.example/{Unknown}", "neither {nss} nor a rule"),
-    ("https://[::1]/{nss}", "not an IP address literal"),
+    ("https://[::1]/{nss}", "is an IP address literal"),
 ])
 def test_template_refused_with_a_reason(template, says):
     checked = template_check(template, RULES)
