@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from .. import rules
+from .. import rules, sandbox
 from ..enums import EventKind
 from ..grammar import grammar_compile
 from ..interchange import resolvers_load
@@ -174,3 +174,31 @@ def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
     if errors:
         raise ResolutionError(errors)
     return _install(namespace, proposal, checked, report, how="changed", reason=reason, actor=by)
+
+
+@transaction.atomic
+def resolvers_measure(namespace, *, touch: bool = True) -> ResolutionCost | None:
+    """Measure again what resolving one URN of ``namespace`` costs with its current resolvers
+    (``manage.py measure_validators``: after an engine upgrade, or rows from before the
+    measurement) and keep the program and the figure on its rows. Not a change of the
+    resolvers: no event, no log leaf; the stamp moves so every process reloads them."""
+    rows = list(Resolver.objects.select_for_update().current().filter(namespace=namespace))
+    proposal = namespace.current
+    if not rows or proposal is None:
+        return None
+    _resolvers, report, _errors = _checked(proposal, [r.as_data() for r in rows], trusted_only=False)
+    if report is None or report.not_run:
+        # Not measured within the job's CPU time: more than that (a finite figure: JSON has no infinity).
+        cost = ResolutionCost(sandbox.budget()[0] * 1000, 0.0, report.not_run if report else "not measured", 0, 0,
+                              False, len(rows))
+        figures, program = cost.as_dict(), None
+    else:
+        figures, program, cost = report.cost, report.program, ResolutionCost.from_dict(report.cost)
+    for row in rows:
+        row.cost = figures
+        row.program = program if rule_placeholders(row.template) else None
+    Resolver.objects.bulk_update(rows, ["cost", "program"])
+    if touch:
+        Namespace.objects.filter(pk=namespace.pk).update(updated_at=timezone.now())
+        transaction.on_commit(registry_invalidate)
+    return cost
