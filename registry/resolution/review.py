@@ -17,7 +17,8 @@ anyway (the program too large to compile in it) is a verdict on the set; a worke
 was killed is a fault, never kept.
 
 Reports are kept in this process by content (the grammar, the templates, the examples,
-the budget), only when they are a verdict an idle machine would give too.
+the budget), faults never: the approval that follows a review stores the very figure the
+review showed (a second measurement of a set close to the budget could say otherwise).
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ class Report:
     not_run: str = ""
     fault: bool = False
     cpu_seconds: float = 0.0
+    seconds: float = 0.0  # the CPU time the job was given
+
+    @property
+    def cut_short(self) -> bool:
+        return bool(self.unpreviewed) or (bool(self.not_run) and not self.fault)
 
     @property
     def cheap(self) -> bool:
@@ -65,22 +71,9 @@ class Report:
         cost = ResolutionCost.from_dict(self.cost)
         return cost is None or cost.cheap
 
-    @property
-    def settled(self) -> bool:
-        """The same report would come from an idle machine: nothing cut short by time, no fault,
-        and a measured figure far from the budget."""
-        if self.fault or self.unpreviewed:
-            return False
-        if self.not_run:
-            return True  # over the job's CPU time: a property of the set
-        from .cost import ResolutionCost
 
-        cost = ResolutionCost.from_dict(self.cost)
-        return cost is None or not cost.complete or cost.total_ms <= BUDGET_MS / 4 or cost.total_ms >= BUDGET_MS * 4
-
-
-def _key(compiled, resolvers, examples, steps, snid, seconds) -> str:
-    digest = hashlib.sha256(repr((sandbox.budget(), round(seconds, 1))).encode())
+def _key(compiled, resolvers, examples, steps, snid) -> str:
+    digest = hashlib.sha256(repr(sandbox.budget()).encode())
     grammar = (compiled.abnf, compiled.rule or "") if compiled is not None else ("", "")
     templates = [r.get("template", "") for r in resolvers]
     digest.update(json.dumps([grammar, templates, [r.get("name", "") for r in resolvers], list(examples),
@@ -95,10 +88,11 @@ def resolvers_review(compiled, resolvers: list[dict], examples, steps=(), *, sni
     budget = sandbox.budget()[0]
     seconds = max(MIN_SECONDS, min(budget, budget if seconds is None else seconds))
     examples, steps = tuple(examples), tuple(steps)
-    key = _key(compiled, resolvers, examples, steps, snid, seconds)
+    key = _key(compiled, resolvers, examples, steps, snid)
     with _lock:
         found = _cache.get(key)
-        if found is not None:
+        # A report cut short by its time serves only a request given no more time than it had.
+        if found is not None and (not found.cut_short or seconds <= found.seconds):
             _cache.move_to_end(key)
             return found
     usable = compiled if compiled is not None and compiled.ok else None
@@ -115,7 +109,10 @@ def resolvers_review(compiled, resolvers: list[dict], examples, steps=(), *, sni
                    "or rules outside long repetitions, or use {nss}.")
         report = Report(not_run=why, fault=exc.fault)
     report.cpu_seconds = sandbox.jobs_cpu_seconds() - started
-    if report.settled:
+    report.seconds = seconds
+    if not report.fault:
+        # Kept in this process even when the figure is close to the budget: the approval that
+        # follows a review stores the figure that review showed, not a second measurement's.
         with _lock:
             _cache[key] = report
             while len(_cache) > CACHE_SIZE:
