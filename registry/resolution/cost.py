@@ -22,8 +22,10 @@ the grammar's own shape (``grammar.samples.long_samples``: every repetition pump
 the maximum length), URNs whose every character must be encoded, and the examples.
 Only valid URNs matter: on an invalid one the capture stops at the DFA's "no", which
 the validator's measurement already covers. Each is matched at 512 characters first,
-so a set that is far over the budget is stopped after a few short matches; the whole
-measurement stops past ``MEASURE_MAX_MS`` (then not ``complete``: not proven cheap).
+so a set that is far over the budget is stopped after a few short matches; the three
+costliest are timed three times and count with their median (one match on a busy machine
+can be disturbed either way); the whole measurement stops past ``MEASURE_MAX_MS`` (then
+not ``complete``: not proven cheap).
 
 A set whose figure passes the budget is a failing check with the figure; an editor may
 approve it over that with a written reason, as for validation, and the registry then
@@ -55,6 +57,8 @@ FIRST_STEP = 512
 CLEARLY_OVER = 2.0
 #: Adversarial strings kept among those the grammar accepts (most are refused at once).
 MAX_ADVERSARIAL = 64
+#: The costliest inputs timed again, and the runs of each whose median counts.
+AGAIN, RUNS = 3, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +216,7 @@ def measure_resolution(compiled, templates: list[str], program: dict | None, *, 
 
     candidates = _candidates(compiled, snid, length, examples)
     worst_ms, worst_label, longest, measured = 0.0, "no valid URN", 0, 0
+    timed: list[tuple[float, str, str]] = []  # (ms, label, urn) of each valid input
     # Short first: a set far over the budget is stopped before any 4,096-character match.
     for label, urn in candidates:
         if len(urn) <= FIRST_STEP:
@@ -228,12 +233,21 @@ def measure_resolution(compiled, templates: list[str], program: dict | None, *, 
             continue
         measured += 1
         longest = max(longest, len(urn))
+        timed.append((spent, label, urn))
         if spent > worst_ms:
             worst_ms, worst_label = spent, label
-        if match_ms + worst_ms > BUDGET_MS:
+        if match_ms + worst_ms > BUDGET_MS * CLEARLY_OVER:
             return result(worst_ms, worst_label, longest, measured, True)
         if (time.thread_time() - started) * 1000 > MEASURE_MAX_MS:
             return result(worst_ms, worst_label, longest, measured, False)
+    # One match can be disturbed (a busy machine's caches): the costliest inputs are timed again
+    # and each counts with the median of its runs, the figure a resolution of it costs in service.
+    figures = []
+    for spent, label, urn in sorted(timed, key=lambda item: item[0], reverse=True)[:AGAIN]:
+        runs = sorted([spent] + [work(urn) or 0.0 for _ in range(RUNS - 1)])
+        figures.append((runs[len(runs) // 2], label))
+    if figures:
+        worst_ms, worst_label = max(figures, key=lambda item: item[0])
     return result(worst_ms, worst_label, longest, measured, True)
 
 
