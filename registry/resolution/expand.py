@@ -27,7 +27,6 @@ from urllib.parse import quote
 
 import re2
 
-from ..grammar import grammar_compile
 from ..grammar.analysis import Scope
 from ..grammar.limits import RE2_MAX_MEM
 from ..grammar.regex import PatternBuilder, Piece, TooComplex

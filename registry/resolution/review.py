@@ -31,7 +31,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from .. import sandbox
-from .cost import BUDGET_MS, measure_resolution
+from .cost import measure_resolution
 from .expand import ExpandError, program_of, urls_for, urn_parts
 from .templates import rule_placeholders
 
@@ -63,13 +63,6 @@ class Report:
     @property
     def cut_short(self) -> bool:
         return bool(self.unpreviewed) or (bool(self.not_run) and not self.fault)
-
-    @property
-    def cheap(self) -> bool:
-        from .cost import ResolutionCost
-
-        cost = ResolutionCost.from_dict(self.cost)
-        return cost is None or cost.cheap
 
 
 def _key(compiled, resolvers, examples, steps, snid) -> str:
@@ -164,11 +157,6 @@ def review_job(compiled, resolvers: list[dict], examples, steps, snid: str, seco
             url, problem = results[position]
             report.rows.append((resolvers[index]["name"], example, url, problem))
     return report
-
-
-def names_rules(resolvers) -> bool:
-    """Whether any template names a rule of the grammar (not only {nss})."""
-    return any(rule_placeholders(r.get("template", "")) for r in resolvers)
 
 
 def cache_clear() -> None:
