@@ -49,9 +49,20 @@ over = proposal_factory(name="fdc", state="approved", grammar={"abnf": CAPTURE_H
 cost = ResolutionCost.from_dict(Resolver.objects.current().filter(namespace__snid=snid).first().cost)
 stored = {s: ResolutionCost.from_dict(Resolver.objects.current().filter(namespace__snid=s).first().cost).cheap
           for s in (snid, "fdc")}
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from tests.factories import user_factory
+applicant = user_factory("drafter")
+draft = proposal_factory(applicant, name="img")
+session = SessionStore()
+session[SESSION_KEY] = str(applicant.pk)
+session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+session[HASH_SESSION_KEY] = applicant.get_session_auth_hash()
+session.save()
 print(json.dumps({"snid": snid, "verdict": verdict, "total_ms": cost.total_ms, "count": count, "rep": rep,
-                  "stored": stored}))
+                  "stored": stored, "draft": draft.pk, "session": session.session_key}))
 """
+CSRF = "c" * 32
 
 
 def _urn(snid: str) -> str:
@@ -119,3 +130,34 @@ def test_urn_list_answers_within_a_second_while_six_clients_resolve_4k_urns(site
     assert statuses <= {302, 503} and 302 in statuses, [(a.status, a.text[:200]) for a in answers]
     assert all(a.headers.get("Retry-After") == "5" for a in answers if a.status == 503)
     assert max(p.seconds for p in pages) < 1.0, sorted(round(p.seconds, 2) for p in pages)[-5:]
+    # "Check without saving" of that costly set with eight long examples and ten resolvers: the
+    # review answers with its measured figure within the job budget, and /urn/ is served meanwhile.
+    check, pages = _checking(site.url, setup)
+    assert check.status == 200 and b"Resolving one URN of this SNID costs" in check.body, check.text[-2000:]
+    assert check.seconds < 20, check.seconds  # a hang bound only: the budget is CPU time (tests/resolution)
+    assert pages and max(p.seconds for p in pages) < 1.0, sorted(round(p.seconds, 2) for p in pages)[-5:]
+
+
+def _checking(url: str, setup: dict):
+    from registry.forms import ProposalForm
+    from registry.interchange import load
+
+    from ..factories import demo_raw
+    from ..resolution.helpers import CAPTURE_HEAVY, CAPTURE_TEMPLATES
+
+    form = {k: v for k, v in ProposalForm.initial_from(load(demo_raw("img"))).items() if v is not None}
+    snid = form["snid"]
+    form.update(grammar_abnf=CAPTURE_HEAVY, grammar_rule="", examples_invalid="", intent="check",
+                examples_valid="\n".join(_urn(snid)[: 4096 - n] for n in range(8)),
+                resolvers="\n".join(f"{t['name']} | {t['template']}" for t in CAPTURE_TEMPLATES))
+    auth = {"Cookie": f"sessionid={setup['session']}; csrftoken={CSRF}", "X-CSRFToken": CSRF, "Host": "127.0.0.1"}
+    pages, done = [], threading.Event()
+    reader = threading.Thread(target=_reader, args=(url, done, pages))
+    reader.start()
+    try:
+        check = request(url, "POST", f"/proposals/{setup['draft']}/check/", form, auth, timeout=60)
+    finally:
+        time.sleep(0.3)
+        done.set()
+        reader.join(timeout=60)
+    return check, pages
