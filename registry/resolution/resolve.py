@@ -81,7 +81,7 @@ def targets_for(snid_key: str, index: Index) -> list[Target]:
     rows = Resolver.objects.current().filter(namespace__snid__lower=snid_key).values_list(
         "name", "template", "returns", "media_types", "primary", "program", "status", "cost")
     found = Targets(Target(n, t, r, tuple(m or ()), p, prog, s, c) for n, t, r, m, p, prog, s, c in rows)
-    found.proven = _proven(found)
+    found.proven = _proven(found) or _measured_on_first_use(snid_key, found)
     with _plans_lock:
         if _plans["index"] is index:
             _plans["by_snid"][snid_key] = found
@@ -248,6 +248,40 @@ def _proven(targets: list[Target]) -> bool:
         return True
     cost = ResolutionCost.from_dict(programs[0].cost)
     return cost is not None and cost.cheap and all(t.cost == programs[0].cost for t in programs)
+
+
+#: Verdicts on resolver sets stored before their cost was measured, measured once in this process
+#: (by the programs they hold, so a new stamp does not measure them again).
+_first_use: dict[tuple, bool] = {}
+
+
+def _measured_on_first_use(snid_key: str, targets: list[Target]) -> bool:
+    """For rows stored before the measurement (no figure): measure the set now, in the bounded
+    worker as the review does, and trust it in this process if within the budget (nothing is
+    stored: a GET changes nothing; ``manage.py measure_validators`` stores the figure)."""
+    if not any(t.program for t in targets) or any(t.cost is not None for t in targets):
+        return False  # nothing to capture, or measured already (and over the budget)
+    key = (snid_key, tuple(sorted({t.program["pattern"] for t in targets if t.program})),
+           tuple(t.template for t in targets))
+    if key in _first_use:
+        return _first_use[key]
+    from ..grammar import grammar_compile
+    from ..models import Namespace
+    from .review import resolvers_review
+
+    current = Namespace.objects.filter(snid__lower=snid_key).select_related("current").first()
+    proposal = current.current if current is not None else None
+    if proposal is None or not proposal.grammar_abnf.strip():
+        return False
+    compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule, examples=tuple(dict.fromkeys(
+        [*proposal.examples_valid, *proposal.examples_invalid])))
+    report = resolvers_review(compiled, [{"name": t.name, "template": t.template} for t in targets],
+                              proposal.examples_valid[:1], proposal.equivalence, snid=proposal.snid)
+    cost = ResolutionCost.from_dict(report.cost)
+    verdict = not report.not_run and cost is not None and cost.cheap
+    if not report.fault:
+        _first_use[key] = verdict
+    return verdict
 
 
 #: Why a rule placeholder was not filled for a set that is not proven cheap, when it was not

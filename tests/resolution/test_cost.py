@@ -198,15 +198,22 @@ def test_a_preview_cut_short_counts_what_it_did_not_reach_and_the_check_says_not
     assert report.cut_short  # serves no request given more time
 
 
-def test_measure_validators_measures_resolver_sets_stored_before_the_measurement(capsys):
+def test_sets_stored_before_the_measurement_are_measured_on_first_use_and_by_measure_validators(capsys):
     approved = proposal_factory(state="approved",
                                 resolvers=[{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}])
     Resolver.objects.update(cost=None)  # as rows from before the measurement
     registry_invalidate()
-    assert not targets_for("example", registry_index()).proven
+    jobs = sandbox.jobs_cpu_seconds()
+    assert targets_for("example", registry_index()).proven  # measured now, in the bounded worker
+    assert sandbox.jobs_cpu_seconds() > jobs
+    assert Resolver.objects.get().cost is None  # a GET stores nothing
+    heavy = proposal_factory(name="fdc", state="approved", grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
+                             resolvers=CAPTURE_TEMPLATES, examples={"valid": ["urn:ogf:fdc:" + "a" * 60], "invalid": []})
+    Resolver.objects.filter(namespace=heavy.namespace).update(cost=None)
+    registry_invalidate()
+    assert not targets_for("fdc", registry_index()).proven  # over the budget: bounded, as if approved so
     call_command("measure_validators", "--snid", approved.snid)
     out = capsys.readouterr().out
     assert "urn:ogf:example: resolvers: ok:" in out and "0 resolver sets over" in out
-    registry_invalidate()
-    assert targets_for("example", registry_index()).proven
+    assert Resolver.objects.filter(namespace=approved.namespace).get().cost is not None
     assert Proposal.objects.filter(pk=approved.pk).exists()
