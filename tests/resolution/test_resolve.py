@@ -355,3 +355,20 @@ def test_the_invalid_urn_page_offers_a_box_holding_what_was_typed(client, target
     long_text = "http://" + "x" * 300
     refused = client.get("/resolve/", {"urn": long_text}).content.decode()
     assert f'value="{long_text}"' in refused  # the whole input, not the 200 characters shown
+
+
+def test_a_stored_template_naming_an_address_is_never_followed(client, target):
+    """Rows written before hosts had to be DNS names: no redirect, no probe, even with ?provider=."""
+    approved = registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    Resolver.objects.create(namespace=approved.namespace, name="metadata", order=1,
+                            template="http://169.254.169.254/latest/meta-data/{nss}")
+    Resolver.objects.create(namespace=approved.namespace, name="loopback", order=2,
+                            template="https://0x7f.1/{nss}")
+    from registry.lookup import registry_invalidate
+
+    registry_invalidate()
+    for provider in ("metadata", "loopback"):
+        response = client.get("/resolve/", {"urn": EXAMPLE, "provider": provider})
+        assert response.status_code == 200 and "Location" not in response
+        assert b"is an IP address" in response.content
+    assert client.get("/resolve/", {"urn": EXAMPLE})["Location"] == target.base + "/42"
