@@ -1,9 +1,13 @@
-"""HTTP benchmarks: the registry under gunicorn, Bioregistry as it ships, nginx's cache, wrk.
+"""HTTP benchmarks: the registry under gunicorn (and granian), Bioregistry as it ships, nginx's cache, wrk.
 
 All targets are measured in one run, in alternating rounds (the order rotates
 each round), on the same machine at the same moment: the figures to compare
-are the ratios. Also: Python calls per lookup (cProfile, in process), bulk
-validation end to end, and worker memory over 20,000 mixed requests.
+are the ratios. The lookup is compared with Bioregistry's reference API, the
+resolver redirect (``/urn:ogf:…``, 302) with Bioregistry's own resolver redirect
+(``/<prefix>:<id>``, 302); the same application under granian is measured beside
+gunicorn on the same hot paths (is the WSGI server the ceiling?). Also: Python
+calls per lookup (cProfile, in process), bulk validation end to end, and worker
+memory over 20,000 mixed requests.
 """
 
 from __future__ import annotations
@@ -34,7 +38,10 @@ RESOLVE = "/resolve/?urn=urn:ogf:fdc:example.com:20010527:img089322-038"  # 302 
 RESOLVE_PATH = "/urn:ogf:fdc:example.com:20010527:img089322-038"  # the same, as a link to the URN itself
 FLOOR = "/bench/floor/"
 STATIC = "/static/registry/site.css"
-TARGET_RATIO, TARGET_P99 = 1.5, 20.0
+#: Bioregistry's resolver redirect, the peer of ours: ``/<prefix>:<id>`` answers 302 to the provider.
+BIOREGISTRY_RESOLVE = "/chebi:24867"
+BIOREGISTRY_RESOLVE_GO = "/go:0032571"
+TARGET_RATIO, TARGET_P99 = 3.0, 20.0
 DISTINCT_LUA = """-- a new URN on every request: no answer is ever reused
 counter = 0
 request = function()
@@ -77,6 +84,13 @@ def _resolve_lines(results: dict) -> list[str]:
                      f"{ratio:.2f}× req/s (rounds: {', '.join(f'{x:.2f}×' for x in per_round)}), p99 "
                      f"{r['p99']:.2f} ms vs. {k['p99']:.2f} ms, {r['errors']} errors.")
     return lines
+
+
+def _peer_line(results: dict, ours: str, peer: str) -> str:
+    per_round = [a / b for a, b in zip(results[ours]["runs"], results[peer]["runs"], strict=True)]
+    ratio = results[ours]["rps"] / results[peer]["rps"]
+    return (f"- {ours} ≥ {TARGET_RATIO:g}× {peer} — {_met(ratio >= TARGET_RATIO)}: {ratio:.2f}× (rounds: "
+            f"{', '.join(f'{r:.2f}×' for r in per_round)}).")
 
 
 def peer_rounds(targets: list[tuple[str, str, Path | None]]) -> dict[str, dict]:
@@ -223,8 +237,14 @@ def report() -> str:
                    check=True)
     ours = servers.start_ours(PORT, env)
     why_no_peer = servers.bioregistry_missing()
-    bioregistry = nginx = None
+    why_no_granian = servers.granian_missing()
+    bioregistry = nginx = granian = None
     try:
+        if why_no_granian is None:
+            try:
+                granian = servers.start_ours_granian(PORT + 3, env)
+            except RuntimeError as exc:
+                why_no_granian = str(exc)
         if why_no_peer is None:
             try:
                 bioregistry = servers.start_bioregistry(PORT + 1)
@@ -241,9 +261,15 @@ def report() -> str:
                    ("lookup, a new URN each request", ours_url, script),
                    ("resolve, a new URN each request", ours_url, resolve_script)]
         if bioregistry:
-            targets += [("Bioregistry reference", f"http://127.0.0.1:{PORT + 1}{servers.BIOREGISTRY_PATH}", None),
-                        ("Bioregistry reference (go)", f"http://127.0.0.1:{PORT + 1}/api/reference/go:0032571",
-                         None)]
+            bio = f"http://127.0.0.1:{PORT + 1}"
+            targets += [("Bioregistry reference", bio + servers.BIOREGISTRY_PATH, None),
+                        ("Bioregistry reference (go)", bio + "/api/reference/go:0032571", None),
+                        ("Bioregistry resolve", bio + BIOREGISTRY_RESOLVE, None),
+                        ("Bioregistry resolve (go)", bio + BIOREGISTRY_RESOLVE_GO, None)]
+        if granian:
+            other = f"http://127.0.0.1:{PORT + 3}"
+            targets += [("lookup, granian", other + LOOKUP, None),
+                        ("resolve, path form, granian", other + RESOLVE_PATH, None)]
         targets += [("Django floor", ours_url + FLOOR, None), ("static file", ours_url + STATIC, None)]
         if nginx:
             targets += [("lookup through nginx's cache", f"http://127.0.0.1:{PORT + 2}{LOOKUP}", None),
@@ -256,6 +282,8 @@ def report() -> str:
         results = peer_rounds(targets)
         bulk = bulk_validation(PORT)
     finally:
+        if granian:
+            granian.stop()
         if nginx:
             servers.stop_nginx(nginx, nginx_dir)
         if bioregistry:
@@ -274,6 +302,10 @@ def report() -> str:
                                           "(wrk Lua script: never a repeated answer)",
         "Bioregistry reference": f"Bioregistry, `GET {servers.BIOREGISTRY_PATH}`",
         "Bioregistry reference (go)": "Bioregistry, `GET /api/reference/go:0032571`",
+        "Bioregistry resolve": f"Bioregistry, `GET {BIOREGISTRY_RESOLVE}` (302 to the provider: its resolver)",
+        "Bioregistry resolve (go)": f"Bioregistry, `GET {BIOREGISTRY_RESOLVE_GO}` (302 to the provider)",
+        "lookup, granian": f"ours under granian, `GET {LOOKUP}`",
+        "resolve, path form, granian": f"ours under granian, `GET {RESOLVE_PATH}` (302)",
         "Django floor": f"ours, `GET {FLOOR}` (a view returning `JsonResponse({{'ok': True}})` through "
                         "the whole middleware stack)",
         "static file": f"ours, `GET {STATIC}` (WhiteNoise, before Django: the server's floor)",
@@ -301,6 +333,12 @@ def report() -> str:
                      f"from its own virtualenv (`BIOREGISTRY_VENV`): {servers.bioregistry_versions()}.")
     else:
         lines.append(f"- Bioregistry rows skipped: {why_no_peer}.")
+    if granian:
+        lines.append(f"- The same application under granian {servers.granian_version()}: "
+                     f"`{' '.join(['granian'] + servers.granian_command(PORT + 3)[3:])}` (its Rust HTTP server, "
+                     "the same worker processes and threads), beside gunicorn on the same hot paths.")
+    else:
+        lines.append(f"- granian rows skipped: {why_no_granian}.")
     if nginx:
         lines.append(f"- nginx {servers.nginx_version()} (Debian package) with docs/nginx.conf, one upstream "
                      "(the same gunicorn instance).")
@@ -313,20 +351,34 @@ def report() -> str:
     lookup = results["lookup"]
     lines += ["", "Targets at 32 connections, equal workers:", ""]
     if bioregistry:
-        for peer in ("Bioregistry reference", "Bioregistry reference (go)"):
-            per_round = [a / b for a, b in zip(lookup["runs"], results[peer]["runs"], strict=True)]
-            ratio = lookup["rps"] / results[peer]["rps"]
-            lines.append(f"- `/api/lookup/` ≥ {TARGET_RATIO}× {peer} — {_met(ratio >= TARGET_RATIO)}: "
-                         f"{ratio:.2f}× (rounds: {', '.join(f'{r:.2f}×' for r in per_round)}).")
+        for ours_name, peer in (("lookup", "Bioregistry reference"), ("lookup", "Bioregistry reference (go)"),
+                                ("resolve, path form", "Bioregistry resolve"),
+                                ("resolve, path form", "Bioregistry resolve (go)")):
+            lines.append(_peer_line(results, ours_name, peer))
         new = results["lookup, a new URN each request"]
         ratio_new = new["rps"] / results["Bioregistry reference"]["rps"]
         lines.append(f"- The same with a new URN every request (nothing reused): {ratio_new:.2f}× "
                      f"Bioregistry reference — {_met(ratio_new >= TARGET_RATIO)}.")
+        if granian:
+            for ours_name, peer in (("lookup, granian", "Bioregistry reference"),
+                                    ("resolve, path form, granian", "Bioregistry resolve")):
+                lines.append(_peer_line(results, ours_name, peer))
     else:
-        lines.append(f"- `/api/lookup/` ≥ {TARGET_RATIO}× Bioregistry: not measured ({why_no_peer}).")
-    lines += [f"- 0 errors — {_met(lookup['errors'] == 0)} ({lookup['errors']}).",
-              f"- p99 < {TARGET_P99:.0f} ms — {_met(lookup['p99'] < TARGET_P99)} (median round {lookup['p99']:.2f} ms, "
-              f"worst round {lookup['p99_worst']:.2f} ms).",
+        lines.append(f"- `/api/lookup/` and `/urn:ogf:…` ≥ {TARGET_RATIO}× Bioregistry: not measured ({why_no_peer}).")
+    lines.append(f"- 0 errors — {_met(lookup['errors'] == 0)} ({lookup['errors']}).")
+    for name in ("lookup", "resolve, path form", "lookup, granian", "resolve, path form, granian"):
+        if name in results:
+            s = results[name]
+            lines.append(f"- {name}: p99 < {TARGET_P99:.0f} ms — {_met(s['p99'] < TARGET_P99)} (median round "
+                         f"{s['p99']:.2f} ms, worst round {s['p99_worst']:.2f} ms).")
+    if granian:
+        for name in ("lookup", "resolve, path form"):
+            a, b = results[f"{name}, granian"], results[name]
+            per_round = [x / y for x, y in zip(a["runs"], b["runs"], strict=True)]
+            lines.append(f"- {name} under granian vs. gunicorn: {a['rps'] / b['rps']:.2f}× req/s (rounds: "
+                         f"{', '.join(f'{r:.2f}×' for r in per_round)}), p99 {a['p99']:.2f} ms vs. {b['p99']:.2f} ms "
+                         "— the WSGI server's share of the ceiling.")
+    lines += [
               *_resolve_lines(results),
               f"- Lookup vs. the Django floor: {lookup['rps'] / results['Django floor']['rps']:.2f}×; vs. the "
               f"static-file floor: {lookup['rps'] / results['static file']['rps']:.2f}×."]

@@ -39,12 +39,14 @@ REPRODUCE = """## Reproduce
 apt-get install wrk nginx            # Debian packages: wrk 4.1, nginx 1.22
 python3 -m venv /opt/biovenv         # Bioregistry in a virtualenv of its own
 /opt/biovenv/bin/pip install 'bioregistry[web]==0.15.6' gunicorn==27.0.1 'uvicorn[standard]==0.54.0' uvicorn-worker==0.4.0
+pip install granian==2.8.7           # the other WSGI server measured beside gunicorn (optional)
 BIOREGISTRY_VENV=/opt/biovenv python -m benchmarks.run   # writes this file
 ```
 
 The run builds a SQLite database in `benchmarks/results/` with the demo data plus generated data
 (`benchmarks/data.py`: 1,000 registered SNIDs, 1,000 pending proposals), times the pages in
-process, then starts the servers on ports 8700–8705 and stops them when done.
+process, then starts the servers on ports 8700–8705 and stops them when done. Without granian, its
+rows are skipped and the report says why; without `BIOREGISTRY_VENV`, the peer rows.
 """
 
 
@@ -86,14 +88,15 @@ def main() -> None:
     import django
 
     django.setup()
-    from benchmarks import bench_engine, bench_first_request, bench_http, bench_pages, bench_position
+    from benchmarks import (bench_engine, bench_first_request, bench_http, bench_pages, bench_position,
+                            bench_resolution)
 
     hostile, tlog, weight = kept_section(), kept_section(TLOG, "tlog"), kept_section(WEIGHT, "weight")
     text = ["# Performance", "",
             "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
             "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
             "", machine(), REPRODUCE, bench_engine.report(), bench_position.report(), bench_pages.report(),
-            bench_first_request.report(), bench_http.report(), hostile, tlog, weight, ""]
+            bench_resolution.report(), bench_first_request.report(), bench_http.report(), hostile, tlog, weight, ""]
     OUT.write_text("\n".join(text))
     print(OUT.read_text())
 

@@ -74,6 +74,33 @@ def start_ours(port: int, env: dict) -> Server:
     return Server("ours", ours_command(), port, "/bench/floor/", env=env)
 
 
+def granian_command(port: int) -> list[str]:
+    """Our application under granian (a Rust HTTP server), as the same number of worker processes
+    with as many threads each as gunicorn's (registry/gunicorn.py, GUNICORN_THREADS)."""
+    return [sys.executable, "-m", "granian", "--interface", "wsgi", "--workers", str(WORKERS),
+            "--blocking-threads", os.environ.get("GUNICORN_THREADS", "2"), "--no-ws", "--log-level", "error",
+            "--host", "127.0.0.1", "--port", str(port), "registry.wsgi:application"]
+
+
+def granian_missing() -> str | None:
+    """Why granian cannot be run here, or None."""
+    try:
+        import granian  # noqa: F401
+    except ImportError:
+        return "granian is not installed (`pip install granian`; docs/performance.md, “Reproduce”)"
+    return None
+
+
+def granian_version() -> str:
+    import granian
+
+    return granian.__version__
+
+
+def start_ours_granian(port: int, env: dict) -> Server:
+    return Server("ours (granian)", granian_command(port), port, "/bench/floor/", env=env)
+
+
 def bioregistry_command(port: int) -> list[str]:
     return [str(Path(BIOREGISTRY_VENV) / "bin" / "gunicorn"), "bioregistry.app.wsgi:app",
             "-k", "uvicorn_worker.UvicornWorker", "-w", str(WORKERS), "-b", f"127.0.0.1:{port}"]

@@ -323,6 +323,15 @@ def grammar_rule_names(abnf: str) -> list[str]:
     return [rule.name for rule in parse_grammar(abnf).rules.values()] if abnf.strip() else []
 
 
+def resolver_problems(resolvers: list[dict]) -> list[str]:
+    """What is wrong with resolvers read from a document, each as "key: sentence" (the keys of the
+    interchange format), so the import says it before a draft is made of them."""
+    r = _Reader()
+    _resolvers(r, resolvers, Grammar())
+    return [f"{error} It cannot be saved as it is: correct it (section 3.2) before creating the draft."
+            for error in r.errors]
+
+
 def resolvers_load(raw, abnf: str) -> tuple[list[dict], list[str]]:
     """Resolvers from untrusted data, checked (template shape and the grammar's rule names):
     (resolvers, errors). Used by the resolver-change service."""

@@ -41,7 +41,7 @@ from .grammar.cost import Cost
 from .conversation import CONTENT_CHAIN_MAX, content_changes, review_round
 from .conversation import submitted_content as submitted_content_of
 from .selectors import latest_version, namespace_get, proposal_findings, reservation_active
-from .resolution.services import resolvers_install_approved
+from .resolution.services import ResolutionFault, resolvers_install_approved
 from .stewardship.models import Deprecation
 from .stewardship.registration import steward_first
 from .transparency.records import log_reservation_ended, log_reservation_granted, log_version_registered
@@ -224,7 +224,10 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         if cost is not None:
             validator_cost_store(locked, cost)
         log_version_registered(locked)  # the transparency log, in this transaction
-        resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
+        try:
+            resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
+        except ResolutionFault as exc:
+            raise ServiceError(str(exc)) from None
     _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
            data=data)
     context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,

@@ -188,6 +188,12 @@ def _is_secure(environ: dict, rules: Plan) -> bool:
     return environ.get("wsgi.url_scheme") == "https"
 
 
+#: Host headers already judged under the current plan: a client sends the same one every time,
+#: and Django's parsing of it is a good part of a warm lookup's own time. Bounded.
+_hosts_seen: dict[tuple, bool] = {}
+HOSTS_SEEN_MAX = 64
+
+
 def _host_allowed(environ: dict, rules: Plan) -> bool:
     """``HttpRequest.get_host`` would not raise DisallowedHost (when in doubt, Django decides)."""
     if rules.forwarded_host and "HTTP_X_FORWARDED_HOST" in environ:
@@ -196,8 +202,15 @@ def _host_allowed(environ: dict, rules: Plan) -> bool:
         host = environ.get("HTTP_HOST")
     if not host:
         return False
-    domain, _port = split_domain_port(host)
-    return bool(domain) and validate_host(domain, rules.allowed_hosts)
+    key = (host, rules.allowed_hosts)
+    known = _hosts_seen.get(key)
+    if known is None:
+        domain, _port = split_domain_port(host)
+        known = bool(domain) and validate_host(domain, rules.allowed_hosts)
+        if len(_hosts_seen) >= HOSTS_SEEN_MAX:
+            _hosts_seen.clear()
+        _hosts_seen[key] = known
+    return known
 
 
 def _throttles_allow(environ: dict) -> bool:

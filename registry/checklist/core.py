@@ -54,6 +54,12 @@ class RegistryFacts:
     submitter_known: bool = True
 
 
+def _jobs_cpu_seconds() -> float:
+    from .. import sandbox
+
+    return sandbox.jobs_cpu_seconds()
+
+
 @dataclass
 class Context:
     data: ProposalData
@@ -61,6 +67,15 @@ class Context:
     stage: str = SUBMITTED
     _grammar: object = field(default=None, init=False, repr=False)
     _unmet: dict = field(default_factory=dict, init=False, repr=False)
+    #: CPU seconds this thread's bounded jobs had used when the run started: the checks' jobs
+    #: share one job budget (``job_seconds_left``).
+    _jobs_at_start: float = field(default_factory=lambda: _jobs_cpu_seconds(), init=False, repr=False)
+
+    def job_seconds_left(self) -> float:
+        """CPU seconds of the job budget the checks of this run have not used yet."""
+        from .. import sandbox
+
+        return sandbox.budget()[0] - (sandbox.jobs_cpu_seconds() - self._jobs_at_start)
 
     def section(self, key: str) -> str:
         return (self.data.sections.get(key) or "").strip()

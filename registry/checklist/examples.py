@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ..grammar import UrnSyntaxError, parse_urn
-from ..resolution.expand import preview as resolution_preview
+from ..resolution.cost import ResolutionCost
+from ..resolution.review import resolvers_review
 from ..resolution.templates import resolvers_errors, rule_placeholders
-from .core import Context, FAIL, Finding, NEEDS, PASS, WARNING, _need_grammar, _one, check
+from .core import Context, FAIL, Finding, NEEDS, NOT_RUN, PASS, WARNING, _need_grammar, _one, check
 
 
 # --- 6 Examples ----------------------------------------------------------------------------
@@ -115,21 +116,39 @@ def resolvers(ctx: Context):
     findings += [Finding("resolvers", WARNING, w, ref, item) for w in warnings]
     if errors:
         return findings
-    rows = resolution_preview(declared, grammar, ctx.data.examples.valid, ctx.data.equivalence)
+    # Program, cost and preview in one bounded job, within what is left of the checks' job budget.
+    report = resolvers_review(grammar, declared, ctx.data.examples.valid, ctx.data.equivalence,
+                              snid=ctx.data.snid or "x", seconds=ctx.job_seconds_left())
+    if report.not_run:
+        if report.fault:
+            return findings + [Finding("resolvers", NOT_RUN, f"Not run: {report.not_run}", ref, item)]
+        return findings + [Finding("resolvers", FAIL, report.not_run, ref, item)]
+    cost = ResolutionCost.from_dict(report.cost)
+    if cost is not None and not cost.cheap:
+        findings.append(Finding("resolvers", FAIL, cost.message, ref, {**item, "cost": report.cost}))
+    rows = report.rows
     for name, example, url, problem in rows:
         if problem:
             findings.append(Finding("resolvers", FAIL if not example else WARNING,
                                     f"Resolver {name!r}{' for ' + example if example else ''}: {problem}",
                                     ref, {**item, **({"example": example, "list": "valid"} if example else {})}))
+    if report.unpreviewed:
+        findings.append(Finding("resolvers", NOT_RUN, (
+            f"Not run for {report.unpreviewed} pair(s) of resolver and valid example: filling the templates "
+            "for the examples above used the time a check may take (the registry's job budget); shorten the "
+            "examples or make the resolvers cheaper to see them."), ref, item))
     good = [(name, example, url) for name, example, url, problem in rows if not problem]
     if good and not any(f.status == FAIL for f in findings):
         shown = "; ".join(f"{name}: {example} → {url}" for name, example, url in good[:20])
         more = f" (and {len(good) - 20} more)" if len(good) > 20 else ""
         urls = f"{len(good)} URL{'s' if len(good) != 1 else ''}"
         # The pass says only what it saw: with warnings, some pairs gave no URL.
-        said = (f"Every template filled for every valid example ({urls})" if len(good) == len(rows) else
-                f"{urls} made for {len(rows)} pairs of resolver and valid example (the warnings say which "
-                "gave none)")
-        findings.append(Finding("resolvers", PASS, f"{said}: {shown}{more}.", ref,
-                                {**item, "urls": [list(row) for row in good[:100]]}))
+        said = (f"Every template filled for every valid example ({urls})" if len(good) == len(rows) and
+                not report.unpreviewed else
+                f"{urls} made for {len(rows) + report.unpreviewed} pairs of resolver and valid example (the "
+                "warnings say which gave none)")
+        measured = f" {cost.summary}" if cost is not None else ""
+        findings.append(Finding("resolvers", PASS, f"{said}: {shown}{more}.{measured}", ref,
+                                {**item, "urls": [list(row) for row in good[:100]],
+                                 **({"cost": report.cost} if report.cost else {})}))
     return findings

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ..gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
 from ..grammar import snid_error
+from ..interchange import resolver_problems
 from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, ProposalData, Registrant
 from . import examples as example_scan
 from . import grammar as abnf
@@ -232,6 +233,8 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
     if "resolver_status_line" in exported:
         report.notes.append(f"The resolvers' health on line {exported['resolver_status_line']} is the registry's "
                             "record, not part of a registration; it was left out (the declared resolvers were read).")
+    for problem in resolver_problems(data.resolvers):  # checked where every resolver is (templates.py)
+        report.notes.append(problem)
     _snid_and_version(sections, data, report)
     _document_type(lines, result)
     _registrant(sections.get("registrant", []), data, report)

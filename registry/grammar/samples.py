@@ -188,3 +188,114 @@ def character_samples(scope: Scope, top: str, charset) -> tuple[list[str], bool]
     except (_OutOfSteps, RecursionError):
         return samples, False
     return samples, True
+
+
+# -- long strings of the language: what a costly URN of the grammar looks like --------------------
+
+#: Ways of pumping: which alternative and which character of a range each one prefers.
+PUMP_VARIANTS = 4
+#: Deepest chain of rule references followed while pumping (deeper: the shortest string).
+PUMP_DEPTH = 60
+
+
+class _Pump:
+    """Builds one string of a node's language, as long as fits in ``room``: every repetition
+    repeated as often as it can, alternatives and range characters chosen by ``variant``
+    (0: the first, 1: the last, 2 and 3: turning through them), so that a measurement sees
+    long URNs of the grammar's own shape rather than only runs of one character."""
+
+    def __init__(self, generator: _Generator, variant: int):
+        self.generator, self.variant, self.turn = generator, variant, 0
+
+    def _shortest(self, node) -> str | None:
+        return self.generator.shortest(node)
+
+    def fill(self, node, room: int, depth: int = 0) -> str | None:
+        self.generator.step()
+        if room < 0:
+            return None
+        if isinstance(node, Lit):
+            return node.text if len(node.text) <= room else None
+        if isinstance(node, Range):
+            if room < 1:
+                return None
+            top = min(node.hi, 0x7E) if node.lo <= 0x7E else node.lo
+            span = top - node.lo + 1
+            self.turn += 1
+            offset = {0: 0, 1: span - 1}.get(self.variant, (self.turn * (self.variant + 1)) % span)
+            return chr(node.lo + offset)
+        if isinstance(node, Cat):
+            shortest = [self._shortest(item) for item in node.items]
+            if any(part is None for part in shortest):
+                return None
+            after = [0] * (len(node.items) + 1)
+            for index in range(len(node.items) - 1, -1, -1):
+                after[index] = after[index + 1] + len(shortest[index])
+            if after[0] > room:
+                return None
+            out, used = [], 0
+            for index, item in enumerate(node.items):
+                part = self.fill(item, room - used - after[index + 1], depth)
+                part = shortest[index] if part is None else part
+                out.append(part)
+                used += len(part)
+            return "".join(out)
+        if isinstance(node, Alt):
+            items = list(node.items)
+            if self.variant == 1:
+                items.reverse()
+            elif self.variant >= 2:
+                self.turn += 1
+                shift = self.turn % len(items)
+                items = items[shift:] + items[:shift]
+            for item in items[:3]:
+                part = self.fill(item, room, depth)
+                if part is not None:
+                    return part
+            options = [s for s in (self._shortest(item) for item in node.items) if s is not None and len(s) <= room]
+            return min(options, key=len) if options else None
+        if isinstance(node, Rep):
+            least = self._shortest(node.item)
+            if least is None:
+                return "" if node.min == 0 else None
+            out, used, count = [], 0, 0
+            while node.max is None or count < node.max:
+                keep = max(0, node.min - count - 1) * len(least)
+                part = self.fill(node.item, room - used - keep, depth)
+                if not part:
+                    break
+                out.append(part)
+                used += len(part)
+                count += 1
+            if count < node.min:
+                missing = (node.min - count) * len(least)
+                if used + missing > room:
+                    return None
+                out.append(least * (node.min - count))
+            return "".join(out)
+        if isinstance(node, Prose):
+            known = self.generator.scope.prose(node)
+            return self.fill(known, room, depth) if known is not None else None
+        if isinstance(node, Ref):
+            rule = self.generator.scope.lookup(node.key)
+            if rule is None:
+                return None
+            if depth >= PUMP_DEPTH:
+                found = self._shortest(node)
+                return found if found is not None and len(found) <= room else None
+            return self.fill(rule.expr, room, depth + 1)
+        raise TypeError(node)  # pragma: no cover
+
+
+def long_samples(scope: Scope, top: str, length: int) -> list[str]:
+    """Strings of rule ``top``'s language of up to ``length`` characters, each as long as the
+    grammar allows (``_Pump``), one per variant, each once; bounded by ``MAX_STEPS`` per string."""
+    found: list[str] = []
+    for variant in range(PUMP_VARIANTS):
+        try:
+            text = _Pump(_Generator(scope), variant).fill(Ref(top), length)
+        except (_OutOfSteps, RecursionError):
+            continue
+        if text and text not in found:
+            found.append(text)
+    return found

@@ -16,7 +16,7 @@ from .. import rules
 from ..grammar import grammar_compile
 from ..models import Namespace, Proposal
 from . import health
-from .expand import preview
+from .review import resolvers_review
 from ..views.errors import forbidden
 from ..views.review import editor_required
 from .lines import LINE_FORMAT, resolvers_from_lines, resolvers_to_lines
@@ -88,9 +88,13 @@ def resolvers_probe(request, pk):
     """Probe the URLs the proposal's resolvers give for its examples (HEAD then GET, polite,
     SSRF-guarded), shown as information: a network that cannot be reached blocks nothing."""
     proposal = get_object_or_404(Proposal, pk=pk)
-    compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule) if proposal.grammar_abnf.strip() else None
+    compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule, examples=tuple(dict.fromkeys(
+        [*proposal.examples_valid, *proposal.examples_invalid]))) if proposal.grammar_abnf.strip() else None
+    # The URLs come from the review's bounded job (the same report the checklist showed).
+    report = resolvers_review(compiled, list(proposal.resolvers or []), proposal.examples_valid,
+                              proposal.equivalence, snid=proposal.snid) if proposal.resolvers else None
     rows, seen = [], set()
-    for row in preview(list(proposal.resolvers or []), compiled, proposal.examples_valid, proposal.equivalence):
+    for row in (report.rows if report is not None else []):
         if row[2] and row[2] not in seen and len(rows) < PROBE_MAX_URLS:  # each URL asked once
             seen.add(row[2])
             rows.append(row)

@@ -1,32 +1,37 @@
 """Fill a resolver template for one URN: the SNID's grammar says what each rule matched.
 
 The validator of a registration is one RE2 pattern without capture groups (a lookup
-needs only yes/no). For resolution, ``capture_program`` builds the same pattern once
-more with a group around each use of the rules a template names, so one RE2 match
-(linear time, like the lookup) gives every placeholder's text. The program is stored
-with the SNID's resolvers when they are approved or replaced, so resolving never
-reads ABNF; ``Expander`` compiles it once per process.
+needs only yes/no). For resolution, ``program_of`` builds the same pattern once more
+with a group around each use of the rules the templates name — one program for the
+SNID's whole resolver set — so one RE2 match (linear time, like the lookup) gives
+every placeholder's text for every template. The program is stored with the SNID's
+resolvers when they are approved or replaced, with what resolving one URN was
+measured to cost (``resolution.cost``), so resolving never reads ABNF; ``_compiled``
+compiles it once per process.
 
 Values are percent-encoded for a URL path or query: everything but RFC 3986's
 unreserved characters is encoded, except ``%XX`` escapes already in the URN, which
-stand for the same octet in a URL and are passed on as they are.
-"""
+stand for the same octet in a URL and are passed on as they are. A value never
+changes the URL's shape: '/', '?', '#' and ':' are encoded, the host is written out
+in the template, and a value that would make a '.' or '..' path segment (``%2e``
+counts as '.') is refused (``templates.dot_segment``)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote
 
 import re2
 
-from ..grammar import grammar_compile
 from ..grammar.analysis import Scope
 from ..grammar.limits import RE2_MAX_MEM
 from ..grammar.regex import PatternBuilder, Piece, TooComplex
 from ..grammar.ir import Ref
-from .templates import NSS, Placeholder, template_check
+from .templates import NSS, Placeholder, dot_segment, template_check
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _HEX = frozenset("0123456789ABCDEFabcdef")
@@ -50,25 +55,39 @@ def url_bounded(url: str) -> str:
     return url
 
 
+#: Each ASCII character as it stands in a URL: itself if unreserved (or '%', whose escapes are
+#: handled apart), else its %XX escape; ``str.translate`` maps a value in one C loop.
+_ENCODED = [chr(code) if chr(code) in _UNRESERVED or code == 0x25 else f"%{code:02X}" for code in range(128)]
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_BARE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_LOWER_ESCAPE = re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F])")
+
+
+def _upper(match) -> str:
+    return match.group(0).upper()
+
+
 def percent_encode(value: str) -> str:
+    """``value`` for a URL path or query: everything but RFC 3986's unreserved characters
+    percent-encoded, except ``%XX`` escapes already there (the same octet; hex upper-cased).
+
+    Linear, and in C loops for the ASCII values URNs are made of (about 0.1 µs a character):
+    resolving a 4,096-character URN encodes it once, whatever the templates."""
     if _UNRESERVED.issuperset(value):
         return value  # most values need no encoding at all
+    if not value.isascii():
+        parts = _ESCAPE.split(value)
+        parts[0::2] = [quote(part, safe="-._~") for part in parts[0::2]]
+        parts[1::2] = ["%" + digits.upper() for digits in parts[1::2]]
+        return "".join(parts)
+    encoded = value.translate(_ENCODED)
     if "%" not in value:
-        return quote(value, safe="-._~")  # the common case, in the standard library's quoter
-    out = []
-    index = 0
-    while index < len(value):
-        char = value[index]
-        if char in _UNRESERVED:
-            out.append(char)
-        elif char == "%" and len(value) > index + 2 and value[index + 1] in _HEX and value[index + 2] in _HEX:
-            out.append("%" + value[index + 1:index + 3].upper())
-            index += 3
-            continue
-        else:
-            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8"))
-        index += 1
-    return "".join(out)
+        return encoded
+    if _BARE_PERCENT.search(value):  # a '%' that starts no escape (a rule cut one apart): '%25'
+        encoded = _BARE_PERCENT.sub("%25", encoded)
+    if _LOWER_ESCAPE.search(encoded):
+        encoded = _LOWER_ESCAPE.sub(_upper, encoded)
+    return encoded
 
 
 class _CapturingBuilder(PatternBuilder):
@@ -112,18 +131,10 @@ class _CapturingBuilder(PatternBuilder):
         return any(self._contains_capture(item, depth + 1) for item in getattr(node, "items", ()))
 
 
-def capture_program(abnf: str, rule: str, templates: list[str]) -> dict | None:
-    """The stored program for ``templates``: {pattern, groups, full_urn}; None if no rule is used.
-
-    Raises ExpandError when the grammar cannot validate or a rule is unknown.
-    """
-    if not any(p.name.lower() != NSS for t in templates for p in template_check(t).placeholders):
-        return None
-    return program_of(grammar_compile(abnf, rule), templates)
-
-
 def program_of(compiled, templates: list[str]) -> dict | None:
-    """``capture_program`` for an already compiled grammar (the checklist's)."""
+    """The capture program of ``templates`` under a compiled grammar: {pattern, groups, full_urn},
+    one program for all of them; None if none names a rule. ExpandError when the grammar cannot
+    validate or a rule is unknown or unused."""
     wanted = []
     for template in templates:
         wanted += [p.name.lower() for p in template_check(template).placeholders if p.name.lower() != NSS]
@@ -210,20 +221,51 @@ def rule_values(program: dict | None, urn: str, nss: str) -> dict[str, str] | No
     return values
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A template read once: its parts, and where its path starts (after scheme and host)."""
+
+    parts: tuple
+    error: str
+    path_start: int  # characters of the first literal part before the path
+    placeholder_in_path: bool
+
+
 @lru_cache(maxsize=1024)
-def _checked(template: str):
+def _plan(template: str) -> _Plan:
     """A template's parts, read once per process (templates are few; resolutions many)."""
-    return template_check(template)
-
-
-def expand(template: str, nss: str, values: dict[str, str]) -> str:
-    """The URL ``template`` gives for a URN whose (normalised) NSS is ``nss`` and whose rules
-    matched ``values`` (``rule_values``); raises ExpandError naming an unfilled placeholder."""
-    checked = _checked(template)
+    checked = template_check(template)
     if not checked.ok:
-        raise ExpandError(checked.errors[0])
-    out = []
+        return _Plan((), checked.errors[0], 0, False)
+    first = checked.parts[0] if checked.parts and isinstance(checked.parts[0], str) else ""
+    scheme_end = first.find("//") + 2
+    path_start = len(first)
+    for stop in "/?#":
+        position = first.find(stop, scheme_end)
+        if position != -1:
+            path_start = min(path_start, position)
+    in_path, seen_query = False, False
     for part in checked.parts:
+        if isinstance(part, Placeholder):
+            in_path = in_path or not seen_query
+        elif "?" in part or "#" in part:
+            seen_query = True
+    return _Plan(tuple(checked.parts), "", path_start, in_path)
+
+
+def expand(template: str, nss: str, values: dict[str, str], encoded: dict | None = None) -> str:
+    """The URL ``template`` gives for a URN whose (normalised) NSS is ``nss`` and whose rules
+    matched ``values`` (``rule_values``); raises ExpandError naming an unfilled placeholder, or
+    when a value would make a '.' or '..' path segment (a browser would resolve it to another path).
+
+    ``encoded``: the values already percent-encoded for this URN (each value is encoded once
+    per URN, however many templates and placeholders use it)."""
+    plan = _plan(template)
+    if plan.error:
+        raise ExpandError(plan.error)
+    encoded = {} if encoded is None else encoded
+    out = []
+    for part in plan.parts:
         if not isinstance(part, Placeholder):
             out.append(part)
             continue
@@ -231,8 +273,14 @@ def expand(template: str, nss: str, values: dict[str, str]) -> str:
         value = nss if key == NSS else values.get(key)
         if value is None or value == "":
             raise ExpandError(f"{{{part.name}}} matched nothing in this URN.")
-        out.append(percent_encode(value))
-    return url_bounded("".join(out))
+        found = encoded.get(value)
+        if found is None:
+            found = encoded[value] = percent_encode(value)
+        out.append(found)
+    url = url_bounded("".join(out))
+    if plan.placeholder_in_path and (problem := dot_segment(url[plan.path_start:])):
+        raise ExpandError(problem)
+    return url
 
 
 def urn_parts(urn: str, steps=()) -> tuple[str, str] | None:
@@ -249,27 +297,43 @@ def urn_parts(urn: str, steps=()) -> tuple[str, str] | None:
 
 def resolver_url(resolver: dict, program: dict | None, normalized: str, nss: str) -> str:
     """The URL of one resolver for one normalised URN, or ExpandError."""
+    url, problem = urls_for([resolver["template"]], program, normalized, nss)[0]
+    if problem:
+        raise ExpandError(problem)
+    return url
+
+
+def urls_for(templates, program: dict | None, normalized: str, nss: str) -> list[tuple[str, str]]:
+    """Everything resolving one URN does once it is known valid: one capture of every rule the
+    templates name (one RE2 match, ``program`` covers the whole set), then every template filled,
+    each value encoded once. (url, "") or ("", problem) for each template, in order.
+
+    This is the work ``resolution.cost`` measures, and what is run in the bounded worker for a
+    resolver set measured over the budget."""
     values = rule_values(program, normalized, nss) if program else {}
-    if values is None:
-        raise ExpandError("The URN does not match the grammar, so its rules have no values.")
-    return expand(resolver["template"], nss, values)
-
-
-def preview(resolvers: list[dict], compiled, examples, steps=()) -> list[tuple[str, str, str, str]]:
-    """Every resolver's URL for every example: (resolver name, example, url, problem) rows."""
-    rows = []
-    for resolver in resolvers:
-        try:
-            program = program_of(compiled, [resolver["template"]])
-        except ExpandError as exc:
-            rows.append((resolver["name"], "", "", str(exc)))
+    encoded: dict[str, str] = {}
+    out = []
+    for template in templates:
+        if values is None:
+            out.append(("", "The URN does not match the grammar, so its rules have no values."))
             continue
-        for example in examples:
-            parts = urn_parts(example, steps)
-            if parts is None:
-                continue
-            try:
-                rows.append((resolver["name"], example, resolver_url(resolver, program, *parts), ""))
-            except ExpandError as exc:
-                rows.append((resolver["name"], example, "", str(exc)))
-    return rows
+        try:
+            out.append((expand(template, nss, values, encoded), ""))
+        except ExpandError as exc:
+            out.append(("", str(exc)))
+    return out
+
+
+def urls_grouped(pairs, normalized: str, nss: str) -> list[tuple[str, str]]:
+    """``urls_for`` of (template, program) pairs: one capture per distinct program (an SNID's
+    current set shares one; rows stored before sets shared a program have one each)."""
+    groups: dict[str, list[int]] = {}
+    for number, (_template, program) in enumerate(pairs):
+        groups.setdefault(program["pattern"] if program else "", []).append(number)
+    out: list = [None] * len(pairs)
+    for numbers in groups.values():
+        program = pairs[numbers[0]][1]
+        results = urls_for([pairs[n][0] for n in numbers], program, normalized, nss)
+        for number, result in zip(numbers, results, strict=True):
+            out[number] = result
+    return out

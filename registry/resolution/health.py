@@ -8,10 +8,11 @@ a server that answers one byte at a time cannot hold a run), a User-Agent that s
 who asks, one request at a time per host and at most ``REGISTRY_RESOLVER_RUN_CAP``
 probes a run. A malformed redirect is a failed probe, never a failed run.
 
-No SSRF: a host name is resolved here and every address it resolves to must be public
-(not loopback, private, link-local, multicast, reserved or unspecified, nor an IPv6
-address that carries such an IPv4 address: mapped, 6to4, Teredo) unless a network in
-``REGISTRY_RESOLVER_ALLOW_PRIVATE`` contains it; the connection goes to the
+No SSRF: a host name is resolved here and every address it resolves to must lie outside
+every block of the IANA IPv4 and IPv6 special-purpose address registries (``addresses``:
+a table of them, with multicast and IPv6's non-global space — site-local fec0::/10, the
+6to4 relay anycast 192.88.99.0/24, mapped, 6to4 and Teredo addresses included) unless a
+network in ``REGISTRY_RESOLVER_ALLOW_PRIVATE`` contains it; the connection goes to the
 address that was checked (a second DNS answer cannot move it), and every redirect is
 checked the same way before it is followed.
 
@@ -44,6 +45,7 @@ from .. import notify
 from ..lookup import registry_invalidate
 from ..models import Namespace
 from ..stewardship.selectors import current_with_overlay
+from .addresses import special_block
 from .expand import ExpandError, resolver_url, urn_parts
 from .models import Resolver, ResolverCheck, ResolverStatus
 
@@ -78,21 +80,22 @@ def _allowed_networks():
     return networks
 
 
-def _public(ip) -> bool:
-    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback
-                                 or ip.is_link_local or ip.is_private)
-
-
 def address_allowed(address: str, allowed=None) -> bool:
+    """Whether the checker may connect to ``address``: outside every block of the IANA
+    special-purpose registries (``addresses``), or inside a network the operator allows."""
+    return refusal(address, allowed) is None
+
+
+def refusal(address: str, allowed=None):
+    """The special-purpose block (``addresses.Block``) that keeps the checker from ``address``,
+    or None when it may connect (a public address, or one in an allowed network)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if getattr(ip, "ipv4_mapped", None):
-        ip = ip.ipv4_mapped
+    mapped = getattr(ip, "ipv4_mapped", None)
     allowed = _allowed_networks() if allowed is None else allowed
-    if allowed == "all" or any(ip in network for network in allowed if network.version == ip.version):
-        return True
-    # 6to4 and Teredo addresses carry an IPv4 address that a relay may deliver to.
-    carried = [getattr(ip, "sixtofour", None), *(getattr(ip, "teredo", None) or ())]
-    return _public(ip) and all(_public(inner) for inner in carried if inner is not None)
+    if allowed == "all" or any((mapped or ip) in network for network in allowed
+                               if network.version == (mapped or ip).version):
+        return None
+    return special_block(ip)
 
 
 def checked_address(url: str) -> tuple[str, int, str, str]:
@@ -111,11 +114,13 @@ def checked_address(url: str) -> tuple[str, int, str, str]:
     except socket.gaierror as exc:
         raise Refused(f"{parts.hostname}: cannot be resolved ({exc.strerror})") from None
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    if not addresses:
+        raise Refused(f"{parts.hostname} resolves to nothing")
     allowed = _allowed_networks()
-    bad = [a for a in addresses if not address_allowed(a, allowed)]
-    if bad or not addresses:
-        raise Refused(f"{parts.hostname} resolves to {bad[0] if bad else 'nothing'}, an address the registry "
-                      "does not reach (loopback, private, link-local or reserved)")
+    for address in addresses:
+        if (block := refusal(address, allowed)) is not None:
+            raise Refused(f"{parts.hostname} resolves to {address}, in {block.describe()}: an address the "
+                          "registry does not connect to")
     return parts.scheme, port, parts.hostname, addresses[0]
 
 

@@ -33,8 +33,13 @@ class Resolver(models.Model):
     media_types = models.JSONField(default=list, blank=True)
     primary = models.BooleanField(default=False)
     order = models.PositiveIntegerField(default=0)
-    #: The capture program (resolution.expand.capture_program) for rule placeholders, or null.
+    #: The capture program of the SNID's whole resolver set (resolution.expand.program_of), the same
+    #: on each of its current rows, or null when no template names a rule.
     program = models.JSONField(null=True, blank=True)
+    #: What resolving one URN of the SNID with its whole resolver set was measured to cost
+    #: (resolution.cost.ResolutionCost.as_dict), the same on each current row; null: never
+    #: measured (rows from before the measurement, measured on first use in the bounded worker).
+    cost = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=ResolverStatus.choices, default=ResolverStatus.UNKNOWN)
     consecutive_failures = models.PositiveIntegerField(default=0)
     failing_since = models.DateTimeField(null=True, blank=True)

@@ -15,11 +15,13 @@ back on the target URL for the client to apply. Components are checked against R
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..grammar import URN_MAX_LENGTH
 from ..lookup import Index, NotAnOgfUrn, lookup_urn, registry_index
-from .expand import ExpandError, percent_encode, resolver_url, url_bounded
+from .cost import ResolutionCost
+from .expand import ExpandError, percent_encode, url_bounded, urls_for, urls_grouped
 from .models import Resolver, ResolverStatus
 
 
@@ -32,6 +34,7 @@ class Target:
     primary: bool
     program: dict | None
     status: str
+    cost: dict | None = None  # what resolving one URN with the SNID's set was measured to cost
 
 
 @dataclass(slots=True)
@@ -57,6 +60,12 @@ class Outcome:
     targets: list = field(default_factory=list)
 
 
+class Targets(list):
+    """An SNID's current resolvers, and whether resolving with them may run in a web thread."""
+
+    proven = True
+
+
 _plans: dict = {"index": None, "by_snid": {}}
 _plans_lock = threading.Lock()
 
@@ -70,8 +79,9 @@ def targets_for(snid_key: str, index: Index) -> list[Target]:
     if found is not None:
         return found
     rows = Resolver.objects.current().filter(namespace__snid__lower=snid_key).values_list(
-        "name", "template", "returns", "media_types", "primary", "program", "status")
-    found = [Target(n, t, r, tuple(m or ()), p, prog, s) for n, t, r, m, p, prog, s in rows]
+        "name", "template", "returns", "media_types", "primary", "program", "status", "cost")
+    found = Targets(Target(n, t, r, tuple(m or ()), p, prog, s, c) for n, t, r, m, p, prog, s, c in rows)
+    found.proven = _proven(found) or _measured_on_first_use(snid_key, found)
     with _plans_lock:
         if _plans["index"] is index:
             _plans["by_snid"][snid_key] = found
@@ -164,7 +174,11 @@ def _with_components(url: str, parts: Components) -> str:
     return url_bounded(base + ("#" + fragment if fragment else ""))
 
 
-def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | None = None) -> Outcome:
+def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | None = None,
+            slow: Callable | None = None) -> Outcome:
+    """The answer for ``text``. ``slow``: how to fill the templates of a resolver set not proven
+    within the resolution budget (``urls_bounded``: a bounded job); without it their rule
+    placeholders are not filled (those resolvers say why, and the landing page answers)."""
     parts = split_components(text)
     problem = ""
     if len(text) > URN_MAX_LENGTH:
@@ -187,15 +201,13 @@ def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | N
     normalized = answer["normalized"]
     nss = normalized.split(":", 3)[3]
     urls = []
-    for target in targets:
-        try:
-            url = _with_components(resolver_url({"template": target.template}, target.program, normalized, nss),
-                                   parts)
-        except ExpandError as exc:
-            url, problem = None, str(exc)
-        else:
-            problem = ""
-        urls.append((target, url, problem))
+    for target, (url, problem) in zip(targets, _filled(targets, normalized, nss, slow), strict=True):
+        if url:
+            try:
+                url = _with_components(url, parts)
+            except ExpandError as exc:
+                url, problem = None, str(exc)
+        urls.append((target, url or None, problem))
     answer["resolvers"] = [{"name": t.name, "url": url, "status": t.status, "primary": t.primary,
                             "returns": t.returns, "media_types": list(t.media_types),
                             **({"problem": problem} if problem else {})} for t, url, problem in urls]
@@ -220,5 +232,74 @@ def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | N
 
 
 def targets_loaded(snid_key: str, index: Index) -> bool:
-    """Whether ``targets_for`` would answer without a query."""
-    return _plans["index"] is index and snid_key in _plans["by_snid"]
+    """Whether ``targets_for`` would answer without a query, for a set proven within the budget
+    (only such a set is resolved where the answer must come at once: the WSGI fast path)."""
+    if _plans["index"] is not index:
+        return False
+    found = _plans["by_snid"].get(snid_key)
+    return found is not None and found.proven
+
+
+def _proven(targets: list[Target]) -> bool:
+    """Whether resolving a URN with ``targets`` may run in a web thread: no rule to capture
+    (filling {nss} is bounded by the code), or a capture measured within the budget."""
+    programs = [t for t in targets if t.program]
+    if not programs:
+        return True
+    cost = ResolutionCost.from_dict(programs[0].cost)
+    return cost is not None and cost.cheap and all(t.cost == programs[0].cost for t in programs)
+
+
+#: Verdicts on resolver sets stored before their cost was measured, measured once in this process
+#: (by the programs they hold, so a new stamp does not measure them again).
+_first_use: dict[tuple, bool] = {}
+
+
+def _measured_on_first_use(snid_key: str, targets: list[Target]) -> bool:
+    """For rows stored before the measurement (no figure): measure the set now, in the bounded
+    worker as the review does, and trust it in this process if within the budget (nothing is
+    stored: a GET changes nothing; ``manage.py measure_validators`` stores the figure)."""
+    if not any(t.program for t in targets) or any(t.cost is not None for t in targets):
+        return False  # nothing to capture, or measured already (and over the budget)
+    key = (snid_key, tuple(sorted({t.program["pattern"] for t in targets if t.program})),
+           tuple(t.template for t in targets))
+    if key in _first_use:
+        return _first_use[key]
+    from ..grammar import grammar_compile
+    from ..models import Namespace
+    from .review import resolvers_review
+
+    current = Namespace.objects.filter(snid__lower=snid_key).select_related("current").first()
+    proposal = current.current if current is not None else None
+    if proposal is None or not proposal.grammar_abnf.strip():
+        return False
+    compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule, examples=tuple(dict.fromkeys(
+        [*proposal.examples_valid, *proposal.examples_invalid])))
+    report = resolvers_review(compiled, [{"name": t.name, "template": t.template} for t in targets],
+                              proposal.examples_valid[:1], proposal.equivalence, snid=proposal.snid)
+    cost = ResolutionCost.from_dict(report.cost)
+    verdict = not report.not_run and cost is not None and cost.cheap
+    if not report.fault:
+        _first_use[key] = verdict
+    return verdict
+
+
+#: Why a rule placeholder was not filled for a set that is not proven cheap, when it was not
+#: given to a bounded job (the WSGI fast path never does; it leaves such a URN to Django).
+NOT_FILLED = ("This SNID's resolvers cost more to fill than the registry's budget per URN (an editor "
+              "approved them over that check), so the values of their rule placeholders are not worked "
+              "out here.")
+
+
+def _filled(targets: list[Target], normalized: str, nss: str, slow) -> list[tuple[str, str]]:
+    """(url, problem) of every target: in this thread for a proven set; else ``slow`` does it
+    (a bounded job), or the templates that name rules are left unfilled."""
+    if not targets:
+        return []
+    pairs = [(t.template, t.program) for t in targets]
+    if targets.proven if isinstance(targets, Targets) else _proven(targets):
+        return urls_grouped(pairs, normalized, nss)
+    if slow is not None:
+        return slow(pairs, normalized, nss)
+    return [urls_for([t.template], None, normalized, nss)[0] if not t.program else ("", NOT_FILLED)
+            for t in targets]

@@ -12,6 +12,8 @@ matched). Templates are untrusted text that the registry will later put in a
   ``javascript:``, ``data:``, a scheme-relative ``//host`` — is refused;
 - the host is written out literally: no placeholder, no userinfo (``user@``),
   so no URN can choose where the registry sends people (no open redirect);
+- the host is a DNS name (``host_problem``): no IP address in any notation, no
+  ``localhost``, no single-label name; the path has no '.' or '..' segment;
 - no white space or control characters (CR/LF cannot split a header).
 """
 
@@ -146,15 +148,20 @@ def template_check(template: str, rule_names=None) -> Checked:
         checked.errors.append("The address must not contain user information ('user@host'): it is a "
                               "known way to disguise where a link goes.")
         return checked
-    host, _, port = authority.partition(":")
     if authority.startswith("["):
-        checked.errors.append("Give the resolver's host name, not an IP address literal.")
+        checked.errors.append(f"{authority[:60]!r} is an IP address literal (IPv6): " + _DNS_NAME_ONLY)
         return checked
-    if not host or not set(host) <= _HOST_CHARS or host.startswith((".", "-")) or ".." in host:
-        checked.errors.append(f"{host[:60]!r} is not a host name (letters, digits, '-' and '.').")
+    host, _, port = authority.partition(":")
+    problem = host_problem(host)
+    if problem:
+        checked.errors.append(problem)
         return checked
     if port and not (port.isdigit() and 0 < int(port) < 65536):
         checked.errors.append(f"{port[:10]!r} is not a port number.")
+        return checked
+    problem = dot_segment(template[scheme_length + authority_end:])
+    if problem:
+        checked.errors.append(problem)
         return checked
     known = None if rule_names is None else {name.lower(): name for name in rule_names}
     for placeholder in checked.placeholders:
@@ -165,6 +172,71 @@ def template_check(template: str, rule_names=None) -> Checked:
             checked.errors.append(f"Character {placeholder.start + 1}: {{{placeholder.name}}} is neither "
                                   f"{{nss}} nor a rule of the grammar (its rules: {names}).")
     return checked
+
+
+_DNS_NAME_ONLY = ("give the resolver's DNS name (such as data.example.org). The registry sends readers "
+                  "only to names: an address literal can point into the reader's own network, and no "
+                  "name check applies to it.")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _numeric_label(label: str) -> bool:
+    """Whether a URL parser reads ``label`` as a number (WHATWG URL "ends in a number"): decimal,
+    octal (leading 0) or hexadecimal (0x…) — what makes a host an IPv4 address in any notation."""
+    if label.isdigit():
+        return True
+    return label[:2].lower() == "0x" and set(label[2:]) <= _HEX_DIGITS
+
+
+def host_problem(host: str) -> str:
+    """Why ``host`` is not a DNS name a resolver may be at, or "".
+
+    Browsers read a host whose last label is a number as an IPv4 address in any notation —
+    dotted (127.0.0.1), decimal (2130706433), hexadecimal (0x7f.1), octal (0177.0.0.1),
+    shortened (127.1), or just ``0`` — so every such host is refused, as are ``localhost``
+    and its subdomains (RFC 6761 §6.3: always the reader's own machine) and single-label
+    names (they mean whatever the reader's own network makes of them)."""
+    shown = repr(host[:60])
+    if not host or not set(host) <= _HOST_CHARS:
+        return f"{shown} is not a host name (letters, digits, '-' and '.')."
+    name = host[:-1] if host.endswith(".") else host  # an absolute name's final dot
+    labels = name.split(".")
+    if any(not label for label in labels):
+        return f"{shown} is not a host name: it has an empty label ('..', or a '.' at its start)."
+    if any(len(label) > 63 for label in labels) or len(name) > 253:
+        return f"{shown} is not a host name: a label is at most 63 characters, a name at most 253."
+    if any(label.startswith("-") or label.endswith("-") for label in labels):
+        return f"{shown} is not a host name: a label cannot start or end with '-'."
+    if _numeric_label(labels[-1]):
+        return f"{shown} is an IP address (a host ending in a number is read as one): " + _DNS_NAME_ONLY
+    if labels[-1].lower() == "localhost":
+        return (f"{shown} is the reader's own computer (localhost, RFC 6761), not a resolver the "
+                "registry can send readers to: " + _DNS_NAME_ONLY)
+    if len(labels) == 1:
+        return (f"{shown} is a single-label host name, which only means something inside one network: "
+                + _DNS_NAME_ONLY)
+    return ""
+
+
+#: Path segments a URL parser removes or resolves (WHATWG URL: "." and "..", '.' also as %2e).
+_DOT_SEGMENTS = frozenset({".", "..", "%2e", ".%2e", "%2e.", "%2e%2e"})
+
+
+def dot_segment(path: str) -> str:
+    """Why the path (with query and fragment) of a URL has a '.' or '..' segment, or "".
+
+    A browser removes such a segment and the one before it (``%2e`` counts as a '.'), so it
+    changes which resource the URL names; only the path counts (up to '?' or '#')."""
+    end = len(path)
+    for stop in "?#":
+        position = path.find(stop)
+        if position != -1:
+            end = min(end, position)
+    for segment in path[:end].split("/"):
+        if len(segment) <= 6 and segment.lower() in _DOT_SEGMENTS:
+            return (f"The URL's path would have a {segment!r} segment, which browsers resolve to another "
+                    "path: a placeholder value must never change which path the URL names.")
+    return ""
 
 
 def rule_placeholders(template: str) -> list[str]:

@@ -8,16 +8,19 @@ caches and clients revalidate cheaply. A GET never changes anything.
 from __future__ import annotations
 
 import orjson
+from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
+from .. import fairshare, sandbox
 from ..api.http import CACHE_CONTROL, etag_of, not_modified
 from ..lookup import registry_index
 from ..models import Namespace
 from ..selectors import snid_suggestions
 from ..stewardship.selectors import current_with_overlay
+from .expand import urls_for, urls_grouped
 from .models import ResolverStatus
 from .resolve import Outcome, resolve
 
@@ -41,7 +44,10 @@ def _landing_details(outcome: Outcome) -> dict:
     namespace = Namespace.objects.by_snid(snid).select_related("current").first() if answer.get(
         "registered") else None
     if namespace is None or namespace.current is None:
-        details = {"suggestions": snid_suggestions(snid) if snid else []}
+        errors = answer.get("errors") or []
+        details = {"suggestions": snid_suggestions(snid) if snid else [],
+                   # The lookup's sentence already says the SNID is not registered (or reserved): once.
+                   "registered_said": any("registered SNID" in e or "is reserved" in e for e in errors)}
     else:
         current = current_with_overlay(namespace)  # the contact in force (a steward may have changed it)
         details = {"contact": current.registrant_public_contact,
@@ -64,6 +70,54 @@ def _json(outcome: Outcome, status: int, extra: dict | None = None) -> HttpRespo
     return response
 
 
+class Busy(Exception):
+    """The bounded resolution of this process is taken: answer 503 with Retry-After, at once."""
+
+
+#: Resolutions of a resolver set over the budget run in the bounded worker one at a time per web
+#: process, in the heavy requests' share of its threads (registry/fairshare.py): the rest are
+#: told to come back (503, Retry-After), and pages and other resolutions are never held up.
+BOUNDED_AT_ONCE = 1
+RETRY_AFTER_SECONDS = 5
+
+
+def urls_bounded(pairs, normalized: str, nss: str) -> list[tuple[str, str]]:
+    """``resolve``'s ``slow``: fill the templates of a set measured over the resolution budget (an
+    editor approved it over the failing check) in the bounded worker, within
+    ``REGISTRY_RESOLVE_JOB_SECONDS`` of CPU time; past it, the templates naming rules stay unfilled
+    and say why (the landing page answers). Raises Busy when this process's one bounded
+    resolution is taken."""
+    with fairshare.slots.hold("resolve:bounded", BOUNDED_AT_ONCE, settings.REGISTRY_HEAVY_PER_PROCESS) as granted:
+        if not granted:
+            raise Busy
+        seconds = settings.REGISTRY_RESOLVE_JOB_SECONDS
+        try:
+            return sandbox.run_bounded(urls_grouped, pairs, normalized, nss, what="resolution", seconds=seconds)
+        except sandbox.BudgetExceeded as exc:
+            why = (f"The values of this resolver's placeholders could not be worked out within the {seconds:g} s "
+                   "of CPU time the registry gives one URN of this SNID (its resolvers were approved over "
+                   "the resolution budget)." if not exc.fault else exc.message)
+            return [urls_for([template], None, normalized, nss)[0] if not program else ("", why)
+                    for template, program in pairs]
+
+
+def _busy(request, api: bool) -> HttpResponse:
+    message = ("This SNID's resolvers are costly to fill (an editor approved them over the registry's "
+               "budget per URN), so its URNs are resolved one at a time, and one is being resolved now. "
+               f"Try again in {RETRY_AFTER_SECONDS} seconds.")
+    if api or _wants_json(request):
+        response = HttpResponse(orjson.dumps({"detail": message}), status=503, content_type="application/json")
+        response["Access-Control-Allow-Origin"] = "*"
+    else:
+        steps = [{"url": request.get_full_path(), "label": "Try again",
+                  "note": f"in {RETRY_AFTER_SECONDS} seconds or so"}]
+        response = render(request, "503.html", {"message": message, "title": "Busy resolving this SNID",
+                                                "steps": steps}, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpResponse:
     if not text:
         response = HttpResponse(orjson.dumps({"detail": MISSING}), status=400, content_type="application/json")
@@ -71,7 +125,10 @@ def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpRespo
         return response
     index = registry_index()
     accept = request.META.get("HTTP_ACCEPT", "")
-    outcome = resolve(text, provider=provider, accept=accept, index=index)
+    try:
+        outcome = resolve(text, provider=provider, accept=accept, index=index, slow=urls_bounded)
+    except Busy:
+        return _busy(request, api)
     html = not api and outcome.kind != "redirect" and not _wants_json(request)
     # A page rendered for a signed-in person shows their name (and a CSRF token): never shared.
     personal = html and request.user.is_authenticated
@@ -92,7 +149,7 @@ def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpRespo
     elif _wants_json(request):
         response = _json(outcome, outcome.status, _landing_details(outcome))
     else:
-        context = {"answer": outcome.answer, "outcome": outcome, **_landing_details(outcome)}
+        context = {"answer": outcome.answer, "outcome": outcome, "tried": text, **_landing_details(outcome)}
         response = render(request, "registry/resolution/landing.html", context, status=outcome.status)
     if cacheable:
         response["ETag"] = etag

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,7 +30,26 @@ class Target:
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        """The target by a name (templates take DNS names only), which ``test_names`` resolves to it."""
+        return f"http://{TARGET_NAME}:{self.server.server_address[1]}"
+
+
+#: A name under .test (RFC 6761 §6.2: reserved for testing, never delegated) for the loopback target.
+TARGET_NAME = "resolver.test"
+
+
+@pytest.fixture(autouse=True)
+def test_names(monkeypatch):
+    """Names under .test resolve to the loopback here, as a hosts-file entry would make them:
+    templates may not name an address, and the probes and clients of these tests look the name up."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if isinstance(host, str) and host.lower().rstrip(".").endswith(".test"):
+            host = "127.0.0.1"
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 @pytest.fixture

@@ -102,6 +102,34 @@ def test_address_allowed_refuses_private_kinds():
     assert health.address_allowed("93.184.216.34", [])
 
 
+def test_every_block_of_the_iana_special_purpose_registries_is_refused_at_connect_time():
+    from registry.resolution.addresses import SPECIAL_PURPOSE
+
+    for block in SPECIAL_PURPOSE:
+        for address in (block.network[0], block.network[-1]):
+            assert not health.address_allowed(str(address), []), (address, block.name)
+    # the two the old filter let through, IPv6 outside Global Unicast, and what carries an IPv4 address
+    for address in ("fec0::1", "feff::1", "192.88.99.1", "::7f00:1", "4000::1", "ff02::1", "224.0.0.1",
+                    "2002:7f00:1::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "64:ff9b::7f00:1", "::ffff:8.8.8.8"):
+        assert not health.address_allowed(address, []), address
+    for address in ("93.184.216.34", "8.8.8.8", "2606:2800:220:1:248:1893:25c8:1946", "2a00:1450:4001:82a::200e"):
+        assert health.address_allowed(address, []), address
+    assert health.address_allowed("::ffff:127.0.0.1", [__import__("ipaddress").ip_network("127.0.0.0/8")])
+
+
+def test_probe_names_the_registry_block_it_refused(settings, monkeypatch):
+    import socket
+
+    settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = ""
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: real(
+        "fec0::1" if host == "site-local.test" else "192.88.99.1", *a, **k))
+    for host, says in (("site-local.test", "fec0::/10 (Site-local (deprecated), RFC 3879)"),
+                       ("relay.test", "192.88.99.0/24 (Deprecated (6to4 Relay Anycast), RFC 7526)")):
+        result = health.probe(f"https://{host}/x", timeout=2)
+        assert not result.ok and result.error.startswith("refused:") and says in result.error, result.error
+
+
 def test_editor_live_probe_shows_results_and_needs_an_editor(client, settings, target, editor, applicant):
     from tests.factories import proposal_factory
 
@@ -143,7 +171,8 @@ def test_check_resolvers_survives_a_malformed_redirect(watched):
 def test_address_allowed_refuses_ipv4_carried_in_ipv6():
     for address in ("2002:7f00:1::1", "2002:a9fe:a9fe::1", "64:ff9b::7f00:1"):
         assert not health.address_allowed(address, []), address
-    assert health.address_allowed("2002:5db8:d822::1", [])  # 6to4 of a public address
+    # 6to4 (2002::/16) is a block of the IPv6 special-purpose registry: refused even for a public IPv4
+    assert not health.address_allowed("2002:5db8:d822::1", [])
 
 
 def test_editor_live_probe_takes_at_most_its_budget_and_says_what_it_did_not_reach(
@@ -175,7 +204,7 @@ def test_editor_live_probe_of_an_unreachable_resolver_is_information(client, set
     port = closed.getsockname()[1]
     closed.close()  # nothing listens there: the connection is refused
     proposal = proposal_factory(applicant, state="submitted",
-                                resolvers=[{"name": "main", "template": f"http://127.0.0.1:{port}/{{INDEX}}"}])
+                                resolvers=[{"name": "main", "template": f"http://resolver.test:{port}/{{INDEX}}"}])
     client.force_login(editor)
     page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
     assert page.status_code == 200 and b"ConnectionRefusedError" in page.content

@@ -287,3 +287,88 @@ def test_api_resolve_answers_a_cors_preflight_and_exposes_its_etag(client, targe
     answer = client.get("/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin)
     assert answer["Access-Control-Allow-Origin"] == "*" and "Access-Control-Allow-Credentials" not in answer
     assert "ETag" in answer["Access-Control-Expose-Headers"]
+
+
+@pytest.mark.parametrize("nss", ["..", ".", "%2e%2e", "%2E.", ".%2e", "%2e"])
+def test_placeholder_values_never_make_a_dot_segment(client, target, nss):
+    """``/urn:ogf:example:%2e%2e`` once gave ``Location: …/id/..``: a value that would make a '.' or
+    '..' path segment (as written, or decoded by the equivalence rule) gives no URL at all."""
+    registered([{"name": "main", "template": target.base + "/id/{nss}"},
+                {"name": "query", "template": target.base + "/find?id={nss}", "primary": False}],
+               grammar={"abnf": 'x = "urn:ogf:example:" 1*("." / "%" 2HEXDIG / ALPHA)\n', "rule": "x"},
+               examples={"valid": ["urn:ogf:example:a.b"], "invalid": [], "equivalent": []},
+               equivalence=["percent-decode-unreserved", "case-insensitive"])
+    urn = "urn:ogf:example:" + nss
+    for response in (client.get("/" + urn, RAW_URI="/" + urn), client.get("/resolve/", {"urn": urn})):
+        location = response.get("Location", "")
+        assert "/id/." not in location and "/id/%2" not in location.lower()
+        # the query's value is not a path segment: that resolver answers
+        assert response.status_code == 302 and "/find?id=" in location
+    body = client.get("/api/resolve/", {"urn": urn}).json()
+    main = body["resolvers"][0]
+    assert main["url"] is None and "segment" in main["problem"]
+    assert target.requests == []
+
+
+def test_the_path_of_the_target_url_keeps_its_shape_for_any_value(client, target):
+    registered([{"name": "main", "template": target.base + "/id/{nss}/view"}],
+               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / DIGIT / "." / "/" / "?" / ":" / "@" / "=")\n',
+                        "rule": "x"},
+               examples={"valid": ["urn:ogf:example:a"], "invalid": [], "equivalent": []}, equivalence=[])
+    from urllib.parse import urlsplit
+
+    for nss in ("a/../../b", "@evil.example", "a?x=1", "..a", "a..", "...", "//evil.example/", ":8080"):
+        location = client.get("/resolve/", {"urn": "urn:ogf:example:" + nss})["Location"]
+        parts = urlsplit(location)
+        assert (parts.scheme, parts.netloc) == ("http", target.base.split("//", 1)[1]), location
+        assert parts.path.startswith("/id/") and parts.path.endswith("/view") and parts.path.count("/") == 3
+        assert parts.query == "" and parts.fragment == ""
+
+
+@pytest.mark.parametrize("path", ["/urn:ogf:", "/urn:ogf::x", "/URN:OGF:"])
+def test_a_urn_naming_no_snid_gets_a_sentence_never_none(client, path):
+    registered([])
+    page = client.get(path)
+    assert page.status_code == 404
+    text = page.content.decode()
+    assert "None" not in text and "names no SNID" in text and "The SNID is empty" in text
+    assert 'name="urn"' in text  # a box to correct it
+    body = client.get("/api/resolve/", {"urn": path[1:]}).json()
+    assert not body["snid"] and body["errors"] and "None" not in body["errors"][0]
+
+
+def test_the_unknown_snid_page_says_it_once_and_offers_a_box(client):
+    registered([])
+    page = client.get("/resolve/", {"urn": "urn:ogf:exampel:x"}).content.decode()
+    assert page.count("is not a registered SNID") == 1
+    assert 'name="urn"' in page and 'value="urn:ogf:exampel:x"' in page
+    assert "urn:ogf:example:" in page  # the suggestion
+    syntax = client.get("/resolve/", {"urn": "urn:ogf:nosuch:"}).content.decode()  # no NSS either
+    assert syntax.count("is not a registered SNID") == 1 and "is empty" in syntax
+
+
+def test_the_invalid_urn_page_offers_a_box_holding_what_was_typed(client, target):
+    registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    urn = "urn:ogf:example:cluster:2009:example.net:mark1"
+    page = client.get("/resolve/", {"urn": urn}).content.decode()
+    assert f'value="{urn}"' in page and "Correct the URN" in page
+    long_text = "http://" + "x" * 300
+    refused = client.get("/resolve/", {"urn": long_text}).content.decode()
+    assert f'value="{long_text}"' in refused  # the whole input, not the 200 characters shown
+
+
+def test_a_stored_template_naming_an_address_is_never_followed(client, target):
+    """Rows written before hosts had to be DNS names: no redirect, no probe, even with ?provider=."""
+    approved = registered([{"name": "main", "template": target.base + "/{INDEX}"}])
+    Resolver.objects.create(namespace=approved.namespace, name="metadata", order=1,
+                            template="http://169.254.169.254/latest/meta-data/{nss}")
+    Resolver.objects.create(namespace=approved.namespace, name="loopback", order=2,
+                            template="https://0x7f.1/{nss}")
+    from registry.lookup import registry_invalidate
+
+    registry_invalidate()
+    for provider in ("metadata", "loopback"):
+        response = client.get("/resolve/", {"urn": EXAMPLE, "provider": provider})
+        assert response.status_code == 200 and "Location" not in response
+        assert b"is an IP address" in response.content
+    assert client.get("/resolve/", {"urn": EXAMPLE})["Location"] == target.base + "/42"

@@ -30,7 +30,7 @@ RULES = ["DOMAIN", "INDEX"]
     ("https://ok.example/a\r\nSet-Cookie: x=1", "carriage return"),
     ("https://ok.example/a b", "a space"),
     ("https://ok.example/{Unknown}", "neither {nss} nor a rule"),
-    ("https://[::1]/{nss}", "not an IP address literal"),
+    ("https://[::1]/{nss}", "is an IP address literal"),
 ])
 def test_template_refused_with_a_reason(template, says):
     checked = template_check(template, RULES)
@@ -173,3 +173,90 @@ def test_hostile_templates_are_refused_everywhere_nothing_stored_nothing_followe
     assert not Resolver.objects.exists()
     call_command("check_resolvers")
     assert target.requests == [] and not ResolverCheck.objects.exists()
+
+
+#: Every way of writing an address, a loopback name or a name that means something only inside one
+#: network, with what the refusal says: all refused, by the one check (templates.host_problem).
+NOT_DNS_NAMES = [
+    ("http://169.254.169.254/latest/meta-data/{nss}", "is an IP address"),  # dotted (cloud metadata)
+    ("https://127.0.0.1:8200/{nss}", "is an IP address"),
+    ("https://2130706433/{nss}", "is an IP address"),  # decimal
+    ("https://0x7f.1/{nss}", "is an IP address"),  # hexadecimal, shortened
+    ("https://0x7F000001/{nss}", "is an IP address"),
+    ("https://0177.0.0.1/{nss}", "is an IP address"),  # octal
+    ("https://127.1/{nss}", "is an IP address"),  # shortened
+    ("http://0:8251/{nss}", "is an IP address"),  # `0`
+    ("https://1.2.3.0x4/{nss}", "is an IP address"),
+    ("https://127.0.0.1./{nss}", "is an IP address"),  # an absolute name's final dot
+    ("https://[::1]/{nss}", "is an IP address literal"),  # bracketed IPv6
+    ("https://[::ffff:127.0.0.1]:8443/{nss}", "is an IP address literal"),  # IPv4-mapped
+    ("https://[::ffff:7f00:1]/{nss}", "is an IP address literal"),
+    ("https://[fe80::1%25eth0]/{nss}", "is an IP address literal"),
+    ("https://localhost/{nss}", "localhost"),
+    ("https://LOCALHOST:8000/{nss}", "localhost"),
+    ("https://localhost./{nss}", "localhost"),
+    ("https://api.localhost/{nss}", "localhost"),  # *.localhost
+    ("https://intranet/{nss}", "single-label"),
+    ("https://metadata/computeMetadata/{nss}", "single-label"),
+    ("https://a..example.org/{nss}", "empty label"),
+    ("https://-a.example.org/{nss}", "start or end with '-'"),
+    ("https://data.example.org/../admin/{nss}", "'..' segment"),
+    ("https://data.example.org/id/./{nss}", "'.' segment"),
+    ("https://data.example.org/%2e%2E/{nss}", "'%2e%2E' segment"),
+]
+
+
+@pytest.mark.parametrize(("template", "says"), NOT_DNS_NAMES)
+def test_template_host_must_be_a_dns_name(template, says):
+    checked = template_check(template, RULES)
+    assert not checked.ok and says in checked.errors[0], checked.errors
+
+
+@pytest.mark.parametrize("template", ["https://data.example.org/{nss}", "https://a-b.c.example/{INDEX}",
+                                      "https://xn--bcher-kva.example:8443/{nss}", "https://data.example.org./{nss}",
+                                      "https://v1.api.example.org/x.{nss}/..json", "https://h.example/0x1/{nss}"])
+def test_template_dns_names_are_accepted(template):
+    assert template_check(template, RULES).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_not_dns_names_are_refused_through_form_interchange_import_change_and_document(
+        client, applicant, editor, tmp_path):
+    """The form (its line and sentence), the interchange format (its key), the interchange import
+    command, the editor's change (the API stewardship calls) and a document's import notes."""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from registry.documents import document_import
+    from registry.documents.export import document_export
+    from registry.models import Proposal
+    from registry.resolution.services import resolvers_validate
+    from tests.factories import proposal_factory
+    from tests.test_hostile import edit_data
+
+    draft = proposal_factory(applicant)
+    approved = proposal_factory(name="fdc", state="approved", editor=editor)
+    client.force_login(applicant)
+    for template, says in NOT_DNS_NAMES:
+        raw = {**demo_raw("example"), "resolvers": [{"name": "x", "template": template}]}
+        with pytest.raises(interchange.InterchangeError) as caught:
+            interchange.load(raw)
+        assert caught.value.errors[0].startswith("resolvers[0].template:") and says in caught.value.errors[0]
+        path = tmp_path / "proposal.json"
+        path.write_text(__import__("json").dumps(raw))
+        with pytest.raises(CommandError) as refused:
+            call_command("import_proposal", str(path), "--submitter", applicant.username)
+        assert "resolvers[0].template" in str(refused.value) and says in str(refused.value)
+        page = client.post(f"/proposals/{draft.pk}/edit/", edit_data(draft, resolvers=f"x | {template}"))
+        assert page.status_code == 400 and b"Line 1 (template)" in page.content
+        assert says.encode() in page.content.replace(b"&#x27;", b"'")
+        errors = resolvers_validate(approved.snid, [{"name": "x", "template": template}])
+        assert any(says in error for error in errors), errors
+        document = interchange.load(demo_raw("example"))
+        document.resolvers = [{"name": "x", "template": template, "returns": "landing", "media_types": [],
+                               "primary": True}]
+        imported = document_import(document_export(document, markdown=False))
+        assert imported.data.resolvers[0]["template"] == template  # read, and said to be wrong:
+        assert any(note.startswith("resolvers[0].template:") and says in note
+                   for note in imported.report.notes), imported.report.notes
+    assert Proposal.objects.get(pk=draft.pk).resolvers == []

@@ -1,4 +1,4 @@
-"""Re-measure what matching costs for every approved version's validator.
+"""Re-measure what matching costs for every approved version's validator, and what resolving costs.
 
 A new release of the engine or of RE2, or a validator approved before costs were
 measured, is measured again here (in the bounded worker, as at check time) and
@@ -6,6 +6,11 @@ the figure stored beside the version (ValidatorCost). A validator over the
 matching budget is flagged: the editors' review dashboard lists it, lookups run
 it only in the bounded worker, and the command exits with status 1 so a
 scheduled run is noticed.
+
+Each registered SNID's current resolver set is measured too (resolution/cost.py: the whole
+resolution of one URN, capture and templates, against the same budget) and the figure kept
+on its rows; a set over the budget (approved over its failing check) is resolved only in
+the bounded worker, and counts as slow here.
 """
 
 import json
@@ -18,7 +23,9 @@ from ...grammar.compiler import _measure_in_worker
 from ...grammar.cost import Cost
 from ...grammar.limits import MATCH_BUDGET_MS
 from ...grammar.urn import PREFIX
-from ...models import Proposal
+from ...models import Namespace, Proposal
+from ...resolution.models import Resolver
+from ...resolution.services import ResolutionError, resolvers_measure
 
 
 class Command(BaseCommand):
@@ -61,5 +68,24 @@ class Command(BaseCommand):
                               f"{'about' if cost.complete else 'more than'} {cost.match_ms:.3f} ms per URN "
                               f"on {cost.worst}{locate}")
         self.stdout.write(f"{slow} validator{'s' if slow != 1 else ''} over the {MATCH_BUDGET_MS:g} ms budget.")
+        slow_sets = 0
+        with_resolvers = Namespace.objects.filter(
+            pk__in=Resolver.objects.current().values("namespace_id"), current__isnull=False).select_related("current")
+        if snid:
+            with_resolvers = with_resolvers.filter(snid__iexact=snid)
+        for namespace in with_resolvers.order_by("snid"):
+            try:
+                cost = resolvers_measure(namespace, touch=not no_touch)
+            except ResolutionError as exc:  # the worker stopped: nothing learnt, what was stored stays
+                self.stdout.write(f"urn:ogf:{namespace.snid}: resolvers not measured: {exc.errors[0]}")
+                continue
+            if cost is None:
+                continue
+            slow_sets += not cost.cheap
+            self.stdout.write(f"urn:ogf:{namespace.snid}: resolvers: {'ok' if cost.cheap else 'SLOW'}: "
+                              f"{cost.figure} per URN ({cost.templates} templates, on {cost.worst})")
+        self.stdout.write(f"{slow_sets} resolver set{'s' if slow_sets != 1 else ''} over the "
+                          f"{MATCH_BUDGET_MS:g} ms budget for one URN's resolution.")
+        slow += slow_sets
         if slow:
             raise SystemExit(1)
