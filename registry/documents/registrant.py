@@ -26,35 +26,17 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from . import known
 from .text import Line
 
-# label (lower case, single spaces) -> what it holds
-_LABELS = {
-    "name": "name", "contact name": "person", "person": "person", "contact person": "contact",
-    "designated contact": "contact", "designated contact person": "contact", "contact": "contact",
-    "registrant": "name", "organisation": "organisation", "organization": "organisation",
-    "affiliation": "organisation", "company": "organisation", "standards organization": "organisation",
-    "standards organisation": "organisation", "registering organization": "org-block",
-    "registering organisation": "org-block", "address": "address", "postal address": "address",
-    "postal": "address", "email": "email", "e-mail": "email", "e mail": "email", "mail": "email",
-    "designated contact email": "email", "designated contact e-mail": "email", "contact email": "email",
-    "contact e-mail": "email", "coordinates": "coordinates", "role": "role", "title": "role",
-    "phone": "skip", "tel": "skip", "telephone": "skip", "fax": "skip", "uri": "skip", "url": "skip",
-    "web": "skip",
-}
-_OPENERS = {"registering organization", "registering organisation", "designated contact",
-            "designated contact person", "contact person", "c/o"}
+# label (lower case, single spaces) -> what it holds; block openers; role and organisation words:
+# data, in labels.toml (known.py), so a new template's label needs no code change.
+_LABELS = known.KNOWN["registrant_labels"]
+_OPENERS = known.KNOWN["openers"]
 _NOT_GIVEN = {"n/a", "na", "tbd", "none", "-", "unknown"}
 _HONORIFICS = ("mr. ", "mrs. ", "ms. ", "dr. ", "prof. ", "mr ", "mrs ", "ms ", "dr ")
-_ROLE_WORDS = ("director", "manager", "chair", "editor", "officer", "secretary", "president", "engineer",
-               "architect", "head of", "lead", "coordinator", "administrator", "chairman", "chairperson", "adviser",
-               "advisor")
-_ORG_WORDS = ("inc", "ltd", "llc", "gmbh", "university", "institute", "corporation", "corp", "company",
-              "foundation", "forum", "group", "association", "consortium", "organization", "organisation",
-              "laboratory", "lab", "agency", "council", "committee", "ietf", "iso", "itu", "w3c", "sa",
-              "ag", "bv", "centre", "center", "department", "dept", "school", "college", "society",
-              "alliance", "network", "task force", "jtc", "rapporteur", "commission", "secretariat",
-              "project", "registry", "government", "bank", "office")
+_ROLE_WORDS = known.KNOWN["role_words"]
+_ORG_WORDS = known.KNOWN["organisation_words"]
 _SENTENCE = (" is a ", " is the ", " is an ", " will ", " shall ")
 
 # how a value was read -> why that is uncertain ("" = certain)
