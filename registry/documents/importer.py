@@ -137,7 +137,8 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
     _document_type(lines, result)
     _registrant(sections.get("registrant", []), data, report)
     _grammar(sections, lines, exported, data, report)
-    _examples(sections, unmapped, exported, data, report)
+    example_scan.choose(sections, [block.lines for block in unmapped], exported, data, report,
+                        abnf.judge(data.grammar.abnf, data.grammar.rule, data.snid))
     grammar_lines = set(next((item.lines for item in report.items if item.field == "grammar.abnf"), []))
     for section in SECTIONS:
         if section.kind != "prose":
@@ -408,103 +409,3 @@ def _undefined_message(names: list[str]) -> str:
     if from_rfc8141:
         message += f"; {', '.join(from_rfc8141)}: defined in RFC 8141? add them to the grammar"
     return message + "."
-
-
-def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalData, report: Report) -> None:
-    if "examples" in exported:
-        valid, invalid = exported["examples"]
-        data.examples = Examples(valid=valid, invalid=invalid)
-        for kind, urns in (("valid", valid), ("invalid", invalid)):
-            for urn in urns:
-                report.add(f"examples.{kind}", f"Example ({kind})", urn, exported.get("example_lines", {}).get(urn, []))
-        return
-    snid = data.snid
-    own = {"ogf"}
-    for line in sections.get("snid", []):
-        for word in line.text.replace('"', " ").replace("`", " ").split():
-            own.add(word.strip(".,:;'()").lower())
-    # Where examples are looked for, in order: the examples section, then the syntax part,
-    # then the rest of the document (there only URNs of the document's own namespace).
-    tiers = [[line for line in sections.get("examples", [])],
-             [line for key in ("syntactic_structure", "validation_mechanism") for line in sections.get(key, [])],
-             [line for key, ls in sections.items() if key not in ("examples", "syntactic_structure",
-                                                                  "validation_mechanism", "snid", "version")
-              for line in ls] + [line for block in unmapped for line in block.lines]]
-    candidates: list = []
-    example_lines: list[Line] = []
-    chosen = None
-    for tier, tier_lines in enumerate(tiers):
-        scanned = example_scan.scan(tier_lines)
-        found_lines = {f.line for f in scanned.found}
-        if tier < 2:
-            scanned.found += example_scan.scan_ocr([ln for ln in tier_lines if ln.number not in found_lines])
-            scanned.found.sort(key=lambda f: f.line)
-        for text, number in scanned.templates:
-            report.left_out.append({"text": text, "line": number, "why": "a template or a bare prefix, not a URN"})
-        for text, number in scanned.literals:
-            report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
-        for f in scanned.found:
-            nid = f.urn[4:].split(":", 1)[0].lower()
-            if chosen is not None and chosen != tier:
-                report.left_out.append({"text": f.urn, "line": f.line,
-                                        "why": "outside the section the examples were taken from"})
-            elif tier == 2 and not (nid in own and nid != "ogf" or snid and f.urn.lower().startswith(
-                    f"urn:ogf:{snid.lower()}:")):
-                report.left_out.append({"text": f.urn, "line": f.line,
-                                        "why": "a mention of another namespace in prose"})
-            else:
-                candidates.append(f)
-                chosen = tier
-        if chosen == tier:
-            example_lines = tier_lines
-    invalid_marks = _invalid_lines(example_lines)
-    valid, invalid, recast = [], [], set()
-    for f in candidates:
-        urn = f.urn
-        nid, rest = urn[4:].split(":", 1)
-        if nid.lower() == "ogf":
-            if rest.count(":") < 1:
-                report.left_out.append({"text": urn, "line": f.line, "why": "urn:ogf: needs an SNID and a string"})
-                continue
-        elif snid:
-            recast.add(nid)
-            urn = f"urn:ogf:{snid}:{rest}"
-        bad = f.struck or f.line in invalid_marks
-        if urn in valid or urn in invalid:
-            continue
-        (invalid if bad else valid).append(urn)
-        why = []
-        if f.ocr:
-            why.append("spaces were removed from an OCR-damaged URN; compare with the source")
-        if f.end_line != f.line:
-            why.append(f"joined across lines {f.line}-{f.end_line}")
-        report.add("examples.invalid" if bad else "examples.valid", "Example (invalid)" if bad else "Example",
-                   urn, [f.line, f.end_line], uncertain=f.ocr, why="; ".join(why))
-    if len(valid) + len(invalid) > MAX_EXAMPLES:
-        report.notes.append(f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
-                            f"{MAX_EXAMPLES:,} were taken (a proposal holds at most {MAX_EXAMPLES:,}).")
-        valid = valid[:MAX_EXAMPLES]
-        invalid = invalid[:max(0, MAX_EXAMPLES - len(valid))]
-    data.examples = Examples(valid=valid, invalid=invalid)
-    if recast:
-        report.notes.append(f"Example URNs of urn:{', urn:'.join(sorted(recast))}: were re-cast as urn:ogf:{snid}: "
-                            "— check that they still make sense.")
-    if not valid:
-        report.add("examples.valid", "Example", "", why="no example URN found; give at least one in 6")
-        report.notes.append("No example URNs were found.")
-
-
-def _invalid_lines(lines: list[Line]) -> set[int]:
-    """Lines listed after a sentence introducing invalid examples (until one introducing valid ones)."""
-    marked, listing = set(), False
-    for line in lines:
-        lowered = line.text.lower()
-        if "urn:" not in lowered:
-            if "invalid" in lowered and ("following" in lowered or lowered.rstrip().endswith(":")):
-                listing = True
-            elif "valid" in lowered and "invalid" not in lowered and "following" in lowered:
-                listing = False
-            continue
-        if listing:
-            marked.add(line.number)
-    return marked

@@ -27,7 +27,7 @@ def test_import_review_side_by_side_then_create_the_draft(new_page, screenshot):
     snid_row = page.locator("#part-snid")
     assert snid_row.get_by_role("link", name="line 2").count() == 1
     assert page.locator("#L2").inner_text().strip() == "urn-5"
-    assert page.locator(".part-row.status-uncertain").count() >= 2  # version 2, re-cast examples, …
+    assert page.locator(".part-row.status-uncertain").count() >= 2  # version 2, examples of another namespace, …
     page.get_by_label("Title").fill("Random identifiers")
     screenshot(page, "import-review")
     page.locator("#part-version").get_by_role("link").first.click()
