@@ -41,6 +41,7 @@ def split(lines: list[Line], report: Report) -> list[Block]:
     if len(labels) >= 3 and len(labels) * 3 >= len(certain) * 2:
         heading_indent = max(set(labels), key=labels.count)
     blocks = [Block(None, None, 0)]
+    seen: set[str | None] = set()
     previous_blank = True
     for position, (line, found_heading) in enumerate(found):
         current = blocks[-1]
@@ -65,13 +66,20 @@ def split(lines: list[Line], report: Report) -> list[Block]:
         if found_heading is not None and found_heading.title.lower() == "date" and current.heading is not None \
                 and found_heading.indent > current.heading.indent:
             found_heading = None  # "Date:" inside a section is one of its lines; at heading level, RFC 8141's field
-        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key \
-                and found_heading.key == current.key and (current.key == "registrant" or current.heading is None
-                                                          or found_heading.indent > current.heading.indent):
-            found_heading = None  # "Contact:" inside the registrant section is one of its labels
+        if found_heading is not None and found_heading.key and found_heading.key == current.key \
+                and (current.key == "registrant" or found_heading.confidence < 1.0
+                     and (current.heading is None or found_heading.indent > current.heading.indent)):
+            found_heading = None  # "Contact:", "Declared Contact:" inside the registrant section are its labels
+        if found_heading is not None and found_heading.confidence < CERTAIN and found_heading.key == "registrant" \
+                and current.key not in (None, "registrant") and ("registrant" in seen or found_heading.rest):
+            # A contact label read only by its words ("Contact: assign@example.org for new names")
+            # inside another section, after the registrant was given or with its text on the same
+            # line, as labels inside prose are written: text of that section, not a second registrant.
+            found_heading = None
         if found_heading is None:
             current.lines.append(line)
             continue
+        seen.add(found_heading.key)
         block = Block(found_heading.key, found_heading, line.number)
         if found_heading.rest:
             block.lines.append(Line(line.number, found_heading.rest))

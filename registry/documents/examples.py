@@ -203,22 +203,28 @@ def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, 
     taken = offset + piece_end
     reading = f"line {line.number} ends with {urn!r} and line {following.number} starts with {piece!r}"
     closer = _CLOSERS.get(before)
-    if closer and rest.startswith(closer) or closer and piece.endswith(closer) and closer in ")'":
-        return joined, "", f"the {before}…{closer} around it closes on line {following.number}", taken
-    verdict = (accepts(urn), accepts(joined)) if accepts is not None else (None, None)
-    if verdict == (False, True):
-        return joined, "", f"the grammar accepts it joined, not line {line.number}'s part alone", taken
-    if verdict == (True, False):
-        return None
     alone = not rest.strip(" \t" + _SENTENCE_END + ")'\"`>”")
     words = rest.split()
     prose = piece.isalpha() and len(words) >= 1 and words[0][:1].isalpha()
     end = raw[-1]
-    if end == "%":
-        return joined, "", "a percent-encoding cannot end a URN", taken
-    if end in ":-/=" and alone:
-        return joined, "", f"line {line.number} breaks it after {end!r}, the rest alone on the next line", taken
-    if prose and (end not in _WRAP_ENDS or end == "." or end == "," or piece[:1].isupper()):
+    proof = ""  # what in the layout proves the join
+    if closer and (rest.startswith(closer) or piece.endswith(closer) and closer in ")'"):
+        proof = f"the {before}…{closer} around it closes on line {following.number}"
+    elif end == "%":
+        proof = "a percent-encoding cannot end a URN"
+    elif end in ":-/=" and alone:
+        proof = f"line {line.number} breaks it after {end!r}, the rest alone on the next line"
+    verdict = (accepts(urn), accepts(joined)) if accepts is not None else (None, None)
+    if verdict == (False, True):
+        return joined, "", proof or f"the grammar accepts it joined, not line {line.number}'s part alone", taken
+    if proof and verdict == (True, False):
+        return (joined, f"{reading}, taken as its continuation ({proof}), but the grammar accepts only "
+                        f"{urn!r}; check which is meant", "", taken)
+    if proof:
+        return joined, "", proof, taken
+    if verdict == (True, False) and not alone:
+        return None  # the grammar takes the URN as it stands on its line; the next line is text
+    if prose and (end not in _WRAP_ENDS or end == "." or piece[:1].isupper()):
         return None  # the sentence goes on: "… urn:x:a." / "The registry …"
     if alone or end in _WRAP_ENDS:
         return (joined, f"{reading}, taken as its continuation; the other reading is {urn!r}", "", taken)

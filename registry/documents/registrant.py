@@ -58,6 +58,7 @@ class Value:
     why: str = ""  # more about an uncertain reading
     other: str = ""  # the other reading, shown with the uncertain one
     more: list[tuple[str, str]] = field(default_factory=list)  # (separator, text) of continuation lines
+    length: int = 0  # printed length of its first line (a full line may run on)
 
     @property
     def text(self) -> str:
@@ -82,7 +83,41 @@ class Registrant:
 
 
 def _clean(text: str) -> str:
-    return text.strip().lstrip("-*•").strip().strip("*").strip()
+    stripped = text.strip()
+    if stripped[:2] in ("o ", "o\t"):  # an RFC's "o" bullet
+        stripped = stripped[2:]
+    return stripped.lstrip("-*•").strip().strip("*").strip()
+
+
+# Words of postal addresses: a line holding one (or a digit) is an address line, never a name.
+_ADDRESS_WORDS = ("street", "st.", "road", "rd.", "avenue", "ave.", "drive", "lane", "house", "building", "floor",
+                  "suite", "p.o.", "po box", "p. o.", "boulevard", "blvd", "square", "route", "rue ", "strasse",
+                  "straße", "platz", "via ", "calle", "campus", "tower", "plaza", "c/o", "cedex")
+
+
+def _is_address(text: str) -> bool:
+    """A street number first ("2314 Example Avenue"), a postal code (four digits or more in a
+    word: "CH-1203", "LV-1012"), or a street word; not the digits of a name ("JTC 1/SC6", "Web3D")."""
+    lowered = text.lower()
+    if text[:1].isdigit() or any(word in lowered for word in _ADDRESS_WORDS):
+        return True
+    run = longest = 0
+    for c in text:
+        run = run + 1 if c.isdigit() else 0
+        longest = max(longest, run)
+    return longest >= 4
+
+
+def _has_initial(text: str) -> bool:
+    """"A. Person", "Mr. Person": written as a person's name, whatever its words."""
+    words = text.split()
+    return any(len(w) == 2 and w[0].isupper() and w[1] == "." for w in words) or \
+        text.lower().startswith(_HONORIFICS)
+
+
+def _open(text: str) -> bool:
+    """A parenthesis or quotation left open: the value goes on on the next line."""
+    return text.count("(") > text.count(")") or text.count('"') % 2 == 1
 
 
 def _label(text: str) -> tuple[str, str, str] | None:
@@ -302,7 +337,8 @@ class _Reader:
         if self.last is not None:
             value, kind, label_indent = self.last
             runs_on = _runs_on(value.more[-1][1] if value.more else value.first, line_length=self.last_length)
-            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on)
+            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on
+                                     or _open(value.text))
             if kind == "address" and (not blank or indent > label_indent):
                 value.extend("\n", stripped, line.number)
                 return
@@ -312,6 +348,14 @@ class _Reader:
                 if value.how in ("label", "below"):
                     value.how = "wrapped"
                 return
+            if (kind == "organisation" or kind == "name" and _is_org(value.text)) and not blank and not value.more \
+                    and not _is_address(stripped) and not email_in(stripped) and len(stripped.split()) <= 6 \
+                    and not value.text.endswith((".", ")")) and not value.why:
+                # "Name: Example Broadcasting Standards" / "Committee of the Americas" at the label's own
+                # indentation: its second half, or the first address line; the layout does not say.
+                value.other = f"{value.text} {stripped}"
+                value.why = (f"line {line.number} ({stripped!r}) may be the second half of the name rather than "
+                             "text of its own")
         self.last = None
         paragraphs = self.paragraphs[self.block]
         if blank or not paragraphs:
@@ -374,6 +418,7 @@ def read(lines: list[Line]) -> Registrant:
         result.notes.append(f"The role {role.text!r} (line {role.lines[0]}) has no registrant field; it was "
                             "not copied.")
     if person is not None:
+        person = _person_after_role(person, result)
         person = _person_name(person, email, result)
         if _is_role(person.text) and not _is_person(person.text) and not person.why:
             person.why = "the contact is given only by a role title"
@@ -453,6 +498,32 @@ def _person_name(value: Value, email: str, result: Registrant) -> Value:
     return Value(name, value.lines, value.how, value.why, value.other)
 
 
+def _person_after_role(value: Value, result: Registrant) -> Value:
+    """"The Example Project Lead. Steve Sample maintains the list.": the person named in the
+    sentence after a role title, read from the sentence (uncertain), the role kept as a note."""
+    text = value.text
+    sentences, start = [], 0
+    for index in range(1, len(text) - 1):
+        if text[index] == "." and text[index + 1] == " " and text[index - 1].islower():
+            sentences.append(text[start:index].strip())
+            start = index + 1
+    sentences.append(text[start:].strip())
+    for position, sentence in enumerate(sentences[1:], start=1):
+        words = []
+        for word in sentence.replace(",", " , ").split():
+            if not (word[:1].isupper() or len(word) == 2 and word[1] == ".") or len(words) == 4:
+                break
+            words.append(word)
+        name = " ".join(words)
+        roles = [s for s in sentences[:position] if _is_role(s)]
+        if roles and 2 <= len(words) and _is_person(name):
+            result.notes.append(f"The role title {roles[-1]!r} (line {value.lines[0]}) has no registrant field; it "
+                                "was not copied.")
+            return Value(name, value.lines, "cut", f"read from a sentence: the person named after the role title "
+                                                   f"{roles[-1]!r}", text)
+    return value
+
+
 def _organisation(value: Value, email: str) -> Value:
     text = _without_email(value.text, email)
     lowered = text.lower()
@@ -495,29 +566,62 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
                     text = _without_email(text, address)
                     if not text or text.lstrip("(").startswith("+"):
                         continue  # the e-mail alone, or with a telephone number
-                words = len(text.split())
-                if words > 10 or words > 5 and text.endswith("."):
-                    continue  # a sentence (guidance or description), not a name or an address line
-                pieces.append(Value(text, [line.number], "position"))
+                if pieces and _open(pieces[-1].text) and pieces[-1].lines[-1] + 1 == line.number:
+                    pieces[-1].extend(" ", text, line.number)  # "(attn: A." / "Person)": one value
+                    continue
+                pieces.append(Value(text, [line.number], "position", length=len(line.text.rstrip())))
+        # A sentence (guidance or description) is not a name or an address line.
+        pieces = [p for p in pieces if not (len(p.text.split()) > 10 or len(p.text.split()) > 5
+                                            and p.text.endswith(".") and not _open(p.first))]
         if not pieces:
             continue
         reader.block = block
         index = 0
         has_org = values.get((block, "organisation")) or (block == "" and values.get(("org", "organisation")))
         has_person = values.get(("contact", "person")) or values.get(("", "person")) or values.get(("", "name"))
-        if block == "" and not has_person and not _is_org(pieces[0].text) and len(pieces) > 1:
+        first = pieces[0].text
+        # A person's line comes before the organisation's; a line followed straight by the street is
+        # the registrant itself (an organisation with its address, no person) unless written as a
+        # person's name ("A. Person", "(attn: …)").
+        if block == "" and not has_person and len(pieces) > 1 and ("(attn" in first.lower() or not _is_org(first)
+                                                                   and not _is_address(first)
+                                                                   and (not _is_address(pieces[1].text)
+                                                                        or _has_initial(first))):
             reader.add("person", pieces[0])
             index = 1
         while index < len(pieces) and _is_role(pieces[index].text) and not _is_org(pieces[index].text):
             reader.add("role", pieces[index])
             index += 1
-        if index < len(pieces) and not has_org and not pieces[index].text.lower().startswith("c/o"):
-            reader.add("organisation", pieces[index])
+        if index < len(pieces) and not has_org and not _is_address(pieces[index].text):
+            organisation = pieces[index]
             index += 1
+            if index + 1 < len(pieces) and _continues_name(organisation, pieces[index], pieces[index + 1]):
+                organisation.extend(" ", pieces[index].text, pieces[index].lines[0])
+                organisation.other = organisation.first
+                index += 1
+            elif index + 1 < len(pieces) and _may_continue_name(organisation, pieces[index], pieces[index + 1]):
+                organisation.other = f"{organisation.text} {pieces[index].text}"
+                organisation.why = (f"read by position; line {pieces[index].lines[0]} ({pieces[index].text!r}) may be "
+                                    "the second half of the name rather than the first address line")
+            reader.add("organisation", organisation)
         rest = pieces[index:]
         if rest and not values.get((block, "address")):
             reader.add("address", Value("\n".join(p.text for p in rest), [n for p in rest for n in p.lines],
                                         "position"))
+
+
+def _continues_name(name: Value, candidate: Value, following: Value) -> bool:
+    """Whether an unlabelled line right below a name is its second half ("Example Standards" /
+    "Committee of the Americas") rather than the first address line: it is the next line, reads as
+    words of a name (no digit, no street word), and the line after it is an address line."""
+    return _may_continue_name(name, candidate, following) and (
+        _runs_on(name.text, line_length=name.length) or candidate.text[:1].islower())
+
+
+def _may_continue_name(name: Value, candidate: Value, following: Value) -> bool:
+    """The same shape without the sign that the name runs on: either reading is possible."""
+    return candidate.lines[0] == name.lines[-1] + 1 and not _is_address(candidate.text) \
+        and len(candidate.text.split()) <= 6 and _is_address(following.text) and not name.text.endswith((".", ")"))
 
 
 def _contact_paragraph(paragraph: list[Line], reader: _Reader, values) -> None:
@@ -531,6 +635,12 @@ def _contact_paragraph(paragraph: list[Line], reader: _Reader, values) -> None:
     person = Value(head.strip(), [line.number for line in paragraph], "position",
                    other=first_line if rest.strip() else "")
     if not head.strip() or _is_org(head) and not _is_person(head):
+        return
+    if _is_role(head) and not _is_person(head):
+        # "Manager, Standards": a role title (with its comma), not a person and a role
+        reader.add("role", Value(first_line, [paragraph[0].number], "position"))
+        if email and not values.get(("contact", "email")):
+            reader.add("email", Value(email, [line.number for line in paragraph if email in line.text][:1], how))
         return
     reader.add("person", person)
     if email and len(values.get(("contact", "person"), [])) == 1:
