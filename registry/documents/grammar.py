@@ -438,9 +438,12 @@ def judge(abnf: str, rule: str, snid: str):
         matcher = built[0]
         if matcher is None:
             return None
-        nss = urn[4:].partition(":")[2]
+        nid, _, nss = urn[4:].partition(":")
+        subjects = [urn, nss, f"urn:ogf:{snid}:{nss}"]
+        if nid.lower() == "ogf":
+            subjects.append(nss.partition(":")[2])  # the string after the SNID
         try:
-            return any(matcher(subject.encode("utf-8")) for subject in (urn, f"urn:ogf:{snid}:{nss}", nss))
+            return any(matcher(subject.encode("utf-8")) for subject in subjects)
         except Exception:  # noqa: BLE001 - a matcher fault is no verdict
             return None
 

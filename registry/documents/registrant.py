@@ -91,15 +91,15 @@ def _clean(text: str) -> str:
 
 # Words of postal addresses: a line holding one (or a digit) is an address line, never a name.
 _ADDRESS_WORDS = ("street", "st.", "road", "rd.", "avenue", "ave.", "drive", "lane", "house", "building", "floor",
-                  "suite", "p.o.", "po box", "p. o.", "boulevard", "blvd", "square", "route", "rue ", "strasse",
-                  "straße", "platz", "via ", "calle", "campus", "tower", "plaza", "c/o", "cedex")
+                  "suite", "p.o.", "po box", "p. o.", "p.o.box", "boulevard", "blvd", "square", "route", "rue",
+                  "strasse", "straße", "platz", "via", "calle", "campus", "tower", "plaza", "c/o", "cedex")
 
 
 def _is_address(text: str) -> bool:
     """A street number first ("2314 Example Avenue"), a postal code (four digits or more in a
     word: "CH-1203", "LV-1012"), or a street word; not the digits of a name ("JTC 1/SC6", "Web3D")."""
-    lowered = text.lower()
-    if text[:1].isdigit() or any(word in lowered for word in _ADDRESS_WORDS):
+    words = " " + " ".join(text.lower().replace(",", " ").replace(";", " ").split()) + " "
+    if text[:1].isdigit() or any(f" {word} " in words for word in _ADDRESS_WORDS):
         return True
     run = longest = 0
     for c in text:
