@@ -32,7 +32,7 @@ def imported(text: str, fmt: str):
     """The import of ``text`` as a text file, a PDF or a Word file made from it."""
     if fmt == "text":
         return document_import(text)
-    raw = make_pdf(text) if fmt == "pdf" else _docx(text)
+    raw = make_pdf(text, positioned=True) if fmt == "pdf" else _docx(text)  # placed as typeset, not spaced
     source, kind = read_file(f"registration.{fmt}", raw)
     return document_import(source, format=kind)
 
@@ -365,10 +365,11 @@ def test_examples_of_another_namespace_are_kept_as_written(fmt):
 
 @pytest.mark.parametrize("columns", [1, 2])
 def test_pdf_text_keeps_the_lines_indentation_and_blank_lines(columns):
+    """Indentation typeset as a position (no spaces in the PDF) comes back as spaces."""
     text = "\n".join(["Declared registrant of the namespace:", "", "   Name:         Ada Sample",
                       "   Affiliation:  Example Institute for Open Metadata and", "                 Archival Science",
                       "", "      urn:ogf:demo:a:b"] * 12)
-    source, fmt = read_file("registration.pdf", make_pdf(text, columns=columns))
+    source, fmt = read_file("registration.pdf", make_pdf(text, columns=columns, positioned=True))
     lines = [line.rstrip() for line in source.replace("\f", "\n").split("\n")]
     expected = [line for line in text.split("\n")]
     assert [line for line in lines if line] == [line for line in expected if line]  # indentation kept

@@ -914,6 +914,11 @@ HOSTILE_TEXTS = {
                                 + "   x\n" * int(n * 30_000)),
     "quoted-urns-in-rules": lambda n: ("x = " + '"urn:x:a" / ' * 300 + "\n") * int(n * 50),
     "line-final-hyphens": lambda n: "Scope:\n" + "   a market-\n   based x-\n" * int(n * 35_000),
+    "value-left-open": lambda n: ("Declared registrant of the namespace:\n   Name: (\n" + "   x (\n" * int(n * 30_000)),
+    "unlabelled-left-open": lambda n: ("Declared registrant of the namespace:\n   A (\n" + "   b (\n" * int(n * 30_000)),
+    "urns-wrapped-every-line": lambda n: ("Examples:\n" + "urn:x:ab12\n34 c\n" * int(n * 20_000)),
+    "urns-wrapped-with-grammar": lambda n: ("Syntax:\n   NSS = 1*ALPHA 1*DIGIT\nExamples:\n"
+                                            + "urn:x:ab12\n34\n" * int(n * 20_000)),
 }
 
 

@@ -59,6 +59,10 @@ class Value:
     other: str = ""  # the other reading, shown with the uncertain one
     more: list[tuple[str, str]] = field(default_factory=list)  # (separator, text) of continuation lines
     length: int = 0  # printed length of its first line (a full line may run on)
+    unclosed: int = 0  # parentheses opened and not closed, and quotation marks, so far (kept as lines come)
+
+    def __post_init__(self) -> None:
+        self.unclosed = _unclosed(self.first)
 
     @property
     def text(self) -> str:
@@ -68,6 +72,12 @@ class Value:
     def extend(self, separator: str, text: str, number: int) -> None:
         self.more.append((separator, text))
         self.lines.append(number)
+        self.unclosed += _unclosed(text)
+
+    @property
+    def open(self) -> bool:
+        """A parenthesis or quotation left open: the value goes on on the next line."""
+        return self.unclosed > 0
 
 
 @dataclass(slots=True)
@@ -115,9 +125,9 @@ def _has_initial(text: str) -> bool:
         text.lower().startswith(_HONORIFICS)
 
 
-def _open(text: str) -> bool:
-    """A parenthesis or quotation left open: the value goes on on the next line."""
-    return text.count("(") > text.count(")") or text.count('"') % 2 == 1
+def _unclosed(text: str) -> int:
+    """Parentheses opened and not closed in ``text`` (a quotation left open counts as one)."""
+    return max(text.count("(") - text.count(")"), 0) + text.count('"') % 2
 
 
 def _label(text: str) -> tuple[str, str, str] | None:
@@ -338,7 +348,7 @@ class _Reader:
             value, kind, label_indent = self.last
             runs_on = _runs_on(value.more[-1][1] if value.more else value.first, line_length=self.last_length)
             wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on
-                                     or _open(value.text))
+                                     or value.open)
             if kind == "address" and (not blank or indent > label_indent):
                 value.extend("\n", stripped, line.number)
                 return
@@ -566,13 +576,13 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
                     text = _without_email(text, address)
                     if not text or text.lstrip("(").startswith("+"):
                         continue  # the e-mail alone, or with a telephone number
-                if pieces and _open(pieces[-1].text) and pieces[-1].lines[-1] + 1 == line.number:
+                if pieces and pieces[-1].open and pieces[-1].lines[-1] + 1 == line.number:
                     pieces[-1].extend(" ", text, line.number)  # "(attn: A." / "Person)": one value
                     continue
                 pieces.append(Value(text, [line.number], "position", length=len(line.text.rstrip())))
         # A sentence (guidance or description) is not a name or an address line.
         pieces = [p for p in pieces if not (len(p.text.split()) > 10 or len(p.text.split()) > 5
-                                            and p.text.endswith(".") and not _open(p.first))]
+                                            and p.text.endswith(".") and not _unclosed(p.first))]
         if not pieces:
             continue
         reader.block = block
