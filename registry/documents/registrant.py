@@ -27,6 +27,19 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from . import known
+from .lineshapes import (
+    clean as _clean,
+    is_address as _is_address,
+    has_initial as _has_initial,
+    unclosed as _unclosed,
+    email_in,
+    without_email as _without_email,
+    is_org as _is_org,
+    is_role as _is_role,
+    is_person as _is_person,
+    strip_honorific as _strip_honorific,
+    runs_on as _runs_on,
+)
 from .text import Line
 
 # label (lower case, single spaces) -> what it holds; block openers; role and organisation words:
@@ -34,9 +47,6 @@ from .text import Line
 _LABELS = known.KNOWN["registrant_labels"]
 _OPENERS = known.KNOWN["openers"]
 _NOT_GIVEN = {"n/a", "na", "tbd", "none", "-", "unknown"}
-_HONORIFICS = ("mr. ", "mrs. ", "ms. ", "dr. ", "prof. ", "mr ", "mrs ", "ms ", "dr ")
-_ROLE_WORDS = known.KNOWN["role_words"]
-_ORG_WORDS = known.KNOWN["organisation_words"]
 _SENTENCE = (" is a ", " is the ", " is an ", " will ", " shall ")
 
 # how a value was read -> why that is uncertain ("" = certain)
@@ -59,10 +69,11 @@ class Value:
     other: str = ""  # the other reading, shown with the uncertain one
     more: list[tuple[str, str]] = field(default_factory=list)  # (separator, text) of continuation lines
     length: int = 0  # printed length of its first line (a full line may run on)
-    unclosed: int = 0  # parentheses opened and not closed, and quotation marks, so far (kept as lines come)
+    parens: int = 0  # parentheses opened less those closed, so far (kept as lines come, never rejoined)
+    quotes: int = 0  # quotation marks so far
 
     def __post_init__(self) -> None:
-        self.unclosed = _unclosed(self.first)
+        self.parens, self.quotes = _unclosed(self.first)
 
     @property
     def text(self) -> str:
@@ -72,12 +83,14 @@ class Value:
     def extend(self, separator: str, text: str, number: int) -> None:
         self.more.append((separator, text))
         self.lines.append(number)
-        self.unclosed += _unclosed(text)
+        parens, quotes = _unclosed(text)
+        self.parens += parens
+        self.quotes += quotes
 
     @property
     def open(self) -> bool:
         """A parenthesis or quotation left open: the value goes on on the next line."""
-        return self.unclosed > 0
+        return self.parens > 0 or self.quotes % 2 == 1
 
 
 @dataclass(slots=True)
@@ -90,44 +103,6 @@ class Registrant:
     uncertain: dict[str, str] = field(default_factory=dict)  # field -> why (with the other reading)
     notes: list[str] = field(default_factory=list)  # what was read but has no field (role titles)
     contacts: list[str] = field(default_factory=list)  # additional contacts, as written
-
-
-def _clean(text: str) -> str:
-    stripped = text.strip()
-    if stripped[:2] in ("o ", "o\t"):  # an RFC's "o" bullet
-        stripped = stripped[2:]
-    return stripped.lstrip("-*•").strip().strip("*").strip()
-
-
-# Words of postal addresses: a line holding one (or a digit) is an address line, never a name.
-_ADDRESS_WORDS = ("street", "st.", "road", "rd.", "avenue", "ave.", "drive", "lane", "house", "building", "floor",
-                  "suite", "p.o.", "po box", "p. o.", "p.o.box", "boulevard", "blvd", "square", "route", "rue",
-                  "strasse", "straße", "platz", "via", "calle", "campus", "tower", "plaza", "c/o", "cedex")
-
-
-def _is_address(text: str) -> bool:
-    """A street number first ("2314 Example Avenue"), a postal code (four digits or more in a
-    word: "CH-1203", "LV-1012"), or a street word; not the digits of a name ("JTC 1/SC6", "Web3D")."""
-    words = " " + " ".join(text.lower().replace(",", " ").replace(";", " ").split()) + " "
-    if text[:1].isdigit() or any(f" {word} " in words for word in _ADDRESS_WORDS):
-        return True
-    run = longest = 0
-    for c in text:
-        run = run + 1 if c.isdigit() else 0
-        longest = max(longest, run)
-    return longest >= 4
-
-
-def _has_initial(text: str) -> bool:
-    """"A. Person", "Mr. Person": written as a person's name, whatever its words."""
-    words = text.split()
-    return any(len(w) == 2 and w[0].isupper() and w[1] == "." for w in words) or \
-        text.lower().startswith(_HONORIFICS)
-
-
-def _unclosed(text: str) -> int:
-    """Parentheses opened and not closed in ``text`` (a quotation left open counts as one)."""
-    return max(text.count("(") - text.count(")"), 0) + text.count('"') % 2
 
 
 def _label(text: str) -> tuple[str, str, str] | None:
@@ -150,70 +125,6 @@ def _label(text: str) -> tuple[str, str, str] | None:
 def is_label(text: str) -> bool:
     """Whether ``text`` is one of the registrant's labelled lines ("Name:", "Registering organization:")."""
     return _label(text) is not None
-
-
-def email_in(text: str) -> str:
-    """The first e-mail address in ``text`` (``&`` written for ``@`` counts), found by scanning."""
-    for marker in ("@", "&"):
-        index = text.find(marker)
-        while index > 0:
-            left = index
-            while left > 0 and (text[left - 1].isalnum() or text[left - 1] in "._+-"):
-                left -= 1
-            right = index + 1
-            while right < len(text) and (text[right].isalnum() or text[right] in ".-"):
-                right += 1
-            local, domain = text[left:index], text[index + 1:right].rstrip(".")
-            if local and "." in domain and not domain.startswith("."):
-                return f"{local}{marker}{domain}"
-            index = text.find(marker, index + 1)
-    return ""
-
-
-def _without_email(text: str, email: str) -> str:
-    if email and email in text:
-        text = text.replace(email, "")
-        for empty in ("<>", "()", '""', "''", "[]", "( )"):
-            text = text.replace(empty, "")
-    return " ".join(text.split()).replace(", .", ".").strip(" ,;")
-
-
-def _is_org(text: str) -> bool:
-    lowered = " " + text.lower().replace(",", " ").replace(".", " ").replace("(", " ").replace(")", " ") + " "
-    return any(f" {word} " in lowered for word in _ORG_WORDS)
-
-
-def _is_role(text: str) -> bool:
-    lowered = text.lower()
-    return any(word in lowered for word in _ROLE_WORDS) and len(text.split()) <= 8
-
-
-def _is_person(text: str) -> bool:
-    """Two to four capitalised words, no organisation word: how a person's name is written."""
-    words = _strip_honorific(text).replace(",", " ").split()
-    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not _is_org(text) \
-        and not _is_role(text) and not any(c.isdigit() for c in text)
-
-
-def _strip_honorific(text: str) -> str:
-    lowered = text.lower()
-    for honorific in _HONORIFICS:
-        if lowered.startswith(honorific):
-            text = text[len(honorific):].strip()
-            break
-    for suffix in ("(Mr.)", "(Mrs.)", "(Ms.)", "(Dr.)"):
-        if text.endswith(suffix):
-            text = text[: -len(suffix)].strip()
-    return text
-
-
-def _runs_on(text: str, *, line_length: int) -> bool:
-    """Whether a value's line visibly continues on the next one: it ends with a word that cannot end
-    a name ("of", "and", "-", ","), or it fills the line as far as text wrapped at 72 columns does."""
-    stripped = text.rstrip()
-    last = stripped.rsplit(None, 1)[-1].lower() if stripped else ""
-    return last in ("of", "and", "the", "for", "to", "in", "on", "de", "du", "&", "-") or stripped.endswith(",") \
-        or line_length >= 66
 
 
 def _other_label(value: str) -> int:
@@ -582,7 +493,7 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
                 pieces.append(Value(text, [line.number], "position", length=len(line.text.rstrip())))
         # A sentence (guidance or description) is not a name or an address line.
         pieces = [p for p in pieces if not (len(p.text.split()) > 10 or len(p.text.split()) > 5
-                                            and p.text.endswith(".") and not _unclosed(p.first))]
+                                            and p.text.endswith(".") and not Value(p.first, [], "").open)]
         if not pieces:
             continue
         reader.block = block
