@@ -300,6 +300,13 @@ def test_sub_namespace_name_is_the_snid_and_its_quoted_examples_are_found(fmt):
     assert item.status == "uncertain" and "not this document's namespace" in item.why
 
 
+def test_a_sub_namespace_given_as_its_urn_prefix_gives_its_last_name_uncertain():
+    result = document_import("Sub-namespace name:  urn:ietf:params:demo\n\nScope:\n\n   Global.\n")
+    item = result.report.item("snid")
+    assert (result.data.snid, item.status) == ("demo", "uncertain")
+    assert item.why == "the document registers the sub-namespace 'urn:ietf:params:demo'; its last name was taken as the SNID"
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_contact_label_inside_another_section_is_its_text(fmt):
     text = ("   Namespace Identifier:  demo\n\n   Registrant:\n\n      Name:  Ada Sample\n"

@@ -138,7 +138,7 @@ def _page_text(page) -> str:
     column's left edge (in widths of a character), blank lines where the page has a gap."""
     from pdfminer.layout import LTChar, LTTextContainer, LTTextLine
 
-    found = []  # (top, bottom, x of the first visible character, x1, text)
+    found = []  # (top, bottom, x of the first visible character, x1, text, x of the line)
     widths: list[float] = []
     for box in page:
         if not isinstance(box, LTTextContainer):
@@ -156,7 +156,7 @@ def _page_text(page) -> str:
                     break
             if len(widths) < 2000:
                 widths += [item.width for item in line if isinstance(item, LTChar) and item.get_text().strip()][:40]
-            found.append((line.y1, line.y0, start, line.x1, text))
+            found.append((line.y1, line.y0, start, line.x1, text, line.x0))
     if not found:
         return ""
     middle = page.width / 2
@@ -168,9 +168,9 @@ def _page_text(page) -> str:
     for column in columns:
         if not column:
             continue
-        edge = min(f[2] for f in column)
+        edge = min(f[5] for f in column)  # where lines start, spaces written as characters included
         rows: list[list] = []
-        for top, bottom, x0, x1, text in sorted(column, key=lambda f: (-f[0], f[2])):
+        for top, bottom, x0, x1, text, _ in sorted(column, key=lambda f: (-f[0], f[2])):
             height = max(top - bottom, 1.0)
             if rows and abs(rows[-1][0] - top) < height / 2:
                 rows[-1][2].append((x0, x1, text))  # the same printed line, in more than one box

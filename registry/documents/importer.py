@@ -219,6 +219,16 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
                 break
         if snid:
             break
+    sub_namespace = ""
+    for line in [] if snid else sections.get("snid", []):
+        # A sub-namespace written as its URN prefix ("urn:ietf:params:demo"): its last name.
+        for token in line.text.replace('"', " ").replace("`", " ").split():
+            parts = [part for part in token.strip(".,;'()").split(":") if part]
+            if len(parts) >= 3 and parts[0].lower() == "urn" and not snid_error(parts[-1]):
+                snid, snid_line, sub_namespace = parts[-1], [line.number], token.strip(".,;'()")
+                break
+        if snid:
+            break
     for line in [] if snid else sections.get("snid", []):
         text = line.text
         for token in text.replace('"', " ").replace("`", " ").replace("(", " ").replace(")", " ").split():
@@ -232,7 +242,11 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
         if snid:
             break
     data.snid = snid.lower()
-    if snid and snid != snid.lower():
+    if sub_namespace:
+        report.add("snid", SNID_LABEL, snid.lower(), snid_line, uncertain=True,
+                   why=f"the document registers the sub-namespace {sub_namespace!r}; its last name was taken as the "
+                       "SNID")
+    elif snid and snid != snid.lower():
         report.add("snid", SNID_LABEL, snid.lower(), snid_line, uncertain=True,
                    why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case")
     else:
