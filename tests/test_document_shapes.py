@@ -5,34 +5,21 @@ PDF and as a Word file built from it."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from registry.documents import document_import, read_file
-from registry.documents import known
+from registry.documents import document_import, known, read_file
 
+from .docxmaker import make_docx
 from .pdfmaker import make_pdf
 
 FORMATS = ["text", "pdf", "docx"]
-
-
-def _docx(text: str) -> bytes:
-    import docx
-
-    document = docx.Document()
-    for line in text.split("\n"):
-        document.add_paragraph(line)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
 
 
 def imported(text: str, fmt: str):
     """The import of ``text`` as a text file, a PDF or a Word file made from it."""
     if fmt == "text":
         return document_import(text)
-    raw = make_pdf(text, positioned=True) if fmt == "pdf" else _docx(text)  # placed as typeset, not spaced
+    raw = make_pdf(text, positioned=True) if fmt == "pdf" else make_docx(text)  # placed as typeset, not spaced
     source, kind = read_file(f"registration.{fmt}", raw)
     return document_import(source, format=kind)
 

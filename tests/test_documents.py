@@ -14,6 +14,7 @@ from registry.gfd191 import PROSE_KEYS, SECTIONS
 from registry.grammar import grammar_compile
 from registry.models import Proposal
 
+from .docxmaker import make_docx
 from .factories import data_factory, proposal_factory, user_factory
 
 SEEDS = Path(__file__).resolve().parent / "seeds"
@@ -698,14 +699,7 @@ def test_registrant_uncertainties_are_reported():
 
 
 def _docx(text: str) -> bytes:
-    import docx
-
-    document = docx.Document()
-    for line in text.split("\n"):
-        document.add_paragraph(line)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+    return make_docx(text)
 
 
 def test_pdf_of_a_registration_imports_like_its_text():
