@@ -271,7 +271,7 @@ def test_numbered_subsections_are_the_template_headings(fmt):
     r = data.registrant
     assert (r.name, r.organisation, r.email) == ("Ada Sample", "Example Union", "ada@example.org")
     assert data.sections["scope"] == "Global." and data.sections["identifier_assignment"] == "Ask the union."
-    assert data.examples.valid == ["urn:demo:handbook:2012"] and data.grammar.rule == "NSS"
+    assert data.examples.valid == ["urn:ogf:demo:handbook:2012"] and data.grammar.rule == "NSS"
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -342,17 +342,67 @@ def test_examples_quoted_in_prose_and_in_o_bullets(fmt):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_examples_of_another_namespace_are_kept_as_written(fmt):
     text = ("Namespace ID:  demo\n\nExamples:\n\n      urn:demo:catalogue:42\n      urn:other:thing:1\n"
-            "      urn:ogf:demo:catalogue:43\n")
+            "      urn:ogf:demo:catalogue:43\n      urn:ogf:other:thing:2\n")
     result = imported(text, fmt)
-    assert result.data.examples.valid == ["urn:demo:catalogue:42", "urn:other:thing:1", "urn:ogf:demo:catalogue:43"]
-    own = example(result, "urn:demo:catalogue:42")
-    assert own.status == "uncertain" and own.why == (
-        "written in the document's own namespace urn:demo:, not as an urn:ogf:demo: URN; kept as written (as one of "
-        "this SNID it would be urn:ogf:demo:catalogue:42)")
+    assert result.data.examples.valid == ["urn:ogf:demo:catalogue:42", "urn:other:thing:1", "urn:ogf:demo:catalogue:43",
+                                          "urn:ogf:other:thing:2"]
+    own = example(result, "urn:ogf:demo:catalogue:42")  # its own NID: re-cast, as the registration becomes an SNID
+    assert own.status == "found" and own.why == "written urn:demo:catalogue:42, re-cast as an urn:ogf:demo: URN"
     other = example(result, "urn:other:thing:1")
     assert other.status == "uncertain" and other.why == ("an example of urn:other:, which is not this document's "
                                                          "namespace; kept as written")
     assert example(result, "urn:ogf:demo:catalogue:43").status == "found"
+    other_snid = example(result, "urn:ogf:other:thing:2")  # another SNID's: never re-cast into this one
+    assert other_snid.status == "uncertain" and other_snid.why == (
+        "an example of urn:ogf:other:, which is not this document's namespace; kept as written")
+    assert "Example URNs of urn:demo: were re-cast as urn:ogf:demo: — check that they still make sense." in result.notes
+    assert any(note.startswith("The examples of urn:ogf:other:, urn:other: are URNs of another namespace")
+               for note in result.notes)
+
+
+def test_examples_without_an_snid_are_kept_as_written():
+    result = document_import("Examples:\n\n      urn:demo:catalogue:42\n")
+    assert result.data.snid == "" and result.data.examples.valid == ["urn:demo:catalogue:42"]
+    item = example(result, "urn:demo:catalogue:42")
+    assert item.status == "uncertain" and item.why == (
+        "no SNID was read, so it could not be re-cast as an urn:ogf:<snid>: URN; kept as written")
+
+
+SUB_NAMESPACE = """Sub-namespace name:  urn:ietf:params:demo
+
+Syntax:
+
+{grammar}
+
+Examples:
+
+      urn:ietf:params:demo:report:7
+"""
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_sub_namespace_example_is_recast_at_its_prefix_when_the_grammar_agrees(fmt):
+    result = imported(SUB_NAMESPACE.format(grammar='   NSS = kind ":" 1*DIGIT\n   kind = 1*ALPHA'), fmt)
+    assert result.data.snid == "demo" and result.data.examples.valid == ["urn:ogf:demo:report:7"]
+    item = example(result, "urn:ogf:demo:report:7")
+    assert item.status == "found"
+    assert item.why == "written urn:ietf:params:demo:report:7, re-cast as an urn:ogf:demo: URN"
+    assert "Example URNs of urn:ietf:params:demo: were re-cast as urn:ogf:demo: — check that they still make sense." \
+        in result.notes
+
+
+@pytest.mark.parametrize("grammar, doubt", [
+    ('   URN = "urn:ietf:params:demo:" kind ":" 1*DIGIT\n   kind = 1*ALPHA',
+     "the grammar, rebased onto urn:ogf:, does not accept it so re-cast"),  # rebased to urn:ogf:demo:params:demo:
+    ("   The names are a kind and a number.", "no grammar could confirm the re-cast form"),
+])
+def test_a_sub_namespace_example_the_grammar_does_not_confirm_is_recast_uncertain(grammar, doubt):
+    result = document_import(SUB_NAMESPACE.format(grammar=grammar))
+    assert result.data.examples.valid == ["urn:ogf:demo:report:7"]
+    item = example(result, "urn:ogf:demo:report:7")
+    assert item.status == "uncertain" and item.why == (
+        "written urn:ietf:params:demo:report:7, re-cast as an urn:ogf:demo: URN by cutting the sub-namespace "
+        f"urn:ietf:params:demo:; {doubt}: check which form is meant")
 
 
 # --- PDF text laid out as printed -------------------------------------------------------------------

@@ -266,11 +266,31 @@ def own_prefixes(snid_lines: list[Line], snid: str) -> tuple[set[str], list[str]
     for line in snid_lines:
         for word in line.text.replace('"', " ").replace("`", " ").replace("“", " ").replace("”", " ").split():
             word = word.strip(".,;'()")
-            if word.lower().startswith("urn:") and word.count(":") >= 2:
+            if word.lower().startswith("urn:") and word.rstrip(":").count(":") >= 2:
                 prefixes.append(word.lower().rstrip(":") + ":")
+            elif word.lower().startswith("urn:"):
+                nids.add(word[4:].strip(":").lower())  # "urn:fdc" names the NID fdc
             else:
                 nids.add(word.strip(":").lower())
     return nids, prefixes
+
+
+def placeholder_nids(lines) -> set[str]:
+    """NIDs the document says stand for its own ("urn-n is a placeholder for the namespace id
+    to be assigned"): the words of every line that speaks of a placeholder."""
+    words = set()
+    for line in lines:
+        lowered = line.text.lower()
+        if "placeholder" not in lowered:
+            continue
+        for word in lowered.replace('"', " ").replace("`", " ").replace("“", " ").replace("”", " ").split():
+            word = word.strip(".,;'()")
+            if word.startswith("urn:"):
+                word = word[4:]
+            word = word.strip(":")
+            if word and word != "ogf" and all(char in _NID_CHARS for char in word):
+                words.add(word)
+    return words
 
 
 def _own(urn: str, snid: str, nids: set[str], prefixes: list[str]) -> bool:
@@ -281,17 +301,59 @@ def _own(urn: str, snid: str, nids: set[str], prefixes: list[str]) -> bool:
     return any(lowered.startswith(prefix) for prefix in prefixes)
 
 
-def _namespace_of(urn: str, snid: str, prefixes: list[str]) -> str:
-    """How the example's own namespace is written: "urn:fdc:", "urn:ietf:params:whip:"."""
+def _namespace_of(urn: str, prefixes: list[str]) -> str:
+    """How the example's namespace is written: a prefix of 1.1 ("urn:ietf:params:whip:"), else
+    its NID ("urn:fdc:"), or its SNID under urn:ogf: ("urn:ogf:other:")."""
     lowered = urn.lower()
     for prefix in prefixes:
         if lowered.startswith(prefix):
             return urn[:len(prefix)]
     parts = urn.split(":")
-    if snid and snid.lower() in (p.lower() for p in parts[2:5]):
-        index = [p.lower() for p in parts].index(snid.lower(), 2)
-        return ":".join(parts[:index + 1]) + ":"
-    return ":".join(parts[:2]) + ":"
+    return ":".join(parts[:3 if parts[1].lower() == "ogf" and len(parts) > 3 else 2]) + ":"  # urn:ogf:<snid>:
+
+
+@dataclass(slots=True)
+class _Taken:
+    """An example as the registry takes it: re-cast into urn:ogf:<snid>: when it is of the
+    document's own namespace, else as written."""
+    urn: str
+    recast_from: str = ""  # the namespace re-cast ("urn:fdc:"), when it was
+    foreign: str = ""  # the namespace it is kept in ("urn:other:"), when it is not re-cast
+    why: str = ""
+    uncertain: bool = False
+
+
+def _for_registry(urn: str, snid: str, nids: set[str], prefixes: list[str], placeholders: set[str],
+                  accepts) -> _Taken:
+    """Importing a registration as an SNID proposal re-casts the document's own namespace into
+    ``urn:ogf:<snid>:``, as the grammar is rebased (``grammar.rebase``): ``urn:fdc:x`` becomes
+    ``urn:ogf:fdc:x``, ``urn:ietf:params:whip:x`` (a sub-namespace written in 1.1) becomes
+    ``urn:ogf:whip:x``. An example of another namespace is kept as written and uncertain:
+    re-casting it would put in the document's mouth a URN of this namespace it never gave."""
+    lowered = urn.lower()
+    if snid and lowered.startswith(f"urn:ogf:{snid.lower()}:"):
+        return _Taken(urn)
+    if not snid:
+        namespace = _namespace_of(urn, prefixes)
+        return _Taken(urn, foreign=namespace, uncertain=True,
+                      why="no SNID was read, so it could not be re-cast as an urn:ogf:<snid>: URN; kept as written")
+    nid, rest = urn[4:].split(":", 1)
+    namespace = _namespace_of(urn, prefixes)
+    if nid.lower() == "ogf" or not _own(urn, snid, nids | placeholders, prefixes):
+        return _Taken(urn, foreign=namespace, uncertain=True,
+                      why=f"an example of {namespace}, which is not this document's namespace; kept as written")
+    why = f"written {urn}, re-cast as an urn:ogf:{snid}: URN"
+    if namespace.count(":") == 2:  # its NID: urn:fdc:x is urn:ogf:fdc:x
+        said = f" (the document says {nid} is a placeholder for its namespace)" if nid.lower() not in nids else ""
+        return _Taken(f"urn:ogf:{snid}:{rest}", recast_from=namespace, why=why + said)
+    recast = f"urn:ogf:{snid}:{urn[len(namespace):]}"  # a sub-namespace: cut at its prefix
+    verdict = accepts(recast) if accepts is not None else None
+    if verdict is True:
+        return _Taken(recast, recast_from=namespace, why=why)
+    doubt = ("the grammar, rebased onto urn:ogf:, does not accept it so re-cast" if verdict is False
+             else "no grammar could confirm the re-cast form")
+    return _Taken(recast, recast_from=namespace, uncertain=True,
+                  why=f"{why} by cutting the sub-namespace {namespace}; {doubt}: check which form is meant")
 
 
 def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, accepts=None) -> None:
@@ -299,9 +361,9 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
 
     Where examples are looked for, in order: the examples section, then the syntax part,
     then the rest of the document (there only URNs of the document's own namespace). An
-    example of another namespace (every RFC's: ``urn:fdc:…`` for the SNID ``fdc``) is kept
-    exactly as written and reported uncertain: it is not an ``urn:ogf:`` URN, and rewriting it
-    would put in the document's mouth a URN it never wrote."""
+    example of the document's own namespace (an RFC's ``urn:fdc:…`` for the SNID ``fdc``) is
+    re-cast as ``urn:ogf:<snid>:…`` and a note asks to check it; one of another namespace is
+    kept exactly as written and reported uncertain (see ``_for_registry``)."""
     from ..interchange import MAX_EXAMPLES, Examples
 
     if "examples" in exported:
@@ -313,6 +375,7 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         return
     snid = data.snid
     nids, prefixes = own_prefixes(sections.get("snid", []), snid)
+    placeholders = placeholder_nids(line for ls in list(sections.values()) + unmapped for line in ls)
     tiers = [list(sections.get("examples", [])),
              [line for key in ("syntactic_structure", "validation_mechanism") for line in sections.get(key, [])],
              [line for key, ls in sections.items() if key not in ("examples", "syntactic_structure",
@@ -335,7 +398,7 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             if chosen is not None and chosen != tier:
                 report.left_out.append({"text": f.urn, "line": f.line,
                                         "why": "outside the section the examples were taken from"})
-            elif tier == 2 and not _own(f.urn, snid, nids, prefixes):
+            elif tier == 2 and not _own(f.urn, snid, nids | placeholders, prefixes):
                 report.left_out.append({"text": f.urn, "line": f.line,
                                         "why": "a mention of another namespace in prose"})
             else:
@@ -344,13 +407,14 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         if chosen == tier:
             example_lines = tier_lines
     invalid_marks = _invalid_lines(example_lines)
-    valid, invalid, foreign = [], [], {}
+    valid, invalid, recast, foreign = [], [], set(), set()
     for f in candidates:
-        urn = f.urn
-        nid, rest = urn[4:].split(":", 1)
+        nid, rest = f.urn[4:].split(":", 1)
         if nid.lower() == "ogf" and rest.count(":") < 1:
-            report.left_out.append({"text": urn, "line": f.line, "why": "urn:ogf: needs an SNID and a string"})
+            report.left_out.append({"text": f.urn, "line": f.line, "why": "urn:ogf: needs an SNID and a string"})
             continue
+        taken = _for_registry(f.urn, snid, nids, prefixes, placeholders, accepts)
+        urn = taken.urn
         bad = f.struck or f.line in invalid_marks
         if urn in valid or urn in invalid:
             continue
@@ -362,18 +426,14 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             why.append(f.doubt)
         elif f.end_line != f.line:
             why.append(f"joined across lines {f.line}-{f.end_line}" + (f": {f.joined_why}" if f.joined_why else ""))
-        foreign_example = not (snid and urn.lower().startswith(f"urn:ogf:{snid.lower()}:"))
-        if foreign_example:
-            namespace = _namespace_of(urn, snid, prefixes)
-            foreign.setdefault(namespace, urn)
-            target = f"urn:ogf:{snid or '<snid>'}:"
-            if _own(urn, snid, nids, prefixes):
-                why.append(f"written in the document's own namespace {namespace}, not as an {target} URN; kept "
-                           f"as written (as one of this SNID it would be {target}{urn[len(namespace):]})")
-            else:
-                why.append(f"an example of {namespace}, which is not this document's namespace; kept as written")
+        if taken.why:
+            why.append(taken.why)
+        if taken.recast_from:
+            recast.add(taken.recast_from)
+        if taken.foreign:
+            foreign.add(taken.foreign)
         report.add("examples.invalid" if bad else "examples.valid", "Example (invalid)" if bad else "Example",
-                   urn, [f.line, f.end_line], uncertain=bool(f.ocr or f.doubt or foreign_example),
+                   urn, [f.line, f.end_line], uncertain=bool(f.ocr or f.doubt or taken.uncertain),
                    why="; ".join(why))
     if len(valid) + len(invalid) > MAX_EXAMPLES:
         report.notes.append(f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
@@ -381,10 +441,16 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         valid = valid[:MAX_EXAMPLES]
         invalid = invalid[:max(0, MAX_EXAMPLES - len(valid))]
     data.examples = Examples(valid=valid, invalid=invalid)
-    if foreign:
-        report.notes.append(f"The examples are URNs of {', '.join(sorted(foreign))} as the document writes them, "
-                            f"not urn:ogf:{snid or '<snid>'}: URNs; they were kept as written: rewrite them for "
-                            "the registry if they are to be its examples.")
+    if recast:
+        report.notes.append(f"Example URNs of {', '.join(sorted(recast))} were re-cast as urn:ogf:{snid}: "
+                            "— check that they still make sense.")
+    if foreign and not snid:
+        report.notes.append(f"No SNID was read, so the examples of {', '.join(sorted(foreign))} could not be re-cast "
+                            "as urn:ogf:<snid>: URNs; they were kept as written: rewrite them for the registry.")
+    elif foreign:
+        report.notes.append(f"The examples of {', '.join(sorted(foreign))} are URNs of another namespace as the "
+                            f"document writes them, not urn:ogf:{snid}: URNs; they were kept as written: rewrite "
+                            "them for the registry if they are to be its examples.")
     if not valid:
         report.add("examples.valid", "Example", "", why="no example URN found; give at least one in 6")
         report.notes.append("No example URNs were found.")
