@@ -1,5 +1,9 @@
 """A minimal PDF writer for tests: text lines in Courier, one or two columns per page.
 
+With ``positioned=True`` a line's indentation is not written as spaces but as where the line
+starts on the page, as typesetting programs place text: a reader must then take the layout from
+the positions, not from the characters.
+
 It writes just what a PDF reader needs (catalog, pages, a standard font, content
 streams, a cross-reference table), so tests can build PDFs from committed texts
 without any outside program.
@@ -17,20 +21,28 @@ def _escape(text: str) -> bytes:
     return raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
 
 
-def _content(columns: list[list[str]], width: int) -> bytes:
+CHAR_WIDTH = FONT_SIZE * 0.6  # Courier's advance, 600/1000 of the size
+
+
+def _content(columns: list[list[str]], width: int, positioned: bool = False) -> bytes:
     out = [b"BT", f"/F1 {FONT_SIZE} Tf".encode()]
     column_width = (width - 72) // len(columns)
     for index, lines in enumerate(columns):
         x, y = 36 + index * column_width, 800
         for line in lines:
-            out.append(f"1 0 0 1 {x} {y} Tm".encode() + b" (" + _escape(line) + b") Tj")
+            shift = 0.0
+            if positioned:
+                shift = (len(line) - len(line.lstrip(" "))) * CHAR_WIDTH
+                line = line.lstrip(" ")
+            out.append(f"1 0 0 1 {x + shift:.2f} {y} Tm".encode() + b" (" + _escape(line) + b") Tj")
             y -= LEADING
     out.append(b"ET")
     return b"\n".join(out)
 
 
-def make_pdf(text: str, *, columns: int = 1) -> bytes:
-    """``text`` as a PDF; with ``columns=2`` each page holds two columns side by side."""
+def make_pdf(text: str, *, columns: int = 1, positioned: bool = False) -> bytes:
+    """``text`` as a PDF; with ``columns=2`` each page holds two columns side by side; with
+    ``positioned`` indentation is the line's place on the page, not spaces."""
     lines = text.split("\n")
     per_page = LINES_PER_PAGE * columns
     pages = [lines[i:i + per_page] for i in range(0, len(lines), per_page)] or [[]]
@@ -43,7 +55,7 @@ def make_pdf(text: str, *, columns: int = 1) -> bytes:
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>")
     for page_lines in pages:
         split = [page_lines[i:i + LINES_PER_PAGE] for i in range(0, len(page_lines), LINES_PER_PAGE)] or [[]]
-        stream = _content(split, width)
+        stream = _content(split, width, positioned)
         objects.append(b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream")
         content_id = len(objects)
         objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} 842] /Contents {content_id} 0 R "

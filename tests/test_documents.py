@@ -14,6 +14,7 @@ from registry.gfd191 import PROSE_KEYS, SECTIONS
 from registry.grammar import grammar_compile
 from registry.models import Proposal
 
+from .docxmaker import make_docx
 from .factories import data_factory, proposal_factory, user_factory
 
 SEEDS = Path(__file__).resolve().parent / "seeds"
@@ -71,12 +72,37 @@ def test_gfd191_example_examples_are_found_valid_and_invalid():
     assert all(compiled.check(parse_urn(u)) == [] for u in result.data.examples.valid)
 
 
-def test_rfc_examples_are_recast_to_urn_ogf_and_said_so():
-    result = document_import(seed("003"))
+def test_examples_of_the_documents_own_nid_are_recast_to_urn_ogf_and_said_so():
+    result = document_import(seed("001"))  # RFC 4198 registers the NID fdc: imported as the SNID fdc
+    assert result.data.snid == "fdc"
+    assert result.data.examples.valid[0] == "urn:ogf:fdc:example.com:2002:A572007"
+    item = [i for i in result.report.items if i.value == result.data.examples.valid[0]][0]
+    assert item.status == "found"  # re-casting its own namespace is what importing it as an SNID means
+    assert item.why == "written urn:fdc:example.com:2002:A572007, re-cast as an urn:ogf:fdc: URN"
+    assert "Example URNs of urn:fdc: were re-cast as urn:ogf:fdc: — check that they still make sense." in result.notes
+    assert not any("another namespace" in note for note in result.notes)
+
+
+def test_examples_under_a_placeholder_nid_the_document_declares_are_recast():
+    result = document_import(seed("003"))  # "urn-n is a placeholder for the namespace id to be assigned"
     assert result.data.examples.valid[2] == "urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17"
+    item = [i for i in result.report.items if i.value == result.data.examples.valid[2]][0]
+    assert item.status == "found" and item.lines == [52]
+    assert "(the document says urn-n is a placeholder for its namespace)" in item.why
     assert any("re-cast as urn:ogf:urn-5:" in note for note in result.notes)
     assert result.data.registrant.name == "B. Fallenstein"
     assert result.data.registrant.address.endswith("Finland")
+
+
+def test_an_example_of_another_nid_is_kept_as_written_beside_recast_ones():
+    result = document_import(published("rfc5138-cgi.txt"))  # registers cgi; one example is urn:ogc:
+    assert "urn:ogc:serviceType:CGI:GSML-FS:1.0" in result.data.examples.valid
+    assert "urn:ogf:cgi:document:CGI:CGIIdentifierScheme" in result.data.examples.valid
+    other = [i for i in result.report.items if i.value == "urn:ogc:serviceType:CGI:GSML-FS:1.0"][0]
+    assert other.status == "uncertain"
+    assert other.why == "an example of urn:ogc:, which is not this document's namespace; kept as written"
+    assert any("examples of urn:ogc: are URNs of another namespace" in note for note in result.notes)
+    assert any("Example URNs of urn:cgi: were re-cast as urn:ogf:cgi:" in note for note in result.notes)
 
 
 def test_ocr_damaged_examples_are_recovered():
@@ -389,7 +415,9 @@ class Expected(NamedTuple):
     top: str
     registrant: tuple[str, str, str, str]  # name, organisation, e-mail, postal address
     found: str  # the report's fields with status "found" ("r." registrant, "s." sections)
-    uncertain: str  # the fields reported "uncertain"; every other field is "not found"
+    uncertain: str  # the fields reported "uncertain"
+    found_and_uncertain: str = ""  # fields with items of both (examples: some re-cast, some of another
+    # namespace); every other field is "not found"
 
 
 # What an expert reads in each document (see tests/seeds/README.md for the sources), and the
@@ -456,11 +484,12 @@ REGISTRATIONS = {
         found='snid version registration_date r.email grammar.rules examples.valid s.syntactic_structure s.lexical_equivalence s.validation_mechanism s.resolution s.scope s.uniqueness s.identifier_assignment s.immutability s.ancillary_documentation',
         uncertain='r.organisation r.address grammar.abnf grammar.rule s.reserved_use unmapped'),
     "rfc5138-cgi.txt": Expected(
-        'cgi', ['urn:ogf:cgi:document:CGI:CGIIdentifierScheme', 'urn:ogf:cgi:register:CGI:CGIResourceClasses', 'urn:ogf:cgi:xmlns:CGI:GeoSciML:2.0', 'urn:ogf:cgi:schema:GGIC:MineralOccurences:1.0:XMI', 'urn:ogf:cgi:featureType:CGI:GeoSciML:2.0:Fault', 'urn:ogf:cgi:serviceType:CGI:GSML-FS:1.0', 'urn:ogf:cgi:classifierScheme:ICS:StratChart:2004', 'urn:ogf:cgi:classifier:ICS:StratChart:2004:Silurian', 'urn:ogf:cgi:classifier:GSV:Lithology:UIUYG1245NN07', 'urn:ogf:cgi:feature:USGS:2feb49bc-6755-11dc-8314-0800200c9a66', 'urn:ogf:cgi:object:SGU:552cb080-6755-11dc-8314-0800200c9a66'], [],
+        'cgi', ['urn:ogf:cgi:document:CGI:CGIIdentifierScheme', 'urn:ogf:cgi:register:CGI:CGIResourceClasses', 'urn:ogf:cgi:xmlns:CGI:GeoSciML:2.0', 'urn:ogf:cgi:schema:GGIC:MineralOccurences:1.0:XMI', 'urn:ogf:cgi:featureType:CGI:GeoSciML:2.0:Fault', 'urn:ogc:serviceType:CGI:GSML-FS:1.0', 'urn:ogf:cgi:classifierScheme:ICS:StratChart:2004', 'urn:ogf:cgi:classifier:ICS:StratChart:2004:Silurian', 'urn:ogf:cgi:classifier:GSV:Lithology:UIUYG1245NN07', 'urn:ogf:cgi:feature:USGS:2feb49bc-6755-11dc-8314-0800200c9a66', 'urn:ogf:cgi:object:SGU:552cb080-6755-11dc-8314-0800200c9a66'], [],
         [], '',
         ('Ian Jackson', 'Commission for Geoscience Information (Secretariat)', 'ij@bgs.ac.uk', 'c/o British Geological Survey\nKingsley Dunham Centre\nKeyworth\nNottingham\nNottinghamshire\nNG12 5GG\nU K'),
-        found='snid version registration_date r.name r.email examples.valid s.syntactic_structure s.lexical_equivalence s.validation_mechanism s.resolution s.scope s.uniqueness s.identifier_assignment s.immutability s.examples s.ancillary_documentation',
-        uncertain='r.organisation r.address s.reserved_use unmapped'),
+        found='snid version registration_date r.name r.email s.syntactic_structure s.lexical_equivalence s.validation_mechanism s.resolution s.scope s.uniqueness s.identifier_assignment s.immutability s.examples s.ancillary_documentation',
+        uncertain='r.organisation r.address s.reserved_use unmapped',
+        found_and_uncertain='examples.valid'),  # one example is urn:ogc:, kept as written
     "rfc5165-ogc.txt": Expected(
         'ogc', ['urn:ogf:ogc:specification:gml:doc-is(02-023r4):3.0.0', 'urn:ogf:ogc:serviceType:CatalogueService:2.0.2:HTTP', 'urn:ogf:ogc:def:crs:EPSG:6.3:26986'], [],
         [], '',
@@ -588,6 +617,7 @@ def test_registration_imports_exactly_with_every_field_status(name):
     statuses = _statuses(result)
     assert statuses.pop("found", "") == expected.found
     assert statuses.pop("uncertain", "") == expected.uncertain
+    assert statuses.pop("found/uncertain", "") == expected.found_and_uncertain
     assert set(statuses) <= {"not found"}
 
 
@@ -646,9 +676,9 @@ def test_every_published_example_records_its_source_line():
         source = result.source.split("\n")
         for item in result.report.items:
             if item.field.startswith("examples.") and item.value:
-                nss = item.value.split(":", 3)[3]
                 first = source[item.lines[0] - 1].replace(" ", "")
-                assert nss[:10] in first, (name, item)
+                written = item.value.split(":", 3)[3] if item.value.startswith("urn:ogf:") else item.value
+                assert written[:10] in first, (name, item)  # re-cast or kept as written, from its own line
 
 
 def test_uuid_grammar_keeps_its_multi_line_rules_and_accepts_its_example():
@@ -661,6 +691,7 @@ def test_uuid_grammar_keeps_its_multi_line_rules_and_accepts_its_example():
     hexdigit = compiled.parsed.rules["hexdigit"]
     assert (hexdigit.line, hexdigit.end_line) == (12, 15)  # continuation lines kept with their rule
     from registry.grammar import parse_urn
+    assert result.data.examples.valid == ["urn:ogf:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6"]  # re-cast
     assert compiled.check(parse_urn(result.data.examples.valid[0])) == []
     assert result.report.item("grammar.abnf").lines[:2] == [36, 37]
 
@@ -695,14 +726,7 @@ def test_registrant_uncertainties_are_reported():
 
 
 def _docx(text: str) -> bytes:
-    import docx
-
-    document = docx.Document()
-    for line in text.split("\n"):
-        document.add_paragraph(line)
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+    return make_docx(text)
 
 
 def test_pdf_of_a_registration_imports_like_its_text():
@@ -808,7 +832,7 @@ def test_examples_are_exact_to_the_character():
         "urn:ogf:demo:a-very-long-identifier-that-wraps-after-the-hyphen", "urn:ogf:demo:wrapped:part-two",
         "urn:ogf:demo:inline:1"]
     wrapped = [i for i in result.report.items if i.value == "urn:ogf:demo:wrapped:part-two"][0]
-    assert wrapped.lines == [13, 14] and "joined across lines 13-14" in wrapped.why
+    assert wrapped.lines == [13, 14] and "joined across lines 13-14: line 13 breaks it after ':'" in wrapped.why
     assert {item["text"][:14] for item in result.report.left_out} == {"urn:demo:{pref", "urn:demo:<id> "}
     assert "examples" in result.mapped and result.unmapped == []
 
@@ -911,6 +935,11 @@ HOSTILE_TEXTS = {
                                 + "   x\n" * int(n * 30_000)),
     "quoted-urns-in-rules": lambda n: ("x = " + '"urn:x:a" / ' * 300 + "\n") * int(n * 50),
     "line-final-hyphens": lambda n: "Scope:\n" + "   a market-\n   based x-\n" * int(n * 35_000),
+    "value-left-open": lambda n: ("Declared registrant of the namespace:\n   Name: (\n" + "   x (\n" * int(n * 30_000)),
+    "unlabelled-left-open": lambda n: ("Declared registrant of the namespace:\n   A (\n" + "   b (\n" * int(n * 30_000)),
+    "urns-wrapped-every-line": lambda n: ("Examples:\n" + "urn:x:ab12\n34 c\n" * int(n * 20_000)),
+    "urns-wrapped-with-grammar": lambda n: ("Syntax:\n   NSS = 1*ALPHA 1*DIGIT\nExamples:\n"
+                                            + "urn:x:ab12\n34\n" * int(n * 20_000)),
 }
 
 

@@ -2,8 +2,10 @@
 
 * formats.py: files (text, Markdown, LaTeX, PDF, Word) to text, or a clear refusal;
 * text.py: numbered lines, LaTeX, page furniture, hyphenation, size bounds;
-* headings.py: headings to template sections by meaning, with a confidence;
-* examples.py, grammar.py, registrant.py: the structured parts, with their source lines;
+* headings.py: headings to template sections by meaning, with a confidence; blocks.py: the
+  document cut at its headings; known.py: the known titles and labels, data in labels.toml;
+* examples.py, grammar.py, registrant.py (lineshapes.py: what a registrant line looks like):
+  the structured parts, with their source lines;
 * report.py: found / uncertain / not found for every template field;
 * importer.py: puts it together; export.py: the way back out, markers.py: reading our own export back.
 """

@@ -6,12 +6,18 @@ percent-encoded, sub-delims ``!$&'()*+,;=``, ``:``, ``@``, ``/``, ``?``, ``#``,
 ``:``, a ``)`` that closes a parenthesis opened before the URN, a ``'`` that
 closes a quote opened before it.
 
-Wrapped URNs: a URN that ends its line with ``:``, ``-``, ``.``, ``/``, ``%`` or
-``=`` continues on the next line when that line starts with URN characters; the
-hyphen is kept (a hyphen is a URN character, so it is never taken for
-hyphenation). Templates (``urn:x:{prefix}``, ``urn:x:<id>``, ``urn:x:…``) and
-bare prefixes (``urn:ogf:``) are not examples, nor are the quoted strings of grammar
-rules (``X = "urn:x:y:" Body``); they are reported as skipped.
+A URN that reaches the end of its line may continue on the next one. It is joined
+only when that is certain: the document's grammar accepts the joined URN and not the
+first line's part alone, or the layout proves it (the quote or parenthesis opened
+before the URN closes right after the next line's part; the line ends in ``%``; it
+ends in ``:``, ``-``, ``/``, ``=`` and the next line holds only the rest). A URN
+that plainly ends a sentence ("… urn:x:a." then "The …") is not joined. Anything
+else is read the likelier way and marked uncertain, with the other reading: a value
+never shrinks to its first line, nor grows by the next, silently. The hyphen is kept
+(a hyphen is a URN character, so it is never taken for hyphenation). Templates
+(``urn:x:{prefix}``, ``urn:x:<id>``, ``urn:x:…``) and bare prefixes (``urn:ogf:``)
+are not examples, nor are the quoted strings of grammar rules (``X = "urn:x:y:"
+Body``); they are reported as skipped.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ _NID_CHARS = _ALNUM | {"-"}
 _TEMPLATE_START = frozenset("{<[…")
 _WRAP_ENDS = (":", "-", ".", "/", "%", "=")
 _SENTENCE_END = ".,;:"
+_CLOSERS = {'"': '"', "“": "”", "(": ")", "<": ">", "`": "`", "'": "'", "[": "]"}
 
 
 @dataclass(slots=True)
@@ -36,6 +43,8 @@ class Found:
     end_line: int  # source line where it ends (differs when wrapped)
     struck: bool = False  # struck through or marked invalid
     ocr: bool = False  # spaces removed from an OCR-damaged URN
+    doubt: str = ""  # why the reading is uncertain (a possible continuation on the next line, …)
+    joined_why: str = ""  # what proves a join across lines
 
 
 @dataclass(slots=True)
@@ -116,16 +125,19 @@ def _trim(urn: str, before: str) -> str:
     return urn[:end]
 
 
-def scan(lines: list[Line]) -> Scan:
-    """Every URN of ``lines``, in order, with its source line."""
+def scan(lines: list[Line], accepts=None) -> Scan:
+    """Every URN of ``lines``, in order, with its source line.
+
+    ``accepts(urn)`` (True, False or None: cannot tell) is the document's grammar, asked only
+    about a URN that may continue on the next line."""
     result = Scan()
     index = 0
+    resume = 0  # where scanning starts on the current line (after a wrapped URN's second part)
     while index < len(lines):
         line = lines[index]
         text = line.text
         lowered = text.lower()
-        position = 0
-        consumed_next = False
+        position, resume = resume, 0
         grammar_line = None  # whether the line is an ABNF rule: decided once, when a quoted URN asks
         while True:
             start = _find_urn(text, lowered, position)
@@ -140,25 +152,22 @@ def scan(lines: list[Line]) -> Scan:
             end = nid_end + 1
             while end < len(text) and text[end] in NSS_CHARS:
                 end += 1
-            urn = text[start:end]
-            end_line = line.number
-            # Wrapped onto the next line?
-            if end >= len(text.rstrip()) and urn.endswith(_WRAP_ENDS) and index + 1 < len(lines):
-                following = lines[index + 1].text.lstrip()
-                piece_end = 0
-                while piece_end < len(following) and following[piece_end] in NSS_CHARS:
-                    piece_end += 1
-                piece = following[:piece_end]
-                if piece and not piece.lower().startswith("urn:") and (
-                        piece_end == len(following) or following[piece_end] in " \t)`~\"'>"):
-                    urn += piece
-                    end_line = lines[index + 1].number
-                    consumed_next = True
+            raw = text[start:end]
+            urn = _trim(raw, before)
+            end_line, doubt, joined_why = line.number, "", ""
+            if end >= len(text.rstrip()) and index + 1 < len(lines):
+                wrap = _continuation(raw, urn, before, line, lines[index + 1], accepts)
+                if wrap is not None:
+                    urn, doubt, joined_why, taken = wrap
+                    if taken:
+                        end_line, resume = lines[index + 1].number, taken
             after = text[end:end + 1]
-            urn = _trim(urn, before)
             nss = urn[nid_end + 1 - start:]
             line_before = text[:start]
             struck = line_before.count("~~") % 2 == 1 or "(invalid)" in text[end:end + 12]
+            if urn.count("(") > urn.count(")") and not doubt:
+                doubt = (f"a parenthesis opened in it closes only after a space ({text[start:end + 40].split(')')[0]})"
+                         "): check where the URN ends")
             if _quoted(text, start, end) and (grammar_line if grammar_line is not None
                                               else (grammar_line := _grammar_line(text))):
                 result.literals.append((urn, line.number))
@@ -169,10 +178,57 @@ def scan(lines: list[Line]) -> Scan:
             elif "{" in nss or "}" in nss or "<" in nss:
                 result.templates.append((urn, line.number))
             else:
-                result.found.append(Found(urn, line.number, end_line, struck))
+                result.found.append(Found(urn, line.number, end_line, struck, doubt=doubt, joined_why=joined_why))
             position = end
-        index += 2 if consumed_next else 1
+        index += 1
     return result
+
+
+def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, accepts):
+    """Whether a URN that ends its line continues on the next: (urn, doubt, proof, characters of
+    the next line taken), or None when the next line cannot continue it."""
+    text = following.text
+    stripped = text.lstrip()
+    offset = len(text) - len(stripped)
+    piece_end = 0
+    while piece_end < len(stripped) and stripped[piece_end] in NSS_CHARS:
+        piece_end += 1
+    piece = stripped[:piece_end]
+    if not piece or piece.lower().startswith("urn:") or piece.strip(_SENTENCE_END + ")'") == "":
+        return None
+    rest = stripped[piece_end:]
+    joined = _trim(raw + piece, before)
+    if joined == urn:
+        return None
+    taken = offset + piece_end
+    reading = f"line {line.number} ends with {urn!r} and line {following.number} starts with {piece!r}"
+    closer = _CLOSERS.get(before)
+    alone = not rest.strip(" \t" + _SENTENCE_END + ")'\"`>”")
+    words = rest.split()
+    prose = piece.isalpha() and len(words) >= 1 and words[0][:1].isalpha()
+    end = raw[-1]
+    proof = ""  # what in the layout proves the join
+    if closer and (rest.startswith(closer) or piece.endswith(closer) and closer in ")'"):
+        proof = f"the {before}…{closer} around it closes on line {following.number}"
+    elif end == "%":
+        proof = "a percent-encoding cannot end a URN"
+    elif end in ":-/=" and alone:
+        proof = f"line {line.number} breaks it after {end!r}, the rest alone on the next line"
+    verdict = (accepts(urn), accepts(joined)) if accepts is not None else (None, None)
+    if verdict == (False, True):
+        return joined, "", proof or f"the grammar accepts it joined, not line {line.number}'s part alone", taken
+    if proof and verdict == (True, False):
+        return (joined, f"{reading}, taken as its continuation ({proof}), but the grammar accepts only "
+                        f"{urn!r}; check which is meant", "", taken)
+    if proof:
+        return joined, "", proof, taken
+    if verdict == (True, False) and not alone:
+        return None  # the grammar takes the URN as it stands on its line; the next line is text
+    if prose and (end not in _WRAP_ENDS or end == "." or piece[:1].isupper()):
+        return None  # the sentence goes on: "… urn:x:a." / "The registry …"
+    if alone or end in _WRAP_ENDS:
+        return (joined, f"{reading}, taken as its continuation; the other reading is {urn!r}", "", taken)
+    return urn, f"{reading}, which may be its continuation ({joined!r}); check where it ends", "", 0
 
 
 def scan_ocr(lines: list[Line]) -> list[Found]:
@@ -196,3 +252,221 @@ def scan_ocr(lines: list[Line]) -> list[Found]:
         if len(urn) > nid_end + 1:
             found.append(Found(urn, line.number, line.number, ocr=True))
     return found
+
+
+# --- which URNs are the document's examples -------------------------------------------------
+
+
+def own_prefixes(snid_lines: list[Line], snid: str) -> tuple[set[str], list[str]]:
+    """The document's own namespace: (NIDs named in its 1.1, URN prefixes written there).
+
+    A sub-namespace registration names a prefix ("urn:ietf:params:whip"); its examples start
+    with it, and are the document's own although their NID ("ietf") is shared with others."""
+    nids, prefixes = {"ogf"}, []
+    for line in snid_lines:
+        for word in line.text.replace('"', " ").replace("`", " ").replace("“", " ").replace("”", " ").split():
+            word = word.strip(".,;'()")
+            if word.lower().startswith("urn:") and word.rstrip(":").count(":") >= 2:
+                prefixes.append(word.lower().rstrip(":") + ":")
+            elif word.lower().startswith("urn:"):
+                nids.add(word[4:].strip(":").lower())  # "urn:fdc" names the NID fdc
+            else:
+                nids.add(word.strip(":").lower())
+    return nids, prefixes
+
+
+def placeholder_nids(lines) -> set[str]:
+    """NIDs the document says stand for its own ("urn-n is a placeholder for the namespace id
+    to be assigned"): the words of every line that speaks of a placeholder."""
+    words = set()
+    for line in lines:
+        lowered = line.text.lower()
+        if "placeholder" not in lowered:
+            continue
+        for word in lowered.replace('"', " ").replace("`", " ").replace("“", " ").replace("”", " ").split():
+            word = word.strip(".,;'()")
+            if word.startswith("urn:"):
+                word = word[4:]
+            word = word.strip(":")
+            if word and word != "ogf" and all(char in _NID_CHARS for char in word):
+                words.add(word)
+    return words
+
+
+def _own(urn: str, snid: str, nids: set[str], prefixes: list[str]) -> bool:
+    lowered = urn.lower()
+    nid = lowered[4:].split(":", 1)[0]
+    if nid != "ogf" and nid in nids or snid and lowered.startswith(f"urn:ogf:{snid.lower()}:"):
+        return True
+    return any(lowered.startswith(prefix) for prefix in prefixes)
+
+
+def _namespace_of(urn: str, prefixes: list[str]) -> str:
+    """How the example's namespace is written: a prefix of 1.1 ("urn:ietf:params:whip:"), else
+    its NID ("urn:fdc:"), or its SNID under urn:ogf: ("urn:ogf:other:")."""
+    lowered = urn.lower()
+    for prefix in prefixes:
+        if lowered.startswith(prefix):
+            return urn[:len(prefix)]
+    parts = urn.split(":")
+    return ":".join(parts[:3 if parts[1].lower() == "ogf" and len(parts) > 3 else 2]) + ":"  # urn:ogf:<snid>:
+
+
+@dataclass(slots=True)
+class _Taken:
+    """An example as the registry takes it: re-cast into urn:ogf:<snid>: when it is of the
+    document's own namespace, else as written."""
+    urn: str
+    recast_from: str = ""  # the namespace re-cast ("urn:fdc:"), when it was
+    foreign: str = ""  # the namespace it is kept in ("urn:other:"), when it is not re-cast
+    why: str = ""
+    uncertain: bool = False
+
+
+def _for_registry(urn: str, snid: str, nids: set[str], prefixes: list[str], placeholders: set[str],
+                  accepts) -> _Taken:
+    """Importing a registration as an SNID proposal re-casts the document's own namespace into
+    ``urn:ogf:<snid>:``, as the grammar is rebased (``grammar.rebase``): ``urn:fdc:x`` becomes
+    ``urn:ogf:fdc:x``, ``urn:ietf:params:whip:x`` (a sub-namespace written in 1.1) becomes
+    ``urn:ogf:whip:x``. An example of another namespace is kept as written and uncertain:
+    re-casting it would put in the document's mouth a URN of this namespace it never gave."""
+    lowered = urn.lower()
+    if snid and lowered.startswith(f"urn:ogf:{snid.lower()}:"):
+        return _Taken(urn)
+    if not snid:
+        namespace = _namespace_of(urn, prefixes)
+        return _Taken(urn, foreign=namespace, uncertain=True,
+                      why="no SNID was read, so it could not be re-cast as an urn:ogf:<snid>: URN; kept as written")
+    nid, rest = urn[4:].split(":", 1)
+    namespace = _namespace_of(urn, prefixes)
+    if nid.lower() == "ogf" or not _own(urn, snid, nids | placeholders, prefixes):
+        return _Taken(urn, foreign=namespace, uncertain=True,
+                      why=f"an example of {namespace}, which is not this document's namespace; kept as written")
+    why = f"written {urn}, re-cast as an urn:ogf:{snid}: URN"
+    if namespace.count(":") == 2:  # its NID: urn:fdc:x is urn:ogf:fdc:x
+        said = f" (the document says {nid} is a placeholder for its namespace)" if nid.lower() not in nids else ""
+        return _Taken(f"urn:ogf:{snid}:{rest}", recast_from=namespace, why=why + said)
+    recast = f"urn:ogf:{snid}:{urn[len(namespace):]}"  # a sub-namespace: cut at its prefix
+    verdict = accepts(recast) if accepts is not None else None
+    if verdict is True:
+        return _Taken(recast, recast_from=namespace, why=why)
+    doubt = ("the grammar, rebased onto urn:ogf:, does not accept it so re-cast" if verdict is False
+             else "no grammar could confirm the re-cast form")
+    return _Taken(recast, recast_from=namespace, uncertain=True,
+                  why=f"{why} by cutting the sub-namespace {namespace}; {doubt}: check which form is meant")
+
+
+def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, accepts=None) -> None:
+    """The document's example URNs into ``data.examples``, each reported with its line.
+
+    Where examples are looked for, in order: the examples section, then the syntax part,
+    then the rest of the document (there only URNs of the document's own namespace). An
+    example of the document's own namespace (an RFC's ``urn:fdc:…`` for the SNID ``fdc``) is
+    re-cast as ``urn:ogf:<snid>:…`` and a note asks to check it; one of another namespace is
+    kept exactly as written and reported uncertain (see ``_for_registry``)."""
+    from ..interchange import MAX_EXAMPLES, Examples
+
+    if "examples" in exported:
+        valid, invalid = exported["examples"]
+        data.examples = Examples(valid=valid, invalid=invalid)
+        for kind, urns in (("valid", valid), ("invalid", invalid)):
+            for urn in urns:
+                report.add(f"examples.{kind}", f"Example ({kind})", urn, exported.get("example_lines", {}).get(urn, []))
+        return
+    snid = data.snid
+    nids, prefixes = own_prefixes(sections.get("snid", []), snid)
+    placeholders = placeholder_nids(line for ls in list(sections.values()) + unmapped for line in ls)
+    tiers = [list(sections.get("examples", [])),
+             [line for key in ("syntactic_structure", "validation_mechanism") for line in sections.get(key, [])],
+             [line for key, ls in sections.items() if key not in ("examples", "syntactic_structure",
+                                                                  "validation_mechanism", "snid", "version")
+              for line in ls] + [line for lines in unmapped for line in lines]]
+    candidates: list[Found] = []
+    example_lines: list[Line] = []
+    chosen = None
+    for tier, tier_lines in enumerate(tiers):
+        scanned = scan(tier_lines, accepts)
+        found_lines = {f.line for f in scanned.found}
+        if tier < 2:
+            scanned.found += scan_ocr([ln for ln in tier_lines if ln.number not in found_lines])
+            scanned.found.sort(key=lambda f: f.line)
+        for text, number in scanned.templates:
+            report.left_out.append({"text": text, "line": number, "why": "a template or a bare prefix, not a URN"})
+        for text, number in scanned.literals:
+            report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
+        for f in scanned.found:
+            if chosen is not None and chosen != tier:
+                report.left_out.append({"text": f.urn, "line": f.line,
+                                        "why": "outside the section the examples were taken from"})
+            elif tier == 2 and not _own(f.urn, snid, nids | placeholders, prefixes):
+                report.left_out.append({"text": f.urn, "line": f.line,
+                                        "why": "a mention of another namespace in prose"})
+            else:
+                candidates.append(f)
+                chosen = tier
+        if chosen == tier:
+            example_lines = tier_lines
+    invalid_marks = _invalid_lines(example_lines)
+    valid, invalid, recast, foreign = [], [], set(), set()
+    for f in candidates:
+        nid, rest = f.urn[4:].split(":", 1)
+        if nid.lower() == "ogf" and rest.count(":") < 1:
+            report.left_out.append({"text": f.urn, "line": f.line, "why": "urn:ogf: needs an SNID and a string"})
+            continue
+        taken = _for_registry(f.urn, snid, nids, prefixes, placeholders, accepts)
+        urn = taken.urn
+        bad = f.struck or f.line in invalid_marks
+        if urn in valid or urn in invalid:
+            continue
+        (invalid if bad else valid).append(urn)
+        why = []
+        if f.ocr:
+            why.append("spaces were removed from an OCR-damaged URN; compare with the source")
+        if f.doubt:
+            why.append(f.doubt)
+        elif f.end_line != f.line:
+            why.append(f"joined across lines {f.line}-{f.end_line}" + (f": {f.joined_why}" if f.joined_why else ""))
+        if taken.why:
+            why.append(taken.why)
+        if taken.recast_from:
+            recast.add(taken.recast_from)
+        if taken.foreign:
+            foreign.add(taken.foreign)
+        report.add("examples.invalid" if bad else "examples.valid", "Example (invalid)" if bad else "Example",
+                   urn, [f.line, f.end_line], uncertain=bool(f.ocr or f.doubt or taken.uncertain),
+                   why="; ".join(why))
+    if len(valid) + len(invalid) > MAX_EXAMPLES:
+        report.notes.append(f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
+                            f"{MAX_EXAMPLES:,} were taken (a proposal holds at most {MAX_EXAMPLES:,}).")
+        valid = valid[:MAX_EXAMPLES]
+        invalid = invalid[:max(0, MAX_EXAMPLES - len(valid))]
+    data.examples = Examples(valid=valid, invalid=invalid)
+    if recast:
+        report.notes.append(f"Example URNs of {', '.join(sorted(recast))} were re-cast as urn:ogf:{snid}: "
+                            "— check that they still make sense.")
+    if foreign and not snid:
+        report.notes.append(f"No SNID was read, so the examples of {', '.join(sorted(foreign))} could not be re-cast "
+                            "as urn:ogf:<snid>: URNs; they were kept as written: rewrite them for the registry.")
+    elif foreign:
+        report.notes.append(f"The examples of {', '.join(sorted(foreign))} are URNs of another namespace as the "
+                            f"document writes them, not urn:ogf:{snid}: URNs; they were kept as written: rewrite "
+                            "them for the registry if they are to be its examples.")
+    if not valid:
+        report.add("examples.valid", "Example", "", why="no example URN found; give at least one in 6")
+        report.notes.append("No example URNs were found.")
+
+
+def _invalid_lines(lines: list[Line]) -> set[int]:
+    """Lines listed after a sentence introducing invalid examples (until one introducing valid ones)."""
+    marked, listing = set(), False
+    for line in lines:
+        lowered = line.text.lower()
+        if "urn:" not in lowered:
+            if "invalid" in lowered and ("following" in lowered or lowered.rstrip().endswith(":")):
+                listing = True
+            elif "valid" in lowered and "invalid" not in lowered and "following" in lowered:
+                listing = False
+            continue
+        if listing:
+            marked.add(line.number)
+    return marked

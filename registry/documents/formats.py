@@ -108,23 +108,86 @@ def pdf_page_count(raw: bytes, stop: int | None) -> int:
 
 
 def pdf_text(raw: bytes) -> str:
-    """The PDF's text in reading order; columns read one after the other, not line by line across."""
-    from pdfminer.high_level import extract_text
+    """The PDF's text in reading order, laid out as it is printed: columns read one after the
+    other, each line where it stands (its indentation from its position on the page, a blank
+    line where the page leaves one), so a value wrapped onto an indented line stays with its
+    label, as in a text file."""
+    from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams
     from pdfminer.pdfparser import PDFSyntaxError
 
+    pages: list[str] = []
     try:
         # boxes_flow weighs horizontal position in ordering text boxes, so a left column is
         # read to its end before the right one; detect_vertical keeps rotated text out of lines.
-        text = extract_text(io.BytesIO(raw), maxpages=MAX_PAGES,
-                            laparams=LAParams(line_margin=1.0, boxes_flow=0.5, detect_vertical=False))
+        for page in extract_pages(io.BytesIO(raw), maxpages=MAX_PAGES,
+                                  laparams=LAParams(line_margin=1.0, boxes_flow=0.5, detect_vertical=False)):
+            pages.append(_page_text(page))
     except PDFSyntaxError as exc:
         raise DocumentError(f"The PDF cannot be read: {exc}.") from None
     except Exception as exc:  # pdfminer raises many kinds for damaged files
         raise DocumentError(f"The PDF cannot be read ({type(exc).__name__}).") from None
+    text = "\f".join(pages)
     if not text.strip():
         raise DocumentError("The PDF holds no text (a scanned image?): run OCR on it and upload the text.")
     return _bounded(text)
+
+
+def _page_text(page) -> str:
+    """One page's lines, column by column, top to bottom, indented by their distance from the
+    column's left edge (in widths of a character), blank lines where the page has a gap."""
+    from pdfminer.layout import LTChar, LTTextContainer, LTTextLine
+
+    found = []  # (top, bottom, x of the first visible character, x1, text, x of the line)
+    widths: list[float] = []
+    for box in page:
+        if not isinstance(box, LTTextContainer):
+            continue
+        for line in box:
+            if not isinstance(line, LTTextLine):
+                continue
+            text = line.get_text().strip()
+            if not text:
+                continue
+            start = line.x0
+            for item in line:
+                if isinstance(item, LTChar) and item.get_text().strip():
+                    start = item.x0
+                    break
+            if len(widths) < 2000:
+                widths += [item.width for item in line if isinstance(item, LTChar) and item.get_text().strip()][:40]
+            found.append((line.y1, line.y0, start, line.x1, text, line.x0))
+    if not found:
+        return ""
+    middle = page.width / 2
+    right = [f for f in found if f[2] >= middle - 5]
+    columns = [found] if len(right) < max(3, len(found) // 5) else [[f for f in found if f[2] < middle - 5], right]
+    widths.sort()
+    char = max(widths[len(widths) // 2] if widths else 5.0, 0.5)  # a character's width (the median)
+    out: list[str] = []
+    for column in columns:
+        if not column:
+            continue
+        edge = min(f[5] for f in column)  # where lines start, spaces written as characters included
+        rows: list[list] = []
+        for top, bottom, x0, x1, text, _ in sorted(column, key=lambda f: (-f[0], f[2])):
+            height = max(top - bottom, 1.0)
+            if rows and abs(rows[-1][0] - top) < height / 2:
+                rows[-1][2].append((x0, x1, text))  # the same printed line, in more than one box
+            else:
+                rows.append([top, height, [(x0, x1, text)]])
+        gaps = sorted(rows[i][0] - rows[i + 1][0] for i in range(len(rows) - 1))
+        pitch = gaps[len(gaps) // 4] if gaps else 0  # the usual distance between lines
+        for index, (top, _height, pieces) in enumerate(rows):
+            if index and pitch and rows[index - 1][0] - top > pitch * 1.6:
+                out.append("")
+            line, end = "", edge
+            for x0, x1, text in sorted(pieces):
+                line += " " * max(round((x0 - end) / char), 1 if line else 0) + text
+                end = x1
+            out.append(line)
+        out.append("")
+    return "\n".join(out)
 
 
 def docx_text(raw: bytes) -> str:

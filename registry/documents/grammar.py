@@ -419,3 +419,51 @@ def rebase_nid_rule(abnf: str, top: str, snid: str) -> tuple[str, str] | str | N
     rows[index] = row[:position] + replacement + row[position + len(literal):]
     return "\n".join(rows), (f"The top rule {top!r} takes its NID from rule {nid_rule!r}; its value {literal} "
                               f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs.")
+
+
+def judge(abnf: str, rule: str, snid: str):
+    """``accepts(urn)``: whether the document's own grammar accepts an example URN (True or
+    False), or None when the grammar cannot tell (it does not parse, uses rules it does not
+    define, or cannot be compiled to a linear-time matcher). Asked only to decide whether a URN
+    continues on the next line, so the matcher is built on the first question, once.
+
+    A grammar of the string after the NID is applied to that string; one of whole URNs to the
+    URN as written and to its ``urn:ogf:<snid>:`` form (the grammar may have been rebased).
+    """
+    built: list = []
+
+    def accepts(urn: str) -> bool | None:
+        if not built:
+            built.append(_matcher(abnf, rule))
+        matcher = built[0]
+        if matcher is None:
+            return None
+        nid, _, nss = urn[4:].partition(":")
+        subjects = [urn, nss, f"urn:ogf:{snid}:{nss}"]
+        if nid.lower() == "ogf":
+            subjects.append(nss.partition(":")[2])  # the string after the SNID
+        try:
+            return any(matcher(subject.encode("utf-8")) for subject in subjects)
+        except Exception:  # noqa: BLE001 - a matcher fault is no verdict
+            return None
+
+    return accepts
+
+
+def _matcher(abnf: str, rule: str):
+    """The grammar as an anchored linear-time matcher, or None when it cannot be one."""
+    from ..grammar.analysis import Scope, analyse
+    from ..grammar.re2match import PatternError, compile_anchored
+    from ..grammar.regex import TooComplex, build_pattern
+
+    if not abnf.strip():
+        return None
+    try:
+        parsed = parse_grammar(abnf)
+        analysis = analyse(parsed, rule or None)
+        if analysis.top is None or any(i.severity == "error" for i in parsed.issues + analysis.issues):
+            return None
+        pattern, _ = build_pattern(Scope(parsed.rules), analysis.top, set(analysis.recursive))
+        return compile_anchored(pattern)
+    except (TooComplex, PatternError, RecursionError, ValueError):
+        return None

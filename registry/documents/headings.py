@@ -20,13 +20,14 @@ import re
 from dataclasses import dataclass
 
 from ..gfd191 import SECTIONS
+from . import known
 
 CERTAIN = 0.85
 SPELLING_CERTAIN = 0.9  # a spelled-like match below this is reported uncertain whatever its ratio
 MAX_HEADING = 90  # characters: longer lines are prose
 
-# Known titles (normalised: lower-case letters only) and the section each fills.
-# None: a heading we recognise that belongs to no template section.
+# Known titles (normalised: lower-case letters only) and the section each fills: GFD.191's own
+# and those of labels.toml. None: a heading we recognise that belongs to no template section.
 KNOWN: dict[str, str | None] = {}
 
 
@@ -36,46 +37,11 @@ def normal(text: str) -> str:
 
 for _section in SECTIONS:
     KNOWN[normal(_section.title)] = _section.key
-for _title, _target in {
-    "Namespace ID": "snid", "Namespace Identifier": "snid", "Registration Information": "version",
-    "Document Version": "version", "Registration Date": "version", "Registration Version Number": "version",
-    "Version": "version", "Declared registrant of the namespace": "registrant",
-    "Declared Registrant": "registrant", "Registrant": "registrant", "Registrant Information": "registrant",
-    "Declaration of syntactic structure": "syntactic_structure",
-    "Declaration of structure": "syntactic_structure", "Syntax": "syntactic_structure",
-    "Purpose": "scope", "Assignment": "identifier_assignment", "Resolution": "resolution",
-    "Documentation": "ancillary_documentation", "Interoperability": None,
-    "Security and Privacy": None, "Additional Information": None,
-    "Relevant ancillary documentation": "ancillary_documentation",
-    "Identifier uniqueness considerations": "uniqueness",
-    "Identifier persistence considerations": "immutability",
-    "Identifier immutability considerations": "immutability",
-    "Process of identifier assignment": "identifier_assignment",
-    "Process for identifier resolution": "resolution", "Process of identifier resolution": "resolution",
-    "Rules for Lexical Equivalence": "lexical_equivalence",
-    "Validation mechanism": "validation_mechanism", "Scope": "scope", "Examples": "examples",
-    "Example": "examples", "Change history": "changes",
-    "Changes from Previous Versions / Prior Usage": "changes",
-    "Namespace Considerations": None, "Community Considerations": None, "Services": None,
-    "Registration": None, "Security Considerations": None, "IANA Considerations": None,
-    "References": None, "Normative References": None, "Informative References": None,
-    "Abstract": None, "Introduction": None, "Terminology": None, "Acknowledgments": None,
-    "Acknowledgements": None, "Full Copyright Statement": None, "Copyright Notice": None,
-    "Author's Address": None, "Authors' Addresses": None, "Specification Template": None,
-    "Namespace Registration Template": None, "Namespace ID Proposal": None, "Conclusion": None,
-    "Intellectual Property": None, "Glossary": None, "Contributors": None, "End of Template": None,
-    # RFC 8141 template fields
-    "Revision Information": "changes", "Date": "version", "Security and Privacy Considerations": None,
-    "Community considerations": None, "Namespace considerations": None,
-}.items():
+for _title, _target in known.KNOWN["headings"].items():  # labels.toml: data, not code
     KNOWN[normal(_title)] = _target
 
 # Known titles whose section is a judgement: mapped, but reported uncertain with the other reading.
-AMBIGUOUS: dict[str, tuple[str, str]] = {
-    normal("Conformance with URN Syntax"): (
-        "reserved_use", "RFC 3406's 'Conformance with URN Syntax' says which characters are reserved: taken as "
-                        "2.2 Reserved Use; the other reading is 2.3 Encoding"),
-}
+AMBIGUOUS: dict[str, tuple[str, str]] = {normal(title): entry for title, entry in known.KNOWN["ambiguous"].items()}
 
 # Words that carry a heading's meaning, and the section they point to.
 _MEANING = [

@@ -21,7 +21,8 @@ from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, Propo
 from . import examples as example_scan
 from . import grammar as abnf
 from . import registrant as registrant_reader
-from .headings import CERTAIN, Heading, heading, unknown_heading
+from .blocks import Block, split
+from .headings import CERTAIN
 from .markers import export_markers
 from .report import Report
 from .text import Line, normalise, numbered_lines
@@ -41,14 +42,6 @@ _RFC_CATEGORIES = {"informational": "Informational", "experimental": "Experiment
 
 
 @dataclass(slots=True)
-class Block:
-    key: str | None
-    heading: Heading | None
-    line: int  # source line of the heading (0: before the first heading)
-    lines: list[Line] = field(default_factory=list)
-
-
-@dataclass(slots=True)
 class ImportResult:
     data: ProposalData
     mapped: dict[str, str] = field(default_factory=dict)  # section key -> heading as found
@@ -57,98 +50,6 @@ class ImportResult:
     source: str = ""  # the source text the report's line numbers refer to
     report: Report = field(default_factory=Report)
     document_type: str = ""  # GFD type (document.type in the interchange data)
-
-
-def _split(lines: list[Line], report: Report) -> list[Block]:
-    """The document cut at its headings."""
-    found = [(line, heading(line.text)) for line in lines]
-    numbered = {h.key for line, h in found if h and h.key and h.number == SECTIONS_BY_KEY[h.key].number}
-    # A GFD.191-style document numbers its template sections: then only those count,
-    # and the same words elsewhere in its prose are text, not headings.
-    template_numbers = len(numbered) >= 5
-    # Documents whose headings are labels ("Title:" at one indentation, as RFC templates write
-    # them): a line written the same way under a title we do not know starts unplaced text.
-    certain = [(line, h) for line, h in found if h is not None and h.key and h.confidence >= CERTAIN]
-    labels = [h.indent for line, h in certain if ":" in line.text]
-    heading_indent = -1
-    if len(labels) >= 3 and len(labels) * 3 >= len(certain) * 2:
-        heading_indent = max(set(labels), key=labels.count)
-    blocks = [Block(None, None, 0)]
-    previous_blank = True
-    for position, (line, found_heading) in enumerate(found):
-        current = blocks[-1]
-        if found_heading is None and previous_blank and current.key not in ("registrant", "version", "snid") \
-                and _unknown_heading_at(found, position, heading_indent):
-            found_heading = unknown_heading(line.text)
-        previous_blank = not line.text.strip()
-        if found_heading is None and _number_above_heading(found, position):
-            report.notes.append(f"The section number {line.text.strip()!r} on line {line.number} stands alone above "
-                                "a heading; it was read as that heading's number, not as text.")
-            continue
-        if found_heading is not None and template_numbers and found_heading.key:
-            if found_heading.number != SECTIONS_BY_KEY[found_heading.key].number:
-                # The same words elsewhere: a part heading ("2. Syntax") or prose, not the section.
-                found_heading = (Heading(None, found_heading.title, found_heading.rest, 1.0, "a part heading",
-                                         found_heading.number, found_heading.indent)
-                                 if found_heading.number and "." not in found_heading.number else None)
-        if found_heading is not None and current.heading is not None \
-                and found_heading.indent > current.heading.indent and current.key \
-                and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number):
-            found_heading = None  # an indented label inside a section ("Introduction:") is its text
-        if found_heading is not None and found_heading.title.lower() == "date" and current.heading is not None \
-                and found_heading.indent > current.heading.indent:
-            found_heading = None  # "Date:" inside a section is one of its lines; at heading level, RFC 8141's field
-        if found_heading is not None and found_heading.confidence < 1.0 and found_heading.key \
-                and found_heading.key == current.key and (current.key == "registrant" or current.heading is None
-                                                          or found_heading.indent > current.heading.indent):
-            found_heading = None  # "Contact:" inside the registrant section is one of its labels
-        if found_heading is None:
-            current.lines.append(line)
-            continue
-        block = Block(found_heading.key, found_heading, line.number)
-        if found_heading.rest:
-            block.lines.append(Line(line.number, found_heading.rest))
-        blocks.append(block)
-        report.headings.append({
-            "line": line.number, "title": found_heading.title, "section": found_heading.key or "",
-            "confidence": found_heading.confidence, "why": found_heading.why,
-        })
-    return blocks
-
-
-def _number_above_heading(found, position: int) -> bool:
-    """A bare section number ("4.") that text extraction put on a line of its own above its heading."""
-    raw = found[position][0].text
-    text = raw.strip()
-    if not text or not text[0].isdigit() or not text.endswith(".") or len(text) > 12 \
-            or not all(c.isdigit() or c == "." for c in text) or len(raw) - len(raw.lstrip()) > 3:
-        return False  # "4." or "4.1." near the margin; "01" below a wrapped URN is the URN's end
-    for previous, _ in reversed(found[max(0, position - 3):position]):
-        if previous.text.strip():
-            if previous.text.rstrip().endswith((":", "-", ".", "/", "%", "=")):
-                return False  # the end of a URN wrapped at the line break
-            break
-    for following, following_heading in found[position + 1:position + 4]:
-        if following.text.strip():
-            return following_heading is not None
-    return False
-
-
-def _unknown_heading_at(found, position: int, indent: int) -> bool:
-    """Whether line ``position`` is written like the document's headings ("Title:" at their
-    indentation, its text on the line or indented below) without being one we know."""
-    line = found[position][0]
-    candidate = unknown_heading(line.text)
-    if candidate is None or indent < 0 or candidate.indent != indent or registrant_reader.is_label(line.text):
-        return False
-    if indent == 0 and not line.text.strip().startswith("**"):
-        return False  # at the margin only a heading written in bold, like the document's own
-    if candidate.rest:
-        return True
-    for following, _ in found[position + 1:position + 4]:
-        if following.text.strip():
-            return len(following.text) - len(following.text.lstrip()) > indent
-    return False
 
 
 def _text(lines: list[Line]) -> str:
@@ -191,7 +92,7 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
     report = Report(format=format, notes=list(notes))
     result = ImportResult(ProposalData(snid=""), source=source, report=report)
     lines = numbered_lines(source, report.notes, soft_hyphens=format == "pdf")
-    blocks = _split(lines, report)
+    blocks = split(lines, report)
     data = result.data
     _preamble(blocks[0], data, report)
     sections: dict[str, list[Line]] = {}
@@ -239,7 +140,8 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
     _document_type(lines, result)
     _registrant(sections.get("registrant", []), data, report)
     _grammar(sections, lines, exported, data, report)
-    _examples(sections, unmapped, exported, data, report)
+    example_scan.choose(sections, [block.lines for block in unmapped], exported, data, report,
+                        abnf.judge(data.grammar.abnf, data.grammar.rule, data.snid))
     grammar_lines = set(next((item.lines for item in report.items if item.field == "grammar.abnf"), []))
     for section in SECTIONS:
         if section.kind != "prose":
@@ -320,6 +222,16 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
                 break
         if snid:
             break
+    sub_namespace = ""
+    for line in [] if snid else sections.get("snid", []):
+        # A sub-namespace written as its URN prefix ("urn:ietf:params:demo"): its last name.
+        for token in line.text.replace('"', " ").replace("`", " ").split():
+            parts = [part for part in token.strip(".,;'()").split(":") if part]
+            if len(parts) >= 3 and parts[0].lower() == "urn" and not snid_error(parts[-1]):
+                snid, snid_line, sub_namespace = parts[-1], [line.number], token.strip(".,;'()")
+                break
+        if snid:
+            break
     for line in [] if snid else sections.get("snid", []):
         text = line.text
         for token in text.replace('"', " ").replace("`", " ").replace("(", " ").replace(")", " ").split():
@@ -333,7 +245,11 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
         if snid:
             break
     data.snid = snid.lower()
-    if snid and snid != snid.lower():
+    if sub_namespace:
+        report.add("snid", SNID_LABEL, snid.lower(), snid_line, uncertain=True,
+                   why=f"the document registers the sub-namespace {sub_namespace!r}; its last name was taken as the "
+                       "SNID")
+    elif snid and snid != snid.lower():
         report.add("snid", SNID_LABEL, snid.lower(), snid_line, uncertain=True,
                    why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case")
     else:
@@ -510,103 +426,3 @@ def _undefined_message(names: list[str]) -> str:
     if from_rfc8141:
         message += f"; {', '.join(from_rfc8141)}: defined in RFC 8141? add them to the grammar"
     return message + "."
-
-
-def _examples(sections, unmapped: list[Block], exported: dict, data: ProposalData, report: Report) -> None:
-    if "examples" in exported:
-        valid, invalid = exported["examples"]
-        data.examples = Examples(valid=valid, invalid=invalid)
-        for kind, urns in (("valid", valid), ("invalid", invalid)):
-            for urn in urns:
-                report.add(f"examples.{kind}", f"Example ({kind})", urn, exported.get("example_lines", {}).get(urn, []))
-        return
-    snid = data.snid
-    own = {"ogf"}
-    for line in sections.get("snid", []):
-        for word in line.text.replace('"', " ").replace("`", " ").split():
-            own.add(word.strip(".,:;'()").lower())
-    # Where examples are looked for, in order: the examples section, then the syntax part,
-    # then the rest of the document (there only URNs of the document's own namespace).
-    tiers = [[line for line in sections.get("examples", [])],
-             [line for key in ("syntactic_structure", "validation_mechanism") for line in sections.get(key, [])],
-             [line for key, ls in sections.items() if key not in ("examples", "syntactic_structure",
-                                                                  "validation_mechanism", "snid", "version")
-              for line in ls] + [line for block in unmapped for line in block.lines]]
-    candidates: list = []
-    example_lines: list[Line] = []
-    chosen = None
-    for tier, tier_lines in enumerate(tiers):
-        scanned = example_scan.scan(tier_lines)
-        found_lines = {f.line for f in scanned.found}
-        if tier < 2:
-            scanned.found += example_scan.scan_ocr([ln for ln in tier_lines if ln.number not in found_lines])
-            scanned.found.sort(key=lambda f: f.line)
-        for text, number in scanned.templates:
-            report.left_out.append({"text": text, "line": number, "why": "a template or a bare prefix, not a URN"})
-        for text, number in scanned.literals:
-            report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
-        for f in scanned.found:
-            nid = f.urn[4:].split(":", 1)[0].lower()
-            if chosen is not None and chosen != tier:
-                report.left_out.append({"text": f.urn, "line": f.line,
-                                        "why": "outside the section the examples were taken from"})
-            elif tier == 2 and not (nid in own and nid != "ogf" or snid and f.urn.lower().startswith(
-                    f"urn:ogf:{snid.lower()}:")):
-                report.left_out.append({"text": f.urn, "line": f.line,
-                                        "why": "a mention of another namespace in prose"})
-            else:
-                candidates.append(f)
-                chosen = tier
-        if chosen == tier:
-            example_lines = tier_lines
-    invalid_marks = _invalid_lines(example_lines)
-    valid, invalid, recast = [], [], set()
-    for f in candidates:
-        urn = f.urn
-        nid, rest = urn[4:].split(":", 1)
-        if nid.lower() == "ogf":
-            if rest.count(":") < 1:
-                report.left_out.append({"text": urn, "line": f.line, "why": "urn:ogf: needs an SNID and a string"})
-                continue
-        elif snid:
-            recast.add(nid)
-            urn = f"urn:ogf:{snid}:{rest}"
-        bad = f.struck or f.line in invalid_marks
-        if urn in valid or urn in invalid:
-            continue
-        (invalid if bad else valid).append(urn)
-        why = []
-        if f.ocr:
-            why.append("spaces were removed from an OCR-damaged URN; compare with the source")
-        if f.end_line != f.line:
-            why.append(f"joined across lines {f.line}-{f.end_line}")
-        report.add("examples.invalid" if bad else "examples.valid", "Example (invalid)" if bad else "Example",
-                   urn, [f.line, f.end_line], uncertain=f.ocr, why="; ".join(why))
-    if len(valid) + len(invalid) > MAX_EXAMPLES:
-        report.notes.append(f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
-                            f"{MAX_EXAMPLES:,} were taken (a proposal holds at most {MAX_EXAMPLES:,}).")
-        valid = valid[:MAX_EXAMPLES]
-        invalid = invalid[:max(0, MAX_EXAMPLES - len(valid))]
-    data.examples = Examples(valid=valid, invalid=invalid)
-    if recast:
-        report.notes.append(f"Example URNs of urn:{', urn:'.join(sorted(recast))}: were re-cast as urn:ogf:{snid}: "
-                            "— check that they still make sense.")
-    if not valid:
-        report.add("examples.valid", "Example", "", why="no example URN found; give at least one in 6")
-        report.notes.append("No example URNs were found.")
-
-
-def _invalid_lines(lines: list[Line]) -> set[int]:
-    """Lines listed after a sentence introducing invalid examples (until one introducing valid ones)."""
-    marked, listing = set(), False
-    for line in lines:
-        lowered = line.text.lower()
-        if "urn:" not in lowered:
-            if "invalid" in lowered and ("following" in lowered or lowered.rstrip().endswith(":")):
-                listing = True
-            elif "valid" in lowered and "invalid" not in lowered and "following" in lowered:
-                listing = False
-            continue
-        if listing:
-            marked.add(line.number)
-    return marked

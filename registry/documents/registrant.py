@@ -26,35 +26,27 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from . import known
+from .lineshapes import (
+    clean as _clean,
+    is_address as _is_address,
+    has_initial as _has_initial,
+    unclosed as _unclosed,
+    email_in,
+    without_email as _without_email,
+    is_org as _is_org,
+    is_role as _is_role,
+    is_person as _is_person,
+    strip_honorific as _strip_honorific,
+    runs_on as _runs_on,
+)
 from .text import Line
 
-# label (lower case, single spaces) -> what it holds
-_LABELS = {
-    "name": "name", "contact name": "person", "person": "person", "contact person": "contact",
-    "designated contact": "contact", "designated contact person": "contact", "contact": "contact",
-    "registrant": "name", "organisation": "organisation", "organization": "organisation",
-    "affiliation": "organisation", "company": "organisation", "standards organization": "organisation",
-    "standards organisation": "organisation", "registering organization": "org-block",
-    "registering organisation": "org-block", "address": "address", "postal address": "address",
-    "postal": "address", "email": "email", "e-mail": "email", "e mail": "email", "mail": "email",
-    "designated contact email": "email", "designated contact e-mail": "email", "contact email": "email",
-    "contact e-mail": "email", "coordinates": "coordinates", "role": "role", "title": "role",
-    "phone": "skip", "tel": "skip", "telephone": "skip", "fax": "skip", "uri": "skip", "url": "skip",
-    "web": "skip",
-}
-_OPENERS = {"registering organization", "registering organisation", "designated contact",
-            "designated contact person", "contact person", "c/o"}
+# label (lower case, single spaces) -> what it holds; block openers; role and organisation words:
+# data, in labels.toml (known.py), so a new template's label needs no code change.
+_LABELS = known.KNOWN["registrant_labels"]
+_OPENERS = known.KNOWN["openers"]
 _NOT_GIVEN = {"n/a", "na", "tbd", "none", "-", "unknown"}
-_HONORIFICS = ("mr. ", "mrs. ", "ms. ", "dr. ", "prof. ", "mr ", "mrs ", "ms ", "dr ")
-_ROLE_WORDS = ("director", "manager", "chair", "editor", "officer", "secretary", "president", "engineer",
-               "architect", "head of", "lead", "coordinator", "administrator", "chairman", "chairperson", "adviser",
-               "advisor")
-_ORG_WORDS = ("inc", "ltd", "llc", "gmbh", "university", "institute", "corporation", "corp", "company",
-              "foundation", "forum", "group", "association", "consortium", "organization", "organisation",
-              "laboratory", "lab", "agency", "council", "committee", "ietf", "iso", "itu", "w3c", "sa",
-              "ag", "bv", "centre", "center", "department", "dept", "school", "college", "society",
-              "alliance", "network", "task force", "jtc", "rapporteur", "commission", "secretariat",
-              "project", "registry", "government", "bank", "office")
 _SENTENCE = (" is a ", " is the ", " is an ", " will ", " shall ")
 
 # how a value was read -> why that is uncertain ("" = certain)
@@ -76,6 +68,12 @@ class Value:
     why: str = ""  # more about an uncertain reading
     other: str = ""  # the other reading, shown with the uncertain one
     more: list[tuple[str, str]] = field(default_factory=list)  # (separator, text) of continuation lines
+    length: int = 0  # printed length of its first line (a full line may run on)
+    parens: int = 0  # parentheses opened less those closed, so far (kept as lines come, never rejoined)
+    quotes: int = 0  # quotation marks so far
+
+    def __post_init__(self) -> None:
+        self.parens, self.quotes = _unclosed(self.first)
 
     @property
     def text(self) -> str:
@@ -85,6 +83,14 @@ class Value:
     def extend(self, separator: str, text: str, number: int) -> None:
         self.more.append((separator, text))
         self.lines.append(number)
+        parens, quotes = _unclosed(text)
+        self.parens += parens
+        self.quotes += quotes
+
+    @property
+    def open(self) -> bool:
+        """A parenthesis or quotation left open: the value goes on on the next line."""
+        return self.parens > 0 or self.quotes % 2 == 1
 
 
 @dataclass(slots=True)
@@ -97,10 +103,6 @@ class Registrant:
     uncertain: dict[str, str] = field(default_factory=dict)  # field -> why (with the other reading)
     notes: list[str] = field(default_factory=list)  # what was read but has no field (role titles)
     contacts: list[str] = field(default_factory=list)  # additional contacts, as written
-
-
-def _clean(text: str) -> str:
-    return text.strip().lstrip("-*•").strip().strip("*").strip()
 
 
 def _label(text: str) -> tuple[str, str, str] | None:
@@ -123,70 +125,6 @@ def _label(text: str) -> tuple[str, str, str] | None:
 def is_label(text: str) -> bool:
     """Whether ``text`` is one of the registrant's labelled lines ("Name:", "Registering organization:")."""
     return _label(text) is not None
-
-
-def email_in(text: str) -> str:
-    """The first e-mail address in ``text`` (``&`` written for ``@`` counts), found by scanning."""
-    for marker in ("@", "&"):
-        index = text.find(marker)
-        while index > 0:
-            left = index
-            while left > 0 and (text[left - 1].isalnum() or text[left - 1] in "._+-"):
-                left -= 1
-            right = index + 1
-            while right < len(text) and (text[right].isalnum() or text[right] in ".-"):
-                right += 1
-            local, domain = text[left:index], text[index + 1:right].rstrip(".")
-            if local and "." in domain and not domain.startswith("."):
-                return f"{local}{marker}{domain}"
-            index = text.find(marker, index + 1)
-    return ""
-
-
-def _without_email(text: str, email: str) -> str:
-    if email and email in text:
-        text = text.replace(email, "")
-        for empty in ("<>", "()", '""', "''", "[]", "( )"):
-            text = text.replace(empty, "")
-    return " ".join(text.split()).replace(", .", ".").strip(" ,;")
-
-
-def _is_org(text: str) -> bool:
-    lowered = " " + text.lower().replace(",", " ").replace(".", " ").replace("(", " ").replace(")", " ") + " "
-    return any(f" {word} " in lowered for word in _ORG_WORDS)
-
-
-def _is_role(text: str) -> bool:
-    lowered = text.lower()
-    return any(word in lowered for word in _ROLE_WORDS) and len(text.split()) <= 8
-
-
-def _is_person(text: str) -> bool:
-    """Two to four capitalised words, no organisation word: how a person's name is written."""
-    words = _strip_honorific(text).replace(",", " ").split()
-    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not _is_org(text) \
-        and not _is_role(text) and not any(c.isdigit() for c in text)
-
-
-def _strip_honorific(text: str) -> str:
-    lowered = text.lower()
-    for honorific in _HONORIFICS:
-        if lowered.startswith(honorific):
-            text = text[len(honorific):].strip()
-            break
-    for suffix in ("(Mr.)", "(Mrs.)", "(Ms.)", "(Dr.)"):
-        if text.endswith(suffix):
-            text = text[: -len(suffix)].strip()
-    return text
-
-
-def _runs_on(text: str, *, line_length: int) -> bool:
-    """Whether a value's line visibly continues on the next one: it ends with a word that cannot end
-    a name ("of", "and", "-", ","), or it fills the line as far as text wrapped at 72 columns does."""
-    stripped = text.rstrip()
-    last = stripped.rsplit(None, 1)[-1].lower() if stripped else ""
-    return last in ("of", "and", "the", "for", "to", "in", "on", "de", "du", "&", "-") or stripped.endswith(",") \
-        or line_length >= 66
 
 
 def _other_label(value: str) -> int:
@@ -320,7 +258,8 @@ class _Reader:
         if self.last is not None:
             value, kind, label_indent = self.last
             runs_on = _runs_on(value.more[-1][1] if value.more else value.first, line_length=self.last_length)
-            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on)
+            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on
+                                     or value.open)
             if kind == "address" and (not blank or indent > label_indent):
                 value.extend("\n", stripped, line.number)
                 return
@@ -330,6 +269,14 @@ class _Reader:
                 if value.how in ("label", "below"):
                     value.how = "wrapped"
                 return
+            if (kind == "organisation" or kind == "name" and _is_org(value.text)) and not blank and not value.more \
+                    and not _is_address(stripped) and not email_in(stripped) and len(stripped.split()) <= 6 \
+                    and not value.text.endswith((".", ")")) and not value.why:
+                # "Name: Example Broadcasting Standards" / "Committee of the Americas" at the label's own
+                # indentation: its second half, or the first address line; the layout does not say.
+                value.other = f"{value.text} {stripped}"
+                value.why = (f"line {line.number} ({stripped!r}) may be the second half of the name rather than "
+                             "text of its own")
         self.last = None
         paragraphs = self.paragraphs[self.block]
         if blank or not paragraphs:
@@ -392,6 +339,7 @@ def read(lines: list[Line]) -> Registrant:
         result.notes.append(f"The role {role.text!r} (line {role.lines[0]}) has no registrant field; it was "
                             "not copied.")
     if person is not None:
+        person = _person_after_role(person, result)
         person = _person_name(person, email, result)
         if _is_role(person.text) and not _is_person(person.text) and not person.why:
             person.why = "the contact is given only by a role title"
@@ -471,6 +419,32 @@ def _person_name(value: Value, email: str, result: Registrant) -> Value:
     return Value(name, value.lines, value.how, value.why, value.other)
 
 
+def _person_after_role(value: Value, result: Registrant) -> Value:
+    """"The Example Project Lead. Steve Sample maintains the list.": the person named in the
+    sentence after a role title, read from the sentence (uncertain), the role kept as a note."""
+    text = value.text
+    sentences, start = [], 0
+    for index in range(1, len(text) - 1):
+        if text[index] == "." and text[index + 1] == " " and text[index - 1].islower():
+            sentences.append(text[start:index].strip())
+            start = index + 1
+    sentences.append(text[start:].strip())
+    for position, sentence in enumerate(sentences[1:], start=1):
+        words = []
+        for word in sentence.replace(",", " , ").split():
+            if not (word[:1].isupper() or len(word) == 2 and word[1] == ".") or len(words) == 4:
+                break
+            words.append(word)
+        name = " ".join(words)
+        roles = [s for s in sentences[:position] if _is_role(s)]
+        if roles and 2 <= len(words) and _is_person(name):
+            result.notes.append(f"The role title {roles[-1]!r} (line {value.lines[0]}) has no registrant field; it "
+                                "was not copied.")
+            return Value(name, value.lines, "cut", f"read from a sentence: the person named after the role title "
+                                                   f"{roles[-1]!r}", text)
+    return value
+
+
 def _organisation(value: Value, email: str) -> Value:
     text = _without_email(value.text, email)
     lowered = text.lower()
@@ -513,29 +487,62 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
                     text = _without_email(text, address)
                     if not text or text.lstrip("(").startswith("+"):
                         continue  # the e-mail alone, or with a telephone number
-                words = len(text.split())
-                if words > 10 or words > 5 and text.endswith("."):
-                    continue  # a sentence (guidance or description), not a name or an address line
-                pieces.append(Value(text, [line.number], "position"))
+                if pieces and pieces[-1].open and pieces[-1].lines[-1] + 1 == line.number:
+                    pieces[-1].extend(" ", text, line.number)  # "(attn: A." / "Person)": one value
+                    continue
+                pieces.append(Value(text, [line.number], "position", length=len(line.text.rstrip())))
+        # A sentence (guidance or description) is not a name or an address line.
+        pieces = [p for p in pieces if not (len(p.text.split()) > 10 or len(p.text.split()) > 5
+                                            and p.text.endswith(".") and not Value(p.first, [], "").open)]
         if not pieces:
             continue
         reader.block = block
         index = 0
         has_org = values.get((block, "organisation")) or (block == "" and values.get(("org", "organisation")))
         has_person = values.get(("contact", "person")) or values.get(("", "person")) or values.get(("", "name"))
-        if block == "" and not has_person and not _is_org(pieces[0].text) and len(pieces) > 1:
+        first = pieces[0].text
+        # A person's line comes before the organisation's; a line followed straight by the street is
+        # the registrant itself (an organisation with its address, no person) unless written as a
+        # person's name ("A. Person", "(attn: …)").
+        if block == "" and not has_person and len(pieces) > 1 and ("(attn" in first.lower() or not _is_org(first)
+                                                                   and not _is_address(first)
+                                                                   and (not _is_address(pieces[1].text)
+                                                                        or _has_initial(first))):
             reader.add("person", pieces[0])
             index = 1
         while index < len(pieces) and _is_role(pieces[index].text) and not _is_org(pieces[index].text):
             reader.add("role", pieces[index])
             index += 1
-        if index < len(pieces) and not has_org and not pieces[index].text.lower().startswith("c/o"):
-            reader.add("organisation", pieces[index])
+        if index < len(pieces) and not has_org and not _is_address(pieces[index].text):
+            organisation = pieces[index]
             index += 1
+            if index + 1 < len(pieces) and _continues_name(organisation, pieces[index], pieces[index + 1]):
+                organisation.extend(" ", pieces[index].text, pieces[index].lines[0])
+                organisation.other = organisation.first
+                index += 1
+            elif index + 1 < len(pieces) and _may_continue_name(organisation, pieces[index], pieces[index + 1]):
+                organisation.other = f"{organisation.text} {pieces[index].text}"
+                organisation.why = (f"read by position; line {pieces[index].lines[0]} ({pieces[index].text!r}) may be "
+                                    "the second half of the name rather than the first address line")
+            reader.add("organisation", organisation)
         rest = pieces[index:]
         if rest and not values.get((block, "address")):
             reader.add("address", Value("\n".join(p.text for p in rest), [n for p in rest for n in p.lines],
                                         "position"))
+
+
+def _continues_name(name: Value, candidate: Value, following: Value) -> bool:
+    """Whether an unlabelled line right below a name is its second half ("Example Standards" /
+    "Committee of the Americas") rather than the first address line: it is the next line, reads as
+    words of a name (no digit, no street word), and the line after it is an address line."""
+    return _may_continue_name(name, candidate, following) and (
+        _runs_on(name.text, line_length=name.length) or candidate.text[:1].islower())
+
+
+def _may_continue_name(name: Value, candidate: Value, following: Value) -> bool:
+    """The same shape without the sign that the name runs on: either reading is possible."""
+    return candidate.lines[0] == name.lines[-1] + 1 and not _is_address(candidate.text) \
+        and len(candidate.text.split()) <= 6 and _is_address(following.text) and not name.text.endswith((".", ")"))
 
 
 def _contact_paragraph(paragraph: list[Line], reader: _Reader, values) -> None:
@@ -549,6 +556,12 @@ def _contact_paragraph(paragraph: list[Line], reader: _Reader, values) -> None:
     person = Value(head.strip(), [line.number for line in paragraph], "position",
                    other=first_line if rest.strip() else "")
     if not head.strip() or _is_org(head) and not _is_person(head):
+        return
+    if _is_role(head) and not _is_person(head):
+        # "Manager, Standards": a role title (with its comma), not a person and a role
+        reader.add("role", Value(first_line, [paragraph[0].number], "position"))
+        if email and not values.get(("contact", "email")):
+            reader.add("email", Value(email, [line.number for line in paragraph if email in line.text][:1], how))
         return
     reader.add("person", person)
     if email and len(values.get(("contact", "person"), [])) == 1:

@@ -27,7 +27,9 @@ def test_import_review_side_by_side_then_create_the_draft(new_page, screenshot):
     snid_row = page.locator("#part-snid")
     assert snid_row.get_by_role("link", name="line 2").count() == 1
     assert page.locator("#L2").inner_text().strip() == "urn-5"
-    assert page.locator(".part-row.status-uncertain").count() >= 2  # version 2, re-cast examples, …
+    assert page.locator(".part-row.status-uncertain").count() >= 2  # version 2, reserved use, …
+    examples = page.locator("#part-examples_valid textarea").input_value()
+    assert "urn:ogf:urn-5:JtTCacwJ1e1N0yqTULRG7C1GLq8:4" in examples  # urn-n, its placeholder, re-cast
     page.get_by_label("Title").fill("Random identifiers")
     screenshot(page, "import-review")
     page.locator("#part-version").get_by_role("link").first.click()
@@ -40,3 +42,4 @@ def test_import_review_side_by_side_then_create_the_draft(new_page, screenshot):
     page.wait_for_url("**/proposals/*/edit/")
     proposal = Proposal.objects.get(submitter__username="ines")
     assert (proposal.snid, proposal.title) == ("urn-5", "Random identifiers")
+    assert proposal.examples_valid[1] == "urn:ogf:urn-5:JtTCacwJ1e1N0yqTULRG7C1GLq8:4"
