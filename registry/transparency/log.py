@@ -328,7 +328,9 @@ def log_checkpoint() -> tuple[Checkpoint, str]:
 
 def log_damage() -> str | None:
     """None while the log extends what was signed; otherwise what is wrong, in words (for /log/,
-    the lookup's ``Registry-Log-Damage`` header, ``start`` and ``log_backfill``)."""
+    the lookup's ``Registry-Log-Damage`` header, ``start`` and ``log_backfill``). LogError if the
+    verifier key is not configured (that is not damage: nothing could be checked)."""
+    log_verifier()
     try:
         published = log_published()
     except LogError as exc:

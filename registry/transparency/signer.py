@@ -35,7 +35,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .cosignature import CosignatureVerifier
-from .log import CHECKPOINT_PERIOD, LogError, log_published_forget, log_signer
+from .log import CHECKPOINT_PERIOD, LogError, log_damage, log_published, log_published_forget, log_signer
 from .merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead, LogSigned
 from .note import NoteError, checkpoint_open, note_split
@@ -230,3 +230,56 @@ def log_sign_watch(poll: float, stop=lambda: False, passes=None) -> None:
             logger.exception("The log's signer failed; trying again")
             seen = None
         time.sleep(poll)
+
+
+# --- what commands that write to the log check first ----------------------------------------------
+
+
+def _extends_signed(tree, record_or_none) -> list[str]:
+    """Why ``tree`` does not extend the published checkpoint or this machine's signer record."""
+    problems = []
+    published = log_published()
+    if published is not None:
+        signed = published.checkpoint
+        if tree.size < signed.size or tree.root(signed.size) != signed.root:
+            problems.append(f"it does not extend the checkpoint published last (size {signed.size})")
+    if record_or_none is not None:
+        signed = record_or_none.checkpoint
+        if tree.size < signed.size or tree.root(signed.size) != signed.root:
+            problems.append(f"it does not extend the checkpoint this signer signed last ({record_or_none.described()})")
+    return problems
+
+
+def _local_record() -> SignerRecord | None:
+    """The signer's record, when this machine holds it (the signer's own, or development)."""
+    directory = settings.REGISTRY_LOG_STATE_DIR
+    if not directory or not Path(directory).is_dir():
+        return None
+    try:
+        return SignerState(Path(directory)).load()
+    except SignerStateError:
+        return None
+
+
+def log_damage_thorough() -> str | None:
+    """``log_damage``, and every leaf re-hashed against what was signed (for commands about to write)."""
+    damage = log_damage()
+    if damage:
+        return damage
+    head, rows = _read_log()
+    record = _local_record()
+    exam = log_examine(record, rows, head)
+    problems = exam.problems or _extends_signed(exam.tree, None)
+    return damage_sentence(record, problems) if problems else None
+
+
+def log_replacement_problem(rows, head: int) -> str | None:
+    """Why a log of ``rows`` ((index, leaf bytes, stored hash hex)) and ``head`` — a backup's — may not
+    replace the one in the database: it is damaged itself, or it does not extend what was signed."""
+    exam = log_examine(None, rows, head)
+    problems = exam.problems or _extends_signed(exam.tree, _local_record())
+    if not problems:
+        return None
+    return ("The backup's transparency log cannot replace this one: " + "; ".join(problems) + ". Restoring it "
+            "would take back or renumber entries that were signed, which mirrors and witnesses hold (a fork); "
+            "restore a backup made after the last checkpoint (docs/transparency.md, 'When the log is damaged').")

@@ -1,3 +1,4 @@
+import os
 import signal
 import sys
 from pathlib import Path
@@ -28,11 +29,16 @@ class Command(BaseCommand):
         if watch:
             stopping = []
             signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+            parent = os.environ.get("REGISTRY_LOG_SIGNER_PARENT")  # ``start``: stop with the server
+
+            def stop():
+                return bool(stopping) or (parent is not None and str(os.getppid()) != parent)
+
             self.stdout.write(f"Signing the transparency log (record in {settings.REGISTRY_LOG_STATE_DIR}); "
                               "stop with Ctrl-C or SIGTERM.")
             self.stdout.flush()
             try:
-                log_sign_watch(settings.REGISTRY_LOG_SIGN_POLL, stop=lambda: bool(stopping), passes=self._said)
+                log_sign_watch(settings.REGISTRY_LOG_SIGN_POLL, stop=stop, passes=self._said)
             except KeyboardInterrupt:
                 pass
             return
