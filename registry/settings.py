@@ -16,6 +16,7 @@ REGISTRY_TRUSTED_PROXIES, the transparency log's REGISTRY_LOG_* and the REGISTRY
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import ipaddress
 import json
 import os
@@ -329,9 +330,19 @@ REGISTRY_LOG_KEY = os.environ.get("REGISTRY_LOG_KEY", "").strip()
 REGISTRY_LOG_KEY_FILE = os.environ.get("REGISTRY_LOG_KEY_FILE", str(BASE_DIR / ".log_key") if DEBUG else "")
 #: Whether a missing key file is created (development only).
 REGISTRY_LOG_KEY_CREATE = DEBUG
+
+
+def _development_log_state() -> str:
+    """Development: one record per database (``.log_state/<digest of the database's address>``), so a
+    checkout that switches databases does not take one database's log for another's."""
+    database = DATABASES["default"]
+    address = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
+    return str(BASE_DIR / ".log_state" / hashlib.sha256(address.encode()).hexdigest()[:16])
+
+
 #: The signer's own record of what it signed (a directory beside its key that only the signer
-#: writes; the database cannot rewrite it). Development: ``.log_state`` in the checkout.
-REGISTRY_LOG_STATE_DIR = os.environ.get("REGISTRY_LOG_STATE_DIR", str(BASE_DIR / ".log_state") if DEBUG else "")
+#: writes; the database cannot rewrite it). Development: under ``.log_state`` in the checkout.
+REGISTRY_LOG_STATE_DIR = os.environ.get("REGISTRY_LOG_STATE_DIR", _development_log_state() if DEBUG else "")
 #: The log's public verifier key (what ``log_keygen`` prints): web workers check with it the
 #: checkpoint the signer published before serving it. Derived from the signer key when unset.
 REGISTRY_LOG_VERIFIER_KEY = os.environ.get("REGISTRY_LOG_VERIFIER_KEY", "").strip()
