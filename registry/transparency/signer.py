@@ -98,6 +98,8 @@ def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None) -> Sig
         head, rows = _read_log()
         if record is None:
             record = _first_record(signer, rows, adopt)
+            if record is not None:
+                state.save(record, None)  # adopted: from now on it is this signer's record
         exam = log_examine(record, rows, head)
         now = now or timezone.now()
         if exam.problems:
@@ -200,7 +202,7 @@ def _alarm(state: SignerState, damage: str, now: dt.datetime) -> None:
     from .. import notify
 
     recipients = sorted(set(settings.REGISTRY_LOG_ALARM_EMAILS) | set(notify.editors_emails()))
-    notify.later("log_damage", recipients, {"damage": damage, "repeated": last == damage,
+    notify.now("log_damage", recipients, {"damage": damage, "repeated": last == damage,
                                             "checked_at": now, "origin": log_signer().name})
     state.alarm_save(damage, now.timestamp())
 
