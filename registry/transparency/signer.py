@@ -132,8 +132,9 @@ def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None) -> Sig
             signed.witnesses[endpoint.name] = size
             lines.append(line)
             outcome.cosigned_by.append(endpoint.name)
-        signed.published = note + "".join(lines)
-        state.save(signed, signed)
+        if lines:
+            signed.published = note + "".join(lines)
+            state.save(signed, signed)
         _publish(signed.published, "", now)
         if state.alarm()[0]:
             state.alarm_save("", now.timestamp())

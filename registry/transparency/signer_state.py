@@ -113,7 +113,8 @@ class SignerState:
     def save(self, record: SignerRecord, previous: SignerRecord | None) -> None:
         """Write ``record`` durably: the new leaf hashes first (appended), then the state file by rename."""
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        start = previous.size if previous is not None and record.leaf_hashes[:previous.size] == previous.leaf_hashes else 0
+        extends = previous is not None and record.leaf_hashes[:previous.size] == previous.leaf_hashes
+        start = previous.size if extends else 0
         descriptor = os.open(self.directory / HASHES_FILE, os.O_WRONLY | os.O_CREAT, 0o600)
         with os.fdopen(descriptor, "wb") as handle:
             handle.seek(32 * start)
@@ -228,5 +229,6 @@ def checkpoint_due(record: SignerRecord | None, tree: Tree, now: dt.datetime, pe
 
 def checkpoint_text(origin: str, tree: Tree, now: dt.datetime) -> str:
     """The text of the checkpoint of ``tree`` signed at ``now`` (C2SP tlog-checkpoint, with the time line)."""
-    return Checkpoint(origin, tree.size, tree.root(), (TIME_PREFIX + now.astimezone(dt.UTC).strftime(TIME_FORMAT),)).text()
+    signed_at = TIME_PREFIX + now.astimezone(dt.UTC).strftime(TIME_FORMAT)
+    return Checkpoint(origin, tree.size, tree.root(), (signed_at,)).text()
 

@@ -101,7 +101,8 @@ class Witness:
         head, sep, note = request.partition("\n\n")
         lines = head.split("\n")
         if not sep or not lines[0].startswith("old "):
-            return Answer(400, "The request starts with 'old <size>', the proof lines, an empty line, the checkpoint.\n")
+            return Answer(400, "The request starts with 'old <size>', the proof lines, an empty line, "
+                               "the checkpoint.\n")
         old = _decimal(lines[0][4:])
         if old is None:
             return Answer(400, "The old size is not a decimal number without leading zeroes.\n")

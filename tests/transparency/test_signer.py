@@ -11,11 +11,10 @@ import pytest
 from django.core import mail
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from registry import services
-from registry.dbguards import sqlite_triggers_install, sqlite_triggers_remove
 from registry.transparency.log import (CHECKPOINT_PERIOD, LogDamaged, LogError, log_append, log_cache_clear,
                                        log_checkpoint, log_damage, log_published)
 from registry.transparency.models import LogEntry, LogSigned
@@ -24,6 +23,7 @@ from registry.transparency.signer import log_sign, log_sign_watch
 from registry.transparency.signer_state import SignerState, SignerStateError
 
 from ..factories import proposal_factory, user_factory
+from .conftest import guards_off
 
 pytestmark = pytest.mark.django_db
 
@@ -37,34 +37,18 @@ def logged(applicant, editor):
 
 
 def _delete_last_entry(move_head: bool) -> None:
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SET session_replication_role = replica")
-        else:
-            sqlite_triggers_remove(connection)
+    with guards_off() as cursor:
         size = LogEntry.objects.count()
         cursor.execute('DELETE FROM registry_logentry WHERE "index" = %s', [size - 1])
         if move_head:
             cursor.execute("UPDATE registry_loghead SET size = %s", [size - 1])
-        if connection.vendor == "postgresql":
-            cursor.execute("SET session_replication_role = DEFAULT")
-        else:
-            sqlite_triggers_install(connection)
 
 
 def _changed_leaf_only(index: int) -> None:
     """The leaf changed, its stored hash left as it was."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SET session_replication_role = replica")
-        else:
-            sqlite_triggers_remove(connection)
+    with guards_off() as cursor:
         cursor.execute('UPDATE registry_logentry SET leaf = replace(leaf, \'"v":1\', \'"v":1 \') WHERE "index" = %s',
                        [index])
-        if connection.vendor == "postgresql":
-            cursor.execute("SET session_replication_role = DEFAULT")
-        else:
-            sqlite_triggers_install(connection)
 
 
 def test_signer_signs_and_every_worker_serves_the_same_bytes(client, logged, log_key, settings):

@@ -16,22 +16,17 @@ import base64
 import datetime as dt
 import io
 import json
-import os
-import shutil
 import subprocess
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
 from django.utils import timezone
 
 from registry import services
-from registry.dbguards import sqlite_triggers_install, sqlite_triggers_remove
 from registry.lookup import registry_invalidate
 from registry.resolution.services import resolvers_replace
 from registry.transparency.log import CHECKPOINT_PERIOD, log_cache_clear, log_damage
@@ -40,29 +35,8 @@ from registry.transparency.note import checkpoint_open
 from registry.transparency.signer import log_sign
 from registry.transparency.tiles import bundle_entries
 
-from ..conftest import require_external
 from ..factories import data_factory, proposal_factory, user_factory
-
-GOPATH = Path(os.environ.get("REGISTRY_GOPATH", "/usr/share/gocode"))
-PROGRAM = Path(__file__).parent / "go" / "forkcheck.go"
-
-
-@contextmanager
-def guards_off():
-    """What the database's owner can do: write with every trigger off."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SET session_replication_role = replica")
-        else:
-            sqlite_triggers_remove(connection)
-        try:
-            yield cursor
-        finally:
-            if connection.vendor == "postgresql":
-                cursor.execute("SET session_replication_role = DEFAULT")
-            else:
-                sqlite_triggers_install(connection)
-
+from .conftest import go_program, guards_off
 
 def _leaf_and_hash(cursor, site):
     cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 1')
@@ -219,15 +193,7 @@ def test_tamper_drill_no_fork_is_signed_and_nothing_is_appended(site, rewrite, l
 
 @pytest.fixture(scope="session")
 def forkcheck(tmp_path_factory):
-    require_external("Go", shutil.which("go") is not None and (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(),
-                     "install golang-go and golang-golang-x-mod-dev (Go's sumdb note and tlog packages)")
-    binary = tmp_path_factory.mktemp("go") / "forkcheck"
-    env = {**os.environ, "GOPATH": str(GOPATH), "GO111MODULE": "off",
-           "GOCACHE": str(tmp_path_factory.mktemp("gocache")), "GOFLAGS": ""}
-    result = subprocess.run(["go", "build", "-o", str(binary), str(PROGRAM)], env=env, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return binary
+    return go_program(tmp_path_factory, Path(__file__).parent / "go" / "forkcheck.go")
 
 
 @pytest.mark.parametrize("rewrite", sorted(REWRITES))
