@@ -162,7 +162,7 @@ def version_log_status(snid: str, version: int) -> dict | None:
         published = log_published()
         if published is None or entry.index >= published.checkpoint.size:  # not in a signed checkpoint yet
             return {"logged": True, "index": entry.index, "size": published.checkpoint.size if published else 0,
-                    "verified": False}
+                    "verified": False, "pending": True}
         signed = published.checkpoint
         proof = tree.inclusion_proof(entry.index, signed.size) if signed.size <= current else []
         ok = verify_inclusion(entry.index, signed.size, leaf_hash(entry.leaf.encode("utf-8")), proof, signed.root)

@@ -160,3 +160,9 @@ def test_log_snid_page_says_which_entry_and_checkpoint(client, logged):
     page = client.get("/urn/gamma/").content.decode()
     assert "in the log as entry 2, verified against checkpoint of size 3" in page
     assert 'href="/api/snids/gamma/versions/1/proof"' in page
+
+
+def test_log_snid_page_says_when_a_version_is_not_signed_yet(client, applicant, editor):
+    proposal_factory(applicant, state="approved", editor=editor, snid="gamma")  # no signer pass yet
+    page = client.get("/urn/gamma/").content.decode()
+    assert "in the log as entry 0, not yet in a signed checkpoint" in page and "could <strong>not</strong>" not in page
