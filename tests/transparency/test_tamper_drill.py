@@ -206,3 +206,70 @@ def test_tamper_drill_go_holding_the_saved_checkpoint_agrees(site, rewrite, log_
     # Where the log itself was rewritten, Go finds the served leaves do not make the signed root,
     # as the site's damage notice says; elsewhere they do.
     assert report["leaves_make_signed_root"] is (not REWRITES[rewrite][1]), report
+
+
+def _gunicorn(database_url: str, log_key, port: int):
+    """An app server of its own (a process, production settings), holding only the verifier key."""
+    import os
+    import signal
+    import socket
+    import sys
+    import time
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings", "DATABASE_URL": database_url,
+           "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2", "GUNICORN_WARM_PAGES": "0",
+           "REGISTRY_LOG_KEY": "", "REGISTRY_LOG_VERIFIER_KEY": str(log_key.verifier())}
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn",
+                                "registry.wsgi:application"], cwd=Path(__file__).resolve().parents[2], env=env,
+                               start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process
+        except OSError:
+            time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGKILL)
+    raise AssertionError(f"gunicorn on port {port} did not start")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tamper_drill_worker_processes_started_before_and_after_serve_one_checkpoint(postgres, log_key):
+    """The split view of the issue: workers started before and after a rewrite, each a process of its own."""
+    import os
+    import signal
+    import socket
+
+    from django.db import connection
+
+    applicant, editor = user_factory("alice"), user_factory("erin", editor=True)
+    for name in ("alpha", "beta", "gamma"):
+        proposal_factory(applicant, state="approved", editor=editor, snid=name)
+    log_sign()
+    settings = connection.settings_dict
+    database_url = (f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
+                    f"{settings['PORT'] or 5432}/{settings['NAME']}")
+    ports = []
+    for _ in range(2):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            ports.append(sock.getsockname()[1])
+    processes = [_gunicorn(database_url, log_key, ports[0])]
+    try:
+        before = _get(f"http://127.0.0.1:{ports[0]}/log/checkpoint")
+        with guards_off() as cursor:
+            _last_deleted_head_moved(cursor, type("Site", (), {"size": 3})())
+        assert log_sign().damage
+        processes.append(_gunicorn(database_url, log_key, ports[1]))
+        import time
+
+        time.sleep(1.5)  # the first server's once-a-second look at the published row
+        for port in ports:
+            assert _get(f"http://127.0.0.1:{port}/log/checkpoint") == before
+            lookup = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/lookup/?urn=urn:ogf:alpha:x", timeout=30)
+            assert "entry 2 is gone" in lookup.headers["Registry-Log-Damage"]
+            assert "The log is damaged" in _get(f"http://127.0.0.1:{port}/log/").decode()
+    finally:
+        for process in processes:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
