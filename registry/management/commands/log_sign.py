@@ -38,7 +38,8 @@ class Command(BaseCommand):
                               "stop with Ctrl-C or SIGTERM.")
             self.stdout.flush()
             try:
-                log_sign_watch(settings.REGISTRY_LOG_SIGN_POLL, stop=stop, passes=self._said)
+                log_sign_watch(settings.REGISTRY_LOG_SIGN_POLL, stop=stop,
+                               passes=lambda outcome: self._said(outcome, quiet=True))
             except KeyboardInterrupt:
                 pass
             return
@@ -54,14 +55,15 @@ class Command(BaseCommand):
         if outcome.damage:
             raise CommandError(outcome.damage, returncode=1)
 
-    def _said(self, outcome):
+    def _said(self, outcome, quiet=False):
+        """What a pass did; ``quiet`` (the watching signer): nothing when there was nothing to sign."""
         if outcome.damage:
             sys.stderr.write(f"DAMAGED: {outcome.damage}\n")
             return
         if outcome.signed:
             cosigned = f"; cosigned by {', '.join(outcome.cosigned_by)}" if outcome.cosigned_by else ""
             self.stdout.write(f"Signed the checkpoint of size {outcome.size}{cosigned}.")
-        else:
+        elif not quiet:
             self.stdout.write(f"The checkpoint of size {outcome.size} is current; nothing to sign.")
         for problem in outcome.witness_problems:
             self.stdout.write(f"Witness: {problem}")
