@@ -327,3 +327,17 @@ def test_a_witness_that_does_not_answer_leaves_the_checkpoint_published_without_
         checkpoint_witnessed(note, log_key.verifier(), witnesses.keys, 2)
     witnesses.processes["aics"] = subprocess.Popen(["true"])  # stop() waits for it
 
+
+
+def test_the_witness_and_the_signers_check_run_without_django(tmp_path):
+    code = ("import sys, registry.witness, registry.transparency.signer_state, registry.transparency.cosignature; "
+            "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django imported'")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    init = subprocess.run([sys.executable, "-m", "registry.witness", "init", "--state", str(tmp_path / "w"),
+                           "--name", "w.test/1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert init.returncode == 0 and "Witness public key (give it to the log and to readers): w.test/1+" in init.stdout
+    again = subprocess.run([sys.executable, "-m", "registry.witness", "init", "--state", str(tmp_path / "w"),
+                            "--name", "w.test/1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and "never overwritten" in again.stderr
+    assert (tmp_path / "w" / "witness.key").stat().st_mode & 0o777 == 0o600
