@@ -196,13 +196,14 @@ def _publish(note: str | None, damage: str, now: dt.datetime) -> None:
 
 
 def _alarm(state: SignerState, damage: str, now: dt.datetime) -> None:
-    """Mail the editors and REGISTRY_LOG_ALARM_EMAILS once per new finding, then daily while it lasts."""
+    """Mail the editors, ADMINS and REGISTRY_LOG_ALARM_EMAILS once per new finding, then daily while it lasts."""
     last, at = state.alarm()
     if last == damage and now.timestamp() - at < ALARM_REPEAT_SECONDS:
         return
     from .. import notify
 
-    recipients = sorted(set(settings.REGISTRY_LOG_ALARM_EMAILS) | set(notify.editors_emails()))
+    admins = {address for _, address in getattr(settings, "ADMINS", [])}
+    recipients = sorted(set(settings.REGISTRY_LOG_ALARM_EMAILS) | admins | set(notify.editors_emails()))
     notify.now("log_damage", recipients, {"damage": damage, "repeated": last == damage,
                                             "checked_at": now, "origin": log_signer().name})
     state.alarm_save(damage, now.timestamp())
