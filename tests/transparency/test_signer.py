@@ -266,3 +266,17 @@ def test_without_any_checkpoint_the_log_page_says_so(client):
     response = client.get("/log/")
     assert response.status_code == 200 and "No checkpoint has been signed yet." in response.content.decode()
     user_factory("someone")
+
+
+def test_the_fast_lookup_path_carries_the_damage_as_the_full_stack_does(logged, keep_connection):
+    from registry.lookup import registry_invalidate
+
+    from ..api.test_lookup import fast_answer, full_stack, wsgi_environ
+
+    _delete_last_entry(move_head=True)
+    log_sign()
+    registry_invalidate()
+    environ = wsgi_environ("urn=urn:ogf:alpha:x")
+    expected = full_stack(environ)  # warms the index and the validator, as a running server has them
+    fast = fast_answer(environ)
+    assert fast == expected and "entry 2 is gone" in fast[1]["registry-log-damage"]
