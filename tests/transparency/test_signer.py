@@ -14,7 +14,6 @@ from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from registry import services
 from registry.transparency.log import (CHECKPOINT_PERIOD, LogDamaged, LogError, log_append, log_cache_clear,
                                        log_checkpoint, log_damage, log_published)
 from registry.transparency.models import LogEntry, LogSigned
