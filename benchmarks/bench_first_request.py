@@ -108,6 +108,14 @@ def _prepare() -> dict:
         accounts = demo.demo_accounts()
         demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
         populate(SNIDS)
+    from django.test.utils import override_settings
+
+    from registry.transparency.models import LogSigned
+    from registry.transparency.signer import log_sign
+
+    if not LogSigned.objects.exists():  # (a database kept from an earlier run has its checkpoint)
+        with override_settings(REGISTRY_LOG_STATE_DIR=tempfile.mkdtemp(prefix="registry-signer-")):
+            log_sign()  # as the deployment's signer would: /log/ shows a signed checkpoint
     static_root = Path(tempfile.mkdtemp(prefix="registry-static-"))
     env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
     env.update(DJANGO_STATIC_ROOT=str(static_root), DJANGO_SETTINGS_MODULE="benchmarks.settings")

@@ -6,10 +6,14 @@ In process (Django's test client, production-like settings, a SQLite file of its
 - approvals through the service, alternately with and without the log append (the
   same work otherwise), median and p95 of each;
 - ``log_append`` alone in its transaction;
+- the signer (``log_sign``): its first pass over the whole log, and its pass after each
+  approval (it re-hashes every leaf and checks the tree extends its record), without and
+  with a witness (ours, ``registry.witness``, over HTTP on the loopback) — what signing and
+  witnessing cost per approval — and the witness's own handling of one checkpoint;
 - the cold load of the tree cache (a process's first proof) and a proof computed from it;
 - requests per second, one client in process, for an inclusion proof of a random
-  version, a consistency proof, the checkpoint, a full hash tile and a lookup with
-  ``proof=1`` beside the same lookup without;
+  version, a consistency proof, the checkpoint (and its bytes per second), a full hash
+  tile and a lookup with ``proof=1`` beside the same lookup without.
 - what the mirror's verifier costs on that log: a first run, a run with its state and
   a run over the static copy it wrote, and building ``registry-full.json``.
 
@@ -36,6 +40,7 @@ LEAVES = 10_000
 
 def _setup_django(scratch: Path) -> None:
     os.environ["DATABASE_URL"] = f"sqlite:///{scratch / 'tlog.sqlite3'}"
+    os.environ["REGISTRY_LOG_STATE_DIR"] = str(scratch / "signer")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmarks.settings")
     import django
 
@@ -106,10 +111,18 @@ def measure() -> dict:
             tlog.log_append("reservation-granted", {"snid": f"bench{i}", "reserved_until": None, "renewal": False})
         appends.append((time.perf_counter() - started) * 1000)
 
+    from registry.transparency.signer import log_sign
+
+    started = time.perf_counter()
+    first_pass = log_sign()
+    first_sign = time.perf_counter() - started
+    assert first_pass.signed and not first_pass.damage, first_pass
+    signing, witnessed, witness_alone = _signing_per_approval(applicant, editor, log_sign)
+
     tree, size = tlog.log_tree()
     proof_rate = _rate(lambda: tree.inclusion_proof(random.randrange(size), size))
     client = Client()
-    client.get("/log/checkpoint")
+    checkpoint_bytes = len(client.get("/log/checkpoint").content)
     snids = [f"bench{i}" for i in range(LEAVES)]
     rates = {
         "inclusion proof `/api/snids/<snid>/versions/1/proof`":
@@ -130,7 +143,8 @@ def measure() -> dict:
     assert response.status_code == 200, response.content
     return {"size": size, "backfill": backfill, "cold_load": cold_load, "with_log": with_log,
             "without_log": without_log, "appends": appends, "proof_rate": proof_rate, "rates": rates,
-            "verifier": measure_verifier()}
+            "first_sign": first_sign, "signing": signing, "witnessed": witnessed, "witness_alone": witness_alone,
+            "checkpoint_bytes": checkpoint_bytes, "verifier": measure_verifier()}
 
 
 def measure_verifier() -> dict:
@@ -178,6 +192,70 @@ def measure_verifier() -> dict:
     return out
 
 
+def _signing_per_approval(applicant, editor, log_sign) -> tuple[list[float], list[float], list[float]]:
+    """Milliseconds of the signer's pass after each approval, without then with one witness (ours, over
+    HTTP on the loopback), and of the witness's own handling of a checkpoint (its core, no HTTP)."""
+    import threading
+
+    from django.conf import settings
+
+    from registry import services
+    from registry.transparency.witness import Witness, WitnessStore
+    from registry.witness import witness_init, witness_server
+    from tests.factories import data_factory
+
+    def approve(name: str) -> None:
+        proposal = services.proposal_create(data_factory(snid=name), applicant)
+        proposal = services.proposal_transition(proposal, "submit", applicant)
+        services.proposal_transition(proposal, "approve", editor, override_reason="benchmark")
+
+    signing, witnessed = [], []
+    for i in range(20):
+        approve(f"signed{i}")
+        started = time.perf_counter()
+        assert log_sign().signed
+        signing.append((time.perf_counter() - started) * 1000)
+    directory = Path(settings.REGISTRY_LOG_STATE_DIR).parent / "witness"
+    cosigner = witness_init(directory, "bench.invalid/witness")
+    from registry.transparency.log import log_verifier
+
+    server = witness_server(directory, [log_verifier()], "127.0.0.1:0")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.REGISTRY_LOG_WITNESSES = [{"key": str(cosigner.verifier()),
+                                        "url": f"http://127.0.0.1:{server.server_address[1]}/"}]
+    try:
+        for i in range(20):
+            approve(f"witnessed{i}")
+            started = time.perf_counter()
+            outcome = log_sign()
+            witnessed.append((time.perf_counter() - started) * 1000)
+            assert outcome.cosigned_by == ["bench.invalid/witness"], outcome
+    finally:
+        settings.REGISTRY_LOG_WITNESSES = []
+        server.shutdown()
+    # The witness's own work for one checkpoint: a note and a consistency proof checked, a cosignature made.
+    import base64
+
+    from registry.transparency.log import log_checkpoint, log_signer, log_tree
+    from registry.transparency.note import Checkpoint
+
+    tree, size = log_tree()
+    checkpoint, note = log_checkpoint()
+    core = Witness(cosigner, [log_verifier()], WitnessStore(directory / "alone.sqlite3"))
+    first = log_signer().sign(Checkpoint(checkpoint.origin, size - 30, tree.root(size - 30)).text())
+    core.add_checkpoint(f"old 0\n\n{first}".encode())
+    alone, old = [], size - 30
+    for step in range(old + 1, size + 1):
+        text = log_signer().sign(Checkpoint(checkpoint.origin, step, tree.root(step)).text())
+        body = f"old {old}\n" + "".join(base64.b64encode(h).decode() + "\n"
+                                       for h in tree.consistency_proof(old, step)) + "\n" + text
+        started = time.perf_counter()
+        assert core.add_checkpoint(body.encode()).status == 200
+        alone.append((time.perf_counter() - started) * 1000)
+        old = step
+    return signing, witnessed, alone
+
+
 def section(result: dict) -> str:
     with_log, without_log = statistics.median(result["with_log"]), statistics.median(result["without_log"])
     lines = [
@@ -196,6 +274,16 @@ def section(result: dict) -> str:
         f"| `log_append` alone, in its own transaction | {_ms(result['appends'])} |",
         f"| `log_backfill` of {LEAVES:,} versions | {result['backfill']:.1f} s |",
         f"| a process's first tree load ({LEAVES:,} leaf hashes) | {result['cold_load'] * 1000:.0f} ms |",
+        f"| the signer's first pass ({result['size']:,} leaves read, re-hashed and signed) | "
+        f"{result['first_sign'] * 1000:.0f} ms |",
+        f"| signing per approval: the signer's pass after one approval | {_ms(result['signing'])} |",
+        f"| signing and witnessing per approval: the same with one witness over HTTP | {_ms(result['witnessed'])} |",
+        f"| witnessing's share (difference of medians) | "
+        f"{statistics.median(result['witnessed']) - statistics.median(result['signing']):+.1f} ms |",
+        f"| the witness's own work per checkpoint (signature, proof, cosignature, SQLite commit) | "
+        f"{_ms(result['witness_alone'])} |",
+        "",
+        "The signer runs in a process of its own (`log_sign --watch`): an approval never waits for it; its checkpoint follows within the signer's poll (1 s) plus one pass. A pass reads and re-hashes every leaf (so a leaf changed behind its stored hash is caught) and writes its record with `fsync` before publishing, so its cost grows with the log and with the disk's sync latency; figures taken on a shared, loaded machine are an upper bound.",
         "",
         "| Requests per second (one client, in process) | req/s |",
         "|---|---:|",
@@ -217,6 +305,10 @@ def section(result: dict) -> str:
         f"| entry bundles read each run (uncompressed; gzipped on the wire when offered) | "
         f"{verifier['bundles'] / 1e6:.1f} MB |",
     ]
+    checkpoint_rate = result["rates"]["checkpoint `/log/checkpoint`"]
+    lines += ["", f"Checkpoint bytes served per second (one client, in process): "
+                  f"{checkpoint_rate * result['checkpoint_bytes'] / 1e6:,.2f} MB/s "
+                  f"({result['checkpoint_bytes']} bytes a checkpoint, every worker the same bytes)."]
     lines += ["<!-- tlog:end -->"]
     return "\n".join(lines)
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import DatabaseError
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Subquery
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.http import http_date
@@ -49,9 +49,12 @@ from .grammar.compiler import NotChecked
 from .models import Namespace, Proposal
 from .stewardship.models import deprecated_in_force, successor_in_force
 from .storage import storage_fault
+from .transparency.models import LogSigned
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
 AS_OF_HEADER = "Registry-As-Of"  # on answers given from memory during a database outage
+#: On every lookup answer while the log's signer finds the transparency log damaged: what is wrong.
+LOG_DAMAGE_HEADER = "Registry-Log-Damage"
 
 
 class NotAnOgfUrn(ValueError):
@@ -103,9 +106,14 @@ class Index:
     #: Serialised HTTP answers by query string, valid exactly as long as this index
     #: (registry/api/http.py fills it, bounded by ANSWERS_MAX); dropped with the index.
     answers: dict = field(default_factory=dict)
+    #: The value of LOG_DAMAGE_HEADER ("" while the log is sound): the signer's verdict, read with the stamp.
+    log_damage: str = ""
 
     def __post_init__(self):
         self.etag_prefix = hashlib.blake2b(repr(self.stamp).encode(), digest_size=8).hexdigest()
+        damage = self.stamp[2] if len(self.stamp) > 2 else ""
+        # A header value: one line of ASCII, bounded.
+        self.log_damage = " ".join((damage or "").encode("ascii", "replace").decode().split())[:600]
 
 
 _index: Index | None = None
@@ -119,8 +127,10 @@ _lock = threading.Lock()
 
 
 def _stamp() -> tuple:
-    row = Namespace.objects.aggregate(count=Count("id"), changed=Max("updated_at"))
-    return row["count"], row["changed"]
+    """The namespace table's count and last change, and the log signer's verdict, in one query."""
+    row = Namespace.objects.aggregate(count=Count("id"), changed=Max("updated_at"), log_damage=Max(
+        Subquery(LogSigned.objects.filter(pk=1).values("damage")[:1])))
+    return row["count"], row["changed"], row["log_damage"] or ""
 
 
 def _build(stamp: tuple) -> Index:

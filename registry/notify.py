@@ -51,6 +51,11 @@ def _send(template: str, recipients: list[str], context: dict) -> None:
         logger.exception("Could not send the %r mail to %s", template, ", ".join(recipients))
 
 
+def now(template: str, recipients, context: dict) -> None:
+    """Send at once, whatever transaction is open: for what no change carries (the log signer's alarm)."""
+    _send(template, list(recipients), context)
+
+
 def _send_each(template: str, recipients: list[str], context: dict) -> None:
     for recipient in dict.fromkeys(r for r in recipients if r):
         _send(template, [recipient], context)

@@ -3,17 +3,20 @@
 Development is the default so that every ``manage.py`` command works on a fresh
 clone with nothing set: SQLite inside the checkout, a generated secret key kept
 in ``.secret_key`` (git-ignored), localhost only. ``DJANGO_DEBUG=0`` switches to
-production, where a missing ``DJANGO_SECRET_KEY`` or ``DJANGO_ALLOWED_HOSTS`` is
-a start-up error rather than a silently insecure default.
+production, where the site refuses to start (registry/wsgi.py) while a secret it
+needs is missing (``REGISTRY_MISSING_TO_SERVE``) rather than run with a silently
+insecure default; a build step and the log's signer need none of the web's secrets.
 
 Environment variables: DJANGO_SECRET_KEY, DJANGO_DEBUG, DJANGO_ALLOWED_HOSTS,
 DATABASE_URL, REDIS_URL, DJANGO_EMAIL_URL-style settings (EMAIL_HOST, ...),
-REGISTRY_TRUSTED_PROXIES, REGISTRY_LOG_KEY(_FILE) and the REGISTRY_* limits (docs/deployment.md).
+REGISTRY_TRUSTED_PROXIES, the transparency log's REGISTRY_LOG_* and the REGISTRY_* limits
+(docs/deployment.md).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import ipaddress
 import json
 import os
@@ -61,18 +64,11 @@ ALLOWED_HOSTS = _env_list("DJANGO_ALLOWED_HOSTS")
 if DEBUG:
     SECRET_KEY = SECRET_KEY or _development_secret_key()
     ALLOWED_HOSTS = ALLOWED_HOSTS or ["localhost", "127.0.0.1", "[::1]", "testserver"]
-else:
-    missing = [
-        name
-        for name, value in (("DJANGO_SECRET_KEY", SECRET_KEY), ("DJANGO_ALLOWED_HOSTS", ALLOWED_HOSTS))
-        if not value
-    ]
-    if missing:
-        raise ImproperlyConfigured(
-            "Production mode (DJANGO_DEBUG=0) needs "
-            + " and ".join(missing)
-            + " to be set in the environment; see docs/deployment.md."
-        )
+# In production a missing secret fails hard where it is used, not at every import of the settings:
+# a build step (collectstatic, check --deploy) and the signer's own commands (log_keygen,
+# log_sign) hold no web secrets. The site itself (registry/wsgi.py, so gunicorn and runserver)
+# refuses to start while anything named in REGISTRY_MISSING_TO_SERVE is missing, and Django
+# refuses any use of an empty SECRET_KEY.
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -331,19 +327,65 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "urn@ogf.org")
 #: Where links in e-mails point.
 SITE_URL = os.environ.get("REGISTRY_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
-#: The transparency log's Ed25519 signer key (docs/transparency.md): the key itself, or a file
-#: holding it (``manage.py log_keygen`` writes one). Never in the database. Development keeps
-#: one in ``.log_key`` (git-ignored), made on first use; production refuses to start without.
+#: The transparency log (docs/transparency.md). Its Ed25519 signer key — the key itself, or a file
+#: holding it (``manage.py log_keygen`` writes one) — is needed only by the signer
+#: (``manage.py log_sign``), never in the database. Development keeps one in ``.log_key``
+#: (git-ignored), made on first use.
 REGISTRY_LOG_KEY = os.environ.get("REGISTRY_LOG_KEY", "").strip()
 REGISTRY_LOG_KEY_FILE = os.environ.get("REGISTRY_LOG_KEY_FILE", str(BASE_DIR / ".log_key") if DEBUG else "")
 #: Whether a missing key file is created (development only).
 REGISTRY_LOG_KEY_CREATE = DEBUG
-if not DEBUG and not REGISTRY_LOG_KEY and not (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file()):
-    raise ImproperlyConfigured(
-        "Production mode (DJANGO_DEBUG=0) needs the transparency log's signer key: set REGISTRY_LOG_KEY, or "
-        "REGISTRY_LOG_KEY_FILE to a file made by manage.py log_keygen"
-        + (f" ({REGISTRY_LOG_KEY_FILE} does not exist)" if REGISTRY_LOG_KEY_FILE else "")
-        + "; see docs/transparency.md.")
+
+
+def _development_log_state() -> str:
+    """Development: one record per database (``.log_state/<digest of the database's address>``), so a
+    checkout that switches databases does not take one database's log for another's."""
+    database = DATABASES["default"]
+    address = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
+    return str(BASE_DIR / ".log_state" / hashlib.sha256(address.encode()).hexdigest()[:16])
+
+
+#: The signer's own record of what it signed (a directory beside its key that only the signer
+#: writes; the database cannot rewrite it). Development: under ``.log_state`` in the checkout.
+REGISTRY_LOG_STATE_DIR = os.environ.get("REGISTRY_LOG_STATE_DIR", _development_log_state() if DEBUG else "")
+#: The log's public verifier key (what ``log_keygen`` prints): web workers check with it the
+#: checkpoint the signer published before serving it. Derived from the signer key when unset.
+REGISTRY_LOG_VERIFIER_KEY = os.environ.get("REGISTRY_LOG_VERIFIER_KEY", "").strip()
+#: Development and tests: the process that appended signs right after its transaction commits
+#: (through the same checks as the signer). Production runs ``manage.py log_sign --watch``.
+REGISTRY_LOG_SIGN_INLINE = _env_bool("REGISTRY_LOG_SIGN_INLINE", DEBUG)
+#: Seconds between the signer's looks at the log head (``log_sign --watch``).
+REGISTRY_LOG_SIGN_POLL = float(os.environ.get("REGISTRY_LOG_SIGN_POLL", "1"))
+
+
+def _witnesses() -> list[dict]:
+    """REGISTRY_LOG_WITNESSES: a JSON list of {"key": witness public key, "url": its submission prefix}."""
+    try:
+        witnesses = json.loads(os.environ.get("REGISTRY_LOG_WITNESSES", "") or "[]")
+        if not isinstance(witnesses, list) or not all(
+                isinstance(w, dict) and set(w) == {"key", "url"} and all(isinstance(v, str) for v in w.values())
+                for w in witnesses):
+            raise ValueError("a JSON list of objects with exactly key and url")
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"REGISTRY_LOG_WITNESSES must be {exc}; see docs/transparency.md.") from None
+    return witnesses
+
+
+#: The witnesses the signer asks to cosign each checkpoint (C2SP tlog-witness), and how long it
+#: waits for each.
+REGISTRY_LOG_WITNESSES = _witnesses()
+REGISTRY_LOG_WITNESS_TIMEOUT = float(os.environ.get("REGISTRY_LOG_WITNESS_TIMEOUT", "5"))
+#: Who is mailed when the signer finds the log damaged, besides the GFD editors.
+REGISTRY_LOG_ALARM_EMAILS = _env_list("REGISTRY_LOG_ALARM_EMAILS")
+
+#: What the running site (registry/wsgi.py) needs in production and does not have.
+REGISTRY_MISSING_TO_SERVE = [] if DEBUG else [
+    name for name, value in (
+        ("DJANGO_SECRET_KEY", SECRET_KEY),
+        ("DJANGO_ALLOWED_HOSTS", ALLOWED_HOSTS),
+        ("REGISTRY_LOG_VERIFIER_KEY", REGISTRY_LOG_VERIFIER_KEY or REGISTRY_LOG_KEY
+         or (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file())),
+    ) if not value]
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -408,7 +450,7 @@ CORS_URLS_REGEX = r"^/api/(snids|lookup|validate|resolve|schema)(/.*)?$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS", "POST"]
-CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "Registry-As-Of"]
+CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "Registry-As-Of", "Registry-Log-Damage"]
 #: django-cors-headers' defaults, and If-None-Match: a script revalidating with the ETag it was shown.
 CORS_ALLOW_HEADERS = ["accept", "authorization", "content-type", "user-agent", "x-csrftoken", "x-requested-with",
                       "if-none-match"]

@@ -22,6 +22,8 @@ from django.db import DatabaseError, InterfaceError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from .transparency.log import LogDamaged
+
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 30
@@ -36,6 +38,8 @@ _LOST = ("server closed the connection", "connection refused", "could not connec
 def storage_fault(exc: BaseException | None, *, reading: bool = False) -> str | None:
     """A sentence for people if ``exc`` is a storage fault; None for any other error.
     ``reading``: the request only asked for a page (a GET), so there was nothing to save."""
+    if isinstance(exc, LogDamaged):
+        return str(exc)  # a public change cannot be logged: nothing was saved, and the page says why
     if not isinstance(exc, (DatabaseError, InterfaceError)):
         return None
     text = str(exc).lower()

@@ -28,6 +28,13 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def log_signer_state(settings, tmp_path_factory):
+    """Each test's log signer keeps its record apart (the databases are per test, so are the logs)."""
+    settings.REGISTRY_LOG_STATE_DIR = str(tmp_path_factory.mktemp("log-state"))
+    return settings.REGISTRY_LOG_STATE_DIR
+
+
+@pytest.fixture(autouse=True)
 def fresh_registry_index():
     """Each test starts with no in-memory registry index nor log tree (databases are per test)."""
     registry_invalidate()

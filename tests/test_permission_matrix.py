@@ -13,6 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from registry import services
 from registry.stewardship import services as stewardship
+from registry.transparency.signer import log_sign
 
 from .factories import data_factory, proposal_factory, user_factory
 
@@ -170,6 +171,7 @@ def world(db):
                                                applicant, reason="The old address is gone.")
     invitation = stewardship.steward_invite(namespace, user_factory("invitee"), applicant, reason="Co-maintainer.")
     steward = namespace.stewards.get(user=applicant)
+    log_sign()  # the log's signer, as after the commits a test's transaction never makes
     return {"users": {"applicant": applicant, "other": other, "editor": editor},
             "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk, "version": version.pk,
                     "change": change.pk, "invitation": invitation.pk, "steward": steward.pk}}

@@ -37,6 +37,7 @@ def started(tmp_path):
     environment = {key: value for key, value in os.environ.items()
                    if not key.startswith(("DJANGO_", "REGISTRY_")) and key != "DATABASE_URL"}
     environment.update(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DJANGO_STATIC_ROOT=str(tmp_path / "static"),
+                       REGISTRY_LOG_STATE_DIR=str(tmp_path / "log-state"),
                        REGISTRY_MAIL_DIR=str(tmp_path / "mail"), WEB_CONCURRENCY="1", PYTHONUNBUFFERED="1")
     output = tmp_path / "output.txt"
     with output.open("w") as sink:
@@ -102,3 +103,27 @@ def test_start_stops_on_ctrl_c(started):
     base, output, mail_dir, process = started
     process.send_signal(signal.SIGINT)
     assert process.wait(30) == 0
+
+
+def _signers_of(pid: int) -> list[int]:
+    listed = subprocess.run(["ps", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(line.split()[0]) for line in listed.splitlines() if "log_sign" in line]
+
+
+def test_start_serves_the_checkpoint_of_its_own_signer_and_stops_it(started):
+    """As deployed: gunicorn's workers serve what a separate signer (log_sign --watch) signed."""
+    base, output, mail_dir, process = started
+    status, note = _get(base + "/log/checkpoint")
+    assert status == 200 and int(note.split("\n")[1]) > 0, note
+    key = _get(base + "/log/key")[1].strip()
+    from registry.transparency.note import Verifier, checkpoint_open
+
+    assert checkpoint_open(note, Verifier.parse(key)).origin == key.split("+")[0]
+    signers = _signers_of(process.pid)
+    assert len(signers) == 1
+    process.send_signal(signal.SIGINT)
+    assert process.wait(30) == 0
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and os.path.exists(f"/proc/{signers[0]}"):
+        time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{signers[0]}"), "the signer outlived the server"

@@ -31,7 +31,7 @@ from django.core.signals import setting_changed
 from django.http.request import split_domain_port, validate_host
 from django.utils.encoding import iri_to_uri
 
-from ..lookup import answerable_without_query, fresh_index
+from ..lookup import LOG_DAMAGE_HEADER, answerable_without_query, fresh_index
 from ..middleware import PERMISSIONS, STRICT
 from ..conditional import etag_matches
 from .http import CACHE_CONTROL, anonymous_client, etag_of, lookup_answer, remember, simple_lookup_query
@@ -152,6 +152,8 @@ def fast_lookup(environ: dict) -> tuple[str, list[tuple[str, str]], bytes] | Non
         status = "200 OK"
         headers = [("Content-Type", "application/json"), ("ETag", etag), ("Cache-Control", CACHE_CONTROL)]
     headers += rules.secure_headers if secure else rules.headers
+    if index.log_damage:
+        headers.append((LOG_DAMAGE_HEADER, index.log_damage))
     headers.append(("Content-Length", str(len(body))))
     return status, headers, body
 

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from .. import rules, services
 from ..enums import NamespaceStatus
-from ..lookup import NotAnOgfUrn, lookup_urn, refused, registry_index
+from ..lookup import LOG_DAMAGE_HEADER, NotAnOgfUrn, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
 from ..selectors import (
     pending_proposals,
@@ -187,7 +187,10 @@ class Lookup(FastPublicView):
             status, body = lookup_answer(request.GET.get("urn"), index)
             if status == 200:
                 body = lookup_with_proof(body)
-            return HttpResponse(body, status=status, content_type="application/json")
+            response = HttpResponse(body, status=status, content_type="application/json")
+            if index.log_damage:
+                response[LOG_DAMAGE_HEADER] = index.log_damage
+            return response
         answer = index.answers.get(query)
         if answer is None:
             urn = simple_lookup_query(query)
@@ -196,7 +199,10 @@ class Lookup(FastPublicView):
                 return HttpResponse(body, status=status, content_type="application/json")
             answer = remember(index, query, body, etag_of(index, request.get_full_path()))
         body, etag = answer
-        return not_modified(request, etag) or cacheable(HttpResponse(body, content_type="application/json"), etag)
+        response = not_modified(request, etag) or cacheable(HttpResponse(body, content_type="application/json"), etag)
+        if index.log_damage:
+            response[LOG_DAMAGE_HEADER] = index.log_damage
+        return response
 
 
 class Validate(FastPublicView):

@@ -8,16 +8,24 @@ entries are numbered in commit order without gaps.
 Readers get the tree from a per-process cache of leaf hashes, extended from the table
 as the head moves (O(new entries)), so a root or a proof costs a query for the head
 and O(log² n) hashing. The tree is built from the table as it is: if an entry has gone
-missing behind the application's back, the tree ends before it (``log_damage`` says
-which) — the log never signs a tree with a hole relabelled, so a mirror's consistency
-check shows the loss.
+missing behind the application's back, the tree ends before it.
+
+Web workers never sign. The signer (registry/transparency/signer.py, ``manage.py
+log_sign``), which alone holds the key, publishes each checkpoint in the ``LogSigned`` row;
+``log_checkpoint`` serves that note byte for byte once its signature checks out with the
+verifier key, so every worker serves the same checkpoint and none can make up another.
+``log_damage`` says, in words, when the table no longer extends what was signed.
 """
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
+import os
 import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -27,12 +35,17 @@ from django.utils import timezone
 from ..grammar import is_valid_snid
 from .kinds import leaf_encode
 from .merkle import Tree, leaf_hash
-from .models import LogEntry, LogHead
-from .note import TIME_FORMAT, TIME_PREFIX, Checkpoint, NoteError, Signer, Verifier
+from .models import LogEntry, LogHead, LogSigned
+from .note import Checkpoint, NoteError, Signer, Verifier, checkpoint_open
 
 
 class LogError(Exception):
     """The log cannot do what was asked (no key, no such entry...); the message says what to do."""
+
+
+class LogDamaged(LogError):
+    """Nothing may be appended: the log table holds fewer entries than were signed (an append would
+    give a signed number a second entry, a fork)."""
 
 
 # --- appending --------------------------------------------------------------------------------
@@ -59,12 +72,33 @@ def log_append(kind: str, fields: dict) -> LogEntry:
     if not transaction.get_connection().in_atomic_block:
         raise LogError("log_append must run inside the transaction of the change it records.")
     head = _head_locked()  # taken last in the change's transaction: appends commit in order
+    signed = LogSigned.objects.filter(pk=1).values_list("size", flat=True).first()
+    if signed is not None and head.size < signed:
+        raise LogDamaged(f"The transparency log is damaged: its table holds {head.size} entries but {signed} were "
+                         "signed, so nothing can be added to it (the new entry would take a number already "
+                         "signed for another). Nothing was changed. The operators must repair the log first "
+                         "(docs/transparency.md, 'When the log is damaged'); /log/ says what is wrong.")
     data = leaf_encode(kind, fields, _utc_now())
     entry = LogEntry.objects.create(index=head.size, kind=kind, snid=fields.get("snid", ""),
                                     version=fields.get("version"), leaf=data.decode("utf-8"),
                                     leaf_hash=leaf_hash(data).hex())
     LogHead.objects.filter(pk=1).update(size=head.size + 1)
+    if settings.REGISTRY_LOG_SIGN_INLINE:
+        _sign_after_commit()
     return entry
+
+
+def _sign_after_commit() -> None:
+    """Development and tests: sign once the change commits, in this process (one pass per transaction)."""
+    connection = transaction.get_connection()
+    if not any(callback is _sign_inline for _, callback, _ in connection.run_on_commit):
+        transaction.on_commit(_sign_inline, robust=True)
+
+
+def _sign_inline() -> None:
+    from .signer import log_sign
+
+    log_sign()
 
 
 # --- the tree, cached per process ----------------------------------------------------------------
@@ -81,9 +115,10 @@ _cache_lock = threading.Lock()
 
 
 def log_cache_clear() -> None:
-    global _cache
+    global _cache, _published, _served
     with _cache_lock:
         _cache = _TreeCache()
+        _published, _served = None, None
 
 
 def log_size_recorded() -> int:
@@ -127,11 +162,6 @@ def _extended(cache: _TreeCache, recorded: int) -> _TreeCache:
     return cache
 
 
-def log_damage() -> str:
-    log_tree()
-    return _cache.damage
-
-
 def log_leaves(start: int, stop: int) -> list[bytes]:
     """The leaves ``start..stop-1`` exactly as stored (the bytes that were hashed)."""
     rows = list(LogEntry.objects.filter(index__gte=start, index__lt=stop).order_by("index")
@@ -159,18 +189,18 @@ def log_key_generate(path: Path, name: str | None = None) -> Signer:
     signer = Signer.generate(name or _default_key_name())
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "x", encoding="ascii") as handle:  # never overwrite a key
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrite a key
+    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
         handle.write(str(signer) + "\n")
-    path.chmod(0o600)
     return signer
 
 
 def log_signer(*, create: bool = False) -> Signer:
     """The log's signer key: REGISTRY_LOG_KEY, else the file REGISTRY_LOG_KEY_FILE.
 
-    A missing key file is created in development (REGISTRY_LOG_KEY_CREATE) or when asked
-    (``start``); in production the settings refuse to start without a key, and an
-    unreadable one is an error here.
+    Only the signer needs it (web workers check with the verifier key). A missing key file is
+    created in development (REGISTRY_LOG_KEY_CREATE) or when asked (``start``); anywhere else
+    a missing or unreadable key is an error here, saying what to do.
     """
     text, path = settings.REGISTRY_LOG_KEY, settings.REGISTRY_LOG_KEY_FILE
     with _signer_lock:
@@ -200,38 +230,135 @@ def log_signer(*, create: bool = False) -> Signer:
 
 
 def log_verifier(*, create: bool = False) -> Verifier:
-    return log_signer(create=create).verifier()
+    """The log's public key: REGISTRY_LOG_VERIFIER_KEY (what web workers have), else the signer key's."""
+    text = settings.REGISTRY_LOG_VERIFIER_KEY
+    if not text:
+        return log_signer(create=create).verifier()
+    try:
+        return _verifier_parsed(text)
+    except NoteError as exc:
+        raise LogError(f"REGISTRY_LOG_VERIFIER_KEY is not usable: {exc}") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _verifier_parsed(text: str) -> Verifier:
+    return Verifier.parse(text)
 
 
 def log_origin() -> str:
-    return log_signer().name
+    return log_verifier().name
 
 
-# --- checkpoints and proofs -----------------------------------------------------------------------
+# --- the checkpoint the signer published ---------------------------------------------------------
 
-_notes: dict[tuple, str] = {}
-
-
-#: Seconds between the times a checkpoint is signed with: every worker signs the same bytes within
-#: one period (Ed25519 is deterministic), and a checkpoint is never older than this when served.
+#: Seconds a web worker reuses the published checkpoint it read (the signer's row) before asking again.
+PUBLISHED_TTL = 1.0
+#: The signer signs again at least this often (seconds), so the time line shows a live site.
 CHECKPOINT_PERIOD = 60
 
 
-def log_checkpoint(now: dt.datetime | None = None) -> tuple[Checkpoint, str]:
-    """The current checkpoint and its signed note, with the time it was signed (to the period): a
-    frozen or replayed site shows an old time, which a mirror can see (registry/verify.py)."""
+@dataclass(frozen=True)
+class Published:
+    """The checkpoint to serve, the signer's verdict on the log, and what this process finds wrong
+    with what the database offered (a note that does not verify, an older checkpoint than it served)."""
+
+    checkpoint: Checkpoint
+    note: str
+    damage: str = ""
+    problem: str = ""
+
+
+_published: tuple[float, Published | None] | None = None  # (when read, what)
+_served: Published | None = None  # the largest good checkpoint this process has served
+
+
+def log_published_forget() -> None:
+    """After publishing in this process: the next read asks the database again."""
+    global _published
+    _published = None
+
+
+def log_published() -> Published | None:
+    """The checkpoint the signer published (None if it never did), checked with the verifier key.
+
+    A note that does not verify, or that is older than one this process already served (a
+    row rolled back), is not served: the last good one is, with the reason in ``problem``.
+    """
+    global _published, _served
+    cached = _published
+    if cached is not None and time.monotonic() - cached[0] < PUBLISHED_TTL:
+        return cached[1]
+    row = LogSigned.objects.filter(pk=1).values_list("note", "damage").first()
+    answer = None
+    if row is not None and row[0]:
+        note, damage = row
+        served = _served
+        try:
+            checkpoint = _opened(note, str(log_verifier()))
+        except NoteError as exc:
+            problem = f"the checkpoint in the database does not verify with the log's key ({exc})"
+            if served is None:
+                raise LogError(f"The log has no checkpoint to serve: {problem}.") from None
+            answer = Published(served.checkpoint, served.note, damage, problem)
+        else:
+            if served is not None and (checkpoint.size < served.checkpoint.size or (
+                    checkpoint.size == served.checkpoint.size and checkpoint.root != served.checkpoint.root)):
+                problem = (f"the database offers a checkpoint of size {checkpoint.size} that does not extend the "
+                           f"one of size {served.checkpoint.size} this server served; it keeps serving that one")
+                answer = Published(served.checkpoint, served.note, damage, problem)
+            else:
+                answer = _served = Published(checkpoint, note, damage)
+    _published = (time.monotonic(), answer)
+    return answer
+
+
+@functools.lru_cache(maxsize=8)
+def _opened(note: str, verifier: str) -> Checkpoint:
+    return checkpoint_open(note, Verifier.parse(verifier))
+
+
+def log_checkpoint() -> tuple[Checkpoint, str]:
+    """The checkpoint every worker serves: the signer's note, byte for byte."""
+    published = log_published()
+    if published is None:
+        raise LogError("No checkpoint has been signed yet: the log's signer (manage.py log_sign) has not run "
+                       "(docs/transparency.md, 'The signer').")
+    return published.checkpoint, published.note
+
+
+def log_damage() -> str | None:
+    """None while the log extends what was signed; otherwise what is wrong, in words (for /log/,
+    the lookup's ``Registry-Log-Damage`` header, ``start`` and ``log_backfill``). LogError if the
+    verifier key is not configured (that is not damage: nothing could be checked)."""
+    log_verifier()
+    try:
+        published = log_published()
+    except LogError as exc:
+        return str(exc)
+    if published is not None and (published.damage or published.problem):
+        return " ".join(part for part in (published.damage, published.problem and
+                                          f"This server: {published.problem}.") if part)
     tree, size = log_tree()
-    signer = log_signer()
-    seconds = int((now or timezone.now()).timestamp()) // CHECKPOINT_PERIOD * CHECKPOINT_PERIOD
-    signed_at = dt.datetime.fromtimestamp(seconds, dt.UTC).strftime(TIME_FORMAT)
-    checkpoint = Checkpoint(signer.name, size, tree.root(size), (TIME_PREFIX + signed_at,))
-    key = (str(signer.verifier()), size, checkpoint.root, seconds)
-    note = _notes.get(key)
-    if note is None:
-        if len(_notes) > 64:
-            _notes.clear()
-        note = _notes[key] = signer.sign(checkpoint.text())
-    return checkpoint, note
+    recorded = log_size_recorded()
+    problems = [_cache.damage] if _cache.damage else []
+    if published is not None:
+        signed = published.checkpoint
+        if recorded < signed.size:
+            problems.append(f"the log table records {recorded} entries, fewer than the {signed.size} signed")
+        elif size >= signed.size and tree.root(signed.size) != signed.root:
+            problems.append(f"the first {signed.size} entries of the log table no longer make the signed root")
+    if not problems:
+        return None
+    return "The log table is damaged: " + "; ".join(problems) + "."
+
+
+def log_signed_size() -> int | None:
+    """The size of the checkpoint being served, or None before the first one."""
+    try:
+        published = log_published()
+    except LogError:
+        return None
+    return published.checkpoint.size if published else None
 
 
 def version_entry(snid: str, version: int) -> LogEntry | None:
@@ -243,17 +370,20 @@ def version_entry(snid: str, version: int) -> LogEntry | None:
 
 
 def inclusion_of(entry_index: int, size: int | None = None) -> dict:
-    """An inclusion proof for entry ``entry_index`` in the tree of ``size`` (default: the current one)."""
+    """An inclusion proof for entry ``entry_index`` in the tree of ``size`` (default: the signed
+    checkpoint's, or the table's current size for an entry not signed yet, without a checkpoint)."""
     tree, current = log_tree()
-    size = current if size is None else size
+    signed = log_signed_size()
+    if size is None:
+        size = signed if signed is not None and entry_index < signed <= current else current
     if not entry_index < size <= current:
         raise LogError(f"Entry {entry_index} is not in a tree of size {size} (the log has {current} entries).")
-    checkpoint, note = log_checkpoint()
+    note = log_checkpoint()[1] if size == signed else None
     return {
         "index": entry_index,
         "tree_size": size,
         "leaf_hash": base64.b64encode(tree.levels[0][entry_index]).decode(),
         "proof": [base64.b64encode(h).decode() for h in tree.inclusion_proof(entry_index, size)],
         "root_hash": base64.b64encode(tree.root(size)).decode(),
-        "checkpoint": note if size == checkpoint.size else None,
+        "checkpoint": note,
     }

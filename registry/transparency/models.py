@@ -72,3 +72,28 @@ class LogHead(models.Model):
 
     def delete(self, *args, **kwargs):
         raise LogImmutableError("The log head is never deleted.")
+
+
+class LogSigned(models.Model):
+    """The checkpoint the signer published last (pk 1), as every web worker serves it.
+
+    Only the signer (``manage.py log_sign``, which alone holds the key) writes this row; it keeps
+    its own record of what it signed beside its key, where the database cannot rewrite it
+    (registry/transparency/signer.py). Web workers serve ``note`` byte for byte after checking
+    its signature with the published verifier key, so they all serve the same checkpoint and
+    none can make up another. ``damage`` is the signer's last verdict: empty, or why it signs
+    nothing (the log no longer extends what it signed).
+    """
+
+    note = models.TextField(help_text="the signed checkpoint with the witnesses' cosignatures, as served")
+    size = models.BigIntegerField(default=0)
+    signed_at = models.DateTimeField(null=True, blank=True)
+    damage = models.TextField(blank=True, help_text="why the signer refuses to sign, or empty")
+    checked_at = models.DateTimeField(null=True, blank=True, help_text="when the signer last examined the log")
+
+    class Meta:
+        app_label = "registry"
+        verbose_name = "signed checkpoint"
+
+    def __str__(self) -> str:
+        return f"signed checkpoint (size {self.size})" + (" — DAMAGE" if self.damage else "")

@@ -126,15 +126,15 @@ class Signer:
         return f"{text}\n{SIGNATURE_PREFIX}{self.name} {line}\n"
 
 
-def note_open(note: str, verifier: Verifier) -> str:
-    """The text of ``note`` if ``verifier`` signed it; NoteError saying why not otherwise."""
+def note_split(note: str) -> tuple[str, list[tuple[str, bytes]]]:
+    """The text of ``note`` (ending in its newline) and its signature lines as (key name, raw
+    bytes: key id || signature); NoteError if it is not a signed note."""
     if len(note) > MAX_NOTE:
         raise NoteError("The note is too long.")
     text, sep, signatures = note.rpartition("\n\n")
     if not sep or not signatures.endswith("\n"):
         raise NoteError("Not a signed note: no blank line before the signatures, or no final newline.")
-    text += "\n"
-    seen = []
+    lines = []
     for line in signatures[:-1].split("\n"):
         if not line.startswith(SIGNATURE_PREFIX):
             raise NoteError(f"Malformed signature line {line[:80]!r}.")
@@ -143,6 +143,15 @@ def note_open(note: str, verifier: Verifier) -> str:
             raw = base64.b64decode(encoded, validate=True)
         except binascii.Error:
             raise NoteError(f"Signature of {name!r} is not valid base64.") from None
+        lines.append((name, raw))
+    return text + "\n", lines
+
+
+def note_open(note: str, verifier: Verifier) -> str:
+    """The text of ``note`` if ``verifier`` signed it; NoteError saying why not otherwise."""
+    text, lines = note_split(note)
+    seen = []
+    for name, raw in lines:
         seen.append(name)
         if name == verifier.name and raw[:4] == verifier.key_id:
             if len(raw) != 68 or not verifier.verify(text.encode(), raw[4:]):

@@ -18,8 +18,8 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from .entries import entries_page
 from .kinds import KINDS
-from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_tree, log_verifier,
-                  version_entry)
+from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_published, log_tree,
+                  log_verifier, version_entry)
 from .merkle import leaf_hash, verify_inclusion
 from .tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
 
@@ -42,15 +42,16 @@ def _unavailable(exc: LogError):
 def log_page(request):
     """What the log is, its verifier key, the current checkpoint and how to check it."""
     try:
-        checkpoint, note = log_checkpoint()
         verifier = str(log_verifier())
+        published = log_published()
     except LogError as exc:
         return _unavailable(exc)
+    checkpoint = published.checkpoint if published else None
     number = request.GET.get("page", "")
-    context = {"checkpoint": checkpoint, "note": note, "verifier_key": verifier, "damage": log_damage(),
-               "kinds": sorted(KINDS.values(), key=lambda k: k.name),
+    context = {"checkpoint": checkpoint, "note": published.note if published else "", "verifier_key": verifier,
+               "damage": log_damage(), "kinds": sorted(KINDS.values(), key=lambda k: k.name),
                "entries": entries_page(int(number) if re.fullmatch(r"[0-9]{1,9}", number) else 1),
-               "root_b64": base64.b64encode(checkpoint.root).decode()}
+               "root_b64": base64.b64encode(checkpoint.root).decode() if checkpoint else ""}
     response = render(request, "registry/log.html", context)
     patch_cache_control(response, no_cache=True)
     return response
@@ -154,13 +155,15 @@ def consistency(request):
     """``GET /api/log/consistency/?first=M[&second=N]``: the proof that the tree of size N extends size M."""
     try:
         tree, current = log_tree()
+        published = log_published()
+        signed = published.checkpoint.size if published and published.checkpoint.size <= current else None
         first = _size_param(request, "first", None)
-        second = _size_param(request, "second", current)
+        second = _size_param(request, "second", current if signed is None else signed)
         if first is None:
             raise ValueError("Give first=<size> (the tree size you checked before).")
         if not first <= second <= current:
             raise ValueError(f"Sizes must satisfy first <= second <= {current} (the log's size).")
-        _, note = log_checkpoint()
+        note = published.note if second == signed else None
     except ValueError as exc:
         return _json({"detail": str(exc)}, 400)
     except LogError as exc:
@@ -169,7 +172,7 @@ def consistency(request):
     answer = {"first": first, "second": second, "first_root": b64(tree.root(first)),
               "second_root": b64(tree.root(second)),
               "proof": [b64(h) for h in tree.consistency_proof(first, second)],
-              "checkpoint": note if second == current else None}
+              "checkpoint": note}
     response = _json(answer)
     patch_cache_control(response, no_cache=True)
     return response
@@ -195,12 +198,15 @@ def version_log_status(snid: str, version: int) -> dict | None:
         entry = version_entry(snid, version)
         if entry is None:
             return {"logged": False}
-        tree, size = log_tree()
-        if entry.index >= size:
-            return {"logged": True, "index": entry.index, "size": size, "verified": False}
-        proof = tree.inclusion_proof(entry.index, size)
-        ok = verify_inclusion(entry.index, size, leaf_hash(entry.leaf.encode("utf-8")), proof, tree.root(size))
-        return {"logged": True, "index": entry.index, "size": size, "verified": ok}
+        tree, current = log_tree()
+        published = log_published()
+        if published is None or entry.index >= published.checkpoint.size:  # not in a signed checkpoint yet
+            return {"logged": True, "index": entry.index, "size": published.checkpoint.size if published else 0,
+                    "verified": False, "pending": True}
+        signed = published.checkpoint
+        proof = tree.inclusion_proof(entry.index, signed.size) if signed.size <= current else []
+        ok = verify_inclusion(entry.index, signed.size, leaf_hash(entry.leaf.encode("utf-8")), proof, signed.root)
+        return {"logged": True, "index": entry.index, "size": signed.size, "verified": ok}
     except LogError:
         return None
 

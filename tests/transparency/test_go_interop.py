@@ -11,8 +11,6 @@ import base64
 import datetime as dt
 import io
 import json
-import os
-import shutil
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -25,29 +23,15 @@ from registry import services
 from registry.transparency.log import log_tree
 from registry.transparency.tiles import bundle_entries, tiles_for
 
-from ..conftest import require_external
 from ..factories import proposal_factory, user_factory
+from .conftest import go_program
 
-GOPATH = Path(os.environ.get("REGISTRY_GOPATH", "/usr/share/gocode"))
 PROGRAM = Path(__file__).parent / "go" / "tlogcheck.go"
-
-
-def _go_build(program: Path, tmp_path_factory) -> Path:
-    """``program`` built in GOPATH mode against Debian's golang.org/x/mod (skipped where Go is absent)."""
-    require_external("Go", shutil.which("go") is not None and (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(),
-                     "install golang-go and golang-golang-x-mod-dev (Go's sumdb note and tlog packages)")
-    binary = tmp_path_factory.mktemp("go") / program.stem
-    env = {**os.environ, "GOPATH": str(GOPATH), "GO111MODULE": "off",
-           "GOCACHE": str(tmp_path_factory.mktemp("gocache")), "GOFLAGS": ""}
-    result = subprocess.run(["go", "build", "-o", str(binary), str(program)], env=env, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return binary
 
 
 @pytest.fixture(scope="session")
 def tlogcheck(tmp_path_factory):
-    return _go_build(PROGRAM, tmp_path_factory)
+    return go_program(tmp_path_factory, PROGRAM)
 
 
 def _get(url: str) -> bytes:
@@ -137,7 +121,7 @@ MIRROR_PROGRAM = Path(__file__).parent / "go" / "mirrorcheck.go"
 
 @pytest.fixture(scope="session")
 def mirrorcheck(tmp_path_factory):
-    return _go_build(MIRROR_PROGRAM, tmp_path_factory)
+    return go_program(tmp_path_factory, MIRROR_PROGRAM)
 
 
 @pytest.fixture

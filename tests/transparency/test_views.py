@@ -12,6 +12,7 @@ from registry import services
 from registry.transparency.kinds import leaf_decode
 from registry.transparency.merkle import leaf_hash, verify_consistency, verify_inclusion
 from registry.transparency.note import Verifier, checkpoint_open
+from registry.transparency.signer import log_sign
 from registry.transparency.tiles import bundle_entries
 
 from ..factories import proposal_factory
@@ -32,6 +33,7 @@ def _checkpoint(client):
 def logged(applicant, editor):
     for name in ("alpha", "beta", "gamma"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
+    log_sign()  # the signer's pass (in a test's transaction, the one after the commit never runs)
     return applicant
 
 
@@ -42,6 +44,7 @@ def test_log_checkpoint_is_signed_by_the_published_key(client, logged, log_key):
 
 
 def test_log_empty_log_has_a_checkpoint_of_size_zero(client):
+    log_sign()
     checkpoint = _checkpoint(client)
     assert checkpoint.size == 0 and checkpoint.root.hex().startswith("e3b0c442")
 
@@ -211,6 +214,7 @@ def test_log_version_proof_refusals_say_why(client, logged, path, status, says):
 def test_log_consistency_proof_verifies(client, logged, applicant, editor):
     old = _checkpoint(client)
     proposal_factory(applicant, state="approved", editor=editor, snid="delta")
+    log_sign()
     new = _checkpoint(client)
     answer = orjson.loads(client.get(f"/api/log/consistency/?first={old.size}").content)
     assert (answer["first"], answer["second"]) == (3, 4)
@@ -244,3 +248,9 @@ def test_log_snid_page_says_which_entry_and_checkpoint(client, logged):
     page = client.get("/urn/gamma/").content.decode()
     assert "in the log as entry 2, verified against checkpoint of size 3" in page
     assert 'href="/api/snids/gamma/versions/1/proof"' in page
+
+
+def test_log_snid_page_says_when_a_version_is_not_signed_yet(client, applicant, editor):
+    proposal_factory(applicant, state="approved", editor=editor, snid="gamma")  # no signer pass yet
+    page = client.get("/urn/gamma/").content.decode()
+    assert "in the log as entry 0, not yet in a signed checkpoint" in page and "could <strong>not</strong>" not in page

@@ -12,6 +12,8 @@ from django.db import DatabaseError, connection, transaction
 from ...accounts.names import name_key
 from ...grammar import snid_error
 from ...lookup import registry_invalidate
+from ...transparency.log import LogError
+from ...transparency.signer import log_replacement_problem
 from ._backup import DERIVED_MODELS, REGISTRY_MODELS, RESTORED_LAST, BackupError, read_backup
 
 MAX_BYTES = 2 * 1024**3
@@ -78,6 +80,17 @@ class Command(BaseCommand):
             raise CommandError("Accounts with the backup's usernames already exist here ("
                                + ", ".join(existing_users) + "); nothing was restored. Give --replace to let "
                                "the backup's accounts replace them (no other account is touched).")
+        # The backup's log replaces the one here: only if it is sound and extends what was signed, so a
+        # restore never takes back or renumbers an entry that mirrors and witnesses hold.
+        entries = sorted((r["pk"], r["fields"]["leaf"].encode("utf-8"), r["fields"]["leaf_hash"])
+                         for r in records if r["model"] == "registry.logentry")
+        head = next((r["fields"]["size"] for r in records if r["model"] == "registry.loghead"), 0)
+        try:
+            problem = log_replacement_problem(entries, head)
+        except LogError as exc:
+            raise CommandError(f"The transparency log cannot be checked, so nothing was restored: {exc}") from None
+        if problem:
+            raise CommandError(f"{problem} Nothing was restored.")
         try:
             with transaction.atomic():
                 if replace:

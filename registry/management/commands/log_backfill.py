@@ -1,10 +1,11 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from ...enums import NamespaceStatus
 from ...models import Namespace, Proposal
 from ...selectors import reservation_active
-from ...transparency.log import log_tree
+from ...transparency.log import LogError, log_tree
+from ...transparency.signer import log_damage_thorough
 from ...transparency.models import LogEntry
 from ...transparency.records import log_reservation_granted, log_version_registered
 
@@ -19,6 +20,22 @@ class Command(BaseCommand):
             "(docs/transparency.md); 'start' runs it.")
 
     def handle(self, **options):
+        # In a damaged log an append would give a signed number a second entry, or put back as new
+        # what was deleted after a hole: never. The operators repair the log first.
+        try:
+            damage = log_damage_thorough()
+        except LogError as exc:
+            raise CommandError(f"The transparency log cannot be checked, so nothing was added to it: {exc}",
+                               returncode=2) from None
+        if damage:
+            raise CommandError(f"{damage} log_backfill adds nothing to a damaged log; repair it first "
+                               "(docs/transparency.md, 'When the log is damaged').", returncode=1)
+        try:
+            self._backfill()
+        except LogError as exc:
+            raise CommandError(str(exc), returncode=1) from None
+
+    def _backfill(self):
         logged = set(LogEntry.objects.filter(kind="snid-version").values_list("snid", "version"))
         logged = {(snid.lower(), version) for snid, version in logged}
         versions = reservations = 0

@@ -7,9 +7,10 @@ from ...transparency.log import log_key_generate
 
 
 class Command(BaseCommand):
-    help = ("Generate the transparency log's Ed25519 signer key into a file (never overwriting one) and "
-            "print its verifier key, to publish (docs/transparency.md). Point REGISTRY_LOG_KEY_FILE at it, "
-            "or put its content in REGISTRY_LOG_KEY.")
+    help = ("Generate the transparency log's Ed25519 signer key into a file (never overwriting one), write its "
+            "verifier key beside it (<path>.pub) and print it, to publish and to give the app servers as "
+            "REGISTRY_LOG_VERIFIER_KEY (docs/transparency.md). Point the signer's REGISTRY_LOG_KEY_FILE at the key. "
+            "Needs no other setting, in production mode too.")
 
     def add_arguments(self, parser):
         parser.add_argument("path", nargs="?", default=None,
@@ -29,5 +30,9 @@ class Command(BaseCommand):
                                "the new one elsewhere (docs/transparency.md, 'Rotating the key').") from None
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        public = Path(f"{target}.pub")
+        public.write_text(f"{signer.verifier()}\n", encoding="ascii")
+        public.chmod(0o644)
         self.stdout.write(f"Signer key written to {target} (keep it secret; back it up).")
         self.stdout.write(f"Verifier key (publish it): {signer.verifier()}")
+        self.stdout.write(f"It is also in {public}: the app servers' REGISTRY_LOG_VERIFIER_KEY.")

@@ -12,6 +12,8 @@ CHECKS = [
      lambda body: {"valid", "normalized"} <= set(json.loads(body))),
     ("/api/schema/", "application/vnd.oai.openapi", None),
     ("/static/registry/site.css", "text/css", None),
+    # The checkpoint the log's signer published (503 while no signer has run).
+    ("/log/checkpoint", "text/plain", lambda body: body.count(b"\n") >= 5),
 ]
 
 

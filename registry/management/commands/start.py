@@ -8,7 +8,12 @@ is configured, the mails are written to files and counted in one line.
 It serves with gunicorn and the deployed configuration (registry/gunicorn.py),
 DEBUG off, through ``registry.preview_settings`` (the production settings on
 the loopback); ``--debug`` serves Django's development server in DEBUG mode
-instead, for developers.
+instead, for developers. As deployed, the web workers do not hold the log's key:
+a signer of its own (``log_sign --watch``, docs/transparency.md) runs beside them
+and stops with them.
+
+``start`` changes nothing in a damaged transparency log: ``log_backfill`` refuses,
+and ``start`` stops with its sentence.
 """
 
 from __future__ import annotations
@@ -56,8 +61,9 @@ class Command(BaseCommand):
             before = _files(mail_dir)
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
-            call_command("log_backfill", verbosity=0, stdout=io.StringIO())  # versions approved before the log
             self.stdout.write(f"Transparency log key: {log_verifier(create=True)} (see /log/).")
+            # Versions approved before the log; refuses (CommandError) to touch a damaged log.
+            call_command("log_backfill", verbosity=0, stdout=io.StringIO())
             accounts = demo.demo_accounts()
             if demo.database_is_empty():
                 proposals = demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
@@ -89,8 +95,10 @@ class Command(BaseCommand):
             "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or settings.SECRET_KEY,
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,[::1]",
             "REGISTRY_SITE_URL": settings.SITE_URL,
-            # The development log key made above (production settings refuse to start without one).
-            "REGISTRY_LOG_KEY_FILE": os.environ.get("REGISTRY_LOG_KEY_FILE") or settings.REGISTRY_LOG_KEY_FILE,
+            # The web workers get the log's public key only; the signer below holds the key.
+            "REGISTRY_LOG_VERIFIER_KEY": str(log_verifier()),
+            "REGISTRY_LOG_KEY": "",
+            "REGISTRY_LOG_KEY_FILE": "",
             "BIND": f"127.0.0.1:{port}",
             "WEB_CONCURRENCY": os.environ.get("WEB_CONCURRENCY", "2"),
         }
@@ -110,9 +118,21 @@ class Command(BaseCommand):
         sys.stdout.flush()
         sandbox.shutdown()  # the demo's checks started a job process; gunicorn's workers start their own
         connections.close_all()
+        self._start_signer(environment)
         os.chdir(settings.BASE_DIR)
         os.execve(sys.executable, [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn",
                                    "--log-level", "warning", "registry.wsgi:application"], environment)
+
+    def _start_signer(self, environment):
+        """The log's signer beside gunicorn, as deployed: it alone holds the key (and the record of what
+        it signed); it stops when gunicorn (which replaces this process) does."""
+        signer = {**environment, "REGISTRY_LOG_VERIFIER_KEY": "",
+                  "REGISTRY_LOG_KEY": os.environ.get("REGISTRY_LOG_KEY", ""),
+                  "REGISTRY_LOG_KEY_FILE": os.environ.get("REGISTRY_LOG_KEY_FILE") or settings.REGISTRY_LOG_KEY_FILE,
+                  "REGISTRY_LOG_STATE_DIR": settings.REGISTRY_LOG_STATE_DIR,
+                  "REGISTRY_LOG_SIGNER_PARENT": str(os.getpid())}
+        subprocess.Popen([sys.executable, "manage.py", "log_sign", "--watch"], cwd=settings.BASE_DIR, env=signer,
+                         stdout=subprocess.DEVNULL)
 
     def _credentials(self, accounts, address):
         """The last thing printed: who to sign in as, and where."""

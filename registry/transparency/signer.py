@@ -1,0 +1,289 @@
+"""The log's signer: the one process that holds the key, signs only a log that extends what it signed.
+
+One signer serves every app server. It runs as ``manage.py log_sign --watch`` (a service of
+its own, as the user who owns the key and the signer's directory), looks at the log head every
+``REGISTRY_LOG_SIGN_POLL`` seconds, and makes a pass (``log_sign``) when the log grew, when the
+published row differs from what it published, or every ``CHECKPOINT_PERIOD`` seconds:
+
+1. it reads every entry and re-hashes it, and checks the tree against its own record of the
+   last checkpoint it signed and that tree's leaf hashes (``signer_state``: kept beside the key,
+   out of the database's reach) — the RFC 9162 consistency proof from that checkpoint to the
+   new tree must verify and no signed entry may differ;
+2. if it does not, it signs nothing: the last good checkpoint stays published, the reason goes
+   into the ``LogSigned`` row (``/log/`` and the lookup's ``Registry-Log-Damage`` header show
+   it), into the error log and, once per new finding and then daily, into a mail to the
+   editors and ``REGISTRY_LOG_ALARM_EMAILS``; ``log_sign`` exits 1;
+3. otherwise it signs the new checkpoint, records it (durably, before anyone sees it), asks each
+   witness of ``REGISTRY_LOG_WITNESSES`` to cosign it with the consistency proof from the size
+   that witness cosigned last (C2SP tlog-witness), and publishes the checkpoint with the
+   cosignatures in the ``LogSigned`` row, which every web worker serves byte for byte.
+
+In development and tests (``REGISTRY_LOG_SIGN_INLINE``) the process that appended runs the same
+pass right after its transaction commits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from .cosignature import CosignatureVerifier
+from .log import CHECKPOINT_PERIOD, LogError, log_damage, log_published, log_published_forget, log_signer
+from .merkle import Tree, leaf_hash
+from .models import LogEntry, LogHead, LogSigned
+from .note import NoteError, checkpoint_open, note_split
+from .signer_state import (SignerRecord, SignerState, SignerStateError, checkpoint_due, checkpoint_text,
+                           damage_sentence, log_examine)
+from .witness import WitnessEndpoint, WitnessRefused, witness_cosign
+
+logger = logging.getLogger("registry.transparency.signer")
+
+#: A damage already reported by mail is reported again after this many seconds while it lasts.
+ALARM_REPEAT_SECONDS = 24 * 3600
+
+
+@dataclass
+class SignOutcome:
+    """What one pass did: signed (a new checkpoint published), or found damage, or neither."""
+
+    size: int
+    signed: bool = False
+    damage: str = ""
+    cosigned_by: list[str] = field(default_factory=list)
+    witness_problems: list[str] = field(default_factory=list)
+
+
+def signer_state() -> SignerState:
+    directory = settings.REGISTRY_LOG_STATE_DIR
+    if not directory:
+        raise LogError("REGISTRY_LOG_STATE_DIR is not set: the signer keeps its record of what it signed in "
+                       "that directory, beside its key (docs/transparency.md, 'The signer').")
+    return SignerState(Path(directory))
+
+
+def log_witnesses() -> list[WitnessEndpoint]:
+    try:
+        return [WitnessEndpoint(CosignatureVerifier.parse(w["key"]), w["url"]) for w in settings.REGISTRY_LOG_WITNESSES]
+    except NoteError as exc:
+        raise LogError(f"REGISTRY_LOG_WITNESSES holds a key that is not a witness key: {exc}") from None
+
+
+def _read_log():
+    """(head, rows) of the table: every entry below the head, in order, with its leaf as bytes."""
+    with transaction.atomic():  # entries appended meanwhile are numbered from the head on: not read
+        head = LogHead.objects.values_list("size", flat=True).first() or 0
+        rows = (LogEntry.objects.filter(index__lt=head).order_by("index")
+                .values_list("index", "leaf", "leaf_hash").iterator(chunk_size=2000))
+        return head, [(index, leaf.encode("utf-8"), stored) for index, leaf, stored in rows]
+
+
+def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None) -> SignOutcome:
+    """One pass of the signer (see the module's docstring). ``adopt``: a checkpoint note signed with
+    this key, taken as the last one signed when the signer's own record is lost."""
+    signer = log_signer()
+    state = signer_state()
+    with state.lock():
+        record = state.load()
+        if record is not None and record.checkpoint.origin != signer.name:
+            raise SignerStateError(f"The signer's record in {state.directory} is for the log "
+                                   f"{record.checkpoint.origin!r}, not {signer.name!r}: the key or the "
+                                   "directory is the wrong one.")
+        head, rows = _read_log()
+        if record is None:
+            record = _first_record(signer, rows, adopt)
+            if record is not None:
+                state.save(record, None)  # adopted: from now on it is this signer's record
+        exam = log_examine(record, rows, head)
+        now = now or timezone.now()
+        if exam.problems:
+            damage = damage_sentence(record, exam.problems)
+            logger.error("The transparency log is damaged; nothing was signed. %s", damage)
+            _publish(record.published if record else None, damage, now)
+            _alarm(state, damage, now)
+            return SignOutcome(record.size if record else 0, damage=damage)
+        if record is not None and _signed_by(record.note, signer) and not checkpoint_due(
+                record, exam.tree, now, CHECKPOINT_PERIOD):
+            if _row() != (record.published, ""):
+                _publish(record.published, "", now)  # the row was changed or rolled back: put it right
+            return SignOutcome(record.size)
+        note = signer.sign(checkpoint_text(signer.name, exam.tree, now))
+        signed = SignerRecord(note, list(exam.tree.levels[0]), note, dict(record.witnesses) if record else {})
+        state.save(signed, record)  # remembered before anybody sees it
+        outcome = SignOutcome(signed.size, signed=True)
+        lines = []
+        for endpoint in log_witnesses():
+            def proof_from(old, tree=exam.tree):
+                return tree.consistency_proof(old, tree.size) if old <= tree.size else None
+            try:
+                line, size = witness_cosign(endpoint, note, signed.witnesses.get(endpoint.name, 0), proof_from,
+                                            settings.REGISTRY_LOG_WITNESS_TIMEOUT)
+            except (WitnessRefused, NoteError) as exc:
+                logger.warning("Witness %s did not cosign the checkpoint of size %d: %s", endpoint.name,
+                               signed.size, exc)
+                outcome.witness_problems.append(str(exc))
+                continue
+            signed.witnesses[endpoint.name] = size
+            lines.append(line)
+            outcome.cosigned_by.append(endpoint.name)
+        if lines:
+            signed.published = note + "".join(lines)
+            state.save(signed, signed)
+        _publish(signed.published, "", now)
+        if state.alarm()[0]:
+            state.alarm_save("", now.timestamp())
+            logger.warning("The transparency log extends the last checkpoint again; signing resumed.")
+        return outcome
+
+
+def _first_record(signer, rows, adopt: str | None) -> SignerRecord | None:
+    """The signer has no record: start from nothing, from the adopted checkpoint, or refuse."""
+    published = LogSigned.objects.filter(pk=1).values_list("note", flat=True).first()
+    if adopt is None:
+        if published:
+            try:
+                size = checkpoint_open(published, signer.verifier()).size
+            except NoteError:
+                size = None
+            if size is not None and size > 0:
+                raise SignerStateError(
+                    f"This signer has no record of what it signed ({settings.REGISTRY_LOG_STATE_DIR} is empty), but "
+                    f"the database holds a checkpoint of size {size} signed with its key. Restore the directory "
+                    "from its backup; if it is lost, compare /log/checkpoint with a mirror's or a witness's and "
+                    "run `manage.py log_sign --adopt FILE` with that checkpoint (docs/transparency.md).")
+        return None
+    try:
+        checkpoint = checkpoint_open(adopt, signer.verifier())
+    except NoteError as exc:
+        raise SignerStateError(f"The checkpoint to adopt is not one this key signed: {exc}") from None
+    hashes = [leaf_hash(leaf) for _, leaf, _ in rows[:checkpoint.size]]
+    if len(hashes) < checkpoint.size or Tree(hashes).root() != checkpoint.root:
+        raise SignerStateError(f"The log table does not hold the tree of the adopted checkpoint (size "
+                               f"{checkpoint.size}); it cannot be adopted.")
+    text = note_split(adopt)[0]
+    note = f"{text}\n" + "".join(line for line in adopt[len(text) + 1:].splitlines(keepends=True)
+                                 if line.startswith(f"\u2014 {signer.name} "))
+    return SignerRecord(note, hashes, adopt, {})
+
+
+def _signed_by(note: str, signer) -> bool:
+    """Whether ``signer``'s key signed ``note`` (after a key rotation the same tree is signed again)."""
+    try:
+        checkpoint_open(note, signer.verifier())
+    except NoteError:
+        return False
+    return True
+
+
+def _row() -> tuple[str, str] | None:
+    return LogSigned.objects.filter(pk=1).values_list("note", "damage").first()
+
+
+def _publish(note: str | None, damage: str, now: dt.datetime) -> None:
+    """Write the row the web workers serve (the note only if there is one)."""
+    values = {"damage": damage, "checked_at": now}
+    if note:
+        checkpoint = checkpoint_open(note, log_signer().verifier())
+        values.update(note=note, size=checkpoint.size, signed_at=checkpoint.time)
+    LogSigned.objects.update_or_create(pk=1, defaults=values)
+    log_published_forget()
+
+
+def _alarm(state: SignerState, damage: str, now: dt.datetime) -> None:
+    """Mail the editors, ADMINS and REGISTRY_LOG_ALARM_EMAILS once per new finding, then daily while it lasts."""
+    last, at = state.alarm()
+    if last == damage and now.timestamp() - at < ALARM_REPEAT_SECONDS:
+        return
+    from .. import notify
+
+    admins = {address for _, address in getattr(settings, "ADMINS", [])}
+    recipients = sorted(set(settings.REGISTRY_LOG_ALARM_EMAILS) | admins | set(notify.editors_emails()))
+    notify.now("log_damage", recipients, {"damage": damage, "repeated": last == damage,
+                                            "checked_at": now, "origin": log_signer().name})
+    state.alarm_save(damage, now.timestamp())
+
+
+def log_sign_watch(poll: float, stop=lambda: False, passes=None) -> None:
+    """``log_sign --watch``: a pass at start, then whenever the head or the row changes, or the period
+    has passed. Errors of one pass are logged and tried again; ``stop()`` ends the loop."""
+    from django.db import close_old_connections
+
+    def looked() -> tuple:
+        return LogHead.objects.values_list("size", flat=True).first(), _row()
+
+    last_pass, seen = -float("inf"), None
+    while not stop():
+        close_old_connections()
+        try:
+            current = looked()
+            if current != seen or time.monotonic() - last_pass >= CHECKPOINT_PERIOD:
+                last_pass, seen = time.monotonic(), current
+                outcome = log_sign()
+                seen = looked()
+                if passes is not None:
+                    passes(outcome)
+        except (LogError, SignerStateError) as exc:  # tried again when something changes, or after the period
+            logger.error("The log's signer cannot sign: %s", exc)
+        except Exception:  # noqa: BLE001 - a database restart must not end the signer; it tries again
+            logger.exception("The log's signer failed; trying again")
+            seen = None
+        time.sleep(poll)
+
+
+# --- what commands that write to the log check first ----------------------------------------------
+
+
+def _extends_signed(tree, record_or_none) -> list[str]:
+    """Why ``tree`` does not extend the published checkpoint or this machine's signer record."""
+    problems = []
+    published = log_published()
+    if published is not None:
+        signed = published.checkpoint
+        if tree.size < signed.size or tree.root(signed.size) != signed.root:
+            problems.append(f"it does not extend the checkpoint published last (size {signed.size})")
+    if record_or_none is not None:
+        signed = record_or_none.checkpoint
+        if tree.size < signed.size or tree.root(signed.size) != signed.root:
+            problems.append(f"it does not extend the checkpoint this signer signed last ({record_or_none.described()})")
+    return problems
+
+
+def _local_record() -> SignerRecord | None:
+    """The signer's record, when this machine holds it (the signer's own, or development)."""
+    directory = settings.REGISTRY_LOG_STATE_DIR
+    if not directory or not Path(directory).is_dir():
+        return None
+    try:
+        return SignerState(Path(directory)).load()
+    except SignerStateError:
+        return None
+
+
+def log_damage_thorough() -> str | None:
+    """``log_damage``, and every leaf re-hashed against what was signed (for commands about to write)."""
+    damage = log_damage()
+    if damage:
+        return damage
+    head, rows = _read_log()
+    record = _local_record()
+    exam = log_examine(record, rows, head)
+    problems = exam.problems or _extends_signed(exam.tree, None)
+    return damage_sentence(record, problems) if problems else None
+
+
+def log_replacement_problem(rows, head: int) -> str | None:
+    """Why a log of ``rows`` ((index, leaf bytes, stored hash hex)) and ``head`` — a backup's — may not
+    replace the one in the database: it is damaged itself, or it does not extend what was signed."""
+    exam = log_examine(None, rows, head)
+    problems = exam.problems or _extends_signed(exam.tree, _local_record())
+    if not problems:
+        return None
+    return ("The backup's transparency log cannot replace this one: " + "; ".join(problems) + ". Restoring it "
+            "would take back or renumber entries that were signed, which mirrors and witnesses hold (a fork); "
+            "restore a backup made after the last checkpoint (docs/transparency.md, 'When the log is damaged').")
