@@ -49,6 +49,7 @@ over = proposal_factory(name="fdc", state="approved", grammar={"abnf": CAPTURE_H
 cost = ResolutionCost.from_dict(Resolver.objects.current().filter(namespace__snid=snid).first().cost)
 stored = {s: ResolutionCost.from_dict(Resolver.objects.current().filter(namespace__snid=s).first().cost).cheap
           for s in (snid, "fdc")}
+from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from tests.factories import user_factory
@@ -56,7 +57,7 @@ applicant = user_factory("drafter")
 draft = proposal_factory(applicant, name="img")
 session = SessionStore()
 session[SESSION_KEY] = str(applicant.pk)
-session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]  # the password backend
 session[HASH_SESSION_KEY] = applicant.get_session_auth_hash()
 session.save()
 print(json.dumps({"snid": snid, "verdict": verdict, "total_ms": cost.total_ms, "count": count, "rep": rep,
