@@ -380,12 +380,18 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Operation links inside Swagger UI's operation buttons are interactive controls nested in
     # controls (WCAG 4.1.2); ReDoc uses the system fonts (no font CDN). registry/api/docs_ui.py.
-    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
+    # Its layout: BaseLayout without a second <main> (static/registry/api-docs.js); a string, as it names a
+    # script's value (drf-spectacular writes a string as it is).
+    "SWAGGER_UI_SETTINGS": '{"deepLinking": false, "layout": "RegistryLayout", '
+                           '"presets": [SwaggerUIBundle.presets.apis, window.registrySwaggerLayout]}',
+
     "REDOC_UI_SETTINGS": {"theme": {"typography": {
         "fontFamily": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
         "headings": {"fontFamily": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"},
         "code": {"fontFamily": "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"}}}},
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "registry.api.docs_ui.open_operations_name_no_security"],
     "ENUM_NAME_OVERRIDES": {
         "ProposalStateEnum": "registry.enums.ProposalState",
         "NamespaceStatusEnum": "registry.enums.NamespaceStatus",
