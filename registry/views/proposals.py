@@ -32,7 +32,7 @@ from ..models import Namespace, Proposal, ProposalEvent
 from ..stewardship.selectors import next_version_data, snids_stewarded_by
 from ..selectors import proposal_findings, proposals_for
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
-from ..verdicts import proposal_verdict, recheck
+from ..verdicts import judgements_of, proposal_verdict, recheck, with_judgements
 from .errors import NextStep, conflict, forbidden
 
 #: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
@@ -107,11 +107,18 @@ def _visible_proposal(request, pk) -> Proposal:
     return proposal
 
 
-def _grouped(findings) -> list[tuple[str, list]]:
+#: What a decided proposal calls the findings left to the editor without a judgement to record:
+#: the decision was made, so they no longer "need" anything.
+DECIDED_LABELS = {FindingStatus.EDITOR: "Left to the editor's judgement"}
+
+
+def _grouped(findings, *, decided: bool = False) -> list[tuple[str, list]]:
     groups = defaultdict(list)
     for finding in findings:
         groups[finding.status].append(finding)
-    return [(status.label, [*groups[status.value]]) for status in STATUS_ORDER if groups[status.value]]
+    labels = DECIDED_LABELS if decided else {}
+    return [(labels.get(status, status.label), [*groups[status.value]]) for status in STATUS_ORDER
+            if groups[status.value]]
 
 
 def markdown_ready(sections: dict, threads=None) -> None:
@@ -241,12 +248,13 @@ def proposal_detail(request, pk):
     see_review = rules.can_see_review(request.user, proposal)
     verdict = proposal_verdict(proposal)
     rechecked = _recheck_context(request, proposal, verdict)
+    shown = with_judgements(verdict, judgements_of(proposal)) if see_review else verdict  # as on the review page
     # A re-check's new findings link to their lines as the decision's do.
     marked = [*verdict.findings, *(rechecked["recheck"].new if rechecked["recheck"] else [])]
     context = {
         "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
         "parts": sections_by_part(),
-        "findings": verdict.findings, "verdict": verdict,
+        "findings": shown.findings, "verdict": verdict,
         "line_marks": _line_marks(marked, proposal.to_data()),
         **rechecked,
         "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
@@ -260,7 +268,7 @@ def proposal_detail(request, pk):
         "reservation_requests": proposal.reservation_requests.all() if rules.is_submitter(request.user, proposal) else [],
         **_conversation(request, proposal),
     }
-    context["finding_groups"] = _grouped(context["findings"])
+    context["finding_groups"] = _grouped(context["findings"], decided=verdict.decided)
     markdown_ready(proposal.sections, context["threads"])
     return render(request, "registry/proposals/detail.html", context)
 

@@ -8,7 +8,6 @@ asks for confirmation saying what will happen and who is told.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from functools import wraps
 
@@ -36,7 +35,7 @@ from ..grammar.limits import MATCH_BUDGET_MS
 from ..selectors import (registration_kind, reservation_active, search_text, slow_validators,
                          with_registration_kind)
 from .errors import NextStep, conflict, forbidden
-from ..verdicts import proposal_verdict
+from ..verdicts import judged, judgements_of, proposal_verdict
 from .proposals import _grouped, _line_marks, _recheck_context, _workbench, diagram_page, markdown_ready
 
 #: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
@@ -105,23 +104,8 @@ def review_queue(request):
     return render(request, "registry/review/queue.html", context)
 
 
-def _judged(findings, judgements) -> list:
-    """The findings as the editor now stands: a recorded judgement replaces "needs your judgement"."""
-    out = []
-    for finding in findings:
-        judgement = judgements.get(finding.id)
-        if finding.status == FindingStatus.EDITOR and judgement is not None:
-            verdict = "satisfied" if judgement.ok else "not satisfied"
-            note = f": {judgement.note}" if judgement.note else ""
-            finding = dataclasses.replace(
-                finding, status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
-                message=f"{finding.message} Judged {verdict} by {judgement.editor.get_username()}{note}.")
-        out.append(finding)
-    return out
-
-
 def _review_context(request, proposal) -> dict:
-    judgements = {j.check_id: j for j in proposal.judgements.select_related("editor")}
+    judgements = judgements_of(proposal)
     verdict = proposal_verdict(proposal)
     data = proposal.to_data()
     bench = _workbench(data, verdict.findings,
@@ -130,11 +114,14 @@ def _review_context(request, proposal) -> dict:
     if rechecked["recheck"]:  # a re-check's new findings link to their lines as the decision's do
         bench["line_marks"] = _line_marks([*bench["findings"], *rechecked["recheck"].new], data)
     machine = bench["findings"]
-    # A decided proposal shows the findings it was decided on, as they were; the judgements
-    # are listed with the decision panel.
-    findings = machine if verdict.decided else _judged(machine, judgements)
+    # Decided or not, what the editor judged is shown as judged (verdicts.judged): a decided
+    # proposal shows the findings it was decided on with the judgements it was decided with.
+    findings = judged(machine, judgements)
     manual = [{"id": check_id, "judgement": judgements.get(check_id),
                "findings": [f for f in machine if f.id == check_id]} for check_id in MANUAL_CHECKS]
+    # Findings that ask the editor to judge without one of the four judgements to record (the
+    # wording of 2.4, say): weighed in the decision itself.
+    weigh = [f for f in machine if f.status == FindingStatus.EDITOR and f.id not in MANUAL_CHECKS]
     previous = None
     if proposal.namespace_id and proposal.namespace.current_id and proposal.namespace.current_id != proposal.pk:
         previous = proposal.namespace.current
@@ -142,6 +129,8 @@ def _review_context(request, proposal) -> dict:
     return {
         "proposal": proposal, "parts": sections_by_part(), "manual": manual,
         "open_judgements": [m["id"] for m in manual if m["judgement"] is None],
+        "recorded_judgements": [m["id"] for m in manual if m["judgement"] is not None], "weigh": weigh,
+        "checks_fail": has_failures(machine),
         "judgements_final": proposal.state in FINAL_STATES,
         "threads": threads, "can_start_threads": True, "thread_next": request.get_full_path(),
         "finding_threads": [t for t in threads.all if t.finding and not t.section],
@@ -152,7 +141,8 @@ def _review_context(request, proposal) -> dict:
         "may_override_conflict": request.user.is_superuser,
         "previous": previous,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
-        **bench, "findings": findings, "finding_groups": _grouped(findings), "verdict": verdict,
+        **bench, "findings": findings, "finding_groups": _grouped(findings, decided=verdict.decided),
+        "verdict": verdict,
         **rechecked,
     }
 

@@ -327,9 +327,10 @@ def test_recording_judgements_in_one_form_updates_the_panel_at_once(client, peop
     assert sorted(Judgement.objects.values_list("check_id", "ok")) == [("scope", True), ("snid-durable", False)]
     waiting = page[page.index("Needs the editor&#x27;s judgement"):]
     assert 'data-check="scope"' not in waiting[:waiting.index("</ul>")]
-    assert "Judged satisfied by eve: Grid resources." in page
-    assert "Judged not satisfied by eve." in page
-    assert "2 of 4 not yet recorded." in page
+    today = timezone.localdate().isoformat()
+    assert f"Judged satisfied by eve on {today}: Grid resources." in page
+    assert f"Judged not satisfied by eve on {today}." in page
+    assert "2 of the 4 judgements recorded; 2 still open." in page
 
 
 @pytest.mark.django_db
