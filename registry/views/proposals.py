@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import fairshare, markdown, rules, services
-from ..checklist import DRAFT, SUBMITTED, example_subjects, progress
+from ..checklist import DRAFT, SUBMITTED, example_subjects, one_line_per_cause, progress
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
 from ..diagram_cache import cached_diagrams
@@ -113,8 +113,9 @@ DECIDED_LABELS = {FindingStatus.EDITOR: "Left to the editor's judgement"}
 
 
 def _grouped(findings, *, decided: bool = False) -> list[tuple[str, list]]:
+    """The findings by status, in the panel's order; the checks waiting for one cause on one line."""
     groups = defaultdict(list)
-    for finding in findings:
+    for finding in one_line_per_cause(findings):
         groups[finding.status].append(finding)
     labels = DECIDED_LABELS if decided else {}
     return [(labels.get(status, status.label), [*groups[status.value]]) for status in STATUS_ORDER
@@ -397,7 +398,7 @@ def proposal_check(request, pk):
     data = form.posted_proposal()
     context = {"proposal": proposal, "form": form,
                **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
-               "progress": progress(data)}
+               "progress": progress(data), "fresh_marks": True}
     return render(request, "registry/proposals/_workbench.html", context)
 
 
