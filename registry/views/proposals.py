@@ -79,7 +79,9 @@ def proposal_new(request):
         start = form.cleaned_data["start"]
         if start == "example":
             example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
-            data = rebased(example, form.cleaned_data["snid"].strip())
+            # The example's text to start from, under the applicant's SNID; its title names the example, not
+            # their registration, so the draft starts without one.
+            data = dataclasses.replace(rebased(example, form.cleaned_data["snid"].strip()), title="")
         elif start == "version":
             namespace = Namespace.objects.by_snid(form.cleaned_data["namespace"]).select_related("current").get()
             data = next_version_data(namespace)

@@ -122,9 +122,10 @@ def _review_context(request, proposal) -> dict:
     # Findings that ask the editor to judge without one of the four judgements to record (the
     # wording of 2.4, say): weighed in the decision itself.
     weigh = [f for f in machine if f.status == FindingStatus.EDITOR and f.id not in MANUAL_CHECKS]
-    previous = None
-    if proposal.namespace_id and proposal.namespace.current_id and proposal.namespace.current_id != proposal.pk:
-        previous = proposal.namespace.current
+    previous = _approved_before(proposal)
+    # A new version stays one once approved (then it is the namespace's current version, not "previous").
+    new_version = previous is not None or bool(
+        proposal.namespace_id and proposal.namespace.proposals.approved().filter(version__lt=proposal.version).exists())
     threads = threads_of(proposal)
     return {
         "proposal": proposal, "parts": sections_by_part(), "manual": manual,
@@ -139,12 +140,20 @@ def _review_context(request, proposal) -> dict:
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
         "own": rules.is_own_case(request.user, proposal),
         "may_override_conflict": request.user.is_superuser,
-        "previous": previous,
+        "previous": previous, "new_version": new_version,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
         **bench, "findings": findings, "finding_groups": _grouped(findings, decided=verdict.decided),
         "verdict": verdict,
         **rechecked,
     }
+
+
+def _approved_before(proposal) -> Proposal | None:
+    """The SNID's current approved version, when ``proposal`` proposes a later one (what it changes)."""
+    current = proposal.namespace.current if proposal.namespace_id else None
+    if current is None or current.pk == proposal.pk or current.version >= proposal.version:
+        return None
+    return current
 
 
 def _reviewable(pk) -> Proposal:
@@ -176,11 +185,11 @@ def review_diff(request, pk):
     """What a new version changes from the approved one, section by section; loaded when opened
     (a long section makes the comparison costly, and the editor reads the proposal first)."""
     proposal = _reviewable(pk)
-    namespace = proposal.namespace
-    if not (namespace and namespace.current_id and namespace.current_id != proposal.pk):
+    previous = _approved_before(proposal)
+    if previous is None:
         raise Http404("This proposal is not a new version of a registered SNID: there is nothing to compare.")
-    context = {"proposal": proposal, "previous": namespace.current,
-               "diff": proposal_diff(namespace.current, proposal),
+    context = {"proposal": proposal, "previous": previous,
+               "diff": proposal_diff(previous, proposal),
                "back": reverse("registry:review_detail", args=[proposal.pk])}
     if request.GET.get("fragment") == "1":
         return render(request, "registry/review/_diff.html", context)

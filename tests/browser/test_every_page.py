@@ -292,8 +292,8 @@ WALKS: dict[str, list[str | Step]] = {
     ],
     "editor": [
         "/review/", "/review/?state=approved", "/review/{img}/", "/review/{second-round}/", "/review/{example}/",
-        "/review/{judged}/", "/review/{version2}/", f"/review/{{{LONG_SNID}}}/", "/review/{img}/diagrams/",
-        "/review/{version2}/diff/", "/review/reservations/", "/review/snid/example/",
+        "/review/{judged}/", "/review/{version2}/", "/review/{version3}/", f"/review/{{{LONG_SNID}}}/",
+        "/review/{img}/diagrams/", "/review/{version3}/diff/", "/review/reservations/", "/review/snid/example/",
         "/urn/example/resolvers/edit/", "/admin/", "/admin/registry/proposal/", "/admin/registry/proposal/{img}/change/",
         act("a thread started", start_a_thread),
         act("judgements recorded", record_judgements),
@@ -352,6 +352,7 @@ def site(transactional_db):
     example = Namespace.objects.by_snid("example").select_related("current").get()
     version2 = submitted(next_version_data(example))
     services.proposal_transition(version2, "approve", editor, override_reason="Test data.")
+    version3 = submitted(next_version_data(Namespace.objects.by_snid("example").select_related("current").get()))
     # To be approved by the walk.
     submitted(rebased(data_factory(title="Clusters"), "clusters"))
     # A draft with a grammar that does not parse, a long invalid example and an editor's thread.
@@ -363,7 +364,7 @@ def site(transactional_db):
     services.proposal_transition(wide, "request_changes", editor, comment="See the thread on 4.1.")
     services.reservation_request_create("reserve-me", applicant, reason="While we write.")
     ids = {p.snid: p.pk for p in Proposal.objects.all()}
-    ids["judged"], ids["version2"], ids["wide"] = judged.pk, version2.pk, wide.pk
+    ids["judged"], ids["version2"], ids["version3"], ids["wide"] = judged.pk, version2.pk, version3.pk, wide.pk
     return ids
 
 
@@ -522,7 +523,8 @@ def test_the_api_documentation_is_clean_with_its_panels_open(chromium, live_serv
 
 def test_every_page_walk_names_known_proposals():
     """A path's ``{name}`` must be one of the site's proposals (a typo would fail only in the browser)."""
-    known = {"img", "newsml", "urn-5", "example", "fdc", "second-round", "judged", "version2", "wide", "clusters",
+    known = {"img", "newsml", "urn-5", "example", "fdc", "second-round", "judged", "version2", "version3", "wide",
+             "clusters",
              LONG_SNID, LONG_REGISTERED}
     for steps in (*WALKS.values(), *ELSEWHERE.values()):
         for step in steps:

@@ -136,6 +136,20 @@ def test_the_panel_counts_the_judgements_recorded(client, people):
 
 
 @pytest.mark.django_db
+def test_a_new_version_is_called_so_before_and_after_its_approval(client, people):
+    from ..factories import data_factory
+    first = proposal_factory(people["applicant"], state="approved", editor=people["editor"])
+    second = services.proposal_create(data_factory(version=2), people["applicant"])
+    second = services.proposal_transition(second, "submit", people["applicant"])
+    client.force_login(people["editor"])
+    assert "New version 2 of a registered SNID" in client.get(f"/review/{second.pk}/").content.decode()
+    services.proposal_transition(second, "approve", people["editor"], override_reason="Demo.")
+    page = client.get(f"/review/{second.pk}/").content.decode()
+    assert "New version 2 of a registered SNID" in page and "New SNID" not in page
+    assert "New SNID" in client.get(f"/review/{first.pk}/").content.decode()
+
+
+@pytest.mark.django_db
 def test_confirm_decision_is_titled_for_what_it_confirms(client, people):
     proposal = proposal_factory(people["applicant"], state="submitted")
     client.force_login(people["editor"])

@@ -180,6 +180,9 @@ def test_new_proposal_from_the_example_and_as_a_new_version(client, people):
     example = Proposal.objects.get(submitter=people["submitter"])
     assert response["Location"] == f"/proposals/{example.pk}/edit/"
     assert example.grammar_rule == "EXAMPLE-URN" and len(example.examples_valid) == 4
+    assert example.title == ""  # the example's title names the example, not this registration
+    example.title = "Supercomputers"
+    example.save(update_fields=["title"])
     services.proposal_transition(example, "submit", people["submitter"])
     services.proposal_transition(example, "approve", people["editor"])
     client.post("/proposals/new/", {"start": "version", "namespace": "supercomputers"})
