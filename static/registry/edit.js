@@ -87,9 +87,9 @@
     });
   }
 
-  // Replies to review threads sit inside the form's sections but belong to their own forms.
+  // A reply typed in a review thread is not a change to the draft (its buttons send the form too).
   function edited(event) {
-    if (event.target.form !== form) return;
+    if (event.target.form !== form || event.target.closest(".thread-reply")) return;
     dirty = true;
     markStale();
   }

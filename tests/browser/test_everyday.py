@@ -121,3 +121,26 @@ def test_on_a_short_screen_the_decision_panel_is_not_held_in_view(chromium, live
         assert page.evaluate(PANEL_SCROLLS) == {"inside": 0, "position": "static"}
     finally:
         context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_replying_on_the_edit_page_keeps_what_was_typed_in_the_form(new_page):
+    applicant = user_factory("ann", password="ann-long-pass-phrase")
+    editor = user_factory("erin", editor=True)
+    proposal = proposal_factory(applicant, state="submitted")
+    thread = services.thread_start(proposal, editor, "Who assigns the index?", section="scope")
+    services.proposal_transition(proposal, "request_changes", editor, comment="See 4.1.")
+    page = new_page()
+    login(page, "ann", "ann-long-pass-phrase")
+    page.goto(f"/proposals/{proposal.pk}/edit/")
+    scope = page.get_by_label("4.1 Scope")
+    typed = scope.input_value() + "\n\nThe WG chair assigns the index."
+    scope.fill(typed)
+    box = page.locator(f"#thread-{thread.pk}")
+    box.get_by_label("Reply to this thread").fill("Now said in 4.1.")
+    box.get_by_role("button", name="Reply").click()
+    page.get_by_text("Reply added").wait_for()
+    assert page.get_by_label("4.1 Scope").input_value() == typed
+    assert page.locator(f"#thread-{thread.pk}").get_by_text("Now said in 4.1.").is_visible()
+    page.reload()
+    assert page.get_by_label("4.1 Scope").input_value() == typed  # saved, not only shown
