@@ -23,6 +23,7 @@ its line.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,8 @@ LONG_SNID = "a" * 16 + "-" + "b" * 15  # 32 characters, the longest an SNID may 
 LONG_REGISTERED = "c" * 16 + "-" + "d" * 15
 #: An invalid example as long as people write them: one unbroken token, wider than a phone.
 LONG_INVALID = "urn:ogf:wide:" + "x" * 40 + ":" + "0123456789" * 8 + ":no-such-part-in-the-grammar-at-all"
+#: An example the grammar accepts though it is listed invalid: its line is quoted, marked, under the field.
+LONG_ACCEPTED = "urn:ogf:long-example:cluster:2009:" + ".".join(["abcdefghij" * 6] * 3) + ":42"
 BROKEN_GRAMMAR = ('WIDE = "urn:ogf:wide:" NAME ":" YEAR\nNAME = 1*40ALPHA\nYEAR = 4DIGIT ; Year in Gregorian '
                   'calendar\nSITE = ALPHA *31( ALPHA / DIGIT / "-"\n')
 
@@ -275,6 +278,7 @@ WALKS: dict[str, list[str | Step]] = {
         "/proposals/", "/proposals/{img}/", "/proposals/{newsml}/", "/proposals/{newsml}/edit/",
         "/proposals/{newsml}/edit/diagrams/", "/proposals/{wide}/", "/proposals/{wide}/edit/",
         "/proposals/{judged}/", "/proposals/{version2}/", f"/proposals/{{{LONG_SNID}}}/",
+        "/proposals/{long-example}/", "/proposals/{long-example}/edit/",
         "/proposals/new/", "/proposals/import/", "/accounts/identities/",
         act("a draft from the worked example", start_from_the_worked_example),
         act("saved", save_a_draft),
@@ -362,9 +366,14 @@ def site(transactional_db):
     wide = services.proposal_transition(wide, "submit", applicant)
     services.thread_start(wide, editor, "Who assigns the names?", section="scope")
     services.proposal_transition(wide, "request_changes", editor, comment="See the thread on 4.1.")
+    long_example = rebased(data_factory(title="Long examples"), "long-example")
+    long_example = dataclasses.replace(long_example, examples=dataclasses.replace(
+        long_example.examples, invalid=[*long_example.examples.invalid, LONG_ACCEPTED]))
+    long_example = services.proposal_create(long_example, applicant)
     services.reservation_request_create("reserve-me", applicant, reason="While we write.")
     ids = {p.snid: p.pk for p in Proposal.objects.all()}
     ids["judged"], ids["version2"], ids["version3"], ids["wide"] = judged.pk, version2.pk, version3.pk, wide.pk
+    ids["long-example"] = long_example.pk
     return ids
 
 
@@ -524,7 +533,7 @@ def test_the_api_documentation_is_clean_with_its_panels_open(chromium, live_serv
 def test_every_page_walk_names_known_proposals():
     """A path's ``{name}`` must be one of the site's proposals (a typo would fail only in the browser)."""
     known = {"img", "newsml", "urn-5", "example", "fdc", "second-round", "judged", "version2", "version3", "wide",
-             "clusters",
+             "clusters", "long-example",
              LONG_SNID, LONG_REGISTERED}
     for steps in (*WALKS.values(), *ELSEWHERE.values()):
         for step in steps:
