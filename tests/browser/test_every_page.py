@@ -105,6 +105,40 @@ def check_a_urn_on_an_snid_page(page, site):
     page.wait_for_url("**?urn=*")
 
 
+def log_in_refused(page, site):
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("nobody")
+    page.get_by_label("Password").fill("not-the-password")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()
+
+
+def new_proposal_with_errors(page, site):
+    page.goto("/proposals/new/")
+    page.get_by_role("button", name="Create the draft").click()
+    page.wait_for_load_state()
+
+
+def import_nothing(page, site):
+    page.goto("/proposals/import/")
+    page.get_by_role("button", name="Read the document").click()
+    page.wait_for_load_state()
+
+
+def withdraw_an_approved_proposal(page, site):
+    """A form sent after the proposal's state changed (another tab, an old page): the conflict page."""
+    page.goto(f"/proposals/{site['judged']}/")
+    page.evaluate("""(action) => {
+      const form = document.createElement('form');
+      form.method = 'post';
+      form.action = action;
+      form.appendChild(document.querySelector('input[name=csrfmiddlewaretoken]').cloneNode());
+      document.body.appendChild(form);
+      form.submit();
+    }""", f"/proposals/{site['judged']}/withdraw/")
+    page.wait_for_load_state()
+
+
 def search_from_the_header(page, site):
     page.goto("/urn/")
     page.locator("#header-q").fill("clusters")
@@ -265,9 +299,12 @@ WALKS: dict[str, list[str | Step]] = {
         "/urn/search/?urn=urn:ogf:example:cluster:2009:example.net:42",
         "/urn/search/?urn=urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1",
         "/urn/unregistered/", "/no-such-page/",
-        "/accounts/login/", "/accounts/password_reset/", "/accounts/password_reset/done/", "/accounts/signup/",
+        "/accounts/login/", "/accounts/password_reset/", "/accounts/password_reset/done/", "/accounts/reset/done/",
+        "/accounts/reset/MQ/not-a-token/", "/accounts/signup/", "/accounts/signup/sent/", "/accounts/inactive/",
+        "/accounts/social/login/cancelled/", "/accounts/social/login/error/", "/proposals/",
         "/help/", *(f"/help/{slug}/" for slug in help_pages.PAGES),
         act("a URN checked on an SNID's page", check_a_urn_on_an_snid_page),
+        act("log-in refused", log_in_refused),
         act("the header's search", search_from_the_header),
         act("sign-up with errors", sign_up_with_errors),
         act("sign-up sent", sign_up),
@@ -279,7 +316,11 @@ WALKS: dict[str, list[str | Step]] = {
         "/proposals/{newsml}/edit/diagrams/", "/proposals/{wide}/", "/proposals/{wide}/edit/",
         "/proposals/{judged}/", "/proposals/{version2}/", f"/proposals/{{{LONG_SNID}}}/",
         "/proposals/{long-example}/", "/proposals/{long-example}/edit/",
-        "/proposals/new/", "/proposals/import/", "/accounts/identities/",
+        "/proposals/new/", "/proposals/import/", "/accounts/identities/", "/accounts/social/connections/",
+        "/review/", "/admin/", "/proposals/{img}/edit/", "/proposals/{judged}/edit/",
+        act("a new proposal with errors", new_proposal_with_errors),
+        act("an import with nothing to read", import_nothing),
+        act("a conflict: withdrawing an approved proposal", withdraw_an_approved_proposal),
         act("a draft from the worked example", start_from_the_worked_example),
         act("saved", save_a_draft),
         act("checked without saving", check_without_saving),
@@ -295,7 +336,7 @@ WALKS: dict[str, list[str | Step]] = {
         act("the imported draft", create_the_imported_draft),
     ],
     "editor": [
-        "/review/", "/review/?state=approved", "/review/{img}/", "/review/{second-round}/", "/review/{example}/",
+        "/review/", "/review/?state=approved", "/review/?q=no-such-proposal&sort=threads", "/review/{img}/", "/review/{second-round}/", "/review/{example}/",
         "/review/{judged}/", "/review/{version2}/", "/review/{version3}/", f"/review/{{{LONG_SNID}}}/",
         "/review/{img}/diagrams/", "/review/{version3}/diff/", "/review/reservations/", "/review/snid/example/",
         "/urn/example/resolvers/edit/", "/admin/", "/admin/registry/proposal/", "/admin/registry/proposal/{img}/change/",
@@ -317,7 +358,8 @@ WALKS: dict[str, list[str | Step]] = {
 #: Pages being reworked elsewhere: WCAG rules and width only for now (not yet best practices, nor their
 #: words). Move a line into its role's walk (above) to hold it to everything.
 ELSEWHERE: dict[str, list[str | Step]] = {
-    "anonymous": ["/log/", "/resolve/?urn=urn:ogf:unregistered:x", "/urn:ogf:", "/urn:ogf:unregistered:x"],
+    "anonymous": ["/log/", "/resolve/", "/resolve/?urn=urn:ogf:unregistered:x", "/urn:ogf:",
+                  "/urn:ogf:unregistered:x", "/urn:ogf:example:not-valid"],
     "applicant": ["/urn/example/stewardship/"],
     "editor": ["/review/stewardship/", "/urn/example/stewardship/"],
     "steward": ["/urn/example/stewardship/"],
