@@ -40,9 +40,14 @@ SAMPLES: dict[str, list[str]] = {
     "registry:feed": ["/urn/feed.atom"],
     "api:snid_list": ["/api/snids/", "/api/snids/?q=grid"],
 }
+#: Answers not kept in the registry's own cache but marked ``public`` for every cache on the way (a
+#: proxy's, nginx's in front of the lookups: docs/deployment.md): the same rule holds for them.
+PUBLIC_ANSWERS = ["/api/lookup/?urn=urn:ogf:example:cluster:2009:example.net:42", "/api/snids/example/",
+                  "/api/snids/example/versions/1/", "/api/resolve/?urn=urn:ogf:example:cluster:2009:example.net:42"]
 #: Pages that must name the site URL (an absolute address of the site is part of them).
 NAMES_THE_SITE = {"/urn/example/": f"{SITE_URL}/urn:ogf:example:", "/urn/registry.json": f"{SITE_URL}/urn/example/",
-                  "/urn/feed.atom": f"{SITE_URL}/urn/", "/api/snids/": f"{SITE_URL}/api/snids/example/"}
+                  "/urn/feed.atom": f"{SITE_URL}/urn/", "/api/snids/": f"{SITE_URL}/api/snids/example/",
+                  "/api/snids/example/": f"{SITE_URL}/urn/example/", PUBLIC_ANSWERS[0]: f"{SITE_URL}/urn/example/"}
 
 
 def _shared(callback) -> bool:
@@ -91,7 +96,7 @@ def test_every_shared_page_is_tested():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", [path for paths in SAMPLES.values() for path in paths])
+@pytest.mark.parametrize("path", [path for paths in SAMPLES.values() for path in paths] + PUBLIC_ANSWERS)
 def test_a_shared_page_is_the_same_whoever_asks_first(client, registry, path):
     first = _first_render(client, path, HOSTS[0], secure=False, cookies={"csrftoken": "a" * 32, "theme": "x"})
     second = _first_render(client, path, HOSTS[1], secure=True, cookies={"csrftoken": "b" * 32})
