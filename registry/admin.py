@@ -41,6 +41,7 @@ class NamespaceAdmin(ReadOnlyAdmin):
 
 class EventInline(admin.TabularInline):
     model = ProposalEvent
+    template = "admin/registry/events_inline.html"  # a read-only table whose every column has a header
     extra = 0
     can_delete = False
     readonly_fields = ("created_at", "actor", "kind", "action", "from_state", "to_state", "comment")

@@ -23,6 +23,12 @@ class SectionDiff:
     lines: tuple[tuple[str, str], ...]
 
 
+def _trimmed(text: str) -> str:
+    """``text`` without what a reader cannot see: spaces at line ends, blank lines at either end
+    (a grammar saved with a final newline is the same grammar)."""
+    return "\n".join(line.rstrip() for line in (text or "").replace("\r\n", "\n").split("\n")).strip("\n")
+
+
 def _section_text(proposal: Proposal, section: Section) -> str:
     if section.kind == "snid":
         return proposal.snid
@@ -33,9 +39,9 @@ def _section_text(proposal: Proposal, section: Section) -> str:
     if section.kind == "registrant":
         return "\n".join(filter(None, [proposal.registrant_name, proposal.registrant_organisation,
                                        proposal.registrant_email, proposal.registrant_address]))
-    text = (proposal.sections or {}).get(section.key, "")
+    text = _trimmed((proposal.sections or {}).get(section.key, ""))
     if section.key == "syntactic_structure":
-        text += (f"\n\nGrammar (top rule {proposal.grammar_rule or 'first'}):\n{proposal.grammar_abnf}"
+        text += (f"\n\nGrammar (top rule {proposal.grammar_rule or 'first'}):\n{_trimmed(proposal.grammar_abnf)}"
                  f"\nMaximum length: {proposal.max_length or 'not declared'}")
     elif section.key == "lexical_equivalence":
         text += "\n\nExecutable rule: " + (", ".join(proposal.equivalence) or "RFC 6453 only")

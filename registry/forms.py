@@ -13,6 +13,7 @@ import re
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.html import format_html
 
 from . import documents, interchange, sandbox
 from .enums import DocumentStatus, DocumentType
@@ -70,8 +71,9 @@ class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
 def _prose_field(section) -> forms.CharField:
     return forms.CharField(
         label=f"{section.number} {section.title}", required=False,
-        help_text=section.guidance + " Markdown; grammar and URNs in the text are shown as code (for a "
-                  "block of ABNF, put it between two lines of ```).",
+        # The backticks as code: written as they are typed, not as text Markdown left unformatted.
+        help_text=format_html("{} Markdown; grammar and URNs in the text are shown as code (for a block of "
+                              "ABNF, put it between two lines of <code>```</code>).", section.guidance),
         max_length=interchange.MAX_TEXT, widget=forms.Textarea(attrs={"rows": 6}),
     )
 

@@ -7,10 +7,12 @@ its sizes and its time budget), cached by the text's hash like every other
 text. Only the documents named in ``PAGES`` are shown; operators' documents
 (deployment, operations, security, performance) stay in the source.
 
-Before rendering, the first heading becomes the page's title, the others move
-one level down (the page's own ``h1`` is the title; the renderer allows
-``h3``–``h6``), links between help pages point at their pages, and links to
-files that are not help pages keep their text only.
+Before rendering, the first heading becomes the page's title (its ``h1``), each
+``##`` heading starts a section whose ``h2`` the page draws itself (the renderer
+allows only ``h3``–``h6``, which the documents' ``###`` and deeper headings keep,
+so no level is skipped), links between help pages point at their pages (a section's
+anchor is its heading as GitHub spells it, so ``file.md#section`` links keep
+working), and links to files that are not help pages keep their text only.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ PAGES: dict[str, tuple[str, str]] = {
     "resolution": ("resolution.md", "Resolvers: from a URN to where it lives, declared in section 3.2"),
     "stewardship": ("stewardship.md", "After approval: stewards, change requests, deprecation, sign-in"),
     "transparency": ("transparency.md", "The transparency log, and how anyone verifies the registry"),
+    "findings": ("findings.md", "Reading the automated review: statuses, “not run”, judgements, places"),
 }
 
 _LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]+)\)")
@@ -40,11 +43,35 @@ _FENCE = re.compile(r"^(```|~~~)")
 
 
 @dataclass(frozen=True)
+class HelpSection:
+    heading: str  # as written, `code` marks included
+    anchor: str
+    markdown: str
+
+    @property
+    def pieces(self) -> list[tuple[str, bool]]:
+        """The heading as (text, is code) pieces, for the page to mark up (``code`` as in the document)."""
+        return [(text, n % 2 == 1) for n, text in enumerate(self.heading.split("`")) if text]
+
+
+@dataclass(frozen=True)
 class HelpPage:
     slug: str
     title: str
     summary: str
-    markdown: str
+    #: The text before the first section, then the sections (``##`` headings) in order.
+    intro: str
+    sections: tuple[HelpSection, ...]
+
+    @property
+    def texts(self) -> list[str]:
+        """Every Markdown text of the page (to format them in one job)."""
+        return [self.intro, *(section.markdown for section in self.sections)]
+
+
+def heading_anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def _link(match: re.Match) -> str:
@@ -59,20 +86,25 @@ def _link(match: re.Match) -> str:
     return text  # a file of the source: people on the site cannot open it
 
 
-def _prepared(text: str) -> tuple[str, str]:
-    """(title, body) of a document, its headings and links made fit for a page of the site."""
-    title, lines, fenced = "", [], False
+def _prepared(text: str) -> tuple[str, str, list[HelpSection]]:
+    """(title, intro, sections) of a document, its links made fit for a page of the site."""
+    title, fenced = "", False
+    parts: list[tuple[str, list[str]]] = [("", [])]  # (heading, lines); the first is the intro
     for line in text.splitlines():
         if _FENCE.match(line):
             fenced = not fenced
-        elif not fenced and line.startswith("#"):
+        elif not fenced and re.match(r"#{1,2} ", line):
+            heading = line.lstrip("#").strip()
             if not title and line.startswith("# "):
-                title = line[2:].strip().replace("`", "")  # a page title is plain text
-                continue
-            line = "#" + line if line.startswith("##") else "##" + line
-        lines.append(line)
-    body = "\n".join(lines)
-    return title, _LINK.sub(_link, body)
+                title = heading.replace("`", "")  # a page title is plain text
+            else:
+                parts.append((heading, []))
+            continue
+        parts[-1][1].append(line)
+    intro = _LINK.sub(_link, "\n".join(parts[0][1]).strip("\n"))
+    sections = [HelpSection(heading, heading_anchor(heading.replace("`", "")), _LINK.sub(_link, "\n".join(lines).strip("\n")))
+                for heading, lines in parts[1:]]
+    return title, intro, sections
 
 
 @lru_cache(maxsize=None)
@@ -81,8 +113,8 @@ def page(slug: str) -> HelpPage | None:
     if slug not in PAGES:
         return None
     filename, summary = PAGES[slug]
-    title, body = _prepared((DOCS / filename).read_text(encoding="utf-8"))
-    return HelpPage(slug, title or summary, summary, body)
+    title, intro, sections = _prepared((DOCS / filename).read_text(encoding="utf-8"))
+    return HelpPage(slug, title or summary, summary, intro, tuple(sections))
 
 
 def pages() -> list[HelpPage]:

@@ -396,7 +396,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_THROTTLE_CLASSES": ["registry.api.throttles.AnonymousRateThrottle"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "registry.api.pagination.SitePageNumberPagination",  # links from SITE_URL
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "registry.api.errors.exception_handler",
@@ -426,13 +426,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Operation links inside Swagger UI's operation buttons are interactive controls nested in
-    # controls (WCAG 4.1.2); ReDoc uses the site's served fonts (static/registry/fonts.css, no font
-    # CDN). registry/api/docs_ui.py.
-    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
+    # controls (WCAG 4.1.2); ReDoc uses the site's served fonts
+    # (static/registry/fonts.css, no font CDN). registry/api/docs_ui.py.
+    # Its layout: BaseLayout without a second <main> (static/registry/api-docs.js); a string, as it names a
+    # script's value (drf-spectacular writes a string as it is).
+    "SWAGGER_UI_SETTINGS": '{"deepLinking": false, "layout": "RegistryLayout", '
+                           '"presets": [SwaggerUIBundle.presets.apis, window.registrySwaggerLayout]}',
     "REDOC_UI_SETTINGS": {"theme": {"typography": {
         "fontFamily": "var(--sans, sans-serif)", "headings": {"fontFamily": "var(--sans, sans-serif)"},
         "code": {"fontFamily": "var(--mono, monospace)"}}}},
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "registry.api.docs_ui.open_operations_name_no_security"],
     "ENUM_NAME_OVERRIDES": {
         "ProposalStateEnum": "registry.enums.ProposalState",
         "NamespaceStatusEnum": "registry.enums.NamespaceStatus",

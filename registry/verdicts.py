@@ -10,15 +10,22 @@ decision record. A proposal not decided yet shows the live checklist.
 
 The queue (``Proposal.findings_summary``), the review page, the applicant's page
 and the API all read ``proposal_verdict``.
+
+What the editor judged by hand (the four judgements of GFD.191 §5) is shown as judged,
+before the decision and after it alike (``judged``): a question the editor answered is
+never listed as still waiting for them. The judgements are part of the review, so only
+the pages of those who see the review show them (the queue and the API keep the
+checklist's statuses).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 
 from .checklist import SUBMITTED, Finding, summarize
-from .enums import ProposalAction, ProposalState
+from .enums import FindingStatus, ProposalAction, ProposalState
 from .models import Proposal
 from .selectors import proposal_findings
 
@@ -72,6 +79,34 @@ def decision_snapshot(proposal: Proposal) -> Verdict | None:
         ProposalAction.APPROVE if proposal.state == ProposalState.APPROVED else ProposalAction.REJECT)
     decided_at = event.created_at if event is not None else proposal.decided_at
     return Verdict([finding_from(f) for f in raw], action, decided_at)
+
+
+def judged(findings: list[Finding], judgements) -> list[Finding]:
+    """The findings as the editor has judged them: a judgement recorded on a check that asks for
+    one replaces "needs the editor's judgement" with its answer (satisfied: pass; not satisfied:
+    fail), saying who judged it, when, and their note. ``judgements``: check id -> Judgement."""
+    out = []
+    for finding in findings:
+        judgement = judgements.get(finding.id)
+        if finding.status == FindingStatus.EDITOR and judgement is not None:
+            verdict = "satisfied" if judgement.ok else "not satisfied"
+            note = f": {judgement.note}" if judgement.note else ""
+            finding = dataclasses.replace(
+                finding, status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
+                message=f"{finding.message} Judged {verdict} by {judgement.editor.get_username()} "
+                        f"on {judgement.updated_at:%Y-%m-%d}{note}.")
+        out.append(finding)
+    return out
+
+
+def judgements_of(proposal: Proposal) -> dict:
+    """The editor's judgements on ``proposal``: check id -> Judgement (with its editor)."""
+    return {j.check_id: j for j in proposal.judgements.select_related("editor")}
+
+
+def with_judgements(verdict: Verdict, judgements) -> Verdict:
+    """``verdict`` with the editor's judgements shown as judged (see ``judged``)."""
+    return dataclasses.replace(verdict, findings=judged(verdict.findings, judgements))
 
 
 def proposal_verdict(proposal: Proposal) -> Verdict:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import re2
 
+from .grammar.clip import clip_words
+
 #: Longest quote of one sentence shown in a finding.
 QUOTE_MAX_CHARS = 120
 #: Sentences quoted in one finding.
@@ -34,8 +36,7 @@ class Mention:
 
     @property
     def quote(self) -> str:
-        text = " ".join(self.sentence.split())
-        return text if len(text) <= QUOTE_MAX_CHARS else text[:QUOTE_MAX_CHARS - 1] + "…"
+        return clip_words(" ".join(self.sentence.split()), QUOTE_MAX_CHARS)
 
 
 def sentences(text: str) -> list[str]:

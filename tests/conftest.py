@@ -44,6 +44,42 @@ def fresh_registry_index():
     log_cache_clear()
 
 
+@pytest.fixture(autouse=True)
+def views_never_shadow_what_every_template_is_given():
+    """No view's context hides what the context processors give every page: ``user`` (the
+    visitor, whom the header names), ``request``, ``perms``, ``messages``, ``csrf_token``.
+
+    A view that passed ``{"user": account}`` made its page's header say "Log out <account>"
+    to a visitor who had not signed in. Checked on every page any test renders (Django's
+    test instrumentation announces each template with its context), so a new view that
+    shadows one fails whichever test draws it.
+    """
+    from django.conf import settings
+    from django.test.signals import template_rendered
+
+    found: list[str] = []
+    ours = str(settings.BASE_DIR / "templates")
+
+    def check(sender, template, context, **kwargs):
+        given = getattr(context, "_processors_index", None)
+        if given is None or getattr(context, "_shadowing_checked", False):
+            return
+        context._shadowing_checked = True  # the first template of a render: the view's own context
+        if not str(getattr(template.origin, "name", "")).startswith(ours):
+            return  # a library's page or message (allauth's, the admin's), rendered as it chooses
+        # RequestContext keeps the processors' answers at ``given`` and an empty dict after it;
+        # what the view passed is pushed after those (django.template.context.make_context).
+        from_view = set().union(*context.dicts[given + 2:]) if len(context.dicts) > given + 2 else set()
+        hidden = sorted(from_view & set(context.dicts[given]))
+        if hidden:
+            found.append(f"{template.name}: the view's context hides {', '.join(hidden)}")
+
+    template_rendered.connect(check, dispatch_uid="views_never_shadow")
+    yield
+    template_rendered.disconnect(dispatch_uid="views_never_shadow")
+    assert found == [], "\n".join(dict.fromkeys(found))
+
+
 def require_external(name: str, available: bool, reason: str) -> None:
     if available:
         return

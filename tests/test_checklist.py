@@ -279,6 +279,39 @@ def test_missing_paren_gives_one_failing_finding_at_its_place_and_dependents_not
     assert not any("bounds the URN" in f.message or "expected nothing more" in f.message for f in findings)
 
 
+def test_quotes_in_a_judgement_end_at_a_word_end():
+    """The worked example's 5.1 quotes a long sentence: cut after a word ("the resulting…"), not in one."""
+    import re
+
+    (finding,) = [f for f in findings_for(demo_raw("example")) if f.id == "subdelegation"]
+    quotes = re.findall(r"“([^”]*)”", finding.message)
+    cut = [q for q in quotes if q.endswith("…")]
+    assert cut, finding.message
+    source = " ".join(demo_raw("example")["sections"]["identifier_assignment"].split())
+    for quote in cut:
+        kept = quote.removesuffix("…")
+        assert kept in source and source[source.index(kept) + len(kept)] in " ,;.", quote
+
+
+def test_checks_waiting_for_one_cause_are_one_line_naming_them():
+    """A page lists the dependents of a grammar that does not parse once, not once per check; each
+    check keeps its own finding for machines (the counts, the API)."""
+    from registry.checklist import CHECK_TITLES, one_line_per_cause
+
+    findings = _alicegrid(ALICEGRID_MISSING_PAREN)
+    waiting = [f for f in findings if f.status == "not_run"]
+    assert len(waiting) >= 7 and len({f.message for f in waiting}) == 1
+    shown = one_line_per_cause(findings)
+    (line,) = [f for f in shown if f.status == "not_run"]
+    assert line.id.split() == [f.id for f in waiting]
+    assert line.message.startswith(f"Not run: the grammar must parse first (line 2, column 37). {len(waiting)} "
+                                   "checks wait for it: ")
+    assert all(CHECK_TITLES[f.id] in line.message for f in waiting)
+    assert (line.item["line"], line.item["column"]) == (2, 37)
+    assert [f for f in shown if f.status != "not_run"] == [f for f in findings if f.status != "not_run"]
+    assert one_line_per_cause([waiting[0]]) == [waiting[0]]  # alone, it stays as it is
+
+
 def test_misspelt_rule_name_blames_the_rule_not_the_examples():
     fixed = ALICEGRID_MISSING_PAREN.replace('"-"\n', '"-" )\n').replace("1*10DIGIT", "1*10DIGT")
     findings = _alicegrid(fixed)

@@ -1268,6 +1268,21 @@ def test_import_page_shows_uncertain_readings_additional_contacts_and_unplaced_t
     assert Proposal.objects.count() == 0
 
 
+@pytest.mark.django_db
+def test_import_review_says_where_unplaced_text_goes_and_counts_the_grammars_rules(client):
+    from registry.gfd191 import UNPLACED_LABEL
+
+    client.force_login(user_factory())
+    upload = io.BytesIO(published("rfc8464-3gpp2.txt").encode())
+    upload.name = "rfc8464.txt"
+    response = client.post("/proposals/import/", {"file": upload})
+    page = response.content.decode()
+    assert f"Text that matched no section (kept apart as “{UNPLACED_LABEL}”)" in page
+    assert "section 8" not in page
+    rules = len([n for n in response.context["result"].data.grammar.abnf.splitlines() if re.match(r"[A-Za-z]", n)])
+    assert rules >= 3 and f"The grammar&#x27;s {rules} rules, with their lines" in page
+
+
 def test_prose_sections_hold_only_their_own_text():
     result = document_import(seed("001"))
     assert result.data.sections["scope"] == "Global"  # not "Global\n4.": the "4." is the next heading's number

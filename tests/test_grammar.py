@@ -412,3 +412,20 @@ def test_wide_diagram_wraps_to_the_column_and_scales():
     width = float(re.search(r'width="([\d.]+)"', svg).group(1))
     assert width <= WRAP_WIDTH
     assert f'viewBox="0 0 {re.search(r"width=.([0-9.]+)", svg).group(1)}' in svg
+
+
+@pytest.mark.parametrize(("text", "limit", "shown"), [
+    ("Year in Gregorian calendar", 16, "Year in…"),
+    ("Year in Gregorian calendar", 26, "Year in Gregorian calendar"),
+    ("Year in Gregorian calendar", 18, "Year in Gregorian…"),  # the word ends right at the room: kept
+    ("urn:ogf:example:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 16, "urn:ogf:example…"),  # one token: cut inside
+])
+def test_clip_words_cuts_after_a_whole_word(text, limit, shown):
+    from registry.grammar.clip import clip_words
+
+    assert clip_words(text, limit) == shown and len(shown) <= limit
+
+
+def test_a_syntax_error_quotes_its_line_cut_at_a_word_end():
+    (issue,) = parse_grammar("YEAR = 4DIGIT ) Year in Gregorian calendar, four digits\n").issues
+    assert issue.message.endswith(": ') Year in Gregorian…'.")

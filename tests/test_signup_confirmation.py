@@ -69,6 +69,15 @@ def test_following_the_link_confirms_once_then_the_account_signs_in(client, clea
 
 
 @pytest.mark.django_db
+def test_the_confirmation_page_names_the_account_but_nobody_is_signed_in_yet(client, clean_cache, mailoutbox):
+    _signup(client)
+    page = client.get(_link(mailoutbox[0])).content.decode()
+    header = page[page.index('<header class="site">'):page.index("</header>")]
+    assert "Log out" not in header and "newbie" not in header and ">Log in</a>" in header
+    assert "Confirm the address of the account <strong>newbie</strong>" in page
+
+
+@pytest.mark.django_db
 def test_a_password_reset_link_does_not_confirm_an_account(client, clean_cache):
     from django.contrib.auth.tokens import default_token_generator
     from django.utils.encoding import force_bytes

@@ -32,3 +32,18 @@ def redoc_bundle(request):
     response = HttpResponse(_redoc_source(), content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "public, max-age=86400"
     return response
+
+
+def open_operations_name_no_security(result, generator, request, public):
+    """drf-spectacular's post-processing hook: an operation anyone may call carries no ``security``.
+
+    drf-spectacular writes ``security: [{}]`` ("no credentials needed") on every endpoint without
+    authentication classes; ReDoc shows that as "Authorizations: None" on each public operation.
+    With no top-level ``security`` in the schema, an operation without the key needs no credentials
+    either: the same meaning, and nothing to print.
+    """
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and operation.get("security") == [{}]:
+                del operation["security"]
+    return result

@@ -57,6 +57,8 @@ class PublicView(APIView):
                429: s.ErrorSerializer},
 )
 class SnidList(generics.ListAPIView):
+    #: Cached for everyone (tests/views/test_shared_pages.py): built from settings, never the request.
+    shared_page = True
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
     serializer_class = s.SnidListItemSerializer
@@ -72,9 +74,9 @@ class SnidList(generics.ListAPIView):
         etag = etag_for(request)
         if cached := not_modified(request, etag):
             return cached
-        # The page's data, kept as long as the registry stamp (in the ETag) lasts; the host is in
-        # the key because the pagination links are absolute.
-        key = f"registry:api:snids:{request.get_host()}:{etag}"
+        # The page's data, kept as long as the registry stamp (in the ETag) lasts and shared by every
+        # client: its links are absolute on settings.SITE_URL, whatever Host the request named.
+        key = f"registry:api:snids:{etag}"
         data = cache.get(key)
         if data is None:
             data = super().list(request, *args, **kwargs).data

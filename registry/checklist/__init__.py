@@ -41,6 +41,7 @@ from .core import (
     example_subjects,
     grammar_blocker,
     has_failures,
+    one_line_per_cause,
     progress,
     run_checklist,
     section_written,
@@ -57,6 +58,6 @@ CHECK_IDS: tuple[str, ...] = tuple(check_id for check_id, _ in CHECKS)
 __all__ = [
     "CHECK_IDS", "CHECK_NEEDS", "CHECK_PLACES", "CHECK_TITLES", "CHECKS", "DRAFT", "EDITOR", "FAIL",
     "MANUAL_CHECKS", "NOT_RUN", "PASS", "SUBMITTED", "UNPLACED_LABEL", "WARNING", "Context", "Finding",
-    "RegistryFacts", "check", "example_subjects", "grammar_blocker", "has_failures", "progress",
+    "RegistryFacts", "check", "example_subjects", "grammar_blocker", "has_failures", "one_line_per_cause", "progress",
     "run_checklist", "section_written", "summarize", "unplaced_source_lines",
 ]

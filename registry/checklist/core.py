@@ -306,6 +306,31 @@ def run_checklist(data: ProposalData, facts: RegistryFacts | None = None, *,
     return findings
 
 
+def one_line_per_cause(findings: list[Finding]) -> list[Finding]:
+    """The findings as a page lists them: the "not run" findings that wait for the same thing (the
+    same message: "Not run: the grammar must parse first (line 5, column 15).") become one, naming
+    the checks that wait for it, in the place of the first; everything else as it is.
+
+    Each check keeps its own finding for machines (the API, ``check_proposal --json``, the counts);
+    a person reads one cause once. The merged finding's ``id`` holds the checks' ids, space-separated
+    (a page's ``data-check`` token list)."""
+    waiting: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.status == NOT_RUN:
+            waiting.setdefault(finding.message, []).append(finding)
+    out = []
+    for finding in findings:
+        group = waiting.get(finding.message) if finding.status == NOT_RUN else None
+        if group is None or len(group) == 1:
+            out.append(finding)
+        elif group[0] is finding:
+            titles = [CHECK_TITLES.get(f.id, f.id) for f in group]
+            out.append(Finding(" ".join(f.id for f in group), NOT_RUN,
+                               f"{finding.message} {len(group)} checks wait for it: {', '.join(titles)}.",
+                               finding.reference, finding.item))
+    return out
+
+
 def summarize(findings) -> dict[str, int]:
     counts = Counter(f.status if isinstance(f, Finding) else f["status"] for f in findings)
     return {status: counts.get(status, 0) for status in FindingStatus.values}

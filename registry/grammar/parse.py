@@ -11,6 +11,7 @@ import bisect
 import textwrap
 from dataclasses import dataclass
 
+from .clip import clip_words
 from .ir import Alt, Cat, Lit, Prose, Range, Ref, Rep, RuleDef, alt, cat
 from .limits import (
     ALTERNATIVES_MAX,
@@ -27,6 +28,8 @@ from .limits import (
 
 #: Real registrations have tens of rules; past this we answer at once.
 MAX_RULES = GRAMMAR_MAX_RULES
+#: How much of the line a syntax error quotes from where it is (cut at a word's end).
+SNIPPET_MAX_CHARS = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +356,7 @@ def _issue_at(chunk, reader, position, name, what, hint="") -> Issue:
         position += 1
     end = chunk.find("\n", position)
     rest_of_line = chunk[position:end if end != -1 else len(chunk)]
-    snippet = rest_of_line[:20]
+    snippet = clip_words(rest_of_line, SNIPPET_MAX_CHARS)
     strange = next((i for i, c in enumerate(rest_of_line) if not 0x20 <= ord(c) <= 0x7E), None)
     if strange is not None:
         position += strange

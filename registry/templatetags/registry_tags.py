@@ -69,6 +69,14 @@ def check_title(check_id):
 
 
 @register.filter
+def subheading(sections) -> str:
+    """The heading element for the parts of a template section (its grammar, its examples): ``h4``
+    under the section's own ``h3``; ``h3`` where the part's ``h2`` names its only section (as
+    "6 Examples" does), so no level is skipped."""
+    return "h4" if len(sections) > 1 else "h3"
+
+
+@register.filter
 def finding_place(item):
     """Where a finding's ``item`` points, as a link's words and anchor (places.finding_place)."""
     return _finding_place(item)

@@ -194,7 +194,8 @@ def signup_confirm(request, uidb64, token):
         messages.success(request, f"Welcome, {user.get_username()}: your address is confirmed. Start your first "
                          "proposal below.")
         return redirect("registry:proposal_new")
-    return render(request, "registration/signup_confirm.html", {"valid": True, "user": user})
+    # "account", not "user": the template's ``user`` is the visitor (the header), who is not signed in yet.
+    return render(request, "registration/signup_confirm.html", {"valid": True, "account": user})
 
 
 class PasswordResetView(auth_views.PasswordResetView):

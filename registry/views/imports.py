@@ -22,7 +22,7 @@ from .. import fairshare, sandbox, services
 from ..documents import FOUND, MISSING, UNCERTAIN, DocumentError, Report, document_import
 from ..forms import ImportDocumentForm, ImportReviewForm
 from ..resolution.lines import resolvers_to_lines
-from ..gfd191 import SECTIONS
+from ..gfd191 import SECTIONS, UNPLACED_LABEL
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
 
 def _import_bounded(text: str, fmt: str, notes=()):
@@ -63,6 +63,16 @@ def _initial(result) -> dict:
     return initial
 
 
+def _items_label(items) -> str:
+    """What the list of a row's report items holds, in words: the grammar's rules are counted as
+    rules (its report has the whole text and the list of rules: two items, whatever the grammar)."""
+    rules = next((item for item in items if item.field == "grammar.rules"), None)
+    if rules is not None:
+        count = len([name for name in str(rules.value).split(",") if name.strip()])
+        return f"The grammar's {count} rule{'' if count == 1 else 's'}, with their lines"
+    return f"{len(items)} items, each with its line"
+
+
 def _rows(form, report) -> list[dict]:
     """One row per editable field: the field, its report items, its status (the worst of its items)."""
     rows = []
@@ -73,7 +83,8 @@ def _rows(form, report) -> list[dict]:
         statuses = {item.status for item in items}
         status = UNCERTAIN if UNCERTAIN in statuses else FOUND if FOUND in statuses else MISSING
         lines = sorted({n for item in items for n in item.lines})
-        rows.append({"field": form[name], "items": items, "status": status, "lines": lines,
+        rows.append({"field": form[name], "items": items, "items_label": _items_label(items), "status": status,
+                     "lines": lines,
                      "first_line": lines[0] if lines else None,
                      "why": [item.why for item in items if item.why and item.status != FOUND]})
     return rows
@@ -102,7 +113,7 @@ def _review(request, form, result, status=200):
                 marked[number] = item.status
     return render(request, "registry/proposals/import_review.html", {
         "form": form, "result": result, "report": result.report, "rows": _rows(form, result.report),
-        "unmapped": unmapped,
+        "unmapped": unmapped, "unplaced_label": UNPLACED_LABEL,
         "source_lines": [(n, text, marked.get(n, "")) for n, text in enumerate(source_lines, start=1)],
         "uncertain": len(result.report.uncertain),
         "found": sum(1 for item in result.report.items if item.status == FOUND),

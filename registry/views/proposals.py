@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import re
 from collections import defaultdict
 
 from django.contrib import messages
@@ -18,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import fairshare, markdown, rules, services
-from ..checklist import DRAFT, SUBMITTED, example_subjects, progress
+from ..checklist import DRAFT, SUBMITTED, example_subjects, one_line_per_cause, progress
 from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
 from ..diagram_cache import cached_diagrams
@@ -28,12 +29,13 @@ from ..forms import NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
-from ..models import Namespace, Proposal, ProposalEvent
+from ..models import Comment, Namespace, Proposal, ProposalEvent
 from ..stewardship.selectors import next_version_data, snids_stewarded_by
 from ..selectors import proposal_findings, proposals_for
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
-from ..verdicts import proposal_verdict, recheck
+from ..verdicts import judgements_of, proposal_verdict, recheck, with_judgements
 from .errors import NextStep, conflict, forbidden
+from .threads import thread_act
 
 #: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
 LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
@@ -79,7 +81,9 @@ def proposal_new(request):
         start = form.cleaned_data["start"]
         if start == "example":
             example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
-            data = rebased(example, form.cleaned_data["snid"].strip())
+            # The example's text to start from, under the applicant's SNID; its title names the example, not
+            # their registration, so the draft starts without one.
+            data = dataclasses.replace(rebased(example, form.cleaned_data["snid"].strip()), title="")
         elif start == "version":
             namespace = Namespace.objects.by_snid(form.cleaned_data["namespace"]).select_related("current").get()
             data = next_version_data(namespace)
@@ -111,11 +115,19 @@ def _visible_proposal(request, pk) -> Proposal:
     return proposal
 
 
-def _grouped(findings) -> list[tuple[str, list]]:
+#: What a decided proposal calls the findings left to the editor without a judgement to record:
+#: the decision was made, so they no longer "need" anything.
+DECIDED_LABELS = {FindingStatus.EDITOR: "Left to the editor's judgement"}
+
+
+def _grouped(findings, *, decided: bool = False) -> list[tuple[str, list]]:
+    """The findings by status, in the panel's order; the checks waiting for one cause on one line."""
     groups = defaultdict(list)
-    for finding in findings:
+    for finding in one_line_per_cause(findings):
         groups[finding.status].append(finding)
-    return [(status.label, [*groups[status.value]]) for status in STATUS_ORDER if groups[status.value]]
+    labels = DECIDED_LABELS if decided else {}
+    return [(labels.get(status, status.label), [*groups[status.value]]) for status in STATUS_ORDER
+            if groups[status.value]]
 
 
 def markdown_ready(sections: dict, threads=None) -> None:
@@ -245,12 +257,13 @@ def proposal_detail(request, pk):
     see_review = rules.can_see_review(request.user, proposal)
     verdict = proposal_verdict(proposal)
     rechecked = _recheck_context(request, proposal, verdict)
+    shown = with_judgements(verdict, judgements_of(proposal)) if see_review else verdict  # as on the review page
     # A re-check's new findings link to their lines as the decision's do.
     marked = [*verdict.findings, *(rechecked["recheck"].new if rechecked["recheck"] else [])]
     context = {
         "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
         "parts": sections_by_part(),
-        "findings": verdict.findings, "verdict": verdict,
+        "findings": shown.findings, "verdict": verdict,
         "line_marks": _line_marks(marked, proposal.to_data()),
         **rechecked,
         "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
@@ -264,7 +277,7 @@ def proposal_detail(request, pk):
         "reservation_requests": proposal.reservation_requests.all() if rules.is_submitter(request.user, proposal) else [],
         **_conversation(request, proposal),
     }
-    context["finding_groups"] = _grouped(context["findings"])
+    context["finding_groups"] = _grouped(context["findings"], decided=verdict.decided)
     markdown_ready(proposal.sections, context["threads"])
     return render(request, "registry/proposals/detail.html", context)
 
@@ -310,6 +323,8 @@ def proposal_edit(request, pk):
         intent = request.POST.get("intent", "save")
         if (refused := fairshare.refusal(request)) is not None:
             return _kept_page(request, proposal, form, refused)
+        if in_thread := THREAD_INTENT.fullmatch(intent):
+            return _thread_from_edit(request, proposal, form, in_thread["act"], int(in_thread["pk"]))
         if form.is_valid():
             data = form.cleaned_proposal
             if intent == "check":
@@ -338,6 +353,61 @@ def proposal_edit(request, pk):
     return _edit_page(request, proposal, form, proposal.to_data(), source="saved")
 
 
+#: A thread's button in the edit form: "reply-12", "resolve-12", "reopen-12" (thread 12).
+THREAD_INTENT = re.compile(r"(?P<act>reply|resolve|reopen)-(?P<pk>[0-9]{1,12})")
+
+
+def _reply_drafts(request) -> dict[int, str]:
+    """Replies typed in the edit form's threads (``reply-<thread>``), to show again when the page is
+    drawn from what was posted."""
+    return {int(name[6:]): text for name, text in request.POST.items()
+            if name.startswith("reply-") and name[6:].isdigit() and len(name) < 20 and text.strip()}
+
+
+def _thread_from_edit(request, proposal, form, act: str, pk: int):
+    """A thread's Reply, Mark resolved or Reopen pressed in the edit page's form, which holds the
+    draft as typed: that is kept first — saved as the draft when the form is valid, drawn again with
+    its fields to correct when it is not — then the thread action is done. Nothing typed is lost,
+    with JavaScript or without (the buttons belong to the proposal form; docs/findings.md)."""
+    thread = get_object_or_404(Comment, pk=pk, proposal=proposal, parent__isnull=True)
+    text = request.POST.get(f"reply-{pk}", "")
+    if not form.is_valid():
+        done = thread_act(request, thread, act, text)
+        messages.error(request, "Nothing in the form was saved: please correct the fields marked below. "
+                                "Your input is kept.")
+        drafts = _reply_drafts(request)
+        if done and act == "reply":
+            drafts.pop(pk, None)
+        return _edit_page(request, proposal, form, form.posted_proposal(), unsaved=True, status=400,
+                          reply_drafts=drafts)
+    data = form.cleaned_proposal
+    saved = False
+    if data != proposal.to_data():
+        try:
+            proposal = services.proposal_update(proposal, data, request.user)
+            saved = True
+        except services.ServiceError as exc:
+            messages.error(request, f"{exc.message} Nothing was saved and nothing sent; your text is kept below.")
+            return _edit_page(request, proposal, form, data, unsaved=True, status=409,
+                              reply_drafts=_reply_drafts(request))
+        except DatabaseError as exc:
+            if (fault := storage_fault(exc)) is None:
+                raise
+            messages.error(request, f"{fault} Your text is kept below: copy it or save again.")
+            response = _edit_page(request, proposal, form, data, unsaved=True, status=503,
+                                  reply_drafts=_reply_drafts(request))
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return response
+    done = thread_act(request, thread, act, text)
+    if saved:
+        messages.info(request, "Your changes to the draft were saved first.", extra_tags=f"thread-{thread.pk}")
+    if not done and act == "reply":  # the reply was refused: show it again, to correct
+        saved_form = ProposalForm(initial=ProposalForm.initial_from(proposal.to_data()))
+        return _edit_page(request, proposal, saved_form, proposal.to_data(), source="saved", status=400,
+                          reply_drafts=_reply_drafts(request))
+    return redirect(reverse("registry:proposal_edit", args=[proposal.pk]) + f"#thread-{thread.pk}")
+
+
 def _kept_page(request, proposal, form, refused: fairshare.Refusal):
     """The edit page with everything typed in it when the registry is too busy to check or
     save it now: none of that work is done (no checklist, no Markdown of the typed text); the
@@ -350,13 +420,13 @@ def _kept_page(request, proposal, form, refused: fairshare.Refusal):
         "findings": [], "finding_groups": [], "diagrams": [], "examples": [], "line_marks": {},
         "field_errors": form.error_list(), "no_previews": True,
         "not_checked": "Not checked: the registry was too busy to check this request. Send it again to check it.",
-        "progress": progress(form.posted_proposal()),
+        "progress": progress(form.posted_proposal()), "reply_drafts": _reply_drafts(request),
     }
     markdown_ready({}, context["threads"])
     return refused.apply(render(request, "registry/proposals/edit.html", context))
 
 
-def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, source="form"):
+def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, source="form", reply_drafts=None):
     # The saved draft's diagrams have their own URL; unsaved input's are drawn with its check.
     diagrams_url = reverse("registry:proposal_diagrams", args=[proposal.pk]) if source == "saved" else ""
     context = {
@@ -366,6 +436,8 @@ def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, sour
         **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form, source=source,
                      diagrams_url=diagrams_url),
         "progress": progress(data),
+        "reply_drafts": reply_drafts if reply_drafts is not None else (
+            _reply_drafts(request) if request.method == "POST" else {}),
     }
     markdown_ready(data.sections, context["threads"])
     return render(request, "registry/proposals/edit.html", context, status=status)
@@ -393,7 +465,7 @@ def proposal_check(request, pk):
     data = form.posted_proposal()
     context = {"proposal": proposal, "form": form,
                **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
-               "progress": progress(data)}
+               "progress": progress(data), "fresh_marks": True}
     return render(request, "registry/proposals/_workbench.html", context)
 
 

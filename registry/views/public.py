@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import orjson
 
 from django.conf import settings
+from django.contrib.messages import get_messages
 from django.contrib.syndication.views import Feed
 from django.core.cache import cache
 from django.core.paginator import Paginator
@@ -65,8 +66,15 @@ def anonymous_cache(view=None, *, params: tuple[str, ...] = (), etag: bool = Tru
     part of the key, so junk queries share one entry instead of filling the
     cache. The ETag is the same stamp, the day (reservations lapse by date) and
     that key, so a matching If-None-Match is answered 304 before any rendering.
-    Logged-in users always get a fresh page (it shows their name). ``etag=False``
-    leaves validators to the view (exports use ``condition``).
+    Logged-in users always get a fresh page (it shows their name), and so does a visitor
+    with a message waiting to be shown (one person's confirmation, never everyone's).
+    ``etag=False`` leaves validators to the view (exports use ``condition``).
+
+    What such a view renders is shared by everyone who asks, whatever host name, scheme or
+    cookies they asked with: it is built from settings alone (``settings.SITE_URL`` for an
+    absolute address, the registry's state), never from the request
+    (tests/views/test_shared_pages.py renders each one for two hosts and compares).
+    The wrapper is marked ``shared_page`` so that test finds every one.
     """
 
     def decorate(view):
@@ -74,6 +82,10 @@ def anonymous_cache(view=None, *, params: tuple[str, ...] = (), etag: bool = Tru
         def wrapper(request, *args, **kwargs):
             if request.method != "GET" or request.user.is_authenticated:
                 return view(request, *args, **kwargs)
+            if len(get_messages(request)):  # read, not consumed: the page shows them
+                response = view(request, *args, **kwargs)
+                patch_cache_control(response, private=True, no_cache=True)
+                return response
             stamp = registry_index().etag_prefix
             used = [(name, request.GET.get(name, "")[:PAGE_CACHE_VALUE_LIMIT]) for name in params
                     if name in request.GET]
@@ -94,6 +106,7 @@ def anonymous_cache(view=None, *, params: tuple[str, ...] = (), etag: bool = Tru
                 response["ETag"] = tag
             return response
 
+        wrapper.shared_page = True
         return wrapper
 
     return decorate(view) if view is not None else decorate
@@ -234,6 +247,7 @@ def namespace_detail(request, snid, version=None):
         "resolver_changes": resolver_changes(namespace) if is_current else [],
         "can_change_resolvers": is_current and rules.can_decide_for_snid(request.user, namespace),
         "life": public_life(namespace),
+        "site_url": settings.SITE_URL,  # never the request's host: the page is shared (anonymous_cache)
     }
     return _public(render(request, "registry/urn/detail.html", context), request)
 

@@ -8,7 +8,6 @@ asks for confirmation saying what will happen and who is told.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from functools import wraps
 
@@ -36,7 +35,7 @@ from ..grammar.limits import MATCH_BUDGET_MS
 from ..selectors import (registration_kind, reservation_active, search_text, slow_validators,
                          with_registration_kind)
 from .errors import NextStep, conflict, forbidden
-from ..verdicts import proposal_verdict
+from ..verdicts import judged, judgements_of, proposal_verdict
 from .proposals import _grouped, _line_marks, _recheck_context, _workbench, diagram_page, markdown_ready
 
 #: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
@@ -105,23 +104,8 @@ def review_queue(request):
     return render(request, "registry/review/queue.html", context)
 
 
-def _judged(findings, judgements) -> list:
-    """The findings as the editor now stands: a recorded judgement replaces "needs your judgement"."""
-    out = []
-    for finding in findings:
-        judgement = judgements.get(finding.id)
-        if finding.status == FindingStatus.EDITOR and judgement is not None:
-            verdict = "satisfied" if judgement.ok else "not satisfied"
-            note = f": {judgement.note}" if judgement.note else ""
-            finding = dataclasses.replace(
-                finding, status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
-                message=f"{finding.message} Judged {verdict} by {judgement.editor.get_username()}{note}.")
-        out.append(finding)
-    return out
-
-
 def _review_context(request, proposal) -> dict:
-    judgements = {j.check_id: j for j in proposal.judgements.select_related("editor")}
+    judgements = judgements_of(proposal)
     verdict = proposal_verdict(proposal)
     data = proposal.to_data()
     bench = _workbench(data, verdict.findings,
@@ -130,18 +114,24 @@ def _review_context(request, proposal) -> dict:
     if rechecked["recheck"]:  # a re-check's new findings link to their lines as the decision's do
         bench["line_marks"] = _line_marks([*bench["findings"], *rechecked["recheck"].new], data)
     machine = bench["findings"]
-    # A decided proposal shows the findings it was decided on, as they were; the judgements
-    # are listed with the decision panel.
-    findings = machine if verdict.decided else _judged(machine, judgements)
+    # Decided or not, what the editor judged is shown as judged (verdicts.judged): a decided
+    # proposal shows the findings it was decided on with the judgements it was decided with.
+    findings = judged(machine, judgements)
     manual = [{"id": check_id, "judgement": judgements.get(check_id),
                "findings": [f for f in machine if f.id == check_id]} for check_id in MANUAL_CHECKS]
-    previous = None
-    if proposal.namespace_id and proposal.namespace.current_id and proposal.namespace.current_id != proposal.pk:
-        previous = proposal.namespace.current
+    # Findings that ask the editor to judge without one of the four judgements to record (the
+    # wording of 2.4, say): weighed in the decision itself.
+    weigh = [f for f in machine if f.status == FindingStatus.EDITOR and f.id not in MANUAL_CHECKS]
+    previous = _approved_before(proposal)
+    # A new version stays one once approved (then it is the namespace's current version, not "previous").
+    new_version = previous is not None or bool(
+        proposal.namespace_id and proposal.namespace.proposals.approved().filter(version__lt=proposal.version).exists())
     threads = threads_of(proposal)
     return {
         "proposal": proposal, "parts": sections_by_part(), "manual": manual,
         "open_judgements": [m["id"] for m in manual if m["judgement"] is None],
+        "recorded_judgements": [m["id"] for m in manual if m["judgement"] is not None], "weigh": weigh,
+        "checks_fail": has_failures(machine),
         "judgements_final": proposal.state in FINAL_STATES,
         "threads": threads, "can_start_threads": True, "thread_next": request.get_full_path(),
         "finding_threads": [t for t in threads.all if t.finding and not t.section],
@@ -150,11 +140,20 @@ def _review_context(request, proposal) -> dict:
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
         "own": rules.is_own_case(request.user, proposal),
         "may_override_conflict": request.user.is_superuser,
-        "previous": previous,
+        "previous": previous, "new_version": new_version,
         "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
-        **bench, "findings": findings, "finding_groups": _grouped(findings), "verdict": verdict,
+        **bench, "findings": findings, "finding_groups": _grouped(findings, decided=verdict.decided),
+        "verdict": verdict,
         **rechecked,
     }
+
+
+def _approved_before(proposal) -> Proposal | None:
+    """The SNID's current approved version, when ``proposal`` proposes a later one (what it changes)."""
+    current = proposal.namespace.current if proposal.namespace_id else None
+    if current is None or current.pk == proposal.pk or current.version >= proposal.version:
+        return None
+    return current
 
 
 def _reviewable(pk) -> Proposal:
@@ -186,11 +185,11 @@ def review_diff(request, pk):
     """What a new version changes from the approved one, section by section; loaded when opened
     (a long section makes the comparison costly, and the editor reads the proposal first)."""
     proposal = _reviewable(pk)
-    namespace = proposal.namespace
-    if not (namespace and namespace.current_id and namespace.current_id != proposal.pk):
+    previous = _approved_before(proposal)
+    if previous is None:
         raise Http404("This proposal is not a new version of a registered SNID: there is nothing to compare.")
-    context = {"proposal": proposal, "previous": namespace.current,
-               "diff": proposal_diff(namespace.current, proposal),
+    context = {"proposal": proposal, "previous": previous,
+               "diff": proposal_diff(previous, proposal),
                "back": reverse("registry:review_detail", args=[proposal.pk])}
     if request.GET.get("fragment") == "1":
         return render(request, "registry/review/_diff.html", context)

@@ -34,16 +34,35 @@ def _back(request, thread: Comment):
     return redirect(target.split("#")[0] + f"#thread-{thread.pk}")
 
 
-def _act(request, pk, act, done) -> object:
-    """Run one thread service for the person asking; say what happened, or why not."""
-    thread = _thread(request, pk)
-    # Tagged with the thread, so the page shows it in the thread it lands on, not above the fold.
-    tag = f"thread-{thread.pk}"
+#: What a person can do in a thread: the service, and what the page then says.
+ACTS = {
+    "reply": (lambda request, thread, text: services.comment_reply(thread, request.user, text),
+              lambda request, thread: _replied(request, thread)),
+    "resolve": (lambda request, thread, text: services.thread_resolve(thread, request.user),
+                lambda request, thread: "Thread marked resolved. Reopen it if there is more to say."),
+    "reopen": (lambda request, thread, text: services.thread_reopen(thread, request.user),
+               lambda request, thread: "Thread reopened."),
+}
+
+
+def thread_act(request, thread: Comment, act: str, text: str = "") -> bool:
+    """Do ``act`` ("reply", "resolve", "reopen") in ``thread`` for the person asking; say what
+    happened, or why not, in the thread (the message is tagged with it, so the page it lands on
+    shows it there, not above the fold). Whether it was done. The edit page uses it too, after
+    keeping what its form holds (views.proposals)."""
+    service, done = ACTS[act]
     try:
-        act(thread)
-        messages.success(request, done(thread), extra_tags=tag)
+        service(request, thread, text)
     except services.ServiceError as exc:
-        messages.error(request, exc.message, extra_tags=tag)
+        messages.error(request, exc.message, extra_tags=f"thread-{thread.pk}")
+        return False
+    messages.success(request, done(request, thread), extra_tags=f"thread-{thread.pk}")
+    return True
+
+
+def _act(request, pk, act: str) -> object:
+    thread = _thread(request, pk)
+    thread_act(request, thread, act, request.POST.get("text", ""))
     return _back(request, thread)
 
 
@@ -56,18 +75,16 @@ def _replied(request, thread) -> str:
 @login_required
 @require_POST
 def thread_reply(request, pk):
-    return _act(request, pk, lambda t: services.comment_reply(t, request.user, request.POST.get("text", "")),
-                lambda t: _replied(request, t))
+    return _act(request, pk, "reply")
 
 
 @login_required
 @require_POST
 def thread_resolve(request, pk):
-    return _act(request, pk, lambda t: services.thread_resolve(t, request.user),
-                lambda t: "Thread marked resolved. Reopen it if there is more to say.")
+    return _act(request, pk, "resolve")
 
 
 @login_required
 @require_POST
 def thread_reopen(request, pk):
-    return _act(request, pk, lambda t: services.thread_reopen(t, request.user), lambda t: "Thread reopened.")
+    return _act(request, pk, "reopen")

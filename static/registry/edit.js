@@ -5,7 +5,8 @@
 // 3. Once the form changes after a check, the panel says it is out of date, and a
 //    live region tells screen-reader users (once per change, not per keystroke).
 //    A check also brings each field's own error message up to date: a message from an
-//    earlier save about a value no longer in the field is removed, a new one is shown.
+//    earlier save about a value no longer in the field is removed, a new one is shown;
+//    and it marks the lines its findings point at under their fields, as a save does.
 // 4. A finding's link to a line ("2.1 Syntactic Structure: ABNF, line 2, column 37") puts the
 //    cursor at that line and column (see below).
 (function () {
@@ -71,9 +72,24 @@
     });
   }
 
-  // Replies to review threads sit inside the form's sections but belong to their own forms.
+  // The lines the fresh findings point at (a grammar's line, an example), under their fields, each field
+  // marked invalid: what the page shows after a save, from the check's own answer.
+  function markLines(panel) {
+    var fresh = panel.querySelector("template.fresh-line-marks");
+    if (!fresh) return;
+    fresh.content.querySelectorAll("[data-field]").forEach(function (holder) {
+      var box = document.getElementById("field-" + holder.dataset.field);
+      var input = document.getElementById("id_" + holder.dataset.field);
+      var list = holder.querySelector("ol.line-marks");
+      if (!box || !input || !list) return;
+      box.parentNode.insertBefore(document.importNode(list, true), box.nextSibling);
+      input.setAttribute("aria-invalid", "true");
+    });
+  }
+
+  // A reply typed in a review thread is not a change to the draft (its buttons send the form too).
   function edited(event) {
-    if (event.target.form !== form) return;
+    if (event.target.form !== form || event.target.closest(".thread-reply")) return;
     dirty = true;
     markStale();
   }
@@ -115,7 +131,7 @@
           field.classList.remove("marked-line");
           field.removeAttribute("aria-invalid");
         });
-        if (fresh) { syncFieldErrors(fresh); announce(summary(fresh)); }
+        if (fresh) { syncFieldErrors(fresh); markLines(fresh); announce(summary(fresh)); }
       })
       .catch(function (error) { if (error !== "busy") form.submit(); })
       .finally(function () {

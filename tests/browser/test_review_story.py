@@ -27,10 +27,16 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     failing = page.locator("#workbench .finding.fail")
     expect(failing).to_have_count(1)
     assert "Line 2, column 37, in rule 'SITE'" in failing.inner_text()
+    waiting = page.locator("#workbench .finding.not_run")
+    expect(waiting).to_have_count(1)  # one cause, one line, naming the checks that wait for it
+    expect(waiting).to_contain_text("Not run: the grammar must parse first (line 2, column 37).")
     for check_id in ("grammar-complete", "max-length", "equivalence", "examples-valid"):
-        expect(page.locator(f'#workbench .finding.not_run[data-check="{check_id}"]')).to_contain_text(
-            "Not run: the grammar must parse first (line 2, column 37).")
+        expect(page.locator(f'#workbench .finding.not_run[data-check~="{check_id}"]')).to_have_count(1)
     assert "grammar-parses" not in page.locator("#workbench").inner_text()
+    # Checked without saving, the line is marked under the field as a save marks it.
+    expect(page.locator("#field-grammar_abnf + ol.line-marks li#grammar-line-2")).to_contain_text(
+        'Line 2, column 37: SITE = ALPHA *31( ALPHA / DIGIT / "-"')
+    assert grammar.get_attribute("aria-invalid") == "true"
     failing.get_by_role("link", name="2.1 Syntactic Structure: ABNF, line 2, column 37", exact=True).click()
     offset = len(ALICEGRID_MISSING_PAREN.split("\n")[0]) + 1 + 36
     assert grammar.evaluate("el => document.activeElement === el")
@@ -47,6 +53,7 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     expect(page.locator("#workbench .finding.not_run")).to_have_count(0)
     expect(page.locator("#workbench")).to_contain_text("All 2 valid examples check out against the grammar")
     expect(page.locator(".go-to-mark")).to_have_count(0)
+    expect(page.locator("#proposal-form ol.line-marks")).to_have_count(0)
     assert grammar.get_attribute("aria-invalid") is None
 
 

@@ -4,6 +4,7 @@ confirmation pages that say what they confirm."""
 import re
 
 import pytest
+from django.utils import timezone
 from django.utils.html import escape
 
 from registry import services
@@ -69,6 +70,83 @@ def test_review_of_a_decided_proposal_shows_the_judgements_read_only(client, peo
     assert f'action="/review/{proposal.pk}/judgement/"' not in page and 'name="verdict-scope"' not in page
     assert "Approved: the judgements are final." in page
     assert '<li data-check="scope"><strong>Within the OGF&#x27;s scope</strong>: satisfied (eve,' in page and "“Clear.”" in page
+
+
+def _panel_and_findings(page: str) -> tuple[str, str]:
+    findings = page[page.index('<section class="checklist"'):page.index('id="finding-threads-title"')]
+    return page[page.index('<aside class="side decision-panel"'):page.index("</aside>")], findings
+
+
+def _judge_all(proposal, editor, ok=True):
+    services.judgements_set(proposal, editor, {c: (ok, "") for c in ("scope", "snid-durable", "subdelegation",
+                                                                     "immutability")})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("decided", [False, True])
+def test_judged_questions_are_shown_as_judged_before_and_after_the_decision(client, people, decided):
+    """All four judged satisfied (then approved): no finding still says it needs the editor's judgement;
+    each says who judged it and when, on the editor's page and on the applicant's."""
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    _judge_all(proposal, people["editor"])
+    if decided:
+        services.proposal_transition(proposal, "approve", people["editor"], override_reason="Demo.")
+    today = timezone.localdate().isoformat()
+    for who, path in (("editor", f"/review/{proposal.pk}/"), ("applicant", f"/proposals/{proposal.pk}/")):
+        client.force_login(people[who])
+        panel, findings = _panel_and_findings(client.get(path).content.decode()) if who == "editor" else (
+            "", client.get(path).content.decode())
+        if who == "applicant":
+            findings = findings[findings.index('<section class="checklist"'):]
+            findings = findings[:findings.index("</section>")]
+        for check_id in ("scope", "snid-durable", "subdelegation", "immutability"):
+            item = findings[findings.index(f'data-check="{check_id}"'):]
+            item = item[:item.index("</li>")]
+            assert f"Judged satisfied by eve on {today}." in item, (who, check_id)
+        assert "Needs the editor" not in findings and "needs the editor" not in findings, who
+        assert re.findall(r'<li class="finding (\w+)" data-check="(?:scope|snid-durable|subdelegation|immutability)"',
+                          findings) == ["pass"] * 4
+        if who == "editor" and not decided:
+            assert "All 4 judgements are recorded." in panel and "not yet recorded" not in panel
+
+
+@pytest.mark.django_db
+def test_a_decided_proposal_keeps_its_snapshot_and_its_recheck_apart_from_the_judgements(client, people):
+    """The decision's findings are shown judged; the re-check compares the checklist's own answers, so
+    the judgements never appear as something that changed since the decision."""
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    _judge_all(proposal, people["editor"], ok=False)
+    services.proposal_transition(proposal, "approve", people["editor"], override_reason="Demo.")
+    client.force_login(people["editor"])
+    page = client.get(f"/review/{proposal.pk}/?recheck=1").content.decode()
+    assert "Judged not satisfied by eve on" in page
+    recheck = page[page.index('id="recheck"'):]
+    assert "Nothing changed since the decision." in recheck and "Judged" not in recheck
+
+
+@pytest.mark.django_db
+def test_the_panel_counts_the_judgements_recorded(client, people):
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    client.force_login(people["editor"])
+    panel, _ = _panel_and_findings(client.get(f"/review/{proposal.pk}/").content.decode())
+    assert "None of the 4 judgements is recorded yet." in panel
+    services.judgement_set(proposal, people["editor"], "scope", ok=True)
+    panel, _ = _panel_and_findings(client.get(f"/review/{proposal.pk}/").content.decode())
+    assert "1 of the 4 judgements recorded; 3 still open." in panel
+
+
+@pytest.mark.django_db
+def test_a_new_version_is_called_so_before_and_after_its_approval(client, people):
+    from ..factories import data_factory
+    first = proposal_factory(people["applicant"], state="approved", editor=people["editor"])
+    second = services.proposal_create(data_factory(version=2), people["applicant"])
+    second = services.proposal_transition(second, "submit", people["applicant"])
+    client.force_login(people["editor"])
+    assert "New version 2 of a registered SNID" in client.get(f"/review/{second.pk}/").content.decode()
+    services.proposal_transition(second, "approve", people["editor"], override_reason="Demo.")
+    page = client.get(f"/review/{second.pk}/").content.decode()
+    assert "New version 2 of a registered SNID" in page and "New SNID" not in page
+    assert "New SNID" in client.get(f"/review/{first.pk}/").content.decode()
 
 
 @pytest.mark.django_db

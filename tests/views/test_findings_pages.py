@@ -172,6 +172,20 @@ def test_go_to_an_example_on_the_review_page_lands_on_its_line(client):
 
 
 @pytest.mark.django_db
+def test_a_grammar_that_does_not_parse_gives_one_failure_and_one_line_of_checks_waiting(client):
+    from ..factories import proposal_factory
+    from ..test_checklist import ALICEGRID_EXAMPLES, ALICEGRID_MISSING_PAREN
+    owner = user_factory()
+    proposal = proposal_factory(owner, snid="alicegrid", grammar={"abnf": ALICEGRID_MISSING_PAREN, "rule": ""},
+                                examples=ALICEGRID_EXAMPLES)
+    client.force_login(owner)
+    for path in (f"/proposals/{proposal.pk}/edit/", f"/proposals/{proposal.pk}/"):
+        page = client.get(path).content.decode()
+        assert page.count("the grammar must parse first") == 1, path
+        assert "Not run (1)" in page and "7 checks wait for it: " in page, path
+
+
+@pytest.mark.django_db
 def test_queue_and_my_proposals_count_checks_not_run(client):
     from ..factories import proposal_factory
     from ..test_checklist import ALICEGRID_EXAMPLES, ALICEGRID_MISSING_PAREN
@@ -209,7 +223,7 @@ class _Panel:
                 if tag == "a":
                     link[0] = (attrs, [])
                 if tag == "li" and "finding" in (attrs.get("class") or "").split():
-                    panel.checks.append(attrs.get("data-check"))
+                    panel.checks += (attrs.get("data-check") or "").split()  # one line may name several
 
             def handle_endtag(self, tag):
                 if not depth[0]:

@@ -27,7 +27,8 @@ def test_help_page_renders_its_document(client, slug):
     title = source.splitlines()[0].removeprefix("# ").replace("`", "")
     assert f"<h1>{title}</h1>" in page
     article = page[page.index('<article class="help markdown">'):page.index("</article>")]
-    assert "<h3>" in article and "<code>" in article and 'class="markdown-unrendered"' not in article
+    assert "<h2 id=" in article and "<code>" in article and 'class="markdown-unrendered"' not in article
+    assert "<h1>" not in article and not re.search(r"<h[2-6][^>]*>[^<]*`", article)
     assert "<script" not in article
     assert not re.search(r'<a href="(?!https?:|mailto:|/|#)', article)  # no link into the source tree
 
@@ -40,8 +41,32 @@ def test_help_links_between_documents_point_at_help_pages(client):
 
 
 def test_help_keeps_headings_inside_code_blocks():
-    title, body = help_pages._prepared("# T\n\n## A\n\n```\n# not a heading\n```\n")
-    assert title == "T" and "### A" in body and "\n# not a heading\n" in body
+    title, intro, sections = help_pages._prepared("# T\n\nFirst.\n\n## A `b`\n\n```\n# not a heading\n```\n### C\n")
+    assert (title, intro) == ("T", "First.")
+    assert [(s.heading, s.anchor, s.pieces) for s in sections] == [("A `b`", "a-b", [("A ", False), ("b", True)])]
+    assert "\n# not a heading\n" in sections[0].markdown and "### C" in sections[0].markdown
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug", list(help_pages.PAGES))
+def test_help_page_headings_go_down_one_level_at_a_time(client, slug):
+    """h1 the title, h2 each section, then the documents' own h3 and deeper: none skipped (axe heading-order)."""
+    page = client.get(f"/help/{slug}/").content.decode()
+    levels = [int(n) for n in re.findall(r"<h([1-6])[\s>]", page[page.index("<main"):])]
+    assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), levels
+
+
+@pytest.mark.django_db
+def test_help_findings_page_is_served_and_linked(client):
+    page = client.get("/help/findings/").content.decode()
+    assert "<h1>Reading the automated review</h1>" in page
+    assert 'href="/help/findings/"' in client.get("/help/").content.decode()
+
+
+@pytest.mark.django_db
+def test_help_links_to_a_section_land_on_its_heading(client):
+    exports = client.get("/help/registry-exports/").content.decode()
+    assert '<h2 id="patterns-for-offline-validation">Patterns for offline validation</h2>' in exports
 
 
 def test_help_is_bounded_like_every_markdown_text():

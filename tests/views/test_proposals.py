@@ -180,6 +180,9 @@ def test_new_proposal_from_the_example_and_as_a_new_version(client, people):
     example = Proposal.objects.get(submitter=people["submitter"])
     assert response["Location"] == f"/proposals/{example.pk}/edit/"
     assert example.grammar_rule == "EXAMPLE-URN" and len(example.examples_valid) == 4
+    assert example.title == ""  # the example's title names the example, not this registration
+    example.title = "Supercomputers"
+    example.save(update_fields=["title"])
     services.proposal_transition(example, "submit", people["submitter"])
     services.proposal_transition(example, "approve", people["editor"])
     client.post("/proposals/new/", {"start": "version", "namespace": "supercomputers"})
@@ -580,3 +583,81 @@ def test_only_the_submitter_is_asked_to_confirm(client, people):
     assert response.status_code == 403
     assert "submit_confirm" not in response.content.decode()
     assert Proposal.objects.get(pk=proposal.pk).state == "draft"
+
+
+# --- a thread answered from the edit page keeps what the form holds ------------------------------
+
+
+def _sent_back_with_a_thread(people):
+    proposal = proposal_factory(people["submitter"], state="submitted")
+    thread = services.thread_start(proposal, people["editor"], "Who assigns the index?", section="scope")
+    services.proposal_transition(proposal, "request_changes", people["editor"], comment="See 4.1.")
+    return Proposal.objects.get(pk=proposal.pk), thread
+
+
+@pytest.mark.django_db
+def test_replying_from_the_edit_page_saves_the_typed_draft_first(client, people):
+    proposal, thread = _sent_back_with_a_thread(people)
+    client.force_login(people["submitter"])
+    page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
+    assert f'name="intent" value="reply-{thread.pk}"' in page and f'name="reply-{thread.pk}"' in page
+    typed = proposal.sections["scope"] + "\n\nThe WG chair assigns the index."
+    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
+        proposal, section_scope=typed, intent=f"reply-{thread.pk}", **{f"reply-{thread.pk}": "Now said in 4.1."}))
+    assert response.status_code == 302 and response["Location"] == f"/proposals/{proposal.pk}/edit/#thread-{thread.pk}"
+    assert Proposal.objects.get(pk=proposal.pk).sections["scope"] == typed
+    assert thread.replies.get().text == "Now said in 4.1."
+    landed = client.get(response["Location"]).content.decode()
+    in_thread = landed[landed.index(f'id="thread-{thread.pk}"'):]
+    assert "Reply added; the GFD editors can read it" in in_thread[:3000]
+    assert "Your changes to the draft were saved first." in in_thread[:3000]
+
+
+@pytest.mark.django_db
+def test_replying_from_the_edit_page_with_a_field_to_correct_keeps_everything_typed(client, people):
+    proposal, thread = _sent_back_with_a_thread(people)
+    client.force_login(people["submitter"])
+    typed = "A scope I typed and must not lose."
+    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
+        proposal, section_scope=typed, version="0", intent=f"reply-{thread.pk}",
+        **{f"reply-{thread.pk}": "Answered."}))
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert typed in page and "Nothing in the form was saved" in page
+    assert Proposal.objects.get(pk=proposal.pk).sections["scope"] != typed  # not saved: a field is wrong
+    assert thread.replies.get().text == "Answered."  # the reply itself is sent
+
+
+@pytest.mark.django_db
+def test_a_refused_reply_from_the_edit_page_is_shown_again_and_the_draft_kept(client, people):
+    proposal, thread = _sent_back_with_a_thread(people)
+    client.force_login(people["submitter"])
+    typed = proposal.sections["scope"] + " Changed."
+    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
+        proposal, section_scope=typed, intent=f"reply-{thread.pk}", **{f"reply-{thread.pk}": " " * 3}))
+    assert Proposal.objects.get(pk=proposal.pk).sections["scope"] == typed
+    assert not thread.replies.exists()
+    page = response.content.decode()
+    assert response.status_code == 400 and "Your changes to the draft were saved first." in page
+
+
+@pytest.mark.django_db
+def test_resolving_from_the_edit_page_keeps_the_typed_draft(client, people):
+    proposal, thread = _sent_back_with_a_thread(people)
+    client.force_login(people["submitter"])
+    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
+        proposal, title="Typed before resolving", intent=f"resolve-{thread.pk}"))
+    assert response.status_code == 302
+    assert Proposal.objects.get(pk=proposal.pk).title == "Typed before resolving"
+    thread.refresh_from_db()
+    assert thread.resolved_by == people["submitter"]
+
+
+@pytest.mark.django_db
+def test_a_thread_of_another_proposal_cannot_be_answered_from_this_edit_page(client, people):
+    proposal, _ = _sent_back_with_a_thread(people)
+    _, elsewhere = _sent_back_with_a_thread(people)
+    client.force_login(people["submitter"])
+    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
+        proposal, intent=f"reply-{elsewhere.pk}", **{f"reply-{elsewhere.pk}": "Hi."}))
+    assert response.status_code == 404 and not elsewhere.replies.exists()

@@ -163,6 +163,21 @@ def test_diff_marks_exactly_the_changed_sections(registry):
 
 
 @pytest.mark.django_db
+def test_diff_ignores_what_a_reader_cannot_see(registry):
+    """A grammar saved with one more (or one less) final blank line, a section with spaces at its
+    line ends: not a change (v1 -> v2 once marked 2.1 as changed for a trailing blank line)."""
+    from registry.models import Proposal
+
+    second = Proposal.objects.get(pk=registry["second"].pk)
+    second.grammar_abnf = registry["first"].grammar_abnf.rstrip("\n") + "\n\n\n"
+    second.sections = {**second.sections, "scope": second.sections["scope"].replace("\n", "  \n") + "\n\n"}
+    diff = proposal_diff(registry["first"], second)
+    assert [d.section.key for d in diff if d.changed] == ["version", "changes"]
+    second.grammar_abnf += "EXTRA = DIGIT\n"
+    assert "syntactic_structure" in [d.section.key for d in proposal_diff(registry["first"], second) if d.changed]
+
+
+@pytest.mark.django_db
 def test_diff_page(client, registry):
     page = client.get("/urn/example/diff/", {"from": 1, "to": 2}).content.decode()
     assert "<ins>+ Added a second edition.</ins>" in page
