@@ -43,11 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .transparency.kinds import LeafError, describe, leaf_decode
+from .transparency.cosignature import CosignatureVerifier, cosignature_check
 from .transparency.merkle import Tree, leaf_hash
-from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open, note_open
+from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
 from .transparency.tiles import WIDTH, TileRef, bundle_entries, parse_tile_path, tile_bytes, tiles_for
 from .verifier.compare import compare, differences
-from .verifier.cosignature import WitnessKey, cosignature_check
 from .verifier.mirror import mirror_write
 from .verifier.replay import replay
 
@@ -217,13 +217,13 @@ def _age(seconds: float) -> str:
     return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
-def _witnessed(report: Report, note: str, text: str, witnesses: list[WitnessKey], quorum: int) -> int:
+def _witnessed(report: Report, note: str, witnesses: list[CosignatureVerifier], quorum: int) -> int:
     """How many of ``witnesses`` validly cosigned the checkpoint (fewer than ``quorum``: reported)."""
     if not witnesses:
         return 0
     valid, missing = [], []
     for witness in witnesses:
-        when, why = cosignature_check(note, text, witness)
+        when, why = cosignature_check(note, witness)
         if when is None:
             missing.append(why)
         else:
@@ -374,7 +374,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     site = Source(source)
     state_path = state_path or default_state_path(source)
     state = _load_state(state_path)
-    witnesses = [WitnessKey.parse(w) if isinstance(w, str) else w for w in witnesses]
+    witnesses = [CosignatureVerifier.parse(w) if isinstance(w, str) else w for w in witnesses]
     quorum = len(witnesses) if quorum is None else quorum
 
     # 1. the key, the checkpoint and its cosignatures
@@ -394,7 +394,6 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
                             "with --key from a source you trust)")
     note = site.get("log/checkpoint").decode("utf-8", "replace")
     try:
-        text = note_open(note, verifier)
         checkpoint = checkpoint_open(note, verifier, state.get("origin"))
     except NoteError as exc:
         report.problems.append(f"the checkpoint does not verify: {exc}")
@@ -403,7 +402,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     report.notes.append(f"checkpoint of {checkpoint.origin}: {size} entries, root "
                         f"{base64.b64encode(checkpoint.root).decode()} (signature verified)")
     _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
-    cosigned = (_witnessed(report, note, text, witnesses, quorum), len(witnesses), quorum)
+    cosigned = (_witnessed(report, note, witnesses, quorum), len(witnesses), quorum)
 
     # 2. every leaf, as served now, and the tree they make
     gathered = _gather(site, size, report)
@@ -508,7 +507,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         parser.error(f"--quorum {args.quorum} needs at least {args.quorum} --witness keys "
                      f"({len(args.witness)} given)")
     try:
-        witnesses = [WitnessKey.parse(w) for w in args.witness]
+        witnesses = [CosignatureVerifier.parse(w) for w in args.witness]
     except NoteError as exc:
         parser.error(f"--witness: {exc}")
     try:
