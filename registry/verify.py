@@ -236,28 +236,80 @@ def _witnessed(report: Report, note: str, witnesses: list[CosignatureVerifier], 
     return len(valid)
 
 
-def _gather(site: Source, size: int, report: Report) -> tuple[list[bytes], dict[str, bytes]] | None:
-    """Every leaf the site serves, and the bundles as served (by path); None when a bundle the checkpoint
-    requires is missing or holds the wrong number of entries (reported)."""
+@dataclass
+class Unserved:
+    """Entries ``start..stop-1``, which the signed checkpoint covers, that the site does not serve."""
+
+    start: int
+    stop: int
+    why: str
+
+
+def _gather(site: Source, size: int) -> tuple[list[bytes], dict[str, bytes], list[Unserved]]:
+    """Every leaf the site serves for its checkpoint of ``size`` entries, the bundles as served (by path), and
+    the entries it does not serve although the checkpoint covers them.
+
+    A site that answers that it does not have a bundle (404, 410: it says so itself, unlike a fault, which
+    raises CannotCheck) is asked for narrower copies of it, to name the first entry it cannot serve."""
     leaves: list[bytes] = []
     bundles: dict[str, bytes] = {}
+    unserved: list[Unserved] = []
     for ref in tiles_for(size, None):
+        start = ref.index * WIDTH
         try:
-            data = site.get("log/" + ref.path())
+            entries, data = _bundle(site, ref)
         except NotServed as exc:
-            report.problems.append(f"the site does not serve {ref.path()}, which its signed checkpoint of {size} "
-                                   f"entries requires ({exc})")
-            return None
-        try:
-            entries = bundle_entries(data)
-        except ValueError as exc:
-            raise CannotCheck(f"{ref.path()}: {exc}") from None
-        if len(entries) != ref.width:
-            report.problems.append(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
-            return None
+            served = _served_part(site, ref)
+            leaves += served
+            unserved.append(Unserved(start + len(served), start + ref.width, str(exc)))
+            continue
         bundles[ref.path()] = data
         leaves += entries
-    return leaves, bundles
+    return leaves, bundles, unserved
+
+
+def _bundle(site: Source, ref: TileRef) -> tuple[list[bytes], bytes]:
+    """The entries of the bundle ``ref`` and its bytes as served (NotServed for a bundle holding another
+    number of entries than its name says)."""
+    data = site.get("log/" + ref.path())
+    try:
+        entries = bundle_entries(data)
+    except ValueError as exc:
+        raise CannotCheck(f"{ref.path()}: {exc}") from None
+    if len(entries) != ref.width:
+        raise NotServed(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
+    return entries, data
+
+
+def _served_part(site: Source, ref: TileRef) -> list[bytes]:
+    """The leaves of the widest narrower copy of bundle ``ref`` the site serves (tlog-tiles lets a log serve
+    partial bundles of any width; ours does): at most eight requests, by halving."""
+    low, high, best = 1, ref.width - 1, []
+    while low <= high:
+        width = (low + high) // 2
+        try:
+            best = _bundle(site, TileRef(None, ref.index, width))[0]
+        except NotServed:
+            high = width - 1
+            continue
+        low = width + 1
+    return best
+
+
+def _unserved_said(gap: Unserved, size: int, seen: list) -> str:
+    """One sentence for entries the signed checkpoint covers and the site does not serve."""
+    def what(index: int) -> str:
+        return f"{seen[index][1]}" if index < len(seen) else "?"
+
+    if gap.stop - gap.start == 1:
+        entries = f"entry {gap.start}" + (f" ({what(gap.start)} when last verified)" if gap.start < len(seen) else "")
+    else:
+        entries = f"entries {gap.start} to {gap.stop - 1}"
+        if gap.start < len(seen):
+            shown = "; ".join(f"{i}: {what(i)}" for i in range(gap.start, min(gap.stop, gap.start + 10)))
+            entries += f" (when last verified {shown}{'; …' if gap.stop - gap.start > 10 else ''})"
+    return (f"the site does not serve {entries}, which its signed checkpoint of {size} entries covers "
+            f"({gap.why}): the log no longer holds what was signed")
 
 
 def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) -> None:
@@ -276,20 +328,42 @@ def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) ->
                                        "log's tree holds for it")
 
 
-def _history(report: Report, state: dict, tree: Tree, hashes: list[bytes], decoded: list, store: BundleStore,
-             size: int) -> str:
-    """The log against the checkpoint the last run saw; what the verdict says of it."""
+def _signed_history(report: Report, state: dict, checkpoint) -> bool:
+    """What the checkpoints alone show against the one the last run saw: a log that shrank, or a second
+    tree of a size signed before (a fork). True if either is reported."""
+    if state.get("size") is None:
+        return False
+    old_size, old_root, when = state["size"], base64.b64decode(state["root"]), state.get("checked_at", "earlier")
+    if old_size > checkpoint.size:
+        report.problems.append(f"the log shrank: it had {old_size} entries when last checked ({when}), it now "
+                               f"has {checkpoint.size}")
+        return True
+    if old_size == checkpoint.size and checkpoint.root != old_root:
+        report.problems.append(f"the site signed two different trees of {old_size} entries: this checkpoint's "
+                               f"root is not the one seen before ({when}), a fork")
+        return True
+    return False
+
+
+def _history(report: Report, state: dict, checkpoint, tree: Tree, hashes: list[bytes], decoded: list,
+             store: BundleStore) -> str:
+    """The log against the checkpoint the last run saw; what the verdict says of it.
+
+    ``tree`` is made of the leaves served now. When they make the signed root, the signed tree must extend
+    the one seen before; when they do not (the site serves leaves that are not the ones it signed), the
+    checkpoints are compared as signed and every entry seen before that is served otherwise is named."""
     if state.get("size") is None:
         return "first run: there is no earlier checkpoint to compare this one with"
+    size = checkpoint.size
     old_size, old_root = state["size"], base64.b64decode(state["root"])
     since = f"the checkpoint of {old_size} entries seen on {state.get('checked_at', 'an earlier run')}"
-    if old_size > size:
-        report.problems.append(f"the log shrank: it had {old_size} entries when last checked "
-                               f"({state.get('checked_at', 'earlier')}), it now has {size}")
-    elif tree.root(old_size) != old_root:
+    served_as_signed = tree.root() == checkpoint.root
+    if _signed_history(report, state, checkpoint):
+        pass
+    elif served_as_signed and tree.root(old_size) != old_root:
         report.problems.append(f"the log of {size} entries does not extend the checkpoint of {old_size} "
                                "entries seen before: its history was rewritten or forked")
-    else:
+    elif served_as_signed:
         report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
         return f"it extends {since}"
     report.problems += _entries_changed(state.get("leaves") or [], hashes, decoded, store)
@@ -405,10 +479,13 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     cosigned = (_witnessed(report, note, witnesses, quorum), len(witnesses), quorum)
 
     # 2. every leaf, as served now, and the tree they make
-    gathered = _gather(site, size, report)
-    if gathered is None:
+    leaves, bundles, unserved = _gather(site, size)
+    if unserved:  # the site says it no longer has entries it signed: a difference, not a fault
+        _signed_history(report, state, checkpoint)
+        report.problems += [_unserved_said(gap, size, state.get("leaves") or []) for gap in unserved]
+        report.notes.append("what the log holds was not compared with what the site publishes: the site does not "
+                            "serve every entry of its signed checkpoint")
         return report
-    leaves, bundles = gathered
     hashes = [leaf_hash(leaf) for leaf in leaves]
     tree = Tree(hashes)
     if tree.root() != checkpoint.root:
@@ -423,7 +500,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
 
     # 3. the log only grew since the last run
     store = BundleStore(state_path)
-    history = _history(report, state, tree, hashes, decoded, store, size)
+    history = _history(report, state, checkpoint, tree, hashes, decoded, store)
 
     # 4. what the log holds is what the site publishes, both ways
     registry, registry_raw = _document(site, EXPORTS["export"], export)

@@ -20,38 +20,58 @@ from ..factories import expired_reservation, proposal_factory, user_factory
 pytestmark = pytest.mark.django_db
 
 
-def _leaves():
-    return [leaf_decode(entry.leaf.encode()) for entry in LogEntry.objects.order_by("index")]
+def _leaves(kind: str | None = None):
+    leaves = [leaf_decode(entry.leaf.encode()) for entry in LogEntry.objects.order_by("index")]
+    return [leaf for leaf in leaves if kind is None or leaf["kind"] == kind]
 
 
 def test_log_approval_appends_the_version_record_as_registry_json_shows_it(applicant, editor):
     proposal = proposal_factory(applicant, state="approved", editor=editor)
-    [leaf] = _leaves()
+    leaf, steward = _leaves()
     assert leaf["kind"] == "snid-version" and leaf["v"] == 1
     assert (leaf["snid"], leaf["version"]) == (proposal.namespace.snid, 1)
     [record] = exports.registry_snapshot().records
     assert leaf["record"] == record_of_export(record)
     assert leaf["record_sha256"] == sha256_hex(leaf["record"])
     assert len(leaf["document_sha256"]) == 64
-    entry = LogEntry.objects.get()
+    entry = LogEntry.objects.get(index=0)
     assert entry.leaf_hash == leaf_hash(entry.leaf.encode()).hex()
-    assert LogHead.objects.get().size == 1
+    # The registrant became the first steward, in the same transaction, logged after the version.
+    assert {k: steward[k] for k in ("kind", "snid", "change", "reason")} == {
+        "kind": "steward-changed", "snid": proposal.namespace.snid, "change": "added",
+        "reason": "Registrant of the SNID."}
+    assert steward["steward"] == "a steward without a public name"  # never the login name
+    assert LogHead.objects.get().size == 2
 
 
 def test_log_unpublished_registrant_details_stay_out_of_the_record(applicant, editor):
     proposal_factory(applicant, state="approved", editor=editor)
-    [leaf] = _leaves()
+    [leaf] = _leaves("snid-version")
     private = leaf["record"]["registrant"]
     assert "address" not in private
-    assert LogEntry.objects.get().leaf.count("@") == json.dumps(leaf["record"]).count("@")
+    assert LogEntry.objects.get(index=0).leaf.count("@") == json.dumps(leaf["record"]).count("@")
 
 
 def test_log_a_second_version_is_the_next_entry(applicant, editor):
     first = proposal_factory(applicant, state="approved", editor=editor)
     proposal_factory(applicant, state="approved", editor=editor, snid=first.snid)
     leaves = _leaves()
-    assert [(leaf["snid"], leaf["version"]) for leaf in leaves] == [(first.namespace.snid, 1),
-                                                                      (first.namespace.snid, 2)]
+    assert [(leaf["kind"], leaf.get("version")) for leaf in leaves] == [
+        ("snid-version", 1), ("steward-changed", None), ("snid-version", 2)]  # one first steward only
+
+
+def test_log_a_steward_choosing_a_public_name_is_logged_for_each_of_their_snids(applicant, editor):
+    from registry.stewardship import services as stewardship
+
+    for name in ("alpha", "beta"):
+        proposal_factory(applicant, state="approved", editor=editor, snid=name)
+    stewardship.steward_public_name(applicant, "Alice Example")
+    renamed = _leaves("steward-renamed")
+    assert [(leaf["snid"], leaf["previous"], leaf["steward"]) for leaf in renamed] == [
+        ("alpha", "a steward without a public name", "Alice Example"),
+        ("beta", "a steward without a public name", "Alice Example")]
+    stewardship.steward_public_name(applicant, "  Alice   Example ")  # the same name: nothing to log
+    assert len(_leaves("steward-renamed")) == 2
 
 
 def test_log_rejection_and_submission_append_nothing(applicant, editor):
@@ -110,7 +130,7 @@ def test_log_every_entry_has_a_valid_inclusion_proof(applicant, editor):
     for name in ("a1", "a2", "a3"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
     tree, size = log_tree()
-    assert size == 3
+    assert size == 6  # each approval with its registrant's stewardship
     for entry in LogEntry.objects.all():
         assert verify_inclusion(entry.index, size, leaf_hash(entry.leaf.encode()),
                                 tree.inclusion_proof(entry.index, size), tree.root())
@@ -118,7 +138,7 @@ def test_log_every_entry_has_a_valid_inclusion_proof(applicant, editor):
 
 def test_log_entries_refuse_changes_through_the_models(applicant, editor):
     proposal_factory(applicant, state="approved", editor=editor)
-    entry = LogEntry.objects.get()
+    entry = LogEntry.objects.get(index=0)
     entry.leaf = "{}"
     with pytest.raises(LogImmutableError):
         entry.save()
@@ -200,9 +220,10 @@ def test_log_tree_cache_notices_another_database_of_the_same_prefix_size(applica
         cursor.execute("DELETE FROM registry_logentry")
         if connection.vendor == "postgresql":
             cursor.execute("ALTER TABLE registry_logentry ENABLE TRIGGER USER")
-        cursor.execute('INSERT INTO registry_logentry ("index", kind, snid, version, leaf, leaf_hash, created_at) '
-                       "VALUES (0, 'x', '', NULL, '{}', %s, %s)", [leaf_hash(b"{}").hex(), timezone.now()])
+        for index in (0, 1):  # the approval's two entries (the version, the first steward), others in their place
+            cursor.execute('INSERT INTO registry_logentry ("index", kind, snid, version, leaf, leaf_hash, created_at) '
+                           "VALUES (%s, 'x', '', NULL, '{}', %s, %s)", [index, leaf_hash(b"{}").hex(), timezone.now()])
     with transaction.atomic():
         tlog.log_append("reservation-granted", {"snid": "next", "reserved_until": None, "renewal": False})
     tree, size = log_tree()
-    assert size == 2 and tree.root(1) != stale and tree.levels[0][0] == leaf_hash(b"{}")
+    assert size == 3 and tree.root(2) != stale and tree.levels[0][0] == leaf_hash(b"{}")

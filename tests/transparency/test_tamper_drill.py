@@ -39,11 +39,11 @@ from ..factories import data_factory, proposal_factory, user_factory
 from .conftest import go_program, guards_off
 
 def _leaf_and_hash(cursor, site):
-    cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 1')
+    cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 2')  # version 2
     leaf = cursor.fetchone()[0].replace("Example", "Exemplary", 1)
     from registry.transparency.merkle import leaf_hash
 
-    cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 1',
+    cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 2',
                    [leaf, leaf_hash(leaf.encode()).hex()])
 
 

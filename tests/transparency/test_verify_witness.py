@@ -155,7 +155,7 @@ def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_
     proposal_factory(site.applicant, state="approved", editor=site.editor, snid="delta")  # signed once committed
     with urllib.request.urlopen(site.url + "/log/checkpoint") as response:
         served = response.read().decode()
-    assert "\n5\n" in served and set(cosignatures_valid(served, witnesses.keys)) == {"ours.test/w1"}
+    assert "\n9\n" in served and set(cosignatures_valid(served, witnesses.keys)) == {"ours.test/w1"}
     status, out = _run(site.url, *args, "--quorum", "2", "--state", tmp_path / "b.json")
     assert status == 1, out
     assert ("DIFFERS: the checkpoint carries 1 valid cosignature(s) of the 2 required (--quorum 2): no cosignature "

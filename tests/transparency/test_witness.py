@@ -181,7 +181,7 @@ def test_witnesses_cosign_each_checkpoint_and_a_quorum_of_two_verifies(witnesses
         assert outcome.signed and sorted(outcome.cosigned_by) == ["aics.test/w2", "ours.test/w1"], outcome
     note = _served(client)
     checkpoint, cosigned = checkpoint_witnessed(note, log_key.verifier(), witnesses.keys, 2)
-    assert checkpoint.size == 2 and set(cosigned) == {"ours.test/w1", "aics.test/w2"}
+    assert checkpoint.size == 4 and set(cosigned) == {"ours.test/w1", "aics.test/w2"}  # versions and stewards
     verdict = _aics_verifies(note, log_key, witnesses.keys, 2)
     assert verdict == {"ok": True, "witnesses": ["aics.test/w2", "ours.test/w1"], "error": None}
 
@@ -192,13 +192,13 @@ def test_a_witness_that_saw_a_fork_refuses_to_cosign_it(witnesses, log_key, appl
     assert len(log_sign().cosigned_by) == 2
     # A second history of the same size, signed with the log's key (a stolen key, or a signer that
     # lost its record): neither witness cosigns it, whatever old size it is sent with.
-    fork = Tree([leaf_hash(b"a"), leaf_hash(b"b"), leaf_hash(b"c")])
-    note = log_key.sign(Checkpoint(ORIGIN, 3, fork.root(), ("time 2026-11-27T10:00:00Z",)).text())
+    fork = Tree([leaf_hash(bytes([n])) for n in range(6)])  # the six entries of three approvals, others
+    note = log_key.sign(Checkpoint(ORIGIN, 6, fork.root(), ("time 2026-11-27T10:00:00Z",)).text())
     for endpoint in witnesses.endpoints():
         with pytest.raises(WitnessRefused, match="HTTP 422"):
-            witness_cosign(endpoint, note, 3, lambda old: [] if old == 3 else None)
+            witness_cosign(endpoint, note, 6, lambda old: [] if old == 6 else None)
         with pytest.raises(WitnessRefused):
-            witness_cosign(endpoint, note, 0, lambda old: [] if old in (0, 3) else None)
+            witness_cosign(endpoint, note, 0, lambda old: [] if old in (0, 6) else None)
 
 
 def test_cosignatures_survive_a_witness_restart(witnesses, log_key, client, applicant, editor):
@@ -210,16 +210,16 @@ def test_cosignatures_survive_a_witness_restart(witnesses, log_key, client, appl
     assert _served(client) == before  # what they cosigned is still served, and still verifies
     assert checkpoint_witnessed(before, log_key.verifier(), witnesses.keys, 2)
     proposal_factory(applicant, state="approved", editor=editor, snid="beta")
-    outcome = log_sign()  # both remember size 1: the proof from it is accepted
+    outcome = log_sign()  # both remember size 2: the proof from it is accepted
     assert sorted(outcome.cosigned_by) == ["aics.test/w2", "ours.test/w1"] and not outcome.witness_problems
     after = _served(client)
-    assert checkpoint_witnessed(after, log_key.verifier(), witnesses.keys, 2)[0].size == 2
+    assert checkpoint_witnessed(after, log_key.verifier(), witnesses.keys, 2)[0].size == 4
     assert _aics_verifies(after, log_key, witnesses.keys, 2)["ok"] is True
-    # And a restarted witness never goes back: the size-1 checkpoint again is refused.
+    # And a restarted witness never goes back: the size-2 checkpoint again is refused.
     text, signatures = before.split("\n\n")
     log_signed_only = f"{text}\n\n{signatures.splitlines()[0]}\n"
     for endpoint in witnesses.endpoints():
-        with pytest.raises(WitnessRefused, match="cannot precede size 1"):
+        with pytest.raises(WitnessRefused, match="cannot precede size 2"):
             witness_cosign(endpoint, log_signed_only, 0, lambda old: [] if old == 0 else None)
 
 
