@@ -170,26 +170,85 @@ def test_log_database_refuses_deleting_an_entry_on_postgresql(postgres, applican
         cursor.execute("DELETE FROM registry_loghead")
 
 
-def test_log_backfill_logs_versions_approved_before_the_log_once(applicant, editor):
+def _forget_the_log() -> None:
+    """As if the registry predated the log: the same rows, but no log (nor a signed checkpoint)."""
+    from .conftest import guards_off
+
+    with guards_off() as cursor:
+        for table in ("registry_logentry", "registry_loghead", "registry_logsigned"):
+            cursor.execute(f"DELETE FROM {table}")
+
+
+def test_log_backfill_logs_everything_published_before_the_log_once(applicant, editor):
+    from registry.resolution.services import resolvers_replace
+    from registry.stewardship import services as stewardship
+
     proposal_factory(applicant, state="approved", editor=editor, snid="early")
     proposal_factory(applicant, state="approved", editor=editor, snid="later")
+    resolvers_replace("early", [{"name": "main", "template": "https://r.example.org/{nss}"}],
+                      user_factory("otto", editor=True), "Its resolver.")
+    stewardship.steward_add(services.namespace_get("later"), user_factory("sam"), editor, reason="Maintainer.")
+    stewardship.snid_deprecate(services.namespace_get("later"), editor, reason="Superseded.", successor="early")
     services.namespace_reserve("kept", editor, until=timezone.localdate() + dt.timedelta(days=3), reason="r",
                                reserved_for=applicant)
-    # As if they predated the log: a fresh database holding the same rows but no log.
-    with connection.cursor() as cursor:
-        for table in ("registry_logentry", "registry_loghead"):
-            if connection.vendor == "postgresql":
-                cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
-            cursor.execute(f"DELETE FROM {table}")
-            if connection.vendor == "postgresql":
-                cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+    _forget_the_log()
     out = io.StringIO()
     call_command("log_backfill", stdout=out)
-    assert "Logged 2 versions and 1 reservation; the log has 3 entries." in out.getvalue()
+    assert ("Logged 2 versions, 3 stewards, 1 resolver set, 1 deprecation and 1 reservation; the log has 8 "
+            "entries.") in out.getvalue()
     assert [(leaf["kind"], leaf["snid"]) for leaf in _leaves()] == [
-        ("snid-version", "early"), ("snid-version", "later"), ("reservation-granted", "kept")]
-    call_command("log_backfill", stdout=out)
-    assert "Logged 0 versions and 0 reservations; the log has 3 entries." in out.getvalue()
+        ("snid-version", "early"), ("snid-version", "later"),
+        ("steward-changed", "early"), ("snid-resolvers", "early"),
+        ("steward-changed", "later"), ("steward-changed", "later"), ("snid-deprecated", "later"),
+        ("reservation-granted", "kept")]
+    resolvers = _leaves("snid-resolvers")[0]
+    assert resolvers["resolvers"][0]["template"] == "https://r.example.org/{nss}" and resolvers["how"] == "changed"
+    assert [leaf["reason"] for leaf in _leaves("steward-changed")] == [
+        "Registrant of the SNID.", "Registrant of the SNID.", "Maintainer."]
+    call_command("log_backfill", stdout=out)  # exactly once
+    assert ("Logged 0 versions, 0 stewards, 0 resolver sets, 0 deprecations and 0 reservations; the log has 8 "
+            "entries.") in out.getvalue()
+
+
+def test_log_backfill_never_logs_what_was_changed_behind_the_logs_back(applicant, editor):
+    """After the log began, resolvers, a deprecation and a steward appear in the database without their
+    entries (their services would have logged them): backfill logs none of them; the verifier reports them."""
+    from registry.stewardship.models import Deprecation, Steward, StewardState
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="early")
+    namespace = services.namespace_get("early")
+    before = LogHead.objects.get().size
+    later = timezone.now() + dt.timedelta(seconds=2)  # after the log's first entry, to the second
+    Deprecation.objects.create(namespace=namespace, reason="Slipped in.", deprecated_by=editor,
+                               deprecated_at=later)
+    Steward.objects.create(namespace=namespace, user=user_factory("mallory"), state=StewardState.ACTIVE,
+                           reason="Slipped in.", confirmed_at=later)
+    from registry.resolution.models import Resolver
+
+    Resolver.objects.create(namespace=namespace, name="x", template="https://elsewhere.example.net/{nss}",
+                            created_at=later)
+    call_command("log_backfill", stdout=io.StringIO())
+    assert LogHead.objects.get().size == before
+
+
+def test_log_backfill_logs_a_registrants_stewardship_a_release_before_this_one_did_not(applicant, editor):
+    """A log begun by an earlier release holds the version but not the registrant's stewardship."""
+    from .conftest import guards_off
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="early")
+    proposal_factory(applicant, state="approved", editor=editor, snid="later")
+    with guards_off() as cursor:  # what the earlier release wrote: the versions only
+        cursor.execute("DELETE FROM registry_logentry WHERE kind = 'steward-changed'")
+        cursor.execute('UPDATE registry_logentry SET "index" = 1 WHERE "index" = 2')
+        cursor.execute("UPDATE registry_loghead SET size = 2")
+        cursor.execute("DELETE FROM registry_logsigned")
+    from registry.transparency.merkle import leaf_hash as hashed
+
+    assert [hashed(e.leaf.encode()).hex() == e.leaf_hash for e in LogEntry.objects.all()] == [True, True]
+    call_command("log_backfill", stdout=io.StringIO())
+    assert [(leaf["kind"], leaf["snid"]) for leaf in _leaves()] == [
+        ("snid-version", "early"), ("snid-version", "later"), ("steward-changed", "early"),
+        ("steward-changed", "later")]
 
 
 def test_log_large_record_is_carried_by_its_digest(applicant, editor):

@@ -247,6 +247,38 @@ def test_verify_a_restored_backup_verifies_against_the_log_it_carries(site, log_
     assert _run(site.url, "--state", state)[0] == 0  # the restored log goes on growing
 
 
+def test_verify_a_registry_upgraded_to_the_log_verifies_once_backfilled(site, log_key, tmp_path, settings):
+    """A registry that predates the log (the same rows, no log, no checkpoint, no signer record), with
+    versions, resolvers, stewards, a deprecation and a reservation: after ``log_backfill`` it verifies, and
+    a second backfill adds nothing."""
+    import shutil
+
+    from registry.resolution.services import resolvers_replace
+    from registry.stewardship import services as stewardship
+
+    resolvers_replace("alpha", [{"name": "main", "template": "https://a.example.org/{nss}"}],
+                      user_factory("otto", editor=True), "The resolver.")
+    stewardship.steward_add(services.namespace_get("beta"), user_factory("sam"), site.editor, reason="Maintainer.")
+    stewardship.snid_deprecate(services.namespace_get("beta"), site.editor, reason="Superseded.", successor="alpha")
+    with guards_off() as cursor:
+        for table in ("registry_logentry", "registry_loghead", "registry_logsigned"):
+            cursor.execute(f"DELETE FROM {table}")
+    shutil.rmtree(settings.REGISTRY_LOG_STATE_DIR)
+    out = io.StringIO()
+    call_command("log_backfill", stdout=out)  # the signer signs once it commits (development)
+    assert ("Logged 3 versions, 4 stewards, 1 resolver set, 1 deprecation and 1 reservation; the log has 10 "
+            "entries.") in out.getvalue()
+    state = tmp_path / "state.json"
+    status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
+    assert status == 0, out
+    assert ("3 registered SNID(s) with 3 version(s), the resolvers of 1, 4 steward(s), 1 deprecation(s), "
+            "1 reservation(s) in force — is what the site publishes now") in out
+    again = io.StringIO()
+    call_command("log_backfill", stdout=again)
+    assert "Logged 0 versions, 0 stewards" in again.getvalue()
+    assert _run(site.url, "--state", state)[0] == 0
+
+
 def test_verify_reports_a_reservation_moved_behind_the_log(site, log_key, tmp_path):
     state = tmp_path / "state.json"
     assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
