@@ -76,6 +76,70 @@ def test_signer_signs_again_only_when_the_log_grew_or_the_period_passed(logged, 
     assert log_sign(now=later).size == 8
 
 
+def test_signer_pass_after_an_append_rehashes_only_the_new_leaves(logged, applicant, editor):
+    """An approval's pass (the quick check) reads the stored hashes of the signed entries and only the new
+    leaves themselves; the full check reads and re-hashes every leaf."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")
+    with CaptureQueriesContext(connection) as quick:
+        outcome = log_sign(full=False)
+    assert outcome.signed and not outcome.full and outcome.size == 8
+    leaves_read = [q["sql"] for q in quick.captured_queries if '"registry_logentry"."leaf" AS' in q["sql"]]
+    assert len(leaves_read) == 1 and '"registry_logentry"."index" >= 6' in leaves_read[0], leaves_read
+    with CaptureQueriesContext(connection) as thorough:
+        outcome = log_sign(full=True)
+    assert outcome.full and not outcome.signed and not outcome.damage
+    leaves_read = [q["sql"] for q in thorough.captured_queries if '"registry_logentry"."leaf" AS' in q["sql"]]
+    assert len(leaves_read) == 1 and ">=" not in leaves_read[0]
+
+
+@pytest.mark.parametrize("rewrite", ["stored-hash", "deleted", "head-moved-back"])
+def test_signer_quick_check_finding_anything_odd_makes_the_full_check_before_signing(logged, applicant, editor,
+                                                                                    rewrite):
+    from registry.transparency.merkle import leaf_hash
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")  # something to sign
+    with guards_off() as cursor:
+        if rewrite == "stored-hash":
+            cursor.execute('UPDATE registry_logentry SET leaf = replace(leaf, \'"v":1\', \'"v":1 \'), leaf_hash = %s '
+                           'WHERE "index" = 1', [leaf_hash(b"changed").hex()])
+        else:
+            cursor.execute('DELETE FROM registry_logentry WHERE "index" = 7')
+            if rewrite == "head-moved-back":
+                cursor.execute('DELETE FROM registry_logentry WHERE "index" = 6')
+                cursor.execute("UPDATE registry_loghead SET size = 5")
+    outcome = log_sign(full=False)
+    assert outcome.full and not outcome.signed and outcome.damage, outcome
+    assert log_checkpoint()[0].size == 6
+
+
+def test_a_leaf_changed_behind_its_stored_hash_is_never_signed_and_the_full_check_finds_it(logged, applicant,
+                                                                                         editor, settings):
+    """The quick check does not re-hash signed leaves; what it signs is the signer's own copy of them extended
+    with the new ones, so a leaf changed behind its stored hash is never taken in (no fork) before the
+    full check, at least once a minute, refuses and names it."""
+    from pathlib import Path
+
+    from registry.transparency.merkle import Tree, verify_consistency
+
+    before = log_checkpoint()[0]
+    _changed_leaf_only(1)
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")
+    quick = log_sign(full=False)
+    assert quick.signed and not quick.full and quick.size == 8
+    after = log_checkpoint()[0]
+    record = SignerState(Path(settings.REGISTRY_LOG_STATE_DIR)).load()
+    tree = Tree(record.leaf_hashes)
+    assert tree.root() == after.root and tree.root(6) == before.root  # the signed tree extends the one before
+    assert verify_consistency(6, 8, before.root, after.root, tree.consistency_proof(6, 8))
+    thorough = log_sign(full=True)
+    assert not thorough.signed and "entry 1 no longer hashes to the leaf hash stored beside it" in thorough.damage
+    log_cache_clear()
+    assert log_checkpoint()[0] == after  # nothing signed since
+
+
 def test_signer_refuses_a_leaf_changed_behind_its_stored_hash_and_names_it(logged, client):
     before = client.get("/log/checkpoint").content
     _changed_leaf_only(1)
@@ -243,6 +307,36 @@ def test_the_watching_signer_signs_an_append_promptly(transactional_db, settings
             threading.Event().wait(0.05)
             log_cache_clear()
         assert log_published().checkpoint.size == 2  # the version and its registrant's stewardship
+    finally:
+        stop.set()
+        watcher.join(10)
+
+
+def test_the_watching_signer_finds_a_leaf_changed_behind_its_stored_hash_within_the_full_check_period(
+        transactional_db, settings, applicant, editor, monkeypatch):
+    """Passes between full checks are quick (no signed leaf re-hashed); the full check comes at least every
+    FULL_CHECK_PERIOD seconds (a minute; a second here) whether or not the log changes."""
+    from registry.transparency import signer
+
+    settings.REGISTRY_LOG_SIGN_INLINE = False
+    monkeypatch.setattr(signer, "FULL_CHECK_PERIOD", 1.0)
+    proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
+    stop, passes = threading.Event(), []
+    watcher = threading.Thread(target=log_sign_watch, args=(0.05,),
+                               kwargs={"stop": stop.is_set, "passes": passes.append}, daemon=True)
+    watcher.start()
+    try:
+        deadline = timezone.now() + dt.timedelta(seconds=30)
+        while not any(p.signed for p in passes) and timezone.now() < deadline:
+            threading.Event().wait(0.05)
+        assert passes[0].full and passes[0].signed  # the first pass is a full one
+        _changed_leaf_only(1)
+        changed_at = timezone.now()
+        while not any(p.damage for p in passes) and timezone.now() < deadline:
+            threading.Event().wait(0.05)
+        found = next(p for p in passes if p.damage)
+        assert found.full and "entry 1 no longer hashes to the leaf hash stored beside it" in found.damage
+        assert (timezone.now() - changed_at).total_seconds() < 10
     finally:
         stop.set()
         watcher.join(10)
