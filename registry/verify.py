@@ -46,9 +46,10 @@ from .transparency.kinds import LeafError, describe, leaf_decode
 from .transparency.cosignature import CosignatureVerifier, cosignature_check
 from .transparency.merkle import Tree, leaf_hash
 from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
-from .transparency.tiles import WIDTH, TileRef, bundle_entries, parse_tile_path, tile_bytes, tiles_for
+from .transparency.tiles import WIDTH, TileRef, bundle_entries, tile_bytes, tiles_for
 from .verifier.compare import compare, differences
 from .verifier.mirror import mirror_write
+from .verifier.store import BundleStore
 from .verifier.replay import replay
 
 USER_AGENT = "urn-ogf-registry-verify/2"
@@ -128,46 +129,6 @@ def _gunzip(data: bytes, where: str) -> bytes:
     except zlib.error as exc:
         raise CannotCheck(f"{where}: not valid gzip ({exc})") from None
     return out
-
-
-class BundleStore:
-    """The entry bundles of the last clean run, kept beside the state file (``<state>.tiles/``).
-
-    Never a substitute for what the site serves (every run reads every leaf from it): they are the
-    evidence of what was verified, so that a leaf changed since is reported with what changed in it.
-    """
-
-    def __init__(self, state_path: Path):
-        self.root = state_path.with_name(state_path.name + ".tiles")
-
-    def leaf(self, index: int) -> bytes | None:
-        """The leaf at ``index`` as the last clean run read it, if kept."""
-        number, offset = divmod(index, WIDTH)
-        candidates = [self.root / TileRef(None, number, WIDTH).path()]
-        partial = candidates[0].with_name(candidates[0].name + ".p")
-        if partial.is_dir():
-            candidates += sorted((p for p in partial.iterdir() if p.name.isascii() and p.name.isdigit()),
-                                 key=lambda p: -int(p.name))
-        for path in candidates:
-            try:
-                entries = bundle_entries(path.read_bytes())
-            except (OSError, ValueError):
-                continue
-            if offset < len(entries):
-                return entries[offset]
-        return None
-
-    def write(self, bundles: dict[str, bytes]) -> None:
-        for path, data in bundles.items():
-            target = self.root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            ref = parse_tile_path(path)
-            stale = self.root / (ref.path().split(".p/")[0] + ".p")
-            if stale.is_dir():  # narrower bundles of the same index
-                for old in stale.iterdir():
-                    if ref.full or old.name != str(ref.width):
-                        old.unlink(missing_ok=True)
 
 
 def default_state_path(source: str) -> Path:
