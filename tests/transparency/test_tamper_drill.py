@@ -275,7 +275,7 @@ def test_tamper_drill_worker_processes_started_before_and_after_serve_one_checkp
     try:
         before = _get(f"http://127.0.0.1:{ports[0]}/log/checkpoint")
         with guards_off() as cursor:
-            _last_deleted_head_moved(cursor, type("Site", (), {"size": 3})())
+            _last_deleted_head_moved(cursor, type("Site", (), {"size": 6})())  # three versions, their stewards
         assert log_sign().damage
         processes.append(_gunicorn(database_url, log_key, ports[1]))
         import time
@@ -284,7 +284,7 @@ def test_tamper_drill_worker_processes_started_before_and_after_serve_one_checkp
         for port in ports:
             assert _get(f"http://127.0.0.1:{port}/log/checkpoint") == before
             lookup = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/lookup/?urn=urn:ogf:alpha:x", timeout=30)
-            assert "entry 2 is gone" in lookup.headers["Registry-Log-Damage"]
+            assert "entry 5 is gone" in lookup.headers["Registry-Log-Damage"]
             assert "The log is damaged" in _get(f"http://127.0.0.1:{port}/log/").decode()
     finally:
         for process in processes:

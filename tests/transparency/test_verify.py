@@ -322,6 +322,37 @@ def replaying_site(site, log_key, tmp_path):
     server.shutdown()
 
 
+def test_verify_a_fault_serving_a_bundle_could_not_be_checked_and_is_no_difference(site, log_key, tmp_path):
+    """A proxy's 503 for an entry bundle is a fault: COULD NOT CHECK (exit 2), nothing concluded. Only the
+    site saying it does not have a bundle its checkpoint covers (404, 410) is a difference."""
+    import functools
+    import http.server
+    import threading
+
+    copy = tmp_path / "copy"
+    assert _run(site.url, "--key", log_key.verifier(), "--state", tmp_path / "copy.json", "--mirror", copy)[0] == 0
+
+    class Flaky(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self):
+            if "/tile/entries/" in self.path:
+                self.send_error(503, "Service Unavailable", "the upstream timed out")
+                return
+            super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Flaky, directory=str(copy)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        status, out = _run(f"http://127.0.0.1:{server.server_address[1]}/", "--key", log_key.verifier(),
+                           "--state", tmp_path / "s.json")
+    finally:
+        server.shutdown()
+    assert status == 2 and out.startswith("COULD NOT CHECK: ") and "HTTP 503" in out, out
+    assert not (tmp_path / "s.json").exists()
+
+
 def test_verify_says_when_the_checkpoint_was_signed_and_remembers_it(site, log_key, tmp_path):
     state = tmp_path / "state.json"
     status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
