@@ -319,14 +319,12 @@ def _history(report: Report, state: dict, checkpoint, tree: Tree, hashes: list[b
     old_size, old_root = state["size"], base64.b64decode(state["root"])
     since = f"the checkpoint of {old_size} entries seen on {state.get('checked_at', 'an earlier run')}"
     served_as_signed = tree.root() == checkpoint.root
-    if _signed_history(report, state, checkpoint):
-        pass
-    elif served_as_signed and tree.root(old_size) != old_root:
+    if not _signed_history(report, state, checkpoint) and served_as_signed:
+        if tree.root(old_size) == old_root:
+            report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
+            return f"it extends {since}"
         report.problems.append(f"the log of {size} entries does not extend the checkpoint of {old_size} "
                                "entries seen before: its history was rewritten or forked")
-    elif served_as_signed:
-        report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
-        return f"it extends {since}"
     report.problems += _entries_changed(state.get("leaves") or [], hashes, decoded, store)
     return ""
 

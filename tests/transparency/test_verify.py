@@ -381,6 +381,25 @@ def test_verify_reports_a_checkpoint_older_than_the_last_one_seen(site, replayin
     assert "earlier than the one the last run saw" in out
 
 
+def test_verify_reports_a_second_tree_signed_for_a_size_seen_before(replaying_site, log_key, tmp_path):
+    """A stolen key, or a signer that lost its record: a checkpoint of the size seen before with another
+    root. The checkpoints alone show the fork, whatever the leaves served."""
+    from registry.transparency.note import TIME_FORMAT, TIME_PREFIX, Checkpoint
+
+    url, _ = replaying_site
+    state = tmp_path / "state.json"
+    assert _run(url, "--key", log_key.verifier(), "--state", state)[0] == 0
+    copy = tmp_path / "copy" / "log" / "checkpoint"
+    signed = Checkpoint.parse(copy.read_text().split("\n\n", 1)[0] + "\n")
+    when = TIME_PREFIX + dt.datetime.now(dt.UTC).strftime(TIME_FORMAT)
+    copy.write_text(log_key.sign(Checkpoint(signed.origin, signed.size, bytes(32), (when,)).text()))
+    status, out = _run(url, "--state", state)
+    assert status == 1, out
+    assert f"DIFFERS: the site signed two different trees of {signed.size} entries: this checkpoint's root is not " \
+           "the one seen before" in out
+    assert "DIFFERS: the entries served do not hash to the signed root" in out
+
+
 def _log_grown_to(site, size: int) -> None:
     """Reservations granted (each one a leaf) until the log holds ``size`` entries: past one full bundle."""
     from django.db import transaction
