@@ -14,8 +14,9 @@ built from the same rows the pages, the API, resolution and the lookup read:
   unless the document was rewritten: its prose sections or the unpublished details) and
   the SHA-256 of each public prose section (so a mirror can say which one changed);
 - ``resolvers``: the declared part of the SNID's current resolvers, in order;
-- ``stewards``: the SNID's stewards (``registrant``: the registrant, made the first
-  steward on approval), every active stewardship, those of deactivated accounts too
+- ``stewards``: the SNID's stewards by the name the log gives them (the name they chose, never
+  the login name; ``registrant``: the registrant, made the first steward on approval), every
+  active stewardship, those of deactivated accounts too
   (their stewardship has not ended, though the SNID page no longer shows them; whether an
   account is deactivated is not published);
 - ``deprecation``: the deprecation in force, or null.
@@ -35,10 +36,6 @@ from .gfd191 import PROSE_KEYS
 from .models import Namespace, Proposal
 from .transparency.kinds import sha256_hex
 from .transparency.records import version_record
-
-#: The reason ``stewardship.registration.steward_first`` gives the registrant's stewardship.
-REGISTRANT_REASON = "Registrant of the SNID."
-
 
 def full_document(updated=None) -> dict:
     """Every registered SNID with all its approved versions, resolvers, stewards and deprecation, and the
@@ -103,6 +100,8 @@ def _resolvers() -> dict[int, list[dict]]:
 
 def _stewards() -> dict[int, list[dict]]:
     from .stewardship.models import Steward, StewardState
+    from .stewardship.registration import REGISTRANT_REASON
+    from .stewardship.selectors import logged_name
 
     by_namespace: dict[int, list[dict]] = {}
     rows = (Steward.objects.filter(state=StewardState.ACTIVE).select_related("user")
@@ -111,7 +110,7 @@ def _stewards() -> dict[int, list[dict]]:
     for steward in rows:
         user = steward.user
         by_namespace.setdefault(steward.namespace_id, []).append({
-            "name": user.get_full_name() or user.get_username(),
+            "name": logged_name(user),
             "registrant": first.get(steward.namespace_id) == steward.pk and steward.invited_by_id is None
                           and steward.reason == REGISTRANT_REASON,
         })

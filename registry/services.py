@@ -224,6 +224,8 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
         if cost is not None:
             validator_cost_store(locked, cost)
         log_version_registered(locked)  # the transparency log, in this transaction
+        if locked.version == 1:  # the registrant becomes the first steward (logged after the version)
+            steward_first(locked.namespace, locked.submitter)
         try:
             resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
         except ResolutionFault as exc:
@@ -304,8 +306,6 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
     if proposal.version != version:
         data["version_assigned"] = {"proposed": proposal.version, "assigned": version}
     proposal.namespace = namespace
-    if version == 1:
-        steward_first(namespace, proposal.submitter)
     proposal.version = version
     proposal.registration_date = today
     proposal.validator, cost = _validator_of(proposal)

@@ -43,12 +43,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .transparency.kinds import LeafError, describe, leaf_decode
+from .transparency.cosignature import CosignatureVerifier, cosignature_check
 from .transparency.merkle import Tree, leaf_hash
-from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open, note_open
-from .transparency.tiles import WIDTH, TileRef, bundle_entries, parse_tile_path, tile_bytes, tiles_for
+from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
+from .transparency.tiles import WIDTH, TileRef, bundle_entries, tile_bytes, tiles_for
 from .verifier.compare import compare, differences
-from .verifier.cosignature import WitnessKey, cosignature_check
 from .verifier.mirror import mirror_write
+from .verifier.store import BundleStore
 from .verifier.replay import replay
 
 USER_AGENT = "urn-ogf-registry-verify/2"
@@ -130,46 +131,6 @@ def _gunzip(data: bytes, where: str) -> bytes:
     return out
 
 
-class BundleStore:
-    """The entry bundles of the last clean run, kept beside the state file (``<state>.tiles/``).
-
-    Never a substitute for what the site serves (every run reads every leaf from it): they are the
-    evidence of what was verified, so that a leaf changed since is reported with what changed in it.
-    """
-
-    def __init__(self, state_path: Path):
-        self.root = state_path.with_name(state_path.name + ".tiles")
-
-    def leaf(self, index: int) -> bytes | None:
-        """The leaf at ``index`` as the last clean run read it, if kept."""
-        number, offset = divmod(index, WIDTH)
-        candidates = [self.root / TileRef(None, number, WIDTH).path()]
-        partial = candidates[0].with_name(candidates[0].name + ".p")
-        if partial.is_dir():
-            candidates += sorted((p for p in partial.iterdir() if p.name.isascii() and p.name.isdigit()),
-                                 key=lambda p: -int(p.name))
-        for path in candidates:
-            try:
-                entries = bundle_entries(path.read_bytes())
-            except (OSError, ValueError):
-                continue
-            if offset < len(entries):
-                return entries[offset]
-        return None
-
-    def write(self, bundles: dict[str, bytes]) -> None:
-        for path, data in bundles.items():
-            target = self.root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            ref = parse_tile_path(path)
-            stale = self.root / (ref.path().split(".p/")[0] + ".p")
-            if stale.is_dir():  # narrower bundles of the same index
-                for old in stale.iterdir():
-                    if ref.full or old.name != str(ref.width):
-                        old.unlink(missing_ok=True)
-
-
 def default_state_path(source: str) -> Path:
     home = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
     return home / "urn-ogf-registry-verify" / (re.sub(r"[^A-Za-z0-9.-]+", "_", source.strip("/")) + ".json")
@@ -217,13 +178,13 @@ def _age(seconds: float) -> str:
     return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
-def _witnessed(report: Report, note: str, text: str, witnesses: list[WitnessKey], quorum: int) -> int:
+def _witnessed(report: Report, note: str, witnesses: list[CosignatureVerifier], quorum: int) -> int:
     """How many of ``witnesses`` validly cosigned the checkpoint (fewer than ``quorum``: reported)."""
     if not witnesses:
         return 0
     valid, missing = [], []
     for witness in witnesses:
-        when, why = cosignature_check(note, text, witness)
+        when, why = cosignature_check(note, witness)
         if when is None:
             missing.append(why)
         else:
@@ -236,28 +197,80 @@ def _witnessed(report: Report, note: str, text: str, witnesses: list[WitnessKey]
     return len(valid)
 
 
-def _gather(site: Source, size: int, report: Report) -> tuple[list[bytes], dict[str, bytes]] | None:
-    """Every leaf the site serves, and the bundles as served (by path); None when a bundle the checkpoint
-    requires is missing or holds the wrong number of entries (reported)."""
+@dataclass
+class Unserved:
+    """Entries ``start..stop-1``, which the signed checkpoint covers, that the site does not serve."""
+
+    start: int
+    stop: int
+    why: str
+
+
+def _gather(site: Source, size: int) -> tuple[list[bytes], dict[str, bytes], list[Unserved]]:
+    """Every leaf the site serves for its checkpoint of ``size`` entries, the bundles as served (by path), and
+    the entries it does not serve although the checkpoint covers them.
+
+    A site that answers that it does not have a bundle (404, 410: it says so itself, unlike a fault, which
+    raises CannotCheck) is asked for narrower copies of it, to name the first entry it cannot serve."""
     leaves: list[bytes] = []
     bundles: dict[str, bytes] = {}
+    unserved: list[Unserved] = []
     for ref in tiles_for(size, None):
+        start = ref.index * WIDTH
         try:
-            data = site.get("log/" + ref.path())
+            entries, data = _bundle(site, ref)
         except NotServed as exc:
-            report.problems.append(f"the site does not serve {ref.path()}, which its signed checkpoint of {size} "
-                                   f"entries requires ({exc})")
-            return None
-        try:
-            entries = bundle_entries(data)
-        except ValueError as exc:
-            raise CannotCheck(f"{ref.path()}: {exc}") from None
-        if len(entries) != ref.width:
-            report.problems.append(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
-            return None
+            served = _served_part(site, ref)
+            leaves += served
+            unserved.append(Unserved(start + len(served), start + ref.width, str(exc)))
+            continue
         bundles[ref.path()] = data
         leaves += entries
-    return leaves, bundles
+    return leaves, bundles, unserved
+
+
+def _bundle(site: Source, ref: TileRef) -> tuple[list[bytes], bytes]:
+    """The entries of the bundle ``ref`` and its bytes as served (NotServed for a bundle holding another
+    number of entries than its name says)."""
+    data = site.get("log/" + ref.path())
+    try:
+        entries = bundle_entries(data)
+    except ValueError as exc:
+        raise CannotCheck(f"{ref.path()}: {exc}") from None
+    if len(entries) != ref.width:
+        raise NotServed(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
+    return entries, data
+
+
+def _served_part(site: Source, ref: TileRef) -> list[bytes]:
+    """The leaves of the widest narrower copy of bundle ``ref`` the site serves (tlog-tiles lets a log serve
+    partial bundles of any width; ours does): at most eight requests, by halving."""
+    low, high, best = 1, ref.width - 1, []
+    while low <= high:
+        width = (low + high) // 2
+        try:
+            best = _bundle(site, TileRef(None, ref.index, width))[0]
+        except NotServed:
+            high = width - 1
+            continue
+        low = width + 1
+    return best
+
+
+def _unserved_said(gap: Unserved, size: int, seen: list) -> str:
+    """One sentence for entries the signed checkpoint covers and the site does not serve."""
+    def what(index: int) -> str:
+        return f"{seen[index][1]}" if index < len(seen) else "?"
+
+    if gap.stop - gap.start == 1:
+        entries = f"entry {gap.start}" + (f" ({what(gap.start)} when last verified)" if gap.start < len(seen) else "")
+    else:
+        entries = f"entries {gap.start} to {gap.stop - 1}"
+        if gap.start < len(seen):
+            shown = "; ".join(f"{i}: {what(i)}" for i in range(gap.start, min(gap.stop, gap.start + 10)))
+            entries += f" (when last verified {shown}{'; …' if gap.stop - gap.start > 10 else ''})"
+    return (f"the site does not serve {entries}, which its signed checkpoint of {size} entries covers "
+            f"({gap.why}): the log no longer holds what was signed")
 
 
 def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) -> None:
@@ -276,22 +289,42 @@ def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) ->
                                        "log's tree holds for it")
 
 
-def _history(report: Report, state: dict, tree: Tree, hashes: list[bytes], decoded: list, store: BundleStore,
-             size: int) -> str:
-    """The log against the checkpoint the last run saw; what the verdict says of it."""
+def _signed_history(report: Report, state: dict, checkpoint) -> bool:
+    """What the checkpoints alone show against the one the last run saw: a log that shrank, or a second
+    tree of a size signed before (a fork). True if either is reported."""
+    if state.get("size") is None:
+        return False
+    old_size, old_root, when = state["size"], base64.b64decode(state["root"]), state.get("checked_at", "earlier")
+    if old_size > checkpoint.size:
+        report.problems.append(f"the log shrank: it had {old_size} entries when last checked ({when}), it now "
+                               f"has {checkpoint.size}")
+        return True
+    if old_size == checkpoint.size and checkpoint.root != old_root:
+        report.problems.append(f"the site signed two different trees of {old_size} entries: this checkpoint's "
+                               f"root is not the one seen before ({when}), a fork")
+        return True
+    return False
+
+
+def _history(report: Report, state: dict, checkpoint, tree: Tree, hashes: list[bytes], decoded: list,
+             store: BundleStore) -> str:
+    """The log against the checkpoint the last run saw; what the verdict says of it.
+
+    ``tree`` is made of the leaves served now. When they make the signed root, the signed tree must extend
+    the one seen before; when they do not (the site serves leaves that are not the ones it signed), the
+    checkpoints are compared as signed and every entry seen before that is served otherwise is named."""
     if state.get("size") is None:
         return "first run: there is no earlier checkpoint to compare this one with"
+    size = checkpoint.size
     old_size, old_root = state["size"], base64.b64decode(state["root"])
     since = f"the checkpoint of {old_size} entries seen on {state.get('checked_at', 'an earlier run')}"
-    if old_size > size:
-        report.problems.append(f"the log shrank: it had {old_size} entries when last checked "
-                               f"({state.get('checked_at', 'earlier')}), it now has {size}")
-    elif tree.root(old_size) != old_root:
+    served_as_signed = tree.root() == checkpoint.root
+    if not _signed_history(report, state, checkpoint) and served_as_signed:
+        if tree.root(old_size) == old_root:
+            report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
+            return f"it extends {since}"
         report.problems.append(f"the log of {size} entries does not extend the checkpoint of {old_size} "
                                "entries seen before: its history was rewritten or forked")
-    else:
-        report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
-        return f"it extends {since}"
     report.problems += _entries_changed(state.get("leaves") or [], hashes, decoded, store)
     return ""
 
@@ -374,7 +407,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     site = Source(source)
     state_path = state_path or default_state_path(source)
     state = _load_state(state_path)
-    witnesses = [WitnessKey.parse(w) if isinstance(w, str) else w for w in witnesses]
+    witnesses = [CosignatureVerifier.parse(w) if isinstance(w, str) else w for w in witnesses]
     quorum = len(witnesses) if quorum is None else quorum
 
     # 1. the key, the checkpoint and its cosignatures
@@ -394,7 +427,6 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
                             "with --key from a source you trust)")
     note = site.get("log/checkpoint").decode("utf-8", "replace")
     try:
-        text = note_open(note, verifier)
         checkpoint = checkpoint_open(note, verifier, state.get("origin"))
     except NoteError as exc:
         report.problems.append(f"the checkpoint does not verify: {exc}")
@@ -403,13 +435,16 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     report.notes.append(f"checkpoint of {checkpoint.origin}: {size} entries, root "
                         f"{base64.b64encode(checkpoint.root).decode()} (signature verified)")
     _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
-    cosigned = (_witnessed(report, note, text, witnesses, quorum), len(witnesses), quorum)
+    cosigned = (_witnessed(report, note, witnesses, quorum), len(witnesses), quorum)
 
     # 2. every leaf, as served now, and the tree they make
-    gathered = _gather(site, size, report)
-    if gathered is None:
+    leaves, bundles, unserved = _gather(site, size)
+    if unserved:  # the site says it no longer has entries it signed: a difference, not a fault
+        _signed_history(report, state, checkpoint)
+        report.problems += [_unserved_said(gap, size, state.get("leaves") or []) for gap in unserved]
+        report.notes.append("what the log holds was not compared with what the site publishes: the site does not "
+                            "serve every entry of its signed checkpoint")
         return report
-    leaves, bundles = gathered
     hashes = [leaf_hash(leaf) for leaf in leaves]
     tree = Tree(hashes)
     if tree.root() != checkpoint.root:
@@ -424,7 +459,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
 
     # 3. the log only grew since the last run
     store = BundleStore(state_path)
-    history = _history(report, state, tree, hashes, decoded, store, size)
+    history = _history(report, state, checkpoint, tree, hashes, decoded, store)
 
     # 4. what the log holds is what the site publishes, both ways
     registry, registry_raw = _document(site, EXPORTS["export"], export)
@@ -508,7 +543,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         parser.error(f"--quorum {args.quorum} needs at least {args.quorum} --witness keys "
                      f"({len(args.witness)} given)")
     try:
-        witnesses = [WitnessKey.parse(w) for w in args.witness]
+        witnesses = [CosignatureVerifier.parse(w) for w in args.witness]
     except NoteError as exc:
         parser.error(f"--witness: {exc}")
     try:

@@ -60,8 +60,18 @@ def test_full_export_holds_resolvers_stewards_deprecation_and_reservations(regis
     assert alpha["status"] == "registered" and alpha["deprecation"] is None
     assert beta["status"] == "deprecated"
     assert beta["deprecation"]["reason"] == "Superseded." and beta["deprecation"]["successor"] == "alpha"
-    assert beta["stewards"] == [{"name": registry.get_full_name() or registry.get_username(), "registrant": True},
-                                {"name": "sam", "registrant": False}]
+    # Named as the log names them: the name each chose, never the login name.
+    logged = [leaf["steward"] for leaf in _leaves("steward-changed") if leaf["snid"] == "beta"]
+    assert beta["stewards"] == [{"name": logged[0], "registrant": True}, {"name": logged[1], "registrant": False}]
+    assert logged == ["a steward without a public name"] * 2 and "sam" not in json.dumps(beta["stewards"])
+
+
+def test_full_export_names_a_steward_by_the_public_name_they_chose(registry):
+    from django.contrib.auth import get_user_model
+
+    stewardship.steward_public_name(get_user_model().objects.get(username="sam"), "Sam Smith")
+    beta = full_document()["snids"][1]
+    assert beta["stewards"][1] == {"name": "Sam Smith", "registrant": False}
 
 
 def test_full_export_lists_the_active_reservations(registry):
@@ -93,7 +103,7 @@ def test_full_export_lists_a_deactivated_accounts_stewardship_without_saying_so(
 
     get_user_model().objects.filter(username="sam").update(is_active=False)
     beta = full_document()["snids"][1]
-    assert {"name": "sam", "registrant": False} in beta["stewards"]  # the stewardship has not ended
+    assert beta["stewards"][1] == {"name": "a steward without a public name", "registrant": False}  # not ended
 
 
 def test_full_export_command_prints_the_document(registry):

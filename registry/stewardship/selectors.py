@@ -95,6 +95,12 @@ def public_name(user) -> str:
     return (user.get_full_name() or "").strip() if user is not None else ""
 
 
+def logged_name(user) -> str:
+    """How the transparency log and registry-full.json name a steward: the name they chose, else UNNAMED;
+    never the login name (the verifier compares the two, so they are made here alone)."""
+    return public_name(user) or UNNAMED
+
+
 def person(user) -> str:
     """A person as editors and stewards see them: the chosen name with the user name, or the user name."""
     if user is None:

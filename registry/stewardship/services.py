@@ -30,7 +30,8 @@ from .. import notify, rules
 from ..lookup import registry_invalidate
 from ..models import Namespace
 from ..services import Conflict, NotAllowed, ServiceError
-from ..transparency.kinds import ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED, sha256_hex
+from ..transparency.kinds import (ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED,
+                                  STEWARD_RENAMED, sha256_hex)
 from ..transparency.log import log_append
 from ..transparency.records import version_record
 from .changes import CHANGE_KINDS, OVERLAY_FIELDS
@@ -45,7 +46,7 @@ from .models import (
     StewardshipEventKind as K,
     StewardState,
 )
-from .selectors import UNNAMED, current_with_overlay, deprecation_of, emails_of, public_name, stewards_told
+from .selectors import current_with_overlay, deprecation_of, emails_of, logged_name, stewards_told
 
 REASON_MAX = 2000
 #: Tries of a service the database broke off as a deadlock or a serialisation failure.
@@ -119,11 +120,6 @@ def _touch(namespace) -> None:
     """Public views of the SNID changed: move the registry stamp (lookup, page cache, exports)."""
     Namespace.objects.filter(pk=namespace.pk).update(updated_at=timezone.now())
     transaction.on_commit(registry_invalidate)
-
-
-def _logged_name(user) -> str:
-    """How the public log names a steward: the name they chose, never the login name."""
-    return public_name(user) or UNNAMED
 
 
 def _tell(template: str, namespace, context: dict, *also) -> None:
@@ -245,7 +241,7 @@ def steward_transition(namespace, action: str, actor, *, user=None, steward: Ste
         _touch(namespace)
     if move.log:
         log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": move.log,
-                                          "steward": _logged_name(user), "reason": recorded})
+                                          "steward": logged_name(user), "reason": recorded})
     context = {"steward": steward, "move": move, "actor": actor, "reason": recorded, "note": note}
     _tell(move.mail, namespace, context, user, steward.invited_by)
     if action == "invite":  # a new request: the editors decide it
@@ -292,11 +288,16 @@ def steward_public_name(user, name: str):
     name = " ".join((name or "").split())
     if len(name) > 150:
         raise ServiceError(f"The name is {len(name):,} characters long; the limit is 150.")
+    previous = logged_name(user)
     get_user_model().objects.filter(pk=user.pk).update(first_name=name, last_name="")
     user.first_name, user.last_name = name, ""
-    for namespace_id in Steward.objects.filter(user_id=user.pk, state=StewardState.ACTIVE).values_list(
-            "namespace_id", flat=True):
+    stewarded = list(Namespace.objects.filter(stewards__user_id=user.pk, stewards__state=StewardState.ACTIVE)
+                     .order_by("pk").values_list("pk", "snid"))
+    for namespace_id, _ in stewarded:
         Namespace.objects.filter(pk=namespace_id).update(updated_at=timezone.now())
+    if logged_name(user) != previous:  # the log names stewards: it says so, SNID by SNID (its head last)
+        for _, snid in stewarded:
+            log_append(STEWARD_RENAMED.name, {"snid": snid, "steward": logged_name(user), "previous": previous})
     transaction.on_commit(registry_invalidate)
     return user
 

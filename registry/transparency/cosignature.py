@@ -16,8 +16,11 @@ that it is consistent with every earlier one it saw. A witness's public key is w
 log's, ``<name>+<key id>+base64(0x04 || public key)``; its private key
 ``PRIVATE+KEY+<name>+<key id>+base64(0x04 || seed)``.
 
-``checkpoint_witnessed`` is what a reader calls: the log's signature, then at least ``quorum``
-valid cosignatures from the witnesses it trusts.
+``cosignature_check`` says whether one witness validly cosigned a note, and if not why (the
+verifier's ``--witness`` reports it); ``cosignatures_valid`` and ``checkpoint_witnessed`` are
+what the signer, the witness client and any reader call: the log's signature, then at least
+``quorum`` valid cosignatures from the witnesses it trusts. This is the one implementation:
+the site, the witness and the verifier (``registry.verify``) all use it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import re
+import time
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidSignature
@@ -36,6 +41,8 @@ from .note import SIGNATURE_PREFIX, Checkpoint, NoteError, Verifier, checkpoint_
 ALG_COSIGNATURE_V1 = 0x04
 HEADER = b"cosignature/v1\n"
 MAX_TIMESTAMP = 2**63 - 1
+#: A cosignature dated further ahead than this is refused (tlog-cosignature lets verifiers refuse future times).
+FUTURE_SLACK_SECONDS = 600
 
 
 def _name_ok(name: str) -> bool:
@@ -61,20 +68,26 @@ class CosignatureVerifier:
 
     @classmethod
     def parse(cls, text: str) -> CosignatureVerifier:
+        """A witness's C2SP vkey ``name+<key id>+base64(0x04 || public key)``; NoteError saying what is wrong."""
         parts = text.strip().split("+", 2)
         if len(parts) != 3:
-            raise NoteError("A witness key has three parts joined by '+': name+keyid+base64 key.")
+            raise NoteError(f"{text.strip()[:80]!r} is not a witness key: name+keyid+base64 key (C2SP signed-note "
+                            "vkey, signature type 0x04).")
         name, hex_id, encoded = parts
         if not _name_ok(name):
-            raise NoteError(f"{name!r} is not a valid witness name (no spaces or '+').")
+            raise NoteError(f"{name[:80]!r} is not a valid witness name (no spaces or '+').")
         try:
+            if not re.fullmatch(r"[0-9a-fA-F]{8}", hex_id):
+                raise ValueError
             raw, wanted = base64.b64decode(encoded, validate=True), bytes.fromhex(hex_id)
         except (binascii.Error, ValueError):
-            raise NoteError("The witness key's id or key is not valid hex/base64.") from None
+            raise NoteError(f"The witness key {name!r}: its id or key is not valid hex/base64.") from None
         if len(raw) != 33 or raw[0] != ALG_COSIGNATURE_V1:
-            raise NoteError("The witness key is not an Ed25519 cosignature/v1 key (type 0x04, 32 bytes).")
-        if len(wanted) != 4 or cosigner_key_id(name, raw[1:]) != wanted:
-            raise NoteError(f"The witness key's id {hex_id} does not match its name and key.")
+            kind = f"of signature type 0x{raw[0]:02x}" if raw else "empty"
+            raise NoteError(f"The witness key {name!r} is {kind}, not an Ed25519 cosigner key (type 0x04, C2SP "
+                            "tlog-cosignature/v1).")
+        if cosigner_key_id(name, raw[1:]) != wanted:
+            raise NoteError(f"The witness key {name!r}: its id {hex_id} does not match its name and key.")
         return cls(name, wanted, raw[1:])
 
     def __str__(self) -> str:
@@ -147,22 +160,63 @@ class Cosigner:
         return f"{SIGNATURE_PREFIX}{self.name} {base64.b64encode(payload).decode()}\n"
 
 
-def cosignatures_valid(note: str, witnesses: list[CosignatureVerifier]) -> dict[str, int]:
+@dataclass(frozen=True)
+class _Line:
+    """One signature line of a witness's key, judged: its time if valid, else why not, and whether it is
+    a bad signature (a forged or altered line) rather than one dated in the future."""
+
+    timestamp: int | None
+    why: str = ""
+    forged: bool = False
+
+
+def _line_checked(witness: CosignatureVerifier, text: str, payload: bytes, now: float) -> _Line:
+    if len(payload) != 8 + 64:
+        return _Line(None, f"the cosignature by {witness.name} is {len(payload) + 4} bytes, not 76 (key id, time, "
+                           "Ed25519 signature)", forged=True)
+    timestamp = witness.verify(text, payload)
+    if timestamp is None:
+        return _Line(None, f"the cosignature by {witness.name} does not verify: the checkpoint or its time was "
+                           "changed", forged=True)
+    if timestamp > now + FUTURE_SLACK_SECONDS:
+        return _Line(None, f"the cosignature by {witness.name} is dated {int(timestamp - now)} s in the future")
+    return _Line(timestamp)
+
+
+def _lines_of(note: str, witness: CosignatureVerifier, now: float | None) -> list[_Line]:
+    """Every line of ``note`` under ``witness``'s name and key id, judged (lines of other keys are not read)."""
+    now = time.time() if now is None else now
+    text, lines = note_split(note)
+    return [_line_checked(witness, text, raw[4:], now) for name, raw in lines
+            if name == witness.name and raw[:4] == witness.key_id]
+
+
+def cosignature_check(note: str, witness: CosignatureVerifier, now: float | None = None) -> tuple[int | None, str]:
+    """(the time of ``witness``'s valid cosignature of ``note``, "") or (None, why not: none by that key, one
+    that does not verify, one dated in the future)."""
+    judged = _lines_of(note, witness, now)
+    valid = [line.timestamp for line in judged if line.timestamp is not None]
+    if valid:
+        return max(valid), ""
+    return None, (judged[-1].why if judged else f"no cosignature by {witness.name}+{witness.key_id.hex()}")
+
+
+def cosignatures_valid(note: str, witnesses: list[CosignatureVerifier], now: float | None = None) -> dict[str, int]:
     """Which of ``witnesses`` cosigned ``note``: their names with the cosignature's timestamp.
 
     Lines of other keys are ignored (signed-note); a line that names one of ``witnesses`` (name
     and key id) but does not verify makes the note malformed: NoteError, as Go's note package does.
+    A cosignature dated in the future is not counted.
     """
-    text, lines = note_split(note)
     found: dict[str, int] = {}
-    for name, raw in lines:
-        for witness in witnesses:
-            if name == witness.name and raw[:4] == witness.key_id:
-                timestamp = witness.verify(text, raw[4:])
-                if timestamp is None:
-                    raise NoteError(f"The cosignature of witness {name!r} (key {witness.key_id.hex()}) does not "
-                                    "verify: the checkpoint was changed after it was cosigned, or the line is forged.")
-                found[name] = max(timestamp, found.get(name, 0))
+    for witness in witnesses:
+        judged = _lines_of(note, witness, now)
+        if any(line.forged for line in judged):
+            raise NoteError(f"The cosignature of witness {witness.name!r} (key {witness.key_id.hex()}) does not "
+                            "verify: the checkpoint was changed after it was cosigned, or the line is forged.")
+        valid = [line.timestamp for line in judged if line.timestamp is not None]
+        if valid:
+            found[witness.name] = max(valid)
     return found
 
 

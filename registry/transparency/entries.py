@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.core.paginator import Page, Paginator
 
 from .kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_DEPRECATED, SNID_RESOLVERS,
-                    SNID_UNDEPRECATED, SNID_VERSION, STEWARD_CHANGED)
+                    SNID_UNDEPRECATED, SNID_VERSION, STEWARD_CHANGED, STEWARD_RENAMED)
 from .models import LogEntry
 
 PER_PAGE = 25
@@ -59,6 +59,8 @@ def entry_in_words(leaf: dict) -> tuple[str, str]:
         return f"Resolvers set {when}: {_resolvers(leaf)}", leaf.get("reason", "")
     if kind == STEWARD_CHANGED.name:
         return f"Steward {leaf.get('change')}: {leaf.get('steward')}", leaf.get("reason", "")
+    if kind == STEWARD_RENAMED.name:
+        return f"Steward renamed: {leaf.get('previous')} is now shown as {leaf.get('steward')}", ""
     if kind == ADMINISTRATIVE_CHANGE.name:
         fields = ", ".join(f"{key} now {_quoted(value)}" for key, value in sorted((leaf.get("fields") or {}).items()))
         return (f"Administrative change ({leaf.get('change')}) of version {leaf.get('version')}"

@@ -117,9 +117,17 @@ _PUBLIC_REGISTRANT = {"type": "object", "additionalProperties": False,
 
 STEWARD_CHANGED = register(
     "steward-changed", 1,
-    "Who acts for an SNID changed: an editor added or removed a steward, or confirmed one a steward invited.",
+    "Who acts for an SNID changed: the registrant became its first steward on approval, an editor added or "
+    "removed a steward, or confirmed one a steward invited.",
     {"snid": _SNID, "change": {"enum": ["added", "removed", "confirmed"]}, "steward": _NAME, "reason": _TEXT},
     ["snid", "change", "steward", "reason"])
+
+STEWARD_RENAMED = register(
+    "steward-renamed", 1,
+    "A steward chose another public name (or none): the log and the site name them so from now on, never by "
+    "their login name. One entry for each SNID they are a steward of.",
+    {"snid": _SNID, "steward": _NAME, "previous": _NAME},
+    ["snid", "steward", "previous"])
 
 ADMINISTRATIVE_CHANGE = register(
     "administrative-change", 1,

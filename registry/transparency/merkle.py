@@ -45,6 +45,12 @@ class Tree:
     def size(self) -> int:
         return len(self.levels[0])
 
+    def copy(self) -> Tree:
+        """Another tree with the same leaves, to extend without changing this one."""
+        other = Tree()
+        other.levels = [list(level) for level in self.levels]
+        return other
+
     def append(self, hashed: bytes) -> None:
         """Add a leaf by its leaf hash, completing the subtrees it closes."""
         self.levels[0].append(hashed)

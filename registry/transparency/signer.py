@@ -5,10 +5,14 @@ its own, as the user who owns the key and the signer's directory), looks at the 
 ``REGISTRY_LOG_SIGN_POLL`` seconds, and makes a pass (``log_sign``) when the log grew, when the
 published row differs from what it published, or every ``CHECKPOINT_PERIOD`` seconds:
 
-1. it reads every entry and re-hashes it, and checks the tree against its own record of the
-   last checkpoint it signed and that tree's leaf hashes (``signer_state``: kept beside the key,
-   out of the database's reach) — the RFC 9162 consistency proof from that checkpoint to the
-   new tree must verify and no signed entry may differ;
+1. it checks the tree against its own record of the last checkpoint it signed and that tree's
+   leaf hashes (``signer_state``: kept beside the key, out of the database's reach). The full
+   check reads and re-hashes every entry — the RFC 9162 consistency proof from that checkpoint
+   to the new tree must verify and no signed entry may differ — at least once a minute
+   (``FULL_CHECK_PERIOD``), on a process's first pass, and whenever the quick check, which every
+   other pass makes, finds anything odd: it reads only the stored hashes of the signed entries,
+   which must be the record's, and re-hashes only the new leaves. Either way the tree it signs
+   is its own copy extended with the new leaves, so it never signs a fork;
 2. if it does not, it signs nothing: the last good checkpoint stays published, the reason goes
    into the ``LogSigned`` row (``/log/`` and the lookup's ``Registry-Log-Damage`` header show
    it), into the error log and, once per new finding and then daily, into a mail to the
@@ -40,22 +44,29 @@ from .merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead, LogSigned
 from .note import NoteError, checkpoint_open, note_split
 from .signer_state import (SignerRecord, SignerState, SignerStateError, checkpoint_due, checkpoint_text,
-                           damage_sentence, log_examine)
+                           damage_sentence, log_examine, log_examine_since)
 from .witness import WitnessEndpoint, WitnessRefused, witness_cosign
 
 logger = logging.getLogger("registry.transparency.signer")
 
 #: A damage already reported by mail is reported again after this many seconds while it lasts.
 ALARM_REPEAT_SECONDS = 24 * 3600
+#: Every leaf is read and re-hashed at least this often (seconds); passes in between make the quick check.
+FULL_CHECK_PERIOD = CHECKPOINT_PERIOD
+
+#: When this process last made the full check, per signer directory (POSIX seconds of the pass's ``now``).
+_full_checked: dict[str, float] = {}
 
 
 @dataclass
 class SignOutcome:
-    """What one pass did: signed (a new checkpoint published), or found damage, or neither."""
+    """What one pass did: signed (a new checkpoint published), or found damage, or neither; ``full``: whether
+    it read and re-hashed every leaf."""
 
     size: int
     signed: bool = False
     damage: str = ""
+    full: bool = False
     cosigned_by: list[str] = field(default_factory=list)
     witness_problems: list[str] = field(default_factory=list)
 
@@ -84,39 +95,63 @@ def _read_log():
         return head, [(index, leaf.encode("utf-8"), stored) for index, leaf, stored in rows]
 
 
-def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None) -> SignOutcome:
+def _read_log_since(signed: int):
+    """(head, stored, rows) for the quick check: the stored hashes of entries below ``signed``, and the
+    entries from ``signed`` up to the head with their leaves."""
+    with transaction.atomic():
+        head = LogHead.objects.values_list("size", flat=True).first() or 0
+        stored = list(LogEntry.objects.filter(index__lt=min(signed, head)).order_by("index")
+                      .values_list("index", "leaf_hash").iterator(chunk_size=5000))
+        rows = (LogEntry.objects.filter(index__gte=signed, index__lt=head).order_by("index")
+                .values_list("index", "leaf", "leaf_hash"))
+        return head, stored, [(index, leaf.encode("utf-8"), hashed) for index, leaf, hashed in rows]
+
+
+def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None, full: bool | None = None) -> SignOutcome:
     """One pass of the signer (see the module's docstring). ``adopt``: a checkpoint note signed with
-    this key, taken as the last one signed when the signer's own record is lost."""
+    this key, taken as the last one signed when the signer's own record is lost. ``full``: read and
+    re-hash every leaf (True), make the quick check first (False), or the full check when this process
+    has not made one for ``FULL_CHECK_PERIOD`` seconds (None)."""
     signer = log_signer()
     state = signer_state()
+    now = now or timezone.now()
     with state.lock():
-        record = state.load()
+        record, record_tree = state.load_with_tree()
         if record is not None and record.checkpoint.origin != signer.name:
             raise SignerStateError(f"The signer's record in {state.directory} is for the log "
                                    f"{record.checkpoint.origin!r}, not {signer.name!r}: the key or the "
                                    "directory is the wrong one.")
-        head, rows = _read_log()
-        if record is None:
-            record = _first_record(signer, rows, adopt)
-            if record is not None:
-                state.save(record, None)  # adopted: from now on it is this signer's record
-        exam = log_examine(record, rows, head)
-        now = now or timezone.now()
+        key = str(state.directory)
+        if full is None:
+            full = now.timestamp() - _full_checked.get(key, -float("inf")) >= FULL_CHECK_PERIOD
+        exam = None
+        if record is not None and not full:
+            head, stored, rows = _read_log_since(record.size)
+            exam = log_examine_since(record, record_tree, stored, rows, head)
+        if exam is None:  # the full check: asked for, due, or the quick one found something odd
+            head, rows = _read_log()
+            if record is None:
+                record = _first_record(signer, rows, adopt)
+                if record is not None:
+                    state.save(record, None)  # adopted: from now on it is this signer's record
+            exam = log_examine(record, rows, head)
+            _full_checked[key] = now.timestamp()
+            full = True
         if exam.problems:
             damage = damage_sentence(record, exam.problems)
             logger.error("The transparency log is damaged; nothing was signed. %s", damage)
             _publish(record.published if record else None, damage, now)
             _alarm(state, damage, now)
-            return SignOutcome(record.size if record else 0, damage=damage)
+            return SignOutcome(record.size if record else 0, damage=damage, full=full)
         if record is not None and _signed_by(record.note, signer) and not checkpoint_due(
                 record, exam.tree, now, CHECKPOINT_PERIOD):
             if _row() != (record.published, ""):
                 _publish(record.published, "", now)  # the row was changed or rolled back: put it right
-            return SignOutcome(record.size)
+            return SignOutcome(record.size, full=full)
         note = signer.sign(checkpoint_text(signer.name, exam.tree, now))
         signed = SignerRecord(note, list(exam.tree.levels[0]), note, dict(record.witnesses) if record else {})
-        state.save(signed, record)  # remembered before anybody sees it
-        outcome = SignOutcome(signed.size, signed=True)
+        state.save(signed, record, exam.tree)  # remembered before anybody sees it
+        outcome = SignOutcome(signed.size, signed=True, full=full)
         lines = []
         for endpoint in log_witnesses():
             def proof_from(old, tree=exam.tree):
@@ -134,7 +169,7 @@ def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None) -> Sig
             outcome.cosigned_by.append(endpoint.name)
         if lines:
             signed.published = note + "".join(lines)
-            state.save(signed, signed)
+            state.save(signed, signed, exam.tree)
         _publish(signed.published, "", now)
         if state.alarm()[0]:
             state.alarm_save("", now.timestamp())
@@ -211,20 +246,24 @@ def _alarm(state: SignerState, damage: str, now: dt.datetime) -> None:
 
 def log_sign_watch(poll: float, stop=lambda: False, passes=None) -> None:
     """``log_sign --watch``: a pass at start, then whenever the head or the row changes, or the period
-    has passed. Errors of one pass are logged and tried again; ``stop()`` ends the loop."""
+    has passed; every leaf is read and re-hashed at the start and then at least every
+    ``FULL_CHECK_PERIOD`` seconds. Errors of one pass are logged and tried again; ``stop()`` ends the loop."""
     from django.db import close_old_connections
 
     def looked() -> tuple:
         return LogHead.objects.values_list("size", flat=True).first(), _row()
 
-    last_pass, seen = -float("inf"), None
+    last_pass, last_full, seen = -float("inf"), -float("inf"), None
     while not stop():
         close_old_connections()
         try:
             current = looked()
-            if current != seen or time.monotonic() - last_pass >= CHECKPOINT_PERIOD:
+            full = time.monotonic() - last_full >= FULL_CHECK_PERIOD
+            if current != seen or full or time.monotonic() - last_pass >= CHECKPOINT_PERIOD:
                 last_pass, seen = time.monotonic(), current
-                outcome = log_sign()
+                outcome = log_sign(full=full)
+                if outcome.full:
+                    last_full = last_pass
                 seen = looked()
                 if passes is not None:
                     passes(outcome)

@@ -7,9 +7,14 @@ back; a signer that signed whatever the database holds would then sign a second,
 tree of a size it signed before — a fork, which C2SP tlog-checkpoint forbids and which the
 log exists to prevent. So the signer keeps, in a directory beside its key that only it
 writes (``SignerState``), the last checkpoint it signed and the leaf hashes of that tree.
-Before signing again it re-hashes every leaf the database holds (``log_examine``), compares
-them with its own copy, and checks the RFC 9162 consistency proof from its last checkpoint
-to the new tree; if anything differs it signs nothing and says which entries and how.
+Before signing again it checks the database still holds that tree: a full check
+(``log_examine``) re-hashes every leaf, compares them with its own copy and checks the RFC 9162
+consistency proof from its last checkpoint to the new tree; a quick check (``log_examine_since``,
+what an approval's pass costs) compares the stored hashes with its copy and re-hashes only the
+new leaves. The new tree is made of the signer's own copy and the new leaves either way, so
+what it signs always extends what it signed; the full check, at least once a minute and
+whenever the quick one finds anything odd, is what finds a leaf changed behind its stored
+hash. If anything differs it signs nothing and says which entries and how.
 
 The record is written before anything signed is shown to anybody (witnesses, the database),
 with ``fsync`` and an atomic rename, so a crash never leaves a signed checkpoint the signer
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import functools
 import json
 import os
 import time
@@ -32,6 +38,12 @@ from .note import TIME_FORMAT, TIME_PREFIX, Checkpoint, NoteError, note_split
 
 STATE_FILE, HASHES_FILE, LOCK_FILE, ALARM_FILE = "state.json", "leaf-hashes", "lock", "alarm.json"
 MAX_NAMED = 10  # entries named in one sentence; the rest are counted
+
+
+#: Per directory, what this process last loaded or saved there: (state.json bytes, leaf-hashes bytes, the
+#: record, its tree). Only the signer reads its record, once or more a second: the tree of a large log is
+#: not rebuilt while the files are byte for byte the same.
+_loaded: dict[Path, tuple[bytes, bytes, SignerRecord, Tree]] = {}
 
 
 class SignerStateError(Exception):
@@ -54,6 +66,11 @@ class SignerRecord:
     @property
     def size(self) -> int:
         return len(self.leaf_hashes)
+
+    @functools.cached_property
+    def leaf_hex(self) -> list[str]:
+        """The leaf hashes as the database stores them (lower-case hex), for the quick check."""
+        return [hashed.hex() for hashed in self.leaf_hashes]
 
     def described(self) -> str:
         checkpoint = self.checkpoint
@@ -90,28 +107,44 @@ class SignerState:
 
     def load(self) -> SignerRecord | None:
         """The record, or None if the signer never signed; SignerStateError if it is not sound."""
+        return self.load_with_tree()[0]
+
+    def load_with_tree(self) -> tuple[SignerRecord | None, Tree | None]:
+        """The record and the tree of its leaf hashes (checked to make its checkpoint's root; never to be
+        changed: copy it to extend it). A process that loaded the same files before gets them again
+        without rebuilding the tree (the files are read and compared byte for byte every time)."""
         try:
-            data = json.loads((self.directory / STATE_FILE).read_text(encoding="utf-8"))
+            text = (self.directory / STATE_FILE).read_bytes()
         except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
+            return None, None
+        except OSError as exc:
             raise SignerStateError(f"The signer's record {self.directory / STATE_FILE} cannot be read: {exc}") from None
         try:
+            data = json.loads(text)
             note = data["note"]
             checkpoint = Checkpoint.parse(note_split(note)[0])
             with open(self.directory / HASHES_FILE, "rb") as handle:
                 raw = handle.read(32 * checkpoint.size)
+        except ValueError as exc:
+            raise SignerStateError(f"The signer's record {self.directory / STATE_FILE} cannot be read: {exc}") from None
         except (KeyError, TypeError, NoteError, OSError) as exc:
             raise SignerStateError(f"The signer's record in {self.directory} is incomplete: {exc}") from None
+        cached = _loaded.get(self.directory)
+        if cached is not None and cached[0] == text and cached[1] == raw:
+            return cached[2], cached[3]
         hashes = [raw[i:i + 32] for i in range(0, len(raw), 32)]
-        if len(hashes) != checkpoint.size or len(raw) % 32 or Tree(hashes).root() != checkpoint.root:
+        tree = Tree(hashes)
+        if len(hashes) != checkpoint.size or len(raw) % 32 or tree.root() != checkpoint.root:
             raise SignerStateError(f"The signer's leaf hashes in {self.directory} do not make the root of the "
                                    f"checkpoint it signed (size {checkpoint.size}); restore the directory from "
                                    "its backup (docs/transparency.md, 'The signer').")
-        return SignerRecord(note, hashes, data.get("published") or note, dict(data.get("witnesses") or {}))
+        record = SignerRecord(note, hashes, data.get("published") or note, dict(data.get("witnesses") or {}))
+        _loaded[self.directory] = (text, raw, record, tree)
+        return record, tree
 
-    def save(self, record: SignerRecord, previous: SignerRecord | None) -> None:
-        """Write ``record`` durably: the new leaf hashes first (appended), then the state file by rename."""
+    def save(self, record: SignerRecord, previous: SignerRecord | None, tree: Tree | None = None) -> None:
+        """Write ``record`` durably: the new leaf hashes first (appended), then the state file by rename.
+        ``tree`` (the tree of its leaf hashes, no longer to be changed) spares the next load rebuilding it."""
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         extends = previous is not None and record.leaf_hashes[:previous.size] == previous.leaf_hashes
         start = previous.size if extends else 0
@@ -121,7 +154,12 @@ class SignerState:
             handle.write(b"".join(record.leaf_hashes[start:]))
             handle.flush()
             os.fsync(handle.fileno())
-        self._write(STATE_FILE, {"note": record.note, "published": record.published, "witnesses": record.witnesses})
+        text = self._write(STATE_FILE, {"note": record.note, "published": record.published,
+                                        "witnesses": record.witnesses})
+        if tree is not None and tree.size == record.size:
+            _loaded[self.directory] = (text, b"".join(record.leaf_hashes), record, tree)
+        else:
+            _loaded.pop(self.directory, None)
 
     def alarm(self) -> tuple[str, float]:
         """The damage last reported by mail ("" when none) and when (POSIX seconds)."""
@@ -134,13 +172,14 @@ class SignerState:
     def alarm_save(self, damage: str, at: float) -> None:
         self._write(ALARM_FILE, {"damage": damage, "at": at})
 
-    def _write(self, name: str, data: dict) -> None:
+    def _write(self, name: str, data: dict) -> bytes:
         """Replace ``name`` with ``data`` as JSON, durably (written, synced, renamed, directory synced)."""
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         temporary = self.directory / (name + ".new")
+        text = json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False, indent=1)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, self.directory / name)
@@ -149,6 +188,7 @@ class SignerState:
             os.fsync(directory)
         finally:
             os.close(directory)
+        return text
 
 
 # --- the check ------------------------------------------------------------------------------------
@@ -209,6 +249,34 @@ def log_examine(record: SignerRecord | None, rows, head: int) -> Examination:
             problems.append(f"the tree of {tree.size} entries does not extend the signed tree of {signed} "
                             "(the consistency proof fails)")
     return Examination(tree, problems, head)
+
+
+def log_examine_since(record: SignerRecord, tree: Tree, stored: list[tuple[int, str]], new_rows,
+                      head: int) -> Examination | None:
+    """The quick check: the tree ``record`` (its ``tree``) extended with the leaves added since, re-hashed, or
+    None if anything is odd — ``stored`` ((index, stored leaf hash hex) of the signed entries, in order) is
+    not exactly the record's hashes, or the new rows ((index, leaf bytes, stored hash hex), from the record's
+    size to ``head``) are not numbered on from it or do not hash to their stored hashes. Then the full
+    check (``log_examine``) says what is wrong.
+
+    What it does not see is a signed leaf changed behind its unchanged stored hash; the tree it returns
+    is built from the record's own hashes, so signing it never takes such a leaf in, and the full check
+    finds it (docs/transparency.md, 'The signer')."""
+    if head < record.size or len(stored) != record.size:
+        return None
+    if [index for index, _ in stored] != list(range(record.size)) or [h for _, h in stored] != record.leaf_hex:
+        return None
+    extended = tree.copy()
+    for index, leaf, hashed_before in new_rows:
+        if index != extended.size:
+            return None
+        hashed = leaf_hash(leaf)
+        if hashed.hex() != hashed_before:
+            return None
+        extended.append(hashed)
+    if extended.size != head:
+        return None
+    return Examination(extended, [], head)
 
 
 def damage_sentence(record: SignerRecord | None, problems: list[str]) -> str:

@@ -18,9 +18,10 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from .entries import entries_page
 from .kinds import KINDS
-from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_published, log_tree,
-                  log_verifier, version_entry)
+from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_published,
+                  log_signed_size, log_tree, log_verifier, version_entry)
 from .merkle import leaf_hash, verify_inclusion
+from .models import LogEntry
 from .tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
 
 IMMUTABLE = {"public": True, "max_age": 31_536_000, "immutable": True}
@@ -76,26 +77,50 @@ def verifier_key(request):
 
 
 def tile(request, path):
+    """A hash tile or entry bundle (C2SP tlog-tiles): 404 for one the log does not have yet, 410 for one the
+    signed checkpoint covers but the log table can no longer give (docs/transparency.md, 'When the log is
+    damaged'): the site does not have what it signed, which a reader must take as a difference, not a fault."""
     ref = parse_tile_path(f"tile/{path}")
     if ref is None:
         return _text(f"{request.path} is not a tile: tile/<level>/<index>[.p/<width>] or "
                      "tile/entries/<index>[.p/<width>] (C2SP tlog-tiles).\n", 404)
+    if ref.level is not None and ref.level > 7:
+        return _text(f"The log has no {ref.path()}.\n", 404)
     tree, size = log_tree()
-    available = size if ref.level is None else size >> (HEIGHT * ref.level)
-    if ref.level is not None and ref.level > 7 or ref.index * WIDTH + ref.width > available:
+    shift = 0 if ref.level is None else HEIGHT * ref.level
+    end = ref.index * WIDTH + ref.width  # in units of that level
+    if end > size >> shift:
+        if end <= (log_signed_size() or 0) >> shift:
+            return _gone(ref, size)
         return _text(f"The log (size {size}) has no {ref.path()} yet.\n", 404)
     if ref.level is None:
         start = ref.index * WIDTH
         try:
             body = bundle_bytes(log_leaves(start, start + ref.width))
-        except LogError as exc:
-            return _unavailable(exc)
+        except LogError:  # entries gone from the table behind this process's cached tree
+            return _gone(ref, _first_missing(start, start + ref.width))
     else:
         body = tile_bytes(tree, ref)
     response = HttpResponse(body, content_type="application/octet-stream")
     if ref.level is None:
         _compressed(request, response)
     patch_cache_control(response, **(IMMUTABLE if ref.full else PARTIAL))
+    return response
+
+
+def _first_missing(start: int, stop: int) -> int:
+    present = set(LogEntry.objects.filter(index__gte=start, index__lt=stop).values_list("index", flat=True))
+    return next((index for index in range(start, stop) if index not in present), start)
+
+
+def _gone(ref, missing: int) -> HttpResponse:
+    """410: the tile's entries are signed, but entry ``missing`` is no longer in the log table. Never cached
+    (``no-store``), so a repaired log is served again at once."""
+    signed = log_signed_size() or 0
+    within = "not signed yet" if missing >= signed else f"covered by the signed checkpoint of {signed} entries"
+    response = _text(f"The transparency log is damaged: entry {missing}, {within}, is missing from the log table, "
+                     f"so {ref.path()} cannot be served (/log/ says what is wrong).\n", 410 if missing < signed else 404)
+    patch_cache_control(response, no_store=True)
     return response
 
 

@@ -77,7 +77,6 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
     registered = {key: logged for key, logged in log.snids.items() if logged.registered}
     counts = {"snids": len(registered), "versions": 0, "resolvers": 0, "stewards": 0, "deprecations": 0,
               "reservations": 0}
-    unlogged_registrants = 0
 
     for key, logged in sorted(registered.items()):
         name = f"urn:ogf:{logged.snid}:"
@@ -93,16 +92,11 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
         problems += _versions(logged, entry, sections_before)
         problems += _resolvers(logged, entry, record)
         problems += _deprecation(logged, entry, record)
-        steward_problems, first_unlogged = _stewards(logged, entry)
-        problems += steward_problems
-        unlogged_registrants += first_unlogged
+        problems += _stewards(logged, entry)
         counts["versions"] += len(logged.versions)
         counts["resolvers"] += bool(logged.resolvers and logged.resolvers[1]["resolvers"])
-        counts["stewards"] += sum(change != "removed" for _, change in logged.stewards.values())
+        counts["stewards"] += sum(count for _, count in logged.stewards.values())
         counts["deprecations"] += logged.deprecated() is not None
-    if unlogged_registrants:
-        notes.append(f"the first steward of {unlogged_registrants} SNID(s), its registrant, became one on approval, "
-                     "which the log does not record: not compared")
     for key, item in sorted(records.items()):
         if key not in registered:
             problems.append(f"urn:ogf:{item['snid']}: is in registry.json but the log has no registration of it")
@@ -235,30 +229,31 @@ def _deprecation(logged: Logged, entry: dict, record: dict | None) -> list[str]:
     return problems
 
 
-def _stewards(logged: Logged, entry: dict) -> tuple[list[str], int]:
-    """Who the log made a steward (and did not remove) is listed; whom it removed is not; a steward it never
-    named is a difference, but for the registrant, who became the first steward on approval unlogged
-    (returned: 1 if so, for the notes)."""
-    problems, first_unlogged = [], 0
+def _stewards(logged: Logged, entry: dict) -> list[str]:
+    """Each name is listed as many times as the log holds stewards going by it (the registrant, made the first
+    steward on approval, included), and no name the log never gave a steward."""
+    problems = []
     name = f"urn:ogf:{logged.snid}:"
-    listed = [s for s in _list(entry.get("stewards")) if isinstance(s, dict)]
-    names = {s.get("name") for s in listed}
-    for steward, (index, change) in sorted(logged.stewards.items(), key=lambda item: item[1][0]):
-        if change == "removed" and steward in names:
+    listed: dict[str, int] = {}
+    for steward in _list(entry.get("stewards")):
+        key = steward.get("name") if isinstance(steward, dict) else None
+        listed[key] = listed.get(key, 0) + 1
+    for steward, (index, count) in sorted(logged.stewards.items(), key=lambda item: item[1][0]):
+        shown = listed.get(steward, 0)
+        if shown == count:
+            continue
+        if count == 0:
             problems.append(f"{name} the log removed {_quote(steward)} as a steward (entry {index}); the site still "
                             "lists them")
-        elif change != "removed" and steward not in names:
+        elif shown == 0:
             problems.append(f"{name} the log made {_quote(steward)} a steward (entry {index}) and never removed "
                             "them; the site does not list them")
-    unlogged = [s for s in listed if s.get("name") not in logged.stewards]
-    registrants = [s for s in unlogged if s.get("registrant") is True]
-    for steward in unlogged:
-        if steward.get("registrant") is True and len(registrants) == 1:
-            first_unlogged = 1
         else:
-            problems.append(f"{name} the site lists {_quote(steward.get('name'))} as a steward; the log never made "
-                            "them one")
-    return problems, first_unlogged
+            problems.append(f"{name} the log holds {count} steward(s) named {_quote(steward)} (last change: entry "
+                            f"{index}); the site lists {shown}")
+    for steward in sorted((s for s in listed if s not in logged.stewards), key=str):
+        problems.append(f"{name} the site lists {_quote(steward)} as a steward; the log never made them one")
+    return problems
 
 
 def _reservations(log: Replay, reserved: list, today: dt.date) -> tuple[int, list[str]]:

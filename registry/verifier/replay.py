@@ -7,7 +7,8 @@ site (``compare``) covers everything the log holds:
   difference of its own) and the SNID's current version (the highest);
 - ``administrative-change``: the current record's registrant and digest from then on;
 - ``snid-resolvers``: the SNID's resolvers (the last leaf wins);
-- ``steward-changed``: who is a steward (added or confirmed, until removed);
+- ``steward-changed``: who is a steward (added or confirmed, until removed; the registrant's
+  stewardship on approval too); ``steward-renamed``: the name a steward is listed under;
 - ``snid-deprecated`` / ``snid-undeprecated``: the deprecation in force (the last wins);
 - ``reservation-granted`` / ``reservation-ended``: the reservation in force (the last wins).
 
@@ -19,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..transparency.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_DEPRECATED,
-                                  SNID_RESOLVERS, SNID_UNDEPRECATED, SNID_VERSION, STEWARD_CHANGED, sha256_hex)
+                                  SNID_RESOLVERS, SNID_UNDEPRECATED, SNID_VERSION, STEWARD_CHANGED, STEWARD_RENAMED,
+                                  sha256_hex)
 
 
 @dataclass
@@ -32,8 +34,9 @@ class Logged:
     #: changes made to it since (``record`` None when only its digest was logged).
     current: tuple[int, dict] | None = None
     resolvers: tuple[int, dict] | None = None
-    #: steward name -> (index, "added" | "confirmed" | "removed"), the last change of each.
-    stewards: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: steward name -> (index of the last entry about that name, how many stewardships go by it now). Stewards
+    #: are counted, not just named: two who chose no public name are both listed under the same words.
+    stewards: dict[str, tuple[int, int]] = field(default_factory=dict)
     deprecation: tuple[int, dict] | None = None  # the last snid-deprecated or snid-undeprecated leaf
     reservation: tuple[int, dict] | None = None  # the last reservation-granted or reservation-ended leaf
 
@@ -77,12 +80,27 @@ def replay(decoded: list[dict | None]) -> Replay:
         elif kind == SNID_RESOLVERS.name:
             logged.resolvers = (index, leaf)
         elif kind == STEWARD_CHANGED.name:
-            logged.stewards[leaf["steward"]] = (index, leaf["change"])
+            _steward(out, logged, index, leaf["steward"], -1 if leaf["change"] == "removed" else 1)
+        elif kind == STEWARD_RENAMED.name:
+            if _steward(out, logged, index, leaf["previous"], -1):
+                _steward(out, logged, index, leaf["steward"], 1)
         elif kind in (SNID_DEPRECATED.name, SNID_UNDEPRECATED.name):
             logged.deprecation = (index, leaf)
         elif kind in (RESERVATION_GRANTED.name, RESERVATION_ENDED.name):
             logged.reservation = (index, leaf)
     return out
+
+
+def _steward(out: Replay, logged: Logged, index: int, name: str, step: int) -> bool:
+    """One stewardship more (``step`` 1) or fewer (-1) under ``name``; a removal or rename of a name that
+    stewards no longer go by is a problem of the log itself (False)."""
+    count = logged.stewards.get(name, (None, 0))[1] + step
+    if count < 0:
+        out.problems.append(f"urn:ogf:{logged.snid}: (log entry {index}): removes or renames the steward "
+                            f"{name!r}, whom the log does not hold as a steward at that point")
+        return False
+    logged.stewards[name] = (index, count)
+    return True
 
 
 def _version(out: Replay, logged: Logged, index: int, leaf: dict) -> None:

@@ -44,9 +44,13 @@ def test_log_twenty_simultaneous_approvals_make_a_gap_free_log(postgres):
     assert all(isinstance(r, Proposal) for r in results), results
     assert not seen_gaps
     entries = list(LogEntry.objects.order_by("index"))
-    assert [e.index for e in entries] == list(range(20)) and LogHead.objects.get().size == 20
+    assert [e.index for e in entries] == list(range(40)) and LogHead.objects.get().size == 40
     leaves = [leaf_decode(e.leaf.encode()) for e in entries]
-    assert sorted(leaf["snid"] for leaf in leaves) == sorted(f"race{i}" for i in range(20))
+    # Each approval's two entries (the version, then its registrant's stewardship) are adjacent: one
+    # transaction holds the head's lock for both.
+    assert [leaf["kind"] for leaf in leaves] == ["snid-version", "steward-changed"] * 20
+    assert all(leaves[i]["snid"] == leaves[i + 1]["snid"] for i in range(0, 40, 2))
+    assert sorted(leaf["snid"] for leaf in leaves[::2]) == sorted(f"race{i}" for i in range(20))
     # Numbered under the head's lock, in the order the transactions got it and committed.
     stamps = [leaf["at"] for leaf in leaves]
     assert stamps == sorted(stamps)

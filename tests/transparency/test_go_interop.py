@@ -47,7 +47,8 @@ def _check(binary, request: dict) -> dict:
 
 @pytest.fixture
 def grown_site(transactional_db, live_server):
-    """A log of 300+ entries: one full tile at level 0 and partial ones at levels 0 and 1."""
+    """A log of 306 entries (three versions, each with its first steward, and 300 reservations): one full
+    tile at level 0 and partial ones at levels 0 and 1."""
     applicant, editor = user_factory("alice"), user_factory("erin", editor=True)
     for name in ("alpha", "beta"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
@@ -89,14 +90,14 @@ def test_go_verifies_checkpoint_proofs_and_tiles(tlogcheck, grown_site):
     request = _request(grown_site)
     report = _check(tlogcheck, request)
     assert report["signature_error"] == ""
-    assert report["size"] == 303 and report["size"] == len(request["leaves"])
+    assert report["size"] == 306 and report["size"] == len(request["leaves"])
     assert report["leaves_tree_hash"] == report["root"]
     assert report["inclusion_errors"] == [""] * len(request["inclusions"])
     assert all(report["proofs_as_go"])
     assert report["consistency_errors"] == [""] * len(request["consistency"])
     assert all(report["consistency_as_go"])
     assert report["tiles_error"] == "" and report["tiles_tree_hash"] == report["root"]
-    assert "tile/0/000" in report["tiles_fetched"] and "tile/0/001.p/47" in report["tiles_fetched"]
+    assert "tile/0/000" in report["tiles_fetched"] and "tile/0/001.p/50" in report["tiles_fetched"]
     assert "tile/1/000.p/1" in report["tiles_fetched"]
 
 
@@ -158,16 +159,16 @@ def test_go_follows_a_verified_mirror_served_as_static_files(mirrorcheck, grown_
     out = io.StringIO()
     assert verify.main([grown_site.url, "--state", str(tmp_path / "s.json"), "--mirror", str(mirror)], out=out) == 0, \
         out.getvalue()
-    for path in ("log/checkpoint", "log/key", "log/tile/0/000", "log/tile/0/001.p/47", "log/tile/1/000.p/1",
-                 "log/tile/entries/000", "log/tile/entries/001.p/47", "urn/registry.json", "urn/registry-full.json"):
+    for path in ("log/checkpoint", "log/key", "log/tile/0/000", "log/tile/0/001.p/50", "log/tile/1/000.p/1",
+                 "log/tile/entries/000", "log/tile/entries/001.p/50", "urn/registry.json", "urn/registry-full.json"):
         assert (mirror / path).is_file(), path
     base = static_server(mirror)
     report = _follow(mirrorcheck, base, mirror)
     assert report["error"] == "", report
-    assert report["size"] == 303 and report["entries_proved"] == 303
+    assert report["size"] == 306 and report["entries_proved"] == 306
     assert report["tiles_tree_hash"] == report["root"]
     assert report["non_canonical"] is None  # every tile file has the one name Go gives it
-    assert {"tile/0/000", "tile/0/001.p/47", "tile/1/000.p/1"} <= set(report["tiles_fetched"])
+    assert {"tile/0/000", "tile/0/001.p/50", "tile/1/000.p/1"} <= set(report["tiles_fetched"])
     # The static copy is itself a site the verifier checks over HTTP.
     out = io.StringIO()
     assert verify.main([base, "--state", str(tmp_path / "t.json")], out=out) == 0, out.getvalue()

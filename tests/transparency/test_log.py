@@ -20,38 +20,58 @@ from ..factories import expired_reservation, proposal_factory, user_factory
 pytestmark = pytest.mark.django_db
 
 
-def _leaves():
-    return [leaf_decode(entry.leaf.encode()) for entry in LogEntry.objects.order_by("index")]
+def _leaves(kind: str | None = None):
+    leaves = [leaf_decode(entry.leaf.encode()) for entry in LogEntry.objects.order_by("index")]
+    return [leaf for leaf in leaves if kind is None or leaf["kind"] == kind]
 
 
 def test_log_approval_appends_the_version_record_as_registry_json_shows_it(applicant, editor):
     proposal = proposal_factory(applicant, state="approved", editor=editor)
-    [leaf] = _leaves()
+    leaf, steward = _leaves()
     assert leaf["kind"] == "snid-version" and leaf["v"] == 1
     assert (leaf["snid"], leaf["version"]) == (proposal.namespace.snid, 1)
     [record] = exports.registry_snapshot().records
     assert leaf["record"] == record_of_export(record)
     assert leaf["record_sha256"] == sha256_hex(leaf["record"])
     assert len(leaf["document_sha256"]) == 64
-    entry = LogEntry.objects.get()
+    entry = LogEntry.objects.get(index=0)
     assert entry.leaf_hash == leaf_hash(entry.leaf.encode()).hex()
-    assert LogHead.objects.get().size == 1
+    # The registrant became the first steward, in the same transaction, logged after the version.
+    assert {k: steward[k] for k in ("kind", "snid", "change", "reason")} == {
+        "kind": "steward-changed", "snid": proposal.namespace.snid, "change": "added",
+        "reason": "Registrant of the SNID."}
+    assert steward["steward"] == "a steward without a public name"  # never the login name
+    assert LogHead.objects.get().size == 2
 
 
 def test_log_unpublished_registrant_details_stay_out_of_the_record(applicant, editor):
     proposal_factory(applicant, state="approved", editor=editor)
-    [leaf] = _leaves()
+    [leaf] = _leaves("snid-version")
     private = leaf["record"]["registrant"]
     assert "address" not in private
-    assert LogEntry.objects.get().leaf.count("@") == json.dumps(leaf["record"]).count("@")
+    assert LogEntry.objects.get(index=0).leaf.count("@") == json.dumps(leaf["record"]).count("@")
 
 
 def test_log_a_second_version_is_the_next_entry(applicant, editor):
     first = proposal_factory(applicant, state="approved", editor=editor)
     proposal_factory(applicant, state="approved", editor=editor, snid=first.snid)
     leaves = _leaves()
-    assert [(leaf["snid"], leaf["version"]) for leaf in leaves] == [(first.namespace.snid, 1),
-                                                                      (first.namespace.snid, 2)]
+    assert [(leaf["kind"], leaf.get("version")) for leaf in leaves] == [
+        ("snid-version", 1), ("steward-changed", None), ("snid-version", 2)]  # one first steward only
+
+
+def test_log_a_steward_choosing_a_public_name_is_logged_for_each_of_their_snids(applicant, editor):
+    from registry.stewardship import services as stewardship
+
+    for name in ("alpha", "beta"):
+        proposal_factory(applicant, state="approved", editor=editor, snid=name)
+    stewardship.steward_public_name(applicant, "Alice Example")
+    renamed = _leaves("steward-renamed")
+    assert [(leaf["snid"], leaf["previous"], leaf["steward"]) for leaf in renamed] == [
+        ("alpha", "a steward without a public name", "Alice Example"),
+        ("beta", "a steward without a public name", "Alice Example")]
+    stewardship.steward_public_name(applicant, "  Alice   Example ")  # the same name: nothing to log
+    assert len(_leaves("steward-renamed")) == 2
 
 
 def test_log_rejection_and_submission_append_nothing(applicant, editor):
@@ -110,7 +130,7 @@ def test_log_every_entry_has_a_valid_inclusion_proof(applicant, editor):
     for name in ("a1", "a2", "a3"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
     tree, size = log_tree()
-    assert size == 3
+    assert size == 6  # each approval with its registrant's stewardship
     for entry in LogEntry.objects.all():
         assert verify_inclusion(entry.index, size, leaf_hash(entry.leaf.encode()),
                                 tree.inclusion_proof(entry.index, size), tree.root())
@@ -118,7 +138,7 @@ def test_log_every_entry_has_a_valid_inclusion_proof(applicant, editor):
 
 def test_log_entries_refuse_changes_through_the_models(applicant, editor):
     proposal_factory(applicant, state="approved", editor=editor)
-    entry = LogEntry.objects.get()
+    entry = LogEntry.objects.get(index=0)
     entry.leaf = "{}"
     with pytest.raises(LogImmutableError):
         entry.save()
@@ -150,26 +170,85 @@ def test_log_database_refuses_deleting_an_entry_on_postgresql(postgres, applican
         cursor.execute("DELETE FROM registry_loghead")
 
 
-def test_log_backfill_logs_versions_approved_before_the_log_once(applicant, editor):
+def _forget_the_log() -> None:
+    """As if the registry predated the log: the same rows, but no log (nor a signed checkpoint)."""
+    from .conftest import guards_off
+
+    with guards_off() as cursor:
+        for table in ("registry_logentry", "registry_loghead", "registry_logsigned"):
+            cursor.execute(f"DELETE FROM {table}")
+
+
+def test_log_backfill_logs_everything_published_before_the_log_once(applicant, editor):
+    from registry.resolution.services import resolvers_replace
+    from registry.stewardship import services as stewardship
+
     proposal_factory(applicant, state="approved", editor=editor, snid="early")
     proposal_factory(applicant, state="approved", editor=editor, snid="later")
+    resolvers_replace("early", [{"name": "main", "template": "https://r.example.org/{nss}"}],
+                      user_factory("otto", editor=True), "Its resolver.")
+    stewardship.steward_add(services.namespace_get("later"), user_factory("sam"), editor, reason="Maintainer.")
+    stewardship.snid_deprecate(services.namespace_get("later"), editor, reason="Superseded.", successor="early")
     services.namespace_reserve("kept", editor, until=timezone.localdate() + dt.timedelta(days=3), reason="r",
                                reserved_for=applicant)
-    # As if they predated the log: a fresh database holding the same rows but no log.
-    with connection.cursor() as cursor:
-        for table in ("registry_logentry", "registry_loghead"):
-            if connection.vendor == "postgresql":
-                cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
-            cursor.execute(f"DELETE FROM {table}")
-            if connection.vendor == "postgresql":
-                cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+    _forget_the_log()
     out = io.StringIO()
     call_command("log_backfill", stdout=out)
-    assert "Logged 2 versions and 1 reservation; the log has 3 entries." in out.getvalue()
+    assert ("Logged 2 versions, 3 stewards, 1 resolver set, 1 deprecation and 1 reservation; the log has 8 "
+            "entries.") in out.getvalue()
     assert [(leaf["kind"], leaf["snid"]) for leaf in _leaves()] == [
-        ("snid-version", "early"), ("snid-version", "later"), ("reservation-granted", "kept")]
-    call_command("log_backfill", stdout=out)
-    assert "Logged 0 versions and 0 reservations; the log has 3 entries." in out.getvalue()
+        ("snid-version", "early"), ("snid-version", "later"),
+        ("steward-changed", "early"), ("snid-resolvers", "early"),
+        ("steward-changed", "later"), ("steward-changed", "later"), ("snid-deprecated", "later"),
+        ("reservation-granted", "kept")]
+    resolvers = _leaves("snid-resolvers")[0]
+    assert resolvers["resolvers"][0]["template"] == "https://r.example.org/{nss}" and resolvers["how"] == "changed"
+    assert [leaf["reason"] for leaf in _leaves("steward-changed")] == [
+        "Registrant of the SNID.", "Registrant of the SNID.", "Maintainer."]
+    call_command("log_backfill", stdout=out)  # exactly once
+    assert ("Logged 0 versions, 0 stewards, 0 resolver sets, 0 deprecations and 0 reservations; the log has 8 "
+            "entries.") in out.getvalue()
+
+
+def test_log_backfill_never_logs_what_was_changed_behind_the_logs_back(applicant, editor):
+    """After the log began, resolvers, a deprecation and a steward appear in the database without their
+    entries (their services would have logged them): backfill logs none of them; the verifier reports them."""
+    from registry.stewardship.models import Deprecation, Steward, StewardState
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="early")
+    namespace = services.namespace_get("early")
+    before = LogHead.objects.get().size
+    later = timezone.now() + dt.timedelta(seconds=2)  # after the log's first entry, to the second
+    Deprecation.objects.create(namespace=namespace, reason="Slipped in.", deprecated_by=editor,
+                               deprecated_at=later)
+    Steward.objects.create(namespace=namespace, user=user_factory("mallory"), state=StewardState.ACTIVE,
+                           reason="Slipped in.", confirmed_at=later)
+    from registry.resolution.models import Resolver
+
+    Resolver.objects.create(namespace=namespace, name="x", template="https://elsewhere.example.net/{nss}",
+                            created_at=later)
+    call_command("log_backfill", stdout=io.StringIO())
+    assert LogHead.objects.get().size == before
+
+
+def test_log_backfill_logs_a_registrants_stewardship_a_release_before_this_one_did_not(applicant, editor):
+    """A log begun by an earlier release holds the version but not the registrant's stewardship."""
+    from .conftest import guards_off
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="early")
+    proposal_factory(applicant, state="approved", editor=editor, snid="later")
+    with guards_off() as cursor:  # what the earlier release wrote: the versions only
+        cursor.execute("DELETE FROM registry_logentry WHERE kind = 'steward-changed'")
+        cursor.execute('UPDATE registry_logentry SET "index" = 1 WHERE "index" = 2')
+        cursor.execute("UPDATE registry_loghead SET size = 2")
+        cursor.execute("DELETE FROM registry_logsigned")
+    from registry.transparency.merkle import leaf_hash as hashed
+
+    assert [hashed(e.leaf.encode()).hex() == e.leaf_hash for e in LogEntry.objects.all()] == [True, True]
+    call_command("log_backfill", stdout=io.StringIO())
+    assert [(leaf["kind"], leaf["snid"]) for leaf in _leaves()] == [
+        ("snid-version", "early"), ("snid-version", "later"), ("steward-changed", "early"),
+        ("steward-changed", "later")]
 
 
 def test_log_large_record_is_carried_by_its_digest(applicant, editor):
@@ -200,9 +279,10 @@ def test_log_tree_cache_notices_another_database_of_the_same_prefix_size(applica
         cursor.execute("DELETE FROM registry_logentry")
         if connection.vendor == "postgresql":
             cursor.execute("ALTER TABLE registry_logentry ENABLE TRIGGER USER")
-        cursor.execute('INSERT INTO registry_logentry ("index", kind, snid, version, leaf, leaf_hash, created_at) '
-                       "VALUES (0, 'x', '', NULL, '{}', %s, %s)", [leaf_hash(b"{}").hex(), timezone.now()])
+        for index in (0, 1):  # the approval's two entries (the version, the first steward), others in their place
+            cursor.execute('INSERT INTO registry_logentry ("index", kind, snid, version, leaf, leaf_hash, created_at) '
+                           "VALUES (%s, 'x', '', NULL, '{}', %s, %s)", [index, leaf_hash(b"{}").hex(), timezone.now()])
     with transaction.atomic():
         tlog.log_append("reservation-granted", {"snid": "next", "reserved_until": None, "renewal": False})
     tree, size = log_tree()
-    assert size == 2 and tree.root(1) != stale and tree.levels[0][0] == leaf_hash(b"{}")
+    assert size == 3 and tree.root(2) != stale and tree.levels[0][0] == leaf_hash(b"{}")

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def logged(applicant, editor):
+    """Three SNIDs approved: six entries (each version, then its registrant's stewardship), signed."""
     for name in ("alpha", "beta", "gamma"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
     assert log_sign().signed
@@ -69,10 +70,74 @@ def test_signer_signs_again_only_when_the_log_grew_or_the_period_passed(logged, 
     assert not log_sign().signed
     later = timezone.now() + dt.timedelta(seconds=CHECKPOINT_PERIOD + 1)
     renewed = log_sign(now=later)
-    assert renewed.signed and renewed.size == 3
+    assert renewed.signed and renewed.size == 6
     assert log_checkpoint()[0].time == later.replace(microsecond=0)
     proposal_factory(applicant, state="approved", editor=editor, snid="delta")
-    assert log_sign(now=later).size == 4
+    assert log_sign(now=later).size == 8
+
+
+def test_signer_pass_after_an_append_rehashes_only_the_new_leaves(logged, applicant, editor):
+    """An approval's pass (the quick check) reads the stored hashes of the signed entries and only the new
+    leaves themselves; the full check reads and re-hashes every leaf."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")
+    with CaptureQueriesContext(connection) as quick:
+        outcome = log_sign(full=False)
+    assert outcome.signed and not outcome.full and outcome.size == 8
+    leaves_read = [q["sql"] for q in quick.captured_queries if '"registry_logentry"."leaf" AS' in q["sql"]]
+    assert len(leaves_read) == 1 and '"registry_logentry"."index" >= 6' in leaves_read[0], leaves_read
+    with CaptureQueriesContext(connection) as thorough:
+        outcome = log_sign(full=True)
+    assert outcome.full and not outcome.signed and not outcome.damage
+    leaves_read = [q["sql"] for q in thorough.captured_queries if '"registry_logentry"."leaf" AS' in q["sql"]]
+    assert len(leaves_read) == 1 and ">=" not in leaves_read[0]
+
+
+@pytest.mark.parametrize("rewrite", ["stored-hash", "deleted", "head-moved-back"])
+def test_signer_quick_check_finding_anything_odd_makes_the_full_check_before_signing(logged, applicant, editor,
+                                                                                    rewrite):
+    from registry.transparency.merkle import leaf_hash
+
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")  # something to sign
+    with guards_off() as cursor:
+        if rewrite == "stored-hash":
+            cursor.execute('UPDATE registry_logentry SET leaf = replace(leaf, \'"v":1\', \'"v":1 \'), leaf_hash = %s '
+                           'WHERE "index" = 1', [leaf_hash(b"changed").hex()])
+        else:
+            cursor.execute('DELETE FROM registry_logentry WHERE "index" = 7')
+            if rewrite == "head-moved-back":
+                cursor.execute('DELETE FROM registry_logentry WHERE "index" = 6')
+                cursor.execute("UPDATE registry_loghead SET size = 5")
+    outcome = log_sign(full=False)
+    assert outcome.full and not outcome.signed and outcome.damage, outcome
+    assert log_checkpoint()[0].size == 6
+
+
+def test_a_leaf_changed_behind_its_stored_hash_is_never_signed_and_the_full_check_finds_it(logged, applicant,
+                                                                                         editor, settings):
+    """The quick check does not re-hash signed leaves; what it signs is the signer's own copy of them extended
+    with the new ones, so a leaf changed behind its stored hash is never taken in (no fork) before the
+    full check, at least once a minute, refuses and names it."""
+    from pathlib import Path
+
+    from registry.transparency.merkle import Tree, verify_consistency
+
+    before = log_checkpoint()[0]
+    _changed_leaf_only(1)
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")
+    quick = log_sign(full=False)
+    assert quick.signed and not quick.full and quick.size == 8
+    after = log_checkpoint()[0]
+    record = SignerState(Path(settings.REGISTRY_LOG_STATE_DIR)).load()
+    tree = Tree(record.leaf_hashes)
+    assert tree.root() == after.root and tree.root(6) == before.root  # the signed tree extends the one before
+    assert verify_consistency(6, 8, before.root, after.root, tree.consistency_proof(6, 8))
+    thorough = log_sign(full=True)
+    assert not thorough.signed and "entry 1 no longer hashes to the leaf hash stored beside it" in thorough.damage
+    log_cache_clear()
+    assert log_checkpoint()[0] == after  # nothing signed since
 
 
 def test_signer_refuses_a_leaf_changed_behind_its_stored_hash_and_names_it(logged, client):
@@ -91,8 +156,8 @@ def test_signer_refuses_a_deleted_last_entry(logged, client, move_head):
     before = client.get("/log/checkpoint").content
     _delete_last_entry(move_head)
     outcome = log_sign(now=timezone.now() + dt.timedelta(hours=1))
-    said = ("fewer than the 3 signed: entry 2 is gone" if move_head
-            else "entry 2 is missing from the log table, which records 3 entries")
+    said = ("fewer than the 6 signed: entry 5 is gone" if move_head
+            else "entry 5 is missing from the log table, which records 6 entries")
     assert said in outcome.damage
     log_cache_clear()
     assert client.get("/log/checkpoint").content == before
@@ -105,12 +170,12 @@ def test_damage_is_told_in_the_log_by_mail_once_and_by_the_exit_status(logged, e
     _delete_last_entry(move_head=True)
     with pytest.raises(CommandError) as failed:
         call_command("log_sign", stdout=io.StringIO(), stderr=io.StringIO())
-    assert failed.value.returncode == 1 and "entry 2 is gone" in str(failed.value)
+    assert failed.value.returncode == 1 and "entry 5 is gone" in str(failed.value)
     assert any(r.levelname == "ERROR" and "nothing was signed" in r.getMessage() for r in caplog.records)
     assert len(mail.outbox) == 1
     alarm = mail.outbox[0]
     assert "ALARM: the transparency log is damaged" in alarm.subject
-    assert set(alarm.to) == {"ops@example.org", editor.email} and "entry 2 is gone" in alarm.body
+    assert set(alarm.to) == {"ops@example.org", editor.email} and "entry 5 is gone" in alarm.body
     log_sign()
     assert len(mail.outbox) == 1  # the same finding is not mailed again at once
     log_sign(now=timezone.now() + dt.timedelta(days=1, minutes=1))
@@ -133,7 +198,7 @@ def test_lookup_answers_carry_the_damage(client, logged):
 def test_nothing_is_appended_while_signed_entries_are_missing(logged, applicant, editor, client):
     _delete_last_entry(move_head=True)
     log_sign()
-    with pytest.raises(LogDamaged, match="its table holds 2 entries but 3 were signed"):
+    with pytest.raises(LogDamaged, match="its table holds 5 entries but 6 were signed"):
         with transaction.atomic():
             log_append("reservation-granted", {"snid": "x", "reserved_until": None, "renewal": False})
     # Through the site: the editor's reservation is refused with the reason (a 503, never a 500);
@@ -143,7 +208,7 @@ def test_nothing_is_appended_while_signed_entries_are_missing(logged, applicant,
     response = client.post("/review/reservations/act/", {"action": "reserve", "snid": "held", "until": until,
                                                           "reason": "r"})
     assert response.status_code == 503
-    assert "its table holds 2 entries but 3 were signed" in response.content.decode()
+    assert "its table holds 5 entries but 6 were signed" in response.content.decode()
     from registry.models import Namespace
 
     assert not Namespace.objects.filter(snid="held").exists()
@@ -155,7 +220,7 @@ def test_backfill_and_start_refuse_a_damaged_log_with_a_sentence(logged):
     for command in ("log_backfill", "start"):
         with pytest.raises(CommandError) as refused:
             call_command(command, *(["--no-serve"] if command == "start" else []), stdout=io.StringIO())
-        assert "entry 2 is missing from the log table" in str(refused.value)
+        assert "entry 5 is missing from the log table" in str(refused.value)
         assert "adds nothing to a damaged log" in str(refused.value)
     assert LogEntry.objects.count() == size
 
@@ -165,20 +230,20 @@ def test_restore_refuses_a_backup_whose_log_does_not_extend_what_was_signed(tmp_
     call_command("export_registry", "--format", "backup", stdout=backup)
     (tmp_path / "old.json").write_text(backup.getvalue(), encoding="utf-8")
     proposal_factory(applicant, state="approved", editor=editor, snid="delta")
-    log_sign()  # size 4 signed: the backup of size 3 would take entry 3 back
-    with pytest.raises(CommandError, match="does not extend the checkpoint published last \\(size 4\\)"):
+    log_sign()  # size 8 signed: the backup of size 6 would take entries 6 and 7 back
+    with pytest.raises(CommandError, match="does not extend the checkpoint published last \\(size 8\\)"):
         call_command("import_registry", str(tmp_path / "old.json"), "--replace", stdout=io.StringIO())
-    assert LogEntry.objects.count() == 4
+    assert LogEntry.objects.count() == 8
 
 
 def test_a_signer_that_lost_its_record_refuses_until_it_adopts_a_checkpoint(logged, settings, tmp_path):
     published = LogSigned.objects.get().note
     settings.REGISTRY_LOG_STATE_DIR = str(tmp_path / "new-machine")
-    with pytest.raises(SignerStateError, match="has no record of what it signed .* size 3 signed with its key"):
+    with pytest.raises(SignerStateError, match="has no record of what it signed .* size 6 signed with its key"):
         log_sign()
     outcome = log_sign(adopt=published)
-    assert outcome.size == 3 and not outcome.damage
-    assert SignerState(tmp_path / "new-machine").load().size == 3
+    assert outcome.size == 6 and not outcome.damage
+    assert SignerState(tmp_path / "new-machine").load().size == 6
 
 
 def test_a_signer_refuses_a_checkpoint_to_adopt_that_the_log_does_not_hold(logged, settings, tmp_path, log_key):
@@ -207,8 +272,8 @@ def test_a_worker_never_serves_a_row_it_cannot_verify_or_an_older_checkpoint(cli
     LogSigned.objects.filter(pk=1).update(note=good.decode())
     log_cache_clear.__globals__["_published"] = None
     assert client.get("/log/checkpoint").content == newer
-    assert "does not extend the one of size 4 this server served" in log_damage()
-    assert log_sign().size == 4 and LogSigned.objects.get().note == newer.decode()  # the signer puts it right
+    assert "does not extend the one of size 8 this server served" in log_damage()
+    assert log_sign().size == 8 and LogSigned.objects.get().note == newer.decode()  # the signer puts it right
 
 
 def test_a_fresh_worker_with_no_good_row_answers_503_saying_why(client, logged, log_key):
@@ -222,8 +287,8 @@ def test_the_signer_re_signs_the_same_tree_with_a_rotated_key(client, logged, se
     rotated = Signer.generate("registry.test/log")
     settings.REGISTRY_LOG_KEY = str(rotated)
     outcome = log_sign()
-    assert outcome.signed and outcome.size == 3
-    assert checkpoint_open(client.get("/log/checkpoint").content.decode(), rotated.verifier()).size == 3
+    assert outcome.signed and outcome.size == 6
+    assert checkpoint_open(client.get("/log/checkpoint").content.decode(), rotated.verifier()).size == 6
 
 
 def test_the_watching_signer_signs_an_append_promptly(transactional_db, settings, applicant, editor):
@@ -238,10 +303,40 @@ def test_the_watching_signer_signs_an_append_promptly(transactional_db, settings
         while not passes and timezone.now() < deadline:
             threading.Event().wait(0.05)
         proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
-        while (log_published() is None or log_published().checkpoint.size < 1) and timezone.now() < deadline:
+        while (log_published() is None or log_published().checkpoint.size < 2) and timezone.now() < deadline:
             threading.Event().wait(0.05)
             log_cache_clear()
-        assert log_published().checkpoint.size == 1
+        assert log_published().checkpoint.size == 2  # the version and its registrant's stewardship
+    finally:
+        stop.set()
+        watcher.join(10)
+
+
+def test_the_watching_signer_finds_a_leaf_changed_behind_its_stored_hash_within_the_full_check_period(
+        transactional_db, settings, applicant, editor, monkeypatch):
+    """Passes between full checks are quick (no signed leaf re-hashed); the full check comes at least every
+    FULL_CHECK_PERIOD seconds (a minute; a second here) whether or not the log changes."""
+    from registry.transparency import signer
+
+    settings.REGISTRY_LOG_SIGN_INLINE = False
+    monkeypatch.setattr(signer, "FULL_CHECK_PERIOD", 1.0)
+    proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
+    stop, passes = threading.Event(), []
+    watcher = threading.Thread(target=log_sign_watch, args=(0.05,),
+                               kwargs={"stop": stop.is_set, "passes": passes.append}, daemon=True)
+    watcher.start()
+    try:
+        deadline = timezone.now() + dt.timedelta(seconds=30)
+        while not any(p.signed for p in passes) and timezone.now() < deadline:
+            threading.Event().wait(0.05)
+        assert passes[0].full and passes[0].signed  # the first pass is a full one
+        _changed_leaf_only(1)
+        changed_at = timezone.now()
+        while not any(p.damage for p in passes) and timezone.now() < deadline:
+            threading.Event().wait(0.05)
+        found = next(p for p in passes if p.damage)
+        assert found.full and "entry 1 no longer hashes to the leaf hash stored beside it" in found.damage
+        assert (timezone.now() - changed_at).total_seconds() < 10
     finally:
         stop.set()
         watcher.join(10)
@@ -251,7 +346,7 @@ def test_the_signers_record_is_what_it_signed(logged, settings):
     from pathlib import Path
 
     record = SignerState(Path(settings.REGISTRY_LOG_STATE_DIR)).load()
-    assert record.size == 3 and record.note == LogSigned.objects.get().note
+    assert record.size == 6 and record.note == LogSigned.objects.get().note
     state = json.loads((Path(settings.REGISTRY_LOG_STATE_DIR) / "state.json").read_text())
     assert set(state) == {"note", "published", "witnesses"}
     # A record whose leaf hashes do not make its checkpoint's root is refused, not trusted.
@@ -278,4 +373,4 @@ def test_the_fast_lookup_path_carries_the_damage_as_the_full_stack_does(logged, 
     environ = wsgi_environ("urn=urn:ogf:alpha:x")
     expected = full_stack(environ)  # warms the index and the validator, as a running server has them
     fast = fast_answer(environ)
-    assert fast == expected and "entry 2 is gone" in fast[1]["registry-log-damage"]
+    assert fast == expected and "entry 5 is gone" in fast[1]["registry-log-damage"]

@@ -1,13 +1,16 @@
 """The tamper drill, signer side: someone with write access to the database rewrites what the log holds.
 
-For each rewrite — a leaf and its stored hash; the last entry deleted, with and without moving
-the head back; a resolver's template; a deprecation inserted; an earlier version rewritten; the
-current version's prose rewritten — no signed checkpoint of the size signed before with another
-root is ever served, by a worker that was running or by one started afterwards; the signer
-refuses to sign a log that does not extend its record (and says so: /log/, the lookup's header,
-the command's exit status); ``start`` and ``log_backfill`` change nothing in a damaged log; and
-Go's sumdb note/tlog client holding the checkpoint saved before agrees (tests/transparency/go/
-forkcheck.go). The verifier's side of the drill is in test_verify.py.
+For each rewrite — a leaf and its stored hash; a leaf behind its unchanged stored hash; the last
+entry deleted, with and without moving the head back; a resolver's template; a deprecation
+inserted; an earlier version rewritten; the current version's prose rewritten — no signed
+checkpoint of the size signed before with another root is ever served, by a worker that was
+running or by one started afterwards. The signer's next pass, as after an approval (the quick
+check), finds every rewrite of the log but the leaf behind its stored hash and makes the full
+check before signing anything; the full check, due at least once a minute, finds that one too.
+The signer refuses to sign a log that does not extend its record (and says so: /log/, the
+lookup's header, the command's exit status); ``start`` and ``log_backfill`` change nothing in a
+damaged log; and Go's sumdb note/tlog client holding the checkpoint saved before agrees
+(tests/transparency/go/forkcheck.go). The verifier's side of the drill is in test_verify_tamper.py.
 """
 
 from __future__ import annotations
@@ -39,12 +42,19 @@ from ..factories import data_factory, proposal_factory, user_factory
 from .conftest import go_program, guards_off
 
 def _leaf_and_hash(cursor, site):
-    cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 1')
+    cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 2')  # version 2
     leaf = cursor.fetchone()[0].replace("Example", "Exemplary", 1)
     from registry.transparency.merkle import leaf_hash
 
-    cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 1',
+    cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 2',
                    [leaf, leaf_hash(leaf.encode()).hex()])
+
+
+def _leaf_behind_stored_hash(cursor, site):
+    """The leaf changed, its stored hash left as it was: only re-hashing the leaf shows it."""
+    cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 2')  # version 2
+    leaf = cursor.fetchone()[0].replace("Example", "Exemplary", 1)
+    cursor.execute('UPDATE registry_logentry SET leaf = %s WHERE "index" = 2', [leaf])
 
 
 def _last_deleted(cursor, site):
@@ -80,15 +90,17 @@ def _current_prose(cursor, site):
     cursor.execute("UPDATE registry_proposal SET sections = %s WHERE id = %s", [json.dumps(sections), pk])
 
 
-#: rewrite -> (how, whether it damages the log itself)
+#: rewrite -> (how, whether it damages the log itself, whether the signer's quick check sees it: if not,
+#: the full check, at least once a minute, does)
 REWRITES = {
-    "leaf-and-stored-hash": (_leaf_and_hash, True),
-    "last-entry-deleted": (_last_deleted, True),
-    "last-entry-deleted-head-moved": (_last_deleted_head_moved, True),
-    "resolver-template": (_resolver_template, False),
-    "deprecation-inserted": (_deprecation_inserted, False),
-    "earlier-version": (_earlier_version, False),
-    "current-prose": (_current_prose, False),
+    "leaf-and-stored-hash": (_leaf_and_hash, True, True),
+    "leaf-behind-stored-hash": (_leaf_behind_stored_hash, True, False),
+    "last-entry-deleted": (_last_deleted, True, True),
+    "last-entry-deleted-head-moved": (_last_deleted_head_moved, True, True),
+    "resolver-template": (_resolver_template, False, False),
+    "deprecation-inserted": (_deprecation_inserted, False, False),
+    "earlier-version": (_earlier_version, False, False),
+    "current-prose": (_current_prose, False, False),
 }
 
 
@@ -135,17 +147,22 @@ def _leaves(site, size: int) -> list[bytes]:
 
 def _drill(site, rewrite: str, log_key):
     """Tamper, then what every part of the site does about it; returns what Go is given."""
-    tamper, damaging = REWRITES[rewrite]
+    tamper, damaging, quick_finds = REWRITES[rewrite]
     saved = checkpoint_open(site.saved, log_key.verifier())
     running_worker = _get(site.url + "/log/checkpoint").decode()  # a worker that was running
     entries_before = list(LogEntry.objects.values_list("index", "leaf"))
     with guards_off() as cursor:
         tamper(cursor, site)
     served = [running_worker]
-    outcome = log_sign()  # the signer's next pass
+    # The signer's next pass, as after an approval: the quick check (stored hashes against its record, new
+    # leaves re-hashed), which for a rewrite of the log finds something odd and makes the full check.
+    quick = log_sign(full=False)
+    assert quick.full is quick_finds and bool(quick.damage) is quick_finds and not quick.signed, quick
     served.append(_get(site.url + "/log/checkpoint").decode())
     later = log_sign(now=timezone.now() + dt.timedelta(seconds=2 * CHECKPOINT_PERIOD))  # when a new one is due
-    assert later.damage == outcome.damage and later.signed is not damaging
+    assert later.full and bool(later.damage) is damaging and later.signed is not damaging, later
+    assert not quick_finds or later.damage == quick.damage
+    outcome = later
     served.append(_get(site.url + "/log/checkpoint").decode())
     _fresh_worker()  # a worker started after the rewrite
     served.append(_get(site.url + "/log/checkpoint").decode())
@@ -258,7 +275,7 @@ def test_tamper_drill_worker_processes_started_before_and_after_serve_one_checkp
     try:
         before = _get(f"http://127.0.0.1:{ports[0]}/log/checkpoint")
         with guards_off() as cursor:
-            _last_deleted_head_moved(cursor, type("Site", (), {"size": 3})())
+            _last_deleted_head_moved(cursor, type("Site", (), {"size": 6})())  # three versions, their stewards
         assert log_sign().damage
         processes.append(_gunicorn(database_url, log_key, ports[1]))
         import time
@@ -267,7 +284,7 @@ def test_tamper_drill_worker_processes_started_before_and_after_serve_one_checkp
         for port in ports:
             assert _get(f"http://127.0.0.1:{port}/log/checkpoint") == before
             lookup = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/lookup/?urn=urn:ogf:alpha:x", timeout=30)
-            assert "entry 2 is gone" in lookup.headers["Registry-Log-Damage"]
+            assert "entry 5 is gone" in lookup.headers["Registry-Log-Damage"]
             assert "The log is damaged" in _get(f"http://127.0.0.1:{port}/log/").decode()
     finally:
         for process in processes:

@@ -1,5 +1,7 @@
 """The tamper drill, verifier side: the database owner rewrites what the log holds, guards off, and the
 verifier says NOT VERIFIED naming the change — with the state of an earlier clean run, and from fresh.
+After each, the signer makes its next pass: it signs nothing of a rewritten log and the site keeps
+serving the checkpoint signed before (test_tamper_drill.py is the signer's side of the drill).
 
 Each rewrite is one the log exists to catch: a leaf and its stored hash changed; the last leaf deleted
 (with and without moving the head); a resolver re-pointed at another host; a deprecation slipped in; an
@@ -19,6 +21,7 @@ from registry.resolution.services import resolvers_replace
 from registry.stewardship import services as stewardship
 from registry.transparency.merkle import leaf_hash
 from registry.transparency.models import LogEntry
+from registry.transparency.signer import log_sign
 
 from ..factories import proposal_factory, user_factory
 from .test_verify import _run, guards_off
@@ -60,10 +63,11 @@ def leaf_and_hash_changed():
         leaf = cursor.fetchone()[0].replace(TITLE, "A title the log never had")
         cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 0',
                        [leaf, leaf_hash(leaf.encode()).hex()])
-    saved = ["DIFFERS: the log of 7 entries does not extend the checkpoint of 7 entries seen before",
+    saved = ["DIFFERS: the entries served do not hash to the signed root",
              'DIFFERS: entry 0 (urn:ogf:alpha: version 1) seen before was changed: it now reads urn:ogf:alpha: '
              f'version 1; record.title: was "{TITLE}", now "A title the log never had"']
-    fresh = ["DIFFERS: urn:ogf:alpha: version 1 (log entry 0): its record does not match its own record_sha256",
+    fresh = ["DIFFERS: the entries served do not hash to the signed root",
+             "DIFFERS: urn:ogf:alpha: version 1 (log entry 0): its record does not match its own record_sha256",
              'DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "A title the log never had", '
              f'the site publishes "{TITLE}"']
     return saved, fresh
@@ -76,10 +80,11 @@ def last_leaf_deleted(move_head: bool):
             cursor.execute('DELETE FROM registry_logentry WHERE "index" = %s', [last])
             if move_head:
                 cursor.execute("UPDATE registry_loghead SET size = size - 1")
-        saved = [f"DIFFERS: the log shrank: it had {last + 1} entries when last checked",
-                 f"DIFFERS: entry {last} (urn:ogf:gamma: version 1) seen before is no longer in the log"]
-        fresh = ["DIFFERS: urn:ogf:gamma: is in registry.json but the log has no registration of it",
-                 "DIFFERS: urn:ogf:gamma: is in registry-full.json but the log has no registration of it"]
+        # The site keeps serving its checkpoint of 10 entries; the last is gone (HTTP 410).
+        covered = f", which its signed checkpoint of {last + 1} entries covers (http"
+        saved = [f"DIFFERS: the site does not serve entry {last} (steward-changed urn:ogf:gamma: when last verified)"
+                 + covered, "HTTP 410 The transparency log is damaged"]
+        fresh = [f"DIFFERS: the site does not serve entry {last}" + covered, "HTTP 410"]
         return saved, fresh
     return rewrite
 
@@ -150,9 +155,10 @@ REWRITES = {
 def test_verify_tamper_drill_names_each_rewrite_with_state_and_fresh(site, log_key, tmp_path, rewrite):
     state = tmp_path / "state.json"
     status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
-    assert status == 0 and "the checkpoint of 7 entries" in out, out
+    assert status == 0 and "the checkpoint of 10 entries" in out, out
     kept = state.read_text()
     saved, fresh = REWRITES[rewrite]()
+    log_sign()  # the signer's next pass signs nothing of a rewritten log
     for path, expected in ((state, saved), (tmp_path / "fresh.json", fresh)):
         status, out = _run(site.url, "--key", log_key.verifier(), "--state", path)
         assert status == 1 and "NOT VERIFIED" in out, out

@@ -1,19 +1,22 @@
 """``verify --witness KEY --quorum N``: the checkpoint must carry enough valid C2SP cosignatures.
 
-The witnesses here are written in the test from the text of C2SP tlog-cosignature (key id over
+Most witnesses here are written in the test from the text of C2SP tlog-cosignature (key id over
 0x04, ``cosignature/v1`` and a ``time`` line before the checkpoint's text, a 76-byte signature of
-key id, big-endian time and Ed25519 signature), apart from the verifier's own code.
+key id, big-endian time and Ed25519 signature), apart from the project's own code; the last test
+runs two witnesses as processes, ours (``python -m registry.witness``) and ``aics-witness`` from
+PyPI, which nobody here wrote, and has the site's signer ask both.
 """
 
 import base64
 import hashlib
+import subprocess
 import time
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from registry.verifier.cosignature import WitnessKey, cosignature_check
+from registry.transparency.cosignature import CosignatureVerifier, cosignature_check
 
 from .test_verify import _run, site  # noqa: F401  (the live site fixture)
 from .test_verify import replaying_site  # noqa: F401
@@ -57,7 +60,7 @@ def cosigned(replaying_site, tmp_path):  # noqa: F811
 
 def test_verify_witness_key_ids_follow_the_spec():
     witness = Witness("witness.example/w1")
-    parsed = WitnessKey.parse(witness.vkey)
+    parsed = CosignatureVerifier.parse(witness.vkey)
     assert parsed.key_id == witness.key_id and parsed.public == witness.public and str(parsed) == witness.vkey
 
 
@@ -65,12 +68,12 @@ def test_verify_witness_key_ids_follow_the_spec():
                                  "w+00000000+" + base64.b64encode(b"\x04" + bytes(32)).decode()])
 def test_verify_witness_malformed_keys_are_refused(bad):
     with pytest.raises(ValueError):
-        WitnessKey.parse(bad)
+        CosignatureVerifier.parse(bad)
 
 
 def test_verify_witness_a_log_key_is_not_a_cosigner_key(log_key):
     with pytest.raises(ValueError, match="signature type 0x01, not an Ed25519 cosigner key"):
-        WitnessKey.parse(str(log_key.verifier()))
+        CosignatureVerifier.parse(str(log_key.verifier()))
 
 
 def test_verify_with_a_quorum_of_two_witnesses(cosigned, log_key, tmp_path):
@@ -122,6 +125,40 @@ def test_cosignature_check_reads_only_the_witness_it_is_asked_about():
     witness, other = Witness("witness.example/w1"), Witness("witness.example/w1")  # same name, another key
     text = "registry.test/log\n3\n" + base64.b64encode(bytes(32)).decode() + "\n"
     note = other.cosign(text + "\n", text=text)
-    assert cosignature_check(note, text, WitnessKey.parse(witness.vkey))[0] is None
-    when, why = cosignature_check(note, text, WitnessKey.parse(other.vkey))
+    assert cosignature_check(note, CosignatureVerifier.parse(witness.vkey))[0] is None
+    when, why = cosignature_check(note, CosignatureVerifier.parse(other.vkey))
     assert why == "" and abs(when - time.time()) < 60
+
+
+# --- against witnesses running as processes: ours and aics-witness (written elsewhere) ---------------
+
+
+def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_two(witnesses, site, log_key,  # noqa: F811
+                                                                                    tmp_path):
+    """The site's signer had both witnesses cosign each checkpoint (tests/transparency/conftest.py): the
+    verifier accepts their cosignatures with --quorum 2, and refuses once one of them is missing."""
+    import urllib.request
+
+    from registry.transparency.cosignature import cosignatures_valid
+
+    from ..factories import proposal_factory
+
+    ours, aics = (str(key) for key in witnesses.keys)
+    args = ("--key", log_key.verifier(), "--witness", ours, "--witness", aics)
+    status, out = _run(site.url, *args, "--quorum", "2", "--state", tmp_path / "a.json")
+    assert status == 0, out
+    assert "cosigned by 2 witness(es): ours.test/w1 (" in out and "aics.test/w2 (" in out
+    assert "and cosigned by 2 of the 2 witness(es) given (quorum 2)" in out
+    # aics-witness stops answering: the next checkpoint is published with our witness's cosignature only.
+    witnesses.processes["aics"].terminate()
+    witnesses.processes["aics"].wait(timeout=30)
+    proposal_factory(site.applicant, state="approved", editor=site.editor, snid="delta")  # signed once committed
+    with urllib.request.urlopen(site.url + "/log/checkpoint") as response:
+        served = response.read().decode()
+    assert "\n9\n" in served and set(cosignatures_valid(served, witnesses.keys)) == {"ours.test/w1"}
+    status, out = _run(site.url, *args, "--quorum", "2", "--state", tmp_path / "b.json")
+    assert status == 1, out
+    assert ("DIFFERS: the checkpoint carries 1 valid cosignature(s) of the 2 required (--quorum 2): no cosignature "
+            f"by aics.test/w2+{witnesses.aics_key.key_id.hex()}") in out
+    assert _run(site.url, *args, "--quorum", "1", "--state", tmp_path / "c.json")[0] == 0
+    witnesses.processes["aics"] = subprocess.Popen(["true"])  # stop() waits for it

@@ -39,7 +39,7 @@ def logged(applicant, editor):
 
 def test_log_checkpoint_is_signed_by_the_published_key(client, logged, log_key):
     checkpoint = _checkpoint(client)
-    assert checkpoint.origin == "registry.test/log" and checkpoint.size == 3
+    assert checkpoint.origin == "registry.test/log" and checkpoint.size == 6  # each version and its first steward
     assert client.get("/log/key").content.decode().strip() == str(log_key.verifier())
 
 
@@ -54,7 +54,7 @@ def test_log_page_publishes_the_verifier_key_and_checkpoint(client, logged, log_
     assert response.status_code == 200
     page = response.content.decode()
     assert str(log_key.verifier()) in page
-    assert "3</strong> entries" in page and "snid-version" in page and "reservation-ended" in page
+    assert "6</strong> entries" in page and "snid-version" in page and "reservation-ended" in page
 
 
 def test_log_page_lists_the_latest_entries_in_words(client, logged, editor):
@@ -63,9 +63,9 @@ def test_log_page_lists_the_latest_entries_in_words(client, logged, editor):
     page = client.get("/log/").content.decode()
     assert "``" not in page and "{&quot;" not in page  # no literal markup, no leaf JSON
     assert page.index("<h1") < page.index('<h2 id="entries">Latest entries</h2>') < page.index("<h2>Verifier key")
-    assert "4 entries, newest first" in page
+    assert "7 entries, newest first" in page  # three versions, their registrants' stewardships, the reservation
     assert page.index(f"Reserved until {until.isoformat()}") < page.index("Registered: “Example-URN")  # newest first
-    assert '<a href="/api/log/entries/3/proof"' in page and '<a href="/urn/held/"><code>urn:ogf:held:</code></a>' in page
+    assert '<a href="/api/log/entries/6/proof"' in page and '<a href="/urn/held/"><code>urn:ogf:held:</code></a>' in page
     assert '<th scope="col">What changed</th>' in page
 
 
@@ -73,11 +73,15 @@ def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from registry.transparency.log import log_published_forget
+
+    log_published_forget()  # each request reads the published checkpoint (workers reuse it for a second)
     with CaptureQueriesContext(connection) as few:
         client.get("/log/")
     until = timezone.localdate() + dt.timedelta(days=5)
     for n in range(30):
         services.namespace_reserve(f"held{n}", editor, until=until, reason="r")
+    log_published_forget()
     with CaptureQueriesContext(connection) as many:
         first = client.get("/log/").content.decode()
     assert len(many.captured_queries) == len(few.captured_queries)
@@ -98,6 +102,8 @@ def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
      ("Resolvers set by an editor: main (https://x.example/{nss})", "Moved.")),
     ({"kind": "steward-changed", "change": "removed", "steward": "Sam", "reason": "Left."},
      ("Steward removed: Sam", "Left.")),
+    ({"kind": "steward-renamed", "steward": "Sam Smith", "previous": "Sam"},
+     ("Steward renamed: Sam is now shown as Sam Smith", "")),
     ({"kind": "administrative-change", "version": 1, "change": "contact", "fields": {"contact": "a@b.example"}},
      ("Administrative change (contact) of version 1: contact now “a@b.example”", "")),
     ({"kind": "snid-deprecated", "reason": "Old.", "successor": "beta"},
@@ -114,20 +120,21 @@ def test_log_every_kind_of_entry_is_said_in_words(leaf, words):
 
 def test_log_any_entry_has_its_proof(client, logged):
     checkpoint = _checkpoint(client)
-    answer = orjson.loads(client.get("/api/log/entries/1/proof").content)
-    assert answer["index"] == 1 and answer["tree_size"] == 3 and '"snid":"beta"' in answer["leaf"]
+    answer = orjson.loads(client.get("/api/log/entries/2/proof").content)
+    assert answer["index"] == 2 and answer["tree_size"] == 6 and '"snid":"beta"' in answer["leaf"]
     proof = [base64.b64decode(h) for h in answer["proof"]]
-    assert verify_inclusion(1, 3, leaf_hash(answer["leaf"].encode()), proof, checkpoint.root)
-    missing = client.get("/api/log/entries/3/proof")
-    assert missing.status_code == 404 and "has no entry 3 (it has 3 entries)" in orjson.loads(missing.content)["detail"]
+    assert verify_inclusion(2, 6, leaf_hash(answer["leaf"].encode()), proof, checkpoint.root)
+    missing = client.get("/api/log/entries/6/proof")
+    assert missing.status_code == 404 and "has no entry 6 (it has 6 entries)" in orjson.loads(missing.content)["detail"]
 
 
 def test_log_entries_bundle_holds_the_leaves_in_order(client, logged):
-    response = client.get("/log/tile/entries/000.p/3")
+    response = client.get("/log/tile/entries/000.p/6")
     assert response.status_code == 200 and response["Content-Type"] == "application/octet-stream"
     assert response["Cache-Control"] == "public, max-age=60"
     leaves = [leaf_decode(leaf) for leaf in bundle_entries(response.content)]
-    assert [leaf["snid"] for leaf in leaves] == ["alpha", "beta", "gamma"]
+    assert [(leaf["kind"], leaf["snid"]) for leaf in leaves] == [
+        (kind, snid) for snid in ("alpha", "beta", "gamma") for kind in ("snid-version", "steward-changed")]
 
 
 @pytest.mark.parametrize(("accept", "compressed"), [("gzip", True), ("gzip, deflate, br", True), ("*", True),
@@ -167,7 +174,7 @@ def test_log_full_tiles_are_immutable_for_a_year(client, applicant, editor):
     assert client.get("/log/tile/1/000.p/1").status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/log/tile/0/000.p/4", "/log/tile/0/001.p/1", "/log/tile/0/000",
+@pytest.mark.parametrize("path", ["/log/tile/0/000.p/7", "/log/tile/0/001.p/1", "/log/tile/0/000",
                                   "/log/tile/entries/000.p/9", "/log/tile/1/000.p/1", "/log/tile/0/12",
                                   "/log/tile/0/000.p/300", "/log/tile/00/000.p/1", "/log/tile/0/000.p/01",
                                   "/log/tile/entries/0000.p/1", "/log/tile/0/x000/000.p/1"])
@@ -182,11 +189,11 @@ def test_log_version_proof_verifies_against_the_checkpoint(client, logged):
     response = client.get("/api/snids/beta/versions/1/proof")
     assert response.status_code == 200
     answer = orjson.loads(response.content)
-    assert (answer["snid"], answer["version"], answer["index"], answer["tree_size"]) == ("beta", 1, 1, 3)
+    assert (answer["snid"], answer["version"], answer["index"], answer["tree_size"]) == ("beta", 1, 2, 6)
     hashed = leaf_hash(answer["leaf"].encode())
     assert base64.b64decode(answer["leaf_hash"]) == hashed
     proof = [base64.b64decode(p) for p in answer["proof"]]
-    assert verify_inclusion(1, 3, hashed, proof, checkpoint.root)
+    assert verify_inclusion(2, 6, hashed, proof, checkpoint.root)
     assert answer["checkpoint"] == client.get("/log/checkpoint").content.decode()
 
 
@@ -217,11 +224,11 @@ def test_log_consistency_proof_verifies(client, logged, applicant, editor):
     log_sign()
     new = _checkpoint(client)
     answer = orjson.loads(client.get(f"/api/log/consistency/?first={old.size}").content)
-    assert (answer["first"], answer["second"]) == (3, 4)
-    assert verify_consistency(3, 4, old.root, new.root, [base64.b64decode(p) for p in answer["proof"]])
+    assert (answer["first"], answer["second"]) == (6, 8)
+    assert verify_consistency(6, 8, old.root, new.root, [base64.b64decode(p) for p in answer["proof"]])
 
 
-@pytest.mark.parametrize("query", ["", "?first=5", "?first=2&second=1", "?first=-1"])
+@pytest.mark.parametrize("query", ["", "?first=7", "?first=2&second=1", "?first=-1"])
 def test_log_consistency_refusals_say_why(client, logged, query):
     response = client.get(f"/api/log/consistency/{query}")
     assert response.status_code == 400 and orjson.loads(response.content)["detail"]
@@ -234,8 +241,8 @@ def test_log_lookup_carries_the_proof_only_when_asked(client, logged):
     answer = orjson.loads(client.get("/api/lookup/", {"urn": urn, "proof": "1"}).content)
     assert {k: v for k, v in answer.items() if k != "log"} == plain
     log = answer["log"]
-    assert (log["snid"], log["version"], log["index"]) == ("beta", 1, 1)
-    assert verify_inclusion(1, log["tree_size"], leaf_hash(log["leaf"].encode()),
+    assert (log["snid"], log["version"], log["index"]) == ("beta", 1, 2)
+    assert verify_inclusion(2, log["tree_size"], leaf_hash(log["leaf"].encode()),
                             [base64.b64decode(p) for p in log["proof"]], base64.b64decode(log["root_hash"]))
 
 
@@ -246,7 +253,7 @@ def test_log_lookup_of_an_unregistered_snid_has_no_entry(client, logged):
 
 def test_log_snid_page_says_which_entry_and_checkpoint(client, logged):
     page = client.get("/urn/gamma/").content.decode()
-    assert "in the log as entry 2, verified against checkpoint of size 3" in page
+    assert "in the log as entry 4, verified against checkpoint of size 6" in page
     assert 'href="/api/snids/gamma/versions/1/proof"' in page
 
 
@@ -254,3 +261,29 @@ def test_log_snid_page_says_when_a_version_is_not_signed_yet(client, applicant, 
     proposal_factory(applicant, state="approved", editor=editor, snid="gamma")  # no signer pass yet
     page = client.get("/urn/gamma/").content.decode()
     assert "in the log as entry 0, not yet in a signed checkpoint" in page and "could <strong>not</strong>" not in page
+
+
+@pytest.mark.parametrize("worker", ["running", "started-after"])
+def test_log_tiles_the_signed_checkpoint_covers_but_the_table_lost_are_410(client, logged, worker):
+    """Entry 5 deleted behind the application: the site keeps serving its checkpoint of 6 entries but cannot
+    serve entry 5, and says so (410, never cached) rather than 'not yet' (404) or a fault (503)."""
+    from registry.transparency.log import log_cache_clear
+
+    from .conftest import guards_off
+
+    client.get("/log/tile/entries/000.p/6")  # a running worker has the tree cached
+    with guards_off() as cursor:
+        cursor.execute('DELETE FROM registry_logentry WHERE "index" = 5')
+    if worker == "started-after":
+        log_cache_clear()
+    for path in ("/log/tile/entries/000.p/6", "/log/tile/0/000.p/6"):
+        response = client.get(path)
+        if worker == "running" and "/0/" in path:
+            assert response.status_code == 200  # its cached hashes are still the signed ones
+            continue
+        assert response.status_code == 410, (path, response.content)
+        assert response["Cache-Control"] == "no-store"
+        assert ("The transparency log is damaged: entry 5, covered by the signed checkpoint of 6 entries, is missing "
+                "from the log table") in response.content.decode()
+    assert client.get("/log/tile/entries/000.p/5").status_code == 200
+    assert client.get("/log/tile/entries/000.p/7").status_code == 404  # beyond what was signed: not yet

@@ -12,11 +12,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
@@ -25,16 +22,11 @@ from registry.transparency.cosignature import (CosignatureVerifier, Cosigner, ch
 from registry.transparency.merkle import Tree, leaf_hash
 from registry.transparency.note import Checkpoint, NoteError, Signer
 from registry.transparency.signer import log_sign
-from registry.transparency.witness import (SIZE_TYPE, Witness, WitnessEndpoint, WitnessRefused, WitnessStore,
+from registry.transparency.witness import (SIZE_TYPE, Witness, WitnessRefused, WitnessStore,
                                            origin_hash, witness_cosign)
-from registry.witness import witness_init
 
-from ..conftest import require_external
 from ..factories import proposal_factory
-
-ROOT = Path(__file__).resolve().parents[2]
-AICS = Path(os.environ.get("REGISTRY_AICS_WITNESS", "/opt/aics-witness"))
-ORIGIN = "registry.test/log"
+from .conftest import AICS, ORIGIN, ROOT
 
 
 def _tree(n: int) -> Tree:
@@ -153,93 +145,11 @@ def test_cosignature_checks_say_what_is_missing(witness, log_key):
     with pytest.raises(NoteError, match="does not verify"):
         cosignatures_valid(note + forged, [witness.cosigner.verifier()])
     assert CosignatureVerifier.parse(str(other)) == other
-    with pytest.raises(NoteError, match="not an Ed25519 cosignature/v1 key"):
+    with pytest.raises(NoteError, match="not an Ed25519 cosigner key"):
         CosignatureVerifier.parse(str(log_key.verifier()))  # a log key (type 0x01) is not a witness key
 
 
-# --- two witnesses over HTTP, one of them not ours ----------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_listening(port: int, process) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.stderr.read() if process.stderr else "exited"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"nothing listens on {port}")
-
-
-class Witnesses:
-    """Ours (``python -m registry.witness``) and aics-witness, each a process of its own."""
-
-    def __init__(self, directory: Path, log_key):
-        self.directory, self.log_key, self.processes = directory, log_key, {}
-        self.ours_key = witness_init(directory / "ours", "ours.test/w1").verifier()
-        env = self._aics_env()
-        subprocess.run([sys.executable, "-m", "aics_witness", "init", "--name", "aics.test/w2"], env=env,
-                       check=True, capture_output=True, text=True)
-        subprocess.run([sys.executable, "-m", "aics_witness", "add-log", "--origin", ORIGIN,
-                        "--vkey", str(log_key.verifier())], env=env, check=True, capture_output=True, text=True)
-        config = json.loads((directory / "aics" / "witness.json").read_text())
-        config["logs"][0]["extension_lines"] = True  # our checkpoints carry a time line
-        (directory / "aics" / "witness.json").write_text(json.dumps(config))
-        status = subprocess.run([sys.executable, "-m", "aics_witness", "status", "--json"], env=env, check=True,
-                                capture_output=True, text=True)
-        self.aics_key = CosignatureVerifier.parse(json.loads(status.stdout)["witness"]["vkey"])
-        self.ports = {"ours": _free_port(), "aics": _free_port()}
-        self.start()
-
-    def _aics_env(self) -> dict:
-        (self.directory / "aics").mkdir(exist_ok=True)
-        return {**os.environ, "PYTHONPATH": str(AICS), "AICS_WITNESS_CONFIG": str(self.directory / "aics" / "witness.json")}
-
-    def start(self) -> None:
-        self.processes["ours"] = subprocess.Popen(
-            [sys.executable, "-m", "registry.witness", "serve", "--state", str(self.directory / "ours"),
-             "--listen", f"127.0.0.1:{self.ports['ours']}", "--log", str(self.log_key.verifier())],
-            cwd=ROOT, env={**os.environ, "REGISTRY_WITNESS_QUIET": "1"}, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True)
-        self.processes["aics"] = subprocess.Popen(
-            [sys.executable, "-m", "aics_witness", "serve", "--listen", f"127.0.0.1:{self.ports['aics']}"],
-            env=self._aics_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for name, process in self.processes.items():
-            _wait_listening(self.ports[name], process)
-
-    def stop(self) -> None:
-        for process in self.processes.values():
-            process.terminate()
-            process.wait(timeout=30)
-
-    @property
-    def keys(self) -> list[CosignatureVerifier]:
-        return [self.ours_key, self.aics_key]
-
-    def endpoints(self) -> list[WitnessEndpoint]:
-        return [WitnessEndpoint(self.ours_key, f"http://127.0.0.1:{self.ports['ours']}/"),
-                WitnessEndpoint(self.aics_key, f"http://127.0.0.1:{self.ports['aics']}/")]
-
-    def setting(self) -> list[dict]:
-        return [{"key": str(e.key), "url": e.url} for e in self.endpoints()]
-
-
-@pytest.fixture
-def witnesses(tmp_path, log_key, settings):
-    require_external("aics-witness", (AICS / "aics_witness").is_dir(),
-                     f"pip install --ignore-requires-python --no-deps --target {AICS} aics-witness==0.1.0 "
-                     "aics-tlog==0.2.1 (a C2SP tlog-witness from PyPI, written elsewhere; .ci/run installs it)")
-    running = Witnesses(tmp_path / "witnesses", log_key)
-    settings.REGISTRY_LOG_WITNESSES = running.setting()
-    yield running
-    running.stop()
+# --- two witnesses over HTTP, one of them not ours (the ``witnesses`` fixture: conftest.py) -----------
 
 
 def _aics_verifies(note: str, log_key, keys, quorum: int):
@@ -271,7 +181,7 @@ def test_witnesses_cosign_each_checkpoint_and_a_quorum_of_two_verifies(witnesses
         assert outcome.signed and sorted(outcome.cosigned_by) == ["aics.test/w2", "ours.test/w1"], outcome
     note = _served(client)
     checkpoint, cosigned = checkpoint_witnessed(note, log_key.verifier(), witnesses.keys, 2)
-    assert checkpoint.size == 2 and set(cosigned) == {"ours.test/w1", "aics.test/w2"}
+    assert checkpoint.size == 4 and set(cosigned) == {"ours.test/w1", "aics.test/w2"}  # versions and stewards
     verdict = _aics_verifies(note, log_key, witnesses.keys, 2)
     assert verdict == {"ok": True, "witnesses": ["aics.test/w2", "ours.test/w1"], "error": None}
 
@@ -282,13 +192,13 @@ def test_a_witness_that_saw_a_fork_refuses_to_cosign_it(witnesses, log_key, appl
     assert len(log_sign().cosigned_by) == 2
     # A second history of the same size, signed with the log's key (a stolen key, or a signer that
     # lost its record): neither witness cosigns it, whatever old size it is sent with.
-    fork = Tree([leaf_hash(b"a"), leaf_hash(b"b"), leaf_hash(b"c")])
-    note = log_key.sign(Checkpoint(ORIGIN, 3, fork.root(), ("time 2026-11-27T10:00:00Z",)).text())
+    fork = Tree([leaf_hash(bytes([n])) for n in range(6)])  # the six entries of three approvals, others
+    note = log_key.sign(Checkpoint(ORIGIN, 6, fork.root(), ("time 2026-11-27T10:00:00Z",)).text())
     for endpoint in witnesses.endpoints():
         with pytest.raises(WitnessRefused, match="HTTP 422"):
-            witness_cosign(endpoint, note, 3, lambda old: [] if old == 3 else None)
+            witness_cosign(endpoint, note, 6, lambda old: [] if old == 6 else None)
         with pytest.raises(WitnessRefused):
-            witness_cosign(endpoint, note, 0, lambda old: [] if old in (0, 3) else None)
+            witness_cosign(endpoint, note, 0, lambda old: [] if old in (0, 6) else None)
 
 
 def test_cosignatures_survive_a_witness_restart(witnesses, log_key, client, applicant, editor):
@@ -300,16 +210,16 @@ def test_cosignatures_survive_a_witness_restart(witnesses, log_key, client, appl
     assert _served(client) == before  # what they cosigned is still served, and still verifies
     assert checkpoint_witnessed(before, log_key.verifier(), witnesses.keys, 2)
     proposal_factory(applicant, state="approved", editor=editor, snid="beta")
-    outcome = log_sign()  # both remember size 1: the proof from it is accepted
+    outcome = log_sign()  # both remember size 2: the proof from it is accepted
     assert sorted(outcome.cosigned_by) == ["aics.test/w2", "ours.test/w1"] and not outcome.witness_problems
     after = _served(client)
-    assert checkpoint_witnessed(after, log_key.verifier(), witnesses.keys, 2)[0].size == 2
+    assert checkpoint_witnessed(after, log_key.verifier(), witnesses.keys, 2)[0].size == 4
     assert _aics_verifies(after, log_key, witnesses.keys, 2)["ok"] is True
-    # And a restarted witness never goes back: the size-1 checkpoint again is refused.
+    # And a restarted witness never goes back: the size-2 checkpoint again is refused.
     text, signatures = before.split("\n\n")
     log_signed_only = f"{text}\n\n{signatures.splitlines()[0]}\n"
     for endpoint in witnesses.endpoints():
-        with pytest.raises(WitnessRefused, match="cannot precede size 1"):
+        with pytest.raises(WitnessRefused, match="cannot precede size 2"):
             witness_cosign(endpoint, log_signed_only, 0, lambda old: [] if old == 0 else None)
 
 

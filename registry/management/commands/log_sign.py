@@ -48,7 +48,7 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"Cannot read {adopt}: {exc.strerror}.") from None
         try:
-            outcome = log_sign(adopt=text)
+            outcome = log_sign(adopt=text, full=True)  # run by hand: every leaf re-hashed
         except (LogError, SignerStateError) as exc:
             raise CommandError(str(exc), returncode=2) from None
         self._said(outcome)
