@@ -15,7 +15,7 @@ from registry import services
 
 from ..factories import proposal_factory
 from .conftest import login
-from .test_accessibility import VENDOR, WIDTHS, overflow
+from .test_every_page import BEST_PRACTICE, WCAG, WIDTHS, problems
 
 RESOLVERS = [
     {"name": "catalogue", "template": "https://data.example.org/{nss}", "returns": "metadata",
@@ -25,27 +25,9 @@ RESOLVERS = [
 ]
 NEW_CONTACT = "urn-registry@wg.example.org"
 ARCHIVE = "archive | https://archive.example.org/records/{nss} | landing"
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]
-#: The site's message list (templates/base.html, every page after an action) is a <ul role="status">,
-#: which axe reports as "listitem" (tracked apart, on every page of the site). While the layout draws it
-#: so, the list itself is left out of the check; once it no longer does, nothing is left out.
-KNOWN_LAYOUT_ISSUE = "ul.messages[role=status]"
-
-
-def axe(page, tags) -> list[str]:
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.evaluate((VENDOR / "axe.min.js").read_text(encoding="utf-8"))
-    return page.evaluate(
-        """async ([tags, known]) => {
-          const context = document.querySelector(known) ? {exclude: [[known]]} : document;
-          const result = await axe.run(context, {runOnly: {type: 'tag', values: tags}});
-          return result.violations.map(v => `${v.id} (${v.nodes.length}): ` +
-            v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
-        }""", [tags, KNOWN_LAYOUT_ISSUE])
-
-
 class Walk:
-    """Each page is examined where the walk stands: axe-core, and no horizontal scrolling."""
+    """Each page is examined where the walk stands, as the page walk examines every page
+    (tests/browser/test_every_page.py): axe-core and no horizontal scrolling."""
 
     def __init__(self, width):
         self.width = width
@@ -54,12 +36,8 @@ class Walk:
     def examine(self, page, label, *, best_practice: bool = True):
         """WCAG 2.2 A and AA, and axe's best practices on the stewardship pages (the public SNID page's
         own headings are checked by tests/browser/test_accessibility.py)."""
-        page.wait_for_load_state("networkidle")
-        for violation in axe(page, AXE_TAGS + (["best-practice"] if best_practice else [])):
-            self.failures.append(f"{label} at {self.width} px: {violation}")
-        wider = overflow(page)
-        if wider > 0:
-            self.failures.append(f"{label} at {self.width} px: {wider} px wider than the window")
+        self.failures += problems(page, label, BEST_PRACTICE if best_practice else WCAG, panels=False,
+                                  words=False)
 
 
 def _people():
