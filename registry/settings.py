@@ -26,6 +26,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from .keyfiles import key_file_create
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -53,10 +55,8 @@ def _development_secret_key() -> str:
     try:
         return path.read_text().strip()
     except FileNotFoundError:
-        key = secrets.token_urlsafe(50)
-        path.write_text(key + "\n")
-        path.chmod(0o600)
-        return key
+        key_file_create(path, secrets.token_urlsafe(50) + "\n")  # the first of concurrent starts wins
+        return path.read_text().strip()
 
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")

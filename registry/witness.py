@@ -19,11 +19,13 @@ state is lost must start under a new name (docs/transparency.md, "Running a witn
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from .keyfiles import key_file_create
 from .transparency.cosignature import Cosigner
 from .transparency.note import NoteError, Verifier
 from .transparency.witness import MAX_BODY, Answer, Witness, WitnessStore
@@ -35,9 +37,8 @@ def witness_init(state: Path, name: str) -> Cosigner:
     """Make the witness's key in ``state`` (never overwriting one) and its store."""
     state.mkdir(parents=True, exist_ok=True)
     cosigner = Cosigner.generate(name)
-    descriptor = os.open(state / KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-        handle.write(str(cosigner) + "\n")
+    if not key_file_create(state / KEY_FILE, str(cosigner) + "\n"):  # never overwrite a key
+        raise FileExistsError(errno.EEXIST, "a witness key is already there", str(state / KEY_FILE))
     WitnessStore(state / STORE_FILE).latest("")  # creates the tables
     return cosigner
 

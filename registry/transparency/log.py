@@ -20,9 +20,9 @@ verifier key, so every worker serves the same checkpoint and none can make up an
 from __future__ import annotations
 
 import base64
+import errno
 import datetime as dt
 import functools
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -33,6 +33,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ..grammar import is_valid_snid
+from ..keyfiles import key_file_create
 from .kinds import leaf_encode
 from .merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead, LogSigned
@@ -187,11 +188,8 @@ def _default_key_name() -> str:
 def log_key_generate(path: Path, name: str | None = None) -> Signer:
     """Write a new signer key to ``path`` (readable by its owner only) and return it."""
     signer = Signer.generate(name or _default_key_name())
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrite a key
-    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-        handle.write(str(signer) + "\n")
+    if not key_file_create(path, str(signer) + "\n"):  # never overwrite a key
+        raise FileExistsError(errno.EEXIST, "a log key is already there", str(path))
     return signer
 
 

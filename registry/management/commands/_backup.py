@@ -27,7 +27,6 @@ import decimal
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import uuid
 from pathlib import Path
@@ -38,6 +37,8 @@ from django.conf import settings
 from django.core import serializers
 from django.db import models
 from django.utils import timezone
+
+from ...keyfiles import key_file_create
 
 FORMAT, VERSION = "urn-ogf-registry-backup", 2
 SIGNED_FIELDS = ("key_id", "hmac_sha256")
@@ -75,9 +76,7 @@ def backup_key() -> bytes:
     path = Path(path)
     if not path.exists() and path == Path(settings.BASE_DIR) / ".backup_key":
         # Development: one key per checkout, made on first use (like .secret_key).
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w") as key_file:
-            key_file.write(secrets.token_hex(32) + "\n")
+        key_file_create(path, secrets.token_hex(32) + "\n")  # the first of concurrent first uses wins
     try:
         key = path.read_text(encoding="utf-8").strip()
     except OSError as exc:
