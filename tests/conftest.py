@@ -9,6 +9,7 @@ requires Chromium and Go, the PostgreSQL pass PostgreSQL too.
 
 from __future__ import annotations
 
+import fcntl
 import os
 from contextlib import contextmanager
 
@@ -19,6 +20,38 @@ from registry.lookup import registry_invalidate
 from registry.transparency.log import log_cache_clear
 
 from .factories import proposal_factory, user_factory
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``serial`` go last, together, so they wait for the other worker once."""
+    items.sort(key=lambda item: item.get_closest_marker("serial") is not None)
+
+
+@pytest.fixture(autouse=True)
+def run_alone_when_serial(request, tmp_path_factory):
+    """Under pytest-xdist (one worker per core), a test marked ``serial`` runs alone.
+
+    Such tests measure time or load the machine on purpose (a flood, six clients resolving while
+    a page must answer within a second): beside another worker's test they would measure that
+    test. Every test holds a shared lock while it runs; a serial test takes it exclusively, which
+    waits for the test running elsewhere. The turnstile lets a waiting serial test in before the
+    other worker's next test, so it never waits behind a stream of them. Locks live in the run's
+    common temporary directory (each worker's own is beneath it); a lone run takes none.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    shared = tmp_path_factory.getbasetemp().parent
+    serial = request.node.get_closest_marker("serial") is not None
+    with open(shared / "serial.turnstile", "a") as turnstile, open(shared / "serial.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        if serial:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        else:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+            fcntl.flock(lock, fcntl.LOCK_SH)
+        yield  # closing the files releases the locks
 
 
 @pytest.fixture(autouse=True)

@@ -197,6 +197,7 @@ def test_nested_star_grammar_on_long_input_is_linear():
     assert time.perf_counter() - started < 0.5
 
 
+@pytest.mark.serial  # a wall-clock bound of 10 ms
 def test_nested_star_grammar_on_10000_characters_is_refused_by_the_cap():
     compiled = grammar_compile('a = *( *"a" ) "b"\n')
     started = time.perf_counter()

@@ -203,6 +203,7 @@ TAKEN_CASES = {"free": lambda n: (f"free{n}", f"free{n}@example.org"),
 
 
 @pytest.mark.django_db
+@pytest.mark.serial  # compares durations: another test beside it would be measured too
 def test_signup_takes_as_long_whether_or_not_the_name_or_address_is_taken(client, clean_cache, settings,
                                                                           mailoutbox):
     """Median of five of each, interleaved in one run: a taken name or address used to answer 20 times

@@ -21,7 +21,7 @@ from registry.grammar.compiler import _compile
 from ..factories import demo_raw
 from ..pdfmaker import make_pdf
 
-pytestmark = [pytest.mark.faults]
+pytestmark = [pytest.mark.faults, pytest.mark.serial]
 
 TESTS = Path(__file__).resolve().parents[1]
 SEEDS = sorted(p for p in (TESTS / "seeds").iterdir() if p.name != "README.md")

@@ -14,7 +14,7 @@ from .conftest import request
 from .server import Server
 from .test_sqlite import SETUP_DRAFT
 
-pytestmark = [pytest.mark.faults]
+pytestmark = [pytest.mark.faults, pytest.mark.serial]
 
 CSRF = "c" * 32
 FLOOD = 16

@@ -23,7 +23,7 @@ from . import postgres
 from .conftest import request
 from .server import Server
 
-pytestmark = [pytest.mark.faults]
+pytestmark = [pytest.mark.faults, pytest.mark.serial]
 
 CLIENTS = 6
 PER_CLIENT = 2
