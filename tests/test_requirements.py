@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TEST_TOOLS = {"pytest", "pytest-django", "playwright", "schemathesis", "hypothesis", "feedparser", "html5lib",
+TEST_TOOLS = {"pytest", "pytest-django", "pytest-xdist", "ruff", "playwright", "schemathesis", "hypothesis", "feedparser", "html5lib",
               "pillow", "oauthlib"}
 
 

@@ -12,6 +12,7 @@ import gzip
 import re
 
 import orjson
+from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -52,6 +53,7 @@ def log_page(request):
     context = {"checkpoint": checkpoint, "note": published.note if published else "", "verifier_key": verifier,
                "damage": log_damage(), "kinds": sorted(KINDS.values(), key=lambda k: k.name),
                "entries": entries_page(int(number) if re.fullmatch(r"[0-9]{1,9}", number) else 1),
+               "site_url": settings.SITE_URL,  # the command a reader copies names the site, not the request's host
                "root_b64": base64.b64encode(checkpoint.root).decode() if checkpoint else ""}
     response = render(request, "registry/log.html", context)
     patch_cache_control(response, no_cache=True)

@@ -463,9 +463,26 @@ def _starts_a_sentence(text: str, match: re.Match) -> bool:
     return not before or before.endswith(("\n", ".", "!", "?"))
 
 
+def _settled(page) -> None:
+    """Wait until the page the step led to is the one shown: a step's click may start a navigation
+    (a form's submit, a redirect after it) that is still under way when the previous page was idle;
+    examining the page then would read the page being left."""
+    from playwright.sync_api import Error
+
+    for _ in range(3):
+        page.wait_for_load_state("networkidle")
+        try:
+            page.evaluate("document.readyState")
+            return
+        except Error as exc:
+            if "Execution context was destroyed" not in str(exc):
+                raise
+    page.wait_for_load_state("networkidle")
+
+
 def problems(page, label: str, tags: list[str], *, panels: bool = True, words: bool = True) -> list[str]:
     """What is wrong with the page the browser shows, one line each (``words``: its text too)."""
-    page.wait_for_load_state("networkidle")
+    _settled(page)
     if panels:
         page.evaluate(OPEN_PANELS)
         page.wait_for_load_state("networkidle")

@@ -57,6 +57,14 @@ def test_log_page_publishes_the_verifier_key_and_checkpoint(client, logged, log_
     assert "6</strong> entries" in page and "snid-version" in page and "reservation-ended" in page
 
 
+def test_log_page_names_the_site_url_in_the_verify_command_whatever_host_is_asked(client, logged, settings):
+    settings.SITE_URL = "https://registry.test"
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "alpha.test"]
+    page = client.get("/log/", HTTP_HOST="alpha.test").content.decode()
+    assert "python -m registry.verify https://registry.test/ --key" in page
+    assert "alpha.test" not in page
+
+
 def test_log_page_lists_the_latest_entries_in_words(client, logged, editor):
     until = timezone.localdate() + dt.timedelta(days=9)
     services.namespace_reserve("held", editor, until=until, reason="r")

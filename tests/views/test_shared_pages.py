@@ -38,6 +38,7 @@ SAMPLES: dict[str, list[str]] = {
                             "/urn/search/?urn=urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1"],
     "registry:registry_export": ["/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml"],
     "registry:feed": ["/urn/feed.atom"],
+    "registry:registry_full_export": ["/urn/registry-full.json"],
     "api:snid_list": ["/api/snids/", "/api/snids/?q=grid"],
 }
 #: Answers not kept in the registry's own cache but marked ``public`` for every cache on the way (a
