@@ -25,7 +25,7 @@ from . import postgres
 from .conftest import Answer, request
 from .server import Server
 
-pytestmark = [pytest.mark.faults]
+pytestmark = [pytest.mark.faults, pytest.mark.serial]  # stops a database under timed traffic
 
 REGISTERED = "urn:ogf:example:cluster:2009:example.net:42"
 CSRF = "c" * 32
