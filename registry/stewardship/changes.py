@@ -134,7 +134,7 @@ def resolvers_in_force(namespace) -> list[dict]:
 def resolvers_parsed(value) -> list[dict]:
     """Resolvers from the form's lines (``name | URL template | returns | media types | primary``) or a list,
     as they will be installed: the first is the primary unless a line says ``primary``."""
-    from registry.resolution.lines import resolvers_from_lines
+    from registry.resolving.lines import resolvers_from_lines
 
     resolvers = resolvers_from_lines(value) if isinstance(value, str) else [dict(r) for r in value or ()]
     if resolvers and not any(r.get("primary") for r in resolvers):
@@ -147,7 +147,7 @@ def _resolvers_current(namespace) -> dict:
 
 
 def _resolvers_initial(values: dict) -> dict:
-    from registry.resolution.lines import resolvers_to_lines
+    from registry.resolving.lines import resolvers_to_lines
 
     resolvers = values.get("resolvers", [])
     return {"resolvers": resolvers if isinstance(resolvers, str) else resolvers_to_lines(resolvers)}
