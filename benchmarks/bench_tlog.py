@@ -68,7 +68,7 @@ def measure() -> dict:
     from django.test import Client
 
     from benchmarks.data import populate
-    from registry import services
+    from registry.services import proposals as services
     from registry.demo import demo_accounts
     from registry.transparency import log as tlog
     from registry.transparency import records

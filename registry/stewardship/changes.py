@@ -179,7 +179,7 @@ def _deprecation_current(namespace) -> dict:
 
 
 def _deprecation_validate(namespace, data: dict) -> dict:
-    from ..services import ServiceError
+    from ..errors import ServiceError
     from .services import deprecation_check
 
     try:

@@ -29,7 +29,7 @@ from django.utils import timezone
 from .. import notify, rules
 from ..lookup import registry_invalidate
 from ..models import Namespace
-from ..services import Conflict, NotAllowed, ServiceError
+from ..errors import Conflict, NotAllowed, ServiceError
 from ..transparency.kinds import (ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED,
                                   STEWARD_RENAMED, sha256_hex)
 from ..transparency.log import log_append

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 
 from .. import rules
 from ..models import Namespace
-from ..services import Conflict, NotAllowed, ServiceError
+from ..errors import Conflict, NotAllowed, ServiceError
 from .errors import NextStep, error_page, forbidden
 from ..stewardship import outcomes, services
 from ..stewardship.changes import CHANGE_KINDS, in_force_prefetch, kinds_offered

@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from .. import rules
-from ..services import ServiceError
+from ..errors import ServiceError
 from .errors import NextStep, error_page, forbidden
 from .review import editor_required
 from ..stewardship import outcomes, services
