@@ -32,3 +32,8 @@ class RegistryConfig(AppConfig):
         from .stewardship.signals import connect
 
         connect()
+
+        # Rooms above stewardship give it what it offers without importing them (docs/architecture.md).
+        from .resolution.changes import install as resolution_changes_install
+
+        resolution_changes_install()
