@@ -33,7 +33,7 @@ from .models import Namespace, Proposal
 from .selectors import reservation_active
 from .stewardship.registration import REGISTRANT_REASON
 from .verifier.replay import Logged, replay
-from .transparency.kinds import SNID_DEPRECATED, SNID_RESOLVERS, STEWARD_CHANGED
+from .logcore.kinds import SNID_DEPRECATED, SNID_RESOLVERS, STEWARD_CHANGED
 from .transparency.log import log_append
 from .transparency.models import LogEntry
 from .transparency.records import log_reservation_granted, log_version_registered

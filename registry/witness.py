@@ -24,9 +24,9 @@ import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from .transparency.cosignature import Cosigner
-from .transparency.note import NoteError, Verifier
-from .transparency.witness import MAX_BODY, Answer, Witness, WitnessStore
+from .logcore.cosignature import Cosigner
+from .logcore.note import NoteError, Verifier
+from .logcore.witness import MAX_BODY, Answer, Witness, WitnessStore
 
 KEY_FILE, STORE_FILE = "witness.key", "witness.sqlite3"
 

@@ -12,7 +12,7 @@ from registry.stewardship import services as stewardship
 from registry.stewardship.changes import resolvers_in_force
 from registry.stewardship.facts import request_facts
 from registry.stewardship.models import ChangeRequest, ChangeState, Deprecation, Steward, StewardState
-from registry.transparency.kinds import leaf_decode
+from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import proposal_factory, user_factory

@@ -16,7 +16,7 @@ from registry.models import Namespace
 from registry.stewardship import services as stewardship
 from registry.stewardship.models import Steward
 from registry.transparency.log import log_cache_clear
-from registry.transparency.note import Signer
+from registry.logcore.note import Signer
 
 from .factories import proposal_factory, user_factory
 

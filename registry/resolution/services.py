@@ -19,7 +19,7 @@ from ..grammar import grammar_compile
 from ..interchange import resolvers_load
 from ..lookup import registry_invalidate
 from ..models import Namespace, ProposalEvent
-from ..transparency.kinds import SNID_RESOLVERS
+from ..logcore.kinds import SNID_RESOLVERS
 from ..transparency.log import log_append
 from ..resolving.cost import ResolutionCost
 from ..resolving.lines import resolvers_from_lines

@@ -30,7 +30,7 @@ from .. import notify, rules
 from ..models import Namespace
 from ..signals import registry_changed_send
 from ..errors import Conflict, NotAllowed, ServiceError
-from ..transparency.kinds import (ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED,
+from ..logcore.kinds import (ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED,
                                   STEWARD_RENAMED, sha256_hex)
 from ..transparency.log import log_append
 from ..transparency.records import version_record

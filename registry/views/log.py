@@ -17,12 +17,12 @@ from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from ..transparency.entries import entries_page
-from ..transparency.kinds import KINDS
+from ..logcore.kinds import KINDS
 from ..transparency.log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_published,
                   log_signed_size, log_tree, log_verifier, version_entry)
-from ..transparency.merkle import leaf_hash, verify_inclusion
+from ..logcore.merkle import leaf_hash, verify_inclusion
 from ..transparency.models import LogEntry
-from ..transparency.tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
+from ..logcore.tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
 
 IMMUTABLE = {"public": True, "max_age": 31_536_000, "immutable": True}
 PARTIAL = {"public": True, "max_age": 60}
