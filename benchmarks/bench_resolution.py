@@ -2,7 +2,7 @@
 
 The review measures the whole resolution of one URN (validation, the capture of every rule
 the templates name, every template filled) against the validation budget, 5 ms for a
-4,096-character URN (registry/resolution/cost.py). This takes the capture-heavy grammars of
+4,096-character URN (registry/resolving/cost.py). This takes the capture-heavy grammars of
 ``benchmarks/capture.py`` (ten templates naming rules under a repetition of overlapping
 alternatives), from cheap to costly, registers each through the services as an editor
 approves it, and times ``resolve()`` — the lookup, the capture, every template — on a
@@ -53,7 +53,7 @@ def measure() -> list[dict]:
 
     from registry import services
     from registry.lookup import registry_invalidate
-    from registry.resolution.cost import ResolutionCost
+    from registry.resolving.cost import ResolutionCost
     from registry.resolution.models import Resolver
 
     users = get_user_model().objects

@@ -68,7 +68,7 @@ def measure() -> dict:
     from django.test import Client
 
     from benchmarks.data import populate
-    from registry import services
+    from registry.services import proposals as services
     from registry.demo import demo_accounts
     from registry.transparency import log as tlog
     from registry.transparency import records
@@ -204,7 +204,7 @@ def _signing_per_approval(applicant, editor, log_sign) -> tuple[list[float], lis
     from django.conf import settings
 
     from registry import services
-    from registry.transparency.witness import Witness, WitnessStore
+    from registry.logcore.witness import Witness, WitnessStore
     from registry.witness import witness_init, witness_server
     from tests.factories import data_factory
 
@@ -248,7 +248,7 @@ def _signing_per_approval(applicant, editor, log_sign) -> tuple[list[float], lis
     import base64
 
     from registry.transparency.log import log_checkpoint, log_signer, log_tree
-    from registry.transparency.note import Checkpoint
+    from registry.logcore.note import Checkpoint
 
     tree, size = log_tree()
     checkpoint, note = log_checkpoint()

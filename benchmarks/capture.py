@@ -1,7 +1,7 @@
 """Capture-heavy registrations: the costliest kind of resolver set, for the benchmark and the tests.
 
 A grammar of many overlapping alternatives under a repetition, whose rules ten templates
-name, costs little to validate and much to capture (registry/resolution/cost.py). ``LADDER``
+name, costs little to validate and much to capture (registry/resolving/cost.py). ``LADDER``
 goes from cheap to costly; ``costliest_accepted`` measures each as the review does and
 returns the costliest one within the resolution budget. No Django needed.
 """
@@ -49,8 +49,8 @@ def costliest_accepted():
     """(count, rep, cost) of the costliest capture-heavy grammar the review accepts (measured now,
     as the review measures it)."""
     from registry.grammar import grammar_compile
-    from registry.resolution.cost import measure_resolution
-    from registry.resolution.expand import program_of
+    from registry.resolving.cost import measure_resolution
+    from registry.resolving.expand import program_of
 
     templates = [t["template"] for t in CAPTURE_TEMPLATES]
     best = None

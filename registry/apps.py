@@ -18,6 +18,15 @@ class RegistryConfig(AppConfig):
 
     def ready(self):
         post_migrate.connect(_guards_after_migrate, sender=self)
+        # The engines import no Django: they are given the settings and the shared cache here.
+        from django.conf import settings
+        from django.core.cache import cache
+
+        from . import sandbox
+        from .grammar import compiler
+
+        sandbox.settings_from(lambda name, default: getattr(settings, name, default))
+        compiler.shared_cache_from(lambda: cache)
         from django.contrib.auth import get_user_model
         from django.core import checks
         from django.db.models.signals import post_save, pre_save
@@ -32,3 +41,8 @@ class RegistryConfig(AppConfig):
         from .stewardship.signals import connect
 
         connect()
+
+        # Rooms above stewardship give it what it offers without importing them (docs/architecture.md).
+        from .resolution.changes import install as resolution_changes_install
+
+        resolution_changes_install()

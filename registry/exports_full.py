@@ -34,7 +34,7 @@ from .enums import NamespaceStatus
 from .exports import last_modified
 from .gfd191 import PROSE_KEYS
 from .models import Namespace, Proposal
-from .transparency.kinds import sha256_hex
+from .logcore.kinds import sha256_hex
 from .transparency.records import version_record
 
 def full_document(updated=None) -> dict:

@@ -19,7 +19,7 @@ from . import documents, interchange, sandbox
 from .enums import DocumentStatus, DocumentType
 from .gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
 from .grammar import EQUIVALENCE_STEPS, snid_error
-from .resolution import lines as resolution_lines
+from .resolving import lines as resolution_lines
 from .selectors import snid_refusal
 
 _MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}

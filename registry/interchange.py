@@ -17,7 +17,7 @@ from .enums import DocumentStatus, DocumentType
 from .gfd191 import PROSE_KEYS
 from .grammar import EQUIVALENCE_STEPS
 from .grammar.parse import parse_grammar
-from .resolution.templates import RESOLVERS_MAX, resolvers_errors
+from .resolving.templates import RESOLVERS_MAX, resolvers_errors
 
 FORMAT = "urn-ogf-proposal/1"
 

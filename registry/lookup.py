@@ -48,6 +48,7 @@ from .grammar import (
 from .grammar.compiler import NotChecked
 from .models import Namespace, Proposal
 from .stewardship.models import deprecated_in_force, successor_in_force
+from .signals import registry_changed
 from .storage import storage_fault
 from .transparency.models import LogSigned
 
@@ -244,6 +245,14 @@ def registry_invalidate() -> None:
     global _index, _unreachable_at
     with _lock:
         _index, _unreachable_at = None, None
+
+
+def _registry_changed(sender, **kwargs) -> None:
+    registry_invalidate()
+
+
+# Rooms below the lookup (stewardship) say they changed the registry by a signal, not by importing it.
+registry_changed.connect(_registry_changed, dispatch_uid="registry.lookup.registry_invalidate")
 
 
 def lookup_urn(urn: str, index: Index | None = None) -> dict:

@@ -29,9 +29,10 @@ REGISTRY_IMPORT_CPU_SECONDS (30 s; ``import_cpu_seconds``), which its callers pa
 ``run_bounded(..., seconds=...)``; grammar checks and Markdown keep theirs. A job
 started from inside a worker runs inline there, already under the worker's limits.
 
-A leaf module: Django settings are read only if configured, so the grammar
-engine (which has no Django dependency) can use it from scripts and
-benchmarks too.
+An engine with no Django dependency, like the grammar engine that uses it, so both run
+from scripts and benchmarks too: the settings above are read through ``settings_from``,
+which the app's ``ready`` (registry/apps.py) points at Django's settings; until then
+(and outside Django) the defaults hold.
 """
 
 from __future__ import annotations
@@ -114,15 +115,20 @@ class BudgetExceeded(Exception):
         return not self.fault
 
 
-def _setting(name: str, default, kind):
-    try:
-        from django.conf import settings
+#: (setting's name, default) -> its value: Django's settings once the app is ready (``settings_from``).
+_settings_reader: Callable[[str, object], object] | None = None
 
-        if settings.configured:
-            return kind(getattr(settings, name, default))
-    except ImportError:  # pragma: no cover - Django is always installed here
-        pass
-    return default
+
+def settings_from(reader: Callable[[str, object], object] | None) -> None:
+    """Read the budget's settings through ``reader`` (name, default) -> value; None: the defaults."""
+    global _settings_reader
+    _settings_reader = reader
+
+
+def _setting(name: str, default, kind):
+    if _settings_reader is None:
+        return default
+    return kind(_settings_reader(name, default))
 
 
 def budget() -> tuple[float, int]:

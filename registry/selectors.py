@@ -20,6 +20,7 @@ from .gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from .interchange import ProposalData
 from .models import Namespace, Proposal, ValidatorCost
 from .stewardship.models import deprecated_in_force
+from .stewardship.selectors import current_with_overlay
 
 
 #: Longest search text any search box uses.
@@ -303,3 +304,17 @@ def _postgres_ranked(base, text: str, terms: list[str], limit: int) -> list[tupl
             .filter(Q(document=query) | snid_match).order_by("-rank", "snid")[:limit])
     return [(namespace, float(namespace.rank) + (1.0 if namespace.snid.lower() in terms else 0.0))
             for namespace in rows]
+
+
+def next_version_data(namespace):
+    """Where a new version of ``namespace`` starts: the current version as it stands today — with the
+    approved administrative changes (contact, registrant) and the resolvers in force — numbered next.
+    Starting from the approved record alone would quietly undo those changes at the next approval."""
+    from .resolution.models import Resolver
+
+    current = current_with_overlay(namespace)
+    data = current.to_data()
+    data.resolvers = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace).order_by("id")]
+    data.version = current.version + 1
+    data.registration_date = None
+    return data

@@ -487,7 +487,7 @@ REGISTRY_RESOLVER_TIMEOUT = float(os.environ.get("REGISTRY_RESOLVER_TIMEOUT", "1
 REGISTRY_RESOLVER_RUN_CAP = int(os.environ.get("REGISTRY_RESOLVER_RUN_CAP", "500"))
 REGISTRY_RESOLVER_PROBE_SECONDS = float(os.environ.get("REGISTRY_RESOLVER_PROBE_SECONDS", "15"))
 #: CPU seconds the bounded worker may spend resolving one URN of an SNID whose resolvers were
-#: approved over the resolution budget (registry/resolution/cost.py); past it the landing page.
+#: approved over the resolution budget (registry/resolving/cost.py); past it the landing page.
 REGISTRY_RESOLVE_JOB_SECONDS = float(os.environ.get("REGISTRY_RESOLVE_JOB_SECONDS", "1"))
 #: Backups (export_registry --format backup) are signed with HMAC-SHA256 under this key, kept
 #: apart from the backups: the key itself, or a file holding it. Development makes one in

@@ -36,7 +36,7 @@ admin.site.site_header = "urn:ogf registry administration"
 admin.site.site_title = "urn:ogf registry admin"
 
 urlpatterns = [
-    path("", include(("registry.resolution.urls", "resolution"))),  # /urn:ogf:..., /resolve/
+    path("", include(("registry.views.resolve_urls", "resolution"))),  # /urn:ogf:..., /resolve/
     path("api/", include("registry.api.urls")),
     path(settings.ADMIN_PATH, admin.site.urls),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),
@@ -52,7 +52,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="account_logout"),
     path("accounts/signup/", accounts.signup, name="account_signup"),
     path("accounts/inactive/", accounts.account_inactive, name="account_inactive"),
-    path("", include(("registry.transparency.urls", "log"))),  # /log/: the transparency log
+    path("", include(("registry.views.log_urls", "log"))),  # /log/: the transparency log
     path("", include("registry.views.urls")),
 ]
 

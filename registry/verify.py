@@ -42,11 +42,11 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .transparency.kinds import LeafError, describe, leaf_decode
-from .transparency.cosignature import CosignatureVerifier, cosignature_check
-from .transparency.merkle import Tree, leaf_hash
-from .transparency.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
-from .transparency.tiles import WIDTH, TileRef, bundle_entries, tile_bytes, tiles_for
+from .logcore.kinds import LeafError, describe, leaf_decode
+from .logcore.cosignature import CosignatureVerifier, cosignature_check
+from .logcore.merkle import Tree, leaf_hash
+from .logcore.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
+from .logcore.tiles import WIDTH, TileRef, bundle_entries, tile_bytes, tiles_for
 from .verifier.compare import compare, differences
 from .verifier.mirror import mirror_write
 from .verifier.store import BundleStore

@@ -26,9 +26,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from .keyfiles import key_file_create
-from .transparency.cosignature import Cosigner
-from .transparency.note import NoteError, Verifier
-from .transparency.witness import MAX_BODY, Answer, Witness, WitnessStore
+from .logcore.cosignature import Cosigner
+from .logcore.note import NoteError, Verifier
+from .logcore.witness import MAX_BODY, Answer, Witness, WitnessStore
 
 KEY_FILE, STORE_FILE = "witness.key", "witness.sqlite3"
 

@@ -22,7 +22,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from registry.transparency.note import Verifier, checkpoint_open
+from registry.logcore.note import Verifier, checkpoint_open
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "deployment.md"

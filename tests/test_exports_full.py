@@ -13,7 +13,7 @@ from registry import services
 from registry.exports_full import full_document
 from registry.resolution.services import resolvers_replace
 from registry.stewardship import services as stewardship
-from registry.transparency.kinds import leaf_decode
+from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import proposal_factory, user_factory

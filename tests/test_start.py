@@ -116,7 +116,7 @@ def test_start_serves_the_checkpoint_of_its_own_signer_and_stops_it(started):
     status, note = _get(base + "/log/checkpoint")
     assert status == 200 and int(note.split("\n")[1]) > 0, note
     key = _get(base + "/log/key")[1].strip()
-    from registry.transparency.note import Verifier, checkpoint_open
+    from registry.logcore.note import Verifier, checkpoint_open
 
     assert checkpoint_open(note, Verifier.parse(key)).origin == key.split("+")[0]
     signers = _signers_of(process.pid)

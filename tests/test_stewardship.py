@@ -21,7 +21,7 @@ from registry.stewardship.models import (
     StewardState,
 )
 from registry.stewardship.selectors import current_with_overlay, public_history, snids_without_steward
-from registry.transparency.kinds import leaf_decode
+from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import data_factory, proposal_factory, user_factory
@@ -258,7 +258,7 @@ def test_approved_contact_change_is_an_overlay_the_version_never_changes(snid):
 
 @pytest.mark.django_db
 def test_approved_change_is_logged_with_the_new_public_record(snid):
-    from registry.transparency.kinds import sha256_hex
+    from registry.logcore.kinds import sha256_hex
     from registry.transparency.records import version_record
 
     stewardship.change_request_decide(_contact(snid, snid["users"]["steward"]), snid["users"]["editor"],

@@ -12,7 +12,7 @@ from registry.stewardship import services as stewardship
 from registry.stewardship.changes import resolvers_in_force
 from registry.stewardship.facts import request_facts
 from registry.stewardship.models import ChangeRequest, ChangeState, Deprecation, Steward, StewardState
-from registry.transparency.kinds import leaf_decode
+from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import proposal_factory, user_factory
@@ -193,7 +193,7 @@ def test_a_resolver_request_installs_exactly_what_was_asked_for_and_shown(people
 
 @pytest.mark.django_db
 def test_a_resolver_request_that_changes_nothing_is_refused(people):
-    from registry.resolution.lines import resolvers_to_lines
+    from registry.resolving.lines import resolvers_to_lines
 
     with pytest.raises(services.ServiceError, match="in force already"):
         stewardship.change_request_create(people["namespace"], "resolvers",

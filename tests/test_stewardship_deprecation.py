@@ -15,7 +15,7 @@ from registry.lookup import lookup_urn, registry_invalidate
 from registry.models import Namespace, Proposal
 from registry.stewardship import services as stewardship
 from registry.stewardship.models import Deprecation
-from registry.transparency.kinds import leaf_decode
+from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import data_factory, proposal_factory, user_factory

@@ -16,7 +16,7 @@ from registry.models import Namespace
 from registry.stewardship import services as stewardship
 from registry.stewardship.models import Steward
 from registry.transparency.log import log_cache_clear
-from registry.transparency.note import Signer
+from registry.logcore.note import Signer
 
 from .factories import proposal_factory, user_factory
 
@@ -191,7 +191,7 @@ def test_verifier_finds_the_changed_record_in_the_log(transactional_db, live_ser
 def test_stewardship_queue_names_the_first_snids_without_a_steward_and_counts_all_in_constant_queries(
         client, db, django_assert_max_num_queries, settings):
     from benchmarks.data import populate
-    from registry.stewardship import decisions as views
+    from registry.views import stewardship_decisions as views
 
     settings.DEBUG = False
     populate(5)  # SNIDs written straight to the database: no steward

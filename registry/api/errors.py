@@ -5,7 +5,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from ..services import Conflict, NotAllowed, ServiceError
+from ..errors import Conflict, NotAllowed, ServiceError
 
 
 def exception_handler(exc, context):

@@ -17,7 +17,7 @@ from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from ..grammar import EQUIVALENCE_STEPS
 from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
-from ..resolution.serializers import DeclaredResolverSerializer, ResolverStatusSerializer
+from .resolution_serializers import DeclaredResolverSerializer, ResolverStatusSerializer
 from ..stewardship.selectors import current_with_overlay, deprecation_of
 
 

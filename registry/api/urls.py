@@ -2,9 +2,9 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from . import docs_ui, views
-from ..transparency.urls import api_urlpatterns as log_urlpatterns
+from ..views.log_urls import api_urlpatterns as log_urlpatterns
 from .errors import not_found
-from ..resolution.api import ResolveApi
+from .resolve import ResolveApi
 
 app_name = "api"
 
@@ -12,11 +12,11 @@ urlpatterns = [
     # The hot endpoints first: URL resolution tries patterns in order.
     path("lookup/", views.Lookup.as_view(), name="lookup"),
     path("validate/", views.Validate.as_view(), name="validate"),
-    path("resolve/", ResolveApi.as_view(), name="resolve"),  # registry/resolution/api.py
+    path("resolve/", ResolveApi.as_view(), name="resolve"),  # registry/api/resolve.py
     path("snids/", views.SnidList.as_view(), name="snid_list"),
     path("snids/<str:snid>/", views.SnidDetail.as_view(), name="snid_detail"),
     path("snids/<str:snid>/versions/<int:version>/", views.SnidVersion.as_view(), name="snid_version"),
-    *log_urlpatterns(),  # the transparency log's proofs (registry/transparency/views.py)
+    *log_urlpatterns(),  # the transparency log's proofs (registry/views/log.py)
     path("proposals/", views.ProposalList.as_view(), name="proposal_list"),
     path("proposals/<int:pk>/", views.ProposalDetail.as_view(), name="proposal_detail"),
     path("proposals/<int:pk>/actions/<str:action>/", views.ProposalAction.as_view(), name="proposal_action"),

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..grammar import UrnSyntaxError, parse_urn
-from ..resolution.cost import ResolutionCost
-from ..resolution.review import resolvers_review
-from ..resolution.templates import resolvers_errors, rule_placeholders
+from ..resolving.cost import ResolutionCost
+from ..resolving.review import resolvers_review
+from ..resolving.templates import resolvers_errors, rule_placeholders
 from .core import Context, FAIL, Finding, NEEDS, NOT_RUN, PASS, WARNING, _need_grammar, _one, check
 
 

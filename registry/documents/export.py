@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..gfd191 import PARTS, SECTIONS
 from ..interchange import ProposalData
-from ..resolution.lines import LINE_FORMAT, resolvers_to_lines
+from ..resolving.lines import LINE_FORMAT, resolvers_to_lines
 
 EMPTY = "(none)"  # what the export writes for an empty section
 RESOLVERS_MARK = f"Resolvers ({LINE_FORMAT}):"

@@ -6,7 +6,7 @@ followed by import gives back the same proposal."""
 from __future__ import annotations
 
 from ..interchange import ProposalData
-from ..resolution.lines import resolvers_from_lines
+from ..resolving.lines import resolvers_from_lines
 from .export import RESOLVER_STATUS_MARK, RESOLVERS_MARK
 from .text import Line
 

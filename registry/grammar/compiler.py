@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -351,18 +352,20 @@ def shared_key(key: str) -> str:
     return f"registry:grammar:{ENGINE_VERSION}:{key}"
 
 
+#: () -> the cache shared by the registry's processes (get/set), or None: Django's cache once the
+#: app is ready (``shared_cache_from``, registry/apps.py); the engine imports no Django itself.
+_shared_cache_source: Callable[[], object] | None = None
+
+
+def shared_cache_from(source: Callable[[], object] | None) -> None:
+    """Keep compiled grammars also in the cache ``source()`` returns; None: in this process only."""
+    global _shared_cache_source
+    _shared_cache_source = source
+
+
 def _shared_cache():
-    """Django's cache when Django is configured (the engine also runs without it)."""
-    try:
-        from django.conf import settings
-
-        if not settings.configured:
-            return None
-        from django.core.cache import cache
-
-        return cache
-    except ImportError:  # pragma: no cover - Django is always installed here
-        return None
+    """The shared cache when one was given (the engine also runs without it)."""
+    return _shared_cache_source() if _shared_cache_source is not None else None
 
 
 def _shared_get(shared, key: str) -> CompiledGrammar | None:

@@ -45,8 +45,8 @@ from .. import notify
 from ..lookup import registry_invalidate
 from ..models import Namespace
 from ..stewardship.selectors import current_with_overlay
-from .addresses import special_block
-from .expand import ExpandError, resolver_url, urn_parts
+from ..resolving.addresses import special_block
+from ..resolving.expand import ExpandError, resolver_url, urn_parts
 from .models import Resolver, ResolverCheck, ResolverStatus
 
 USER_AGENT = "urn-ogf-registry-resolver-check/1 (+{site}/urn/; checks that registered resolvers answer)"

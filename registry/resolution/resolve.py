@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from ..grammar import URN_MAX_LENGTH
 from ..lookup import Index, NotAnOgfUrn, lookup_urn, registry_index
-from .cost import ResolutionCost
-from .expand import ExpandError, percent_encode, url_bounded, urls_for, urls_grouped
+from ..resolving.cost import ResolutionCost
+from ..resolving.expand import ExpandError, percent_encode, url_bounded, urls_for, urls_grouped
 from .models import Resolver, ResolverStatus
 
 
@@ -267,7 +267,7 @@ def _measured_on_first_use(snid_key: str, targets: list[Target]) -> bool:
         return _first_use[key]
     from ..grammar import grammar_compile
     from ..models import Namespace
-    from .review import resolvers_review
+    from ..resolving.review import resolvers_review
 
     current = Namespace.objects.filter(snid__lower=snid_key).select_related("current").first()
     proposal = current.current if current is not None else None

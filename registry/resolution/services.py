@@ -19,13 +19,13 @@ from ..grammar import grammar_compile
 from ..interchange import resolvers_load
 from ..lookup import registry_invalidate
 from ..models import Namespace, ProposalEvent
-from ..transparency.kinds import SNID_RESOLVERS
+from ..logcore.kinds import SNID_RESOLVERS
 from ..transparency.log import log_append
-from .cost import ResolutionCost
-from .lines import resolvers_from_lines
+from ..resolving.cost import ResolutionCost
+from ..resolving.lines import resolvers_from_lines
 from .models import Resolver
-from .review import Report, resolvers_review
-from .templates import rule_placeholders
+from ..resolving.review import Report, resolvers_review
+from ..resolving.templates import rule_placeholders
 
 REASON_MAX = 2000
 

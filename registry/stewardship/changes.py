@@ -4,18 +4,20 @@ Each kind names its form (the validator of the request's data), the proposal fie
 set, what stands today (``current``: what the form starts from and what the editor compares
 with), and how an approved request is applied. Nothing here reaches the syntax, the
 equivalence rules, the examples or the meaning of an SNID: those change only by a new
-version. A kind whose module is not installed (``resolvers`` needs ``registry.resolution``)
-is not offered. Asking for a deprecation is a kind too, so an editor decides it like any
-request.
+version. Asking for a deprecation is a kind too, so an editor decides it like any request.
+
+Stewardship sits below the resolution room and imports nothing of it: the ``resolvers`` kind
+and the reader of the resolvers in force are registered here by registry.resolution.changes
+(``register_change_kind``, ``register_resolvers_reader``), called from the app's ``ready``.
+Without them no resolvers kind is offered and no SNID has resolvers in force.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from typing import Callable
 
-from .forms import ContactChangeForm, DeprecationRequestForm, RegistrantChangeForm, ResolversChangeForm
+from .forms import ContactChangeForm, DeprecationRequestForm, RegistrantChangeForm
 from .models import RegistrantOverlay
 
 
@@ -60,12 +62,7 @@ def in_force_prefetch(namespaces) -> None:
     namespaces = [n for n in namespaces if n.pk is not None]
     ids = {n.pk for n in namespaces}
     rows = {row.namespace_id: row for row in RegistrantOverlay.objects.filter(namespace_id__in=ids)}
-    resolvers: dict[int, list[dict]] = {pk: [] for pk in ids}
-    if _resolution():
-        from registry.resolution.models import Resolver
-
-        for resolver in Resolver.objects.current().filter(namespace_id__in=ids).order_by("namespace_id", "order", "id"):
-            resolvers[resolver.namespace_id].append(resolver.as_data())
+    resolvers = _resolvers_of(ids)
     for namespace in namespaces:
         namespace._overlay_row = rows.get(namespace.pk)
         namespace._resolvers_in_force = resolvers[namespace.pk]
@@ -115,63 +112,27 @@ REGISTRANT_FIELDS = ("registrant_name", "registrant_organisation", "registrant_e
 OVERLAY_FIELDS = CONTACT_FIELDS + REGISTRANT_FIELDS
 
 
-def _resolution() -> bool:
-    try:
-        return importlib.util.find_spec("registry.resolution.services") is not None
-    except ModuleNotFoundError:  # no registry.resolution package at all
-        return False
+#: (namespace ids) -> {id: its resolvers in force, in their order, as the interchange format writes them}:
+#: registered by the resolution room (register_resolvers_reader); none registered, none are in force.
+_resolvers_reader: Callable[[set[int]], dict[int, list[dict]]] | None = None
+
+
+def register_resolvers_reader(reader: Callable[[set[int]], dict[int, list[dict]]]) -> None:
+    """The resolution room tells stewardship how to read the resolvers in force (app ready)."""
+    global _resolvers_reader
+    _resolvers_reader = reader
+
+
+def _resolvers_of(ids: set[int]) -> dict[int, list[dict]]:
+    found = _resolvers_reader(ids) if _resolvers_reader is not None and ids else {}
+    return {pk: found.get(pk, []) for pk in ids}
 
 
 def resolvers_in_force(namespace) -> list[dict]:
     """The SNID's current resolvers, in their order, as the interchange format writes them."""
     if hasattr(namespace, "_resolvers_in_force"):
         return [dict(r) for r in namespace._resolvers_in_force]
-    from registry.resolution.models import Resolver
-
-    return [r.as_data() for r in Resolver.objects.current().filter(namespace_id=namespace.pk).order_by("order", "id")]
-
-
-def resolvers_parsed(value) -> list[dict]:
-    """Resolvers from the form's lines (``name | URL template | returns | media types | primary``) or a list,
-    as they will be installed: the first is the primary unless a line says ``primary``."""
-    from registry.resolution.lines import resolvers_from_lines
-
-    resolvers = resolvers_from_lines(value) if isinstance(value, str) else [dict(r) for r in value or ()]
-    if resolvers and not any(r.get("primary") for r in resolvers):
-        resolvers[0]["primary"] = True
-    return resolvers
-
-
-def _resolvers_current(namespace) -> dict:
-    return {"resolvers": resolvers_in_force(namespace)}
-
-
-def _resolvers_initial(values: dict) -> dict:
-    from registry.resolution.lines import resolvers_to_lines
-
-    resolvers = values.get("resolvers", [])
-    return {"resolvers": resolvers if isinstance(resolvers, str) else resolvers_to_lines(resolvers)}
-
-
-def _resolvers_validate(namespace, data: dict) -> dict:
-    from registry.resolution.services import resolvers_validate  # present only with the resolution module
-
-    resolvers = resolvers_parsed(data.get("resolvers", ""))
-    errors = resolvers_validate(namespace.snid, resolvers)  # checked as at registration: [] when they can be set
-    if errors:
-        raise ValueError("; ".join(errors))
-    if resolvers == resolvers_in_force(namespace):
-        raise ValueError("these are the resolvers in force already; change a line, add one or remove one.")
-    # What is stored is what the editor is shown and what an approval installs, line for line.
-    return {"resolvers": resolvers}
-
-
-def _resolvers_apply(namespace, data: dict, editor, reason: str) -> dict:
-    from registry.resolution.services import resolvers_replace
-
-    before = resolvers_in_force(namespace)
-    resolvers_replace(namespace.snid, resolvers_parsed(data["resolvers"]), editor, reason)
-    return {"resolvers": before}
+    return _resolvers_of({namespace.pk})[namespace.pk]
 
 
 def _deprecation_current(namespace) -> dict:
@@ -179,7 +140,7 @@ def _deprecation_current(namespace) -> dict:
 
 
 def _deprecation_validate(namespace, data: dict) -> dict:
-    from ..services import ServiceError
+    from ..errors import ServiceError
     from .services import deprecation_check
 
     try:
@@ -202,8 +163,6 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
                    _overlay_current(CONTACT_FIELDS)),
         ChangeKind("registrant", "Registrant's organisation and contact details", "registrant's details",
                    RegistrantChangeForm, _overlay_apply(REGISTRANT_FIELDS), _overlay_current(REGISTRANT_FIELDS)),
-        ChangeKind("resolvers", "Resolvers", "resolvers", ResolversChangeForm, _resolvers_apply, _resolvers_current,
-                   available=_resolution, validate=_resolvers_validate, initial=_resolvers_initial),
         ChangeKind("deprecation", "Deprecation", "status", DeprecationRequestForm, _deprecation_apply,
                    _deprecation_current, validate=_deprecation_validate,
                    reason_label="Why the SNID should no longer be used (public once approved)", logged=False,
@@ -213,6 +172,17 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
                               ("decline", "An editor declined a steward's request to deprecate the SNID."))),
     )
 }
+
+
+def register_change_kind(kind: ChangeKind, *, before: str | None = None) -> None:
+    """Offer ``kind`` (a room above stewardship adds its own: registry.resolution.changes), placed
+    before the kind named ``before`` in the lists stewards and editors see; registering a name again
+    replaces it."""
+    kinds = [k for k in CHANGE_KINDS.values() if k.name != kind.name]
+    at = next((i for i, k in enumerate(kinds) if k.name == before), len(kinds))
+    kinds.insert(at, kind)
+    CHANGE_KINDS.clear()
+    CHANGE_KINDS.update((k.name, k) for k in kinds)
 
 
 def kinds_offered() -> list[ChangeKind]:

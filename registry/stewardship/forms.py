@@ -15,7 +15,7 @@ from .. import interchange
 from ..accounts.names import user_by_name
 
 REASON_MAX = 2000
-#: The resolver line format, as ``registry.resolution.lines`` reads it, with an example stewards can copy.
+#: The resolver line format, as ``registry.resolving.lines`` reads it, with an example stewards can copy.
 RESOLVER_LINE = "name | URL template | returns | media types | primary"
 RESOLVER_EXAMPLE = "catalogue | https://data.example.org/{nss} | metadata | application/json | primary"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from ..transparency.kinds import STEWARD_CHANGED
+from ..logcore.kinds import STEWARD_CHANGED
 from ..transparency.log import log_append
 from .models import Steward, StewardshipEvent, StewardshipEventKind, StewardState
 from .selectors import logged_name

@@ -34,20 +34,6 @@ def snids_stewarded_by(user) -> list[str]:
                   .values_list("namespace__snid", flat=True))
 
 
-def next_version_data(namespace):
-    """Where a new version of ``namespace`` starts: the current version as it stands today — with the
-    approved administrative changes (contact, registrant) and the resolvers in force — numbered next.
-    Starting from the approved record alone would quietly undo those changes at the next approval."""
-    from ..resolution.models import Resolver
-
-    current = current_with_overlay(namespace)
-    data = current.to_data()
-    data.resolvers = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace).order_by("id")]
-    data.version = current.version + 1
-    data.registration_date = None
-    return data
-
-
 def deprecation_of(namespace) -> Deprecation | None:
     return Deprecation.objects.of(namespace)
 

@@ -27,10 +27,10 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from .. import notify, rules
-from ..lookup import registry_invalidate
 from ..models import Namespace
-from ..services import Conflict, NotAllowed, ServiceError
-from ..transparency.kinds import (ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED,
+from ..signals import registry_changed_send
+from ..errors import Conflict, NotAllowed, ServiceError
+from ..logcore.kinds import (ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED,
                                   STEWARD_RENAMED, sha256_hex)
 from ..transparency.log import log_append
 from ..transparency.records import version_record
@@ -119,7 +119,7 @@ def _event(namespace, actor, kind, summary, *, public=False, reason="", data=Non
 def _touch(namespace) -> None:
     """Public views of the SNID changed: move the registry stamp (lookup, page cache, exports)."""
     Namespace.objects.filter(pk=namespace.pk).update(updated_at=timezone.now())
-    transaction.on_commit(registry_invalidate)
+    transaction.on_commit(registry_changed_send)
 
 
 def _tell(template: str, namespace, context: dict, *also) -> None:
@@ -298,7 +298,7 @@ def steward_public_name(user, name: str):
     if logged_name(user) != previous:  # the log names stewards: it says so, SNID by SNID (its head last)
         for _, snid in stewarded:
             log_append(STEWARD_RENAMED.name, {"snid": snid, "steward": logged_name(user), "previous": previous})
-    transaction.on_commit(registry_invalidate)
+    transaction.on_commit(registry_changed_send)
     return user
 
 

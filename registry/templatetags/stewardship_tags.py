@@ -49,6 +49,6 @@ def change_facts(request):
 @register.filter
 def resolver_line(resolver):
     """One resolver as the line format writes it (``name | URL template | returns | media types | primary``)."""
-    from ..resolution.lines import resolvers_to_lines
+    from ..resolving.lines import resolvers_to_lines
 
     return resolvers_to_lines([resolver])

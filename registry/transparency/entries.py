@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
 
-from .kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_DEPRECATED, SNID_RESOLVERS,
+from ..logcore.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_DEPRECATED, SNID_RESOLVERS,
                     SNID_UNDEPRECATED, SNID_VERSION, STEWARD_CHANGED, STEWARD_RENAMED)
 from .models import LogEntry
 

@@ -34,10 +34,10 @@ from django.utils import timezone
 
 from ..grammar import is_valid_snid
 from ..keyfiles import key_file_create
-from .kinds import leaf_encode
-from .merkle import Tree, leaf_hash
+from ..logcore.kinds import leaf_encode
+from ..logcore.merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead, LogSigned
-from .note import Checkpoint, NoteError, Signer, Verifier, checkpoint_open
+from ..logcore.note import Checkpoint, NoteError, Signer, Verifier, checkpoint_open
 
 
 class LogError(Exception):
@@ -69,7 +69,7 @@ def _head_locked() -> LogHead:
 
 
 def log_append(kind: str, fields: dict) -> LogEntry:
-    """Append a leaf of ``kind`` (registry.transparency.kinds) in the caller's transaction."""
+    """Append a leaf of ``kind`` (registry.logcore.kinds) in the caller's transaction."""
     if not transaction.get_connection().in_atomic_block:
         raise LogError("log_append must run inside the transaction of the change it records.")
     head = _head_locked()  # taken last in the change's transaction: appends commit in order

@@ -28,7 +28,7 @@ class LogEntryQuerySet(models.QuerySet):
 
 
 class LogEntry(models.Model):
-    """One leaf: canonical JSON (registry.transparency.kinds) and its RFC 6962 leaf hash."""
+    """One leaf: canonical JSON (registry.logcore.kinds) and its RFC 6962 leaf hash."""
 
     index = models.BigIntegerField(primary_key=True)
     kind = models.CharField(max_length=40)

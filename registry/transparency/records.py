@@ -9,7 +9,7 @@ function here.
 from __future__ import annotations
 
 from .. import interchange
-from .kinds import RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION, sha256_hex
+from ..logcore.kinds import RESERVATION_ENDED, RESERVATION_GRANTED, SNID_VERSION, sha256_hex
 from .log import log_append
 from .models import LogEntry
 

@@ -38,14 +38,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .cosignature import CosignatureVerifier
+from ..logcore.cosignature import CosignatureVerifier
 from .log import CHECKPOINT_PERIOD, LogError, log_damage, log_published, log_published_forget, log_signer
-from .merkle import Tree, leaf_hash
+from ..logcore.merkle import Tree, leaf_hash
 from .models import LogEntry, LogHead, LogSigned
-from .note import NoteError, checkpoint_open, note_split
-from .signer_state import (SignerRecord, SignerState, SignerStateError, checkpoint_due, checkpoint_text,
+from ..logcore.note import NoteError, checkpoint_open, note_split
+from ..logcore.signer_state import (SignerRecord, SignerState, SignerStateError, checkpoint_due, checkpoint_text,
                            damage_sentence, log_examine, log_examine_since)
-from .witness import WitnessEndpoint, WitnessRefused, witness_cosign
+from ..logcore.witness import WitnessEndpoint, WitnessRefused, witness_cosign
 
 logger = logging.getLogger("registry.transparency.signer")
 

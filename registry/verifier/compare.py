@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 
 from ..gfd191 import SECTIONS
-from ..transparency.kinds import RECORD_KEYS, RESERVATION_GRANTED, record_of_export, sha256_hex
+from ..logcore.kinds import RECORD_KEYS, RESERVATION_GRANTED, record_of_export, sha256_hex
 from .replay import Logged, Replay
 
 #: The declared part of a resolver, as the log holds it (its health is not logged).

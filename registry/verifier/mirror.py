@@ -17,8 +17,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..transparency.merkle import Tree
-from ..transparency.tiles import HEIGHT, TileRef, tile_bytes, tiles_for
+from ..logcore.merkle import Tree
+from ..logcore.tiles import HEIGHT, TileRef, tile_bytes, tiles_for
 
 
 def hash_tiles(tree: Tree, size: int) -> list[TileRef]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..transparency.tiles import WIDTH, TileRef, bundle_entries, parse_tile_path
+from ..logcore.tiles import WIDTH, TileRef, bundle_entries, parse_tile_path
 
 
 class BundleStore:

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 from .. import fairshare, sandbox, services
 from ..documents import FOUND, MISSING, UNCERTAIN, DocumentError, Report, document_import
 from ..forms import ImportDocumentForm, ImportReviewForm
-from ..resolution.lines import resolvers_to_lines
+from ..resolving.lines import resolvers_to_lines
 from ..gfd191 import SECTIONS, UNPLACED_LABEL
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
 

@@ -30,8 +30,8 @@ from ..gfd191 import sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
 from ..models import Comment, Namespace, Proposal, ProposalEvent
-from ..stewardship.selectors import next_version_data, snids_stewarded_by
-from ..selectors import proposal_findings, proposals_for
+from ..stewardship.selectors import snids_stewarded_by
+from ..selectors import next_version_data, proposal_findings, proposals_for
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
 from ..verdicts import judgements_of, proposal_verdict, recheck, with_judgements
 from .errors import NextStep, conflict, forbidden

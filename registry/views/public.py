@@ -40,7 +40,7 @@ from ..selectors import registry_search, reservation_active, search_text, snid_s
 from ..stewardship.changes import overlay_of
 from ..stewardship.models import StewardshipEvent, deprecated_in_force, successor_in_force
 from ..stewardship.selectors import overlay_apply, public_changes, public_life
-from ..transparency.views import version_log_status
+from .log import version_log_status
 
 PAGE_SIZE = 100
 SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from ..stewardship.urls import urlpatterns as stewardship_urlpatterns
+from .stewardship_urls import urlpatterns as stewardship_urlpatterns
 from . import accounts, help, identity, imports, proposals, public, review, threads
 
 app_name = "registry"

@@ -35,7 +35,7 @@ from registry import demo, services
 from registry import help as help_pages
 from registry.interchange import rebased
 from registry.models import Namespace, Proposal
-from registry.stewardship.selectors import next_version_data
+from registry.selectors import next_version_data
 
 from ..factories import data_factory
 from .conftest import login

@@ -30,7 +30,7 @@ PER_CLIENT = 2
 
 SETUP = """
 import json
-from registry.resolution.cost import ResolutionCost
+from registry.resolving.cost import ResolutionCost
 from registry.resolution.models import Resolver
 from tests.factories import proposal_factory
 from tests.resolution.helpers import CAPTURE_HEAVY, CAPTURE_TEMPLATES, LADDER, capture_heavy

@@ -20,9 +20,9 @@ from registry.grammar import cache_clear
 from registry.grammar.limits import MATCH_BUDGET_MS, URN_MAX_LENGTH
 from registry.lookup import registry_index, registry_invalidate
 from registry.models import Proposal
-from registry.resolution import review
-from registry.resolution.cost import ResolutionCost, measure_resolution
-from registry.resolution.expand import program_of, urls_for
+from registry.resolving import review
+from registry.resolving.cost import ResolutionCost, measure_resolution
+from registry.resolving.expand import program_of, urls_for
 from registry.resolution.models import Resolver
 from registry.resolution.resolve import resolve, targets_for
 from registry.resolution.services import ResolutionError, resolvers_replace, resolvers_validate

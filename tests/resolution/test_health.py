@@ -103,7 +103,7 @@ def test_address_allowed_refuses_private_kinds():
 
 
 def test_every_block_of_the_iana_special_purpose_registries_is_refused_at_connect_time():
-    from registry.resolution.addresses import SPECIAL_PURPOSE
+    from registry.resolving.addresses import SPECIAL_PURPOSE
 
     for block in SPECIAL_PURPOSE:
         for address in (block.network[0], block.network[-1]):

@@ -6,7 +6,7 @@ import pytest
 from django.test import RequestFactory
 
 from registry.lookup import registry_index
-from registry.resolution.hotpath import fast_resolve
+from registry.api.resolve_hotpath import fast_resolve
 from tests.resolution.helpers import registered
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ import pytest
 
 from registry import interchange
 from registry.checklist import run_checklist
-from registry.resolution.expand import percent_encode
-from registry.resolution.lines import resolvers_from_lines, resolvers_to_lines
-from registry.resolution.templates import template_check
+from registry.resolving.expand import percent_encode
+from registry.resolving.lines import resolvers_from_lines, resolvers_to_lines
+from registry.resolving.templates import template_check
 from tests.factories import demo_raw
 
 RULES = ["DOMAIN", "INDEX"]

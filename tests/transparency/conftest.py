@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from registry.transparency.cosignature import CosignatureVerifier
-from registry.transparency.note import Signer
-from registry.transparency.witness import WitnessEndpoint
+from registry.logcore.cosignature import CosignatureVerifier
+from registry.logcore.note import Signer
+from registry.logcore.witness import WitnessEndpoint
 from registry.witness import witness_init
 
 

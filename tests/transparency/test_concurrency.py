@@ -7,9 +7,9 @@ from django.db import connection
 
 from registry import services
 from registry.models import Proposal
-from registry.transparency.kinds import leaf_decode
+from registry.logcore.kinds import leaf_decode
 from registry.transparency.log import log_cache_clear, log_tree
-from registry.transparency.merkle import leaf_hash, verify_inclusion
+from registry.logcore.merkle import leaf_hash, verify_inclusion
 from registry.transparency.models import LogEntry, LogHead
 
 from ..factories import proposal_factory, user_factory

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from registry import services
 from registry.transparency.log import log_tree
-from registry.transparency.tiles import bundle_entries, tiles_for
+from registry.logcore.tiles import bundle_entries, tiles_for
 
 from ..factories import proposal_factory, user_factory
 from .conftest import go_program

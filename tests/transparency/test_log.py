@@ -10,9 +10,9 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from registry import exports, services
-from registry.transparency.kinds import leaf_decode, record_of_export, sha256_hex
+from registry.logcore.kinds import leaf_decode, record_of_export, sha256_hex
 from registry.transparency.log import LogError, log_append, log_tree
-from registry.transparency.merkle import leaf_hash, verify_inclusion
+from registry.logcore.merkle import leaf_hash, verify_inclusion
 from registry.transparency.models import LogEntry, LogHead, LogImmutableError
 
 from ..factories import expired_reservation, proposal_factory, user_factory
@@ -118,7 +118,7 @@ def test_log_append_outside_a_transaction_is_refused():
 
 
 def test_log_append_refuses_a_leaf_its_kind_does_not_allow():
-    from registry.transparency.kinds import LeafError
+    from registry.logcore.kinds import LeafError
 
     with transaction.atomic(), pytest.raises(LeafError, match="renewal"):
         log_append("reservation-granted", {"snid": "x", "reserved_until": None, "renewal": "yes"})
@@ -242,7 +242,7 @@ def test_log_backfill_logs_a_registrants_stewardship_a_release_before_this_one_d
         cursor.execute('UPDATE registry_logentry SET "index" = 1 WHERE "index" = 2')
         cursor.execute("UPDATE registry_loghead SET size = 2")
         cursor.execute("DELETE FROM registry_logsigned")
-    from registry.transparency.merkle import leaf_hash as hashed
+    from registry.logcore.merkle import leaf_hash as hashed
 
     assert [hashed(e.leaf.encode()).hex() == e.leaf_hash for e in LogEntry.objects.all()] == [True, True]
     call_command("log_backfill", stdout=io.StringIO())
@@ -252,7 +252,7 @@ def test_log_backfill_logs_a_registrants_stewardship_a_release_before_this_one_d
 
 
 def test_log_large_record_is_carried_by_its_digest(applicant, editor):
-    from registry.transparency.kinds import leaf_encode
+    from registry.logcore.kinds import leaf_encode
 
     record = {"snid": "big", "version": 1, "registration_date": "2026-01-01", "title": "t" * 70_000,
               "document": {"reference": "", "url": "", "status": "", "type": ""},

@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from registry.transparency.merkle import (EMPTY_ROOT, Tree, leaf_hash, node_hash, verify_consistency,
+from registry.logcore.merkle import (EMPTY_ROOT, Tree, leaf_hash, node_hash, verify_consistency,
                                           verify_inclusion)
 
 # The RFC 6962 test vectors (certificate-transparency's merkle_tree_test): leaves and the roots of their prefixes.

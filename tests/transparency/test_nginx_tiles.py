@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from registry.transparency.merkle import leaf_hash
-from registry.transparency.tiles import bundle_entries
+from registry.logcore.merkle import leaf_hash
+from registry.logcore.tiles import bundle_entries
 
 from ..conftest import require_external
 from ..factories import proposal_factory, user_factory

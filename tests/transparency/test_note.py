@@ -4,7 +4,7 @@ import base64
 
 import pytest
 
-from registry.transparency.note import Checkpoint, NoteError, Signer, Verifier, checkpoint_open, key_id, note_open
+from registry.logcore.note import Checkpoint, NoteError, Signer, Verifier, checkpoint_open, key_id, note_open
 
 
 @pytest.mark.parametrize("attempt", range(20))  # base64 keys often hold '+' themselves

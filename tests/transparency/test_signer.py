@@ -17,9 +17,9 @@ from django.utils import timezone
 from registry.transparency.log import (CHECKPOINT_PERIOD, LogDamaged, LogError, log_append, log_cache_clear,
                                        log_checkpoint, log_damage, log_published)
 from registry.transparency.models import LogEntry, LogSigned
-from registry.transparency.note import Signer, checkpoint_open
+from registry.logcore.note import Signer, checkpoint_open
 from registry.transparency.signer import log_sign, log_sign_watch
-from registry.transparency.signer_state import SignerState, SignerStateError
+from registry.logcore.signer_state import SignerState, SignerStateError
 
 from ..factories import proposal_factory, user_factory
 from .conftest import guards_off
@@ -98,7 +98,7 @@ def test_signer_pass_after_an_append_rehashes_only_the_new_leaves(logged, applic
 @pytest.mark.parametrize("rewrite", ["stored-hash", "deleted", "head-moved-back"])
 def test_signer_quick_check_finding_anything_odd_makes_the_full_check_before_signing(logged, applicant, editor,
                                                                                     rewrite):
-    from registry.transparency.merkle import leaf_hash
+    from registry.logcore.merkle import leaf_hash
 
     proposal_factory(applicant, state="approved", editor=editor, snid="delta")  # something to sign
     with guards_off() as cursor:
@@ -122,7 +122,7 @@ def test_a_leaf_changed_behind_its_stored_hash_is_never_signed_and_the_full_chec
     full check, at least once a minute, refuses and names it."""
     from pathlib import Path
 
-    from registry.transparency.merkle import Tree, verify_consistency
+    from registry.logcore.merkle import Tree, verify_consistency
 
     before = log_checkpoint()[0]
     _changed_leaf_only(1)
@@ -247,7 +247,7 @@ def test_a_signer_that_lost_its_record_refuses_until_it_adopts_a_checkpoint(logg
 
 
 def test_a_signer_refuses_a_checkpoint_to_adopt_that_the_log_does_not_hold(logged, settings, tmp_path, log_key):
-    from registry.transparency.note import Checkpoint
+    from registry.logcore.note import Checkpoint
 
     forged = log_key.sign(Checkpoint(log_key.name, 3, bytes(32)).text())
     settings.REGISTRY_LOG_STATE_DIR = str(tmp_path / "new-machine")

@@ -34,9 +34,9 @@ from registry.lookup import registry_invalidate
 from registry.resolution.services import resolvers_replace
 from registry.transparency.log import CHECKPOINT_PERIOD, log_cache_clear, log_damage
 from registry.transparency.models import LogEntry, LogHead
-from registry.transparency.note import checkpoint_open
+from registry.logcore.note import checkpoint_open
 from registry.transparency.signer import log_sign
-from registry.transparency.tiles import bundle_entries
+from registry.logcore.tiles import bundle_entries
 
 from ..factories import data_factory, proposal_factory, user_factory
 from .conftest import go_program, guards_off
@@ -44,7 +44,7 @@ from .conftest import go_program, guards_off
 def _leaf_and_hash(cursor, site):
     cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 2')  # version 2
     leaf = cursor.fetchone()[0].replace("Example", "Exemplary", 1)
-    from registry.transparency.merkle import leaf_hash
+    from registry.logcore.merkle import leaf_hash
 
     cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 2',
                    [leaf, leaf_hash(leaf.encode()).hex()])

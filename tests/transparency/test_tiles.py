@@ -2,8 +2,8 @@
 
 import pytest
 
-from registry.transparency.merkle import Tree, leaf_hash
-from registry.transparency.tiles import (TileRef, bundle_bytes, bundle_entries, index_path, parse_tile_path,
+from registry.logcore.merkle import Tree, leaf_hash
+from registry.logcore.tiles import (TileRef, bundle_bytes, bundle_entries, index_path, parse_tile_path,
                                          tile_bytes, tiles_for)
 
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 from registry import services, verify
 from registry.lookup import registry_invalidate
 from registry.transparency.log import log_cache_clear
-from registry.transparency.note import Signer
+from registry.logcore.note import Signer
 from registry.transparency.signer import log_sign
 
 from ..factories import proposal_factory, user_factory
@@ -304,7 +304,7 @@ def replaying_site(site, log_key, tmp_path):
     import http.server
     import threading
 
-    from registry.transparency.note import TIME_FORMAT, TIME_PREFIX, Checkpoint
+    from registry.logcore.note import TIME_FORMAT, TIME_PREFIX, Checkpoint
 
     copy = tmp_path / "copy"
     assert _run(site.url, "--key", log_key.verifier(), "--state", tmp_path / "copy.json", "--mirror", copy)[0] == 0
@@ -384,7 +384,7 @@ def test_verify_reports_a_checkpoint_older_than_the_last_one_seen(site, replayin
 def test_verify_reports_a_second_tree_signed_for_a_size_seen_before(replaying_site, log_key, tmp_path):
     """A stolen key, or a signer that lost its record: a checkpoint of the size seen before with another
     root. The checkpoints alone show the fork, whatever the leaves served."""
-    from registry.transparency.note import TIME_FORMAT, TIME_PREFIX, Checkpoint
+    from registry.logcore.note import TIME_FORMAT, TIME_PREFIX, Checkpoint
 
     url, _ = replaying_site
     state = tmp_path / "state.json"
@@ -425,7 +425,7 @@ def guards_off(*, restart: bool = True):
 
 def _rewrite_leaf(index: int, old: str, new: str, *, rehash: bool) -> None:
     """The database owner rewrites entry ``index`` (its stored hash too, if ``rehash``)."""
-    from registry.transparency.merkle import leaf_hash
+    from registry.logcore.merkle import leaf_hash
 
     with guards_off() as cursor:
         cursor.execute('SELECT leaf, leaf_hash FROM registry_logentry WHERE "index" = %s', [index])
@@ -500,7 +500,7 @@ def test_verify_a_rewritten_leaf_and_hash_the_site_refuses_to_sign_is_named(site
 
 def test_verify_identical_leaves_are_matched_in_order(tmp_path):
     """Two identical leaves (one change logged twice in the same second): deleting the last names the last."""
-    from registry.transparency.merkle import leaf_hash
+    from registry.logcore.merkle import leaf_hash
 
     a, b = b'{"a":1}', b'{"b":2}'
     seen = [[leaf_hash(x).hex(), name] for x, name in ((a, "A"), (b, "B"), (a, "A again"), (a, "A thrice"))]

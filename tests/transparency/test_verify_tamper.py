@@ -19,7 +19,7 @@ from registry import services
 from registry.gfd191 import SECTIONS
 from registry.resolution.services import resolvers_replace
 from registry.stewardship import services as stewardship
-from registry.transparency.merkle import leaf_hash
+from registry.logcore.merkle import leaf_hash
 from registry.transparency.models import LogEntry
 from registry.transparency.signer import log_sign
 

@@ -16,7 +16,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from registry.transparency.cosignature import CosignatureVerifier, cosignature_check
+from registry.logcore.cosignature import CosignatureVerifier, cosignature_check
 
 from .test_verify import _run, site  # noqa: F401  (the live site fixture)
 from .test_verify import replaying_site  # noqa: F401
@@ -139,7 +139,7 @@ def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_
     verifier accepts their cosignatures with --quorum 2, and refuses once one of them is missing."""
     import urllib.request
 
-    from registry.transparency.cosignature import cosignatures_valid
+    from registry.logcore.cosignature import cosignatures_valid
 
     from ..factories import proposal_factory
 

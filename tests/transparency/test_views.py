@@ -9,11 +9,11 @@ import pytest
 from django.utils import timezone
 
 from registry import services
-from registry.transparency.kinds import leaf_decode
-from registry.transparency.merkle import leaf_hash, verify_consistency, verify_inclusion
-from registry.transparency.note import Verifier, checkpoint_open
+from registry.logcore.kinds import leaf_decode
+from registry.logcore.merkle import leaf_hash, verify_consistency, verify_inclusion
+from registry.logcore.note import Verifier, checkpoint_open
 from registry.transparency.signer import log_sign
-from registry.transparency.tiles import bundle_entries
+from registry.logcore.tiles import bundle_entries
 
 from ..factories import proposal_factory
 
@@ -120,7 +120,7 @@ def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
 ])
 def test_log_every_kind_of_entry_is_said_in_words(leaf, words):
     from registry.transparency.entries import entry_in_words
-    from registry.transparency.kinds import KINDS
+    from registry.logcore.kinds import KINDS
 
     assert entry_in_words(leaf) == words
     assert leaf["kind"] in KINDS

@@ -17,12 +17,12 @@ import sys
 
 import pytest
 
-from registry.transparency.cosignature import (CosignatureVerifier, Cosigner, checkpoint_witnessed,
+from registry.logcore.cosignature import (CosignatureVerifier, Cosigner, checkpoint_witnessed,
                                                cosignature_message, cosignatures_valid)
-from registry.transparency.merkle import Tree, leaf_hash
-from registry.transparency.note import Checkpoint, NoteError, Signer
+from registry.logcore.merkle import Tree, leaf_hash
+from registry.logcore.note import Checkpoint, NoteError, Signer
 from registry.transparency.signer import log_sign
-from registry.transparency.witness import (SIZE_TYPE, Witness, WitnessRefused, WitnessStore,
+from registry.logcore.witness import (SIZE_TYPE, Witness, WitnessRefused, WitnessStore,
                                            origin_hash, witness_cosign)
 
 from ..factories import proposal_factory
@@ -240,7 +240,7 @@ def test_a_witness_that_does_not_answer_leaves_the_checkpoint_published_without_
 
 
 def test_the_witness_and_the_signers_check_run_without_django(tmp_path):
-    code = ("import sys, registry.witness, registry.transparency.signer_state, registry.transparency.cosignature; "
+    code = ("import sys, registry.witness, registry.logcore.signer_state, registry.logcore.cosignature; "
             "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django imported'")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from ...transparency.backfill import log_backfill
+from ...backfill import log_backfill
 from ...transparency.log import LogError
 from ...transparency.signer import log_damage_thorough
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ...transparency.log import LogError
 from ...transparency.signer import log_sign, log_sign_watch
-from ...transparency.signer_state import SignerStateError
+from ...logcore.signer_state import SignerStateError
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ matching budget is flagged: the editors' review dashboard lists it, lookups run
 it only in the bounded worker, and the command exits with status 1 so a
 scheduled run is noticed.
 
-Each registered SNID's current resolver set is measured too (resolution/cost.py: the whole
+Each registered SNID's current resolver set is measured too (resolving/cost.py: the whole
 resolution of one URN, capture and templates, against the same budget) and the figure kept
 on its rows; a set over the budget (approved over its failing check) is resolved only in
 the bounded worker, and counts as slow here.

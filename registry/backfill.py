@@ -28,15 +28,15 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from ..enums import NamespaceStatus
-from ..models import Namespace, Proposal
-from ..selectors import reservation_active
-from ..stewardship.registration import REGISTRANT_REASON
-from ..verifier.replay import Logged, replay
-from .kinds import SNID_DEPRECATED, SNID_RESOLVERS, STEWARD_CHANGED
-from .log import log_append
-from .models import LogEntry
-from .records import log_reservation_granted, log_version_registered
+from .enums import NamespaceStatus
+from .models import Namespace, Proposal
+from .selectors import reservation_active
+from .stewardship.registration import REGISTRANT_REASON
+from .verifier.replay import Logged, replay
+from .logcore.kinds import SNID_DEPRECATED, SNID_RESOLVERS, STEWARD_CHANGED
+from .transparency.log import log_append
+from .transparency.models import LogEntry
+from .transparency.records import log_reservation_granted, log_version_registered
 
 BATCH = 500
 #: The reason of a resolvers entry backfill writes (the kind's ``how`` is ``changed``).
@@ -73,7 +73,7 @@ def _before(moment: dt.datetime | None, began: dt.datetime | None) -> bool:
 
 def log_backfill() -> tuple[Backfilled, int]:
     """Log what is missing (see the module's docstring): (what was logged, the log's size after)."""
-    from .log import log_tree
+    from .transparency.log import log_tree
 
     done = Backfilled()
     snids, began = _logged()
@@ -117,7 +117,7 @@ def log_backfill() -> tuple[Backfilled, int]:
 
 
 def _stewards() -> dict[int, list]:
-    from ..stewardship.models import Steward, StewardState
+    from .stewardship.models import Steward, StewardState
 
     by_namespace: dict[int, list] = {}
     for steward in (Steward.objects.filter(state=StewardState.ACTIVE).select_related("user")
@@ -130,7 +130,7 @@ def _stewards_missing(namespace, logged: Logged, stewards: list, began) -> list[
     """The steward-changed fields of the SNID's stewards the log does not hold and could not have recorded.
 
     Stewards are counted by the name the log gives them (two may both have chosen none)."""
-    from ..stewardship.selectors import logged_name
+    from .stewardship.selectors import logged_name
 
     out, seen = [], {}
     for position, steward in enumerate(stewards):
@@ -146,7 +146,7 @@ def _stewards_missing(namespace, logged: Logged, stewards: list, began) -> list[
 
 
 def _resolvers() -> dict[int, list]:
-    from ..resolution.models import Resolver
+    from .resolution.models import Resolver
 
     by_namespace: dict[int, list] = {}
     for resolver in Resolver.objects.current().order_by("namespace_id", "order", "id"):
@@ -155,6 +155,6 @@ def _resolvers() -> dict[int, list]:
 
 
 def _deprecations() -> dict[int, object]:
-    from ..stewardship.models import Deprecation
+    from .stewardship.models import Deprecation
 
     return {d.namespace_id: d for d in Deprecation.objects.in_force().select_related("successor")}

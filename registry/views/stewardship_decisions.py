@@ -16,22 +16,22 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from .. import rules
-from ..services import ServiceError
-from ..views.errors import NextStep, error_page, forbidden
-from ..views.review import editor_required
-from . import outcomes, services
-from .changes import CHANGE_KINDS, in_force_prefetch
-from .facts import bases_of, request_facts
-from .forms import DeprecateForm, NoteForm, ReasonForm, StewardAddForm
-from .models import CHANGE_MOVE_BY_KEY, ChangeRequest, ChangeState, Steward, StewardState
-from .selectors import (
+from ..errors import ServiceError
+from .errors import NextStep, error_page, forbidden
+from .review import editor_required
+from ..stewardship import outcomes, services
+from ..stewardship.changes import CHANGE_KINDS, in_force_prefetch
+from ..stewardship.facts import bases_of, request_facts
+from ..stewardship.forms import DeprecateForm, NoteForm, ReasonForm, StewardAddForm
+from ..stewardship.models import CHANGE_MOVE_BY_KEY, ChangeRequest, ChangeState, Steward, StewardState
+from ..stewardship.selectors import (
     change_requests_pending,
     deprecation_of,
     invitations_pending,
     person,
     snids_without_steward,
 )
-from .views import (
+from .stewardship import (
     EDITORS_ONLY,
     _person_details,
     _stewardship_url,

@@ -20,9 +20,9 @@ from ..lookup import registry_index
 from ..models import Namespace
 from ..selectors import snid_suggestions
 from ..stewardship.selectors import current_with_overlay
-from .expand import urls_for, urls_grouped
-from .models import ResolverStatus
-from .resolve import Outcome, resolve
+from ..resolving.expand import urls_for, urls_grouped
+from ..resolution.models import ResolverStatus
+from ..resolution.resolve import Outcome, resolve
 
 MISSING = "Give the URN to resolve as ?urn=urn:ogf:<snid>:<string>."
 

@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
-from . import editor, views
+from . import resolve as views
+from . import resolvers as editor
 
 urlpatterns = [
     path("resolve/", views.resolve_query, name="resolve"),

@@ -189,7 +189,7 @@ def leaf_validate(leaf: dict) -> LeafKind:
 def leaf_encode(kind: str, fields: dict, at: str) -> bytes:
     """The canonical bytes of a leaf of ``kind`` (validated against its schema)."""
     if kind not in KINDS:
-        raise LeafError(f"Unknown leaf kind {kind!r}; register it in registry/transparency/kinds.py.")
+        raise LeafError(f"Unknown leaf kind {kind!r}; register it in registry/logcore/kinds.py.")
     leaf = {**fields, "kind": kind, "v": KINDS[kind].version, "at": at}
     if kind == SNID_VERSION.name and len(canonical(leaf)) > MAX_ENTRY:
         leaf.pop("record", None)  # the digest still commits to it

@@ -5,10 +5,10 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from ..api.serializers import ErrorSerializer, LookupResultSerializer
-from ..api.views import PublicView
-from .models import ResolverStatus
-from .templates import RETURNS
+from .serializers import ErrorSerializer, LookupResultSerializer
+from .views import PublicView
+from ..resolution.models import ResolverStatus
+from ..resolving.templates import RETURNS
 
 
 class ResolvedSerializer(serializers.Serializer):
@@ -49,6 +49,6 @@ class ResolveApi(PublicView):
                    429: OpenApiResponse(ErrorSerializer, "throttled; see Retry-After")},
     )
     def get(self, request):
-        from .views import answer_for
+        from ..views.resolve import answer_for
 
         return answer_for(request, api=True)

@@ -17,13 +17,13 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
-from .entries import entries_page
-from .kinds import KINDS
-from .log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_published,
+from ..transparency.entries import entries_page
+from ..logcore.kinds import KINDS
+from ..transparency.log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_published,
                   log_signed_size, log_tree, log_verifier, version_entry)
-from .merkle import leaf_hash, verify_inclusion
-from .models import LogEntry
-from .tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
+from ..logcore.merkle import leaf_hash, verify_inclusion
+from ..transparency.models import LogEntry
+from ..logcore.tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
 
 IMMUTABLE = {"public": True, "max_age": 31_536_000, "immutable": True}
 PARTIAL = {"public": True, "max_age": 60}

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import views
+from . import log as views
 
 urlpatterns = [
     path("log/", views.log_page, name="page"),
@@ -11,7 +11,7 @@ urlpatterns = [
 
 def api_urlpatterns():
     """Under /api/ (registry.api.urls); imported late, the DRF views need the API modules."""
-    from . import api
+    from ..api import log as api
 
     return [
         path("snids/<str:snid>/versions/<int:version>/proof", api.VersionProof.as_view(), name="snid_version_proof"),

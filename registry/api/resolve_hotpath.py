@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from django.core.handlers.wsgi import get_path_info
 from django.utils.encoding import escape_uri_path, iri_to_uri
 
-from ..api.hotpath import fast_path_gate, with_fast_path
-from ..api.http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
+from .hotpath import fast_path_gate, with_fast_path
+from .http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
 from ..conditional import etag_matches
 from ..lookup import answerable_without_query
 from ..grammar import PREFIX
-from .resolve import resolve, targets_loaded
-from .views import etag_input
+from ..resolution.resolve import resolve, targets_loaded
+from ..views.resolve import etag_input
 
 RESOLVE_PATH = "/resolve/"
 PATH_FORM = "/urn:ogf:"

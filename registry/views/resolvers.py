@@ -15,13 +15,13 @@ from django.urls import reverse
 from .. import rules
 from ..grammar import grammar_compile
 from ..models import Namespace, Proposal
-from . import health
-from .review import resolvers_review
-from ..views.errors import forbidden
-from ..views.review import editor_required
-from .lines import LINE_FORMAT, resolvers_from_lines, resolvers_to_lines
-from .models import Resolver
-from .services import REASON_MAX, ResolutionError, resolvers_replace
+from ..resolution import health
+from ..resolving.review import resolvers_review
+from .errors import forbidden
+from .review import editor_required
+from ..resolving.lines import LINE_FORMAT, resolvers_from_lines, resolvers_to_lines
+from ..resolution.models import Resolver
+from ..resolution.services import REASON_MAX, ResolutionError, resolvers_replace
 
 
 class ResolversForm(forms.Form):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from .models import ResolverStatus
-from .templates import RETURNS
+from ..resolution.models import ResolverStatus
+from ..resolving.templates import RETURNS
 
 
 class DeclaredResolverSerializer(serializers.Serializer):

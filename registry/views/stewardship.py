@@ -21,14 +21,14 @@ from django.views.decorators.http import require_POST
 
 from .. import rules
 from ..models import Namespace
-from ..services import Conflict, NotAllowed, ServiceError
-from ..views.errors import NextStep, error_page, forbidden
-from . import outcomes, services
-from .changes import CHANGE_KINDS, in_force_prefetch, kinds_offered
-from .facts import bases_of, facts_of, request_facts
-from .forms import ChangeRequestReasonForm, DeprecateForm, InviteForm, OrcidDisplayForm, PublicNameForm, StewardAddForm
-from .models import Steward
-from .selectors import (
+from ..errors import Conflict, NotAllowed, ServiceError
+from .errors import NextStep, error_page, forbidden
+from ..stewardship import outcomes, services
+from ..stewardship.changes import CHANGE_KINDS, in_force_prefetch, kinds_offered
+from ..stewardship.facts import bases_of, facts_of, request_facts
+from ..stewardship.forms import ChangeRequestReasonForm, DeprecateForm, InviteForm, OrcidDisplayForm, PublicNameForm, StewardAddForm
+from ..stewardship.models import Steward
+from ..stewardship.selectors import (
     change_requests_pending,
     deprecation_of,
     full_history,

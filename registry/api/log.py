@@ -5,9 +5,9 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from ..api.serializers import ErrorSerializer
-from ..api.views import PublicView
-from . import views
+from .serializers import ErrorSerializer
+from .views import PublicView
+from ..views import log as views
 
 
 class EntryProofSerializer(serializers.Serializer):

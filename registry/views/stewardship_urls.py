@@ -5,7 +5,8 @@ Each step's URL answers GET with its form or confirmation page and POST with the
 
 from django.urls import path
 
-from . import decisions, views
+from . import stewardship as views
+from . import stewardship_decisions as decisions
 
 urlpatterns = [
     path("urn/<str:snid>/stewardship/", views.stewardship, name="stewardship"),
