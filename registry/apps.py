@@ -11,10 +11,24 @@ def _guards_after_migrate(sender, using="default", **kwargs):
     sqlite_triggers_install(connections[using])
 
 
+#: The rooms that keep models of their own (docs/architecture.md): each room's ``models`` module.
+ROOM_MODELS = ("transparency", "resolution", "stewardship", "accounts")
+
+
 class RegistryConfig(AppConfig):
     name = "registry"
     verbose_name = "urn:ogf registry"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def import_models(self):
+        """Django imports ``registry/models.py`` to find the app's models; the rooms' own models
+        modules are imported here, beside it, at the same moment of start-up (before any model is
+        looked up), so ``registry/models.py`` imports no room above it."""
+        from importlib import import_module
+
+        super().import_models()
+        for room in ROOM_MODELS:
+            import_module(f"{self.name}.{room}.models")
 
     def ready(self):
         post_migrate.connect(_guards_after_migrate, sender=self)

@@ -454,8 +454,3 @@ class ValidatorCost(models.Model):
     def __str__(self) -> str:
         return f"Matching cost of proposal {self.proposal_id}: {self.figures.get('match_ms')} ms"
 
-
-from .transparency.models import LogEntry, LogHead, LogSigned  # noqa: E402,F401  (the log's tables, in this app)
-from .resolution.models import Resolver, ResolverCheck  # noqa: E402,F401  (resolvers, in this app)
-from .stewardship.models import ChangeRequest, Deprecation, RegistrantOverlay, Steward, StewardshipEvent  # noqa: E402,F401,E501
-from .accounts.models import Account  # noqa: E402,F401  (names folded and origins of accounts, in this app)

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from registry.enums import EventKind
-from registry.models import LogEntry, ProposalEvent
+from registry.models import ProposalEvent
+from registry.transparency.models import LogEntry
 from registry.resolution.models import Resolver
 from registry.resolution.services import ResolutionError, resolvers_replace, resolvers_validate
 from tests.factories import user_factory
