@@ -82,3 +82,34 @@ def test_architecture_engines_contract_sees_django_imports():
     for engine in ("registry.grammar", "registry.resolving", "registry.logcore", "registry.sandbox"):
         assert engine in forbidden["source_modules"]
         assert not graph.chain_exists(importer=engine, imported="django", as_packages=True)
+
+
+def test_architecture_no_import_cycle_between_top_level_rooms():
+    """Not even inside one layer: the graph of registry/'s packages and top-level modules, drawn
+    from every import, has no cycle (a strongly connected set of more than one room)."""
+    import grimp
+
+    graph = grimp.build_graph("registry", cache_dir=None)
+    rooms = set(_top_level_rooms())
+
+    def room(module: str) -> str | None:
+        name = ".".join(module.split(".")[:2])
+        return name if name in rooms else None
+
+    arrows: dict[str, set[str]] = {name: set() for name in rooms}
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            source, target = room(module), room(imported)
+            if source and target and source != target:
+                arrows[source].add(target)
+
+    def reaches(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for target in arrows[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        return seen
+
+    cycles = sorted(f"{a} -> {b} -> … -> {a}" for a in rooms for b in arrows[a] if a in reaches(b))
+    assert cycles == []

@@ -34,7 +34,7 @@ from django.utils.encoding import iri_to_uri
 from ..lookup import LOG_DAMAGE_HEADER, answerable_without_query, fresh_index
 from ..middleware import PERMISSIONS, STRICT
 from ..conditional import etag_matches
-from .http import CACHE_CONTROL, anonymous_client, etag_of, lookup_answer, remember, simple_lookup_query
+from ..views.http import CACHE_CONTROL, anonymous_client, etag_of, lookup_answer, remember, simple_lookup_query
 from .views import Lookup
 
 LOOKUP_PATH = "/api/lookup/"

@@ -18,7 +18,7 @@ from django.core.handlers.wsgi import get_path_info
 from django.utils.encoding import escape_uri_path, iri_to_uri
 
 from .hotpath import fast_path_gate, with_fast_path
-from .http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
+from ..views.http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
 from ..conditional import etag_matches
 from ..lookup import answerable_without_query
 from ..grammar import PREFIX

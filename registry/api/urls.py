@@ -1,8 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from . import docs_ui, views
-from ..views.log_urls import api_urlpatterns as log_urlpatterns
+from . import docs_ui, log, views
 from .errors import not_found
 from .resolve import ResolveApi
 
@@ -16,7 +15,10 @@ urlpatterns = [
     path("snids/", views.SnidList.as_view(), name="snid_list"),
     path("snids/<str:snid>/", views.SnidDetail.as_view(), name="snid_detail"),
     path("snids/<str:snid>/versions/<int:version>/", views.SnidVersion.as_view(), name="snid_version"),
-    *log_urlpatterns(),  # the transparency log's proofs (registry/views/log.py)
+    # The transparency log's proofs (registry/api/log.py, answered by registry/views/log.py).
+    path("snids/<str:snid>/versions/<int:version>/proof", log.VersionProof.as_view(), name="snid_version_proof"),
+    path("log/consistency/", log.LogConsistency.as_view(), name="log_consistency"),
+    path("log/entries/<int:index>/proof", log.EntryProof.as_view(), name="log_entry_proof"),
     path("proposals/", views.ProposalList.as_view(), name="proposal_list"),
     path("proposals/<int:pk>/", views.ProposalDetail.as_view(), name="proposal_detail"),
     path("proposals/<int:pk>/actions/<str:action>/", views.ProposalAction.as_view(), name="proposal_action"),

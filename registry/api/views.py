@@ -28,7 +28,7 @@ from ..selectors import (
 from ..stewardship.models import deprecated_in_force
 from ..views.log import lookup_with_proof
 from . import serializers as s
-from .http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
+from ..views.http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
 from .negotiation import JSONOnly
 
 MAX_BATCH = 10_000

@@ -15,7 +15,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from .. import fairshare, sandbox
-from ..api.http import CACHE_CONTROL, etag_of, not_modified
+from .http import CACHE_CONTROL, etag_of, not_modified
 from ..lookup import registry_index
 from ..models import Namespace
 from ..selectors import snid_suggestions
