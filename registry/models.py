@@ -434,6 +434,10 @@ class Judgement(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["proposal", "check_id"], name="one_judgement_per_check")]
 
+    def __str__(self) -> str:
+        judged = "satisfied" if self.ok else "not satisfied"
+        return f"Judgement of {self.check_id} on proposal {self.proposal_id}: {judged}"
+
 
 class ValidatorCost(models.Model):
     """The measured worst case of an approved version's validator (registry/grammar/cost.py).

@@ -478,7 +478,7 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
             "origin": checkpoint.origin, "verifier_key": str(verifier), "size": size,
             "root": base64.b64encode(checkpoint.root).decode(), "checkpoint": note, "time": report.signed_at,
             "checked_at": dt.datetime.now(dt.UTC).strftime(TIME_FORMAT),
-            "leaves": [[h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded)],
+            "leaves": [[h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded, strict=True)],
             "sections": _sections(full),
         }, indent=1) + "\n", encoding="utf-8")
         store.write(bundles)

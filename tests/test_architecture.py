@@ -66,7 +66,7 @@ def test_architecture_document_gives_the_layers_in_the_contract_order():
     rooms = _top_level_rooms()
     layers = _layered()
     assert len(lines) >= len(layers)
-    for number, (line, layer) in enumerate(zip(lines, layers), start=1):
+    for number, (line, layer) in enumerate(zip(lines[:len(layers)], layers, strict=True), start=1):
         missing = [rooms[module] for module in layer if f"`{rooms[module]}`" not in line]
         assert missing == [], f"item {number} of the picture does not name {missing}"
 

@@ -49,7 +49,7 @@ from .core import (
 )
 
 # The checks register themselves as they are imported, in this order: the order of the report.
-from . import registration, syntax, examples, judgements  # noqa: E402,I001  isort: skip
+from . import registration, syntax, examples, judgements  # noqa: E402,F401,I001  isort: skip
 from ..gfd191 import UNPLACED_LABEL  # noqa: E402
 from .registration import unplaced_source_lines  # noqa: E402
 

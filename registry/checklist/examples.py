@@ -127,7 +127,7 @@ def resolvers(ctx: Context):
     if cost is not None and not cost.cheap:
         findings.append(Finding("resolvers", FAIL, cost.message, ref, {**item, "cost": report.cost}))
     rows = report.rows
-    for name, example, url, problem in rows:
+    for name, example, _url, problem in rows:
         if problem:
             findings.append(Finding("resolvers", FAIL if not example else WARNING,
                                     f"Resolver {name!r}{' for ' + example if example else ''}: {problem}",

@@ -170,7 +170,7 @@ def _rejoin_columns(lines: list[Line]) -> list[Line]:
         if equals != len(names) or len(definitions) < len(names) or not all(
                 _looks_abnf(d.text.strip()) for d in definitions):
             continue
-        for name, definition in zip(names, definitions):
+        for name, definition in zip(names, definitions[:len(names)], strict=True):
             out.append(Line(definition.number, f"{name} = {definition.text.strip()}"))
         index += len(names)
     return out

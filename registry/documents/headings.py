@@ -164,12 +164,12 @@ def _closest(key: str, cutoff: float) -> tuple[str, float] | None:
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(key)
     best: tuple[float, str] | None = None
-    for _, known in index.by_length[lo:hi]:
-        matcher.set_seq1(known)
+    for _, candidate in index.by_length[lo:hi]:
+        matcher.set_seq1(candidate)
         if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
             ratio = matcher.ratio()
-            if ratio >= cutoff and (best is None or (ratio, known) > best):
-                best = (ratio, known)
+            if ratio >= cutoff and (best is None or (ratio, candidate) > best):
+                best = (ratio, candidate)
     # The similarity reported is key-to-title (difflib's ratio is not quite symmetric).
     answer = None if best is None else (best[1], difflib.SequenceMatcher(None, key, best[1]).ratio())
     if len(index.memo) >= index.MEMO_MAX:

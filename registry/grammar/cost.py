@@ -173,7 +173,7 @@ def measure(pattern: str, length: int = URN_MAX_LENGTH, heads=("",), samples=(),
     spent = [0.0] * len(inputs)
     longest, previous = 0, 0
     for step in STEPS:
-        for index, (_label_, data) in enumerate(inputs):
+        for index, (_, data) in enumerate(inputs):
             if len(data) <= previous:
                 continue  # matched whole at an earlier step
             piece = data if step is None else data[:step]

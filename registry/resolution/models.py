@@ -76,3 +76,6 @@ class ResolverCheck(models.Model):
     class Meta:
         ordering = ["-checked_at", "-id"]
         indexes = [models.Index(fields=["resolver", "checked_at"])]
+
+    def __str__(self) -> str:
+        return f"Check of resolver {self.resolver_id} at {self.checked_at:%Y-%m-%d %H:%M}: {'ok' if self.ok else 'failed'}"

@@ -258,6 +258,9 @@ class RegistrantOverlay(models.Model):
     class Meta:
         app_label = "registry"
 
+    def __str__(self) -> str:
+        return f"Details in force for SNID {self.namespace_id}, version {self.version}"
+
     def delete(self, *args, **kwargs):
         raise StewardshipImmutableError("An overlay is replaced, never deleted.")
 

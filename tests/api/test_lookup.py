@@ -197,7 +197,7 @@ def test_validate_keeps_order_and_answers_like_lookup(client, demo_registry):
 
 @pytest.mark.django_db
 def test_validate_accepts_10000_and_refuses_more(client, demo_registry):
-    batch = ["urn:ogf:fdc:example.com:2002:A%d" % i for i in range(10_000)]
+    batch = [f"urn:ogf:fdc:example.com:2002:A{i}" for i in range(10_000)]
     response = client.post("/api/validate/", {"urns": batch}, content_type="application/json")
     assert response.status_code == 200 and len(response.json()["results"]) == 10_000
     response = client.post("/api/validate/", {"urns": batch + ["one more"]}, content_type="application/json")

@@ -34,7 +34,7 @@ def test_merkle_domain_separation_of_leaves_and_nodes():
 
 def test_merkle_roots_match_rfc6962_known_answers():
     tree = Tree()
-    for leaf, expected in zip(RFC6962_LEAVES, RFC6962_ROOTS):
+    for leaf, expected in zip(RFC6962_LEAVES, RFC6962_ROOTS, strict=True):
         tree.append(leaf_hash(leaf))
         assert tree.root().hex() == expected
         assert Tree([leaf_hash(x) for x in RFC6962_LEAVES[:tree.size]]).root().hex() == expected

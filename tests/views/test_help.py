@@ -53,7 +53,7 @@ def test_help_page_headings_go_down_one_level_at_a_time(client, slug):
     """h1 the title, h2 each section, then the documents' own h3 and deeper: none skipped (axe heading-order)."""
     page = client.get(f"/help/{slug}/").content.decode()
     levels = [int(n) for n in re.findall(r"<h([1-6])[\s>]", page[page.index("<main"):])]
-    assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), levels
+    assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), levels
 
 
 @pytest.mark.django_db
