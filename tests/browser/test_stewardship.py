@@ -15,15 +15,9 @@ from registry import services
 
 from ..factories import proposal_factory
 from .conftest import login
+from ..test_stewardship_views import NEW_CONTACT, RESOLVERS
 from .test_every_page import BEST_PRACTICE, WCAG, WIDTHS, problems
 
-RESOLVERS = [
-    {"name": "catalogue", "template": "https://data.example.org/{nss}", "returns": "metadata",
-     "media_types": ["application/json"], "primary": True},
-    {"name": "mirror", "template": "https://mirror.example.org/{nss}", "returns": "landing", "media_types": [],
-     "primary": False},
-]
-NEW_CONTACT = "urn-registry@wg.example.org"
 ARCHIVE = "archive | https://archive.example.org/records/{nss} | landing"
 class Walk:
     """Each page is examined where the walk stands, as the page walk examines every page
