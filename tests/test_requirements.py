@@ -41,5 +41,6 @@ def test_requirements_readme_commands_and_ci_agree():
     run_command = "pip install -r requirements.txt && python manage.py start"
     test_command = "pip install -r requirements-test.txt && pytest"
     assert run_command in readme and test_command in readme
-    # CI runs the README's command with the import contracts (docs/architecture.md) checked between.
-    assert "pip install -r requirements-test.txt && lint-imports && pytest" in (ROOT / ".ci" / "run").read_text()
+    # CI runs the README's command with the linters and the import contracts (docs/architecture.md) between.
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "pip install -r requirements-test.txt && ruff check && ruff format --check && lint-imports && pytest" in ci
