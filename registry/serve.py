@@ -54,6 +54,13 @@ What granian does not do as gunicorn did, done here instead (``served``):
   (the database URL, the secret key) are removed before Django sees a request
   (``without_process_environment``, applied in registry/wsgi.py), so no error report or
   debug view can show them.
+- A worker that dies is replaced at once; one that dies again within 5.5 s of its
+  replacement stops the whole server (granian's crash-loop rule), for the service manager to
+  restart it (``Restart=always``, docs/deployment.md).
+- There is no heartbeat that kills a worker stuck in a request. gunicorn's never reached one
+  either: a threaded worker's heartbeat runs beside its request threads. What could run long
+  (checks, rendering and imports of untrusted text, costly resolutions) runs in the bounded
+  job process under its own CPU and wall-clock budget (registry/sandbox.py).
 """
 
 from __future__ import annotations
