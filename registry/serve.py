@@ -57,6 +57,9 @@ What granian does not do as gunicorn did, done here instead (``served``):
 - A worker that dies is replaced at once; one that dies again within 5.5 s of its
   replacement stops the whole server (granian's crash-loop rule), for the service manager to
   restart it (``Restart=always``, docs/deployment.md).
+- A stop (SIGTERM, SIGINT) reaches a worker still loading or warming up, which granian's own
+  handlers, not yet installed there, would miss: the worker leaves at once (``main``'s ``stop``,
+  then ``_stop_warming``) instead of being killed after the graceful timeout.
 - There is no heartbeat that kills a worker stuck in a request. gunicorn's never reached one
   either: a threaded worker's heartbeat runs beside its request threads. What could run long
   (checks, rendering and imports of untrusted text, costly resolutions) runs in the bounded
@@ -213,7 +216,18 @@ def main() -> None:
     connections.close_all()  # nothing the workers would share
     gc.collect()
     gc.freeze()
-    server().serve(target_loader=worker_application)
+    site = server()
+    master, interrupt = os.getpid(), site.signal_handler_interrupt
+
+    def stop(*args, **kwargs):
+        """granian's stop handler, which a new worker inherits until it installs its own: in a worker
+        (told to stop before it ever served) it ends the worker instead of setting the master's flag."""
+        if os.getpid() != master:
+            raise SystemExit(0)
+        return interrupt(*args, **kwargs)
+
+    site.signal_handler_interrupt = stop
+    site.serve(target_loader=worker_application)
 
 
 if __name__ == "__main__":
