@@ -60,6 +60,13 @@ What granian does not do as gunicorn did, done here instead (``served``):
 - A stop (SIGTERM, SIGINT) reaches a worker still loading or warming up, which granian's own
   handlers, not yet installed there, would miss: the worker leaves at once (``main``'s ``stop``,
   then ``_stop_warming``) instead of being killed after the graceful timeout.
+- On Linux each granian worker listens on the port itself (``SO_REUSEPORT``) once it is warm;
+  the master holds no socket. While no worker of an instance is ready — at start, or when its
+  only ready worker has died — a connection is refused instead of waiting in gunicorn's queue:
+  nginx then passes the request to another instance (or answers its JSON 503), and a single
+  instance answers again as soon as a worker is warm.
+- A worker whose master is gone (killed outright) stops by itself within a second, as
+  gunicorn's workers did (``_watch_master``), instead of serving on as an orphan.
 - There is no heartbeat that kills a worker stuck in a request. gunicorn's never reached one
   either: a threaded worker's heartbeat runs beside its request threads. What could run long
   (checks, rendering and imports of untrusted text, costly resolutions) runs in the bounded
@@ -75,6 +82,8 @@ import multiprocessing.util
 import os
 import signal
 import sys
+import threading
+import time
 
 #: The environ keys a WSGI server sets itself (PEP 3333 and CGI): never taken for the process's own.
 CGI_KEYS = frozenset({
@@ -163,6 +172,7 @@ def worker_application(target: str = "registry.wsgi:application"):
     # ends the worker at once: it has taken no connection yet.
     signal.signal(signal.SIGTERM, _stop_warming)
     signal.signal(signal.SIGINT, _stop_warming)
+    _watch_master(os.getppid())
     sys.setswitchinterval(settings["switch_interval"])
     from registry import sandbox, warmup
     from registry.wsgi import application
@@ -181,6 +191,23 @@ def worker_application(target: str = "registry.wsgi:application"):
 
 def _stop_warming(signum, frame):
     raise SystemExit(0)
+
+
+def _watch_master(master: int, seconds: float = 1.0) -> threading.Thread:
+    """Stop this worker (SIGTERM to itself: a graceful stop) once its master is gone.
+
+    granian's workers do not notice on their own: a master killed outright (SIGKILL, the OOM
+    killer) would leave them serving, holding the port, beside the next server started.
+    gunicorn's workers checked their parent; this thread does the same once a second.
+    """
+    def watch():
+        while os.getppid() == master:
+            time.sleep(seconds)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=watch, name="master-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 def server(settings: dict | None = None):

@@ -163,23 +163,31 @@ def launch(tmp_path):
         return process, port
 
     yield start
-    for process in started:
-        if process.poll() is None:
+    for process in started:  # the whole session: a killed worker's job processes too
+        try:
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        except ProcessLookupError:
+            pass
+        process.wait()
 
 
-def test_serve_replaces_a_killed_worker_and_keeps_answering(launch):
+def _ready(log: Path) -> int:
+    """How many workers have started serving (each listens on the port itself once warm)."""
+    return log.read_text(errors="replace").count("Started worker-") if log.exists() else 0
+
+
+def test_serve_replaces_a_killed_worker_and_keeps_answering(launch, tmp_path):
     process, port = launch()
-    _wait(lambda: _status(port, "/bench/floor/") == 200, 90, "the server did not answer")
+    _wait(lambda: _ready(tmp_path / "server.log") >= 2, 90, "two workers did not start serving")
     workers = _wait(lambda: len(_workers(process.pid)) == 2 and _workers(process.pid), 30, "two workers")
     killed = sorted(workers)[0]
     os.kill(killed, signal.SIGKILL)
     replaced = _wait(lambda: (w := _workers(process.pid)) and killed not in w and len(w) == 2 and w, 30,
                      "the killed worker was not replaced")
     assert replaced - workers  # a new process, forked by the master, which is still the same one
-    for _ in range(20):
+    for _ in range(20):  # the other worker answers meanwhile
         assert _status(port, "/urn/") == 200
+    _wait(lambda: _ready(tmp_path / "server.log") >= 3, 60, "the new worker did not start serving")
     assert process.poll() is None
 
 
@@ -195,3 +203,13 @@ def test_serve_stops_promptly_on_sigterm_even_before_its_workers_are_ready(launc
     process.wait(timeout=30)
     took = time.monotonic() - started
     assert took < 10, (took, (tmp_path / "server.log").read_text())  # not the 20 s an ignoring worker gets
+
+
+def test_serve_workers_stop_when_their_master_is_killed_outright(launch):
+    process, port = launch(WEB_WARM_PAGES="0")
+    _wait(lambda: _status(port, "/bench/floor/") == 200, 90, "the server did not answer")
+    workers = _wait(lambda: len(_workers(process.pid)) == 2 and _workers(process.pid), 30, "two workers")
+    process.kill()  # the master only, as the OOM killer would
+    process.wait()
+    _wait(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 30,
+          f"the workers {sorted(workers)} outlived their master")
