@@ -1,6 +1,6 @@
-"""The first request after a restart, against gunicorn as deployed, and the same request warm.
+"""The first request after a restart, against the server as deployed, and the same request warm.
 
-For each page: gunicorn is started afresh (``registry/gunicorn.py``, production
+For each page: the server is started afresh (``registry/serve.py``, granian, production
 settings, one worker so the first request surely meets a fresh process, the
 shared cache in the worker's memory so nothing survives the restart); once it
 answers its health probe (``/bench/floor/``, as a proxy's check would), the
@@ -136,7 +136,7 @@ def _active() -> str:
 
 
 def _first_and_warm(env: dict, who: str, path: str, cookie: str, extra: dict | None = None) -> dict:
-    """Start gunicorn afresh, time its start until the health probe answers, then the page once and warm."""
+    """Start the server afresh, time its start until the health probe answers, then the page once and warm."""
     started = time.perf_counter()
     server = servers.Server("ours", servers.ours_command(), PORT, "/bench/floor/",
                             env={**env, "BIND": f"127.0.0.1:{PORT}", "WEB_CONCURRENCY": "1", **(extra or {})})
@@ -154,9 +154,9 @@ def _first_and_warm(env: dict, who: str, path: str, cookie: str, extra: dict | N
 def measure() -> tuple[list[dict], dict]:
     env = _prepare()
     rows = [_first_and_warm(env, who, path, cookie) for who, path, cookie in _pages()]
-    # The tail of a registry too large to prepare within GUNICORN_WARM_SECONDS: an SNID page
+    # The tail of a registry too large to prepare within WEB_WARM_SECONDS: an SNID page
     # the worker did not prepare, whose first visit pays for that page's own work only.
-    tail = _first_and_warm(env, "anonymous", "/urn/bench0/", "", {"GUNICORN_WARM_SECONDS": "0"})
+    tail = _first_and_warm(env, "anonymous", "/urn/bench0/", "", {"WEB_WARM_SECONDS": "0"})
     return rows, tail
 
 
@@ -176,14 +176,14 @@ def report() -> str:
               f"against {worst['warm']:.1f} ms warm).",
               f"- Measured with {_registered()} registered SNIDs and {_active()} proposals being worked on.",
               "- Before a worker takes its first connection it asks itself for the public pages and exports, "
-              "then, for at most `GUNICORN_WARM_SECONDS` (10 s) in all, draws the proposal form and runs the "
+              "then, for at most `WEB_WARM_SECONDS` (10 s) in all, draws the proposal form and runs the "
               "automated review on the GFD.191 example and every distinct proposal being worked on, reads every "
               "SNID's validator and prepares the SNID pages, newest first (registry/warmup.py ``warm_pages``, "
-              "from gunicorn's post_worker_init; `GUNICORN_WARM_PAGES=0` skips it). Start-up, from launch until "
+              "from registry/serve.py in each worker; `WEB_WARM_PAGES=0` skips it). Start-up, from launch until "
               f"the health probe answers, took {statistics.median(r['start'] for r in rows):.1f} s (median over "
               "the restarts above).",
               f"- An SNID page the worker did not prepare (a registry larger than the warm-up's time; here "
-              f"`GUNICORN_WARM_SECONDS=0`, GET `{tail['path']}`): first {tail['first']:.1f} ms, warm "
+              f"`WEB_WARM_SECONDS=0`, GET `{tail['path']}`): first {tail['first']:.1f} ms, warm "
               f"{tail['warm']:.1f} ms — that page's own queries, Markdown, grammar and diagrams, once; start-up "
               f"{tail['start']:.1f} s. Reported apart: it is not the deployed configuration for a registry this size.",
               "<!-- first-request:end -->"]

@@ -1,4 +1,4 @@
-"""The hostile corpus against gunicorn: wall time per case and the peak memory it caused.
+"""The hostile corpus against the deployed server (granian): wall time per case and the peak memory it caused.
 
 Usage (from the repository root; uses ports 8150-8151 and a scratch SQLite database):
 
@@ -7,7 +7,7 @@ Usage (from the repository root; uses ports 8150-8151 and a scratch SQLite datab
 Each untrusted-text case of tests/hostile/cases.json (grammars through "Check
 without saving", Markdown through save and the proposal page, documents through
 import, SNIDs through save, search text through the three search boxes) is sent
-to a gunicorn with two sync workers. While it runs, the peak resident memory of
+to the deployed server (registry/serve.py) with two workers. While it runs, the peak resident memory of
 the web workers and of their job workers (registry.sandbox) is sampled from
 /proc, and a second client keeps asking the lookup API, so the table also shows
 that the server answered others meanwhile. The table is written into
@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 
 import requests
+
+from registry import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = int(os.environ.get("BENCH_HOSTILE_PORT", "8150"))
@@ -144,7 +146,7 @@ def prepare(env: dict) -> tuple[int, dict]:
 
 def start(env: dict) -> subprocess.Popen:
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn", "registry.wsgi:application"],
+        serve.command(),
         cwd=ROOT, env={**env, "BIND": f"127.0.0.1:{PORT}", "WEB_CONCURRENCY": "2"},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 60
@@ -155,7 +157,7 @@ def start(env: dict) -> subprocess.Popen:
         except requests.RequestException:
             time.sleep(0.3)
     process.kill()
-    raise RuntimeError("gunicorn did not start")
+    raise RuntimeError("the server did not start")
 
 
 def login() -> requests.Session:
@@ -293,7 +295,7 @@ def write(rows) -> None:
         START,
         "## Hostile input (`benchmarks/bench_hostile.py`)",
         "",
-        f"Every untrusted-text case of `tests/hostile/cases.json` ({len(rows)} cases) sent to gunicorn "
+        f"Every untrusted-text case of `tests/hostile/cases.json` ({len(rows)} cases) sent to the deployed server "
         "(2 workers, job budget 2 s / 512 MB) on loopback, one at a time; every grammar is also "
         "approved by an editor (overriding failing checks, `import_proposal --approve`), then looked "
         "up (a 4,000-character URN, a short invalid one, a long one that stays alive) and validated in "

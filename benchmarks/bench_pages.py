@@ -12,8 +12,8 @@ its "after an approval" series (a running server has served it before, and
 an approval changes nothing a grammar's check depends on). Before anything is timed the process is
 prepared as a server process is at start, and nothing else: URLs imported and
 templates compiled (registry/warmup.py, from registry/wsgi.py), what was loaded
-moved out of the garbage collector's scans (``gc.freeze``, gunicorn's pre_fork),
-the bounded job worker started (registry/sandbox.py ``warm``, post_worker_init).
+moved out of the garbage collector's scans (``gc.freeze``, as the server's master does
+before it forks), the bounded job worker started (registry/sandbox.py ``warm``, as each worker does).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def report() -> str:
     world = setup()
     warmup.prepare()  # what registry/wsgi.py does before a server's first request
     gc.collect()
-    gc.freeze()  # what gunicorn's master does before it forks a worker (registry/gunicorn.py)
+    gc.freeze()  # what the server's master does before it forks a worker (registry/serve.py)
     started = sandbox.warm()  # and the worker's post_worker_init
     if started is not None:
         started.join()

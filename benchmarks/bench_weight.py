@@ -1,6 +1,6 @@
 """What a reader's browser downloads: the public pages' weight on a first visit, and on the next page.
 
-gunicorn as deployed (production settings, static files collected with the
+The server as deployed (granian, production settings, static files collected with the
 production storage, so WhiteNoise serves hashed names with far-future caching
 and gzip for CSS and JS), Debian's Chromium through Playwright, an empty cache
 for each page. The figures are the bytes that crossed the wire, headers

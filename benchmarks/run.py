@@ -39,14 +39,15 @@ REPRODUCE = """## Reproduce
 apt-get install wrk nginx            # Debian packages: wrk 4.1, nginx 1.22
 python3 -m venv /opt/biovenv         # Bioregistry in a virtualenv of its own
 /opt/biovenv/bin/pip install 'bioregistry[web]==0.15.6' gunicorn==27.0.1 'uvicorn[standard]==0.54.0' uvicorn-worker==0.4.0
-pip install granian==2.8.7           # the other WSGI server measured beside gunicorn (optional)
+pip install -r requirements-bench.txt   # gunicorn, measured beside granian (optional)
 BIOREGISTRY_VENV=/opt/biovenv python -m benchmarks.run   # writes this file
 ```
 
 The run builds a SQLite database in `benchmarks/results/` with the demo data plus generated data
 (`benchmarks/data.py`: 1,000 registered SNIDs, 1,000 pending proposals), times the pages in
-process, then starts the servers on ports 8700–8705 and stops them when done. Without granian, its
+process, then starts the servers on ports 8700–8705 and stops them when done. Without gunicorn, its
 rows are skipped and the report says why; without `BIOREGISTRY_VENV`, the peer rows.
+`python -m benchmarks.bench_http --write` rewrites the HTTP section alone (the same database, built afresh).
 """
 
 
@@ -60,7 +61,7 @@ def machine() -> str:
     except OSError:
         pass
     versions = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
-    wanted = ("Django", "google-re2", "abnf", "djangorestframework", "gunicorn", "orjson", "whitenoise")
+    wanted = ("Django", "google-re2", "abnf", "djangorestframework", "granian", "gunicorn", "orjson", "whitenoise")
     pins = [line for line in versions.splitlines() if line.split("==")[0] in wanted]
     load = os.getloadavg()
     return (f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC\n"

@@ -1,4 +1,5 @@
-"""Servers and load for the HTTP benchmarks: our gunicorn, Bioregistry as it ships, nginx, wrk.
+"""Servers and load for the HTTP benchmarks: ours as deployed (granian), the same under gunicorn,
+Bioregistry as it ships, nginx, wrk.
 
 Every server is started in its own session and stopped by its process group,
 so a benchmark never leaves anything running.
@@ -66,29 +67,15 @@ class Server:
 
 
 def ours_command() -> list[str]:
-    return [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn", "registry.wsgi:application"]
+    """The site as deployed: granian (registry/serve.py)."""
+    from registry import serve
+
+    return serve.command()
 
 
 def start_ours(port: int, env: dict) -> Server:
     env = {**env, "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": str(WORKERS)}
     return Server("ours", ours_command(), port, "/bench/floor/", env=env)
-
-
-def granian_command(port: int) -> list[str]:
-    """Our application under granian (a Rust HTTP server), as the same number of worker processes
-    with as many threads each as gunicorn's (registry/gunicorn.py, GUNICORN_THREADS)."""
-    return [sys.executable, "-m", "granian", "--interface", "wsgi", "--workers", str(WORKERS),
-            "--blocking-threads", os.environ.get("GUNICORN_THREADS", "2"), "--no-ws", "--log-level", "error",
-            "--host", "127.0.0.1", "--port", str(port), "registry.wsgi:application"]
-
-
-def granian_missing() -> str | None:
-    """Why granian cannot be run here, or None."""
-    try:
-        import granian  # noqa: F401
-    except ImportError:
-        return "granian is not installed (`pip install granian`; docs/performance.md, “Reproduce”)"
-    return None
 
 
 def granian_version() -> str:
@@ -97,8 +84,30 @@ def granian_version() -> str:
     return granian.__version__
 
 
-def start_ours_granian(port: int, env: dict) -> Server:
-    return Server("ours (granian)", granian_command(port), port, "/bench/floor/", env=env)
+def gunicorn_command() -> list[str]:
+    """The same application under gunicorn as it was deployed before granian (benchmarks/gunicorn_conf.py):
+    the same worker processes, the same threads each, the same warm-up."""
+    return [sys.executable, "-m", "gunicorn", "-c", "python:benchmarks.gunicorn_conf", "registry.wsgi:application"]
+
+
+def gunicorn_missing() -> str | None:
+    """Why gunicorn cannot be run here, or None."""
+    try:
+        import gunicorn  # noqa: F401
+    except ImportError:
+        return "gunicorn is not installed (`pip install -r requirements-bench.txt`; docs/performance.md, “Reproduce”)"
+    return None
+
+
+def gunicorn_version() -> str:
+    import gunicorn
+
+    return gunicorn.__version__
+
+
+def start_gunicorn(port: int, env: dict) -> Server:
+    env = {**env, "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": str(WORKERS)}
+    return Server("ours (gunicorn)", gunicorn_command(), port, "/bench/floor/", env=env)
 
 
 def bioregistry_command(port: int) -> list[str]:

@@ -7,7 +7,7 @@ account (the site login, or the API token, or else the client address) and in al
 never by holding a thread to wait — past either limit:
 
 - REGISTRY_HEAVY_PER_ACCOUNT (default 2) heavy requests of one account at once;
-- REGISTRY_HEAVY_PER_PROCESS (default: gunicorn's threads less one, at least 1)
+- REGISTRY_HEAVY_PER_PROCESS (default: the web server's threads per worker, WEB_THREADS, less one, at least 1)
   heavy requests of everybody at once, so every web process always keeps a
   thread for public pages and lookups: the heavy work has a pool of its own
   within the process's threads, and its jobs run in the bounded worker.

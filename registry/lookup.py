@@ -105,7 +105,7 @@ class Index:
     reserved: dict[str, str]  # lower-cased SNID -> ISO date or ""
     etag_prefix: str = ""  # changes with the stamp; HTTP ETags start with it
     #: Serialised HTTP answers by query string, valid exactly as long as this index
-    #: (registry/api/http.py fills it, bounded by ANSWERS_MAX); dropped with the index.
+    #: (registry/views/http.py fills it, bounded by ANSWERS_MAX); dropped with the index.
     answers: dict = field(default_factory=dict)
     #: The value of LOG_DAMAGE_HEADER ("" while the log is sound): the signer's verdict, read with the stamp.
     log_damage: str = ""

@@ -2,7 +2,7 @@
 
 ``start`` shows the registry as its users will see it — DEBUG off, the project's
 own error pages, hashed and compressed static files served by whitenoise, the
-deployed gunicorn configuration — on ``http://127.0.0.1`` with no TLS proxy in
+deployed server (granian, registry/serve.py) — on ``http://127.0.0.1`` with no TLS proxy in
 front. It runs the ordinary production settings (``DJANGO_DEBUG=0``) and hands
 them the checkout's development secret key and the loopback host names
 explicitly, so the production checks of ``registry/settings.py`` run

@@ -296,7 +296,7 @@ def warm() -> threading.Thread | None:
     person whose grammar is checked after a restart. It runs in a daemon thread
     as one trivial job under the usual budget, so a web worker starts serving
     at once and a slow start can cost nothing but that thread. Called from
-    gunicorn's ``post_worker_init`` (registry/gunicorn.py); not in tests or
+    each web worker before it takes a connection (registry/serve.py); not in tests or
     commands, which start the pool when they need it.
     """
     if _in_worker:

@@ -66,7 +66,7 @@ if DEBUG:
     ALLOWED_HOSTS = ALLOWED_HOSTS or ["localhost", "127.0.0.1", "[::1]", "testserver"]
 # In production a missing secret fails hard where it is used, not at every import of the settings:
 # a build step (collectstatic, check --deploy) and the signer's own commands (log_keygen,
-# log_sign) hold no web secrets. The site itself (registry/wsgi.py, so gunicorn and runserver)
+# log_sign) hold no web secrets. The site itself (registry/wsgi.py, so granian and runserver)
 # refuses to start while anything named in REGISTRY_MISSING_TO_SERVE is missing, and Django
 # refuses any use of an empty SECRET_KEY.
 
@@ -500,7 +500,7 @@ REGISTRY_BACKUP_KEY_FILE = os.environ.get("REGISTRY_BACKUP_KEY_FILE", "") or (
 #: progress at once per account (or client address) and per web process; past either, 429.
 REGISTRY_HEAVY_PER_ACCOUNT = int(os.environ.get("REGISTRY_HEAVY_PER_ACCOUNT", "2"))
 REGISTRY_HEAVY_PER_PROCESS = int(os.environ.get(
-    "REGISTRY_HEAVY_PER_PROCESS", str(max(1, int(os.environ.get("GUNICORN_THREADS", "2")) - 1))))
+    "REGISTRY_HEAVY_PER_PROCESS", str(max(1, int(os.environ.get("WEB_THREADS", "2")) - 1))))
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

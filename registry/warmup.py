@@ -4,7 +4,7 @@ Left to itself, Django imports the URL configuration (DRF, the OpenAPI views,
 the PostgreSQL field modules), fills the URL resolver's tables and compiles
 each template on the first request that needs them: half a second and more,
 paid by whichever visitor comes first, once in every worker. Done here, at
-start-up, gunicorn's master (``preload_app``) does it once and every worker
+start-up, the server's master (registry/serve.py) does it once and every worker
 forks with it done.
 
 Nothing here touches the database: a connection opened in the master would be
@@ -71,7 +71,7 @@ WARM_PATHS = ("/urn/", "/urn/search/?q={snid}", "/urn/search/?urn=urn:ogf:{snid}
               "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/", "/urn/registry.json",
               "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom")
 #: Seconds a worker may spend at start on the proposals being worked on and then the SNID pages
-#: (``GUNICORN_WARM_SECONDS``): every SNID page of a registry of a few hundred, the most recently
+#: (``WEB_WARM_SECONDS``): every SNID page of a registry of a few hundred, the most recently
 #: registered first in a larger one.
 WARM_SECONDS = 10.0
 
@@ -83,15 +83,15 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
     A worker's first request of a page otherwise pays for everything done once per
     process — the first query of each shape, regular expressions, a page's Markdown,
     grammar and diagrams, the registry's index — half a second to a second
-    (docs/performance.md, "First request after a restart"). Called from gunicorn's
-    post_worker_init, after the fork and before the worker accepts a connection, so
+    (docs/performance.md, "First request after a restart"). Called from
+    registry/serve.py in each worker, after the fork and before the worker accepts a connection, so
     that cost is paid at start: the public pages and the help pages, then, for at most
     ``seconds`` in all, the proposal form and the automated review of every proposal
     being worked on (``_warm_workbench``: their grammars compiled, their Markdown
     rendered), every registered SNID's validator (as the lookup uses it) and every SNID
     page, newest first. An SNID page lands in the shared page cache, so with Redis the
     workers (and a restarted server) share that work. ``tick`` is called after each
-    page (gunicorn's heartbeat, so a long warm-up is not taken for a stuck worker).
+    page (a server's heartbeat, so a long warm-up is not taken for a stuck worker).
     Plain GETs and checks, which change nothing. A page that fails is only logged: a
     warm-up never stops a start.
     """

@@ -55,7 +55,7 @@ def _units() -> dict[str, dict[str, str]]:
 
 def _clean_environment() -> dict[str, str]:
     return {key: value for key, value in os.environ.items()
-            if not key.startswith(("DJANGO_", "REGISTRY_", "GUNICORN_", "VIRTUAL_ENV")) and key != "DATABASE_URL"}
+            if not key.startswith(("DJANGO_", "REGISTRY_", "WEB_", "VIRTUAL_ENV")) and key != "DATABASE_URL"}
 
 
 def _environment_file(path: Path) -> dict[str, str]:
@@ -119,7 +119,7 @@ def test_deployment_steps_run_in_order_on_a_fresh_machine(tmp_path):
         _service(units["urn-registry-signer.service"], prefix, checkout, {}, tmp_path / "signer.log"),
         _service(units["urn-registry-web.service"], prefix, checkout,
                  {"BIND": f"127.0.0.1:{port}", "DJANGO_SECURE_SSL_REDIRECT": "0", "WEB_CONCURRENCY": "1",
-                  "GUNICORN_WARM_PAGES": "0"}, tmp_path / "web.log"),
+                  "WEB_WARM_PAGES": "0"}, tmp_path / "web.log"),
     ]
     try:
         base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 180

@@ -39,7 +39,7 @@ CASES = json.loads((Path(__file__).parent / "hostile" / "cases.json").read_text(
 # The hard budget of one job is 2 s (REGISTRY_JOB_SECONDS). On a shared, loaded test
 # machine a request also waits for a core, so this bound only catches a hang or a
 # runaway (an unbounded request takes tens of seconds); each case's wall time and
-# peak memory against gunicorn are measured by benchmarks/bench_hostile.py.
+# peak memory against the deployed server are measured by benchmarks/bench_hostile.py.
 LIMIT = 8.0
 
 

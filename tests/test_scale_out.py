@@ -1,5 +1,5 @@
-"""Scale-out: two gunicorn instances on one PostgreSQL database see an approval within the
-stamp interval, through the lookup fast path, the API and the cached public pages."""
+"""Scale-out: two instances of the deployed server (granian) on one PostgreSQL database see an
+approval within the stamp interval, through the lookup fast path, the API and the cached public pages."""
 
 from __future__ import annotations
 
@@ -7,14 +7,13 @@ import http.client
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from django.db import connection
 
-from registry import services
+from registry import serve, services
 from registry.lookup import STAMP_TTL
 
 from .factories import proposal_factory, user_factory
@@ -35,8 +34,7 @@ def get(port: int, path: str, **headers) -> http.client.HTTPResponse:
 def start(port: int, database_url: str) -> subprocess.Popen:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings", "DATABASE_URL": database_url,
            "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2"}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn",
-                                "registry.wsgi:application"], cwd=ROOT, env=env, start_new_session=True,
+    process = subprocess.Popen(serve.command(), cwd=ROOT, env=env, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -46,7 +44,7 @@ def start(port: int, database_url: str) -> subprocess.Popen:
         except OSError:
             time.sleep(0.3)
     os.killpg(process.pid, signal.SIGKILL)
-    raise RuntimeError(f"gunicorn on port {port} did not start")
+    raise RuntimeError(f"the server on port {port} did not start")
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -18,7 +18,7 @@ def manage(*args, **env):
 
 
 def serve(**env):
-    """Load the site as gunicorn or runserver does (registry/wsgi.py), in production mode."""
+    """Load the site as granian or runserver does (registry/wsgi.py), in production mode."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL", "REGISTRY_LOG"))}
     clean.update(DJANGO_DEBUG="0", **env)
     return subprocess.run([sys.executable, "-c", "import registry.wsgi"], cwd=ROOT, env=clean,

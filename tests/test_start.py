@@ -111,7 +111,7 @@ def _signers_of(pid: int) -> list[int]:
 
 
 def test_start_serves_the_checkpoint_of_its_own_signer_and_stops_it(started):
-    """As deployed: gunicorn's workers serve what a separate signer (log_sign --watch) signed."""
+    """As deployed: the web workers serve what a separate signer (log_sign --watch) signed."""
     base, output, mail_dir, process = started
     status, note = _get(base + "/log/checkpoint")
     assert status == 200 and int(note.split("\n")[1]) > 0, note

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core.cache import caches
+from requests.structures import CaseInsensitiveDict
 
 from ..conftest import require_external
 from .redis import RedisServer
@@ -42,8 +43,9 @@ def redis_cache(settings, redis_server):
 
 
 class Answer:
-    def __init__(self, status: int, body: bytes, headers: dict, seconds: float):
-        self.status, self.body, self.headers, self.seconds = status, body, headers, seconds
+    def __init__(self, status: int, body: bytes, headers, seconds: float):
+        # Header names are case-insensitive (RFC 9110): granian sends them in lower case.
+        self.status, self.body, self.headers, self.seconds = status, body, CaseInsensitiveDict(headers), seconds
 
     @property
     def text(self) -> str:
@@ -69,7 +71,7 @@ def request(base_url: str, method: str, path: str, body: dict | str | None = Non
             data = None
         conn.request(method, path, body=data, headers=sent)
         response = conn.getresponse()
-        return Answer(response.status, response.read(), dict(response.getheaders()),
+        return Answer(response.status, response.read(), response.getheaders(),
                       time.monotonic() - started)
     finally:
         conn.close()

@@ -1,4 +1,4 @@
-"""A real gunicorn on the loopback over a database of the test's own: a file SQLite database, or
+"""The site served as deployed (registry/serve.py: granian) on the loopback over a database of the test's own: a file SQLite database, or
 any database URL (the PostgreSQL drill's own server)."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from registry import serve
 
 from .conftest import request
 from .redis import free_port
@@ -25,7 +27,7 @@ class Server:
         url = database if isinstance(database, str) else f"sqlite:///{database}"
         self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings", "DJANGO_DEBUG": "1",
                     "DATABASE_URL": url, "REGISTRY_ANON_RATE": "off",
-                    "BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": "2", "GUNICORN_THREADS": "8",
+                    "BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": "2", "WEB_THREADS": "8",
                     "REGISTRY_HEAVY_PER_PROCESS": "8", **env}
         self.env.pop("REDIS_URL", None)
         self.process: subprocess.Popen | None = None
@@ -46,12 +48,11 @@ class Server:
         return json.loads(self.manage("shell", code=code).strip().splitlines()[-1])
 
     def start(self, ready: tuple[int, ...] = (200,), log: Path | None = None) -> None:
-        """Start gunicorn; return once /urn/ answers one of the ``ready`` statuses (a worker is up).
-        ``log``: a file for gunicorn's error log (else it is discarded)."""
+        """Start the server; return once /urn/ answers one of the ``ready`` statuses (a worker is up).
+        ``log``: a file for the server's log (else it is discarded)."""
         sink = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn", "registry.wsgi:application"],
-            cwd=ROOT, env=self.env, start_new_session=True, stdout=sink, stderr=sink)
+            serve.command(), cwd=ROOT, env=self.env, start_new_session=True, stdout=sink, stderr=sink)
         if log:
             sink.close()
         deadline = time.monotonic() + 60
@@ -63,10 +64,10 @@ class Server:
                 pass
             time.sleep(0.3)
         self.stop()
-        raise RuntimeError("gunicorn did not start")
+        raise RuntimeError("the server did not start")
 
     def workers(self) -> set[int]:
-        """The process ids of gunicorn's workers (the master's children) now."""
+        """The process ids of the server's workers (the master's children) now."""
         master = self.process.pid
         children = set()
         for task in Path(f"/proc/{master}/task").iterdir():

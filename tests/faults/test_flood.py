@@ -1,4 +1,4 @@
-"""One account flooding "Check without saving" against a real gunicorn (one worker, two
+"""One account flooding "Check without saving" against the deployed server (one worker, two
 threads): its checks beyond the heavy-request pool get 429 at once, and anonymous pages and
 lookups keep being served promptly meanwhile."""
 
@@ -26,7 +26,7 @@ def test_a_flood_of_checks_from_one_account_leaves_pages_and_lookups_served(tmp_
 
     from ..factories import demo_raw
 
-    site = Server(tmp_path / "db.sqlite3", WEB_CONCURRENCY="1", GUNICORN_THREADS="2",
+    site = Server(tmp_path / "db.sqlite3", WEB_CONCURRENCY="1", WEB_THREADS="2",
                   REGISTRY_HEAVY_PER_PROCESS="1")  # the default for two threads
     setup = site.setup(SETUP_DRAFT)
     site.start()

@@ -1,4 +1,4 @@
-"""PostgreSQL lost under traffic, with the registry served as deployed (gunicorn, DEBUG off):
+"""PostgreSQL lost under traffic, with the registry served as deployed (granian, DEBUG off):
 every page answers 503 with Retry-After and a sentence for people — or its true answer where it
 needs no database (the help, the log-in form) or only what the worker holds in memory (lookups
 and redirects through its registry index, anonymous public pages in its page cache) — never a
@@ -259,7 +259,7 @@ def test_postgres_lost_under_traffic_answers_503s_then_recovers_by_itself(deploy
     if not database.running:
         database.start()
     site = servers(deployed, WEB_CONCURRENCY="1")
-    site.start(log=deployed["home"] / f"gunicorn-{mode}.log")
+    site.start(log=deployed["home"] / f"server-{mode}.log")
     kinds = pages(deployed["setup"])
     cached = [page for page in kinds if page.needs != "database"]
     with Traffic(site.url, kinds, threads=12) as warm:  # every thread of the worker has a connection
@@ -295,7 +295,7 @@ def test_a_worker_started_while_postgres_is_down_comes_up_and_answers_503s(deplo
     if database.running:
         database.stop("fast")
     site = servers(deployed)
-    site.start(ready=(503,), log=deployed["home"] / "gunicorn-down.log")
+    site.start(ready=(503,), log=deployed["home"] / "server-down.log")
     kinds = pages(deployed["setup"])
     # A new worker holds no registry index yet: lookups need the database too.
     assert_without_database(sweep(site.url, kinds), held={"nothing"})
@@ -316,7 +316,7 @@ def test_postgres_restarted_while_idle_the_next_answers_are_correct(deployed, se
     if not database.running:
         database.start()
     site = servers(deployed, WEB_CONCURRENCY="1")
-    site.start(log=deployed["home"] / "gunicorn-restart.log")
+    site.start(log=deployed["home"] / "server-restart.log")
     kinds = pages(deployed["setup"])
     with Traffic(site.url, kinds, threads=12) as warm:
         time.sleep(1)

@@ -1,4 +1,4 @@
-"""Resolving costly URNs against a real gunicorn leaves the site served.
+"""Resolving costly URNs against the deployed server (granian) leaves the site served.
 
 The SNID is the costliest capture-heavy registration the review accepts (its resolvers' check
 passes: resolving one URN measured within the 5 ms budget), with ten templates naming its

@@ -1,4 +1,4 @@
-"""SQLite, the default database, under a real gunicorn: concurrent decisions give exactly one
+"""SQLite, the default database, under the deployed server (granian): concurrent decisions give exactly one
 winner and 409s (never 500 "database is locked"); a full disk answers a clear error and the
 typed text comes back in the form."""
 

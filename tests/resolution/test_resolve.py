@@ -230,7 +230,7 @@ def test_resolve_path_form_reads_the_raw_uri_so_escapes_survive(client, target):
                grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / "%" 2HEXDIG)\n', "rule": "x"},
                examples={"valid": ["urn:ogf:example:a%2Fb"], "invalid": [], "equivalent": []},
                equivalence=[])
-    # gunicorn passes the request line as RAW_URI; PATH_INFO is decoded ('%2F' would become '/').
+    # The server passes the raw request target as RAW_URI (granian: from the proxy's X-Request-Uri); PATH_INFO is decoded.
     response = client.get("/urn:ogf:example:a/b", RAW_URI="/urn:ogf:example:a%2Fb")
     assert response.status_code == 302 and response["Location"] == target.base + "/q/a%2Fb"
     assert client.get("/resolve/", {"urn": "urn:ogf:example:a%2fb"})["Location"] == target.base + "/q/a%2Fb"

@@ -225,19 +225,19 @@ def test_tamper_drill_go_holding_the_saved_checkpoint_agrees(site, rewrite, log_
     assert report["leaves_make_signed_root"] is (not REWRITES[rewrite][1]), report
 
 
-def _gunicorn(database_url: str, log_key, port: int):
+def _server(database_url: str, log_key, port: int):
     """An app server of its own (a process, production settings), holding only the verifier key."""
     import os
     import signal
     import socket
-    import sys
     import time
 
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings", "DATABASE_URL": database_url,
-           "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2", "GUNICORN_WARM_PAGES": "0",
+           "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2", "WEB_WARM_PAGES": "0",
            "REGISTRY_LOG_KEY": "", "REGISTRY_LOG_VERIFIER_KEY": str(log_key.verifier())}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn",
-                                "registry.wsgi:application"], cwd=Path(__file__).resolve().parents[2], env=env,
+    from registry import serve
+
+    process = subprocess.Popen(serve.command(), cwd=Path(__file__).resolve().parents[2], env=env,
                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -247,7 +247,7 @@ def _gunicorn(database_url: str, log_key, port: int):
         except OSError:
             time.sleep(0.3)
     os.killpg(process.pid, signal.SIGKILL)
-    raise AssertionError(f"gunicorn on port {port} did not start")
+    raise AssertionError(f"the server on port {port} did not start")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -271,13 +271,13 @@ def test_tamper_drill_worker_processes_started_before_and_after_serve_one_checkp
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             ports.append(sock.getsockname()[1])
-    processes = [_gunicorn(database_url, log_key, ports[0])]
+    processes = [_server(database_url, log_key, ports[0])]
     try:
         before = _get(f"http://127.0.0.1:{ports[0]}/log/checkpoint")
         with guards_off() as cursor:
             _last_deleted_head_moved(cursor, type("Site", (), {"size": 6})())  # three versions, their stewards
         assert log_sign().damage
-        processes.append(_gunicorn(database_url, log_key, ports[1]))
+        processes.append(_server(database_url, log_key, ports[1]))
         import time
 
         time.sleep(1.5)  # the first server's once-a-second look at the published row

@@ -5,7 +5,7 @@ mails the site would. On a terminal those would bury the demo credentials under
 screens of mail, and look as if mail went out: unless an outgoing mail backend
 is configured, the mails are written to files and counted in one line.
 
-It serves with gunicorn and the deployed configuration (registry/gunicorn.py),
+It serves with granian and the deployed configuration (registry/serve.py),
 DEBUG off, through ``registry.preview_settings`` (the production settings on
 the loopback); ``--debug`` serves Django's development server in DEBUG mode
 instead, for developers. As deployed, the web workers do not hold the log's key:
@@ -30,7 +30,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 from django.test.utils import override_settings
 
-from ... import demo, sandbox
+from ... import demo, sandbox, serve
 from ...transparency.log import log_verifier
 
 CONSOLE_MAIL = "django.core.mail.backends.console.EmailBackend"
@@ -41,7 +41,7 @@ PREVIEW_SETTINGS = "registry.preview_settings"
 class Command(BaseCommand):
     help = ("Set up and run the registry for a first look: migrate, load the demo data into an "
             "empty database, create the demo accounts, then serve on 127.0.0.1 as deployed "
-            "(gunicorn, DEBUG off); --debug serves the development server instead.")
+            "(granian, DEBUG off); --debug serves the development server instead.")
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=8000)
@@ -110,22 +110,22 @@ class Command(BaseCommand):
         if collected.returncode:
             raise CommandError(f"Could not collect the static files:\n{collected.stderr.strip()}")
         self.stdout.write(
-            f"\nServing the registry at {address}/ as deployed: gunicorn (registry/gunicorn.py), "
+            f"\nServing the registry at {address}/ as deployed: granian (registry/serve.py), "
             "DEBUG off, static files by whitenoise.\nPress Ctrl-C to stop. "
             "Developers: `python manage.py start --debug` serves the development server instead.")
         self._credentials(accounts, address)
         self.stdout.flush()
         sys.stdout.flush()
-        sandbox.shutdown()  # the demo's checks started a job process; gunicorn's workers start their own
+        sandbox.shutdown()  # the demo's checks started a job process; the web workers start their own
         connections.close_all()
         self._start_signer(environment)
         os.chdir(settings.BASE_DIR)
-        os.execve(sys.executable, [sys.executable, "-m", "gunicorn", "-c", "python:registry.gunicorn",
-                                   "--log-level", "warning", "registry.wsgi:application"], environment)
+        environment["WEB_LOG_LEVEL"] = os.environ.get("WEB_LOG_LEVEL", "warning")
+        os.execve(sys.executable, serve.command(), environment)
 
     def _start_signer(self, environment):
-        """The log's signer beside gunicorn, as deployed: it alone holds the key (and the record of what
-        it signed); it stops when gunicorn (which replaces this process) does."""
+        """The log's signer beside the web server, as deployed: it alone holds the key (and the record of
+        what it signed); it stops when the server (which replaces this process) does."""
         signer = {**environment, "REGISTRY_LOG_VERIFIER_KEY": "",
                   "REGISTRY_LOG_KEY": os.environ.get("REGISTRY_LOG_KEY", ""),
                   "REGISTRY_LOG_KEY_FILE": os.environ.get("REGISTRY_LOG_KEY_FILE") or settings.REGISTRY_LOG_KEY_FILE,
