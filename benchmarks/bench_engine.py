@@ -57,8 +57,10 @@ def bench_validators() -> list[tuple[str, float]]:
     assert [compiled.matches(u) for u in URNS] == [hand(u.encode()) for u in URNS]
 
     reference = type("BenchGrammar", (Rule,), {})
-    reference.load_grammar(EXAMPLE["grammar"]["abnf"].replace("<URN chars>", "urnchar")
-                           + 'urnchar = ALPHA / DIGIT / "%" HEXDIG HEXDIG / "-" / "."\n')
+    reference.load_grammar(
+        EXAMPLE["grammar"]["abnf"].replace("<URN chars>", "urnchar")
+        + 'urnchar = ALPHA / DIGIT / "%" HEXDIG HEXDIG / "-" / "."\n'
+    )
     top = reference("EXAMPLE-URN")
 
     def abnf_parse(urn):
@@ -70,12 +72,14 @@ def bench_validators() -> list[tuple[str, float]]:
 
     rows = []
     for _ in range(2):  # alternate, keep the better of two passes
-        rows.append([
-            ("compiled validator (RE2, CompiledGrammar.matches)", rate(compiled.matches, URNS)),
-            ("hand-written RE2 pattern, same binding", rate(lambda u: hand(u.encode()), URNS)),
-            ("hand-written RE2 pattern, re2.fullmatch (public API)", rate(public.fullmatch, URNS)),
-            ("abnf package parser (parse_all)", rate(abnf_parse, URNS, seconds=1.0)),
-        ])
+        rows.append(
+            [
+                ("compiled validator (RE2, CompiledGrammar.matches)", rate(compiled.matches, URNS)),
+                ("hand-written RE2 pattern, same binding", rate(lambda u: hand(u.encode()), URNS)),
+                ("hand-written RE2 pattern, re2.fullmatch (public API)", rate(public.fullmatch, URNS)),
+                ("abnf package parser (parse_all)", rate(abnf_parse, URNS, seconds=1.0)),
+            ]
+        )
     return [(name, max(a, b)) for (name, a), (_, b) in zip(rows[0], rows[1], strict=True)]
 
 
@@ -87,8 +91,11 @@ def bench_compile() -> list[tuple[str, float]]:
         for _ in range(3):
             cache_clear()
             started = time.perf_counter()
-            grammar_compile(raw["grammar"]["abnf"], raw["grammar"]["rule"],
-                            examples=raw["examples"]["valid"] + raw["examples"]["invalid"])
+            grammar_compile(
+                raw["grammar"]["abnf"],
+                raw["grammar"]["rule"],
+                examples=raw["examples"]["valid"] + raw["examples"]["invalid"],
+            )
             times.append(time.perf_counter() - started)
         out.append((name, min(times) * 1000))
     return out
@@ -166,8 +173,12 @@ def report() -> str:
         "| --- | ---: |",
     ]
     lines += [f"| `{g}` | {ms:.3f} |" for g, ms in hostile]
-    lines += ["", f"Target: every hostile input ≤ 4 KiB rejected in under 1 ms — "
-                  f"**{'met' if worst < 1 else 'NOT met'}** (worst {worst:.3f} ms).", ""]
+    lines += [
+        "",
+        f"Target: every hostile input ≤ 4 KiB rejected in under 1 ms — "
+        f"**{'met' if worst < 1 else 'NOT met'}** (worst {worst:.3f} ms).",
+        "",
+    ]
     checklist = bench_checklist()
     lines += [
         "## Checklist (`benchmarks/bench_engine.py`)",
@@ -179,6 +190,9 @@ def report() -> str:
     ]
     lines += [f"| {name} | {ms:.2f} |" for name, ms in checklist]
     worst = max(ms for _, ms in checklist)
-    lines += ["", f"Target: < 50 ms per proposal — **{'met' if worst < 50 else 'NOT met'}** "
-                  f"(worst {worst:.2f} ms).", ""]
+    lines += [
+        "",
+        f"Target: < 50 ms per proposal — **{'met' if worst < 50 else 'NOT met'}** (worst {worst:.2f} ms).",
+        "",
+    ]
     return "\n".join(lines)

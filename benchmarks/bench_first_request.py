@@ -59,8 +59,11 @@ def _pages() -> list[tuple[str, str, str]]:
 
     def cookie(username: str) -> str:
         client = Client()
-        client.force_login(__import__("django.contrib.auth", fromlist=["get_user_model"])
-                           .get_user_model().objects.get(username=username))
+        client.force_login(
+            __import__("django.contrib.auth", fromlist=["get_user_model"])
+            .get_user_model()
+            .objects.get(username=username)
+        )
         return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
     ids = {p.snid: p.pk for p in Proposal.objects.filter(is_demo=True)}
@@ -138,8 +141,13 @@ def _active() -> str:
 def _first_and_warm(env: dict, who: str, path: str, cookie: str, extra: dict | None = None) -> dict:
     """Start the server afresh, time its start until the health probe answers, then the page once and warm."""
     started = time.perf_counter()
-    server = servers.Server("ours", servers.ours_command(), PORT, "/bench/floor/",
-                            env={**env, "BIND": f"127.0.0.1:{PORT}", "WEB_CONCURRENCY": "1", **(extra or {})})
+    server = servers.Server(
+        "ours",
+        servers.ours_command(),
+        PORT,
+        "/bench/floor/",
+        env={**env, "BIND": f"127.0.0.1:{PORT}", "WEB_CONCURRENCY": "1", **(extra or {})},
+    )
     start_s = time.perf_counter() - started
     try:
         first, status = _request(path, cookie)
@@ -147,8 +155,15 @@ def _first_and_warm(env: dict, who: str, path: str, cookie: str, extra: dict | N
     finally:
         server.stop()
     median = statistics.median(warm)
-    return {"who": who, "path": path, "status": status, "first": first, "warm": median, "start": start_s,
-            "ok": first <= max(FACTOR * median, FLOOR_MS)}
+    return {
+        "who": who,
+        "path": path,
+        "status": status,
+        "first": first,
+        "warm": median,
+        "start": start_s,
+        "ok": first <= max(FACTOR * median, FLOOR_MS),
+    }
 
 
 def measure() -> tuple[list[dict], dict]:
@@ -162,31 +177,41 @@ def measure() -> tuple[list[dict], dict]:
 
 def report() -> str:
     rows, tail = measure()
-    lines = ["<!-- first-request:start -->", "## First request after a restart (`benchmarks/bench_first_request.py`)",
-             "", __doc__.split("\n\n", 1)[1].split("\n\nRun alone")[0].replace("\n", " ").strip(), "",
-             "| who | request | status | first ms | warm median ms | first ÷ warm | within target |",
-             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    lines = [
+        "<!-- first-request:start -->",
+        "## First request after a restart (`benchmarks/bench_first_request.py`)",
+        "",
+        __doc__.split("\n\n", 1)[1].split("\n\nRun alone")[0].replace("\n", " ").strip(),
+        "",
+        "| who | request | status | first ms | warm median ms | first ÷ warm | within target |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    ]
     for r in rows:
-        lines.append(f"| {r['who']} | GET `{r['path']}` | {r['status']} | {r['first']:.1f} | {r['warm']:.1f} | "
-                     f"{r['first'] / r['warm']:.1f} | {'yes' if r['ok'] else '**no**'} |")
+        lines.append(
+            f"| {r['who']} | GET `{r['path']}` | {r['status']} | {r['first']:.1f} | {r['warm']:.1f} | "
+            f"{r['first'] / r['warm']:.1f} | {'yes' if r['ok'] else '**no**'} |"
+        )
     worst = max(rows, key=lambda r: r["first"] / max(r["warm"], FLOOR_MS / FACTOR))
     met = all(r["ok"] for r in rows)
-    lines += ["", f"- Every page's first request within {FACTOR:g} × its warm time (or {FLOOR_MS:g} ms) — "
-              f"{'**met**' if met else '**not met**'} (furthest: GET `{worst['path']}`, {worst['first']:.1f} ms "
-              f"against {worst['warm']:.1f} ms warm).",
-              f"- Measured with {_registered()} registered SNIDs and {_active()} proposals being worked on.",
-              "- Before a worker takes its first connection it asks itself for the public pages and exports, "
-              "then, for at most `WEB_WARM_SECONDS` (10 s) in all, draws the proposal form and runs the "
-              "automated review on the GFD.191 example and every distinct proposal being worked on, reads every "
-              "SNID's validator and prepares the SNID pages, newest first (registry/warmup.py ``warm_pages``, "
-              "from registry/serve.py in each worker; `WEB_WARM_PAGES=0` skips it). Start-up, from launch until "
-              f"the health probe answers, took {statistics.median(r['start'] for r in rows):.1f} s (median over "
-              "the restarts above).",
-              f"- An SNID page the worker did not prepare (a registry larger than the warm-up's time; here "
-              f"`WEB_WARM_SECONDS=0`, GET `{tail['path']}`): first {tail['first']:.1f} ms, warm "
-              f"{tail['warm']:.1f} ms — that page's own queries, Markdown, grammar and diagrams, once; start-up "
-              f"{tail['start']:.1f} s. Reported apart: it is not the deployed configuration for a registry this size.",
-              "<!-- first-request:end -->"]
+    lines += [
+        "",
+        f"- Every page's first request within {FACTOR:g} × its warm time (or {FLOOR_MS:g} ms) — "
+        f"{'**met**' if met else '**not met**'} (furthest: GET `{worst['path']}`, {worst['first']:.1f} ms "
+        f"against {worst['warm']:.1f} ms warm).",
+        f"- Measured with {_registered()} registered SNIDs and {_active()} proposals being worked on.",
+        "- Before a worker takes its first connection it asks itself for the public pages and exports, "
+        "then, for at most `WEB_WARM_SECONDS` (10 s) in all, draws the proposal form and runs the "
+        "automated review on the GFD.191 example and every distinct proposal being worked on, reads every "
+        "SNID's validator and prepares the SNID pages, newest first (registry/warmup.py ``warm_pages``, "
+        "from registry/serve.py in each worker; `WEB_WARM_PAGES=0` skips it). Start-up, from launch until "
+        f"the health probe answers, took {statistics.median(r['start'] for r in rows):.1f} s (median over "
+        "the restarts above).",
+        f"- An SNID page the worker did not prepare (a registry larger than the warm-up's time; here "
+        f"`WEB_WARM_SECONDS=0`, GET `{tail['path']}`): first {tail['first']:.1f} ms, warm "
+        f"{tail['warm']:.1f} ms — that page's own queries, Markdown, grammar and diagrams, once; start-up "
+        f"{tail['start']:.1f} s. Reported apart: it is not the deployed configuration for a registry this size.",
+        "<!-- first-request:end -->",
+    ]
     return "\n".join(lines)
 
 
@@ -201,7 +226,9 @@ def main() -> None:
     django.setup()
     section = report()
     text = OUT.read_text()
-    OUT.write_text(SECTION.sub(lambda _: section, text) if SECTION.search(text) else text.rstrip() + "\n\n" + section + "\n")
+    OUT.write_text(
+        SECTION.sub(lambda _: section, text) if SECTION.search(text) else text.rstrip() + "\n\n" + section + "\n"
+    )
     print(section)
 
 

@@ -48,8 +48,9 @@ def expand(value):
 
 def label(text: str) -> str:
     shown = text[:28].replace("\n", "\\n").replace("\r", "\\r").replace("|", "\\|")
-    shown = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-                    for c in shown)
+    shown = "".join(
+        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in shown
+    )
     return f"`{shown}`" + (f" … ({len(text):,} chars)" if len(text) > 28 else "")
 
 
@@ -138,8 +139,14 @@ def prepare(env: dict) -> tuple[int, dict]:
         "print(json.dumps({'pk': proposal.pk, 'form': {k: v for k, v in form.items() if v is not None}}))\n"
     )
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
-    out = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     prepared = json.loads(out.strip().splitlines()[-1])
     return prepared["pk"], prepared["form"]
 
@@ -147,8 +154,12 @@ def prepare(env: dict) -> tuple[int, dict]:
 def start(env: dict) -> subprocess.Popen:
     process = subprocess.Popen(
         serve.command(),
-        cwd=ROOT, env={**env, "BIND": f"127.0.0.1:{PORT}", "WEB_CONCURRENCY": "2"},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        cwd=ROOT,
+        env={**env, "BIND": f"127.0.0.1:{PORT}", "WEB_CONCURRENCY": "2"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -164,9 +175,11 @@ def login() -> requests.Session:
     session = requests.Session()
     page = session.get(BASE + "/accounts/login/")
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-    session.post(BASE + "/accounts/login/", data={"username": "hostile", "password": PASSWORD,
-                                                  "csrfmiddlewaretoken": token},
-                 headers={"Referer": BASE + "/accounts/login/"})
+    session.post(
+        BASE + "/accounts/login/",
+        data={"username": "hostile", "password": PASSWORD, "csrfmiddlewaretoken": token},
+        headers={"Referer": BASE + "/accounts/login/"},
+    )
     return session
 
 
@@ -178,8 +191,11 @@ def cases(pk: int):
     for case in corpus["grammars"]:
         abnf = expand(case["abnf"])
         examples = "\n".join(case["examples"]) or "urn:ogf:example:x"
-        yield "grammar: check", abnf, ("check", {"grammar_abnf": abnf, "grammar_rule": "",
-                                                 "examples_valid": examples, "examples_invalid": ""})
+        yield (
+            "grammar: check",
+            abnf,
+            ("check", {"grammar_abnf": abnf, "grammar_rule": "", "examples_valid": examples, "examples_invalid": ""}),
+        )
     for number, case in enumerate(corpus["grammars"]):
         abnf = expand(case["abnf"])
         yield "grammar: approve", abnf, ("approve", (f"hostile-{number}", abnf))
@@ -221,16 +237,26 @@ def send(session: requests.Session, pk: int, action, base_form: dict) -> tuple[i
         statuses = [session.get(BASE + "/api/lookup/", params={"urn": urn}, timeout=60).status_code for urn in urns]
         return max(statuses), "/".join(map(str, statuses))
     if kind == "bulk":
-        urns = [f"urn:ogf:{payload}:" + "a" * 4000, f"urn:ogf:{payload}:" + "ab" * 2000,
-                f"urn:ogf:{payload}:aaaa!"] * 10
+        urns = [
+            f"urn:ogf:{payload}:" + "a" * 4000,
+            f"urn:ogf:{payload}:" + "ab" * 2000,
+            f"urn:ogf:{payload}:aaaa!",
+        ] * 10
         response = session.post(BASE + "/api/validate/", json={"urns": urns}, timeout=120)
         return response.status_code, str(response.status_code)
     if kind == "import":
-        response = session.post(BASE + "/proposals/import/", data={"text": payload, "csrfmiddlewaretoken": token},
-                                headers=headers, allow_redirects=False, timeout=60)
+        response = session.post(
+            BASE + "/proposals/import/",
+            data={"text": payload, "csrfmiddlewaretoken": token},
+            headers=headers,
+            allow_redirects=False,
+            timeout=60,
+        )
         return response.status_code, str(response.status_code)
-    statuses = [session.get(BASE + url, params={"q": payload}, timeout=60).status_code
-                for url in ("/urn/", "/api/snids/", "/review/")]
+    statuses = [
+        session.get(BASE + url, params={"q": payload}, timeout=60).status_code
+        for url in ("/urn/", "/api/snids/", "/review/")
+    ]
     return max(statuses), "/".join(map(str, statuses))
 
 
@@ -240,14 +266,36 @@ _ENV: dict = {}
 def approve(snid: str, abnf: str) -> tuple[int, str]:
     """An editor approves a proposal with this grammar (overriding failing checks): import_proposal."""
     raw = json.loads((ROOT / "fixtures" / "proposals" / "example.json").read_text(encoding="utf-8"))
-    raw.update({"snid": snid, "grammar": {"abnf": abnf, "rule": ""},
-                "examples": {"valid": [], "invalid": [], "equivalent": []}})
+    raw.update(
+        {
+            "snid": snid,
+            "grammar": {"abnf": abnf, "rule": ""},
+            "examples": {"valid": [], "invalid": [], "equivalent": []},
+        }
+    )
     path = Path(tempfile.mkstemp(suffix=".json")[1])
     path.write_text(json.dumps(raw), encoding="utf-8")
     try:
-        done = subprocess.run([sys.executable, "manage.py", "import_proposal", str(path), "--submitter", "hostile",
-                               "--approve", "--editor", "editor", "--override-reason", "hostile corpus"],
-                              cwd=ROOT, env=_ENV, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "manage.py",
+                "import_proposal",
+                str(path),
+                "--submitter",
+                "hostile",
+                "--approve",
+                "--editor",
+                "editor",
+                "--override-reason",
+                "hostile corpus",
+            ],
+            cwd=ROOT,
+            env=_ENV,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         path.unlink()
     # 0: approved; 1: refused with a message (a grammar over a size limit is never stored).
@@ -256,9 +304,14 @@ def approve(snid: str, abnf: str) -> tuple[int, str]:
 
 def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings",
-           "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}", "REGISTRY_ANON_RATE": "off",
-           "DJANGO_LOG_LEVEL": "CRITICAL", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "registry.settings",
+        "DATABASE_URL": f"sqlite:///{scratch / 'db.sqlite3'}",
+        "REGISTRY_ANON_RATE": "off",
+        "DJANGO_LOG_LEVEL": "CRITICAL",
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("REDIS_URL", None)
     _ENV.update(env)
     pk, base_form = prepare(env)
@@ -276,10 +329,14 @@ def main() -> None:
             sampler.running = bystander.running = False
             sampler.join()
             bystander.join()
-            rows.append((kind, text, statuses, worst, elapsed, sampler.web, sampler.jobs,
-                         bystander.slowest, bystander.failures))
-            print(f"{elapsed:6.2f} s  {sampler.web:6.0f} MB web  {sampler.jobs:6.0f} MB jobs  "
-                  f"{statuses:>11}  {kind}: {label(text)}", flush=True)
+            rows.append(
+                (kind, text, statuses, worst, elapsed, sampler.web, sampler.jobs, bystander.slowest, bystander.failures)
+            )
+            print(
+                f"{elapsed:6.2f} s  {sampler.web:6.0f} MB web  {sampler.jobs:6.0f} MB jobs  "
+                f"{statuses:>11}  {kind}: {label(text)}",
+                flush=True,
+            )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -315,14 +372,16 @@ def write(rows) -> None:
         "|---|---|---|---:|---:|---:|---:|",
     ]
     for kind, text, statuses, _, elapsed, web, jobs, slowest, failures in rows:
-        lines.append(f"| {kind} | {label(text)} | {statuses} | {elapsed:.2f} | {web:.0f} | {jobs:.0f} "
-                     f"| {slowest:.2f}{' (' + str(failures) + ' failed)' if failures else ''} |")
+        lines.append(
+            f"| {kind} | {label(text)} | {statuses} | {elapsed:.2f} | {web:.0f} | {jobs:.0f} "
+            f"| {slowest:.2f}{' (' + str(failures) + ' failed)' if failures else ''} |"
+        )
     lines.append(END)
     section = "\n".join(lines)
     path = ROOT / "docs" / "performance.md"
     text = path.read_text(encoding="utf-8")
     if START in text and END in text:
-        text = text[:text.index(START)] + section + text[text.index(END) + len(END):]
+        text = text[: text.index(START)] + section + text[text.index(END) + len(END) :]
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     path.write_text(text, encoding="utf-8")

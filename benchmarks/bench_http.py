@@ -53,7 +53,8 @@ DISTINCT_LUA = """-- a new URN on every request: no answer is ever reused
 counter = 0
 request = function()
   counter = counter + 1
-  return wrk.format("GET", "/api/lookup/?urn=urn:ogf:fdc:example.com:2002:A" .. counter .. "-" .. math.random(1, 999999999))
+  return wrk.format("GET", "/api/lookup/?urn=urn:ogf:fdc:example.com:2002:A" .. counter .. "-"
+    .. math.random(1, 999999999))
 end
 """
 DISTINCT_RESOLVE_LUA = DISTINCT_LUA.replace("/api/lookup/?urn=", "/")  # /urn:ogf:fdc:…: a new URN each time
@@ -82,22 +83,29 @@ def _get(port: int, path: str) -> tuple[int, bytes]:
 def _resolve_lines(results: dict) -> list[str]:
     """Resolution against the lookup, like for like (repeated, and a new URN each request), per round."""
     lines = []
-    for resolve, lookup in (("resolve", "lookup"), ("resolve, path form", "lookup"),
-                            ("resolve, a new URN each request", "lookup, a new URN each request")):
+    for resolve, lookup in (
+        ("resolve", "lookup"),
+        ("resolve, path form", "lookup"),
+        ("resolve, a new URN each request", "lookup, a new URN each request"),
+    ):
         r, k = results[resolve], results[lookup]
         per_round = [a / b for a, b in zip(r["runs"], k["runs"], strict=True)]
         ratio = r["rps"] / k["rps"]
-        lines.append(f"- {resolve} vs. {lookup} (as fast as the lookup: ≥ 0.9×) — {_met(ratio >= 0.9)}: "
-                     f"{ratio:.2f}× req/s (rounds: {', '.join(f'{x:.2f}×' for x in per_round)}), p99 "
-                     f"{r['p99']:.2f} ms vs. {k['p99']:.2f} ms, {r['errors']} errors.")
+        lines.append(
+            f"- {resolve} vs. {lookup} (as fast as the lookup: ≥ 0.9×) — {_met(ratio >= 0.9)}: "
+            f"{ratio:.2f}× req/s (rounds: {', '.join(f'{x:.2f}×' for x in per_round)}), p99 "
+            f"{r['p99']:.2f} ms vs. {k['p99']:.2f} ms, {r['errors']} errors."
+        )
     return lines
 
 
 def _peer_line(results: dict, ours: str, peer: str) -> str:
     per_round = [a / b for a, b in zip(results[ours]["runs"], results[peer]["runs"], strict=True)]
     ratio = results[ours]["rps"] / results[peer]["rps"]
-    return (f"- {ours} ≥ {TARGET_RATIO:g}× {peer} — {_met(ratio >= TARGET_RATIO)}: {ratio:.2f}× (rounds: "
-            f"{', '.join(f'{r:.2f}×' for r in per_round)}).")
+    return (
+        f"- {ours} ≥ {TARGET_RATIO:g}× {peer} — {_met(ratio >= TARGET_RATIO)}: {ratio:.2f}× (rounds: "
+        f"{', '.join(f'{r:.2f}×' for r in per_round)})."
+    )
 
 
 def peer_rounds(targets: list[tuple[str, str, Path | None]]) -> dict[str, dict]:
@@ -116,8 +124,11 @@ def python_calls_per_lookup() -> list[tuple[str, float, float]]:
 
     from registry.wsgi import application
 
-    environ = {**RequestFactory().get("/api/lookup/").environ, "QUERY_STRING": LOOKUP.split("?", 1)[1],
-               "HTTP_HOST": "127.0.0.1"}
+    environ = {
+        **RequestFactory().get("/api/lookup/").environ,
+        "QUERY_STRING": LOOKUP.split("?", 1)[1],
+        "HTTP_HOST": "127.0.0.1",
+    }
     out = []
     for name, app in (("full Django stack (DRF view)", WSGIHandler()), ("WSGI fast path", application)):
         for _ in range(200):
@@ -220,8 +231,10 @@ def memory(env: dict) -> dict:
 
 
 def _row(name: str, how: str, s: dict) -> str:
-    return (f"| {name} | {how} | {s['rps']:,.0f} | {s['min']:,.0f}–{s['max']:,.0f} | {s['p50']:.2f} | "
-            f"{s['p99']:.2f} ({s['p99_worst']:.2f}) | {s['errors']} |")
+    return (
+        f"| {name} | {how} | {s['rps']:,.0f} | {s['min']:,.0f}–{s['max']:,.0f} | {s['p50']:.2f} | "
+        f"{s['p99']:.2f} ({s['p99_worst']:.2f}) | {s['errors']} |"
+    )
 
 
 def _met(ok: bool) -> str:
@@ -231,8 +244,9 @@ def _met(ok: bool) -> str:
 def report() -> str:
     lines = ["<!-- http:start -->", "## HTTP (`benchmarks/bench_http.py`)", ""]
     if shutil.which("wrk") is None:
-        return "\n".join(lines + ["wrk is not installed (`apt-get install wrk`): HTTP benchmarks skipped.", "",
-                                  "<!-- http:end -->"])
+        return "\n".join(
+            lines + ["wrk is not installed (`apt-get install wrk`): HTTP benchmarks skipped.", "", "<!-- http:end -->"]
+        )
     static_root = Path(tempfile.mkdtemp(prefix="registry-static-"))
     env = {**os.environ, "DJANGO_STATIC_ROOT": str(static_root)}
     redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
@@ -241,8 +255,7 @@ def report() -> str:
         cache_note = f"page cache in Redis, `REDIS_URL={redis_url}`, as deployed"
     else:
         cache_note = "no Redis reachable: each worker's page cache in its own memory (bounded at 300 pages)"
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env,
-                   check=True)
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     ours = servers.start_ours(PORT, env)
     why_no_peer = servers.bioregistry_missing()
     why_no_gunicorn = servers.gunicorn_missing()
@@ -264,25 +277,34 @@ def report() -> str:
         resolve_script = script.with_name("distinct-resolve.lua")
         resolve_script.write_text(DISTINCT_RESOLVE_LUA)
         ours_url = f"http://127.0.0.1:{PORT}"
-        targets = [("lookup", ours_url + LOOKUP, None), ("resolve", ours_url + RESOLVE, None),
-                   ("resolve, path form", ours_url + RESOLVE_PATH, None),
-                   ("lookup, a new URN each request", ours_url, script),
-                   ("resolve, a new URN each request", ours_url, resolve_script)]
+        targets = [
+            ("lookup", ours_url + LOOKUP, None),
+            ("resolve", ours_url + RESOLVE, None),
+            ("resolve, path form", ours_url + RESOLVE_PATH, None),
+            ("lookup, a new URN each request", ours_url, script),
+            ("resolve, a new URN each request", ours_url, resolve_script),
+        ]
         if bioregistry:
             bio = f"http://127.0.0.1:{PORT + 1}"
-            targets += [("Bioregistry reference", bio + servers.BIOREGISTRY_PATH, None),
-                        ("Bioregistry reference (go)", bio + "/api/reference/go:0032571", None),
-                        ("Bioregistry resolve", bio + BIOREGISTRY_RESOLVE, None),
-                        ("Bioregistry resolve (go)", bio + BIOREGISTRY_RESOLVE_GO, None)]
+            targets += [
+                ("Bioregistry reference", bio + servers.BIOREGISTRY_PATH, None),
+                ("Bioregistry reference (go)", bio + "/api/reference/go:0032571", None),
+                ("Bioregistry resolve", bio + BIOREGISTRY_RESOLVE, None),
+                ("Bioregistry resolve (go)", bio + BIOREGISTRY_RESOLVE_GO, None),
+            ]
         if gunicorn:
             other = f"http://127.0.0.1:{PORT + 3}"
-            targets += [("lookup, gunicorn", other + LOOKUP, None),
-                        ("resolve, path form, gunicorn", other + RESOLVE_PATH, None),
-                        ("static file, gunicorn", other + STATIC, None)]
+            targets += [
+                ("lookup, gunicorn", other + LOOKUP, None),
+                ("resolve, path form, gunicorn", other + RESOLVE_PATH, None),
+                ("static file, gunicorn", other + STATIC, None),
+            ]
         targets += [("Django floor", ours_url + FLOOR, None), ("static file", ours_url + STATIC, None)]
         if nginx:
-            targets += [("lookup through nginx's cache", f"http://127.0.0.1:{PORT + 2}{LOOKUP}", None),
-                        ("static file from nginx", f"http://127.0.0.1:{PORT + 2}{STATIC}", None)]
+            targets += [
+                ("lookup through nginx's cache", f"http://127.0.0.1:{PORT + 2}{LOOKUP}", None),
+                ("static file from nginx", f"http://127.0.0.1:{PORT + 2}{STATIC}", None),
+            ]
         for _, url, script in targets:  # warm every worker's index, validators, answers and connections
             parts = urlsplit(url)
             for _ in range(8):
@@ -306,9 +328,9 @@ def report() -> str:
         "resolve": f"ours, `GET {RESOLVE}` (302 to the SNID's resolver)",
         "resolve, path form": f"ours, `GET {RESOLVE_PATH}` (the same 302, the URN as the path)",
         "resolve, a new URN each request": "ours, `GET /urn:ogf:fdc:example.com:2002:A<n>-<random>` (302; wrk Lua "
-                                           "script: never a repeated answer)",
+        "script: never a repeated answer)",
         "lookup, a new URN each request": "ours, `GET /api/lookup/?urn=urn:ogf:fdc:example.com:2002:A<n>-<random>` "
-                                          "(wrk Lua script: never a repeated answer)",
+        "(wrk Lua script: never a repeated answer)",
         "Bioregistry reference": f"Bioregistry, `GET {servers.BIOREGISTRY_PATH}`",
         "Bioregistry reference (go)": "Bioregistry, `GET /api/reference/go:0032571`",
         "Bioregistry resolve": f"Bioregistry, `GET {BIOREGISTRY_RESOLVE}` (302 to the provider: its resolver)",
@@ -317,7 +339,7 @@ def report() -> str:
         "resolve, path form, gunicorn": f"ours under gunicorn, `GET {RESOLVE_PATH}` (302)",
         "static file, gunicorn": f"ours under gunicorn, `GET {STATIC}` (WhiteNoise: gunicorn's floor)",
         "Django floor": f"ours, `GET {FLOOR}` (a view returning `JsonResponse({{'ok': True}})` through "
-                        "the whole middleware stack)",
+        "the whole middleware stack)",
         "static file": f"ours, `GET {STATIC}` (WhiteNoise, before Django: the server's floor)",
         "lookup through nginx's cache": "nginx 127.0.0.1 → ours, `proxy_cache` hit (docs/nginx.conf)",
         "static file from nginx": f"nginx, `GET {STATIC}` from disk",
@@ -340,90 +362,136 @@ def report() -> str:
         "(wrk is one client address), a SQLite database.",
     ]
     if gunicorn:
-        lines.append(f"- The same application under gunicorn {servers.gunicorn_version()} as deployed before: "
-                     f"`{' '.join(['gunicorn'] + servers.gunicorn_command()[3:])}` (gthread workers, the same "
-                     "worker processes, threads and warm-up), beside granian on the same hot paths.")
+        lines.append(
+            f"- The same application under gunicorn {servers.gunicorn_version()} as deployed before: "
+            f"`{' '.join(['gunicorn'] + servers.gunicorn_command()[3:])}` (gthread workers, the same "
+            "worker processes, threads and warm-up), beside granian on the same hot paths."
+        )
     else:
         lines.append(f"- gunicorn rows skipped: {why_no_gunicorn}.")
     if bioregistry:
-        lines.append(f"- Bioregistry, as it ships: `{' '.join(['gunicorn'] + servers.bioregistry_command(PORT + 1)[1:])}` "
-                     f"from its own virtualenv (`BIOREGISTRY_VENV`): {servers.bioregistry_versions()}.")
+        lines.append(
+            f"- Bioregistry, as it ships: `{' '.join(['gunicorn'] + servers.bioregistry_command(PORT + 1)[1:])}` "
+            f"from its own virtualenv (`BIOREGISTRY_VENV`): {servers.bioregistry_versions()}."
+        )
     else:
         lines.append(f"- Bioregistry rows skipped: {why_no_peer}.")
     if nginx:
-        lines.append(f"- nginx {servers.nginx_version()} (Debian package) with docs/nginx.conf, one upstream "
-                     "(the same granian instance).")
+        lines.append(
+            f"- nginx {servers.nginx_version()} (Debian package) with docs/nginx.conf, one upstream "
+            "(the same granian instance)."
+        )
     else:
         lines.append("- nginx rows skipped: nginx is not installed (`apt-get install nginx`).")
-    lines += [f"- wrk {servers.wrk_version()}.", "",
-              "| target | what | req/s (median) | req/s min–max | p50 ms | p99 ms median (worst) | errors |",
-              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines += [
+        f"- wrk {servers.wrk_version()}.",
+        "",
+        "| target | what | req/s (median) | req/s min–max | p50 ms | p99 ms median (worst) | errors |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     lines += [_row(name, how[name], s) for name, s in results.items()]
     lookup = results["lookup"]
     lines += ["", "Targets at 32 connections, equal workers:", ""]
     if bioregistry:
-        for ours_name, peer in (("lookup", "Bioregistry reference"), ("lookup", "Bioregistry reference (go)"),
-                                ("resolve, path form", "Bioregistry resolve"),
-                                ("resolve, path form", "Bioregistry resolve (go)")):
+        for ours_name, peer in (
+            ("lookup", "Bioregistry reference"),
+            ("lookup", "Bioregistry reference (go)"),
+            ("resolve, path form", "Bioregistry resolve"),
+            ("resolve, path form", "Bioregistry resolve (go)"),
+        ):
             lines.append(_peer_line(results, ours_name, peer))
-        for ours_name, peer in (("lookup, a new URN each request", "Bioregistry reference"),
-                                ("resolve, a new URN each request", "Bioregistry resolve")):
+        for ours_name, peer in (
+            ("lookup, a new URN each request", "Bioregistry reference"),
+            ("resolve, a new URN each request", "Bioregistry resolve"),
+        ):
             ratio_new = results[ours_name]["rps"] / results[peer]["rps"]
-            lines.append(f"- {ours_name} (nothing reused): {ratio_new:.2f}× {peer} — "
-                         f"{_met(ratio_new >= TARGET_RATIO)}.")
+            lines.append(
+                f"- {ours_name} (nothing reused): {ratio_new:.2f}× {peer} — {_met(ratio_new >= TARGET_RATIO)}."
+            )
         if gunicorn:
-            for ours_name, peer in (("lookup, gunicorn", "Bioregistry reference"),
-                                    ("resolve, path form, gunicorn", "Bioregistry resolve")):
+            for ours_name, peer in (
+                ("lookup, gunicorn", "Bioregistry reference"),
+                ("resolve, path form, gunicorn", "Bioregistry resolve"),
+            ):
                 ratio = results[ours_name]["rps"] / results[peer]["rps"]
-                lines.append(f"- For comparison, under gunicorn: {ours_name.split(',')[0]} "
-                             f"{ratio:.2f}× {peer} ({'met' if ratio >= TARGET_RATIO else 'not met'} under gunicorn).")
+                lines.append(
+                    f"- For comparison, under gunicorn: {ours_name.split(',')[0]} "
+                    f"{ratio:.2f}× {peer} ({'met' if ratio >= TARGET_RATIO else 'not met'} under gunicorn)."
+                )
     else:
-        lines.append(f"- `/api/lookup/` and `/urn:ogf:…` ≥ {TARGET_RATIO:g}× Bioregistry: not measured ({why_no_peer}).")
+        lines.append(
+            f"- `/api/lookup/` and `/urn:ogf:…` ≥ {TARGET_RATIO:g}× Bioregistry: not measured ({why_no_peer})."
+        )
     errors = sum(results[name]["errors"] for name in ("lookup", "resolve", "resolve, path form"))
     lines.append(f"- 0 errors on the lookup and the resolver — {_met(errors == 0)} ({errors}).")
     # What the machine itself adds to the tail: nginx sending a small file from disk, in the same rounds.
     tail = results.get("static file from nginx")
-    machine = (f"; in the same rounds nginx sent a file from disk with a p99 of {tail['p99']:.2f} ms, the shared "
-               "machine's own tail" if tail else "")
+    machine = (
+        f"; in the same rounds nginx sent a file from disk with a p99 of {tail['p99']:.2f} ms, the shared "
+        "machine's own tail"
+        if tail
+        else ""
+    )
     for name in ("lookup", "resolve, path form"):
         s = results[name]
-        lines.append(f"- {name}: p99 < {TARGET_P99:.0f} ms — {_met(s['p99'] < TARGET_P99)} (median round "
-                     f"{s['p99']:.2f} ms, worst round {s['p99_worst']:.2f} ms{machine}).")
+        lines.append(
+            f"- {name}: p99 < {TARGET_P99:.0f} ms — {_met(s['p99'] < TARGET_P99)} (median round "
+            f"{s['p99']:.2f} ms, worst round {s['p99_worst']:.2f} ms{machine})."
+        )
     if gunicorn:
         for name in ("lookup", "resolve, path form", "static file"):
             a, b = results[name], results[f"{name}, gunicorn"]
             per_round = [x / y for x, y in zip(a["runs"], b["runs"], strict=True)]
-            lines.append(f"- {name}, granian vs. gunicorn: {a['rps'] / b['rps']:.2f}× req/s (rounds: "
-                         f"{', '.join(f'{r:.2f}×' for r in per_round)}), p99 {a['p99']:.2f} ms vs. {b['p99']:.2f} ms"
-                         f"{' (the servers’ own floor)' if name == 'static file' else ''}.")
+            lines.append(
+                f"- {name}, granian vs. gunicorn: {a['rps'] / b['rps']:.2f}× req/s (rounds: "
+                f"{', '.join(f'{r:.2f}×' for r in per_round)}), p99 {a['p99']:.2f} ms vs. {b['p99']:.2f} ms"
+                f"{' (the servers’ own floor)' if name == 'static file' else ''}."
+            )
     lines += [
-              *_resolve_lines(results),
-              f"- Lookup vs. the Django floor: {lookup['rps'] / results['Django floor']['rps']:.2f}×; vs. the "
-              f"static-file floor: {lookup['rps'] / results['static file']['rps']:.2f}×."]
+        *_resolve_lines(results),
+        f"- Lookup vs. the Django floor: {lookup['rps'] / results['Django floor']['rps']:.2f}×; vs. the "
+        f"static-file floor: {lookup['rps'] / results['static file']['rps']:.2f}×.",
+    ]
     if nginx:
         cached = results["lookup through nginx's cache"]
-        lines.append(f"- Through nginx's cache: {cached['rps']:,.0f} req/s, {cached['rps'] / lookup['rps']:.2f}× "
-                     "the direct lookup (nginx shares the two cores with wrk and granian here).")
+        lines.append(
+            f"- Through nginx's cache: {cached['rps']:,.0f} req/s, {cached['rps'] / lookup['rps']:.2f}× "
+            "the direct lookup (nginx shares the two cores with wrk and granian here)."
+        )
     calls = python_calls_per_lookup()
-    lines += ["", "Where a lookup's time goes (in process, no network; cProfile call counts, then µs per lookup "
-                  "without the profiler):", "", "| path | Python calls per lookup | µs per lookup |",
-              "| --- | ---: | ---: |"]
+    lines += [
+        "",
+        "Where a lookup's time goes (in process, no network; cProfile call counts, then µs per lookup "
+        "without the profiler):",
+        "",
+        "| path | Python calls per lookup | µs per lookup |",
+        "| --- | ---: | ---: |",
+    ]
     lines += [f"| {name} | {n:.0f} | {us:.0f} |" for name, n, us in calls]
     received, parsed, size = bulk
-    lines += ["", f"Bulk validation, `POST /api/validate/` with 10,000 URNs end to end, from sending the request "
-                  f"to the answer's last byte (best of 3): {received:,.0f} URNs/s — target ≥ 100,000/s "
-                  f"{_met(received >= 100_000)}. With this Python client's own `json.loads` of the "
-                  f"{size / 1e6:.1f} MB answer added: {parsed:,.0f} URNs/s.", ""]
+    lines += [
+        "",
+        f"Bulk validation, `POST /api/validate/` with 10,000 URNs end to end, from sending the request "
+        f"to the answer's last byte (best of 3): {received:,.0f} URNs/s — target ≥ 100,000/s "
+        f"{_met(received >= 100_000)}. With this Python client's own `json.loads` of the "
+        f"{size / 1e6:.1f} MB answer added: {parsed:,.0f} URNs/s.",
+        "",
+    ]
     growth = (mem["after_20k"] - mem["after_1k"]) / mem["after_1k"]
-    lines += [f"Worker memory: a fresh server ({servers.WORKERS} workers; {cache_note}), mixed GETs over 4 "
-              "keep-alive connections (lookups repeated and new, list and SNID pages, URN search, API reads, the JSON "
-              "export, unknown SNIDs). RSS summed over the workers:", "",
-              "| after 1,000 requests | after 10,000 | after 20,000 | growth 1,000 → 20,000 | 5xx answers |",
-              "| ---: | ---: | ---: | ---: | ---: |",
-              f"| {mem['after_1k'] / 1024:.1f} MiB | {mem['after_10k'] / 1024:.1f} MiB | {mem['after_20k'] / 1024:.1f} MiB "
-              f"| {growth:+.1%} | {mem['failures']} |", "",
-              f"Target: RSS after 20,000 within 10 % of RSS after 1,000 — {_met(abs(growth) <= 0.10)}.", "",
-              "<!-- http:end -->"]
+    lines += [
+        f"Worker memory: a fresh server ({servers.WORKERS} workers; {cache_note}), mixed GETs over 4 "
+        "keep-alive connections (lookups repeated and new, list and SNID pages, URN search, API reads, the JSON "
+        "export, unknown SNIDs). RSS summed over the workers:",
+        "",
+        "| after 1,000 requests | after 10,000 | after 20,000 | growth 1,000 → 20,000 | 5xx answers |",
+        "| ---: | ---: | ---: | ---: | ---: |",
+        f"| {mem['after_1k'] / 1024:.1f} MiB | {mem['after_10k'] / 1024:.1f} MiB | {mem['after_20k'] / 1024:.1f} MiB "
+        f"| {growth:+.1%} | {mem['failures']} |",
+        "",
+        f"Target: RSS after 20,000 within 10 % of RSS after 1,000 — {_met(abs(growth) <= 0.10)}.",
+        "",
+        "<!-- http:end -->",
+    ]
     return "\n".join(lines)
 
 

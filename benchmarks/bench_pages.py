@@ -131,12 +131,17 @@ def report() -> str:
         ("editor", editor, "GET", f"/review/{pending.pk}/", None),
         ("editor", editor, "GET", "/review/reservations/", None),
     ]
-    lines = ["## Pages (`benchmarks/bench_pages.py`)", "", __doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
-             f" p95 of {COLD_REPEAT} requests after an approval, {COLD_REPEAT} at first sight and {WARM_REPEAT} "
-             "warm; queries of one warm request.", "",
-             "| who | request | after an approval p95 ms | first sight p95 ms | warm p95 ms | warm median ms "
-             "| queries (warm) |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "## Pages (`benchmarks/bench_pages.py`)",
+        "",
+        __doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
+        f" p95 of {COLD_REPEAT} requests after an approval, {COLD_REPEAT} at first sight and {WARM_REPEAT} "
+        "warm; queries of one warm request.",
+        "",
+        "| who | request | after an approval p95 ms | first sight p95 ms | warm p95 ms | warm median ms "
+        "| queries (warm) |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     worst = {"approval": (0.0, ""), "first": (0.0, ""), "warm": (0.0, "")}
     slowest = (0.0, "")  # the slowest single request of any condition, reported beside the p95s
     check = {}
@@ -147,10 +152,17 @@ def report() -> str:
         approval, _ = measure(client, method, path, data, forget=forget_registry, repeat=COLD_REPEAT)
         first, _ = measure(client, method, path, data, forget=forget_everything, repeat=COLD_REPEAT)
         warm, queries = measure(client, method, path, data, repeat=WARM_REPEAT)
-        label = f"{method} `{path}`" + (" (Check without saving, GFD.191 example)" if data and "edit" in path else
-                                         " (the live-check panel, GFD.191 example)" if data else "")
-        lines.append(f"| {who} | {label} | {p95(approval):.1f} | {p95(first):.1f} | {p95(warm):.1f} | "
-                     f"{statistics.median(warm):.1f} | {queries} |")
+        label = f"{method} `{path}`" + (
+            " (Check without saving, GFD.191 example)"
+            if data and "edit" in path
+            else " (the live-check panel, GFD.191 example)"
+            if data
+            else ""
+        )
+        lines.append(
+            f"| {who} | {label} | {p95(approval):.1f} | {p95(first):.1f} | {p95(warm):.1f} | "
+            f"{statistics.median(warm):.1f} | {queries} |"
+        )
         for name, times in (("approval", approval), ("first", first), ("warm", warm)):
             worst[name] = max(worst[name], (p95(times), label))
             slowest = max(slowest, (max(times), f"{label}, {name}"))
@@ -160,20 +172,23 @@ def report() -> str:
     def verdict(ok: bool) -> str:
         return "**met**" if ok else "**not met**"
 
-    lines += ["",
-              f"- Every page p95 ≤ {WARM_TARGET:.0f} ms warm — {verdict(worst['warm'][0] <= WARM_TARGET)} "
-              f"(worst {worst['warm'][0]:.1f} ms, {worst['warm'][1]}).",
-              f"- Every page p95 ≤ {COLD_TARGET:.0f} ms cold, after an approval — "
-              f"{verdict(worst['approval'][0] <= COLD_TARGET)} (worst {worst['approval'][0]:.1f} ms, "
-              f"{worst['approval'][1]}).",
-              f"- Every page p95 ≤ {COLD_TARGET:.0f} ms cold, at first sight — "
-              f"{verdict(worst['first'][0] <= COLD_TARGET)} (worst {worst['first'][0]:.1f} ms, {worst['first'][1]}).",
-              f"- “Check without saving” on the GFD.191 example ≤ {CHECK_TARGET:.0f} ms — after an approval "
-              f"{verdict(check['approval'] <= CHECK_TARGET)} ({check['approval']:.1f} ms), at first sight "
-              f"{verdict(check['first'] <= CHECK_TARGET)} ({check['first']:.1f} ms; most of it the grammar's "
-              "cross-check against the `abnf` package's parser), warm "
-              f"{verdict(check['warm'] <= CHECK_TARGET)} ({check['warm']:.1f} ms).",
-              f"- The slowest single request of the whole table: {slowest[0]:.1f} ms ({slowest[1]}).",
-              "- Diagrams are drawn once per grammar text (`registry/diagram_cache.py`, keyed by a hash of the "
-              "text and of the drawing code) and kept in the shared cache.", ""]
+    lines += [
+        "",
+        f"- Every page p95 ≤ {WARM_TARGET:.0f} ms warm — {verdict(worst['warm'][0] <= WARM_TARGET)} "
+        f"(worst {worst['warm'][0]:.1f} ms, {worst['warm'][1]}).",
+        f"- Every page p95 ≤ {COLD_TARGET:.0f} ms cold, after an approval — "
+        f"{verdict(worst['approval'][0] <= COLD_TARGET)} (worst {worst['approval'][0]:.1f} ms, "
+        f"{worst['approval'][1]}).",
+        f"- Every page p95 ≤ {COLD_TARGET:.0f} ms cold, at first sight — "
+        f"{verdict(worst['first'][0] <= COLD_TARGET)} (worst {worst['first'][0]:.1f} ms, {worst['first'][1]}).",
+        f"- “Check without saving” on the GFD.191 example ≤ {CHECK_TARGET:.0f} ms — after an approval "
+        f"{verdict(check['approval'] <= CHECK_TARGET)} ({check['approval']:.1f} ms), at first sight "
+        f"{verdict(check['first'] <= CHECK_TARGET)} ({check['first']:.1f} ms; most of it the grammar's "
+        "cross-check against the `abnf` package's parser), warm "
+        f"{verdict(check['warm'] <= CHECK_TARGET)} ({check['warm']:.1f} ms).",
+        f"- The slowest single request of the whole table: {slowest[0]:.1f} ms ({slowest[1]}).",
+        "- Diagrams are drawn once per grammar text (`registry/diagram_cache.py`, keyed by a hash of the "
+        "text and of the drawing code) and kept in the shared cache.",
+        "",
+    ]
     return "\n".join(lines)

@@ -49,15 +49,11 @@ def bench() -> list[tuple[str, float, float, float]]:
     position.Locator.RECENT = 0
     rows = []
     for name in SEEDS:
-        data = json.loads(
-            (ROOT / "fixtures" / "proposals" / f"{name}.json").read_text(encoding="utf-8")
-        )
+        data = json.loads((ROOT / "fixtures" / "proposals" / f"{name}.json").read_text(encoding="utf-8"))
         validator = grammar_compile(data["grammar"]["abnf"], data["grammar"].get("rule")).validator
         valid, short = parse_urn(VALID[name]), parse_urn(SHORT[name])
         long = parse_urn(VALID[name] + "x" * (4095 - len(VALID[name])) + "/")
-        assert (
-            validator.check(valid) == [] and validator.position(short) and validator.position(long)
-        )
+        assert validator.check(valid) == [] and validator.position(short) and validator.position(long)
         check = validator.check
         rows.append(
             (
@@ -84,9 +80,7 @@ def report() -> str:
         "| grammar | valid µs | invalid, short ms | invalid, 4 KiB ms |",
         "| --- | ---: | ---: | ---: |",
     ]
-    lines += [
-        f"| {name} | {valid:.1f} | {short:.2f} | {long:.2f} |" for name, valid, short, long in rows
-    ]
+    lines += [f"| {name} | {valid:.1f} | {short:.2f} | {long:.2f} |" for name, valid, short, long in rows]
     lines += [
         "",
         f"Target: the worst 4 KiB invalid URN located in under 20 ms — "

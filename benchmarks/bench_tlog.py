@@ -68,11 +68,10 @@ def measure() -> dict:
     from django.test import Client
 
     from benchmarks.data import populate
-    from registry.services import proposals as services
     from registry.demo import demo_accounts
+    from registry.services import proposals as services
     from registry.transparency import log as tlog
     from registry.transparency import records
-
     from tests.factories import data_factory
 
     call_command("migrate", verbosity=0)
@@ -127,27 +126,45 @@ def measure() -> dict:
     checkpoint_bytes = len(client.get("/log/checkpoint").content)
     snids = [f"bench{i}" for i in range(LEAVES)]
     rates = {
-        "inclusion proof `/api/snids/<snid>/versions/1/proof`":
-            _rate(lambda: client.get(f"/api/snids/{random.choice(snids)}/versions/1/proof")),
-        "consistency proof `/api/log/consistency/?first=<random>`":
-            _rate(lambda: client.get(f"/api/log/consistency/?first={random.randrange(1, size)}")),
+        "inclusion proof `/api/snids/<snid>/versions/1/proof`": _rate(
+            lambda: client.get(f"/api/snids/{random.choice(snids)}/versions/1/proof")
+        ),
+        "consistency proof `/api/log/consistency/?first=<random>`": _rate(
+            lambda: client.get(f"/api/log/consistency/?first={random.randrange(1, size)}")
+        ),
         "checkpoint `/log/checkpoint`": _rate(lambda: client.get("/log/checkpoint")),
-        "full hash tile `/log/tile/0/<n>`":
-            _rate(lambda: client.get(f"/log/tile/0/{random.randrange(size // 256):03d}")),
-        "entry bundle `/log/tile/entries/<n>`":
-            _rate(lambda: client.get(f"/log/tile/entries/{random.randrange(size // 256):03d}")),
-        "lookup `/api/lookup/?urn=…&proof=1`":
-            _rate(lambda: client.get("/api/lookup/", {"urn": f"urn:ogf:{random.choice(snids)}:x", "proof": "1"})),
-        "lookup `/api/lookup/?urn=…` (no proof, for comparison)":
-            _rate(lambda: client.get("/api/lookup/", {"urn": f"urn:ogf:{random.choice(snids)}:x"})),
+        "full hash tile `/log/tile/0/<n>`": _rate(
+            lambda: client.get(f"/log/tile/0/{random.randrange(size // 256):03d}")
+        ),
+        "entry bundle `/log/tile/entries/<n>`": _rate(
+            lambda: client.get(f"/log/tile/entries/{random.randrange(size // 256):03d}")
+        ),
+        "lookup `/api/lookup/?urn=…&proof=1`": _rate(
+            lambda: client.get("/api/lookup/", {"urn": f"urn:ogf:{random.choice(snids)}:x", "proof": "1"})
+        ),
+        "lookup `/api/lookup/?urn=…` (no proof, for comparison)": _rate(
+            lambda: client.get("/api/lookup/", {"urn": f"urn:ogf:{random.choice(snids)}:x"})
+        ),
     }
     response = client.get(f"/api/snids/{snids[0]}/versions/1/proof")
     assert response.status_code == 200, response.content
-    return {"size": size, "backfill": backfill, "cold_load": cold_load, "with_log": with_log,
-            "without_log": without_log, "appends": appends, "proof_rate": proof_rate, "rates": rates,
-            "first_sign": first_sign, "signing": signing, "full_check": full_check, "witnessed": witnessed,
-            "witness_alone": witness_alone,
-            "checkpoint_bytes": checkpoint_bytes, "verifier": measure_verifier()}
+    return {
+        "size": size,
+        "backfill": backfill,
+        "cold_load": cold_load,
+        "with_log": with_log,
+        "without_log": without_log,
+        "appends": appends,
+        "proof_rate": proof_rate,
+        "rates": rates,
+        "first_sign": first_sign,
+        "signing": signing,
+        "full_check": full_check,
+        "witnessed": witnessed,
+        "witness_alone": witness_alone,
+        "checkpoint_bytes": checkpoint_bytes,
+        "verifier": measure_verifier(),
+    }
 
 
 def measure_verifier() -> dict:
@@ -232,8 +249,9 @@ def _signing_per_approval(applicant, editor, log_sign) -> tuple[list[float], lis
 
     server = witness_server(directory, [log_verifier()], "127.0.0.1:0")
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    settings.REGISTRY_LOG_WITNESSES = [{"key": str(cosigner.verifier()),
-                                        "url": f"http://127.0.0.1:{server.server_address[1]}/"}]
+    settings.REGISTRY_LOG_WITNESSES = [
+        {"key": str(cosigner.verifier()), "url": f"http://127.0.0.1:{server.server_address[1]}/"}
+    ]
     try:
         for i in range(20):
             approve(f"witnessed{i}")
@@ -247,8 +265,8 @@ def _signing_per_approval(applicant, editor, log_sign) -> tuple[list[float], lis
     # The witness's own work for one checkpoint: a note and a consistency proof checked, a cosignature made.
     import base64
 
-    from registry.transparency.log import log_checkpoint, log_signer, log_tree
     from registry.logcore.note import Checkpoint
+    from registry.transparency.log import log_checkpoint, log_signer, log_tree
 
     tree, size = log_tree()
     checkpoint, note = log_checkpoint()
@@ -258,8 +276,12 @@ def _signing_per_approval(applicant, editor, log_sign) -> tuple[list[float], lis
     alone, old = [], size - 30
     for step in range(old + 1, size + 1):
         text = log_signer().sign(Checkpoint(checkpoint.origin, step, tree.root(step)).text())
-        body = f"old {old}\n" + "".join(base64.b64encode(h).decode() + "\n"
-                                       for h in tree.consistency_proof(old, step)) + "\n" + text
+        body = (
+            f"old {old}\n"
+            + "".join(base64.b64encode(h).decode() + "\n" for h in tree.consistency_proof(old, step))
+            + "\n"
+            + text
+        )
         started = time.perf_counter()
         assert core.add_checkpoint(body.encode()).status == 200
         alone.append((time.perf_counter() - started) * 1000)
@@ -298,7 +320,13 @@ def section(result: dict) -> str:
         f"| the witness's own work per checkpoint (signature, proof, cosignature, SQLite commit) | "
         f"{_ms(result['witness_alone'])} |",
         "",
-        "The signer runs in a process of its own (`log_sign --watch`): an approval never waits for it; its checkpoint follows within the signer's poll (1 s) plus one pass. The pass after an approval reads the signed entries' stored hashes (one column, compared with its own record) and only the new leaves; the full check, which also reads and re-hashes every leaf (so a leaf changed behind its stored hash is caught), runs on the signer's start, at least once a minute and whenever the quick check finds anything odd. Both write the record with `fsync` before publishing, so their cost grows with the log and with the disk's sync latency; figures taken on a shared, loaded machine are an upper bound. "
+        "The signer runs in a process of its own (`log_sign --watch`): an approval never waits for it; its "
+        "checkpoint follows within the signer's poll (1 s) plus one pass. The pass after an approval reads the "
+        "signed entries' stored hashes (one column, compared with its own record) and only the new leaves; the "
+        "full check, which also reads and re-hashes every leaf (so a leaf changed behind its stored hash is "
+        "caught), runs on the signer's start, at least once a minute and whenever the quick check finds anything "
+        "odd. Both write the record with `fsync` before publishing, so their cost grows with the log and with the "
+        "disk's sync latency; figures taken on a shared, loaded machine are an upper bound. "
         f"Taken together, as here, the pass after an approval costs "
         f"{statistics.median(result['full_check']) / statistics.median(result['signing']):.1f} times less than the "
         "full check on this log; compare rows of one run only (the machine's load changes from run to run).",
@@ -324,9 +352,12 @@ def section(result: dict) -> str:
         f"{verifier['bundles'] / 1e6:.1f} MB |",
     ]
     checkpoint_rate = result["rates"]["checkpoint `/log/checkpoint`"]
-    lines += ["", f"Checkpoint bytes served per second (one client, in process): "
-                  f"{checkpoint_rate * result['checkpoint_bytes'] / 1e6:,.2f} MB/s "
-                  f"({result['checkpoint_bytes']} bytes a checkpoint, every worker the same bytes)."]
+    lines += [
+        "",
+        f"Checkpoint bytes served per second (one client, in process): "
+        f"{checkpoint_rate * result['checkpoint_bytes'] / 1e6:,.2f} MB/s "
+        f"({result['checkpoint_bytes']} bytes a checkpoint, every worker the same bytes).",
+    ]
     lines += ["<!-- tlog:end -->"]
     return "\n".join(lines)
 
@@ -341,8 +372,12 @@ def main() -> None:
 
         current = OUT.read_text(encoding="utf-8")
         marked = re.compile(r"<!-- tlog:start -->.*?<!-- tlog:end -->", re.S)
-        OUT.write_text(marked.sub(lambda _: text, current) if marked.search(current)
-                       else current.rstrip("\n") + "\n\n" + text + "\n", encoding="utf-8")
+        OUT.write_text(
+            marked.sub(lambda _: text, current)
+            if marked.search(current)
+            else current.rstrip("\n") + "\n\n" + text + "\n",
+            encoding="utf-8",
+        )
 
 
 if __name__ == "__main__":

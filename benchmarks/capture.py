@@ -8,7 +8,6 @@ returns the costliest one within the resolution budget. No Django needed.
 
 from __future__ import annotations
 
-
 #: Characters other than 'a' (and the quote) for the overlapping classes below.
 _OTHERS = [chr(c) for c in range(0x21, 0x7F) if chr(c) not in 'aA"']
 
@@ -21,8 +20,9 @@ def capture_heavy(count: int = 10, rep: int = 50) -> str:
     name c1 … c10."""
     rules, names = [], []
     for i in range(1, count + 1):
-        extra = sorted({_OTHERS[i % len(_OTHERS)], _OTHERS[(i * 7) % len(_OTHERS)],
-                        _OTHERS[(i // len(_OTHERS)) % len(_OTHERS)]})
+        extra = sorted(
+            {_OTHERS[i % len(_OTHERS)], _OTHERS[(i * 7) % len(_OTHERS)], _OTHERS[(i // len(_OTHERS)) % len(_OTHERS)]}
+        )
         rules.append(f'x{i} = {rep}("a" / ' + " / ".join(f"%x{ord(c):02X}" for c in extra) + ")")
         names.append(f"x{i}")
     chain = ["sss = c1"] + [f"c{i} = c{i + 1}" for i in range(1, 10)]
@@ -31,8 +31,9 @@ def capture_heavy(count: int = 10, rep: int = 50) -> str:
 
 
 CAPTURE_HEAVY = capture_heavy()
-CAPTURE_TEMPLATES = [{"name": f"provider {i}", "template": f"https://data{i}.example.org/{{c{i}}}"}
-                     for i in range(1, 11)]
+CAPTURE_TEMPLATES = [
+    {"name": f"provider {i}", "template": f"https://data{i}.example.org/{{c{i}}}"} for i in range(1, 11)
+]
 
 
 def long_urn(snid: str = "example") -> str:

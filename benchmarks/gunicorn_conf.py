@@ -73,11 +73,15 @@ def write_json_error(sock, status_int, reason, mesg):
     """gunicorn's own error answers (request line or headers too large, malformed requests) as JSON."""
     detail = f"{reason}: {mesg}" if mesg else reason
     if status_int == 414:
-        detail += (f". The request line may be at most {limit_request_line:,} bytes; send longer URNs "
-                   "with POST /api/validate/.")
+        detail += (
+            f". The request line may be at most {limit_request_line:,} bytes; send longer URNs "
+            "with POST /api/validate/."
+        )
     body = json.dumps({"detail": detail}).encode()
-    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode("latin-1")
     gunicorn_util.write_nonblock(sock, head + body)
 
 

@@ -38,7 +38,8 @@ REPRODUCE = """## Reproduce
 ```sh
 apt-get install wrk nginx            # Debian packages: wrk 4.1, nginx 1.22
 python3 -m venv /opt/biovenv         # Bioregistry in a virtualenv of its own
-/opt/biovenv/bin/pip install 'bioregistry[web]==0.15.6' gunicorn==27.0.1 'uvicorn[standard]==0.54.0' uvicorn-worker==0.4.0
+/opt/biovenv/bin/pip install 'bioregistry[web]==0.15.6' gunicorn==27.0.1 \\
+    'uvicorn[standard]==0.54.0' uvicorn-worker==0.4.0
 pip install -r requirements-bench.txt   # gunicorn, measured beside granian (optional)
 BIOREGISTRY_VENV=/opt/biovenv python -m benchmarks.run   # writes this file
 ```
@@ -64,12 +65,14 @@ def machine() -> str:
     wanted = ("Django", "google-re2", "abnf", "djangorestframework", "granian", "gunicorn", "orjson", "whitenoise")
     pins = [line for line in versions.splitlines() if line.split("==")[0] in wanted]
     load = os.getloadavg()
-    return (f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC\n"
-            f"- Machine: {os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}; load average "
-            f"at the start {load[0]:.1f}"
-            f"{' (the machine is shared: other work ran beside this benchmark)' if load[0] >= 0.5 else ''}\n"
-            f"- Python {platform.python_version()}; {', '.join(pins)}\n"
-            f"- Command: `python -m benchmarks.run`\n")
+    return (
+        f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC\n"
+        f"- Machine: {os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}; load average "
+        f"at the start {load[0]:.1f}"
+        f"{' (the machine is shared: other work ran beside this benchmark)' if load[0] >= 0.5 else ''}\n"
+        f"- Python {platform.python_version()}; {', '.join(pins)}\n"
+        f"- Command: `python -m benchmarks.run`\n"
+    )
 
 
 def kept_section(marked: re.Pattern = HOSTILE, name: str = "hostile") -> str:
@@ -89,15 +92,28 @@ def main() -> None:
     import django
 
     django.setup()
-    from benchmarks import (bench_engine, bench_first_request, bench_http, bench_pages, bench_position,
-                            bench_resolution)
+    from benchmarks import bench_engine, bench_first_request, bench_http, bench_pages, bench_position, bench_resolution
 
     hostile, tlog, weight = kept_section(), kept_section(TLOG, "tlog"), kept_section(WEIGHT, "weight")
-    text = ["# Performance", "",
-            "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
-            "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
-            "", machine(), REPRODUCE, bench_engine.report(), bench_position.report(), bench_pages.report(),
-            bench_resolution.report(), bench_first_request.report(), bench_http.report(), hostile, tlog, weight, ""]
+    text = [
+        "# Performance",
+        "",
+        "Written by `python -m benchmarks.run`; do not edit by hand. Every figure of a table "
+        "comes from one run on one machine, so compare the ratios, not the absolute numbers.",
+        "",
+        machine(),
+        REPRODUCE,
+        bench_engine.report(),
+        bench_position.report(),
+        bench_pages.report(),
+        bench_resolution.report(),
+        bench_first_request.report(),
+        bench_http.report(),
+        hostile,
+        tlog,
+        weight,
+        "",
+    ]
     OUT.write_text("\n".join(text))
     print(OUT.read_text())
 

@@ -43,8 +43,14 @@ def wait_until_up(port: int, path: str, seconds: float = 90) -> None:
 class Server:
     def __init__(self, name: str, command: list[str], port: int, probe: str, *, env=None, cwd=None):
         self.name, self.command, self.port = name, command, port
-        self.process = subprocess.Popen(command, cwd=cwd or ROOT, env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        self.process = subprocess.Popen(
+            command,
+            cwd=cwd or ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             wait_until_up(port, probe)
         except RuntimeError:
@@ -111,8 +117,16 @@ def start_gunicorn(port: int, env: dict) -> Server:
 
 
 def bioregistry_command(port: int) -> list[str]:
-    return [str(Path(BIOREGISTRY_VENV) / "bin" / "gunicorn"), "bioregistry.app.wsgi:app",
-            "-k", "uvicorn_worker.UvicornWorker", "-w", str(WORKERS), "-b", f"127.0.0.1:{port}"]
+    return [
+        str(Path(BIOREGISTRY_VENV) / "bin" / "gunicorn"),
+        "bioregistry.app.wsgi:app",
+        "-k",
+        "uvicorn_worker.UvicornWorker",
+        "-w",
+        str(WORKERS),
+        "-b",
+        f"127.0.0.1:{port}",
+    ]
 
 
 def bioregistry_missing() -> str | None:
@@ -126,14 +140,20 @@ def bioregistry_missing() -> str | None:
 
 def start_bioregistry(port: int) -> Server:
     # its own working directory: nothing of ours on its path
-    return Server("bioregistry", bioregistry_command(port), port, BIOREGISTRY_PATH,
-                  env={k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON"))},
-                  cwd=tempfile.gettempdir())
+    return Server(
+        "bioregistry",
+        bioregistry_command(port),
+        port,
+        BIOREGISTRY_PATH,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTHON"))},
+        cwd=tempfile.gettempdir(),
+    )
 
 
 def bioregistry_versions() -> str:
-    out = subprocess.run([str(Path(BIOREGISTRY_VENV) / "bin" / "python"), "-m", "pip", "freeze"],
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [str(Path(BIOREGISTRY_VENV) / "bin" / "python"), "-m", "pip", "freeze"], capture_output=True, text=True
+    ).stdout
     wanted = ("bioregistry", "gunicorn", "uvicorn", "uvicorn-worker", "fastapi", "uvloop", "httptools")
     return ", ".join(line for line in out.splitlines() if line.split("==")[0].lower() in wanted)
 
@@ -152,20 +172,23 @@ def nginx_conf(port: int, upstreams: list[int], workdir: Path) -> str:
     site = site.replace("upstream registry {\n", "upstream registry {\n" + servers)
     site = site.replace("/var/cache/nginx/registry", str(workdir / "cache"))
     site = site.replace("/srv/registry/staticfiles/", str(ROOT / "static") + "/")
-    return (f"worker_processes auto;\ndaemon off;\npid {workdir}/nginx.pid;\n"
-            f"error_log {workdir}/error.log warn;\n{'user root;' if os.geteuid() == 0 else ''}\n"
-            "events { worker_connections 1024; }\n"
-            f"http {{\n  include /etc/nginx/mime.types;\n  access_log off;\n"
-            f"  client_body_temp_path {workdir}/body;\n  proxy_temp_path {workdir}/proxy;\n"
-            f"  fastcgi_temp_path {workdir}/fcgi;\n  uwsgi_temp_path {workdir}/uwsgi;\n"
-            f"  scgi_temp_path {workdir}/scgi;\n{site}\n}}\n")
+    return (
+        f"worker_processes auto;\ndaemon off;\npid {workdir}/nginx.pid;\n"
+        f"error_log {workdir}/error.log warn;\n{'user root;' if os.geteuid() == 0 else ''}\n"
+        "events { worker_connections 1024; }\n"
+        f"http {{\n  include /etc/nginx/mime.types;\n  access_log off;\n"
+        f"  client_body_temp_path {workdir}/body;\n  proxy_temp_path {workdir}/proxy;\n"
+        f"  fastcgi_temp_path {workdir}/fcgi;\n  uwsgi_temp_path {workdir}/uwsgi;\n"
+        f"  scgi_temp_path {workdir}/scgi;\n{site}\n}}\n"
+    )
 
 
 def start_nginx(port: int, upstreams: list[int], probe: str) -> tuple[Server, Path]:
     workdir = Path(tempfile.mkdtemp(prefix="registry-nginx-"))
     (workdir / "nginx.conf").write_text(nginx_conf(port, upstreams, workdir))
-    check = subprocess.run(["nginx", "-t", "-p", str(workdir), "-c", str(workdir / "nginx.conf")],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        ["nginx", "-t", "-p", str(workdir), "-c", str(workdir / "nginx.conf")], capture_output=True, text=True
+    )
     if check.returncode != 0:
         raise RuntimeError(f"nginx refused docs/nginx.conf: {check.stderr.strip()}")
     return Server("nginx", ["nginx", "-p", str(workdir), "-c", str(workdir / "nginx.conf")], port, probe), workdir
@@ -218,9 +241,16 @@ def wrk(url: str, *, script: Path | None = None, args: list[str] = WRK) -> dict:
 def summary(runs: list[dict]) -> dict:
     """Medians over rounds, the spread of req/s, and every error of every round."""
     rps = [r["rps"] for r in runs]
-    return {"rps": statistics.median(rps), "min": min(rps), "max": max(rps),
-            "p50": statistics.median(r["p50"] for r in runs), "p99": statistics.median(r["p99"] for r in runs),
-            "p99_worst": max(r["p99"] for r in runs), "errors": sum(r["errors"] for r in runs), "runs": rps}
+    return {
+        "rps": statistics.median(rps),
+        "min": min(rps),
+        "max": max(rps),
+        "p50": statistics.median(r["p50"] for r in runs),
+        "p99": statistics.median(r["p99"] for r in runs),
+        "p99_worst": max(r["p99"] for r in runs),
+        "errors": sum(r["errors"] for r in runs),
+        "runs": rps,
+    }
 
 
 def rss_kib(pids: list[int]) -> int:

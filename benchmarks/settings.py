@@ -11,7 +11,9 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-" + "k" * 40)
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
 # A published, benchmark-only transparency log key (every worker must sign with the same one).
-os.environ.setdefault("REGISTRY_LOG_KEY", "PRIVATE+KEY+benchmark.invalid/log+64d6dc98+AZ4towCubxFh6B8s56Ks9bYdn/0CGpJ/iPqypZ0RSruG")
+os.environ.setdefault(
+    "REGISTRY_LOG_KEY", "PRIVATE+KEY+benchmark.invalid/log+64d6dc98+AZ4towCubxFh6B8s56Ks9bYdn/0CGpJ/iPqypZ0RSruG"
+)
 
 from registry.settings import *  # noqa: E402,F403
 

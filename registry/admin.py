@@ -59,7 +59,6 @@ class ProposalAdmin(ReadOnlyAdmin):
     inlines = [EventInline]
 
 
-
 @admin.register(ProposalEvent)
 class ProposalEventAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "proposal", "actor", "action", "from_state", "to_state")
@@ -93,8 +92,11 @@ class FoldedNameMixin:
         username = self.cleaned_data.get("username")
         unchanged = self.instance.pk is not None and username == self.instance.username
         if username and not unchanged and name_taken(username, except_pk=self.instance.pk):
-            raise ValidationError("Another account has this user name (user names are compared ignoring case: "
-                                  "“Ärger” and “ärger” are one name).", code="unique")
+            raise ValidationError(
+                "Another account has this user name (user names are compared ignoring case: "
+                "“Ärger” and “ärger” are one name).",
+                code="unique",
+            )
         return username
 
 

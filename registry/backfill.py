@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from .enums import NamespaceStatus
+from .logcore.kinds import SNID_DEPRECATED, SNID_RESOLVERS, STEWARD_CHANGED
 from .models import Namespace, Proposal
 from .selectors import reservation_active
 from .stewardship.registration import REGISTRANT_REASON
-from .verifier.replay import Logged, replay
-from .logcore.kinds import SNID_DEPRECATED, SNID_RESOLVERS, STEWARD_CHANGED
 from .transparency.log import log_append
 from .transparency.models import LogEntry
 from .transparency.records import log_reservation_granted, log_version_registered
+from .verifier.replay import Logged, replay
 
 BATCH = 500
 #: The reason of a resolvers entry backfill writes (the kind's ``how`` is ``changed``).
@@ -47,23 +47,29 @@ REGISTRANT_REASONS = (REGISTRANT_REASON, "Registrant of the SNID when stewards w
 
 @dataclass
 class Backfilled:
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("versions", "stewards", "resolvers", "deprecations", "reservations"), 0))
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("versions", "stewards", "resolvers", "deprecations", "reservations"), 0)
+    )
 
     def sentence(self, size: int) -> str:
-        words = {"versions": ("version", "versions"), "stewards": ("steward", "stewards"),
-                 "resolvers": ("resolver set", "resolver sets"), "deprecations": ("deprecation", "deprecations"),
-                 "reservations": ("reservation", "reservations")}
+        words = {
+            "versions": ("version", "versions"),
+            "stewards": ("steward", "stewards"),
+            "resolvers": ("resolver set", "resolver sets"),
+            "deprecations": ("deprecation", "deprecations"),
+            "reservations": ("reservation", "reservations"),
+        }
         parts = [f"{n} {words[key][n != 1]}" for key, n in self.counts.items()]
         return f"Logged {', '.join(parts[:-1])} and {parts[-1]}; the log has {size} entries."
 
 
 def _logged() -> tuple[dict[str, Logged], dt.datetime | None]:
     """What the log holds, replayed as the verifier replays it, and when its first entry was logged."""
-    leaves = [json.loads(text) for text in LogEntry.objects.order_by("index").values_list("leaf", flat=True)
-              .iterator(chunk_size=2000)]
-    began = (dt.datetime.strptime(leaves[0]["at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
-             if leaves else None)
+    leaves = [
+        json.loads(text)
+        for text in LogEntry.objects.order_by("index").values_list("leaf", flat=True).iterator(chunk_size=2000)
+    ]
+    began = dt.datetime.strptime(leaves[0]["at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC) if leaves else None
     return replay(leaves).snids, began
 
 
@@ -80,13 +86,17 @@ def log_backfill() -> tuple[Backfilled, int]:
     pending: list[tuple[str, object]] = []  # (what, a function appending it), in log order
 
     versions = {(key, number) for key, logged in snids.items() for number in logged.versions}
-    for proposal in (Proposal.objects.approved().select_related("namespace").order_by("decided_at", "id")
-                     .iterator(chunk_size=BATCH)):
+    for proposal in (
+        Proposal.objects.approved().select_related("namespace").order_by("decided_at", "id").iterator(chunk_size=BATCH)
+    ):
         if (proposal.namespace.snid.lower(), proposal.version) not in versions:
             pending.append(("versions", lambda proposal=proposal: log_version_registered(proposal)))
 
-    namespaces = (Namespace.objects.filter(status=NamespaceStatus.REGISTERED, current__isnull=False)
-                  .select_related("current").order_by("snid"))
+    namespaces = (
+        Namespace.objects.filter(status=NamespaceStatus.REGISTERED, current__isnull=False)
+        .select_related("current")
+        .order_by("snid")
+    )
     stewards, resolvers, deprecations = _stewards(), _resolvers(), _deprecations()
     for namespace in namespaces.iterator(chunk_size=BATCH):
         logged = snids.get(namespace.snid.lower()) or Logged(namespace.snid)
@@ -94,23 +104,32 @@ def log_backfill() -> tuple[Backfilled, int]:
             pending.append(("stewards", lambda fields=fields: log_append(STEWARD_CHANGED.name, fields)))
         current = resolvers.get(namespace.pk, [])
         if current and logged.resolvers is None and all(_before(r.created_at, began) for r in current):
-            fields = {"snid": namespace.snid, "version": namespace.current.version, "how": "changed",
-                      "reason": RESOLVERS_REASON, "resolvers": [r.as_data() for r in current]}
+            fields = {
+                "snid": namespace.snid,
+                "version": namespace.current.version,
+                "how": "changed",
+                "reason": RESOLVERS_REASON,
+                "resolvers": [r.as_data() for r in current],
+            }
             pending.append(("resolvers", lambda fields=fields: log_append(SNID_RESOLVERS.name, fields)))
         deprecation = deprecations.get(namespace.pk)
         if deprecation is not None and logged.deprecation is None and _before(deprecation.deprecated_at, began):
-            fields = {"snid": namespace.snid, "reason": deprecation.reason,
-                      "successor": deprecation.successor.snid if deprecation.successor_id else None}
+            fields = {
+                "snid": namespace.snid,
+                "reason": deprecation.reason,
+                "successor": deprecation.successor.snid if deprecation.successor_id else None,
+            }
             pending.append(("deprecations", lambda fields=fields: log_append(SNID_DEPRECATED.name, fields)))
 
     for namespace in Namespace.objects.filter(status=NamespaceStatus.RESERVED).order_by("snid"):
         if reservation_active(namespace) and namespace.snid.lower() not in snids:
-            pending.append(("reservations", lambda namespace=namespace: log_reservation_granted(namespace,
-                                                                                               renewal=False)))
+            pending.append(
+                ("reservations", lambda namespace=namespace: log_reservation_granted(namespace, renewal=False))
+            )
 
     for start in range(0, len(pending), BATCH):
         with transaction.atomic():  # a commit per batch, not per entry
-            for what, append in pending[start:start + BATCH]:
+            for what, append in pending[start : start + BATCH]:
                 append()
                 done.counts[what] += 1
     return done, log_tree()[1]
@@ -120,8 +139,11 @@ def _stewards() -> dict[int, list]:
     from .stewardship.models import Steward, StewardState
 
     by_namespace: dict[int, list] = {}
-    for steward in (Steward.objects.filter(state=StewardState.ACTIVE).select_related("user")
-                    .order_by("namespace_id", "created_at", "id")):
+    for steward in (
+        Steward.objects.filter(state=StewardState.ACTIVE)
+        .select_related("user")
+        .order_by("namespace_id", "created_at", "id")
+    ):
         by_namespace.setdefault(steward.namespace_id, []).append(steward)
     return by_namespace
 
@@ -140,8 +162,14 @@ def _stewards_missing(namespace, logged: Logged, stewards: list, began) -> list[
             continue  # the log holds this many stewards of that name
         registrant = position == 0 and steward.invited_by_id is None and steward.reason in REGISTRANT_REASONS
         if registrant or _before(steward.confirmed_at or steward.created_at, began):
-            out.append({"snid": namespace.snid, "change": "added", "steward": name,
-                        "reason": steward.reason or "A steward before the log recorded stewards (log_backfill)."})
+            out.append(
+                {
+                    "snid": namespace.snid,
+                    "change": "added",
+                    "steward": name,
+                    "reason": steward.reason or "A steward before the log recorded stewards (log_backfill).",
+                }
+            )
     return out
 
 

@@ -40,13 +40,17 @@ def body_limit(path: str) -> int:
 
 
 def too_large(path: str, length: int, limit: int) -> HttpResponse:
-    message = (f"The request is {length:,} bytes; the limit here is {limit:,} bytes "
-               f"({MAX_PROPOSAL_CHARS:,} characters for a whole proposal).")
+    message = (
+        f"The request is {length:,} bytes; the limit here is {limit:,} bytes "
+        f"({MAX_PROPOSAL_CHARS:,} characters for a whole proposal)."
+    )
     if path.startswith("/api/"):
         return JsonResponse({"detail": message, "limit": limit}, status=413)
-    page = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Too large</title></head>"
-            f"<body><h1>What you sent is too large</h1><p>{escape(message)}</p>"
-            "<p>Go back, shorten the longest texts and try again.</p></body></html>")
+    page = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too large</title></head>'
+        f"<body><h1>What you sent is too large</h1><p>{escape(message)}</p>"
+        "<p>Go back, shorten the longest texts and try again.</p></body></html>"
+    )
     return HttpResponse(page, status=413, content_type="text/html; charset=utf-8")
 
 

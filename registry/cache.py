@@ -84,8 +84,7 @@ class ResilientCache(BaseCache):
         self.redis = RedisCache(server, {**shared, "OPTIONS": redis_options})
         # One fallback table per process and location, shared by its threads (LocMemCache
         # keeps its data by name), so a local throttle counts every thread's requests.
-        self.local = LocMemCache(f"registry-fallback:{server}",
-                                 {**shared, "OPTIONS": {"MAX_ENTRIES": local_entries}})
+        self.local = LocMemCache(f"registry-fallback:{server}", {**shared, "OPTIONS": {"MAX_ENTRIES": local_entries}})
         self._errors = _redis_errors()
         self._breaker = _breaker(str(server))
 
@@ -121,8 +120,9 @@ class ResilientCache(BaseCache):
                     was_closed = self._breaker.open_until == 0.0
                     self._breaker.open_until = time.monotonic() + self.breaker_seconds
                 if was_closed:
-                    logger.warning("shared cache unavailable (%s); using this process's memory "
-                                   "for %g s", exc, self.breaker_seconds)
+                    logger.warning(
+                        "shared cache unavailable (%s); using this process's memory for %g s", exc, self.breaker_seconds
+                    )
             else:
                 if self._breaker.open_until != 0.0:
                     with self._breaker.lock:

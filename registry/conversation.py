@@ -48,7 +48,8 @@ class Threads:
 def threads_of(proposal: Proposal) -> Threads:
     """Every thread of the proposal in two queries, replies in order under their root."""
     roots = list(
-        proposal.comments.threads().select_related("author", "resolved_by")
+        proposal.comments.threads()
+        .select_related("author", "resolved_by")
         .prefetch_related(Prefetch("replies", queryset=Comment.objects.select_related("author")))
     )
     by_section: dict[str, list[Comment]] = defaultdict(list)
@@ -66,8 +67,12 @@ class Decision:
 
 def latest_decision(proposal: Proposal, threads: Threads | None = None) -> Decision | None:
     """The editor's last decision, while it is the latest word: until the next submission."""
-    last = (proposal.events.filter(action__in=[*DECISIONS, ProposalAction.SUBMIT])
-            .select_related("actor").order_by("-created_at", "-id").first())
+    last = (
+        proposal.events.filter(action__in=[*DECISIONS, ProposalAction.SUBMIT])
+        .select_related("actor")
+        .order_by("-created_at", "-id")
+        .first()
+    )
     if last is None or last.action == ProposalAction.SUBMIT:
         return None
     threads = threads if threads is not None else threads_of(proposal)
@@ -160,8 +165,9 @@ def round_changes(proposal: Proposal, threads: Threads | None = None) -> RoundCh
     newer_content = submitted_content(current)
     newer = _as_proposal(newer_content) if newer_content is not None else proposal
     threads = threads if threads is not None else threads_of(proposal)
-    answered = [t for t in threads.all
-                if any(r.author_id == proposal.submitter_id and r.created_at > previous.created_at
-                       for r in t.replies.all())]
-    return RoundChanges(len(submits), previous.created_at,
-                        proposal_diff(_as_proposal(older), newer), answered)
+    answered = [
+        t
+        for t in threads.all
+        if any(r.author_id == proposal.submitter_id and r.created_at > previous.created_at for r in t.replies.all())
+    ]
+    return RoundChanges(len(submits), previous.created_at, proposal_diff(_as_proposal(older), newer), answered)

@@ -20,8 +20,12 @@ SQLITE_TRIGGERS = [
     """CREATE TRIGGER IF NOT EXISTS registry_event_append_only BEFORE UPDATE ON registry_proposalevent
        BEGIN SELECT RAISE(ABORT, 'proposal events are append-only'); END""",
 ]
-SQLITE_TRIGGER_NAMES = ["registry_snid_permanent", "registry_current_is_approved", "registry_proposal_immutable",
-                        "registry_event_append_only"]
+SQLITE_TRIGGER_NAMES = [
+    "registry_snid_permanent",
+    "registry_current_is_approved",
+    "registry_proposal_immutable",
+    "registry_event_append_only",
+]
 
 #: The transparency log (registry.transparency): entries never change, the head only moves one step on.
 SQLITE_LOG_TRIGGERS = [
@@ -56,9 +60,13 @@ SQLITE_STEWARDSHIP_TRIGGERS = [
        WHEN NEW.state = 'approved' AND {_DEPRECATED}
        BEGIN SELECT RAISE(ABORT, 'a deprecated SNID is never proposed or registered again'); END""",
 ]
-SQLITE_TRIGGER_NAMES += ["registry_stewardshipevent_append_only",
-                         "registry_changerequest_decided", "registry_deprecated_stays",
-                         "registry_deprecated_not_proposed", "registry_deprecated_not_approved"]
+SQLITE_TRIGGER_NAMES += [
+    "registry_stewardshipevent_append_only",
+    "registry_changerequest_decided",
+    "registry_deprecated_stays",
+    "registry_deprecated_not_proposed",
+    "registry_deprecated_not_approved",
+]
 
 
 def sqlite_triggers_install(connection) -> None:

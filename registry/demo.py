@@ -57,8 +57,12 @@ def demo_load(applicant, editor) -> list[Proposal]:
         for step in entry["steps"]:
             actor = applicant if step["action"] in ("submit", "withdraw") else editor
             proposal = services.proposal_transition(
-                proposal, step["action"], actor, comment=step.get("comment", ""),
-                override_reason=step.get("override_reason", ""), public_note=step.get("public_note", ""),
+                proposal,
+                step["action"],
+                actor,
+                comment=step.get("comment", ""),
+                override_reason=step.get("override_reason", ""),
+                public_note=step.get("public_note", ""),
             )
         proposals.append(proposal)
     demo_life(applicant, editor)
@@ -77,8 +81,9 @@ def demo_life(applicant, editor) -> None:
             steward = demo_accounts()[step["account"]][0]  # created if missing
             stewardship.steward_add(namespace, steward, by, reason=step["reason"])
         elif step["action"] == "change":
-            request = stewardship.change_request_create(namespace, step["kind"], step["data"], by,
-                                                        reason=step["reason"])
+            request = stewardship.change_request_create(
+                namespace, step["kind"], step["data"], by, reason=step["reason"]
+            )
             stewardship.change_request_decide(request, editor, approve=step["decision"] == "approve")
         elif step["action"] == "deprecate":
             stewardship.snid_deprecate(namespace, by, reason=step["reason"], successor=step.get("successor", ""))

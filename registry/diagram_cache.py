@@ -26,7 +26,8 @@ from .grammar.parse import parse_grammar
 SHARED_SECONDS = 30 * 24 * 3600
 LOCAL_MAX = 32
 _RENDERER = hashlib.blake2b(
-    Path(drawing.__file__).read_bytes() + Path(markdown.__file__).read_bytes(), digest_size=8).hexdigest()
+    Path(drawing.__file__).read_bytes() + Path(markdown.__file__).read_bytes(), digest_size=8
+).hexdigest()
 _local: LRUCache[str, list[tuple[str, SafeString]]] = LRUCache(maxsize=LOCAL_MAX)
 _lock = threading.Lock()
 
@@ -49,8 +50,11 @@ def cached_diagrams(abnf: str, rules: Callable[[], dict] | None = None) -> list[
     if diagrams is None:
         parsed = rules() if rules is not None else parse_grammar(abnf).rules
         # Drawing is not bounded by a job budget: grammars above a size get no diagrams.
-        diagrams = [(name, markdown.render_svg(svg)) for name, svg in drawing.grammar_diagrams(parsed)
-                    ] if diagrams_allowed(parsed) else []
+        diagrams = (
+            [(name, markdown.render_svg(svg)) for name, svg in drawing.grammar_diagrams(parsed)]
+            if diagrams_allowed(parsed)
+            else []
+        )
         cache.set(key, diagrams, SHARED_SECONDS)
     with _lock:
         _local[key] = diagrams

@@ -34,15 +34,28 @@ def _section_text(proposal: Proposal, section: Section) -> str:
         return proposal.snid
     if section.kind == "version":
         date = proposal.registration_date.isoformat() if proposal.registration_date else "not registered"
-        return (f"Version {proposal.version}, {date}\nDocument: {proposal.document_reference} "
-                f"{proposal.document_url} {proposal.document_status}".rstrip())
+        return (
+            f"Version {proposal.version}, {date}\nDocument: {proposal.document_reference} "
+            f"{proposal.document_url} {proposal.document_status}".rstrip()
+        )
     if section.kind == "registrant":
-        return "\n".join(filter(None, [proposal.registrant_name, proposal.registrant_organisation,
-                                       proposal.registrant_email, proposal.registrant_address]))
+        return "\n".join(
+            filter(
+                None,
+                [
+                    proposal.registrant_name,
+                    proposal.registrant_organisation,
+                    proposal.registrant_email,
+                    proposal.registrant_address,
+                ],
+            )
+        )
     text = _trimmed((proposal.sections or {}).get(section.key, ""))
     if section.key == "syntactic_structure":
-        text += (f"\n\nGrammar (top rule {proposal.grammar_rule or 'first'}):\n{_trimmed(proposal.grammar_abnf)}"
-                 f"\nMaximum length: {proposal.max_length or 'not declared'}")
+        text += (
+            f"\n\nGrammar (top rule {proposal.grammar_rule or 'first'}):\n{_trimmed(proposal.grammar_abnf)}"
+            f"\nMaximum length: {proposal.max_length or 'not declared'}"
+        )
     elif section.key == "lexical_equivalence":
         text += "\n\nExecutable rule: " + (", ".join(proposal.equivalence) or "RFC 6453 only")
     elif section.key == "examples":

@@ -81,22 +81,21 @@ S, A = ProposalState, ProposalAction
 
 TRANSITIONS: tuple[Transition, ...] = (
     Transition(A.SUBMIT, S.DRAFT, S.SUBMITTED, Actor.SUBMITTER, done="submitted the proposal for review"),
-    Transition(A.SUBMIT, S.CHANGES_REQUESTED, S.SUBMITTED, Actor.SUBMITTER,
-               done="submitted the revised proposal for review"),
-    Transition(A.PULL_BACK, S.SUBMITTED, S.DRAFT, Actor.SUBMITTER,
-               done="pulled the proposal back to draft before a decision"),
+    Transition(
+        A.SUBMIT, S.CHANGES_REQUESTED, S.SUBMITTED, Actor.SUBMITTER, done="submitted the revised proposal for review"
+    ),
+    Transition(
+        A.PULL_BACK, S.SUBMITTED, S.DRAFT, Actor.SUBMITTER, done="pulled the proposal back to draft before a decision"
+    ),
     Transition(A.WITHDRAW, S.DRAFT, S.WITHDRAWN, Actor.SUBMITTER, done="withdrew the proposal"),
     Transition(A.WITHDRAW, S.SUBMITTED, S.WITHDRAWN, Actor.SUBMITTER, done="withdrew the proposal"),
     Transition(A.WITHDRAW, S.CHANGES_REQUESTED, S.WITHDRAWN, Actor.SUBMITTER, done="withdrew the proposal"),
-    Transition(A.REQUEST_CHANGES, S.SUBMITTED, S.CHANGES_REQUESTED, Actor.EDITOR, True,
-               done="requested changes"),
+    Transition(A.REQUEST_CHANGES, S.SUBMITTED, S.CHANGES_REQUESTED, Actor.EDITOR, True, done="requested changes"),
     Transition(A.APPROVE, S.SUBMITTED, S.APPROVED, Actor.EDITOR, done="approved the proposal"),
     Transition(A.REJECT, S.SUBMITTED, S.REJECTED, Actor.EDITOR, True, done="rejected the proposal"),
 )
 
-TRANSITION_BY_KEY: dict[tuple[str, str], Transition] = {
-    (t.source, t.action): t for t in TRANSITIONS
-}
+TRANSITION_BY_KEY: dict[tuple[str, str], Transition] = {(t.source, t.action): t for t in TRANSITIONS}
 
 #: States the submitter may edit the proposal in.
 EDITABLE_STATES = frozenset({S.DRAFT, S.CHANGES_REQUESTED})
@@ -118,8 +117,9 @@ def actions_from(state: str) -> list[Transition]:
 DECISIONS = (A.REQUEST_CHANGES, A.APPROVE, A.REJECT)
 
 
-def event_sentence(kind: str, action: str, from_state: str, actor_name: str, *, named: bool = True,
-                   data: dict | None = None) -> str:
+def event_sentence(
+    kind: str, action: str, from_state: str, actor_name: str, *, named: bool = True, data: dict | None = None
+) -> str:
     """One History entry as a sentence: "Editor erin requested changes."
 
     The verb comes from the transition table, the role from who may take the

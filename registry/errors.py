@@ -21,4 +21,3 @@ class NotAllowed(ServiceError):
 
 class Conflict(ServiceError):
     """The proposal is not in a state that allows this (maps to 409), e.g. already decided."""
-

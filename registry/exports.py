@@ -34,10 +34,27 @@ from .grammar.portable import published_pattern
 from .models import Namespace, Proposal
 
 XML_NAMESPACE = "urn:ogf:registry"
-CSV_COLUMNS = ["snid", "version", "registration_date", "title", "document_reference", "document_url",
-               "document_status", "document_type", "registrant_name", "registrant_organisation", "registrant_email",
-               "registrant_contact", "equivalence", "max_length", "pattern", "url", "status", "successor",
-               "resolvers"]
+CSV_COLUMNS = [
+    "snid",
+    "version",
+    "registration_date",
+    "title",
+    "document_reference",
+    "document_url",
+    "document_status",
+    "document_type",
+    "registrant_name",
+    "registrant_organisation",
+    "registrant_email",
+    "registrant_contact",
+    "equivalence",
+    "max_length",
+    "pattern",
+    "url",
+    "status",
+    "successor",
+    "resolvers",
+]
 
 
 @dataclass(slots=True)
@@ -61,13 +78,31 @@ def last_modified():
 
 
 #: What a record shows of an SNID and its current version, read as one tuple per SNID.
-_COLUMNS = ("snid", "status", "reserved_until", "current_id", "current__version", "current__registration_date",
-            "current__title", "current__document_reference", "current__document_url", "current__document_status",
-            "current__document_type",
-            "current__registrant_name", "current__registrant_organisation", "current__registrant_email",
-            "current__registrant_public_contact", "current__registrant_published", "current__grammar_abnf",
-            "current__grammar_rule", "current__examples_valid", "current__examples_invalid",
-            "current__equivalence", "current__max_length", "current__validator")
+_COLUMNS = (
+    "snid",
+    "status",
+    "reserved_until",
+    "current_id",
+    "current__version",
+    "current__registration_date",
+    "current__title",
+    "current__document_reference",
+    "current__document_url",
+    "current__document_status",
+    "current__document_type",
+    "current__registrant_name",
+    "current__registrant_organisation",
+    "current__registrant_email",
+    "current__registrant_public_contact",
+    "current__registrant_published",
+    "current__grammar_abnf",
+    "current__grammar_rule",
+    "current__examples_valid",
+    "current__examples_invalid",
+    "current__equivalence",
+    "current__max_length",
+    "current__validator",
+)
 
 
 @cache
@@ -119,8 +154,31 @@ def _page_url(base_url: str):
 def _record(row: tuple, url: str) -> dict:
     """One SNID's public record; registrant details follow the registrant's choice of what to publish
     (as ``Proposal.registrant_public`` does)."""
-    (snid, _, _, _, version, date, title, reference, document_url, status, document_type, name, organisation,
-     email, contact, published, abnf, rule, valid, invalid, equivalence, max_length, validator) = row
+    (
+        snid,
+        _,
+        _,
+        _,
+        version,
+        date,
+        title,
+        reference,
+        document_url,
+        status,
+        document_type,
+        name,
+        organisation,
+        email,
+        contact,
+        published,
+        abnf,
+        rule,
+        valid,
+        invalid,
+        equivalence,
+        max_length,
+        validator,
+    ) = row
     chosen = set(published or ())
     return {
         "snid": snid,
@@ -128,9 +186,12 @@ def _record(row: tuple, url: str) -> dict:
         "registration_date": date.isoformat() if date else None,
         "title": title,
         "document": {"reference": reference, "url": document_url, "status": status, "type": document_type},
-        "registrant": {"name": name if "name" in chosen else "",
-                       "organisation": organisation if "organisation" in chosen else "",
-                       "email": email if "email" in chosen else "", "contact": contact},
+        "registrant": {
+            "name": name if "name" in chosen else "",
+            "organisation": organisation if "organisation" in chosen else "",
+            "email": email if "email" in chosen else "",
+            "contact": contact,
+        },
         "grammar": {"abnf": abnf, "rule": rule},
         "examples": {"valid": list(valid), "invalid": list(invalid)},
         "equivalence": list(equivalence),
@@ -158,8 +219,9 @@ def registry_snapshot(base_url: str | None = None, updated=None) -> RegistrySnap
             records.append(_lived(record, row[width:], row[_PUBLISHED]))
         elif status == NamespaceStatus.RESERVED and (reserved_until is None or reserved_until >= today):
             # selectors.reservation_active, on the tuple
-            reservations.append({"snid": snid,
-                                 "reserved_until": reserved_until.isoformat() if reserved_until else None})
+            reservations.append(
+                {"snid": snid, "reserved_until": reserved_until.isoformat() if reserved_until else None}
+            )
     _with_resolvers(records)
     changed = last_modified() if updated is None else updated
     return RegistrySnapshot(records, reservations, (changed or timezone.now()).isoformat())
@@ -170,14 +232,28 @@ def _with_resolvers(records: list[dict]) -> None:
     from .resolution.models import Resolver
 
     by_snid: dict[str, list] = {}
-    for snid, name, template, returns, types, primary, status, checked in Resolver.objects.current().order_by(
-            "namespace_id", "order", "id").values_list("namespace__snid", "name", "template", "returns",
-                                                        "media_types", "primary", "status", "last_checked_at"):
-        by_snid.setdefault(snid, []).append({
-            "name": name, "template": template, "returns": returns, "media_types": list(types or []),
-            "primary": primary, "status": status, "last_checked_at": checked.isoformat() if checked else None})
+    for snid, name, template, returns, types, primary, status, checked in (
+        Resolver.objects.current()
+        .order_by("namespace_id", "order", "id")
+        .values_list(
+            "namespace__snid", "name", "template", "returns", "media_types", "primary", "status", "last_checked_at"
+        )
+    ):
+        by_snid.setdefault(snid, []).append(
+            {
+                "name": name,
+                "template": template,
+                "returns": returns,
+                "media_types": list(types or []),
+                "primary": primary,
+                "status": status,
+                "last_checked_at": checked.isoformat() if checked else None,
+            }
+        )
     for record in records:
         record["resolvers"] = by_snid.get(record["snid"], [])
+
+
 #: Where the registrant's choice of what to publish is in a row (read as text).
 _PUBLISHED = _COLUMNS.index("current__registrant_published")
 #: An SNID's life after approval, read in the same query (registry.stewardship): the overlay of
@@ -216,13 +292,16 @@ def _lived(record: dict, life: tuple, published) -> dict:
 
 def as_json(snapshot: RegistrySnapshot) -> str:
     """Two-space indented, non-ASCII as is: the bytes ``json.dumps(indent=2, ensure_ascii=False)`` wrote."""
-    return orjson.dumps({
-        "registry": "urn:ogf subnamespace identifiers",
-        "specification": "GFD.191, RFC 6453",
-        "updated": snapshot.updated,
-        "snids": snapshot.records,
-        "reservations": snapshot.reservations,
-    }, option=orjson.OPT_INDENT_2).decode("utf-8")
+    return orjson.dumps(
+        {
+            "registry": "urn:ogf subnamespace identifiers",
+            "specification": "GFD.191, RFC 6453",
+            "updated": snapshot.updated,
+            "snids": snapshot.records,
+            "reservations": snapshot.reservations,
+        },
+        option=orjson.OPT_INDENT_2,
+    ).decode("utf-8")
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -240,15 +319,29 @@ def as_csv(snapshot: RegistrySnapshot) -> str:
     writer.writerow(CSV_COLUMNS)
     cell = _csv_cell
     writer.writerows(
-        [cell(r["snid"]), cell(r["version"]), cell(r["registration_date"]), cell(r["title"]),
-         cell(r["document"]["reference"]), cell(r["document"]["url"]), cell(r["document"]["status"]),
-         cell(r["document"].get("type", "")),
-         cell(r["registrant"]["name"]), cell(r["registrant"]["organisation"]), cell(r["registrant"]["email"]),
-         cell(r["registrant"]["contact"]), cell(" ".join(r["equivalence"])), cell(r["max_length"] or ""),
-         cell(r["pattern"]), cell(r["url"]), cell(r["status"]),
-         cell(r["successor"]),
-         cell(" ".join(f"{x['name']}={x['template']} ({x['status']})" for x in r.get("resolvers", ())))]
-        for r in snapshot.records)
+        [
+            cell(r["snid"]),
+            cell(r["version"]),
+            cell(r["registration_date"]),
+            cell(r["title"]),
+            cell(r["document"]["reference"]),
+            cell(r["document"]["url"]),
+            cell(r["document"]["status"]),
+            cell(r["document"].get("type", "")),
+            cell(r["registrant"]["name"]),
+            cell(r["registrant"]["organisation"]),
+            cell(r["registrant"]["email"]),
+            cell(r["registrant"]["contact"]),
+            cell(" ".join(r["equivalence"])),
+            cell(r["max_length"] or ""),
+            cell(r["pattern"]),
+            cell(r["url"]),
+            cell(r["status"]),
+            cell(r["successor"]),
+            cell(" ".join(f"{x['name']}={x['template']} ({x['status']})" for x in r.get("resolvers", ()))),
+        ]
+        for r in snapshot.records
+    )
     return out.getvalue()
 
 
@@ -306,27 +399,56 @@ def _xml_record(record: dict) -> str:
     document, registrant = record["document"], record["registrant"]
     children = [_leaf(key, _xml_text(record[key])) for key in ("snid", "version", "title")]
     kind = f' type="{_attr(document["type"])}"' if document.get("type") else ""
-    children.append(_leaf("document", _xml_text(document["reference"]),
-                          f' href="{_attr(_xml_text(document["url"]))}" status="{_attr(document["status"])}"{kind}'))
-    children.append(_parent("registrant", [_leaf(key, _xml_text(registrant[key]))
-                                           for key in ("name", "organisation", "email", "contact")], i))
-    children.append(_leaf("grammar", _xml_text(record["grammar"]["abnf"]),
-                          f' rule="{_attr(_xml_text(record["grammar"]["rule"]))}"'))
-    children.append(_parent("examples", [_leaf(kind, _xml_text(urn)) for kind in ("valid", "invalid")
-                                         for urn in record["examples"][kind]], i))
+    children.append(
+        _leaf(
+            "document",
+            _xml_text(document["reference"]),
+            f' href="{_attr(_xml_text(document["url"]))}" status="{_attr(document["status"])}"{kind}',
+        )
+    )
+    children.append(
+        _parent(
+            "registrant",
+            [_leaf(key, _xml_text(registrant[key])) for key in ("name", "organisation", "email", "contact")],
+            i,
+        )
+    )
+    children.append(
+        _leaf("grammar", _xml_text(record["grammar"]["abnf"]), f' rule="{_attr(_xml_text(record["grammar"]["rule"]))}"')
+    )
+    children.append(
+        _parent(
+            "examples",
+            [_leaf(kind, _xml_text(urn)) for kind in ("valid", "invalid") for urn in record["examples"][kind]],
+            i,
+        )
+    )
     children.append(_parent("equivalence", [_leaf("step", step) for step in record["equivalence"]], i))
     if record["max_length"]:
         children.append(_leaf("max_length", str(record["max_length"])))
     if record["pattern"]:
         children.append(_leaf("pattern", record["pattern"], ' syntax="re2-ecmascript"'))
     if record.get("resolvers"):
-        children.append(_parent("resolvers", [_leaf(
-            "resolver", _xml_text(r["template"]),
-            f' name="{_attr(_xml_text(r["name"]))}" returns="{_attr(r["returns"])}" primary="{str(r["primary"]).lower()}"'
-            f' status="{_attr(r["status"])}"') for r in record["resolvers"]], i))
+        children.append(
+            _parent(
+                "resolvers",
+                [
+                    _leaf(
+                        "resolver",
+                        _xml_text(r["template"]),
+                        f' name="{_attr(_xml_text(r["name"]))}" returns="{_attr(r["returns"])}"'
+                        f' primary="{str(r["primary"]).lower()}"'
+                        f' status="{_attr(r["status"])}"',
+                    )
+                    for r in record["resolvers"]
+                ],
+                i,
+            )
+        )
     children.append(_leaf("url", record["url"]))
-    children.append(_leaf("status", record["status"],
-                          f' successor="{_attr(record["successor"])}"' if record["successor"] else ""))
+    children.append(
+        _leaf("status", record["status"], f' successor="{_attr(record["successor"])}"' if record["successor"] else "")
+    )
     return _parent("record", children, "\n  ", f' date="{_attr(record["registration_date"] or "")}"')
 
 
@@ -336,14 +458,22 @@ def as_xml(snapshot: RegistrySnapshot) -> str:
     Written as ElementTree with ``ET.indent`` wrote it (``tests/test_exports.py`` compares
     the two on hostile text), without building a tree of 20,000 elements first.
     """
-    children = ["<title>urn:ogf subnamespace identifiers</title>", '<xref type="gfd" data="GFD.191" />',
-                _leaf("updated", snapshot.updated)]
+    children = [
+        "<title>urn:ogf subnamespace identifiers</title>",
+        '<xref type="gfd" data="GFD.191" />',
+        _leaf("updated", snapshot.updated),
+    ]
     children += [_xml_record(record) for record in snapshot.records]
-    children += [_leaf("reservation", reservation["snid"], f' until="{_attr(reservation["reserved_until"] or "")}"')
-                 for reservation in snapshot.reservations]
+    children += [
+        _leaf("reservation", reservation["snid"], f' until="{_attr(reservation["reserved_until"] or "")}"')
+        for reservation in snapshot.reservations
+    ]
     root = _parent("registry", children, "\n", f' xmlns="{XML_NAMESPACE}" id="urn-ogf-snids"')
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n"
 
 
-FORMATS = {"json": (as_json, "application/json"), "csv": (as_csv, "text/csv; charset=utf-8"),
-           "xml": (as_xml, "application/xml; charset=utf-8")}
+FORMATS = {
+    "json": (as_json, "application/json"),
+    "csv": (as_csv, "text/csv; charset=utf-8"),
+    "xml": (as_xml, "application/xml; charset=utf-8"),
+}

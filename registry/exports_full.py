@@ -33,15 +33,19 @@ from . import interchange
 from .enums import NamespaceStatus
 from .exports import last_modified
 from .gfd191 import PROSE_KEYS
-from .models import Namespace, Proposal
 from .logcore.kinds import sha256_hex
+from .models import Namespace, Proposal
 from .transparency.records import version_record
+
 
 def full_document(updated=None) -> dict:
     """Every registered SNID with all its approved versions, resolvers, stewards and deprecation, and the
     active reservations (as ``registry.json`` lists them)."""
-    namespaces = list(Namespace.objects.filter(status=NamespaceStatus.REGISTERED, current__isnull=False)
-                      .order_by("snid").values_list("pk", "snid"))
+    namespaces = list(
+        Namespace.objects.filter(status=NamespaceStatus.REGISTERED, current__isnull=False)
+        .order_by("snid")
+        .values_list("pk", "snid")
+    )
     versions = _versions()
     resolvers = _resolvers()
     stewards = _stewards()
@@ -49,14 +53,16 @@ def full_document(updated=None) -> dict:
     snids = []
     for pk, snid in namespaces:
         deprecation = deprecations.get(pk)
-        snids.append({
-            "snid": snid,
-            "status": "deprecated" if deprecation else "registered",
-            "deprecation": deprecation,
-            "resolvers": resolvers.get(pk, []),
-            "stewards": stewards.get(pk, []),
-            "versions": versions.get(pk, []),
-        })
+        snids.append(
+            {
+                "snid": snid,
+                "status": "deprecated" if deprecation else "registered",
+                "deprecation": deprecation,
+                "resolvers": resolvers.get(pk, []),
+                "stewards": stewards.get(pk, []),
+                "versions": versions.get(pk, []),
+            }
+        )
     changed = last_modified() if updated is None else updated
     return {
         "registry": "urn:ogf subnamespace identifiers: the full public registry",
@@ -70,16 +76,23 @@ def full_document(updated=None) -> dict:
 def _reservations() -> list[dict]:
     """The active reservations, as ``registry.json`` lists them (``selectors.reservation_active``)."""
     today = timezone.localdate()
-    rows = (Namespace.objects.filter(status=NamespaceStatus.RESERVED)
-            .filter(Q(reserved_until__isnull=True) | Q(reserved_until__gte=today))
-            .order_by("snid").values_list("snid", "reserved_until"))
+    rows = (
+        Namespace.objects.filter(status=NamespaceStatus.RESERVED)
+        .filter(Q(reserved_until__isnull=True) | Q(reserved_until__gte=today))
+        .order_by("snid")
+        .values_list("snid", "reserved_until")
+    )
     return [{"snid": snid, "reserved_until": until.isoformat() if until else None} for snid, until in rows]
 
 
 def _versions() -> dict[int, list[dict]]:
     by_namespace: dict[int, list[dict]] = {}
-    proposals = (Proposal.objects.approved().filter(namespace__isnull=False).select_related("namespace")
-                 .order_by("namespace_id", "version"))
+    proposals = (
+        Proposal.objects.approved()
+        .filter(namespace__isnull=False)
+        .select_related("namespace")
+        .order_by("namespace_id", "version")
+    )
     for proposal in proposals.iterator(chunk_size=500):
         record = version_record(proposal)
         sections = proposal.sections or {}
@@ -104,22 +117,33 @@ def _stewards() -> dict[int, list[dict]]:
     from .stewardship.selectors import logged_name
 
     by_namespace: dict[int, list[dict]] = {}
-    rows = (Steward.objects.filter(state=StewardState.ACTIVE).select_related("user")
-            .order_by("namespace_id", "created_at", "id"))
+    rows = (
+        Steward.objects.filter(state=StewardState.ACTIVE)
+        .select_related("user")
+        .order_by("namespace_id", "created_at", "id")
+    )
     first = dict(Steward.objects.values("namespace_id").annotate(first=Min("id")).values_list("namespace_id", "first"))
     for steward in rows:
         user = steward.user
-        by_namespace.setdefault(steward.namespace_id, []).append({
-            "name": logged_name(user),
-            "registrant": first.get(steward.namespace_id) == steward.pk and steward.invited_by_id is None
-                          and steward.reason == REGISTRANT_REASON,
-        })
+        by_namespace.setdefault(steward.namespace_id, []).append(
+            {
+                "name": logged_name(user),
+                "registrant": first.get(steward.namespace_id) == steward.pk
+                and steward.invited_by_id is None
+                and steward.reason == REGISTRANT_REASON,
+            }
+        )
     return by_namespace
 
 
 def _deprecations() -> dict[int, dict]:
     from .stewardship.models import Deprecation
 
-    return {d.namespace_id: {"since": d.deprecated_at.date().isoformat(), "reason": d.reason,
-                             "successor": d.successor.snid if d.successor_id else None}
-            for d in Deprecation.objects.in_force().select_related("successor")}
+    return {
+        d.namespace_id: {
+            "since": d.deprecated_at.date().isoformat(),
+            "reason": d.reason,
+            "successor": d.successor.snid if d.successor_id else None,
+        }
+        for d in Deprecation.objects.in_force().select_related("successor")
+    }

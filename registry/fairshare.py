@@ -3,8 +3,8 @@
 A heavy request runs the checklist, a document import or a save, each of which
 may use a bounded job's full CPU budget; a page or a lookup takes milliseconds.
 ``HeavyRequestLimit`` counts heavy requests in progress in this web process, per
-account (the site login, or the API token, or else the client address) and in all, and answers 429 with ``Retry-After`` at once —
-never by holding a thread to wait — past either limit:
+account (the site login, or the API token, or else the client address) and in all, and
+answers 429 with ``Retry-After`` at once — never by holding a thread to wait — past either limit:
 
 - REGISTRY_HEAVY_PER_ACCOUNT (default 2) heavy requests of one account at once;
 - REGISTRY_HEAVY_PER_PROCESS (default: the web server's threads per worker, WEB_THREADS, less one, at least 1)
@@ -41,7 +41,8 @@ from django.shortcuts import render
 HEAVY_PATHS = re.compile(
     r"^/(?:proposals/(?:new|import|import/create|\d+/edit|\d+/check)/"
     r"|review/\d+/decide/"
-    r"|api/proposals/(?:\d+/(?:actions/[^/]+/)?)?)$")
+    r"|api/proposals/(?:\d+/(?:actions/[^/]+/)?)?)$"
+)
 HEAVY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 #: Forms whose views show what was typed again when the request is refused (see ``refusal``).
 KEEPS_TYPED_TEXT = re.compile(r"^/proposals/(?:new|import/create|\d+/edit)/$")
@@ -122,8 +123,10 @@ def requester(request) -> str:
 
 def busy_message(*, own: bool, seconds: int = RETRY_AFTER_SECONDS) -> str:
     if own:
-        return (f"You already have {settings.REGISTRY_HEAVY_PER_ACCOUNT} checks, imports or saves "
-                f"in progress; wait for them to finish, then try again in {seconds} seconds.")
+        return (
+            f"You already have {settings.REGISTRY_HEAVY_PER_ACCOUNT} checks, imports or saves "
+            f"in progress; wait for them to finish, then try again in {seconds} seconds."
+        )
     return f"The registry is busy checking other people's proposals; try again in {seconds} seconds."
 
 
@@ -131,13 +134,14 @@ def too_busy(request, *, own: bool):
     seconds = RETRY_AFTER_SECONDS
     message = busy_message(own=own, seconds=seconds)
     if not request.path_info.startswith("/api/"):
-        message += (" Nothing was saved by this request: go back to your form (your browser keeps "
-                    "what you typed) and send it again.")
+        message += (
+            " Nothing was saved by this request: go back to your form (your browser keeps "
+            "what you typed) and send it again."
+        )
     if request.path_info.startswith("/api/"):
         response = JsonResponse({"detail": message}, status=429)
     else:
-        response = render(request, "429.html", {"message": message, "title": "Too many at once"},
-                          status=429)
+        response = render(request, "429.html", {"message": message, "title": "Too many at once"}, status=429)
     response["Retry-After"] = str(seconds)
     return response
 
@@ -158,7 +162,9 @@ class HeavyRequestLimit:
             own = slots._by_key[key] >= per_key
         if request.method == "POST" and KEEPS_TYPED_TEXT.match(request.path_info):
             # The view shows the form again with what was typed (light work: no slot needed).
-            request.heavy_refusal = Refusal(busy_message(own=own) + " Nothing was saved by this request; "
-                                            "everything you typed is kept below: send it again then.")
+            request.heavy_refusal = Refusal(
+                busy_message(own=own) + " Nothing was saved by this request; "
+                "everything you typed is kept below: send it again then."
+            )
             return self.get_response(request)
         return too_busy(request, own=own)

@@ -59,43 +59,59 @@ PARTS: tuple[Part, ...] = (
 
 SECTIONS: tuple[Section, ...] = (
     Section(
-        "1.1", "snid", "Namespace Identifier",
+        "1.1",
+        "snid",
+        "Namespace Identifier",
         "The subnamespace identifier (SNID) you ask for: what follows urn:ogf:. It lives for "
         "decades, so it MUST NOT contain volatile names such as a working group's (example-wg); "
         "a protocol's name is fine. It MUST NOT start with x- (urn:ogf: is a formal namespace). "
         "Letters, digits and '-', starting with a letter or digit, at most 32 characters.",
-        True, "snid",
+        True,
+        "snid",
     ),
     Section(
-        "1.2", "version", "Document Version",
+        "1.2",
+        "version",
+        "Document Version",
         "The registration version: 1 for a new SNID, the previous approved version plus one "
         "for a revision. It only grows with approved GFDs, not with each working draft. The "
         "registration date is the date the registration is approved and published.",
-        True, "version",
+        True,
+        "version",
     ),
     Section(
-        "1.3", "registrant", "Declared Registrant",
+        "1.3",
+        "registrant",
+        "Declared Registrant",
         "The organisation and/or contact person responsible for the registration, with "
         "postal and e-mail address. It may be omitted in the GFD when the registrant is the "
         "authors, but the registry needs a contact.",
-        False, "registrant",
+        False,
+        "registrant",
     ),
     Section(
-        "2.1", "syntactic_structure", "Syntactic Structure",
+        "2.1",
+        "syntactic_structure",
+        "Syntactic Structure",
         "Describe the structure of every URN of the namespace that is considered valid, now "
         "and in future, and introduce the terms used elsewhere. Give the formal syntax in "
         "ABNF (RFC 5234) below; state the maximum length of a URN (GFD.191 §5 asks for it).",
-        True, structured="grammar",
+        True,
+        structured="grammar",
     ),
     Section(
-        "2.2", "reserved_use", "Reserved Use",
+        "2.2",
+        "reserved_use",
+        "Reserved Use",
         "Which valid URNs MAY be assigned now, and which MUST NOT be assigned yet because "
         "they are reserved for future use. Say explicitly whether query (?) or fragment (#) "
         "parts are allowed.",
         False,
     ),
     Section(
-        "2.3", "encoding", "Encoding",
+        "2.3",
+        "encoding",
+        "Encoding",
         "Encoding or decoding algorithms, especially where part of a URN maps to an external "
         "naming system. This section MUST say whether percent-escaping is allowed and what the "
         "escaped octets mean, and whether the reserved characters % / ? # are allowed (it is "
@@ -103,7 +119,9 @@ SECTIONS: tuple[Section, ...] = (
         False,
     ),
     Section(
-        "2.4", "lexical_equivalence", "Rules for Lexical Equivalence",
+        "2.4",
+        "lexical_equivalence",
+        "Rules for Lexical Equivalence",
         "The algorithm that decides whether two URNs are the same. It MUST keep urn:ogf:, the "
         "SNID and percent-escape hex digits case-insensitive. If Unicode normalisation is used, "
         "name the Unicode version. List a few equivalent URNs; pick the matching executable "
@@ -111,67 +129,87 @@ SECTIONS: tuple[Section, ...] = (
         True,
     ),
     Section(
-        "3.1", "validation_mechanism", "Validation Mechanism",
+        "3.1",
+        "validation_mechanism",
+        "Validation Mechanism",
         "Optional. How anyone can tell whether a URN is currently assigned, and whether running "
         "validation services is open or delegated. May say how to treat malformed URNs.",
         False,
     ),
     Section(
-        "3.2", "resolution", "Process for Identifier Resolution",
+        "3.2",
+        "resolution",
+        "Process for Identifier Resolution",
         "Optional. How a URN can be resolved to metadata or locations, whether resolution "
         "services are open or delegated, and how long resolved attributes may be cached. "
         "Declare resolvers below so the registry can send readers of a URN to them: a URL "
         "template with {nss} (the whole string after the SNID) or {RuleName} (what a rule of "
         "the grammar matched) placeholders.",
-        False, structured="resolvers",
+        False,
+        structured="resolvers",
     ),
     Section(
-        "4.1", "scope", "Scope",
+        "4.1",
+        "scope",
+        "Scope",
         "The kind of resource identified and the intended use. Keep the scope limited, and say "
         "which version of a resource a URN identifies (general, a particular version, or the "
         "current state). The editor judges whether this falls within OGF's scope.",
         True,
     ),
     Section(
-        "4.2", "uniqueness", "Identifier Uniqueness Considerations",
+        "4.2",
+        "uniqueness",
+        "Identifier Uniqueness Considerations",
         "How it is ensured that a URN is assigned to at most one resource and never "
         "reassigned, including to different versions of one resource.",
         False,
     ),
     Section(
-        "4.3", "exposition_of_structure", "Exposition of Structure",
+        "4.3",
+        "exposition_of_structure",
+        "Exposition of Structure",
         "How URNs should be interpreted beyond their syntax; say which parts are opaque and "
         "what clients may or may not infer from them.",
         False,
     ),
     Section(
-        "5.1", "identifier_assignment", "Process of Identifier Assignment",
+        "5.1",
+        "identifier_assignment",
+        "Process of Identifier Assignment",
         "Who assigns URNs and how: open by algorithm, delegated to recognised authorities, "
         "sequential, or case by case. If assignment is delegated to third parties, explain how "
         "they keep URNs unique and immutable.",
         True,
     ),
     Section(
-        "5.2", "immutability", "Identifier Immutability Considerations",
+        "5.2",
+        "immutability",
+        "Identifier Immutability Considerations",
         "Why URNs of this syntax never need to change, even when organisations rename, domains "
         "change hands or attributes change. Avoid volatile attributes in the syntax; estimate "
         "how long identifiers must stay valid and how that is ensured.",
         True,
     ),
     Section(
-        "6", "examples", "Examples",
+        "6",
+        "examples",
+        "Examples",
         "A few example URNs, valid and invalid, with why the invalid ones are invalid. Enter "
         "them in the lists below as well so the registry can check them against the grammar.",
         False,
     ),
     Section(
-        "7", "ancillary_documentation", "Relevant Ancillary Documentation",
-        "Optional. GFDs, RFCs, standards or other documents that define or explain the "
-        "namespace structure.",
+        "7",
+        "ancillary_documentation",
+        "Relevant Ancillary Documentation",
+        "Optional. GFDs, RFCs, standards or other documents that define or explain the namespace structure.",
         False,
     ),
     Section(
-        "8", "changes", "Changes from Previous Versions / Prior Usage",
+        "8",
+        "changes",
+        "Changes from Previous Versions / Prior Usage",
         "Changes from earlier versions of the registration, or earlier (undocumented) use of "
         "the namespace. Optional for a first version.",
         False,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from django.conf import settings
@@ -102,12 +102,14 @@ def _prepared(text: str) -> tuple[str, str, list[HelpSection]]:
             continue
         parts[-1][1].append(line)
     intro = _LINK.sub(_link, "\n".join(parts[0][1]).strip("\n"))
-    sections = [HelpSection(heading, heading_anchor(heading.replace("`", "")), _LINK.sub(_link, "\n".join(lines).strip("\n")))
-                for heading, lines in parts[1:]]
+    sections = [
+        HelpSection(heading, heading_anchor(heading.replace("`", "")), _LINK.sub(_link, "\n".join(lines).strip("\n")))
+        for heading, lines in parts[1:]
+    ]
     return title, intro, sections
 
 
-@lru_cache(maxsize=None)
+@cache
 def page(slug: str) -> HelpPage | None:
     """The help page ``slug``, or None when there is no such page (read once per process)."""
     if slug not in PAGES:

@@ -73,8 +73,14 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         for address in verified:
             if users_with_address(address.email).exists():
                 provider = sociallogin.provider.name if sociallogin.provider else "the identity provider"
-                raise ImmediateHttpResponse(render(request, "registration/identity_address_taken.html", {
-                    "provider": provider, "address": address.email}, status=409))
+                raise ImmediateHttpResponse(
+                    render(
+                        request,
+                        "registration/identity_address_taken.html",
+                        {"provider": provider, "address": address.email},
+                        status=409,
+                    )
+                )
         sociallogin.email_addresses = verified
         user = sociallogin.user
         if user is not None and email_key(user.email) not in {email_key(a.email) for a in verified}:
@@ -91,13 +97,21 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
 def identity_providers() -> list[dict]:
     """The configured providers as pages list them: id, name and where a sign-in starts."""
     apps = settings.SOCIALACCOUNT_PROVIDERS.get("openid_connect", {}).get("APPS", [])
-    return [{"id": app["provider_id"], "name": app["name"],
-             "login_url": reverse("openid_connect_login", args=[app["provider_id"]])} for app in apps]
+    return [
+        {
+            "id": app["provider_id"],
+            "name": app["name"],
+            "login_url": reverse("openid_connect_login", args=[app["provider_id"]]),
+        }
+        for app in apps
+    ]
 
 
 def linked_identities(user) -> list[dict]:
     from allauth.socialaccount.models import SocialAccount
 
     names = {p["id"]: p["name"] for p in identity_providers()}
-    return [{"provider": names.get(a.provider, a.provider), "provider_id": a.provider, "uid": a.uid}
-            for a in SocialAccount.objects.filter(user=user).order_by("provider", "uid")]
+    return [
+        {"provider": names.get(a.provider, a.provider), "provider_id": a.provider, "uid": a.uid}
+        for a in SocialAccount.objects.filter(user=user).order_by("provider", "uid")
+    ]

@@ -109,8 +109,20 @@ class ProposalData:
 
 
 _TOP_KEYS = {
-    "format", "snid", "title", "version", "registration_date", "registrant", "document",
-    "sections", "grammar", "examples", "equivalence", "max_length", "resolvers", "unplaced",
+    "format",
+    "snid",
+    "title",
+    "version",
+    "registration_date",
+    "registrant",
+    "document",
+    "sections",
+    "grammar",
+    "examples",
+    "equivalence",
+    "max_length",
+    "resolvers",
+    "unplaced",
 }
 _RESOLVER_KEYS = {"name", "template", "returns", "media_types", "primary"}
 
@@ -177,15 +189,24 @@ def document_type(r: _Reader, value: str) -> str:
         return ""
     known = _TYPES.get(" ".join(value.split()).lower())
     if known is None:
-        r.fail("document.type", f"{value[:60]!r} is not a GFD type; use one of "
-               f"{', '.join(DocumentType.values)} (or leave it empty).")
+        r.fail(
+            "document.type",
+            f"{value[:60]!r} is not a GFD type; use one of {', '.join(DocumentType.values)} (or leave it empty).",
+        )
         return ""
     return known
 
 
 def _type_name(value) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
-            int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def load(data) -> ProposalData:
@@ -222,8 +243,9 @@ def load(data) -> ProposalData:
     published = r.strings(reg.get("published", default_published()), "registrant.published")
     for item in published:
         if item not in PUBLISHABLE:
-            r.fail("registrant.published", f"{item[:40]!r} is not a registrant detail (one of: "
-                   f"{', '.join(PUBLISHABLE)}).")
+            r.fail(
+                "registrant.published", f"{item[:40]!r} is not a registrant detail (one of: {', '.join(PUBLISHABLE)})."
+            )
     registrant = Registrant(
         name=r.text(reg, "name", "registrant.name"),
         organisation=r.text(reg, "organisation", "registrant.organisation"),
@@ -243,8 +265,11 @@ def load(data) -> ProposalData:
     if document.type and document.type not in DOCUMENT_TYPES:
         r.fail("document.type", f"must be one of {', '.join(DOCUMENT_TYPES)} (or empty).")
     if document.status and document.status not in DocumentStatus.values:
-        types = f" ({document.status!r} is a document type: put it in document.type)" if (
-            document.status.strip().lower() in _TYPES) else ""
+        types = (
+            f" ({document.status!r} is a document type: put it in document.type)"
+            if (document.status.strip().lower() in _TYPES)
+            else ""
+        )
         r.fail("document.status", f"must be one of {', '.join(DocumentStatus.values)} (or empty){types}.")
     if document.url and not document.url.startswith(("https://", "http://")):
         r.fail("document.url", "must be an http:// or https:// address.")
@@ -285,8 +310,11 @@ def load(data) -> ProposalData:
         invalid=r.strings(ex.get("invalid"), "examples.invalid"),
         equivalent=equivalent,
     )
-    for path, urns in (("examples.valid", examples.valid), ("examples.invalid", examples.invalid),
-                       ("examples.equivalent", [urn for group in equivalent for urn in group])):
+    for path, urns in (
+        ("examples.valid", examples.valid),
+        ("examples.invalid", examples.invalid),
+        ("examples.equivalent", [urn for group in equivalent for urn in group]),
+    ):
         total = sum(len(urn) for urn in urns)
         if total > MAX_EXAMPLES_CHARS:
             r.fail(path, f"has {total:,} characters of URNs in all; the limit is {MAX_EXAMPLES_CHARS:,}.")
@@ -294,12 +322,15 @@ def load(data) -> ProposalData:
     equivalence = r.strings(data.get("equivalence"), "equivalence")
     for step in equivalence:
         if step not in EQUIVALENCE_STEPS:
-            r.fail("equivalence", f"{step!r} is not a known normalisation step (known: {', '.join(EQUIVALENCE_STEPS)}).")
+            r.fail(
+                "equivalence", f"{step!r} is not a known normalisation step (known: {', '.join(EQUIVALENCE_STEPS)})."
+            )
     equivalence = [step for step in EQUIVALENCE_STEPS if step in equivalence]
 
     max_length = data.get("max_length")
-    if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int)
-                                   or not 1 <= max_length <= 4096):
+    if max_length is not None and (
+        isinstance(max_length, bool) or not isinstance(max_length, int) or not 1 <= max_length <= 4096
+    ):
         r.fail("max_length", "must be a whole number from 1 to 4096, or null.")
         max_length = None
 
@@ -309,13 +340,26 @@ def load(data) -> ProposalData:
     if not r.errors:
         total = proposal_chars(sections, grammar, examples, registrant, document, title, unplaced)
         if total > MAX_PROPOSAL_CHARS:
-            r.fail("(proposal)", f"is {total:,} characters in all; the limit for one proposal is "
-                   f"{MAX_PROPOSAL_CHARS:,}.")
+            r.fail(
+                "(proposal)", f"is {total:,} characters in all; the limit for one proposal is {MAX_PROPOSAL_CHARS:,}."
+            )
     if r.errors:
         raise InterchangeError(r.errors)
-    return ProposalData(snid, title, version, registration_date, registrant, document, sections,
-                        grammar, examples, equivalence, max_length, resolvers=resolvers,
-                        unplaced=unplaced if unplaced.strip() else "")
+    return ProposalData(
+        snid,
+        title,
+        version,
+        registration_date,
+        registrant,
+        document,
+        sections,
+        grammar,
+        examples,
+        equivalence,
+        max_length,
+        resolvers=resolvers,
+        unplaced=unplaced if unplaced.strip() else "",
+    )
 
 
 def grammar_rule_names(abnf: str) -> list[str]:
@@ -328,8 +372,10 @@ def resolver_problems(resolvers: list[dict]) -> list[str]:
     interchange format), so the import says it before a draft is made of them."""
     r = _Reader()
     _resolvers(r, resolvers, Grammar())
-    return [f"{error} It cannot be saved as it is: correct it (section 3.2) before creating the draft."
-            for error in r.errors]
+    return [
+        f"{error} It cannot be saved as it is: correct it (section 3.2) before creating the draft."
+        for error in r.errors
+    ]
 
 
 def resolvers_load(raw, abnf: str) -> tuple[list[dict], list[str]]:
@@ -359,7 +405,9 @@ def _resolvers(r: _Reader, raw, grammar: Grammar) -> list[dict]:
             r.fail(path, f"must be an object, not {_type_name(item)}.")
             continue
         for unknown in sorted(set(item) - _RESOLVER_KEYS):
-            r.fail(f"{path}.{unknown[:40]}", f"is not a known key (expected one of: {', '.join(sorted(_RESOLVER_KEYS))}).")
+            r.fail(
+                f"{path}.{unknown[:40]}", f"is not a known key (expected one of: {', '.join(sorted(_RESOLVER_KEYS))})."
+            )
         primary = item.get("primary", False)
         if not isinstance(primary, bool):
             r.fail(f"{path}.primary", "must be true or false.")
@@ -369,8 +417,9 @@ def _resolvers(r: _Reader, raw, grammar: Grammar) -> list[dict]:
             "name": r.text(item, "name", f"{path}.name").strip(),
             "template": r.text(item, "template", f"{path}.template", limit=MAX_LINE).strip(),
             "returns": r.text(item, "returns", f"{path}.returns", default="landing").strip() or "landing",
-            "media_types": [t.strip().lower() for t in types] if isinstance(types, list) and all(
-                isinstance(t, str) for t in types) else types,
+            "media_types": [t.strip().lower() for t in types]
+            if isinstance(types, list) and all(isinstance(t, str) for t in types)
+            else types,
             "primary": primary,
         }
         out.append(resolver)
@@ -394,11 +443,17 @@ def _resolvers(r: _Reader, raw, grammar: Grammar) -> list[dict]:
 
 def proposal_chars(sections, grammar, examples, registrant, document, title="", unplaced="") -> int:
     """Characters of every text of a proposal together (``MAX_PROPOSAL_CHARS``)."""
-    return (len(title) + len(unplaced) + sum(len(text) for text in sections.values()) + len(grammar.abnf) + len(grammar.rule)
-            + sum(len(urn) for urn in (*examples.valid, *examples.invalid))
-            + sum(len(urn) for group in examples.equivalent for urn in group)
-            + sum(len(getattr(registrant, name)) for name in (*PUBLISHABLE, "public_contact"))
-            + sum(len(getattr(document, name)) for name in ("reference", "url", "status", "type")))
+    return (
+        len(title)
+        + len(unplaced)
+        + sum(len(text) for text in sections.values())
+        + len(grammar.abnf)
+        + len(grammar.rule)
+        + sum(len(urn) for urn in (*examples.valid, *examples.invalid))
+        + sum(len(urn) for group in examples.equivalent for urn in group)
+        + sum(len(getattr(registrant, name)) for name in (*PUBLISHABLE, "public_contact"))
+        + sum(len(getattr(document, name)) for name in ("reference", "url", "status", "type"))
+    )
 
 
 def dump(data: ProposalData) -> dict:
@@ -438,8 +493,12 @@ def rebased(data: ProposalData, snid: str) -> ProposalData:
 
     abnf = literal.sub(f'"{snid.lower()}"', urn(data.grammar.abnf))
     return dataclasses.replace(
-        data, snid=snid,
+        data,
+        snid=snid,
         grammar=Grammar(abnf, data.grammar.rule),
-        examples=Examples([urn(u) for u in data.examples.valid], [urn(u) for u in data.examples.invalid],
-                          [[urn(u) for u in group] for group in data.examples.equivalent]),
+        examples=Examples(
+            [urn(u) for u in data.examples.valid],
+            [urn(u) for u in data.examples.invalid],
+            [[urn(u) for u in group] for group in data.examples.equivalent],
+        ),
     )

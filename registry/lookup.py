@@ -47,8 +47,8 @@ from .grammar import (
 )
 from .grammar.compiler import NotChecked
 from .models import Namespace, Proposal
-from .stewardship.models import deprecated_in_force, successor_in_force
 from .signals import registry_changed
+from .stewardship.models import deprecated_in_force, successor_in_force
 from .storage import storage_fault
 from .transparency.models import LogSigned
 
@@ -85,7 +85,8 @@ class Entry:
             # The measured cost comes with it: only a validator proven cheap is matched in
             # this process, any other in the bounded worker (grammar/cost.py).
             data, cost = Proposal.objects.filter(pk=self.proposal_id).values_list(
-                "validator", "validator_cost__figures").first() or (None, None)
+                "validator", "validator_cost__figures"
+            ).first() or (None, None)
             self.adopt(data, cost)
         return self._validator
 
@@ -129,8 +130,11 @@ _lock = threading.Lock()
 
 def _stamp() -> tuple:
     """The namespace table's count and last change, and the log signer's verdict, in one query."""
-    row = Namespace.objects.aggregate(count=Count("id"), changed=Max("updated_at"), log_damage=Max(
-        Subquery(LogSigned.objects.filter(pk=1).values("damage")[:1])))
+    row = Namespace.objects.aggregate(
+        count=Count("id"),
+        changed=Max("updated_at"),
+        log_damage=Max(Subquery(LogSigned.objects.filter(pk=1).values("damage")[:1])),
+    )
     return row["count"], row["changed"], row["log_damage"] or ""
 
 
@@ -140,13 +144,28 @@ def _build(stamp: tuple) -> Index:
     # Absolute, from the one configured site URL, and built here once: no per-lookup work.
     page = settings.SITE_URL + reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
     rows = Namespace.objects.annotate(deprecated=deprecated_in_force(), successor=successor_in_force()).values_list(
-        "snid", "status", "reserved_until", "current_id", "current__version", "current__equivalence", "deprecated",
-        "successor")
+        "snid",
+        "status",
+        "reserved_until",
+        "current_id",
+        "current__version",
+        "current__equivalence",
+        "deprecated",
+        "successor",
+    )
     for snid, status, until, current_id, version, equivalence, deprecated, successor in rows:
         key = snid.lower()
         if status == NamespaceStatus.REGISTERED and current_id is not None:
-            entries[key] = Entry(snid, version, page.format(snid), tuple(equivalence or ()), current_id,
-                                 bool(deprecated), successor, _shared=shared)
+            entries[key] = Entry(
+                snid,
+                version,
+                page.format(snid),
+                tuple(equivalence or ()),
+                current_id,
+                bool(deprecated),
+                successor,
+                _shared=shared,
+            )
         elif status == NamespaceStatus.RESERVED:
             reserved[key] = until.isoformat() if until else ""
     return Index(stamp, entries, reserved)
@@ -212,9 +231,13 @@ def validators_preload(index: Index, deadline: float | None = None, batch: int =
     for start in range(0, len(waiting), batch):
         if deadline is not None and time.monotonic() >= deadline:
             break
-        chunk = waiting[start:start + batch]
-        stored = {pk: (data, cost) for pk, data, cost in Proposal.objects.filter(
-            pk__in=[entry.proposal_id for entry in chunk]).values_list("pk", "validator", "validator_cost__figures")}
+        chunk = waiting[start : start + batch]
+        stored = {
+            pk: (data, cost)
+            for pk, data, cost in Proposal.objects.filter(pk__in=[entry.proposal_id for entry in chunk]).values_list(
+                "pk", "validator", "validator_cost__figures"
+            )
+        }
         for entry in chunk:
             if not entry._loaded:
                 entry.adopt(*stored.get(entry.proposal_id, (None, None)))
@@ -237,7 +260,7 @@ def fresh_index() -> Index | None:
 
 def answerable_without_query(urn: str, index: Index) -> bool:
     """Whether ``lookup_urn(urn, index)`` runs no query: the SNID is unknown or its validator is loaded."""
-    entry = index.entries.get(urn[len(PREFIX):].split(":", 1)[0].lower())
+    entry = index.entries.get(urn[len(PREFIX) :].split(":", 1)[0].lower())
     return entry is None or entry._loaded
 
 
@@ -269,7 +292,7 @@ def lookup_urn(urn: str, index: Index | None = None) -> dict:
     try:
         parsed = parse_urn(urn)
     except UrnSyntaxError as exc:
-        rest = urn[len(PREFIX):]
+        rest = urn[len(PREFIX) :]
         snid = rest.split(":", 1)[0] if ":" in rest else None
         entry = (index or registry_index()).entries.get(snid.lower()) if snid and is_valid_snid(snid) else None
         if entry is None:
@@ -280,11 +303,15 @@ def lookup_urn(urn: str, index: Index | None = None) -> dict:
     if entry is None:
         if parsed.snid_key in index.reserved:
             until = index.reserved[parsed.snid_key]
-            why = (f"urn:ogf:{parsed.snid}: is reserved{' until ' + until if until else ''} but not "
-                   "yet registered; URNs without an assigned SNID are invalid (RFC 6453 §2.12).")
+            why = (
+                f"urn:ogf:{parsed.snid}: is reserved{' until ' + until if until else ''} but not "
+                "yet registered; URNs without an assigned SNID are invalid (RFC 6453 §2.12)."
+            )
         else:
-            why = (f"urn:ogf:{parsed.snid}: is not a registered SNID; URNs without an assigned SNID "
-                   "are invalid (RFC 6453 §2.12).")
+            why = (
+                f"urn:ogf:{parsed.snid}: is not a registered SNID; URNs without an assigned SNID "
+                "are invalid (RFC 6453 §2.12)."
+            )
         return _answer(urn, normalize(parsed), parsed.snid, False, [why])
     validator = entry.validator
     checked = validator is not None
@@ -293,16 +320,19 @@ def lookup_urn(urn: str, index: Index | None = None) -> dict:
     except NotChecked as exc:
         # Not a verdict on the URN: the answer says it was not checked against the grammar.
         errors, checked = [exc.message], False
-    return _answer(urn, normalize(parsed, entry.steps), entry.snid, True, errors, _registration(entry),
-                   checked)
+    return _answer(urn, normalize(parsed, entry.steps), entry.snid, True, errors, _registration(entry), checked)
 
 
 def _registration(entry: Entry) -> dict:
     if entry.deprecated:
-        return {"snid": entry.snid, "version": entry.version, "url": entry.url, "status": "deprecated",
-                "successor": entry.successor}
-    return {"snid": entry.snid, "version": entry.version, "url": entry.url, "status": "registered",
-            "successor": None}
+        return {
+            "snid": entry.snid,
+            "version": entry.version,
+            "url": entry.url,
+            "status": "deprecated",
+            "successor": entry.successor,
+        }
+    return {"snid": entry.snid, "version": entry.version, "url": entry.url, "status": "registered", "successor": None}
 
 
 def refused(urn: str, message: str) -> dict:
@@ -317,14 +347,21 @@ def lookup_for_snid(urn: str, snid: str) -> dict:
     except NotAnOgfUrn as exc:
         return refused(urn, str(exc))
     if answer["snid"] and answer["snid"].lower() != snid.lower():
-        answer = {**answer, "valid": False, "valid_elsewhere": answer["valid"],
-                  "errors": [f"The URN belongs to urn:ogf:{answer['snid']}:, not urn:ogf:{snid}:."]}
+        answer = {
+            **answer,
+            "valid": False,
+            "valid_elsewhere": answer["valid"],
+            "errors": [f"The URN belongs to urn:ogf:{answer['snid']}:, not urn:ogf:{snid}:."],
+        }
     return answer
 
 
 def _located(exc: UrnSyntaxError) -> str:
-    return exc.message if exc.position is None or f"haracter {exc.position}" in exc.message else (
-        f"{exc.message} (at character {exc.position})")
+    return (
+        exc.message
+        if exc.position is None or f"haracter {exc.position}" in exc.message
+        else (f"{exc.message} (at character {exc.position})")
+    )
 
 
 def _answer(urn, normalized, snid, registered, errors, registration=None, grammar_checked=False):

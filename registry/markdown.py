@@ -26,8 +26,31 @@ from django.utils.safestring import SafeString, mark_safe
 from . import sandbox
 
 ALLOWED_TAGS = {
-    "p", "br", "hr", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre", "blockquote",
-    "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td", "del", "sup", "sub",
+    "p",
+    "br",
+    "hr",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "del",
+    "sup",
+    "sub",
 }
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -93,7 +116,8 @@ class _OutOfTime(Exception):
 _GRAMMAR_IN_PROSE = re2.compile(
     r"(?:\b[A-Za-z][A-Za-z0-9-]*\s*=/?\s*)?"
     r"(?:[0-9]+\*[0-9]*|[0-9]*\*[0-9]+)[A-Za-z0-9(\"%<\[][^\s`]*"
-    r"|(?i:\burn:[a-z0-9][a-z0-9-]{0,31}:[^\s`<>()\[\]]*[^\s`<>()\[\].,;:!?'\"])")
+    r"|(?i:\burn:[a-z0-9][a-z0-9-]{0,31}:[^\s`<>()\[\]]*[^\s`<>()\[\].,;:!?'\"])"
+)
 _CODE_SPAN = re2.compile(r"(`+)[^`]*?`+")
 _FENCE = re2.compile(r"^ {0,3}(```|~~~)")
 
@@ -115,7 +139,7 @@ def code_for_grammar(text: str) -> str:
 def _outside_code(line: str) -> str:
     pieces, start = [], 0
     for span in _CODE_SPAN.finditer(line):
-        pieces.append(_GRAMMAR_IN_PROSE.sub(lambda m: f"`{m.group(0)}`", line[start:span.start()]))
+        pieces.append(_GRAMMAR_IN_PROSE.sub(lambda m: f"`{m.group(0)}`", line[start : span.start()]))
         pieces.append(span.group(0))
         start = span.end()
     pieces.append(_GRAMMAR_IN_PROSE.sub(lambda m: f"`{m.group(0)}`", line[start:]))
@@ -124,10 +148,10 @@ def _outside_code(line: str) -> str:
 
 def _render_html(text: str) -> str:
     text = code_for_grammar(text)
-    html = _markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists"],
-                              output_format="html")
-    return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
-                     url_schemes=URL_SCHEMES, link_rel="nofollow noopener")
+    html = _markdown.markdown(text, extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
+    return nh3.clean(
+        html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel="nofollow noopener"
+    )
 
 
 def _expire(signum, frame):
@@ -164,17 +188,23 @@ def _key(text: str) -> str:
 
 def _unrendered(text: str, reason: str) -> str:
     # Safe: the whole text is HTML-escaped, the reason is ours.
-    return (f'<div class="markdown-unrendered"><p class="notice">{escape(reason)} It is shown '
-            f'as written.</p><pre class="too-long">{escape(text)}</pre></div>')
+    return (
+        f'<div class="markdown-unrendered"><p class="notice">{escape(reason)} It is shown '
+        f'as written.</p><pre class="too-long">{escape(text)}</pre></div>'
+    )
 
 
 def _too_large(text: str) -> str | None:
     if len(text) > MARKDOWN_SECTION_MAX_CHARS:
-        return (f"This text is {len(text):,} characters long; the registry formats sections of "
-                f"at most {MARKDOWN_SECTION_MAX_CHARS:,}.")
+        return (
+            f"This text is {len(text):,} characters long; the registry formats sections of "
+            f"at most {MARKDOWN_SECTION_MAX_CHARS:,}."
+        )
     if text.count("\n") > MARKDOWN_SECTION_MAX_LINES:
-        return (f"This text has more than {MARKDOWN_SECTION_MAX_LINES:,} lines; the registry "
-                f"formats sections of at most {MARKDOWN_SECTION_MAX_LINES:,}.")
+        return (
+            f"This text has more than {MARKDOWN_SECTION_MAX_LINES:,} lines; the registry "
+            f"formats sections of at most {MARKDOWN_SECTION_MAX_LINES:,}."
+        )
     return None
 
 
@@ -197,8 +227,10 @@ def prerender(texts) -> dict[str, str]:
             continue
         reason = _too_large(text)
         if reason is None and total > MARKDOWN_PROPOSAL_MAX_CHARS:
-            reason = (f"The proposal's text is more than {MARKDOWN_PROPOSAL_MAX_CHARS:,} characters "
-                      "long in all; the registry formats that much at most.")
+            reason = (
+                f"The proposal's text is more than {MARKDOWN_PROPOSAL_MAX_CHARS:,} characters "
+                "long in all; the registry formats that much at most."
+            )
         if reason is not None:
             result[text] = _unrendered(text, reason)
         else:
@@ -216,19 +248,26 @@ def prerender(texts) -> dict[str, str]:
         else:
             seconds, memory_mb = sandbox.budget()
         for text, html in zip(missing, rendered, strict=True):
-            result[text] = html if html is not None else _unrendered(
-                text, fault if text in faulted else
-                f"This text could not be formatted within the registry's limits "
-                f"({MARKDOWN_SECTION_SECONDS:g} s of CPU time per section, {seconds:g} s of CPU "
-                f"time / {memory_mb} MB per job).")
+            result[text] = (
+                html
+                if html is not None
+                else _unrendered(
+                    text,
+                    fault
+                    if text in faulted
+                    else f"This text could not be formatted within the registry's limits "
+                    f"({MARKDOWN_SECTION_SECONDS:g} s of CPU time per section, {seconds:g} s of CPU "
+                    f"time / {memory_mb} MB per job).",
+                )
+            )
     for text in texts:
         _local.put(keys[text], result[text])
     new = [text for text in texts if keys[text] not in found and text not in faulted]
-    cache.set_many({keys[t]: result[t] for t in new if not result[t].startswith(_UNRENDERED)},
-                   timeout=RENDERED_SECONDS)
+    cache.set_many({keys[t]: result[t] for t in new if not result[t].startswith(_UNRENDERED)}, timeout=RENDERED_SECONDS)
     # A text that ran out of budget is tried again later (the machine may just have been busy).
-    cache.set_many({keys[t]: result[t] for t in new if result[t].startswith(_UNRENDERED)},
-                   timeout=UNRENDERED_RETRY_SECONDS)
+    cache.set_many(
+        {keys[t]: result[t] for t in new if result[t].startswith(_UNRENDERED)}, timeout=UNRENDERED_RETRY_SECONDS
+    )
     return result
 
 
@@ -278,7 +317,6 @@ SVG_ATTRIBUTES = {
 
 
 def render_svg(svg: str) -> SafeString:
-    clean = nh3.clean(svg, tags=SVG_TAGS, attributes=SVG_ATTRIBUTES, url_schemes=URL_SCHEMES,
-                      link_rel=None)
+    clean = nh3.clean(svg, tags=SVG_TAGS, attributes=SVG_ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel=None)
     # Safe: ``clean`` is nh3's output against the SVG allow-list above.
     return mark_safe(clean)  # noqa: S308

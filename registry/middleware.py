@@ -31,12 +31,12 @@ def trusted_proxies(value: str) -> int | tuple:
     if value.isdigit():
         return int(value)
     try:
-        return tuple(ipaddress.ip_network(item.strip(), strict=False)
-                     for item in value.split(",") if item.strip())
+        return tuple(ipaddress.ip_network(item.strip(), strict=False) for item in value.split(",") if item.strip())
     except ValueError as exc:
         raise ImproperlyConfigured(
             f"REGISTRY_TRUSTED_PROXIES must be a number of proxies or a comma-separated list of "
-            f"addresses or networks ({exc}).") from None
+            f"addresses or networks ({exc})."
+        ) from None
 
 
 def _address(text: str):
@@ -81,8 +81,9 @@ def client_address(request) -> str:
     resolved = meta.get(CLIENT_KEY)
     if resolved is None:
         peer = meta.get("REMOTE_ADDR", "") or ""
-        resolved = resolve_client(peer, meta.get("HTTP_X_FORWARDED_FOR", ""),
-                                  trusted_proxies(settings.REGISTRY_TRUSTED_PROXIES))
+        resolved = resolve_client(
+            peer, meta.get("HTTP_X_FORWARDED_FOR", ""), trusted_proxies(settings.REGISTRY_TRUSTED_PROXIES)
+        )
         meta[CLIENT_KEY], meta[PEER_KEY] = resolved, peer
     return resolved
 
@@ -97,12 +98,17 @@ class ClientAddressMiddleware:
         request.META["REMOTE_ADDR"] = client_address(request)
         return self.get_response(request)
 
-STRICT = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-          "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
-          "form-action 'self'; frame-ancestors 'none'")
-API_DOCS = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-            "img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; object-src 'none'; "
-            "base-uri 'self'; frame-ancestors 'none'")
+
+STRICT = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+API_DOCS = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'self'; frame-ancestors 'none'"
+)
 PERMISSIONS = "camera=(), microphone=(), geolocation=(), payment=(), usb=()"
 API_DOC_PATHS = ("/api/docs/", "/api/redoc/")
 
@@ -118,8 +124,13 @@ def _with_identity_providers(policy: str) -> str:
     from django.conf import settings
 
     apps = settings.SOCIALACCOUNT_PROVIDERS.get("openid_connect", {}).get("APPS", [])
-    origins = sorted({f"{u.scheme}://{u.netloc}" for app in apps
-                      if (u := urlsplit(app.get("settings", {}).get("server_url", ""))).scheme in ("http", "https")})
+    origins = sorted(
+        {
+            f"{u.scheme}://{u.netloc}"
+            for app in apps
+            if (u := urlsplit(app.get("settings", {}).get("server_url", ""))).scheme in ("http", "https")
+        }
+    )
     return policy.replace("form-action 'self'", " ".join(["form-action 'self'", *origins])) if origins else policy
 
 

@@ -26,7 +26,6 @@ from .enums import (
 from .gfd191 import PROSE_KEYS
 from .grammar import is_valid_snid
 
-
 models.CharField.register_lookup(Lower)
 
 
@@ -62,13 +61,21 @@ class Namespace(models.Model):
     snid = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=NamespaceStatus.choices)
     current = models.OneToOneField(
-        "Proposal", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        "Proposal",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
         help_text="The approved proposal that is the current version.",
     )
     reserved_until = models.DateField(null=True, blank=True)
     reservation_reason = models.TextField(blank=True)
     reserved_for = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
     )
     registered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -122,7 +129,11 @@ class Proposal(models.Model):
 
     snid = models.CharField(max_length=32, help_text="1.1 Namespace Identifier")
     namespace = models.ForeignKey(
-        Namespace, null=True, blank=True, on_delete=models.PROTECT, related_name="proposals",
+        Namespace,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="proposals",
         help_text="Set when the SNID is registered or the proposal is a new version of it.",
     )
     title = models.CharField(max_length=1000, blank=True)
@@ -134,10 +145,13 @@ class Proposal(models.Model):
     registrant_email = models.CharField(max_length=1000, blank=True)
     registrant_address = models.TextField(blank=True)
     registrant_public_contact = models.CharField(
-        max_length=1000, blank=True, help_text="The contact the applicant chose to publish.")
+        max_length=1000, blank=True, help_text="The contact the applicant chose to publish."
+    )
     registrant_published = models.JSONField(
-        default=interchange.default_published, blank=True,
-        help_text="Which registrant details are public; the others are seen by editors only.")
+        default=interchange.default_published,
+        blank=True,
+        help_text="Which registrant details are public; the others are seen by editors only.",
+    )
 
     document_reference = models.CharField(max_length=1000, blank=True)
     document_url = models.CharField(max_length=1000, blank=True)
@@ -166,9 +180,7 @@ class Proposal(models.Model):
     #: stored on approval with the immutable record so lookups never compile ABNF.
     validator = models.JSONField(null=True, blank=True, editable=False)
 
-    submitter = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals"
-    )
+    submitter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals")
     state = models.CharField(max_length=24, choices=ProposalState.choices, default=ProposalState.DRAFT)
     is_demo = models.BooleanField(default=False, help_text="Demonstration data, not a real registration.")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -190,9 +202,7 @@ class Proposal(models.Model):
                 condition=models.Q(state=ProposalState.APPROVED),
                 name="one_approved_proposal_per_version",
             ),
-            models.CheckConstraint(
-                condition=models.Q(state__in=ProposalState.values), name="proposal_state_valid"
-            ),
+            models.CheckConstraint(condition=models.Q(state__in=ProposalState.values), name="proposal_state_valid"),
         ]
         indexes = [models.Index(fields=["state", "submitted_at"])]
 
@@ -214,9 +224,7 @@ class Proposal(models.Model):
 
     def save(self, *args, **kwargs):
         if self._stored_state() == ProposalState.APPROVED:
-            raise ImmutableError(
-                f"{self} is approved and cannot be changed; submit a new version instead."
-            )
+            raise ImmutableError(f"{self} is approved and cannot be changed; submit a new version instead.")
         super().save(*args, **kwargs)
         self._loaded_state = self.state
 
@@ -234,8 +242,7 @@ class Proposal(models.Model):
         """The registrant details the applicant chose to publish ("" for the others) and the
         public contact. Every public page, export, feed and API answer reads this."""
         chosen = set(self.registrant_published or ())
-        public = {key: getattr(self, f"registrant_{key}") if key in chosen else ""
-                  for key in interchange.PUBLISHABLE}
+        public = {key: getattr(self, f"registrant_{key}") if key in chosen else "" for key in interchange.PUBLISHABLE}
         public["contact"] = self.registrant_public_contact
         return public
 
@@ -260,15 +267,21 @@ class Proposal(models.Model):
             version=self.version,
             registration_date=self.registration_date,
             registrant=interchange.Registrant(
-                self.registrant_name, self.registrant_organisation, self.registrant_email,
-                self.registrant_address, self.registrant_public_contact, list(self.registrant_published or []),
+                self.registrant_name,
+                self.registrant_organisation,
+                self.registrant_email,
+                self.registrant_address,
+                self.registrant_public_contact,
+                list(self.registrant_published or []),
             ),
-            document=interchange.Document(self.document_reference, self.document_url, self.document_status,
-                                          self.document_type),
+            document=interchange.Document(
+                self.document_reference, self.document_url, self.document_status, self.document_type
+            ),
             sections={key: self.sections[key] for key in PROSE_KEYS if self.sections.get(key)},
             grammar=interchange.Grammar(self.grammar_abnf, self.grammar_rule),
             examples=interchange.Examples(
-                list(self.examples_valid), list(self.examples_invalid),
+                list(self.examples_valid),
+                list(self.examples_invalid),
                 [list(group) for group in self.examples_equivalent],
             ),
             equivalence=list(self.equivalence),
@@ -367,16 +380,23 @@ class Comment(models.Model):
 
     proposal = models.ForeignKey(Proposal, on_delete=models.PROTECT, related_name="comments")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="replies",
-                               help_text="The thread this comment answers; blank for a thread's first comment.")
+    parent = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="replies",
+        help_text="The thread this comment answers; blank for a thread's first comment.",
+    )
     section = models.CharField(max_length=40, blank=True, help_text="a template section key, or blank")
     finding = models.CharField(max_length=40, blank=True, help_text="the check id of the finding discussed, or blank")
     text = models.TextField()
     #: The review round (number of submissions so far) the comment was written in.
     round = models.PositiveIntegerField(default=0)
     resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     objects = CommentQuerySet.as_manager()
@@ -403,13 +423,16 @@ class ReservationRequest(models.Model):
 
     snid = models.CharField(max_length=32)
     requester = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    proposal = models.ForeignKey(Proposal, null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="reservation_requests")
+    proposal = models.ForeignKey(
+        Proposal, null=True, blank=True, on_delete=models.PROTECT, related_name="reservation_requests"
+    )
     reason = models.TextField(blank=True)
-    state = models.CharField(max_length=16, choices=ReservationRequestState.choices,
-                             default=ReservationRequestState.PENDING)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    state = models.CharField(
+        max_length=16, choices=ReservationRequestState.choices, default=ReservationRequestState.PENDING
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     decision_note = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     decided_at = models.DateTimeField(null=True, blank=True)
@@ -457,4 +480,3 @@ class ValidatorCost(models.Model):
 
     def __str__(self) -> str:
         return f"Matching cost of proposal {self.proposal_id}: {self.figures.get('match_ms')} ms"
-

@@ -27,15 +27,18 @@ logger = logging.getLogger(__name__)
 
 
 def editors_emails() -> list[str]:
-    users = get_user_model().objects.filter(
-        Q(groups__name=EDITOR_GROUP) | Q(is_superuser=True), is_active=True).exclude(email="").distinct()
+    users = (
+        get_user_model()
+        .objects.filter(Q(groups__name=EDITOR_GROUP) | Q(is_superuser=True), is_active=True)
+        .exclude(email="")
+        .distinct()
+    )
     return sorted(users.values_list("email", flat=True))
 
 
 def render(template: str, context: dict) -> tuple[str, str]:
     """(subject, body) of one mail; the body ends with one newline."""
-    text = render_to_string(f"registry/email/{template}.txt",
-                            {"site_url": settings.SITE_URL, **context})
+    text = render_to_string(f"registry/email/{template}.txt", {"site_url": settings.SITE_URL, **context})
     subject, _, body = text.strip().partition("\n")
     return " ".join(subject.split()), body.strip() + "\n"
 
@@ -68,5 +71,5 @@ def later(template: str, recipients, context: dict, *, each: bool = False) -> No
     learn each other's addresses."""
     send = _send_each if each else _send
     transaction.on_commit(
-        lambda: send(template, list(recipients() if callable(recipients) else recipients), context),
-        robust=True)
+        lambda: send(template, list(recipients() if callable(recipients) else recipients), context), robust=True
+    )

@@ -52,8 +52,9 @@ def finding_place(item: dict | None) -> Place | None:
     example_line = _number(item.get("example_line"))
     if example_line and listed in LINED_LISTS:
         key = f"examples_{listed}"
-        return Place(f"{place_name(key)}, line {example_line}", f"#{key}-line-{example_line}", f"id_{key}",
-                     example_line, 1)
+        return Place(
+            f"{place_name(key)}, line {example_line}", f"#{key}-line-{example_line}", f"id_{key}", example_line, 1
+        )
     if section:
         name = place_name(section)
         return Place(name, f"#section-{section}") if name else None

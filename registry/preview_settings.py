@@ -19,8 +19,10 @@ from .settings import ALLOWED_HOSTS
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 if set(ALLOWED_HOSTS) - set(LOOPBACK_HOSTS):
-    raise ImproperlyConfigured("registry.preview_settings serves the loopback only (manage.py start); "
-                               "deploy with registry.settings (docs/deployment.md).")
+    raise ImproperlyConfigured(
+        "registry.preview_settings serves the loopback only (manage.py start); "
+        "deploy with registry.settings (docs/deployment.md)."
+    )
 
 # Plain HTTP on the loopback: no redirect to HTTPS, cookies without the Secure flag, no HSTS.
 SECURE_SSL_REDIRECT = False

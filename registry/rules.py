@@ -36,8 +36,7 @@ def is_steward(user, snid) -> bool:
     steward = apps.get_model("registry", "Steward")
     if hasattr(snid, "pk"):
         return steward.objects.filter(namespace_id=snid.pk, user_id=user.pk, state="active").exists()
-    return steward.objects.filter(namespace__snid__lower=str(snid).lower(), user_id=user.pk,
-                                  state="active").exists()
+    return steward.objects.filter(namespace__snid__lower=str(snid).lower(), user_id=user.pk, state="active").exists()
 
 
 def is_submitter(user, proposal) -> bool:
@@ -45,11 +44,7 @@ def is_submitter(user, proposal) -> bool:
 
 
 def can_view_proposal(user, proposal) -> bool:
-    return (
-        proposal.state == ProposalState.APPROVED
-        or is_submitter(user, proposal)
-        or is_editor(user)
-    )
+    return proposal.state == ProposalState.APPROVED or is_submitter(user, proposal) or is_editor(user)
 
 
 def can_see_registrant(user, proposal) -> bool:
@@ -71,7 +66,6 @@ def can_perform(user, proposal, transition: Transition) -> bool:
     if transition.actor == Actor.SUBMITTER:
         return is_submitter(user, proposal)
     return can_review(user, proposal)
-
 
 
 def can_see_review(user, proposal) -> bool:
@@ -112,8 +106,9 @@ def stewardships_remembered(user):
     from django.apps import apps
 
     steward = apps.get_model("registry", "Steward")
-    user._stewardships_remembered = list(steward.objects.filter(user_id=user.pk).values_list(
-        "namespace_id", "state", "confirmed_at", "ended_at"))
+    user._stewardships_remembered = list(
+        steward.objects.filter(user_id=user.pk).values_list("namespace_id", "state", "confirmed_at", "ended_at")
+    )
     try:
         yield
     finally:
@@ -131,16 +126,25 @@ def was_steward_at(user, namespace, moment) -> bool:
         return False
     remembered = getattr(user, "_stewardships_remembered", None)
     if remembered is not None:
-        return any(namespace_id == namespace.pk and state in ("active", "removed") and confirmed is not None
-                   and confirmed <= moment and (ended is None or ended > moment)
-                   for namespace_id, state, confirmed, ended in remembered)
+        return any(
+            namespace_id == namespace.pk
+            and state in ("active", "removed")
+            and confirmed is not None
+            and confirmed <= moment
+            and (ended is None or ended > moment)
+            for namespace_id, state, confirmed, ended in remembered
+        )
     from django.apps import apps
     from django.db.models import Q
 
     steward = apps.get_model("registry", "Steward")
     return steward.objects.filter(
-        Q(ended_at__isnull=True) | Q(ended_at__gt=moment), namespace_id=namespace.pk, user_id=user.pk,
-        confirmed_at__lte=moment, state__in=("active", "removed")).exists()
+        Q(ended_at__isnull=True) | Q(ended_at__gt=moment),
+        namespace_id=namespace.pk,
+        user_id=user.pk,
+        confirmed_at__lte=moment,
+        state__in=("active", "removed"),
+    ).exists()
 
 
 def can_invite_steward(user, namespace, invitee) -> bool:
@@ -162,16 +166,22 @@ def can_remove_steward(user, steward) -> bool:
 def can_decide_invitation(user, steward) -> bool:
     """Confirm or decline an invitation: an editor who does not act for the SNID, who neither made the
     invitation nor is the one invited."""
-    return (can_decide_for_snid(user, steward.namespace) and not _same(user, steward.user_id)
-            and not _same(user, steward.invited_by_id))
+    return (
+        can_decide_for_snid(user, steward.namespace)
+        and not _same(user, steward.user_id)
+        and not _same(user, steward.invited_by_id)
+    )
 
 
 def can_decide_change(user, request) -> bool:
     """Approve or decline a change request (a deprecation request too): an editor who does not act for the
     SNID, did not ask for the change, and was not a steward when it was asked for — whether or not
     they are one at the moment of deciding."""
-    return (can_decide_for_snid(user, request.namespace) and not _same(user, request.requested_by_id)
-            and not was_steward_at(user, request.namespace, request.created_at))
+    return (
+        can_decide_for_snid(user, request.namespace)
+        and not _same(user, request.requested_by_id)
+        and not was_steward_at(user, request.namespace, request.created_at)
+    )
 
 
 def can_deprecate(user, namespace) -> bool:

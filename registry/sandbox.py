@@ -100,9 +100,11 @@ class BudgetExceeded(Exception):
                 "memory": f"it needed more than {memory_mb} MB of memory",
                 "depth": "it nests too deeply",
             }[limit]
-            self.message = (f"This {what} is too complex to check within the registry's limits "
-                            f"({seconds:g} s CPU / {memory_mb} MB): {why}. Simplify it, or split "
-                            "it into smaller parts.")
+            self.message = (
+                f"This {what} is too complex to check within the registry's limits "
+                f"({seconds:g} s CPU / {memory_mb} MB): {why}. Simplify it, or split "
+                "it into smaller parts."
+            )
         super().__init__(self.message)
 
     @property
@@ -133,8 +135,10 @@ def _setting(name: str, default, kind):
 
 def budget() -> tuple[float, int]:
     """(CPU seconds, megabytes) per job, from settings when Django is configured."""
-    return (_setting("REGISTRY_JOB_SECONDS", DEFAULT_SECONDS, float),
-            _setting("REGISTRY_JOB_MEMORY_MB", DEFAULT_MEMORY_MB, int))
+    return (
+        _setting("REGISTRY_JOB_SECONDS", DEFAULT_SECONDS, float),
+        _setting("REGISTRY_JOB_MEMORY_MB", DEFAULT_MEMORY_MB, int),
+    )
 
 
 def import_cpu_seconds() -> float:
@@ -201,8 +205,9 @@ def _get_pool(memory_mb: int) -> pebble.ProcessPool:
         if _pool is None or _pool_owner != owner or not _pool.active:
             if _pool is not None and _pool_owner[0] == owner[0]:
                 _pool.stop()
-            _pool = pebble.ProcessPool(max_workers=owner[2], initializer=_initialize,
-                                       initargs=(memory_mb << 20,), context=_context())
+            _pool = pebble.ProcessPool(
+                max_workers=owner[2], initializer=_initialize, initargs=(memory_mb << 20,), context=_context()
+            )
             _pool_owner = owner
         return _pool
 
@@ -270,8 +275,7 @@ def _job(func, args, cpu_seconds: float):
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.05)
     started = _cpu_used()
     finished = threading.Event()
-    watchdog = threading.Thread(target=_watch_cpu, args=(started + cpu_seconds + WATCHDOG_GRACE, finished),
-                                daemon=True)
+    watchdog = threading.Thread(target=_watch_cpu, args=(started + cpu_seconds + WATCHDOG_GRACE, finished), daemon=True)
     watchdog.start()
     try:
         result = func(*args)
@@ -357,8 +361,13 @@ def _stopped_reason(exc: pebble.ProcessExpired) -> str:
     return f"its worker exited with code {code}"
 
 
-def run_bounded(func: Callable[..., T], *args, what: str = "text",
-                expected: tuple[type[BaseException], ...] = (), seconds: float | None = None) -> T:
+def run_bounded(
+    func: Callable[..., T],
+    *args,
+    what: str = "text",
+    expected: tuple[type[BaseException], ...] = (),
+    seconds: float | None = None,
+) -> T:
     """``func(*args)`` in a bounded worker process; its result, or BudgetExceeded.
 
     ``func`` must be a module-level function and its arguments and result
@@ -409,8 +418,14 @@ def run_bounded(func: Callable[..., T], *args, what: str = "text",
         except Exception:
             # A fault in the job's own code: logged for us, a clear answer (not a 500) for them.
             logger.exception("bounded job %s failed", getattr(func, "__qualname__", func))
-            raise BudgetExceeded(what, "stopped", seconds, memory_mb,
-                                 "an internal error, which has been logged") from None
-        logger.warning("bounded job %s stopped (%s); attempt %d of %d",
-                       getattr(func, "__qualname__", func), reason, attempt + 1, ATTEMPTS)
+            raise BudgetExceeded(
+                what, "stopped", seconds, memory_mb, "an internal error, which has been logged"
+            ) from None
+        logger.warning(
+            "bounded job %s stopped (%s); attempt %d of %d",
+            getattr(func, "__qualname__", func),
+            reason,
+            attempt + 1,
+            ATTEMPTS,
+        )
     raise BudgetExceeded(what, "stopped", seconds, memory_mb, reason)

@@ -22,7 +22,6 @@ from .models import Namespace, Proposal, ValidatorCost
 from .stewardship.models import deprecated_in_force
 from .stewardship.selectors import current_with_overlay
 
-
 #: Longest search text any search box uses.
 SEARCH_MAX_CHARS = 200
 
@@ -30,8 +29,10 @@ SEARCH_MAX_CHARS = 200
 def search_text(raw: str | None) -> str:
     """Search-box input the database accepts: NUL (refused by PostgreSQL) and other control
     characters become spaces, ends trimmed, at most SEARCH_MAX_CHARS characters."""
-    text = "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F or 0xD800 <= ord(c) <= 0xDFFF else c
-                   for c in (raw or "")[:SEARCH_MAX_CHARS * 2])
+    text = "".join(
+        " " if ord(c) < 0x20 or ord(c) == 0x7F or 0xD800 <= ord(c) <= 0xDFFF else c
+        for c in (raw or "")[: SEARCH_MAX_CHARS * 2]
+    )
     return " ".join(text.split())[:SEARCH_MAX_CHARS]
 
 
@@ -55,8 +56,7 @@ def latest_version(namespace: Namespace | None, exclude_pk: int | None = None) -
     return approved.aggregate(latest=Max("version"))["latest"]
 
 
-def registry_facts(snid: str, submitter_id: int | None = None,
-                   exclude_pk: int | None = None) -> RegistryFacts:
+def registry_facts(snid: str, submitter_id: int | None = None, exclude_pk: int | None = None) -> RegistryFacts:
     """What the checklist needs to know about ``snid``, as it stood before the proposal
     ``exclude_pk`` (so an approved proposal is not compared with its own registration)."""
     namespace = namespace_get(snid) if snid else None
@@ -77,8 +77,7 @@ def registry_facts(snid: str, submitter_id: int | None = None,
     if reservation_active(namespace):
         return RegistryFacts(
             reserved=True,
-            reserved_for_applicant=submitter_id is not None
-            and namespace.reserved_for_id == submitter_id,
+            reserved_for_applicant=submitter_id is not None and namespace.reserved_for_id == submitter_id,
             reserved_until=namespace.reserved_until.isoformat() if namespace.reserved_until else None,
         )
     return RegistryFacts()
@@ -100,8 +99,9 @@ def checklist_stage(proposal: Proposal) -> str:
     return DRAFT if proposal.state in (ProposalState.DRAFT, ProposalState.CHANGES_REQUESTED) else SUBMITTED
 
 
-def proposal_findings(proposal: Proposal, data: ProposalData | None = None, *,
-                      stage: str | None = None) -> list[Finding]:
+def proposal_findings(
+    proposal: Proposal, data: ProposalData | None = None, *, stage: str | None = None
+) -> list[Finding]:
     """The checklist on ``proposal`` (or on ``data`` typed into its form), live, against the
     registry as it stands without the proposal itself (an approved proposal is not compared
     with its own registration)."""
@@ -110,8 +110,7 @@ def proposal_findings(proposal: Proposal, data: ProposalData | None = None, *,
     return run_checklist(data, facts, stage=stage or checklist_stage(proposal))
 
 
-def data_findings(data: ProposalData, submitter_id: int | None = None, *,
-                  stage: str = SUBMITTED) -> list[Finding]:
+def data_findings(data: ProposalData, submitter_id: int | None = None, *, stage: str = SUBMITTED) -> list[Finding]:
     return run_checklist(data, registry_facts(data.snid, submitter_id), stage=stage)
 
 
@@ -121,9 +120,12 @@ def proposals_for(user):
 
 def slow_validators():
     """The current versions whose validator was last measured over the matching budget (editors' dashboard)."""
-    return list(ValidatorCost.objects.filter(slow=True, proposal__namespace__current=F("proposal"))
-                .select_related("proposal").only("figures", "measured_at", "proposal__snid",
-                                                 "proposal__version").order_by("proposal__snid")[:50])
+    return list(
+        ValidatorCost.objects.filter(slow=True, proposal__namespace__current=F("proposal"))
+        .select_related("proposal")
+        .only("figures", "measured_at", "proposal__snid", "proposal__version")
+        .order_by("proposal__snid")[:50]
+    )
 
 
 def pending_proposals():
@@ -150,12 +152,14 @@ def with_registration_kind(proposals):
     (see ``registration_kind``).
     """
     registered = Namespace.objects.filter(snid__lower=Lower(OuterRef("snid")), status=NamespaceStatus.REGISTERED)
-    return proposals.annotate(registered_namespace_id=Subquery(registered.values("id")[:1]),
-                              registered_current_id=Subquery(registered.values("current_id")[:1]))
+    return proposals.annotate(
+        registered_namespace_id=Subquery(registered.values("id")[:1]),
+        registered_current_id=Subquery(registered.values("current_id")[:1]),
+    )
 
 
 def registration_kind(proposal) -> str:
-    """"new", "version" or "duplicate", from the annotations of ``with_registration_kind``."""
+    """ "new", "version" or "duplicate", from the annotations of ``with_registration_kind``."""
     namespace_id = getattr(proposal, "registered_namespace_id", None)
     if namespace_id is None:
         return "new"
@@ -164,6 +168,8 @@ def registration_kind(proposal) -> str:
     if proposal.namespace_id == namespace_id:
         return "version"
     return "duplicate"
+
+
 # --- search over the registry ------------------------------------------------------------------
 
 SEARCH_LIMIT = 50
@@ -245,8 +251,11 @@ def _score(namespace: Namespace, terms: list[str], pattern_of: dict[str, re.Patt
     score = 0.0
     for term in terms:
         in_body = len(pattern_of[term].findall(body))
-        found = (10.0 if snid == term else 5.0 if term in snid else 0.0) + \
-            (3.0 if pattern_of[term].search(title) else 0.0) + min(in_body, 10) * 0.5
+        found = (
+            (10.0 if snid == term else 5.0 if term in snid else 0.0)
+            + (3.0 if pattern_of[term].search(title) else 0.0)
+            + min(in_body, 10) * 0.5
+        )
         if not found:
             return 0.0
         score += found
@@ -266,8 +275,12 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
     terms = search_terms(text)
     if not terms:
         return []
-    base = Namespace.objects.registered().filter(current__isnull=False).select_related("current").annotate(
-        deprecated=deprecated_in_force())
+    base = (
+        Namespace.objects.registered()
+        .filter(current__isnull=False)
+        .select_related("current")
+        .annotate(deprecated=deprecated_in_force())
+    )
     if connection.vendor == "postgresql":
         ranked = _postgres_ranked(base, text, terms, limit)
     else:
@@ -275,9 +288,12 @@ def registry_search(text: str, limit: int = SEARCH_LIMIT) -> list[SearchHit]:
         for term in terms:
             stem = term[: max(4, len(term) - 3)] if len(term) > 5 else term
             # The JSON text escapes non-ASCII letters (\u00e4), so look for the escaped form too.
-            candidates &= (Q(snid__icontains=term) | Q(current__title__icontains=stem)
-                           | Q(sections_text__icontains=stem)
-                           | Q(sections_text__icontains=json.dumps(stem)[1:-1]))
+            candidates &= (
+                Q(snid__icontains=term)
+                | Q(current__title__icontains=stem)
+                | Q(sections_text__icontains=stem)
+                | Q(sections_text__icontains=json.dumps(stem)[1:-1])
+            )
         rows = base.annotate(sections_text=Cast("current__sections", TextField())).filter(candidates)
         pattern_of = {term: _term_pattern([term]) for term in terms}
         scored = [(namespace, _score(namespace, terms, pattern_of)) for namespace in rows]
@@ -292,18 +308,25 @@ def _postgres_ranked(base, text: str, terms: list[str], limit: int) -> list[tupl
     vector = (
         SearchVector("snid", weight="A", config="simple")
         + SearchVector("current__title", weight="A", config="english")
-        + SearchVector(*[KeyTextTransform(key, "current__sections") for key in PROSE_KEYS],
-                       weight="B", config="english")
+        + SearchVector(
+            *[KeyTextTransform(key, "current__sections") for key in PROSE_KEYS], weight="B", config="english"
+        )
     )
     query = SearchQuery(" ".join(terms), search_type="plain", config="english") | SearchQuery(
-        " ".join(terms), search_type="plain", config="simple")
+        " ".join(terms), search_type="plain", config="simple"
+    )
     snid_match = Q()
     for term in terms:
         snid_match |= Q(snid__iexact=term)
-    rows = (base.annotate(rank=SearchRank(vector, query)).annotate(document=vector)
-            .filter(Q(document=query) | snid_match).order_by("-rank", "snid")[:limit])
-    return [(namespace, float(namespace.rank) + (1.0 if namespace.snid.lower() in terms else 0.0))
-            for namespace in rows]
+    rows = (
+        base.annotate(rank=SearchRank(vector, query))
+        .annotate(document=vector)
+        .filter(Q(document=query) | snid_match)
+        .order_by("-rank", "snid")[:limit]
+    )
+    return [
+        (namespace, float(namespace.rank) + (1.0 if namespace.snid.lower() in terms else 0.0)) for namespace in rows
+    ]
 
 
 def next_version_data(namespace):

@@ -86,10 +86,26 @@ import threading
 import time
 
 #: The environ keys a WSGI server sets itself (PEP 3333 and CGI): never taken for the process's own.
-CGI_KEYS = frozenset({
-    "REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "CONTENT_LENGTH",
-    "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "SERVER_SOFTWARE", "GATEWAY_INTERFACE",
-    "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_PORT", "RAW_URI", "REQUEST_URI"})
+CGI_KEYS = frozenset(
+    {
+        "REQUEST_METHOD",
+        "SCRIPT_NAME",
+        "PATH_INFO",
+        "QUERY_STRING",
+        "CONTENT_TYPE",
+        "CONTENT_LENGTH",
+        "SERVER_NAME",
+        "SERVER_PORT",
+        "SERVER_PROTOCOL",
+        "SERVER_SOFTWARE",
+        "GATEWAY_INTERFACE",
+        "REMOTE_ADDR",
+        "REMOTE_HOST",
+        "REMOTE_PORT",
+        "RAW_URI",
+        "REQUEST_URI",
+    }
+)
 #: Bytes of a header block granian buffers before it answers 431 (its minimum is 8 KB): more than
 #: the 16 KB request line docs/nginx.conf passes, so the application's JSON 414 answers those.
 HTTP1_BUFFER = 64 * 1024
@@ -100,7 +116,8 @@ def config(environ=os.environ) -> dict:
     bind = environ.get("BIND") or f"127.0.0.1:{environ.get('PORT', '8000')}"
     host, _, port = bind.rpartition(":")
     return {
-        "host": host.strip("[]") or "127.0.0.1", "port": int(port),
+        "host": host.strip("[]") or "127.0.0.1",
+        "port": int(port),
         "workers": int(environ.get("WEB_CONCURRENCY") or multiprocessing.cpu_count() + 1),
         "threads": int(environ.get("WEB_THREADS") or 2),
         "keepalive": int(environ.get("WEB_KEEPALIVE") or 30),
@@ -113,8 +130,9 @@ def config(environ=os.environ) -> dict:
         "limit_request_line": int(environ.get("WEB_LIMIT_REQUEST_LINE") or 8190),
         "access_log": environ.get("WEB_ACCESS_LOG", "0") not in ("", "0"),
         "log_level": environ.get("WEB_LOG_LEVEL") or "info",
-        "trusted_proxies": frozenset(a.strip() for a in environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1").split(",")
-                                     if a.strip()),
+        "trusted_proxies": frozenset(
+            a.strip() for a in environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1").split(",") if a.strip()
+        ),
     }
 
 
@@ -143,8 +161,12 @@ def served(application, settings: dict | None = None):
     limit, trusted = settings["limit_request_line"], settings["trusted_proxies"]
     # "GET " + target + " HTTP/1.1": the target may take the limit less these 13 bytes.
     target_limit = limit - len("GET  HTTP/1.1")
-    detail = json.dumps({"detail": f"URI Too Long. The request line may be at most {limit:,} bytes; send longer "
-                                   "URNs with POST /api/validate/."}).encode()
+    detail = json.dumps(
+        {
+            "detail": f"URI Too Long. The request line may be at most {limit:,} bytes; send longer "
+            "URNs with POST /api/validate/."
+        }
+    ).encode()
     too_long = [("Content-Type", "application/json"), ("Content-Length", str(len(detail))), ("Connection", "close")]
 
     def registry_application(environ, start_response):
@@ -200,6 +222,7 @@ def _watch_master(master: int, seconds: float = 1.0) -> threading.Thread:
     killer) would leave them serving, holding the port, beside the next server started.
     gunicorn's workers checked their parent; this thread does the same once a second.
     """
+
     def watch():
         while os.getppid() == master:
             time.sleep(seconds)
@@ -219,13 +242,24 @@ def server(settings: dict | None = None):
 
     settings = settings or config()
     return Server(
-        "registry.wsgi:application", address=settings["host"], port=settings["port"], interface=Interfaces.WSGI,
-        workers=settings["workers"], blocking_threads=settings["threads"], http=HTTPModes.http1,
-        websockets=False, backlog=settings["backlog"], backpressure=settings["backpressure"],
-        http1_settings=HTTP1Settings(header_read_timeout=settings["keepalive"] * 1000, keep_alive=True,
-                                     max_buffer_size=HTTP1_BUFFER),
-        log_level=LogLevels(settings["log_level"]), log_access=settings["access_log"],
-        respawn_failed_workers=True, workers_kill_timeout=settings["graceful_timeout"])
+        "registry.wsgi:application",
+        address=settings["host"],
+        port=settings["port"],
+        interface=Interfaces.WSGI,
+        workers=settings["workers"],
+        blocking_threads=settings["threads"],
+        http=HTTPModes.http1,
+        websockets=False,
+        backlog=settings["backlog"],
+        backpressure=settings["backpressure"],
+        http1_settings=HTTP1Settings(
+            header_read_timeout=settings["keepalive"] * 1000, keep_alive=True, max_buffer_size=HTTP1_BUFFER
+        ),
+        log_level=LogLevels(settings["log_level"]),
+        log_access=settings["access_log"],
+        respawn_failed_workers=True,
+        workers_kill_timeout=settings["graceful_timeout"],
+    )
 
 
 def command() -> list[str]:

@@ -152,17 +152,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # seconds, not the system's two minutes, so a request answers 503 in time (unless
     # DATABASE_URL's own ?connect_timeout= says otherwise).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", int(os.environ.get("REGISTRY_DB_CONNECT_SECONDS", "5")))
+        "connect_timeout", int(os.environ.get("REGISTRY_DB_CONNECT_SECONDS", "5"))
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite as a real default (docs/operations.md): readers never wait for the writer (WAL);
     # every transaction takes the write lock when it begins (IMMEDIATE), so two concurrent
     # decisions queue for up to REGISTRY_SQLITE_BUSY_SECONDS and the second sees the first's
     # result (409) instead of failing to upgrade its read lock ("database is locked").
-    DATABASES["default"].setdefault("OPTIONS", {}).update({
-        "transaction_mode": "IMMEDIATE",
-        "timeout": float(os.environ.get("REGISTRY_SQLITE_BUSY_SECONDS", "20")),
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    })
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": float(os.environ.get("REGISTRY_SQLITE_BUSY_SECONDS", "20")),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 #: No cache entry lives longer than this (seconds); "for ever" is read as this too.
@@ -183,8 +186,7 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                          "OPTIONS": {"MAX_ENTRIES": 2000}}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 2000}}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -228,11 +230,16 @@ LOGIN_URL = "/accounts/login/"
 REGISTRY_TRUSTED_PROXIES = os.environ.get("REGISTRY_TRUSTED_PROXIES", "").strip()
 if REGISTRY_TRUSTED_PROXIES and not REGISTRY_TRUSTED_PROXIES.isdigit():
     try:
-        [ipaddress.ip_network(item.strip(), strict=False) for item in REGISTRY_TRUSTED_PROXIES.split(",")
-         if item.strip()]
+        [
+            ipaddress.ip_network(item.strip(), strict=False)
+            for item in REGISTRY_TRUSTED_PROXIES.split(",")
+            if item.strip()
+        ]
     except ValueError as exc:
-        raise ImproperlyConfigured(f"REGISTRY_TRUSTED_PROXIES must be a number of proxies or a comma-separated "
-                                   f"list of addresses or networks ({exc}); see docs/deployment.md.") from None
+        raise ImproperlyConfigured(
+            f"REGISTRY_TRUSTED_PROXIES must be a number of proxies or a comma-separated "
+            f"list of addresses or networks ({exc}); see docs/deployment.md."
+        ) from None
 
 #: Log-in limits (django-axes): failed attempts per (account, client address) and per client
 #: address within LOGIN_FAILURE_WINDOW. A wrong guess elsewhere never locks the owner out.
@@ -255,13 +262,20 @@ def _identity_providers() -> list[dict]:
     """
     providers = []
     if os.environ.get("REGISTRY_ORCID_CLIENT_ID"):
-        providers.append({"id": "orcid", "name": "ORCID", "client_id": os.environ["REGISTRY_ORCID_CLIENT_ID"],
-                          "secret": os.environ.get("REGISTRY_ORCID_SECRET", ""),
-                          "url": os.environ.get("REGISTRY_ORCID_URL", "https://orcid.org")})
+        providers.append(
+            {
+                "id": "orcid",
+                "name": "ORCID",
+                "client_id": os.environ["REGISTRY_ORCID_CLIENT_ID"],
+                "secret": os.environ.get("REGISTRY_ORCID_SECRET", ""),
+                "url": os.environ.get("REGISTRY_ORCID_URL", "https://orcid.org"),
+            }
+        )
     try:
         extra = json.loads(os.environ.get("REGISTRY_OIDC_PROVIDERS", "") or "[]")
         if not isinstance(extra, list) or not all(
-                isinstance(p, dict) and {"id", "name", "url", "client_id"} <= set(p) for p in extra):
+            isinstance(p, dict) and {"id", "name", "url", "client_id"} <= set(p) for p in extra
+        ):
             raise ValueError("a JSON list of objects with id, name, url, client_id (and secret)")
     except ValueError as exc:
         raise ImproperlyConfigured(f"REGISTRY_OIDC_PROVIDERS must be {exc}; see docs/stewardship.md.") from None
@@ -270,9 +284,21 @@ def _identity_providers() -> list[dict]:
 
 def identity_provider_apps(providers: list[dict]) -> dict:
     """allauth's SOCIALACCOUNT_PROVIDERS for ``providers`` (tests configure a local provider with it)."""
-    return {"openid_connect": {"OAUTH_PKCE_ENABLED": True, "APPS": [
-        {"provider_id": p["id"], "name": p["name"], "client_id": p["client_id"], "secret": p.get("secret", ""),
-         "settings": {"server_url": p["url"], "fetch_userinfo": True}} for p in providers]}}
+    return {
+        "openid_connect": {
+            "OAUTH_PKCE_ENABLED": True,
+            "APPS": [
+                {
+                    "provider_id": p["id"],
+                    "name": p["name"],
+                    "client_id": p["client_id"],
+                    "secret": p.get("secret", ""),
+                    "settings": {"server_url": p["url"], "fetch_userinfo": True},
+                }
+                for p in providers
+            ],
+        }
+    }
 
 
 SOCIALACCOUNT_PROVIDERS = identity_provider_apps(_identity_providers())
@@ -318,9 +344,7 @@ ADMIN_PATH = os.environ.get("DJANGO_ADMIN_PATH", "admin/" if DEBUG else "registr
 LOGIN_REDIRECT_URL = "/proposals/"
 LOGOUT_REDIRECT_URL = "/urn/"
 
-EMAIL_BACKEND = os.environ.get(
-    "DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
-)
+EMAIL_BACKEND = os.environ.get("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "urn@ogf.org")
@@ -363,8 +387,9 @@ def _witnesses() -> list[dict]:
     try:
         witnesses = json.loads(os.environ.get("REGISTRY_LOG_WITNESSES", "") or "[]")
         if not isinstance(witnesses, list) or not all(
-                isinstance(w, dict) and set(w) == {"key", "url"} and all(isinstance(v, str) for v in w.values())
-                for w in witnesses):
+            isinstance(w, dict) and set(w) == {"key", "url"} and all(isinstance(v, str) for v in w.values())
+            for w in witnesses
+        ):
             raise ValueError("a JSON list of objects with exactly key and url")
     except ValueError as exc:
         raise ImproperlyConfigured(f"REGISTRY_LOG_WITNESSES must be {exc}; see docs/transparency.md.") from None
@@ -379,13 +404,24 @@ REGISTRY_LOG_WITNESS_TIMEOUT = float(os.environ.get("REGISTRY_LOG_WITNESS_TIMEOU
 REGISTRY_LOG_ALARM_EMAILS = _env_list("REGISTRY_LOG_ALARM_EMAILS")
 
 #: What the running site (registry/wsgi.py) needs in production and does not have.
-REGISTRY_MISSING_TO_SERVE = [] if DEBUG else [
-    name for name, value in (
-        ("DJANGO_SECRET_KEY", SECRET_KEY),
-        ("DJANGO_ALLOWED_HOSTS", ALLOWED_HOSTS),
-        ("REGISTRY_LOG_VERIFIER_KEY", REGISTRY_LOG_VERIFIER_KEY or REGISTRY_LOG_KEY
-         or (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file())),
-    ) if not value]
+REGISTRY_MISSING_TO_SERVE = (
+    []
+    if DEBUG
+    else [
+        name
+        for name, value in (
+            ("DJANGO_SECRET_KEY", SECRET_KEY),
+            ("DJANGO_ALLOWED_HOSTS", ALLOWED_HOSTS),
+            (
+                "REGISTRY_LOG_VERIFIER_KEY",
+                REGISTRY_LOG_VERIFIER_KEY
+                or REGISTRY_LOG_KEY
+                or (REGISTRY_LOG_KEY_FILE and Path(REGISTRY_LOG_KEY_FILE).is_file()),
+            ),
+        )
+        if not value
+    ]
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -431,13 +467,21 @@ SPECTACULAR_SETTINGS = {
     # Its layout: BaseLayout without a second <main> (static/registry/api-docs.js); a string, as it names a
     # script's value (drf-spectacular writes a string as it is).
     "SWAGGER_UI_SETTINGS": '{"deepLinking": false, "layout": "RegistryLayout", '
-                           '"presets": [SwaggerUIBundle.presets.apis, window.registrySwaggerLayout]}',
-    "REDOC_UI_SETTINGS": {"theme": {"typography": {
-        "fontFamily": "var(--sans, sans-serif)", "headings": {"fontFamily": "var(--sans, sans-serif)"},
-        "code": {"fontFamily": "var(--mono, monospace)"}}}},
+    '"presets": [SwaggerUIBundle.presets.apis, window.registrySwaggerLayout]}',
+    "REDOC_UI_SETTINGS": {
+        "theme": {
+            "typography": {
+                "fontFamily": "var(--sans, sans-serif)",
+                "headings": {"fontFamily": "var(--sans, sans-serif)"},
+                "code": {"fontFamily": "var(--mono, monospace)"},
+            }
+        }
+    },
     "COMPONENT_SPLIT_REQUEST": True,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "registry.api.docs_ui.open_operations_name_no_security"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "registry.api.docs_ui.open_operations_name_no_security",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "ProposalStateEnum": "registry.enums.ProposalState",
         "NamespaceStatusEnum": "registry.enums.NamespaceStatus",
@@ -457,8 +501,15 @@ CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS", "POST"]
 CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "Registry-As-Of", "Registry-Log-Damage"]
 #: django-cors-headers' defaults, and If-None-Match: a script revalidating with the ETag it was shown.
-CORS_ALLOW_HEADERS = ["accept", "authorization", "content-type", "user-agent", "x-csrftoken", "x-requested-with",
-                      "if-none-match"]
+CORS_ALLOW_HEADERS = [
+    "accept",
+    "authorization",
+    "content-type",
+    "user-agent",
+    "x-csrftoken",
+    "x-requested-with",
+    "if-none-match",
+]
 
 #: Bulk validation accepts up to 10,000 URNs of up to 4 KiB each.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 48 * 1024 * 1024
@@ -494,13 +545,15 @@ REGISTRY_RESOLVE_JOB_SECONDS = float(os.environ.get("REGISTRY_RESOLVE_JOB_SECOND
 #: .backup_key (git-ignored) on first use; production has none until one is set.
 REGISTRY_BACKUP_KEY = os.environ.get("REGISTRY_BACKUP_KEY", "")
 REGISTRY_BACKUP_KEY_FILE = os.environ.get("REGISTRY_BACKUP_KEY_FILE", "") or (
-    str(BASE_DIR / ".backup_key") if DEBUG else "")
+    str(BASE_DIR / ".backup_key") if DEBUG else ""
+)
 
 #: Fair sharing (registry/fairshare.py): heavy requests (check, import, save, decide) in
 #: progress at once per account (or client address) and per web process; past either, 429.
 REGISTRY_HEAVY_PER_ACCOUNT = int(os.environ.get("REGISTRY_HEAVY_PER_ACCOUNT", "2"))
-REGISTRY_HEAVY_PER_PROCESS = int(os.environ.get(
-    "REGISTRY_HEAVY_PER_PROCESS", str(max(1, int(os.environ.get("WEB_THREADS", "2")) - 1))))
+REGISTRY_HEAVY_PER_PROCESS = int(
+    os.environ.get("REGISTRY_HEAVY_PER_PROCESS", str(max(1, int(os.environ.get("WEB_THREADS", "2")) - 1)))
+)
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -28,11 +28,26 @@ logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 30
 
-_FULL = ("disk is full", "database or disk is full", "no space left on device", "could not extend file",
-         "could not write", "disk quota exceeded", "file too large")
+_FULL = (
+    "disk is full",
+    "database or disk is full",
+    "no space left on device",
+    "could not extend file",
+    "could not write",
+    "disk quota exceeded",
+    "file too large",
+)
 _BUSY = ("database is locked", "database table is locked", "lock timeout", "could not obtain lock")
-_LOST = ("server closed the connection", "connection refused", "could not connect", "terminating connection",
-         "connection already closed", "the connection is closed", "disk i/o error", "unable to open database")
+_LOST = (
+    "server closed the connection",
+    "connection refused",
+    "could not connect",
+    "terminating connection",
+    "connection already closed",
+    "the connection is closed",
+    "disk i/o error",
+    "unable to open database",
+)
 
 
 def storage_fault(exc: BaseException | None, *, reading: bool = False) -> str | None:
@@ -44,16 +59,16 @@ def storage_fault(exc: BaseException | None, *, reading: bool = False) -> str | 
         return None
     text = str(exc).lower()
     if any(marker in text for marker in _FULL):
-        return ("The registry's storage is full, so nothing could be saved. The operators have been "
-                "told; please try again later.")
+        return (
+            "The registry's storage is full, so nothing could be saved. The operators have been "
+            "told; please try again later."
+        )
     if any(marker in text for marker in _BUSY):
-        return ("The registry's database was busy for too long, so nothing was saved. Please try again "
-                "in a moment.")
+        return "The registry's database was busy for too long, so nothing was saved. Please try again in a moment."
     if isinstance(exc, InterfaceError) or any(marker in text for marker in _LOST):
         if reading:
             return "The registry could not reach its database. Please try again in a moment."
-        return ("The registry could not reach its database, so nothing was saved. Please try again in "
-                "a moment.")
+        return "The registry could not reach its database, so nothing was saved. Please try again in a moment."
     return None
 
 
@@ -72,8 +87,11 @@ def unavailable(request, message: str):
         if not asks_only:
             message += " Go back to your form (your browser keeps what you typed) and send it again then."
         title = "Not available just now" if asks_only else "Not saved"
-        steps = [{"url": request.get_full_path(), "label": "Try again",
-                  "note": f"in {RETRY_AFTER_SECONDS} seconds or so"}] if asks_only else []
+        steps = (
+            [{"url": request.get_full_path(), "label": "Try again", "note": f"in {RETRY_AFTER_SECONDS} seconds or so"}]
+            if asks_only
+            else []
+        )
         page = render_to_string("503.html", {"message": message, "title": title, "steps": steps, "outage": True})
         response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)

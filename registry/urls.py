@@ -2,11 +2,10 @@
 
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import render
 from django.urls import include, path
-
-from django.contrib.auth import views as auth_views
 
 from .views import accounts
 
@@ -18,16 +17,22 @@ def _admin_login(request, extra_context=None):
     it is told instead why the admin is closed to it and what gives access.
     """
     if request.user.is_authenticated:
-        return render(request, "403.html", {
-            "title": "The admin is for staff accounts",
-            "message": (f"You are signed in as {request.user.get_username()}, which is not a staff account, "
-                        "so the admin (a read-mostly view of the records) is closed to it. An administrator "
-                        "can open it to a GFD editor with “python manage.py make_editor "
-                        f"{request.user.get_username()} --staff”; everything editors do is on the review "
-                        "pages."),
-            "steps": [{"url": "/review/", "label": "Go to the review queue",
-                       "note": "if you are a GFD editor"}],
-        }, status=403)
+        return render(
+            request,
+            "403.html",
+            {
+                "title": "The admin is for staff accounts",
+                "message": (
+                    f"You are signed in as {request.user.get_username()}, which is not a staff account, "
+                    "so the admin (a read-mostly view of the records) is closed to it. An administrator "
+                    "can open it to a GFD editor with “python manage.py make_editor "
+                    f"{request.user.get_username()} --staff”; everything editors do is on the review "
+                    "pages."
+                ),
+                "steps": [{"url": "/review/", "label": "Go to the review queue", "note": "if you are a GFD editor"}],
+            },
+            status=403,
+        )
     return redirect_to_login(request.GET.get("next") or request.path.rsplit("login/", 1)[0])
 
 
@@ -41,8 +46,9 @@ urlpatterns = [
     path(settings.ADMIN_PATH, admin.site.urls),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),
     path("accounts/password_reset/", accounts.PasswordResetView.as_view(), name="password_reset"),
-    path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(),
-         name="password_reset_confirm"),
+    path(
+        "accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(), name="password_reset_confirm"
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     # Sign-in with ORCID / OpenID Connect (registry.identity): allauth's social views only, and the names
     # allauth links to, given to the registry's own account pages.

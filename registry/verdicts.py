@@ -35,8 +35,9 @@ FINAL_DECISIONS = (ProposalAction.APPROVE, ProposalAction.REJECT)
 
 def finding_from(raw: dict) -> Finding:
     """A stored finding (``Finding.as_dict``) as a Finding again."""
-    return Finding(raw.get("id", ""), raw.get("status", ""), raw.get("message", ""),
-                   raw.get("reference", ""), raw.get("item"))
+    return Finding(
+        raw.get("id", ""), raw.get("status", ""), raw.get("message", ""), raw.get("reference", ""), raw.get("item")
+    )
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,22 @@ def decision_snapshot(proposal: Proposal) -> Verdict | None:
     """The verdict a decided proposal was decided on, or None if it is not decided."""
     if proposal.state not in (ProposalState.APPROVED, ProposalState.REJECTED):
         return None
-    event = (proposal.events.filter(action__in=FINAL_DECISIONS).order_by("-created_at", "-id")
-             .only("action", "created_at", "data").first())
+    event = (
+        proposal.events.filter(action__in=FINAL_DECISIONS)
+        .order_by("-created_at", "-id")
+        .only("action", "created_at", "data")
+        .first()
+    )
     raw = (event.data or {}).get("findings") if event is not None else None
     if raw is None:
         # Decided before decisions kept their snapshot: the findings stored at the last
         # transition are the ones the editor saw.
         raw = proposal.findings or []
-    action = event.action if event is not None else (
-        ProposalAction.APPROVE if proposal.state == ProposalState.APPROVED else ProposalAction.REJECT)
+    action = (
+        event.action
+        if event is not None
+        else (ProposalAction.APPROVE if proposal.state == ProposalState.APPROVED else ProposalAction.REJECT)
+    )
     decided_at = event.created_at if event is not None else proposal.decided_at
     return Verdict([finding_from(f) for f in raw], action, decided_at)
 
@@ -92,9 +100,11 @@ def judged(findings: list[Finding], judgements) -> list[Finding]:
             verdict = "satisfied" if judgement.ok else "not satisfied"
             note = f": {judgement.note}" if judgement.note else ""
             finding = dataclasses.replace(
-                finding, status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
+                finding,
+                status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
                 message=f"{finding.message} Judged {verdict} by {judgement.editor.get_username()} "
-                        f"on {judgement.updated_at:%Y-%m-%d}{note}.")
+                f"on {judgement.updated_at:%Y-%m-%d}{note}.",
+            )
         out.append(finding)
     return out
 
@@ -139,5 +149,9 @@ def recheck(proposal: Proposal, verdict: Verdict, now: dt.datetime) -> Recheck:
     and say what changed since ``verdict``."""
     live = proposal_findings(proposal, stage=SUBMITTED)
     then, current = {_key(f) for f in verdict.findings}, {_key(f) for f in live}
-    return Recheck(live, now, new=[f for f in live if _key(f) not in then],
-                   gone=[f for f in verdict.findings if _key(f) not in current])
+    return Recheck(
+        live,
+        now,
+        new=[f for f in live if _key(f) not in then],
+        gone=[f for f in verdict.findings if _key(f) not in current],
+    )

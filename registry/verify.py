@@ -42,15 +42,15 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .logcore.kinds import LeafError, describe, leaf_decode
 from .logcore.cosignature import CosignatureVerifier, cosignature_check
+from .logcore.kinds import LeafError, describe, leaf_decode
 from .logcore.merkle import Tree, leaf_hash
 from .logcore.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
 from .logcore.tiles import WIDTH, TileRef, bundle_entries, tile_bytes, tiles_for
 from .verifier.compare import compare, differences
 from .verifier.mirror import mirror_write
-from .verifier.store import BundleStore
 from .verifier.replay import replay
+from .verifier.store import BundleStore
 
 USER_AGENT = "urn-ogf-registry-verify/2"
 MAX_DOWNLOAD = 64 * 1024 * 1024
@@ -79,7 +79,7 @@ class Report:
 
     def text(self) -> str:
         lines = [f"  {n}" for n in self.notes] + [f"DIFFERS: {p}" for p in self.problems]
-        verdict = (f"VERIFIED: {self.verdict}" if self.ok else f"NOT VERIFIED: {len(self.problems)} difference(s).")
+        verdict = f"VERIFIED: {self.verdict}" if self.ok else f"NOT VERIFIED: {len(self.problems)} difference(s)."
         return "\n".join(lines + [verdict]) + "\n"
 
 
@@ -93,8 +93,9 @@ class Source:
     def get(self, path: str) -> bytes:
         if self.remote:
             url = self.base.rstrip("/") + "/" + path
-            request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT,
-                                                           "Accept-Encoding": "gzip, identity"})
+            request = urllib.request.Request(
+                url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, identity"}
+            )
             try:
                 with urllib.request.urlopen(request, timeout=30) as response:
                     data = response.read(MAX_DOWNLOAD + 1)
@@ -102,7 +103,8 @@ class Source:
             except urllib.error.HTTPError as exc:
                 detail = exc.read(2000).decode("utf-8", "replace").strip()
                 raise (NotServed if exc.code in (404, 410) else CannotCheck)(
-                    f"{url}: HTTP {exc.code} {detail}") from None
+                    f"{url}: HTTP {exc.code} {detail}"
+                ) from None
             except (urllib.error.URLError, OSError) as exc:
                 raise CannotCheck(f"{url}: {getattr(exc, 'reason', exc)}") from None
             if encoding == "gzip":
@@ -159,11 +161,15 @@ def _judge_freshness(report: Report, checkpoint, state: dict, max_age: float | N
     said = f"signed {signed:%Y-%m-%d %H:%M:%S} UTC ({_age(age)} ago)"
     before = state.get("time")
     if before and signed.strftime(TIME_FORMAT) < before:
-        report.problems.append(f"the checkpoint was {said}, earlier than the one the last run saw ({before}): "
-                               "the site is serving an older checkpoint than before")
+        report.problems.append(
+            f"the checkpoint was {said}, earlier than the one the last run saw ({before}): "
+            "the site is serving an older checkpoint than before"
+        )
     elif max_age is not None and age > max_age:
-        report.problems.append(f"the checkpoint was {said}, over {_age(max_age)}: the site signs a new one "
-                               "every minute, so it may be frozen or replaying an old answer")
+        report.problems.append(
+            f"the checkpoint was {said}, over {_age(max_age)}: the site signs a new one "
+            "every minute, so it may be frozen or replaying an old answer"
+        )
     else:
         report.notes.append(f"the checkpoint was {said}")
     report.signed_at = signed.strftime(TIME_FORMAT)
@@ -192,8 +198,10 @@ def _witnessed(report: Report, note: str, witnesses: list[CosignatureVerifier], 
     if valid:
         report.notes.append(f"cosigned by {len(valid)} witness(es): {', '.join(valid)}")
     if len(valid) < quorum:
-        report.problems.append(f"the checkpoint carries {len(valid)} valid cosignature(s) of the {quorum} required "
-                               f"(--quorum {quorum}): " + "; ".join(missing))
+        report.problems.append(
+            f"the checkpoint carries {len(valid)} valid cosignature(s) of the {quorum} required "
+            f"(--quorum {quorum}): " + "; ".join(missing)
+        )
     return len(valid)
 
 
@@ -259,6 +267,7 @@ def _served_part(site: Source, ref: TileRef) -> list[bytes]:
 
 def _unserved_said(gap: Unserved, size: int, seen: list) -> str:
     """One sentence for entries the signed checkpoint covers and the site does not serve."""
+
     def what(index: int) -> str:
         return f"{seen[index][1]}" if index < len(seen) else "?"
 
@@ -269,14 +278,17 @@ def _unserved_said(gap: Unserved, size: int, seen: list) -> str:
         if gap.start < len(seen):
             shown = "; ".join(f"{i}: {what(i)}" for i in range(gap.start, min(gap.stop, gap.start + 10)))
             entries += f" (when last verified {shown}{'; …' if gap.stop - gap.start > 10 else ''})"
-    return (f"the site does not serve {entries}, which its signed checkpoint of {size} entries covers "
-            f"({gap.why}): the log no longer holds what was signed")
+    return (
+        f"the site does not serve {entries}, which its signed checkpoint of {size} entries covers "
+        f"({gap.why}): the log no longer holds what was signed"
+    )
 
 
 def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) -> None:
     """The served leaves do not hash to the signed root: the site's hash tiles say which no longer match."""
-    report.problems.append("the entries served do not hash to the signed root: the log's leaves were changed "
-                           "after they were logged")
+    report.problems.append(
+        "the entries served do not hash to the signed root: the log's leaves were changed after they were logged"
+    )
     for ref in tiles_for(size, 0):
         try:
             served = site.get("log/" + ref.path())
@@ -284,9 +296,10 @@ def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) ->
             continue
         ours = tile_bytes(tree, ref)
         for i in range(ref.width):
-            if served[32 * i:32 * i + 32] != ours[32 * i:32 * i + 32]:
-                report.problems.append(f"entry {ref.index * WIDTH + i}: its leaf no longer matches the hash the "
-                                       "log's tree holds for it")
+            if served[32 * i : 32 * i + 32] != ours[32 * i : 32 * i + 32]:
+                report.problems.append(
+                    f"entry {ref.index * WIDTH + i}: its leaf no longer matches the hash the log's tree holds for it"
+                )
 
 
 def _signed_history(report: Report, state: dict, checkpoint) -> bool:
@@ -296,18 +309,22 @@ def _signed_history(report: Report, state: dict, checkpoint) -> bool:
         return False
     old_size, old_root, when = state["size"], base64.b64decode(state["root"]), state.get("checked_at", "earlier")
     if old_size > checkpoint.size:
-        report.problems.append(f"the log shrank: it had {old_size} entries when last checked ({when}), it now "
-                               f"has {checkpoint.size}")
+        report.problems.append(
+            f"the log shrank: it had {old_size} entries when last checked ({when}), it now has {checkpoint.size}"
+        )
         return True
     if old_size == checkpoint.size and checkpoint.root != old_root:
-        report.problems.append(f"the site signed two different trees of {old_size} entries: this checkpoint's "
-                               f"root is not the one seen before ({when}), a fork")
+        report.problems.append(
+            f"the site signed two different trees of {old_size} entries: this checkpoint's "
+            f"root is not the one seen before ({when}), a fork"
+        )
         return True
     return False
 
 
-def _history(report: Report, state: dict, checkpoint, tree: Tree, hashes: list[bytes], decoded: list,
-             store: BundleStore) -> str:
+def _history(
+    report: Report, state: dict, checkpoint, tree: Tree, hashes: list[bytes], decoded: list, store: BundleStore
+) -> str:
     """The log against the checkpoint the last run saw; what the verdict says of it.
 
     ``tree`` is made of the leaves served now. When they make the signed root, the signed tree must extend
@@ -323,8 +340,10 @@ def _history(report: Report, state: dict, checkpoint, tree: Tree, hashes: list[b
         if tree.root(old_size) == old_root:
             report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
             return f"it extends {since}"
-        report.problems.append(f"the log of {size} entries does not extend the checkpoint of {old_size} "
-                               "entries seen before: its history was rewritten or forked")
+        report.problems.append(
+            f"the log of {size} entries does not extend the checkpoint of {old_size} "
+            "entries seen before: its history was rewritten or forked"
+        )
     report.problems += _entries_changed(state.get("leaves") or [], hashes, decoded, store)
     return ""
 
@@ -360,8 +379,10 @@ def _entries_changed(seen: list, hashes: list[bytes], decoded: list, store: Bund
                 changes = differences(leaf_decode(old), now)
             except LeafError:
                 changes = []
-            said += "".join("; " + c.replace(": the log says ", ": was ", 1).replace(", the site publishes ", ", now ")
-                            for c in changes[:10])
+            said += "".join(
+                "; " + c.replace(": the log says ", ": was ", 1).replace(", the site publishes ", ", now ")
+                for c in changes[:10]
+            )
         problems.append(said)
     return problems
 
@@ -382,27 +403,42 @@ def _document(site: Source, path: str, given: Path | None) -> tuple[dict, bytes]
 def _sections(full: dict) -> dict:
     """Each published version's prose section digests, keyed "snid/version" (kept in the state file)."""
     snids = full.get("snids") if isinstance(full.get("snids"), list) else []
-    return {f"{snid['snid'].lower()}/{version.get('version')}": version["sections_sha256"]
-            for snid in snids if isinstance(snid, dict) and isinstance(snid.get("snid"), str)
-            for version in (snid.get("versions") if isinstance(snid.get("versions"), list) else [])
-            if isinstance(version, dict) and isinstance(version.get("sections_sha256"), dict)}
+    return {
+        f"{snid['snid'].lower()}/{version.get('version')}": version["sections_sha256"]
+        for snid in snids
+        if isinstance(snid, dict) and isinstance(snid.get("snid"), str)
+        for version in (snid.get("versions") if isinstance(snid.get("versions"), list) else [])
+        if isinstance(version, dict) and isinstance(version.get("sections_sha256"), dict)
+    }
 
 
 def _verdict(checkpoint, verifier, cosigned: tuple[int, int, int], counts: dict, history: str) -> str:
     valid, given, quorum = cosigned
-    return (f"the checkpoint of {checkpoint.size} entries is signed by {verifier.name}+{verifier.key_id.hex()}"
-            + (f" and cosigned by {valid} of the {given} witness(es) given (quorum {quorum})" if given else "")
-            + f"; every one of its {checkpoint.size} leaves was read and they hash to its root; what they hold — "
-            f"{counts['snids']} registered SNID(s) with {counts['versions']} version(s), the resolvers of "
-            f"{counts['resolvers']}, {counts['stewards']} steward(s), {counts['deprecations']} deprecation(s), "
-            f"{counts['reservations']} reservation(s) in force — is what the site publishes now (registry.json, "
-            f"registry-full.json), and it publishes none the log does not hold; {history}.")
+    return (
+        f"the checkpoint of {checkpoint.size} entries is signed by {verifier.name}+{verifier.key_id.hex()}"
+        + (f" and cosigned by {valid} of the {given} witness(es) given (quorum {quorum})" if given else "")
+        + f"; every one of its {checkpoint.size} leaves was read and they hash to its root; what they hold — "
+        f"{counts['snids']} registered SNID(s) with {counts['versions']} version(s), the resolvers of "
+        f"{counts['resolvers']}, {counts['stewards']} steward(s), {counts['deprecations']} deprecation(s), "
+        f"{counts['reservations']} reservation(s) in force — is what the site publishes now (registry.json, "
+        f"registry-full.json), and it publishes none the log does not hold; {history}."
+    )
 
 
-def verify(source: str, *, key: str | None = None, state_path: Path | None = None, export: Path | None = None,
-           full_export: Path | None = None, accept_new_key: bool = False, save: bool = True,
-           mirror: Path | None = None, max_age: float | None = MAX_AGE_SECONDS, witnesses=(),
-           quorum: int | None = None) -> Report:
+def verify(
+    source: str,
+    *,
+    key: str | None = None,
+    state_path: Path | None = None,
+    export: Path | None = None,
+    full_export: Path | None = None,
+    accept_new_key: bool = False,
+    save: bool = True,
+    mirror: Path | None = None,
+    max_age: float | None = MAX_AGE_SECONDS,
+    witnesses=(),
+    quorum: int | None = None,
+) -> Report:
     report = Report()
     site = Source(source)
     state_path = state_path or default_state_path(source)
@@ -415,16 +451,20 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     if key:
         verifier = Verifier.parse(key)
         if pinned and pinned != str(verifier) and not accept_new_key:
-            report.problems.append(f"the verifier key changed: you gave {verifier}, the last run checked "
-                                   f"{pinned}; if the registry announced a key rotation, run again with "
-                                   "--accept-new-key")
+            report.problems.append(
+                f"the verifier key changed: you gave {verifier}, the last run checked "
+                f"{pinned}; if the registry announced a key rotation, run again with "
+                "--accept-new-key"
+            )
             return report
     elif pinned:
         verifier = Verifier.parse(pinned)
     else:
         verifier = Verifier.parse(site.get("log/key").decode("ascii", "replace"))
-        report.notes.append(f"no key given: trusted the site's own key {verifier} on first use (pin it "
-                            "with --key from a source you trust)")
+        report.notes.append(
+            f"no key given: trusted the site's own key {verifier} on first use (pin it "
+            "with --key from a source you trust)"
+        )
     note = site.get("log/checkpoint").decode("utf-8", "replace")
     try:
         checkpoint = checkpoint_open(note, verifier, state.get("origin"))
@@ -432,8 +472,10 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
         report.problems.append(f"the checkpoint does not verify: {exc}")
         return report
     report.size = size = checkpoint.size
-    report.notes.append(f"checkpoint of {checkpoint.origin}: {size} entries, root "
-                        f"{base64.b64encode(checkpoint.root).decode()} (signature verified)")
+    report.notes.append(
+        f"checkpoint of {checkpoint.origin}: {size} entries, root "
+        f"{base64.b64encode(checkpoint.root).decode()} (signature verified)"
+    )
     _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
     cosigned = (_witnessed(report, note, witnesses, quorum), len(witnesses), quorum)
 
@@ -442,8 +484,10 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     if unserved:  # the site says it no longer has entries it signed: a difference, not a fault
         _signed_history(report, state, checkpoint)
         report.problems += [_unserved_said(gap, size, state.get("leaves") or []) for gap in unserved]
-        report.notes.append("what the log holds was not compared with what the site publishes: the site does not "
-                            "serve every entry of its signed checkpoint")
+        report.notes.append(
+            "what the log holds was not compared with what the site publishes: the site does not "
+            "serve every entry of its signed checkpoint"
+        )
         return report
     hashes = [leaf_hash(leaf) for leaf in leaves]
     tree = Tree(hashes)
@@ -465,8 +509,9 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
     registry, registry_raw = _document(site, EXPORTS["export"], export)
     full, full_raw = _document(site, EXPORTS["full_export"], full_export)
     log = replay(decoded)
-    compared = compare(log, registry, full, today=dt.datetime.now(dt.UTC).date(),
-                       sections_before=state.get("sections") or {})
+    compared = compare(
+        log, registry, full, today=dt.datetime.now(dt.UTC).date(), sections_before=state.get("sections") or {}
+    )
     report.problems += log.problems + compared.problems
     report.notes += compared.notes
 
@@ -474,20 +519,39 @@ def verify(source: str, *, key: str | None = None, state_path: Path | None = Non
         report.verdict = _verdict(checkpoint, verifier, cosigned, compared.counts, history)
     if report.ok and save:
         state_path.parent.mkdir(parents=True, exist_ok=True)
-        state_path.write_text(json.dumps({
-            "origin": checkpoint.origin, "verifier_key": str(verifier), "size": size,
-            "root": base64.b64encode(checkpoint.root).decode(), "checkpoint": note, "time": report.signed_at,
-            "checked_at": dt.datetime.now(dt.UTC).strftime(TIME_FORMAT),
-            "leaves": [[h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded, strict=True)],
-            "sections": _sections(full),
-        }, indent=1) + "\n", encoding="utf-8")
+        state_path.write_text(
+            json.dumps(
+                {
+                    "origin": checkpoint.origin,
+                    "verifier_key": str(verifier),
+                    "size": size,
+                    "root": base64.b64encode(checkpoint.root).decode(),
+                    "checkpoint": note,
+                    "time": report.signed_at,
+                    "checked_at": dt.datetime.now(dt.UTC).strftime(TIME_FORMAT),
+                    "leaves": [
+                        [h.hex(), describe(leaf) if leaf else "?"] for h, leaf in zip(hashes, decoded, strict=True)
+                    ],
+                    "sections": _sections(full),
+                },
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
         store.write(bundles)
         report.notes.append(f"state saved to {state_path} (the leaves in {store.root})")
     if mirror is not None:
         if report.ok:
-            written = mirror_write(mirror, note=note, verifier_key=str(verifier), tree=tree, size=size,
-                                   bundles=bundles, documents={EXPORTS["export"]: registry_raw,
-                                                               EXPORTS["full_export"]: full_raw})
+            written = mirror_write(
+                mirror,
+                note=note,
+                verifier_key=str(verifier),
+                tree=tree,
+                size=size,
+                bundles=bundles,
+                documents={EXPORTS["export"]: registry_raw, EXPORTS["full_export"]: full_raw},
+            )
             report.notes.append(f"mirror written to {mirror} ({written} files: a static tlog-tiles log)")
         else:
             report.notes.append(f"mirror not written to {mirror}: the log did not verify")
@@ -511,27 +575,48 @@ def _seconds(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m registry.verify",
-        description="Verify the urn:ogf registry (a site or a mirror directory) against its signed transparency log.")
+        description="Verify the urn:ogf registry (a site or a mirror directory) against its signed transparency log.",
+    )
     parser.add_argument("source", help="the site's base URL (https://urn.ogf.org/) or a mirror directory")
     parser.add_argument("--key", help="the log's verifier key name+id+key, as published (pin it)")
-    parser.add_argument("--witness", action="append", default=[], metavar="KEY",
-                        help="a witness's cosigner key (C2SP vkey name+id+base64, signature type 0x04); repeat "
-                             "for each witness you trust")
-    parser.add_argument("--quorum", type=_count, metavar="N",
-                        help="how many of the --witness keys must have cosigned the checkpoint (default: all)")
+    parser.add_argument(
+        "--witness",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a witness's cosigner key (C2SP vkey name+id+base64, signature type 0x04); repeat "
+        "for each witness you trust",
+    )
+    parser.add_argument(
+        "--quorum",
+        type=_count,
+        metavar="N",
+        help="how many of the --witness keys must have cosigned the checkpoint (default: all)",
+    )
     parser.add_argument("--export", type=Path, help="check this registry.json file instead of the site's")
-    parser.add_argument("--full-export", type=Path,
-                        help="check this registry-full.json file instead of the site's")
-    parser.add_argument("--state", type=Path, help="where the last checkpoint seen is kept "
-                        "(default: ~/.local/state/urn-ogf-registry-verify/<source>.json)")
+    parser.add_argument("--full-export", type=Path, help="check this registry-full.json file instead of the site's")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        help="where the last checkpoint seen is kept (default: ~/.local/state/urn-ogf-registry-verify/<source>.json)",
+    )
     parser.add_argument("--accept-new-key", action="store_true", help="accept a rotated key given with --key")
-    parser.add_argument("--mirror", type=Path, help="after a clean run, write a static tlog-tiles copy of the "
-                        "log (checkpoint, key, hash tiles, entry bundles) and the exports here")
+    parser.add_argument(
+        "--mirror",
+        type=Path,
+        help="after a clean run, write a static tlog-tiles copy of the "
+        "log (checkpoint, key, hash tiles, entry bundles) and the exports here",
+    )
     parser.add_argument("--no-save", action="store_true", help="do not update the state file")
     parser.add_argument("--full", action="store_true", help=argparse.SUPPRESS)  # every run now reads everything
-    parser.add_argument("--max-age", type=_seconds, default=MAX_AGE_SECONDS, metavar="SECONDS",
-                        help="report a site whose checkpoint was signed longer ago than this (default: a day; "
-                             "not applied to a mirror directory, which is as old as its copy)")
+    parser.add_argument(
+        "--max-age",
+        type=_seconds,
+        default=MAX_AGE_SECONDS,
+        metavar="SECONDS",
+        help="report a site whose checkpoint was signed longer ago than this (default: a day; "
+        "not applied to a mirror directory, which is as old as its copy)",
+    )
     return parser
 
 
@@ -540,16 +625,25 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.quorum is not None and args.quorum > len(args.witness):
-        parser.error(f"--quorum {args.quorum} needs at least {args.quorum} --witness keys "
-                     f"({len(args.witness)} given)")
+        parser.error(f"--quorum {args.quorum} needs at least {args.quorum} --witness keys ({len(args.witness)} given)")
     try:
         witnesses = [CosignatureVerifier.parse(w) for w in args.witness]
     except NoteError as exc:
         parser.error(f"--witness: {exc}")
     try:
-        report = verify(args.source, key=args.key, state_path=args.state, export=args.export,
-                        full_export=args.full_export, accept_new_key=args.accept_new_key, save=not args.no_save,
-                        mirror=args.mirror, max_age=args.max_age, witnesses=witnesses, quorum=args.quorum)
+        report = verify(
+            args.source,
+            key=args.key,
+            state_path=args.state,
+            export=args.export,
+            full_export=args.full_export,
+            accept_new_key=args.accept_new_key,
+            save=not args.no_save,
+            mirror=args.mirror,
+            max_age=args.max_age,
+            witnesses=witnesses,
+            quorum=args.quorum,
+        )
     except (CannotCheck, NoteError) as exc:
         out.write(f"COULD NOT CHECK: {exc}\n")
         return 2

@@ -67,17 +67,24 @@ def _compile_templates() -> list[str]:
 
 
 #: Pages a new worker asks itself for before it takes its first request (``warm_pages``).
-WARM_PATHS = ("/urn/", "/urn/search/?q={snid}", "/urn/search/?urn=urn:ogf:{snid}:x",
-              "/api/lookup/?urn=urn:ogf:{snid}:x", "/api/snids/{snid}/", "/urn/registry.json",
-              "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom")
+WARM_PATHS = (
+    "/urn/",
+    "/urn/search/?q={snid}",
+    "/urn/search/?urn=urn:ogf:{snid}:x",
+    "/api/lookup/?urn=urn:ogf:{snid}:x",
+    "/api/snids/{snid}/",
+    "/urn/registry.json",
+    "/urn/registry.csv",
+    "/urn/registry.xml",
+    "/urn/feed.atom",
+)
 #: Seconds a worker may spend at start on the proposals being worked on and then the SNID pages
 #: (``WEB_WARM_SECONDS``): every SNID page of a registry of a few hundred, the most recently
 #: registered first in a larger one.
 WARM_SECONDS = 10.0
 
 
-def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SECONDS,
-               tick=None) -> dict[str, int]:
+def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SECONDS, tick=None) -> dict[str, int]:
     """Ask ``application`` (the WSGI app) for the public pages once: path -> status.
 
     A worker's first request of a page otherwise pays for everything done once per
@@ -106,8 +113,7 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
 
     log = logging.getLogger(__name__)
     try:
-        snids = list(Namespace.objects.registered().order_by("-registered_at", "snid")
-                     .values_list("snid", flat=True))
+        snids = list(Namespace.objects.registered().order_by("-registered_at", "snid").values_list("snid", flat=True))
     except Exception:  # noqa: BLE001 - no database yet (before migrate): warm what needs none
         log.info("warm-up: the database cannot be read; warming pages that need no SNID only")
         snids = []
@@ -140,8 +146,12 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
         log.warning("warm-up: the SNIDs' validators could not be read; each is read on its first lookup")
     for count, snid in enumerate(snids):
         if time.monotonic() >= deadline:
-            log.info("warm-up: %d of %d SNID pages prepared within %g s; the rest on their first visit",
-                     count, len(snids), seconds)
+            log.info(
+                "warm-up: %d of %d SNID pages prepared within %g s; the rest on their first visit",
+                count,
+                len(snids),
+                seconds,
+            )
             break
         statuses[f"/urn/{snid}/"] = _get(application, host, f"/urn/{snid}/", log)
         if tick:
@@ -152,11 +162,25 @@ def warm_pages(application, *, host: str | None = None, seconds: float = WARM_SE
 def _get(application, host: str, path: str, log) -> int:
     """One anonymous GET of ``path`` through the WSGI application, as a proxy would send it: its status."""
     route, _, query = path.partition("?")
-    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": route, "QUERY_STRING": query, "SCRIPT_NAME": "",
-               "SERVER_NAME": host, "SERVER_PORT": "443", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1",
-               "HTTP_X_FORWARDED_PROTO": "https", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.version": (1, 0),
-               "wsgi.url_scheme": "https", "wsgi.input": io.BytesIO(b""), "wsgi.errors": sys.stderr,
-               "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False}
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": route,
+        "QUERY_STRING": query,
+        "SCRIPT_NAME": "",
+        "SERVER_NAME": host,
+        "SERVER_PORT": "443",
+        "HTTP_HOST": host,
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_X_FORWARDED_PROTO": "https",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "https",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
     status = []
     try:
         for _chunk in application(environ, lambda code, headers, exc_info=None: status.append(code)):
@@ -187,8 +211,13 @@ def _warm_workbench(deadline: float | None = None, tick=None) -> int:
     from .views.proposals import _workbench
 
     example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
-    active = (Proposal.objects.filter(state__in=[ProposalState.SUBMITTED, ProposalState.CHANGES_REQUESTED,
-                                                 ProposalState.DRAFT]).order_by("-updated_at", "-id").iterator())
+    active = (
+        Proposal.objects.filter(
+            state__in=[ProposalState.SUBMITTED, ProposalState.CHANGES_REQUESTED, ProposalState.DRAFT]
+        )
+        .order_by("-updated_at", "-id")
+        .iterator()
+    )
     seen, prepared = set(), 0
     for data in (example, *(proposal.to_data() for proposal in active)):
         if deadline is not None and time.monotonic() >= deadline:

@@ -47,8 +47,10 @@ def witness_load(state: Path) -> Cosigner:
     try:
         return Cosigner.parse((state / KEY_FILE).read_text(encoding="ascii"))
     except FileNotFoundError:
-        raise SystemExit(f"No witness key in {state}: run `python -m registry.witness init --state {state} "
-                         "--name <your witness name>` first.") from None
+        raise SystemExit(
+            f"No witness key in {state}: run `python -m registry.witness init --state {state} "
+            "--name <your witness name>` first."
+        ) from None
 
 
 def make_handler(witness: Witness, prefix: str):
@@ -83,7 +85,7 @@ def make_handler(witness: Witness, prefix: str):
         def do_GET(self):  # noqa: N802
             path = self.path
             if path.startswith(prefix) and path.endswith("/checkpoint"):
-                self._answer(witness.checkpoint_of(path[len(prefix):-len("/checkpoint")]))
+                self._answer(witness.checkpoint_of(path[len(prefix) : -len("/checkpoint")]))
             else:
                 self._answer(Answer(404, "Not found.\n"))
 
@@ -105,9 +107,11 @@ def witness_server(state: Path, logs: list[Verifier], listen: str, prefix: str =
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m registry.witness",
-                                     description="A C2SP tlog-witness: cosigns a log's checkpoints after "
-                                                 "checking they extend the last one it cosigned.")
+    parser = argparse.ArgumentParser(
+        prog="python -m registry.witness",
+        description="A C2SP tlog-witness: cosigns a log's checkpoints after "
+        "checking they extend the last one it cosigned.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     init = commands.add_parser("init", help="make the witness key and store; print its public key")
     init.add_argument("--state", required=True, type=Path, help="the witness's directory")
@@ -118,8 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--state", required=True, type=Path)
     serve.add_argument("--listen", default="127.0.0.1:7380", help="host:port (default 127.0.0.1:7380)")
     serve.add_argument("--prefix", default="/", help="URL prefix of the calls (default /)")
-    serve.add_argument("--log", action="append", required=True, metavar="KEY",
-                       help="a log to witness: its verifier key (repeat for each log, or each key of a log)")
+    serve.add_argument(
+        "--log",
+        action="append",
+        required=True,
+        metavar="KEY",
+        help="a log to witness: its verifier key (repeat for each log, or each key of a log)",
+    )
     status = commands.add_parser("status", help="what the witness cosigned last, per log, and refused forks")
     status.add_argument("--state", required=True, type=Path)
     args = parser.parse_args(argv)
@@ -155,8 +164,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     server = witness_server(args.state, logs, args.listen, args.prefix)
     host, port = server.server_address[:2]
-    print(f"Witness {witness_load(args.state).verifier().name} serving http://{host}:{port}{args.prefix} "
-          f"for {', '.join(sorted({key.name for key in logs}))}", flush=True)
+    print(
+        f"Witness {witness_load(args.state).verifier().name} serving http://{host}:{port}{args.prefix} "
+        f"for {', '.join(sorted({key.name for key in logs}))}",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

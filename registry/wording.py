@@ -22,8 +22,10 @@ QUOTE_MAX_CHARS = 120
 QUOTES_MAX = 2
 
 _SENTENCE_END = re2.compile(r"[.!?;]\s+|\n\s*\n|\n[-*] ")
-_NEGATION = re2.compile(r"(?i)\b(no|not|never|none|neither|nor|without|cannot|can't|won't|isn't|aren't|"
-                        r"doesn't|don't|shall not|must not|may not)\b|n't\b")
+_NEGATION = re2.compile(
+    r"(?i)\b(no|not|never|none|neither|nor|without|cannot|can't|won't|isn't|aren't|"
+    r"doesn't|don't|shall not|must not|may not)\b|n't\b"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +45,7 @@ def sentences(text: str) -> list[str]:
     """``text`` cut into sentences (roughly: at . ! ? ; followed by space, and blank lines)."""
     out, start = [], 0
     for match in _SENTENCE_END.finditer(text):
-        out.append(text[start:match.end()].strip())
+        out.append(text[start : match.end()].strip())
         start = match.end()
     out.append(text[start:].strip())
     return [s for s in out if s]
@@ -57,7 +59,7 @@ def mentions(text: str, pattern) -> list[Mention]:
         if match is None:
             continue
         words = _word_at(sentence, match.start(), match.end())
-        negated = _NEGATION.search(sentence[:match.start()]) is not None
+        negated = _NEGATION.search(sentence[: match.start()]) is not None
         found.append(Mention(words, sentence, negated))
     return found
 

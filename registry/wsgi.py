@@ -12,8 +12,10 @@ if settings.REGISTRY_MISSING_TO_SERVE:
     # House rule: production never runs half-configured. Build steps and the signer, which need
     # none of these, never load this module (registry/settings.py).
     raise ImproperlyConfigured(
-        "Production mode (DJANGO_DEBUG=0) needs " + " and ".join(settings.REGISTRY_MISSING_TO_SERVE)
-        + " to be set in the environment to serve the site; see docs/deployment.md.")
+        "Production mode (DJANGO_DEBUG=0) needs "
+        + " and ".join(settings.REGISTRY_MISSING_TO_SERVE)
+        + " to be set in the environment to serve the site; see docs/deployment.md."
+    )
 
 from registry import warmup  # noqa: E402 - needs the app set up first
 from registry.api.hotpath import with_fast_lookup  # noqa: E402

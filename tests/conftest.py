@@ -102,7 +102,7 @@ def views_never_shadow_what_every_template_is_given():
             return  # a library's page or message (allauth's, the admin's), rendered as it chooses
         # RequestContext keeps the processors' answers at ``given`` and an empty dict after it;
         # what the view passed is pushed after those (django.template.context.make_context).
-        from_view = set().union(*context.dicts[given + 2:]) if len(context.dicts) > given + 2 else set()
+        from_view = set().union(*context.dicts[given + 2 :]) if len(context.dicts) > given + 2 else set()
         hidden = sorted(from_view & set(context.dicts[given]))
         if hidden:
             found.append(f"{template.name}: the view's context hides {', '.join(hidden)}")
@@ -139,8 +139,11 @@ def database_lost():
 @pytest.fixture
 def postgres():
     """Skip (or fail in CI) unless the tests run on PostgreSQL."""
-    require_external("PostgreSQL", connection.vendor == "postgresql",
-                     "run with DATABASE_URL=postgres://... (see README) to include this test")
+    require_external(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "run with DATABASE_URL=postgres://... (see README) to include this test",
+    )
 
 
 @pytest.fixture

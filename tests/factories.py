@@ -17,7 +17,8 @@ _counter = itertools.count(1)
 
 def user_factory(username: str | None = None, *, editor: bool = False, password: str = "pw-for-tests-1"):
     user = get_user_model().objects.create_user(
-        username=username or f"user{next(_counter)}", password=password,
+        username=username or f"user{next(_counter)}",
+        password=password,
         email=f"{username or 'user'}@example.org",
     )
     if editor:
@@ -34,8 +35,7 @@ def expired_reservation(snid: str, editor, *, days_ago: int = 1, **kwargs):
     from registry.models import Namespace
 
     namespace = services.namespace_reserve(snid, editor, until=timezone.localdate(), **kwargs)
-    Namespace.objects.filter(pk=namespace.pk).update(
-        reserved_until=timezone.localdate() - dt.timedelta(days=days_ago))
+    Namespace.objects.filter(pk=namespace.pk).update(reserved_until=timezone.localdate() - dt.timedelta(days=days_ago))
     return namespace
 
 
@@ -50,8 +50,7 @@ def data_factory(name: str = "example", **changes) -> interchange.ProposalData:
     return interchange.load(raw)
 
 
-def proposal_factory(submitter=None, *, name: str = "example", state: str = "draft", editor=None,
-                     **changes):
+def proposal_factory(submitter=None, *, name: str = "example", state: str = "draft", editor=None, **changes):
     """A proposal moved through the services into ``state``."""
     submitter = submitter or user_factory()
     proposal = services.proposal_create(data_factory(name, **changes), submitter)

@@ -45,7 +45,7 @@ def make_pdf(text: str, *, columns: int = 1, positioned: bool = False) -> bytes:
     ``positioned`` indentation is the line's place on the page, not spaces."""
     lines = text.split("\n")
     per_page = LINES_PER_PAGE * columns
-    pages = [lines[i:i + per_page] for i in range(0, len(lines), per_page)] or [[]]
+    pages = [lines[i : i + per_page] for i in range(0, len(lines), per_page)] or [[]]
     width = 1190 if columns > 1 else 612
     objects: list[bytes] = []
     page_ids = []
@@ -54,12 +54,14 @@ def make_pdf(text: str, *, columns: int = 1, positioned: bool = False) -> bytes:
     objects.append(b"")  # pages, filled in below
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>")
     for page_lines in pages:
-        split = [page_lines[i:i + LINES_PER_PAGE] for i in range(0, len(page_lines), LINES_PER_PAGE)] or [[]]
+        split = [page_lines[i : i + LINES_PER_PAGE] for i in range(0, len(page_lines), LINES_PER_PAGE)] or [[]]
         stream = _content(split, width, positioned)
         objects.append(b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream")
         content_id = len(objects)
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} 842] /Contents {content_id} 0 R "
-                       f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode())
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} 842] /Contents {content_id} 0 R "
+            f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode()
+        )
         page_ids.append(len(objects))
     kids = " ".join(f"{i} 0 R" for i in page_ids)
     objects[1] = f"<< /Type /Pages /Kids [{kids}] /Count {len(page_ids)} >>".encode()

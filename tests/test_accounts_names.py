@@ -108,8 +108,10 @@ def test_the_admin_signs_in_with_the_name_in_any_case_and_only_staff(client, rol
         assert client.session.get("_auth_user_id") == str(user.pk)
     page = client.get("/admin/", follow=True)
     assert (page.status_code, page.redirect_chain[-1][0] if page.redirect_chain else "") == {
-        "anonymous": (200, "/accounts/login/?next=/admin/"), "applicant": (403, "/admin/login/?next=/admin/"),
-        "staff": (200, "")}[role]
+        "anonymous": (200, "/accounts/login/?next=/admin/"),
+        "applicant": (403, "/admin/login/?next=/admin/"),
+        "staff": (200, ""),
+    }[role]
 
 
 @pytest.mark.django_db
@@ -127,13 +129,20 @@ def test_make_editor_and_api_tokens_find_the_account_in_any_case():
 
 
 @pytest.mark.django_db
-def test_the_sign_up_form_treats_a_name_taken_once_folded_as_taken(client, mailoutbox,
-                                                                 django_capture_on_commit_callbacks):
+def test_the_sign_up_form_treats_a_name_taken_once_folded_as_taken(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
     user_factory("Ärger")
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/accounts/signup/", {"username": "ärger", "email": "new@example.org",
-                                                     "password1": "a-long-pass-phrase-1",
-                                                     "password2": "a-long-pass-phrase-1"})
+        response = client.post(
+            "/accounts/signup/",
+            {
+                "username": "ärger",
+                "email": "new@example.org",
+                "password1": "a-long-pass-phrase-1",
+                "password2": "a-long-pass-phrase-1",
+            },
+        )
     assert response["Location"] == "/accounts/signup/sent/"
     assert get_user_model().objects.count() == 1
     assert [m.subject for m in mailoutbox] == ["[urn:ogf] Sign-up: choose another user name"]
@@ -148,13 +157,21 @@ def test_the_admin_refuses_a_name_taken_once_folded_on_its_form_not_with_a_500(c
     user_factory("Ärger")
     other = user_factory("other")
     client.force_login(admin_user)
-    added = client.post("/admin/auth/user/add/", {"username": "ärger", "usable_password": "true",
-                                                  "password1": "a-long-pass-phrase-1",
-                                                  "password2": "a-long-pass-phrase-1"})
+    added = client.post(
+        "/admin/auth/user/add/",
+        {
+            "username": "ärger",
+            "usable_password": "true",
+            "password1": "a-long-pass-phrase-1",
+            "password2": "a-long-pass-phrase-1",
+        },
+    )
     assert added.status_code == 200
     assert "Another account has this user name" in added.content.decode()
-    renamed = client.post(f"/admin/auth/user/{other.pk}/change/", {"username": "ÄRGER", "date_joined_0": "2026-01-01",
-                                                                   "date_joined_1": "10:00:00"})
+    renamed = client.post(
+        f"/admin/auth/user/{other.pk}/change/",
+        {"username": "ÄRGER", "date_joined_0": "2026-01-01", "date_joined_1": "10:00:00"},
+    )
     assert renamed.status_code == 200 and "Another account has this user name" in renamed.content.decode()
     assert sorted(get_user_model().objects.values_list("username", flat=True)) == ["other", "root", "Ärger"]
 
@@ -186,11 +203,14 @@ def test_migration_0010_records_every_account_and_reports_clashes_without_mergin
 
     mine = ("registry", "0010_account_names_and_origins")
     executor = MigrationExecutor(connection)
-    executor.migrate([parent.key for parent in executor.loader.graph.node_map[mine].parents
-                      if parent.key[0] == "registry"])  # the registry as it stood before: no records
+    executor.migrate(
+        [parent.key for parent in executor.loader.graph.node_map[mine].parents if parent.key[0] == "registry"]
+    )  # the registry as it stood before: no records
     User, now = get_user_model(), timezone.now()
-    made = [User(username=name, email=email, date_joined=now + dt.timedelta(minutes=n))
-            for n, (name, email) in enumerate([("Ärger", "A@Example.org"), ("ärger", ""), ("solo", "")])]
+    made = [
+        User(username=name, email=email, date_joined=now + dt.timedelta(minutes=n))
+        for n, (name, email) in enumerate([("Ärger", "A@Example.org"), ("ärger", ""), ("solo", "")])
+    ]
     for user in made:
         user.set_password(PASSWORD)
     User.objects.bulk_create(made)  # as they were: no records (bulk_create sends no signals)
@@ -198,8 +218,11 @@ def test_migration_0010_records_every_account_and_reports_clashes_without_mergin
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert "'ärger' is the same name as the older 'Ärger', which keeps it" in capsys.readouterr().out
     records = {a.user.username: (a.name_key, a.email_key, a.origin) for a in Account.objects.select_related("user")}
-    assert records == {"Ärger": ("ärger", "a@example.org", "unrecorded"), "ärger": (None, "", "unrecorded"),
-                       "solo": ("solo", "", "unrecorded")}
+    assert records == {
+        "Ärger": ("ärger", "a@example.org", "unrecorded"),
+        "ärger": (None, "", "unrecorded"),
+        "solo": ("solo", "", "unrecorded"),
+    }
     (warning,) = name_clashes_check(databases=["default"])
     assert warning.id == "registry.W010" and "'Ärger', 'ärger'" in warning.msg
     for name in ("Ärger", "ärger"):  # nothing merged: each still signs in with its own exact name

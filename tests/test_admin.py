@@ -28,8 +28,9 @@ def test_admin_cannot_change_or_delete_an_approved_proposal(client, superuser):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("model", ["proposal", "namespace", "proposalevent", "comment", "reservationrequest",
-                                   "judgement"])
+@pytest.mark.parametrize(
+    "model", ["proposal", "namespace", "proposalevent", "comment", "reservationrequest", "judgement"]
+)
 def test_admin_lists_every_model_and_adds_none(client, superuser, model):
     proposal_factory(state="approved")
     client.force_login(superuser)
@@ -46,9 +47,13 @@ def test_admin_refuses_every_write_with_403_never_500(client, superuser, state):
     Comment.objects.create(proposal=proposal, author=proposal.submitter, text="a comment")
     ReservationRequest.objects.create(snid="wanted", requester=proposal.submitter, reason="a reason")
     client.force_login(superuser)
-    objects = [("namespace", proposal.namespace), ("proposal", proposal),
-               ("proposalevent", ProposalEvent.objects.filter(proposal=proposal).first()),
-               ("comment", Comment.objects.first()), ("reservationrequest", ReservationRequest.objects.first())]
+    objects = [
+        ("namespace", proposal.namespace),
+        ("proposal", proposal),
+        ("proposalevent", ProposalEvent.objects.filter(proposal=proposal).first()),
+        ("comment", Comment.objects.first()),
+        ("reservationrequest", ReservationRequest.objects.first()),
+    ]
     for model, obj in objects:
         if obj is None:
             continue
@@ -56,8 +61,9 @@ def test_admin_refuses_every_write_with_403_never_500(client, superuser, state):
         assert client.get(change).status_code == 200  # shown, read-only
         assert client.post(change, {"comment": "rewritten", "_save": "Save"}).status_code == 403, model
         assert client.post(f"/admin/registry/{model}/{obj.pk}/delete/", {"post": "yes"}).status_code == 403
-        assert client.post(f"/admin/registry/{model}/", {"action": "delete_selected",
-                                                          "_selected_action": [obj.pk]}).status_code in (200, 302)
+        assert client.post(
+            f"/admin/registry/{model}/", {"action": "delete_selected", "_selected_action": [obj.pk]}
+        ).status_code in (200, 302)
     assert ProposalEvent.objects.filter(proposal=proposal, comment="rewritten").count() == 0
 
 
@@ -114,14 +120,22 @@ def test_every_admin_list_add_and_change_page_renders_for_a_superuser(client, su
         sample = model._default_manager.order_by("pk").first()
         assert sample is not None, f"{meta.label} is in the admin: give _one_of_each a row of it"
         can_add = model_admin.has_add_permission(type("R", (), {"user": superuser})())
-        for url, expected in ((f"{base}/", 200), (f"{base}/add/", 200 if can_add else 403),
-                              (f"{base}/{sample.pk}/change/", 200)):
+        for url, expected in (
+            (f"{base}/", 200),
+            (f"{base}/add/", 200 if can_add else 403),
+            (f"{base}/{sample.pk}/change/", 200),
+        ):
             status = client.get(url).status_code
             assert status == expected, f"{url}: {status}"
             walked.append(url)
-    assert {"/admin/auth/user/add/", "/admin/auth/group/add/", "/admin/authtoken/tokenproxy/add/",
-            "/admin/account/emailaddress/add/", "/admin/socialaccount/socialaccount/add/",
-            "/admin/socialaccount/socialtoken/add/"} <= set(walked)
+    assert {
+        "/admin/auth/user/add/",
+        "/admin/auth/group/add/",
+        "/admin/authtoken/tokenproxy/add/",
+        "/admin/account/emailaddress/add/",
+        "/admin/socialaccount/socialaccount/add/",
+        "/admin/socialaccount/socialtoken/add/",
+    } <= set(walked)
 
 
 def _form_fields(html: str) -> dict:

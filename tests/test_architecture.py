@@ -36,9 +36,17 @@ def _layered() -> list[list[str]]:
 
 def test_architecture_import_contracts_are_kept():
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
-                               "sys.exit(lint_imports_command())", "--no-cache"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+            "--no-cache",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     kept = re.search(r"Contracts: (\d+) kept, (\d+) broken", result.stdout)
     assert kept is not None, result.stdout
@@ -60,13 +68,13 @@ def test_architecture_document_names_every_top_level_room():
 def test_architecture_document_gives_the_layers_in_the_contract_order():
     """The picture's numbered items are the contract's layers, top to bottom, each naming its modules."""
     text = DOC.read_text()
-    picture = text[text.index("## The picture"):]
+    picture = text[text.index("## The picture") :]
     # A numbered item runs on its indented continuation lines, up to the next item or a blank line.
     lines = re.findall(r"^\d+\. (.*?)(?=^\d+\. |^\s*$)", picture, flags=re.MULTILINE | re.DOTALL)
     rooms = _top_level_rooms()
     layers = _layered()
     assert len(lines) >= len(layers)
-    for number, (line, layer) in enumerate(zip(lines[:len(layers)], layers, strict=True), start=1):
+    for number, (line, layer) in enumerate(zip(lines[: len(layers)], layers, strict=True), start=1):
         missing = [rooms[module] for module in layer if f"`{rooms[module]}`" not in line]
         assert missing == [], f"item {number} of the picture does not name {missing}"
 

@@ -85,7 +85,10 @@ def test_restore_never_touches_an_account_it_does_not_restore(tmp_path, registry
     restore(path)
     operator.refresh_from_db()
     assert (operator.username, operator.is_superuser, operator.check_password("pw-for-tests-1")) == (
-        "operator", True, True)
+        "operator",
+        True,
+        True,
+    )
     assert get_user_model().objects.filter(username="editor").exists()
 
 
@@ -142,11 +145,14 @@ def test_restore_with_replace_replaces_the_registry(tmp_path, registry_with_ever
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("content, message", [
-    ("[]", "not a registry backup"),
-    ("", "not valid JSON"),
-    ('{"format": "urn-ogf-registry-backup", "version": 1}', "does not match its schema"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[]", "not a registry backup"),
+        ("", "not valid JSON"),
+        ('{"format": "urn-ogf-registry-backup", "version": 1}', "does not match its schema"),
+    ],
+)
 def test_restore_refuses_what_is_not_a_backup(tmp_path, content, message):
     path = tmp_path / "backup.json"
     path.write_text(content, encoding="utf-8")
@@ -158,6 +164,7 @@ def test_restore_refuses_what_is_not_a_backup(tmp_path, content, message):
 @pytest.mark.django_db
 def test_restore_refuses_a_backup_that_empties_nothing_but_holds_nothing(tmp_path):
     from registry.management.commands._backup import backup_document, render
+
     path = tmp_path / "backup.json"
     path.write_text(render(backup_document()), encoding="utf-8")  # an empty registry, no accounts
     with pytest.raises(CommandError, match="nothing to restore"):
@@ -191,6 +198,7 @@ def test_a_changed_byte_is_refused_and_nothing_is_written(tmp_path, registry_wit
 @pytest.mark.django_db
 def test_the_backup_schema_checks_each_record(tmp_path, make_proposal):
     from registry.management.commands._backup import backup_document, render, sign
+
     make_proposal(state="approved")
     document = backup_document()
     proposal = next(r for r in document["records"] if r["model"] == "registry.proposal")
@@ -207,7 +215,7 @@ def test_the_backup_schema_checks_each_record(tmp_path, make_proposal):
 def test_backup_keeps_times_to_the_microsecond(tmp_path, microsecond):
     """Times whose microseconds are below 1,000 made the round trip differ in about one run of ten."""
     proposal = proposal_factory(user_factory("writer"), state="submitted")
-    at = dt.datetime(2026, 11, 22, 10, 30, 0, microsecond, tzinfo=dt.timezone.utc)
+    at = dt.datetime(2026, 11, 22, 10, 30, 0, microsecond, tzinfo=dt.UTC)
     Comment.objects.create(proposal=proposal, author=proposal.submitter, text="timed", created_at=at)
     before = backup()
     path = tmp_path / "backup.json"
@@ -227,10 +235,12 @@ def _forged(text: str, editor_name: str) -> str:
     import hashlib
 
     from registry.management.commands._backup import _canonical, render
+
     document = json.loads(text)
-    approved = next(r for r in document["records"] if r["model"] == "registry.proposal"
-                    and r["fields"]["state"] == "approved")
-    approved["fields"]["grammar_abnf"] = 'nss = 1*%x00-7F\n'
+    approved = next(
+        r for r in document["records"] if r["model"] == "registry.proposal" and r["fields"]["state"] == "approved"
+    )
+    approved["fields"]["grammar_abnf"] = "nss = 1*%x00-7F\n"
     approved["fields"]["submitter"] = [editor_name]
     document["hmac_sha256"] = hashlib.sha256(_canonical(document)).hexdigest()  # no key to do better
     return render(document)
@@ -268,6 +278,7 @@ def test_a_backup_restores_only_with_the_key_it_was_signed_with(tmp_path, settin
 @pytest.mark.django_db
 def test_the_backup_key_comes_from_a_file_outside_the_backup(tmp_path, settings):
     from registry.management.commands._backup import backup_key
+
     settings.REGISTRY_BACKUP_KEY = ""
     settings.REGISTRY_BACKUP_KEY_FILE = str(tmp_path / "missing")
     with pytest.raises(CommandError, match="Cannot read the backup key file"):
@@ -287,8 +298,12 @@ def test_the_backup_key_comes_from_a_file_outside_the_backup(tmp_path, settings)
 @pytest.mark.django_db
 def test_an_unsigned_backup_of_the_first_version_is_refused_with_the_reason(tmp_path):
     path = tmp_path / "backup.json"
-    path.write_text(json.dumps({"format": "urn-ogf-registry-backup", "version": 1, "created_at": "",
-                                "sha256": "0" * 64, "records": []}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {"format": "urn-ogf-registry-backup", "version": 1, "created_at": "", "sha256": "0" * 64, "records": []}
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(CommandError, match="unkeyed digest that anyone could recompute"):
         restore(path)
 

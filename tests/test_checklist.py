@@ -25,8 +25,16 @@ def statuses(findings, check_id: str) -> list[str]:
 
 def test_gfd191_example_passes_grammar_checks_with_expected_warnings():
     findings = findings_for(demo_raw("example"))
-    for check_id in ("grammar-present", "grammar-parses", "grammar-complete", "grammar-charset",
-                     "examples-valid", "equivalence", "max-length", "percent-encoding"):
+    for check_id in (
+        "grammar-present",
+        "grammar-parses",
+        "grammar-complete",
+        "grammar-charset",
+        "examples-valid",
+        "equivalence",
+        "max-length",
+        "percent-encoding",
+    ):
         assert statuses(findings, check_id) == ["pass"], check_id
     warned = [f for f in findings if f.id == "examples-invalid"]
     assert [(f.status, f.item["example"].split(":")[4]) for f in warned] == [("warning", "1949")]
@@ -39,7 +47,8 @@ def test_urn5_fails_examples_valid_on_its_counter_example():
     findings = findings_for(demo_raw("urn-5"))
     failed = [f for f in findings if f.id == "examples-valid"]
     assert [(f.status, f.item["example"]) for f in failed] == [
-        ("fail", "urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17")]
+        ("fail", "urn:ogf:urn-5:Od4rB2QNOLt1e5wITWSJ+9U2Ve+Zon6N3d:17")
+    ]
 
 
 @pytest.mark.parametrize("name", ["fdc", "img", "newsml"])
@@ -78,8 +87,7 @@ def _grammar(abnf, rule=None):
 
 
 SIMPLE = 'urn = "urn:ogf:example:" 1*DIGIT\n'
-SIMPLE_EXAMPLES = {"examples": {"valid": ["urn:ogf:example:42"], "invalid": ["urn:ogf:example:x"],
-                                "equivalent": []}}
+SIMPLE_EXAMPLES = {"examples": {"valid": ["urn:ogf:example:42"], "invalid": ["urn:ogf:example:x"], "equivalent": []}}
 
 CASES = [
     # check id, change, facts, statuses of that check
@@ -103,10 +111,18 @@ CASES = [
     ("version", {"version": 3}, RegistryFacts(registered=True, latest_version=2, own_namespace=True), ["pass"]),
     ("document", {}, None, ["pass"]),
     ("document", {"document": {"reference": "", "url": "", "status": ""}}, None, ["fail"]),
-    ("document", {"document": {"reference": "RFC 4198", "url": "", "status": "published"}}, None,
-     ["warning", "warning"]),
-    ("document", {"document": {"reference": "GFD.191", "status": "published", "type": "Experimental"}}, None,
-     ["warning"]),
+    (
+        "document",
+        {"document": {"reference": "RFC 4198", "url": "", "status": "published"}},
+        None,
+        ["warning", "warning"],
+    ),
+    (
+        "document",
+        {"document": {"reference": "GFD.191", "status": "published", "type": "Experimental"}},
+        None,
+        ["warning"],
+    ),
     ("document", {"document": {"reference": "GFD.191", "status": "published"}}, None, ["warning"]),
     ("registrant", {}, None, ["pass"]),
     ("registrant", {"registrant": {}}, None, ["fail"]),
@@ -122,7 +138,7 @@ CASES = [
     ("grammar-charset", _grammar('urn = "urn:ogf:example:" 1*(DIGIT / " ")\n'), None, ["fail"]),
     ("grammar-charset", _grammar('urn = "urn:ogf:example:" 1*(DIGIT / "%" 2HEXDIG)\n'), None, ["pass"]),
     ("grammar-charset", _grammar('urn = "urn:ogf:" 1*(ALPHA / "/") ":" 1*DIGIT\n'), None, ["fail"]),
-    ("grammar-charset", _grammar('s = 1*(ALPHA / %x80-FF)\n'), None, ["fail"]),
+    ("grammar-charset", _grammar("s = 1*(ALPHA / %x80-FF)\n"), None, ["fail"]),
     ("reserved-characters", {**_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None, ["pass"]),
     ("reserved-characters", {}, None, ["warning"]),
     ("max-length", {}, None, ["pass"]),
@@ -131,10 +147,18 @@ CASES = [
     ("max-length", {"max_length": 30}, None, ["pass", "fail", "fail", "fail", "fail"]),
     ("percent-encoding", {}, None, ["pass"]),
     ("percent-encoding", _sections(encoding="Labels are LDH."), None, ["fail"]),  # the grammar admits '%'
-    ("percent-encoding", {**_sections(encoding="Labels are LDH."), **_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None,
-     ["editor"]),  # wording only: judged
-    ("percent-encoding", {"equivalence": [], "examples": {"valid": [], "invalid": [], "equivalent": []}},
-     None, ["fail"]),
+    (
+        "percent-encoding",
+        {**_sections(encoding="Labels are LDH."), **_grammar(SIMPLE), **SIMPLE_EXAMPLES},
+        None,
+        ["editor"],
+    ),  # wording only: judged
+    (
+        "percent-encoding",
+        {"equivalence": [], "examples": {"valid": [], "invalid": [], "equivalent": []}},
+        None,
+        ["fail"],
+    ),
     ("unicode-version", {}, None, ["pass"]),
     ("unicode-version", _sections(lexical_equivalence="Names are compared after NFC."), None, ["editor"]),
     ("unicode-version", _sections(lexical_equivalence="NFC as of Unicode 6.0."), None, ["pass"]),
@@ -143,32 +167,52 @@ CASES = [
     ("examples-present", {}, None, ["pass"]),
     ("examples-present", {"examples": {"valid": [], "invalid": [], "equivalent": []}}, None, ["warning"]),
     ("examples-valid", {**_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None, ["pass"]),
-    ("examples-valid", {**_grammar(SIMPLE), "examples": {"valid": ["urn:ogf:example:4x", "urn:ogf:other:1",
-                                                                     "not a urn"]}}, None,
-     ["fail", "fail", "fail"]),
+    (
+        "examples-valid",
+        {**_grammar(SIMPLE), "examples": {"valid": ["urn:ogf:example:4x", "urn:ogf:other:1", "not a urn"]}},
+        None,
+        ["fail", "fail", "fail"],
+    ),
     ("examples-invalid", {**_grammar(SIMPLE), **SIMPLE_EXAMPLES}, None, ["pass"]),
     ("examples-invalid", {**_grammar(SIMPLE), "examples": {"invalid": ["urn:ogf:example:7"]}}, None, ["warning"]),
-    ("subdelegation", _sections(identifier_assignment="URNs are assigned sequentially by the group."),
-     None, ["editor"]),
+    (
+        "subdelegation",
+        _sections(identifier_assignment="URNs are assigned sequentially by the group."),
+        None,
+        ["editor"],
+    ),
     ("subdelegation", {}, None, ["editor"]),
     ("subdelegation", _sections(uniqueness=None), None, ["editor"]),
     ("immutability", {}, None, ["editor"]),
     ("immutability", _sections(immutability=None), None, ["fail"]),
     ("scope", {}, None, ["editor"]),
-    ("resolvers", {"resolvers": [{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}]},
-     None, ["pass"]),
-    ("resolvers", {"resolvers": [{"name": "main", "template": "http://data.example.org/{nss}"}]},
-     None, ["warning", "pass"]),
+    (
+        "resolvers",
+        {"resolvers": [{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}]},
+        None,
+        ["pass"],
+    ),
+    (
+        "resolvers",
+        {"resolvers": [{"name": "main", "template": "http://data.example.org/{nss}"}]},
+        None,
+        ["warning", "pass"],
+    ),
     # an optional rule the examples never use: no URL for any of the four examples
-    ("resolvers", {"resolvers": [{"name": "main", "template": "https://data.example.org/{QUERY}"}]},
-     None, ["warning"] * 4),
+    (
+        "resolvers",
+        {"resolvers": [{"name": "main", "template": "https://data.example.org/{QUERY}"}]},
+        None,
+        ["warning"] * 4,
+    ),
     ("unplaced-text", {}, None, []),
     ("unplaced-text", {"unplaced": "### Abstract (source lines 3–9)\n\nAn abstract."}, None, ["warning"]),
 ]
 
 
-@pytest.mark.parametrize(("check_id", "change", "facts", "expected"), CASES,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("check_id", "change", "facts", "expected"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_check_cases(check_id, change, facts, expected):
     raw = demo_raw("example")
     raw.update(change)
@@ -198,7 +242,8 @@ def test_bare_percent_fails_grammar_charset_with_a_counter_example():
     assert finding.message == (
         "The grammar admits strings that are not valid urn:ogf: URNs, for example 'urn:ogf:example:%': "
         "'%' at character 17 must be followed by two hexadecimal digits (a percent-encoded octet). "
-        "(Checked 3 strings generated from the grammar.)")
+        "(Checked 3 strings generated from the grammar.)"
+    )
 
 
 def test_snid_unique_without_a_submitter_is_neutral():
@@ -251,25 +296,34 @@ def test_grammar_charset_cut_short_by_its_work_limit_is_not_pass(monkeypatch):
 
 # --- one root cause, one finding; what was not examined is "not run" ---------------------------
 
-ALICEGRID_MISSING_PAREN = ('ALICEGRID-URN = "urn:ogf:alicegrid:" SITE ":" SERIAL\n'
-                           'SITE = ALPHA *31( ALPHA / DIGIT / "-"\n'
-                           'SERIAL = 1*10DIGIT\n')
-ALICEGRID_EXAMPLES = {"valid": ["urn:ogf:alicegrid:lab-1:42", "urn:ogf:alicegrid:x:1"], "invalid": [],
-                      "equivalent": [["urn:ogf:alicegrid:lab-1:42", "URN:OGF:alicegrid:lab-1:42"]]}
-GRAMMAR_DEPENDENTS = ("grammar-charset", "reserved-characters", "max-length", "equivalence",
-                      "examples-valid", "examples-invalid")
+ALICEGRID_MISSING_PAREN = (
+    'ALICEGRID-URN = "urn:ogf:alicegrid:" SITE ":" SERIAL\nSITE = ALPHA *31( ALPHA / DIGIT / "-"\nSERIAL = 1*10DIGIT\n'
+)
+ALICEGRID_EXAMPLES = {
+    "valid": ["urn:ogf:alicegrid:lab-1:42", "urn:ogf:alicegrid:x:1"],
+    "invalid": [],
+    "equivalent": [["urn:ogf:alicegrid:lab-1:42", "URN:OGF:alicegrid:lab-1:42"]],
+}
+GRAMMAR_DEPENDENTS = (
+    "grammar-charset",
+    "reserved-characters",
+    "max-length",
+    "equivalence",
+    "examples-valid",
+    "examples-invalid",
+)
 
 
 def _alicegrid(abnf: str):
-    return findings_for({**demo_raw("example"), "snid": "alicegrid", "examples": ALICEGRID_EXAMPLES,
-                         **_grammar(abnf)})
+    return findings_for({**demo_raw("example"), "snid": "alicegrid", "examples": ALICEGRID_EXAMPLES, **_grammar(abnf)})
 
 
 def test_missing_paren_gives_one_failing_finding_at_its_place_and_dependents_not_run():
     findings = _alicegrid(ALICEGRID_MISSING_PAREN)
     failing = [f for f in findings if f.status == "fail"]
     assert [(f.id, f.item["line"], f.item["column"], f.item["rule"]) for f in failing] == [
-        ("grammar-parses", 2, 37, "SITE")]
+        ("grammar-parses", 2, 37, "SITE")
+    ]
     assert not any("refers to 'SITE'" in f.message for f in findings)
     for check_id in GRAMMAR_DEPENDENTS + ("grammar-complete",):
         (finding,) = [f for f in findings if f.id == check_id]
@@ -304,8 +358,9 @@ def test_checks_waiting_for_one_cause_are_one_line_naming_them():
     shown = one_line_per_cause(findings)
     (line,) = [f for f in shown if f.status == "not_run"]
     assert line.id.split() == [f.id for f in waiting]
-    assert line.message.startswith(f"Not run: the grammar must parse first (line 2, column 37). {len(waiting)} "
-                                   "checks wait for it: ")
+    assert line.message.startswith(
+        f"Not run: the grammar must parse first (line 2, column 37). {len(waiting)} checks wait for it: "
+    )
     assert all(CHECK_TITLES[f.id] in line.message for f in waiting)
     assert (line.item["line"], line.item["column"]) == (2, 37)
     assert [f for f in shown if f.status != "not_run"] == [f for f in findings if f.status != "not_run"]
@@ -326,7 +381,8 @@ def test_misspelt_rule_name_blames_the_rule_not_the_examples():
 def test_grammar_refused_as_too_large_never_passes_examples_or_equivalence():
     findings = _alicegrid('c = 9(9(9(9(9(9(9(9(9("q")))))))))')
     assert "cannot be turned into a linear-time validator" in " ".join(
-        f.message for f in findings if f.id == "grammar-parses")
+        f.message for f in findings if f.id == "grammar-parses"
+    )
     for check_id in ("examples-valid", "examples-invalid", "equivalence", "max-length"):
         assert statuses(findings, check_id) == ["not_run"], check_id
     assert not any(f.status == "pass" and f.id in GRAMMAR_DEPENDENTS for f in findings)
@@ -339,8 +395,9 @@ def test_fixed_grammar_runs_every_dependent_check_again():
 
 
 def test_negated_delegation_is_not_read_as_delegation():
-    findings = findings_for({**demo_raw("example"), **_sections(
-        identifier_assignment="There is no delegation to third parties.")})
+    findings = findings_for(
+        {**demo_raw("example"), **_sections(identifier_assignment="There is no delegation to third parties.")}
+    )
     (finding,) = [f for f in findings if f.id == "subdelegation"]
     assert finding.status == "editor"
     assert "Assignment is delegated" not in finding.message
@@ -349,8 +406,9 @@ def test_negated_delegation_is_not_read_as_delegation():
 
 
 def test_wording_findings_quote_the_words_and_ask_the_editor():
-    findings = findings_for({**demo_raw("example"), **_sections(
-        identifier_assignment="Assignment is delegated to third parties.")})
+    findings = findings_for(
+        {**demo_raw("example"), **_sections(identifier_assignment="Assignment is delegated to third parties.")}
+    )
     (finding,) = [f for f in findings if f.id == "subdelegation"]
     assert finding.status == "editor" and finding.message.startswith("The text mentions “delegated”")
     assert "please judge" in finding.message
@@ -383,13 +441,18 @@ def test_blank_draft_shows_progress_not_failures():
 
 
 def test_a_urn_one_character_too_long_names_the_character_and_its_position():
-    findings = findings_for({**demo_raw("example"), "snid": "alicegrid", "max_length": None,
-                             "examples": {"valid": ["urn:ogf:alicegrid:1234"], "invalid": [], "equivalent": []},
-                             **_grammar('urn = "urn:ogf:alicegrid:" 1*3DIGIT\n')})
+    findings = findings_for(
+        {
+            **demo_raw("example"),
+            "snid": "alicegrid",
+            "max_length": None,
+            "examples": {"valid": ["urn:ogf:alicegrid:1234"], "invalid": [], "equivalent": []},
+            **_grammar('urn = "urn:ogf:alicegrid:" 1*3DIGIT\n'),
+        }
+    )
     (finding,) = [f for f in findings if f.id == "examples-valid"]
     assert finding.status == "fail"
-    assert ("At character 22 ('4'): the URN is 22 characters long; this grammar allows at most 21."
-            in finding.message)
+    assert "At character 22 ('4'): the URN is 22 characters long; this grammar allows at most 21." in finding.message
 
 
 def test_snid_reserved_for_someone_else_is_judged_once():
@@ -404,7 +467,8 @@ def test_new_version_of_your_own_snid_gets_one_version_message():
     findings = findings_for({**demo_raw("example"), "version": 2}, facts)
     assert statuses(findings, "snid-unique") == ["pass"]
     assert [f.message for f in findings if f.id == "version"] == [
-        "The version should be 3 (the latest approved version is 2), not 2."]
+        "The version should be 3 (the latest approved version is 2), not 2."
+    ]
 
 
 @pytest.mark.parametrize("case", HOSTILE_CASES["grammars"], ids=grammar_id)
@@ -415,8 +479,11 @@ def test_hostile_grammars_never_pass_what_a_broken_grammar_could_not_examine(cas
     from registry.grammar import grammar_compile
 
     abnf, examples = grammar_case(case)
-    raw = {**demo_raw("example"), **_grammar(abnf),
-           "examples": {"valid": examples or ["urn:ogf:example:x"], "invalid": [], "equivalent": []}}
+    raw = {
+        **demo_raw("example"),
+        **_grammar(abnf),
+        "examples": {"valid": examples or ["urn:ogf:example:x"], "invalid": [], "equivalent": []},
+    }
     try:
         data = interchange.load(raw)
     except interchange.InterchangeError as exc:  # refused before any check: said so, by field

@@ -34,8 +34,13 @@ def test_start_on_an_empty_database_loads_demo_data_and_is_idempotent():
     assert "GFD editor  username: editor     password: editor-demo-2026" in tail
     assert "username: maintainer password: maintainer-demo-2026" in tail
     states = dict(Proposal.objects.values_list("snid", "state"))
-    assert states == {"example": "approved", "fdc": "approved", "img": "submitted",
-                      "urn-5": "submitted", "newsml": "changes_requested"}
+    assert states == {
+        "example": "approved",
+        "fdc": "approved",
+        "img": "submitted",
+        "urn-5": "submitted",
+        "newsml": "changes_requested",
+    }
     assert all(Proposal.objects.values_list("is_demo", flat=True))
     assert sorted(Namespace.objects.registered().values_list("snid", flat=True)) == ["example", "fdc"]
     # an SNID's life after approval: two stewards and a completed contact change; a deprecated SNID
@@ -71,8 +76,15 @@ def test_import_export_import_round_trips(tmp_path):
 def test_import_with_approve_uses_the_services():
     user_factory("importer")
     user_factory("gfd-editor", editor=True)
-    code, out = run("import_proposal", str(FIXTURES / "proposals" / "example.json"),
-                    "--submitter", "importer", "--approve", "--editor", "gfd-editor")
+    code, out = run(
+        "import_proposal",
+        str(FIXTURES / "proposals" / "example.json"),
+        "--submitter",
+        "importer",
+        "--approve",
+        "--editor",
+        "gfd-editor",
+    )
     proposal = Proposal.objects.get(pk=int(out.strip()))
     assert proposal.state == ProposalState.APPROVED
     assert [e.action for e in proposal.events.all()] == ["", "submit", "approve"]
@@ -97,13 +109,21 @@ def test_validate_urn_with_a_grammar_file(tmp_path, monkeypatch):
     grammar.write_text('id = 1*DIGIT ":" ALPHA\n')
     code, out = run("validate_urn", "--grammar", str(grammar), "urn:ogf:any:12:a", "URN:OGF:Any:1:b")
     assert (code, out.count("valid    ")) == (0, 2)
-    code, out = run("validate_urn", "--grammar", str(grammar), "--json", stdin="urn:ogf:x:1:a\nurn:ogf:x:a:1\n",
-                    monkeypatch=monkeypatch)
+    code, out = run(
+        "validate_urn",
+        "--grammar",
+        str(grammar),
+        "--json",
+        stdin="urn:ogf:x:1:a\nurn:ogf:x:a:1\n",
+        monkeypatch=monkeypatch,
+    )
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 1
     assert [(r["valid"], r["normalized"]) for r in lines] == [(True, "urn:ogf:x:1:a"), (False, "urn:ogf:x:a:1")]
-    assert lines[1]["errors"] == ["The string after 'urn:ogf:x:' does not match the grammar's rule 'id'. "
-                                  "At character 11 ('a'): expected a digit (rule id)."]
+    assert lines[1]["errors"] == [
+        "The string after 'urn:ogf:x:' does not match the grammar's rule 'id'. "
+        "At character 11 ('a'): expected a digit (rule id)."
+    ]
 
 
 @pytest.mark.django_db
@@ -118,8 +138,14 @@ def test_validate_urn_bad_grammar_names_the_problem(tmp_path):
 @pytest.mark.django_db
 def test_validate_urn_against_a_registered_snid():
     run("start", "--no-serve")
-    code, out = run("validate_urn", "--snid", "EXAMPLE", "--json",
-                    "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42", "urn:ogf:fdc:example.com:2002:A")
+    code, out = run(
+        "validate_urn",
+        "--snid",
+        "EXAMPLE",
+        "--json",
+        "URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42",
+        "urn:ogf:fdc:example.com:2002:A",
+    )
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 1
     assert (first["valid"], first["normalized"]) == (True, "urn:ogf:example:cluster:2009:example.net:42")
@@ -176,7 +202,8 @@ def test_check_proposal_of_a_new_version_with_and_without_submitter(tmp_path):
 @pytest.mark.django_db
 def test_validate_urn_against_a_registered_snid_says_where(monkeypatch):
     run("start", "--no-serve")
-    code, out = run("validate_urn", "--snid", "example",
-                    "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1")
+    code, out = run(
+        "validate_urn", "--snid", "example", "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1"
+    )
     assert code == 1
     assert "At character 66 ('m'): expected a digit (rule INDEX)." in out

@@ -54,8 +54,11 @@ def _units() -> dict[str, dict[str, str]]:
 
 
 def _clean_environment() -> dict[str, str]:
-    return {key: value for key, value in os.environ.items()
-            if not key.startswith(("DJANGO_", "REGISTRY_", "WEB_", "VIRTUAL_ENV")) and key != "DATABASE_URL"}
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "REGISTRY_", "WEB_", "VIRTUAL_ENV")) and key != "DATABASE_URL"
+    }
 
 
 def _environment_file(path: Path) -> dict[str, str]:
@@ -100,10 +103,21 @@ def test_deployment_steps_run_in_order_on_a_fresh_machine(tmp_path):
     checkout.mkdir(parents=True)
     _fresh_checkout(checkout)
     database = f"sqlite:///{tmp_path / 'registry.sqlite3'}"
-    environment = {**_clean_environment(), "PREFIX": str(prefix), "SITE_HOST": "127.0.0.1",
-                   "OWNER_DATABASE_URL": database, "APP_DATABASE_URL": database}
-    done = subprocess.run(["bash", "-euo", "pipefail", "-c", _steps()], cwd=checkout, env=environment,
-                          capture_output=True, text=True, timeout=600)
+    environment = {
+        **_clean_environment(),
+        "PREFIX": str(prefix),
+        "SITE_HOST": "127.0.0.1",
+        "OWNER_DATABASE_URL": database,
+        "APP_DATABASE_URL": database,
+    }
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", _steps()],
+        cwd=checkout,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Verifier key (publish it): 127.0.0.1/log+" in done.stdout
     assert "Signed the checkpoint of size 0." in done.stdout
@@ -117,9 +131,18 @@ def test_deployment_steps_run_in_order_on_a_fresh_machine(tmp_path):
     units, port = _units(), _free_port()
     processes = [
         _service(units["urn-registry-signer.service"], prefix, checkout, {}, tmp_path / "signer.log"),
-        _service(units["urn-registry-web.service"], prefix, checkout,
-                 {"BIND": f"127.0.0.1:{port}", "DJANGO_SECURE_SSL_REDIRECT": "0", "WEB_CONCURRENCY": "1",
-                  "WEB_WARM_PAGES": "0"}, tmp_path / "web.log"),
+        _service(
+            units["urn-registry-web.service"],
+            prefix,
+            checkout,
+            {
+                "BIND": f"127.0.0.1:{port}",
+                "DJANGO_SECURE_SSL_REDIRECT": "0",
+                "WEB_CONCURRENCY": "1",
+                "WEB_WARM_PAGES": "0",
+            },
+            tmp_path / "web.log",
+        ),
     ]
     try:
         base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 180
@@ -136,22 +159,45 @@ def test_deployment_steps_run_in_order_on_a_fresh_machine(tmp_path):
         # A public change, then the running signer's checkpoint of it, served by the app server.
         run = {**_clean_environment(), **web_env}
         reserved = subprocess.run(
-            [sys.executable, "manage.py", "shell", "-c",
-             "import datetime as dt; from django.contrib.auth.models import User; from registry import services; "
-             "from django.utils import timezone; editor = User.objects.create_superuser('first-editor', 'e@x.org', "
-             "'pw-pw-pw-pw-12'); services.namespace_reserve('held', editor, until=timezone.localdate() + "
-             "dt.timedelta(days=5), reason='r')"], cwd=checkout, env=run, capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "manage.py",
+                "shell",
+                "-c",
+                "import datetime as dt; from django.contrib.auth.models import User; from registry import services; "
+                "from django.utils import timezone; editor = User.objects.create_superuser('first-editor', 'e@x.org', "
+                "'pw-pw-pw-pw-12'); services.namespace_reserve('held', editor, until=timezone.localdate() + "
+                "dt.timedelta(days=5), reason='r')",
+            ],
+            cwd=checkout,
+            env=run,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert reserved.returncode == 0, reserved.stderr
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and checkpoint_open(_get(base + "/log/checkpoint")[1], verifier).size < 1:
             time.sleep(0.5)
         assert checkpoint_open(_get(base + "/log/checkpoint")[1], verifier).size == 1
-        smoke = subprocess.run([sys.executable, "manage.py", "smoke_test", base], cwd=checkout, env=run,
-                               capture_output=True, text=True, timeout=120)
+        smoke = subprocess.run(
+            [sys.executable, "manage.py", "smoke_test", base],
+            cwd=checkout,
+            env=run,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert smoke.returncode == 0, smoke.stdout + smoke.stderr
         # With the app servers' environment nobody can sign.
-        refused = subprocess.run([sys.executable, "manage.py", "log_sign"], cwd=checkout, env=run,
-                                 capture_output=True, text=True, timeout=120)
+        refused = subprocess.run(
+            [sys.executable, "manage.py", "log_sign"],
+            cwd=checkout,
+            env=run,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert refused.returncode == 2 and "No log key" in refused.stderr
     finally:
         for process in processes:

@@ -28,9 +28,11 @@ def _pages(count: int, *, dense: bool) -> bytes:
 def test_pdf_over_the_page_limit_is_cut_and_the_report_says_so():
     text, fmt, notes = read_document("long.pdf", _pages(MAX_PAGES + 5, dense=False))
     assert fmt == "pdf" and f"Page {MAX_PAGES}." in text and f"Page {MAX_PAGES + 1}." not in text
-    assert notes == [f"The PDF has {MAX_PAGES + 5} pages; the registry reads the first {MAX_PAGES} of a PDF, so the "
-                     f"text of pages {MAX_PAGES + 1} to {MAX_PAGES + 5} was not imported. A registration document is "
-                     "a few pages: upload only the registration part, or its text."]
+    assert notes == [
+        f"The PDF has {MAX_PAGES + 5} pages; the registry reads the first {MAX_PAGES} of a PDF, so the "
+        f"text of pages {MAX_PAGES + 1} to {MAX_PAGES + 5} was not imported. A registration document is "
+        "a few pages: upload only the registration part, or its text."
+    ]
     assert notes[0] in document_import(text, format=fmt, notes=notes).report.notes
 
 

@@ -74,8 +74,12 @@ Examples:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_wrapped_urn_is_joined_only_when_the_grammar_or_the_layout_proves_it(fmt):
     result = imported(WRAPPED, fmt)
-    assert result.data.examples.valid == ["urn:ogf:demo:alpha:123456", "urn:ogf:demo:beta:654321",
-                                          "urn:ogf:demo:gamma:111111", "urn:ogf:demo:delta:222222"]
+    assert result.data.examples.valid == [
+        "urn:ogf:demo:alpha:123456",
+        "urn:ogf:demo:beta:654321",
+        "urn:ogf:demo:gamma:111111",
+        "urn:ogf:demo:delta:222222",
+    ]
     joined = example(result, "urn:ogf:demo:alpha:123456")
     assert joined.status == "found" and "the grammar accepts it joined" in joined.why
     quoted = example(result, "urn:ogf:demo:beta:654321")
@@ -86,17 +90,25 @@ def test_wrapped_urn_is_joined_only_when_the_grammar_or_the_layout_proves_it(fmt
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_wrapped_urn_without_a_grammar_is_joined_and_uncertain_never_cut_silently(fmt):
-    text = ("Namespace Identifier:  demo\n\nExamples:\n\n   o  urn:ogf:demo:first:part-one\n      two\n"
-            "   o  urn:ogf:demo:second:12\n      34\n   o  urn:ogf:demo:third:x\n\n"
-            "   The name urn:ogf:demo:fourth:12\n   34 was written across two lines, or not.\n")
+    text = (
+        "Namespace Identifier:  demo\n\nExamples:\n\n   o  urn:ogf:demo:first:part-one\n      two\n"
+        "   o  urn:ogf:demo:second:12\n      34\n   o  urn:ogf:demo:third:x\n\n"
+        "   The name urn:ogf:demo:fourth:12\n   34 was written across two lines, or not.\n"
+    )
     result = imported(text, fmt)
-    assert result.data.examples.valid == ["urn:ogf:demo:first:part-onetwo", "urn:ogf:demo:second:1234",
-                                          "urn:ogf:demo:third:x", "urn:ogf:demo:fourth:12"]
+    assert result.data.examples.valid == [
+        "urn:ogf:demo:first:part-onetwo",
+        "urn:ogf:demo:second:1234",
+        "urn:ogf:demo:third:x",
+        "urn:ogf:demo:fourth:12",
+    ]
     doubtful = example(result, "urn:ogf:demo:fourth:12")  # never cut to its first line silently
     assert doubtful.status == "uncertain"
     assert "which may be its continuation ('urn:ogf:demo:fourth:1234')" in doubtful.why
-    for urn, first in (("urn:ogf:demo:first:part-onetwo", "urn:ogf:demo:first:part-one"),
-                       ("urn:ogf:demo:second:1234", "urn:ogf:demo:second:12")):
+    for urn, first in (
+        ("urn:ogf:demo:first:part-onetwo", "urn:ogf:demo:first:part-one"),
+        ("urn:ogf:demo:second:1234", "urn:ogf:demo:second:12"),
+    ):
         item = example(result, urn)
         assert item.status == "uncertain" and f"the other reading is {first!r}" in item.why
         assert len(item.lines) == 2
@@ -106,8 +118,10 @@ def test_wrapped_urn_without_a_grammar_is_joined_and_uncertain_never_cut_silentl
 def test_wrapped_urn_against_its_grammar_stays_uncertain():
     """The layout says the URN goes on (broken after ':', the rest alone below) but the grammar
     accepts only the first line's part: both readings are shown, nothing is decided silently."""
-    text = ("Namespace Identifier:  demo\n\nSyntax:\n\n   NSS = 1*ALPHA [ \"-\" ]\n\nExamples:\n\n"
-            "      urn:ogf:demo:abc-\n      def\n")
+    text = (
+        'Namespace Identifier:  demo\n\nSyntax:\n\n   NSS = 1*ALPHA [ "-" ]\n\nExamples:\n\n'
+        "      urn:ogf:demo:abc-\n      def\n"
+    )
     item = example(document_import(text), "urn:ogf:demo:abc-def")
     assert item.status == "uncertain" and "the grammar accepts only 'urn:ogf:demo:abc-'" in item.why
 
@@ -118,48 +132,71 @@ REGISTRANTS = {
     "position-then-person": (
         "   Designated contact:  The Example Metadata Project Lead. Sam Sample\n"
         "      keeps the registry (sam@example.org).\n",
-        ("Sam Sample", "", "sam@example.org", ""), {"name"}),
+        ("Sam Sample", "", "sam@example.org", ""),
+        {"name"},
+    ),
     "role-with-person-in-parentheses": (
         "      The Example Registry Services Administrator (attn: Kim Q.\n      Sample)\n"
         "      Example Standards Bureau\n      1 Example Road\n      Example City\n",
         ("Kim Q. Sample", "Example Standards Bureau", "", "1 Example Road\nExample City"),
-        {"name", "organisation", "address"}),
+        {"name", "organisation", "address"},
+    ),
     "contact-sentence": (
         "   Registering organization:  The Example Engineering Forum\n\n"
         "   Designated contact:  An expert chosen by the forum will read the demo mailing list,\n"
         "      demo-list@example.org.\n",
-        ("An expert chosen by the forum will read the demo mailing list.", "The Example Engineering Forum",
-         "demo-list@example.org", ""), {"name"}),
+        (
+            "An expert chosen by the forum will read the demo mailing list.",
+            "The Example Engineering Forum",
+            "demo-list@example.org",
+            "",
+        ),
+        {"name"},
+    ),
     "role-with-a-comma": (
         "   Registering organization:  Example Cable Laboratories\n\n   Designated contact:\n\n"
         "      Manager, Standards and Registries, registry@example.org\n",
-        ("Manager, Standards and Registries", "Example Cable Laboratories", "registry@example.org", ""), {"name"}),
+        ("Manager, Standards and Registries", "Example Cable Laboratories", "registry@example.org", ""),
+        {"name"},
+    ),
     "organisation-and-address-only": (
         "      Zelestra Media\n      2314 Example Avenue\n      Example City, CA 91214\n      USA\n",
         ("", "Zelestra Media", "", "2314 Example Avenue\nExample City, CA 91214\nUSA"),
-        {"organisation", "address"}),
+        {"organisation", "address"},
+    ),
     "organisation-wrapped-where-it-runs-on": (
         "      Example Broadcasting Standards Committee of the Americas and\n      the Caribbean\n"
         "      1 Example Plaza\n      Example City\n",
-        ("", "Example Broadcasting Standards Committee of the Americas and the Caribbean", "",
-         "1 Example Plaza\nExample City"), {"organisation", "address"}),
+        (
+            "",
+            "Example Broadcasting Standards Committee of the Americas and the Caribbean",
+            "",
+            "1 Example Plaza\nExample City",
+        ),
+        {"organisation", "address"},
+    ),
     "organisation-perhaps-wrapped": (
         "   Registering organization:\n      Name:  Example Broadcasting Standards\n"
         "      Committee of the Americas\n      1 Example Plaza\n      Example City\n",
         ("", "Example Broadcasting Standards", "", "Committee of the Americas\n1 Example Plaza\nExample City"),
-        {"organisation", "address"}),
+        {"organisation", "address"},
+    ),
     "declared-contact-label": (
-        "   Registering organization:  Example Union\n\n   Declared Contact:  Ada Sample\n"
-        "   Email:  ada@example.org\n",
-        ("Ada Sample", "Example Union", "ada@example.org", ""), set()),
+        "   Registering organization:  Example Union\n\n   Declared Contact:  Ada Sample\n   Email:  ada@example.org\n",
+        ("Ada Sample", "Example Union", "ada@example.org", ""),
+        set(),
+    ),
     "o-bullets": (
         "   o  Name: Ada Sample\n   o  Organization: Example Union\n   o  Email: ada@example.org\n",
-        ("Ada Sample", "Example Union", "ada@example.org", ""), set()),
+        ("Ada Sample", "Example Union", "ada@example.org", ""),
+        set(),
+    ),
     "affiliation-wrapped-deeper": (
         "   Name:         Ada Sample\n   Affiliation:  Example Institute for Open Metadata and\n"
         "                 Archival Science\n   Email:        ada@example.org\n",
         ("Ada Sample", "Example Institute for Open Metadata and Archival Science", "ada@example.org", ""),
-        {"organisation"}),
+        {"organisation"},
+    ),
 }
 
 
@@ -175,8 +212,15 @@ def test_registrant_shape(shape, fmt):
         item = result.report.item(f"registrant.{key}")
         if item.value:
             assert (item.status == "uncertain") == (key in uncertain), item
-    assert_nothing_found_that_is_not_said(result, {"registrant.name": name, "registrant.organisation": organisation,
-                                                   "registrant.email": email, "registrant.address": address})
+    assert_nothing_found_that_is_not_said(
+        result,
+        {
+            "registrant.name": name,
+            "registrant.organisation": organisation,
+            "registrant.email": email,
+            "registrant.address": address,
+        },
+    )
 
 
 def test_each_registrant_reading_says_why_and_shows_the_other_reading():
@@ -185,14 +229,17 @@ def test_each_registrant_reading_says_why_and_shows_the_other_reading():
         return document_import(text).report.item(f"registrant.{key}").why
 
     assert why("position-then-person", "name").startswith(
-        "read from a sentence: the person named after the role title 'The Example Metadata Project Lead'")
+        "read from a sentence: the person named after the role title 'The Example Metadata Project Lead'"
+    )
     assert "the other reading is 'The Example Registry Services Administrator (attn: Kim Q. Sample)'" in why(
-        "role-with-person-in-parentheses", "name")
+        "role-with-person-in-parentheses", "name"
+    )
     assert why("contact-sentence", "name") == "the contact is described in a sentence, not named"
     assert why("role-with-a-comma", "name") == "the contact is given only by a role title"
     assert why("organisation-perhaps-wrapped", "organisation") == (
         "line 7 ('Committee of the Americas') may be the second half of the name rather than text of its own; the "
-        "other reading is 'Example Broadcasting Standards Committee of the Americas'")
+        "other reading is 'Example Broadcasting Standards Committee of the Americas'"
+    )
 
 
 # --- labels and headings of other templates ---------------------------------------------------------
@@ -263,9 +310,22 @@ NUMBERED = """3.  Namespace Registration
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_numbered_subsections_are_the_template_headings(fmt):
     result = imported(NUMBERED, fmt)
-    assert set(result.mapped) == {"snid", "version", "registrant", "syntactic_structure", "ancillary_documentation",
-                                  "uniqueness", "immutability", "identifier_assignment", "resolution",
-                                  "lexical_equivalence", "reserved_use", "validation_mechanism", "scope", "examples"}
+    assert set(result.mapped) == {
+        "snid",
+        "version",
+        "registrant",
+        "syntactic_structure",
+        "ancillary_documentation",
+        "uniqueness",
+        "immutability",
+        "identifier_assignment",
+        "resolution",
+        "lexical_equivalence",
+        "reserved_use",
+        "validation_mechanism",
+        "scope",
+        "examples",
+    }
     data = result.data
     assert (data.snid, data.registration_date.isoformat()) == ("demo", "2012-03-04")
     r = data.registrant
@@ -276,10 +336,12 @@ def test_numbered_subsections_are_the_template_headings(fmt):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_sub_namespace_name_is_the_snid_and_its_quoted_examples_are_found(fmt):
-    text = ("Sub-namespace name:  demo\n\nDeclared registrant of the namespace:\n\n   Name:  Example Union\n\n"
-            "Declaration of syntactic structure:\n\n   Names have the form urn:ietf:params:demo:{kind}:{name}; for\n"
-            "   example \"urn:ietf:params:demo:report:2011 (the yearly report)\" and\n"
-            "   \"urn:ietf:params:demo:minutes:7\" are names of this sub-namespace.\n")
+    text = (
+        "Sub-namespace name:  demo\n\nDeclared registrant of the namespace:\n\n   Name:  Example Union\n\n"
+        "Declaration of syntactic structure:\n\n   Names have the form urn:ietf:params:demo:{kind}:{name}; for\n"
+        '   example "urn:ietf:params:demo:report:2011 (the yearly report)" and\n'
+        '   "urn:ietf:params:demo:minutes:7" are names of this sub-namespace.\n'
+    )
     result = imported(text, fmt)
     assert result.data.snid == "demo" and result.report.item("snid").status == "found"
     assert result.data.examples.valid == ["urn:ietf:params:demo:report:2011", "urn:ietf:params:demo:minutes:7"]
@@ -291,14 +353,19 @@ def test_a_sub_namespace_given_as_its_urn_prefix_gives_its_last_name_uncertain()
     result = document_import("Sub-namespace name:  urn:ietf:params:demo\n\nScope:\n\n   Global.\n")
     item = result.report.item("snid")
     assert (result.data.snid, item.status) == ("demo", "uncertain")
-    assert item.why == "the document registers the sub-namespace 'urn:ietf:params:demo'; its last name was taken as the SNID"
+    assert (
+        item.why
+        == "the document registers the sub-namespace 'urn:ietf:params:demo'; its last name was taken as the SNID"
+    )
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_contact_label_inside_another_section_is_its_text(fmt):
-    text = ("   Namespace Identifier:  demo\n\n   Registrant:\n\n      Name:  Ada Sample\n"
-            "      Email:  ada@example.org\n\n   Assignment:\n\n      Names are given by the desk.\n\n"
-            "   Contact:  desk@example.org for new names.\n")
+    text = (
+        "   Namespace Identifier:  demo\n\n   Registrant:\n\n      Name:  Ada Sample\n"
+        "      Email:  ada@example.org\n\n   Assignment:\n\n      Names are given by the desk.\n\n"
+        "   Contact:  desk@example.org for new names.\n"
+    )
     result = imported(text, fmt)
     r = result.data.registrant
     assert (r.name, r.email) == ("Ada Sample", "ada@example.org")
@@ -311,9 +378,8 @@ def test_a_label_is_added_as_data_without_code(tmp_path):
     assert shipped["headings"]["Sub-namespace name"] == "snid"
     assert shipped["registrant_labels"]["declared contact"] == "contact"
     path = tmp_path / "labels.toml"
-    path.write_text(known.LABELS_FILE.read_text(encoding="utf-8")
-                    + '\n[extra]\n', encoding="utf-8")
-    extended = path.read_text(encoding="utf-8").replace('[headings]\n', '[headings]\n"Requested NID" = "snid"\n', 1)
+    path.write_text(known.LABELS_FILE.read_text(encoding="utf-8") + "\n[extra]\n", encoding="utf-8")
+    extended = path.read_text(encoding="utf-8").replace("[headings]\n", '[headings]\n"Requested NID" = "snid"\n', 1)
     path.write_text(extended, encoding="utf-8")
     assert known.load(path)["headings"]["Requested NID"] == "snid"
     path.write_text('[headings]\n"Requested NID" = "no_such_section"\n', encoding="utf-8")
@@ -326,14 +392,22 @@ def test_a_label_is_added_as_data_without_code(tmp_path):
 
 # --- examples quoted in prose, in o-bullet lists, and of another namespace ---------------------------
 
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_examples_quoted_in_prose_and_in_o_bullets(fmt):
-    text = ("Namespace Identifier:  demo\n\nExamples:\n\n   The names \"urn:ogf:demo:report:2011 (revised)\" and\n"
-            "   \"urn:ogf:demo:minutes:7\" appear in the yearly report; also:\n\n   o  urn:ogf:demo:list:1\n\n"
-            "   o  urn:ogf:demo:list:2\n\n   and one with a space inside its parenthesis, \"urn:ogf:demo:doc:(draft 2)\".\n")
+    text = (
+        'Namespace Identifier:  demo\n\nExamples:\n\n   The names "urn:ogf:demo:report:2011 (revised)" and\n'
+        '   "urn:ogf:demo:minutes:7" appear in the yearly report; also:\n\n   o  urn:ogf:demo:list:1\n\n'
+        '   o  urn:ogf:demo:list:2\n\n   and one with a space inside its parenthesis, "urn:ogf:demo:doc:(draft 2)".\n'
+    )
     result = imported(text, fmt)
-    assert result.data.examples.valid == ["urn:ogf:demo:report:2011", "urn:ogf:demo:minutes:7", "urn:ogf:demo:list:1",
-                                          "urn:ogf:demo:list:2", "urn:ogf:demo:doc:(draft"]
+    assert result.data.examples.valid == [
+        "urn:ogf:demo:report:2011",
+        "urn:ogf:demo:minutes:7",
+        "urn:ogf:demo:list:1",
+        "urn:ogf:demo:list:2",
+        "urn:ogf:demo:doc:(draft",
+    ]
     assert all(example(result, urn).status == "found" for urn in result.data.examples.valid[:4])
     cut = example(result, "urn:ogf:demo:doc:(draft")
     assert cut.status == "uncertain" and "closes only after a space" in cut.why
@@ -341,23 +415,33 @@ def test_examples_quoted_in_prose_and_in_o_bullets(fmt):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_examples_of_another_namespace_are_kept_as_written(fmt):
-    text = ("Namespace ID:  demo\n\nExamples:\n\n      urn:demo:catalogue:42\n      urn:other:thing:1\n"
-            "      urn:ogf:demo:catalogue:43\n      urn:ogf:other:thing:2\n")
+    text = (
+        "Namespace ID:  demo\n\nExamples:\n\n      urn:demo:catalogue:42\n      urn:other:thing:1\n"
+        "      urn:ogf:demo:catalogue:43\n      urn:ogf:other:thing:2\n"
+    )
     result = imported(text, fmt)
-    assert result.data.examples.valid == ["urn:ogf:demo:catalogue:42", "urn:other:thing:1", "urn:ogf:demo:catalogue:43",
-                                          "urn:ogf:other:thing:2"]
+    assert result.data.examples.valid == [
+        "urn:ogf:demo:catalogue:42",
+        "urn:other:thing:1",
+        "urn:ogf:demo:catalogue:43",
+        "urn:ogf:other:thing:2",
+    ]
     own = example(result, "urn:ogf:demo:catalogue:42")  # its own NID: re-cast, as the registration becomes an SNID
     assert own.status == "found" and own.why == "written urn:demo:catalogue:42, re-cast as an urn:ogf:demo: URN"
     other = example(result, "urn:other:thing:1")
-    assert other.status == "uncertain" and other.why == ("an example of urn:other:, which is not this document's "
-                                                         "namespace; kept as written")
+    assert other.status == "uncertain" and other.why == (
+        "an example of urn:other:, which is not this document's namespace; kept as written"
+    )
     assert example(result, "urn:ogf:demo:catalogue:43").status == "found"
     other_snid = example(result, "urn:ogf:other:thing:2")  # another SNID's: never re-cast into this one
     assert other_snid.status == "uncertain" and other_snid.why == (
-        "an example of urn:ogf:other:, which is not this document's namespace; kept as written")
+        "an example of urn:ogf:other:, which is not this document's namespace; kept as written"
+    )
     assert "Example URNs of urn:demo: were re-cast as urn:ogf:demo: — check that they still make sense." in result.notes
-    assert any(note.startswith("The examples of urn:ogf:other:, urn:other: are URNs of another namespace")
-               for note in result.notes)
+    assert any(
+        note.startswith("The examples of urn:ogf:other:, urn:other: are URNs of another namespace")
+        for note in result.notes
+    )
 
 
 def test_examples_without_an_snid_are_kept_as_written():
@@ -365,7 +449,8 @@ def test_examples_without_an_snid_are_kept_as_written():
     assert result.data.snid == "" and result.data.examples.valid == ["urn:demo:catalogue:42"]
     item = example(result, "urn:demo:catalogue:42")
     assert item.status == "uncertain" and item.why == (
-        "no SNID was read, so it could not be re-cast as an urn:ogf:<snid>: URN; kept as written")
+        "no SNID was read, so it could not be re-cast as an urn:ogf:<snid>: URN; kept as written"
+    )
 
 
 SUB_NAMESPACE = """Sub-namespace name:  urn:ietf:params:demo
@@ -387,32 +472,50 @@ def test_a_sub_namespace_example_is_recast_at_its_prefix_when_the_grammar_agrees
     item = example(result, "urn:ogf:demo:report:7")
     assert item.status == "found"
     assert item.why == "written urn:ietf:params:demo:report:7, re-cast as an urn:ogf:demo: URN"
-    assert "Example URNs of urn:ietf:params:demo: were re-cast as urn:ogf:demo: — check that they still make sense." \
+    assert (
+        "Example URNs of urn:ietf:params:demo: were re-cast as urn:ogf:demo: — check that they still make sense."
         in result.notes
+    )
 
 
-@pytest.mark.parametrize("grammar, doubt", [
-    ('   URN = "urn:ietf:params:demo:" kind ":" 1*DIGIT\n   kind = 1*ALPHA',
-     "the grammar, rebased onto urn:ogf:, does not accept it so re-cast"),  # rebased to urn:ogf:demo:params:demo:
-    ("   The names are a kind and a number.", "no grammar could confirm the re-cast form"),
-])
+@pytest.mark.parametrize(
+    "grammar, doubt",
+    [
+        (
+            '   URN = "urn:ietf:params:demo:" kind ":" 1*DIGIT\n   kind = 1*ALPHA',
+            "the grammar, rebased onto urn:ogf:, does not accept it so re-cast",
+        ),  # rebased to urn:ogf:demo:params:demo:
+        ("   The names are a kind and a number.", "no grammar could confirm the re-cast form"),
+    ],
+)
 def test_a_sub_namespace_example_the_grammar_does_not_confirm_is_recast_uncertain(grammar, doubt):
     result = document_import(SUB_NAMESPACE.format(grammar=grammar))
     assert result.data.examples.valid == ["urn:ogf:demo:report:7"]
     item = example(result, "urn:ogf:demo:report:7")
     assert item.status == "uncertain" and item.why == (
         "written urn:ietf:params:demo:report:7, re-cast as an urn:ogf:demo: URN by cutting the sub-namespace "
-        f"urn:ietf:params:demo:; {doubt}: check which form is meant")
+        f"urn:ietf:params:demo:; {doubt}: check which form is meant"
+    )
 
 
 # --- PDF text laid out as printed -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("columns", [1, 2])
 def test_pdf_text_keeps_the_lines_indentation_and_blank_lines(columns):
     """Indentation typeset as a position (no spaces in the PDF) comes back as spaces."""
-    text = "\n".join(["Declared registrant of the namespace:", "", "   Name:         Ada Sample",
-                      "   Affiliation:  Example Institute for Open Metadata and", "                 Archival Science",
-                      "", "      urn:ogf:demo:a:b"] * 12)
+    text = "\n".join(
+        [
+            "Declared registrant of the namespace:",
+            "",
+            "   Name:         Ada Sample",
+            "   Affiliation:  Example Institute for Open Metadata and",
+            "                 Archival Science",
+            "",
+            "      urn:ogf:demo:a:b",
+        ]
+        * 12
+    )
     source, fmt = read_file("registration.pdf", make_pdf(text, columns=columns, positioned=True))
     lines = [line.rstrip() for line in source.replace("\f", "\n").split("\n")]
     expected = [line for line in text.split("\n")]

@@ -81,6 +81,7 @@ def test_login_lands_an_editor_on_the_queue_and_an_applicant_on_their_proposals(
 @pytest.mark.django_db
 def test_login_of_an_editor_returns_to_the_page_asked_for(client):
     user_factory("pat", editor=True)
-    response = client.post("/accounts/login/?next=/urn/", {"username": "pat", "password": "pw-for-tests-1",
-                                                           "next": "/urn/"})
+    response = client.post(
+        "/accounts/login/?next=/urn/", {"username": "pat", "password": "pw-for-tests-1", "next": "/urn/"}
+    )
     assert response["Location"] == "/urn/"

@@ -14,20 +14,30 @@ from registry.exports import XML_NAMESPACE, RegistrySnapshot
 
 from .factories import proposal_factory, user_factory
 
-HOSTILE = 'a & b < c > d "e" \'f\' \t tab \r\n line \x00\x01\x0b\x1f\x7f ünïcødé \u2028 😀 ]]> <!-- -->'
+HOSTILE = "a & b < c > d \"e\" 'f' \t tab \r\n line \x00\x01\x0b\x1f\x7f ünïcødé \u2028 😀 ]]> <!-- -->"
 
 
 def _record(snid: str, text: str, **changes) -> dict:
     record = {
-        "snid": snid, "version": 3, "registration_date": "2026-01-02", "title": text,
-        "document": {"reference": text, "url": "https://x.example/?a=1&b=" + text, "status": "informational",
-                     "type": "Informational"},
+        "snid": snid,
+        "version": 3,
+        "registration_date": "2026-01-02",
+        "title": text,
+        "document": {
+            "reference": text,
+            "url": "https://x.example/?a=1&b=" + text,
+            "status": "informational",
+            "type": "Informational",
+        },
         "registrant": {"name": text, "organisation": "", "email": "a@b.example", "contact": text},
         "grammar": {"abnf": text + "\nrule = 1*ALPHA\n", "rule": text},
         "examples": {"valid": [f"urn:ogf:{snid}:x", text, ""], "invalid": [text]},
         "equivalence": ["case-insensitive-nss", "unknown & <odd>"],
-        "max_length": 120, "pattern": "^[uU][rR][nN]:x&y<z>$", "url": f"https://registry.example/urn/{snid}/",
-        "status": "registered", "successor": None,
+        "max_length": 120,
+        "pattern": "^[uU][rR][nN]:x&y<z>$",
+        "url": f"https://registry.example/urn/{snid}/",
+        "status": "registered",
+        "successor": None,
     }
     record.update(changes)
     return record
@@ -37,10 +47,18 @@ def _snapshot() -> RegistrySnapshot:
     return RegistrySnapshot(
         records=[
             _record("hostile", HOSTILE),
-            _record("empty", "", registration_date=None, examples={"valid": [], "invalid": []}, equivalence=[],
-                    max_length=None, pattern=None),
-            _record("spaces", "   ", max_length=0, grammar={"abnf": "", "rule": ""}, status="deprecated",
-                    successor='a&"b'),
+            _record(
+                "empty",
+                "",
+                registration_date=None,
+                examples={"valid": [], "invalid": []},
+                equivalence=[],
+                max_length=None,
+                pattern=None,
+            ),
+            _record(
+                "spaces", "   ", max_length=0, grammar={"abnf": "", "rule": ""}, status="deprecated", successor='a&"b'
+            ),
         ],
         reservations=[{"snid": "held", "reserved_until": "2027-06-30"}, {"snid": "kept", "reserved_until": None}],
         updated="2026-11-22T05:40:12.345678+00:00",
@@ -60,15 +78,21 @@ def _elementtree_xml(snapshot: RegistrySnapshot) -> str:
         element = ET.SubElement(root, q("record"), {"date": record["registration_date"] or ""})
         for key in ("snid", "version", "title"):
             ET.SubElement(element, q(key)).text = text(record[key])
-        ET.SubElement(element, q("document"), {
-            "href": text(record["document"]["url"]), "status": record["document"]["status"],
-            **({"type": record["document"]["type"]} if record["document"].get("type") else {}),
-        }).text = text(record["document"]["reference"])
+        ET.SubElement(
+            element,
+            q("document"),
+            {
+                "href": text(record["document"]["url"]),
+                "status": record["document"]["status"],
+                **({"type": record["document"]["type"]} if record["document"].get("type") else {}),
+            },
+        ).text = text(record["document"]["reference"])
         registrant = ET.SubElement(element, q("registrant"))
         for key in ("name", "organisation", "email", "contact"):
             ET.SubElement(registrant, q(key)).text = text(record["registrant"][key])
-        ET.SubElement(element, q("grammar"), {"rule": text(record["grammar"]["rule"])}).text = \
-            text(record["grammar"]["abnf"])
+        ET.SubElement(element, q("grammar"), {"rule": text(record["grammar"]["rule"])}).text = text(
+            record["grammar"]["abnf"]
+        )
         examples = ET.SubElement(element, q("examples"))
         for kind in ("valid", "invalid"):
             for urn in record["examples"][kind]:
@@ -81,11 +105,11 @@ def _elementtree_xml(snapshot: RegistrySnapshot) -> str:
         if record["pattern"]:
             ET.SubElement(element, q("pattern"), {"syntax": "re2-ecmascript"}).text = record["pattern"]
         ET.SubElement(element, q("url")).text = record["url"]
-        ET.SubElement(element, q("status"), {"successor": record["successor"]} if record["successor"] else {}).text = \
-            record["status"]
+        ET.SubElement(
+            element, q("status"), {"successor": record["successor"]} if record["successor"] else {}
+        ).text = record["status"]
     for reservation in snapshot.reservations:
-        ET.SubElement(root, q("reservation"), {"until": reservation["reserved_until"] or ""}).text = \
-            reservation["snid"]
+        ET.SubElement(root, q("reservation"), {"until": reservation["reserved_until"] or ""}).text = reservation["snid"]
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -107,9 +131,17 @@ def test_xml_export_drops_only_the_characters_xml_cannot_carry():
 def test_json_export_is_what_json_dumps_writes_for_hostile_text():
     snapshot = _snapshot()
     snapshot.records[0]["title"] = "".join(chr(c) for c in range(0x3000) if not 0xD800 <= c <= 0xDFFF)
-    expected = json.dumps({"registry": "urn:ogf subnamespace identifiers", "specification": "GFD.191, RFC 6453",
-                           "updated": snapshot.updated, "snids": snapshot.records,
-                           "reservations": snapshot.reservations}, indent=2, ensure_ascii=False)
+    expected = json.dumps(
+        {
+            "registry": "urn:ogf subnamespace identifiers",
+            "specification": "GFD.191, RFC 6453",
+            "updated": snapshot.updated,
+            "snids": snapshot.records,
+            "reservations": snapshot.reservations,
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
     assert exports.as_json(snapshot) == expected
 
 
@@ -135,7 +167,12 @@ def test_snapshot_reads_neither_sections_nor_findings_nor_private_addresses():
         exports.registry_snapshot(updated=None)
     sql = " ".join(query["sql"] for query in captured.captured_queries)
     # the namespaces, the last change, and one query for every SNID's resolvers
-    assert (len(captured), "sections" in sql, "findings" in sql, "registrant_address" in sql) == (4, False, False, False)
+    assert (len(captured), "sections" in sql, "findings" in sql, "registrant_address" in sql) == (
+        4,
+        False,
+        False,
+        False,
+    )
 
 
 @pytest.mark.django_db
@@ -155,12 +192,15 @@ def test_exports_carry_each_snids_resolvers_and_their_status(client):
     by_snid = {r["snid"]: r["resolvers"] for r in body["snids"]}
     assert [(r["name"], r["template"], r["status"]) for r in by_snid["example"]] == [
         ("Cluster catalogue", "https://catalogue.example.net/{DOMAIN}/{INDEX}", "unknown"),
-        ("Metadata", "https://catalogue.example.net/api/{nss}", "unknown")]
+        ("Metadata", "https://catalogue.example.net/api/{nss}", "unknown"),
+    ]
     assert by_snid["fdc"][0]["status"] == "up" and by_snid["fdc"][0]["last_checked_at"]
     text = client.get("/urn/registry.csv").content.decode()
     assert "FDC resolver=https://fdc.example.org/resolve?urn={nss} (up)" in text
     root = ET.fromstring(client.get("/urn/registry.xml").content)
-    found = {(element.get("name"), element.text, element.get("status"))
-             for element in root.iter(f"{{{XML_NAMESPACE}}}resolver")}
+    found = {
+        (element.get("name"), element.text, element.get("status"))
+        for element in root.iter(f"{{{XML_NAMESPACE}}}resolver")
+    }
     assert ("FDC resolver", "https://fdc.example.org/resolve?urn={nss}", "up") in found
     assert ("Metadata", "https://catalogue.example.net/api/{nss}", "unknown") in found

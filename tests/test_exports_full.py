@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from registry import services
 from registry.exports_full import full_document
+from registry.logcore.kinds import leaf_decode
 from registry.resolution.services import resolvers_replace
 from registry.stewardship import services as stewardship
-from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import proposal_factory, user_factory
@@ -27,13 +27,15 @@ def registry(applicant, editor):
     proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
     proposal_factory(applicant, state="approved", editor=editor, snid="alpha", version=2, title="Alpha, again")
     proposal_factory(applicant, state="approved", editor=editor, snid="beta")
-    resolvers_replace("alpha", [{"name": "main", "template": "https://a.example.org/{nss}"}], other_editor,
-                      "A resolver.")
+    resolvers_replace(
+        "alpha", [{"name": "main", "template": "https://a.example.org/{nss}"}], other_editor, "A resolver."
+    )
     namespace = services.namespace_get("beta")
     stewardship.steward_add(namespace, user_factory("sam"), editor, reason="Maintainer.")
     stewardship.snid_deprecate(namespace, editor, reason="Superseded.", successor="alpha")
-    services.namespace_reserve("held", editor, until=timezone.localdate() + dt.timedelta(days=9), reason="r",
-                               reserved_for=applicant)
+    services.namespace_reserve(
+        "held", editor, until=timezone.localdate() + dt.timedelta(days=9), reason="r", reserved_for=applicant
+    )
     return applicant
 
 
@@ -76,7 +78,8 @@ def test_full_export_names_a_steward_by_the_public_name_they_chose(registry):
 
 def test_full_export_lists_the_active_reservations(registry):
     assert full_document()["reservations"] == [
-        {"snid": "held", "reserved_until": (timezone.localdate() + dt.timedelta(days=9)).isoformat()}]
+        {"snid": "held", "reserved_until": (timezone.localdate() + dt.timedelta(days=9)).isoformat()}
+    ]
 
 
 def test_full_export_is_served_and_cached_with_the_other_exports(client, registry):

@@ -23,21 +23,24 @@ def _form(proposal) -> dict:
     return {key: value for key, value in initial.items() if value is not None}
 
 
-@pytest.mark.parametrize(("method", "path", "heavy"), [
-    ("POST", "/proposals/12/check/", True),
-    ("POST", "/proposals/12/edit/", True),
-    ("POST", "/proposals/new/", True),
-    ("POST", "/proposals/import/", True),
-    ("POST", "/proposals/import/create/", True),
-    ("POST", "/review/12/decide/", True),
-    ("POST", "/api/proposals/", True),
-    ("PATCH", "/api/proposals/12/", True),
-    ("POST", "/api/proposals/12/actions/submit/", True),
-    ("GET", "/proposals/12/edit/", False),
-    ("GET", "/urn/", False),
-    ("GET", "/api/lookup/", False),
-    ("POST", "/api/validate/", False),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "heavy"),
+    [
+        ("POST", "/proposals/12/check/", True),
+        ("POST", "/proposals/12/edit/", True),
+        ("POST", "/proposals/new/", True),
+        ("POST", "/proposals/import/", True),
+        ("POST", "/proposals/import/create/", True),
+        ("POST", "/review/12/decide/", True),
+        ("POST", "/api/proposals/", True),
+        ("PATCH", "/api/proposals/12/", True),
+        ("POST", "/api/proposals/12/actions/submit/", True),
+        ("GET", "/proposals/12/edit/", False),
+        ("GET", "/urn/", False),
+        ("GET", "/api/lookup/", False),
+        ("POST", "/api/validate/", False),
+    ],
+)
 def test_heavy_requests_are_the_checks_imports_saves_and_decisions(rf, method, path, heavy):
     assert is_heavy(getattr(rf, method.lower())(path)) is heavy
 
@@ -47,8 +50,7 @@ def test_an_account_past_its_heavy_limit_gets_a_429_page_with_retry_after(client
     settings.REGISTRY_HEAVY_PER_ACCOUNT, settings.REGISTRY_HEAVY_PER_PROCESS = 2, 10
     proposal = proposal_factory()
     client.force_login(proposal.submitter)
-    with slots.hold(f"account:{proposal.submitter.pk}", 2, 10), \
-            slots.hold(f"account:{proposal.submitter.pk}", 2, 10):
+    with slots.hold(f"account:{proposal.submitter.pk}", 2, 10), slots.hold(f"account:{proposal.submitter.pk}", 2, 10):
         response = client.post(f"/proposals/{proposal.pk}/check/", _form(proposal))
         assert response.status_code == 429 and response["Retry-After"] == "5"
         assert b"You already have 2 checks, imports or saves in progress" in response.content
@@ -99,10 +101,14 @@ def test_one_account_flooding_checks_does_not_hold_up_pages_and_lookups(live_ser
     form["examples_valid"] = "urn:ogf:example:" + "x" * 150 + "z"
     url = live_server.url
     with ThreadPoolExecutor(16) as pool:
-        checks = [pool.submit(http_request, url, "POST", f"/proposals/{proposal.pk}/check/", form, auth)
-                  for _ in range(12)]
-        public = [pool.submit(http_request, url, "GET", path) for _ in range(4)
-                  for path in ("/urn/", "/api/lookup/?urn=urn:ogf:example:x")]
+        checks = [
+            pool.submit(http_request, url, "POST", f"/proposals/{proposal.pk}/check/", form, auth) for _ in range(12)
+        ]
+        public = [
+            pool.submit(http_request, url, "GET", path)
+            for _ in range(4)
+            for path in ("/urn/", "/api/lookup/?urn=urn:ogf:example:x")
+        ]
         checked = [future.result() for future in checks]
         served = [future.result() for future in public]
     statuses = sorted(answer.status for answer in checked)

@@ -73,8 +73,11 @@ def test_pages_preload_the_latin_faces_and_load_fonts_css_before_site_css(rf):
     request = rf.get("/")
     request.user = AnonymousUser()
     html = render_to_string("base.html", request=request)
-    preloaded = re.findall(r'<link rel="preload" href="/static/registry/(fonts/[^"]+)" as="font" '
-                           r'type="font/woff2" crossorigin>', html)
+    preloaded = re.findall(
+        r'<link rel="preload" href="/static/registry/(fonts/[^"]+)" as="font" '
+        r'type="font/woff2" crossorigin>',
+        html,
+    )
     assert preloaded == ["fonts/source-sans-3-latin-wght-normal.woff2", "fonts/source-code-pro-latin-wght-normal.woff2"]
     assert all((STATIC / p).exists() for p in preloaded)
     assert html.index("registry/fonts.css") < html.index("registry/site.css")

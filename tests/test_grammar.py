@@ -15,8 +15,9 @@ from .factories import demo_raw
 
 def compiled_demo(name: str):
     raw = demo_raw(name)
-    return raw, grammar_compile(raw["grammar"]["abnf"], raw["grammar"]["rule"],
-                                examples=raw["examples"]["valid"] + raw["examples"]["invalid"])
+    return raw, grammar_compile(
+        raw["grammar"]["abnf"], raw["grammar"]["rule"], examples=raw["examples"]["valid"] + raw["examples"]["invalid"]
+    )
 
 
 def is_valid(compiled, urn: str) -> bool:
@@ -70,18 +71,21 @@ def test_fdc_accepts_its_three_examples_which_need_backtracking_in_label():
     assert compiled.crosscheck.disagreements == []
 
 
-@pytest.mark.parametrize(("sss", "valid"), [
-    ("example.com:20040101:root", True),
-    ("example.com:20040101:root:frag:ment", True),
-    ("example.com:20041231:r%2Fx", True),
-    ("example.com:20041301:root", False),  # month 13
-    ("example.com:2004010:root", False),  # DateId needs 8 digits
-    ("example.com:20040101:", False),  # empty IMGRootId
-    ("-example.com:20040101:root", False),  # label cannot start with '-'
-    ("example.c0m:20040101:root", True),
-    ("example.com:20040101:root:", False),  # empty FragmentId
-    ("example.com:20040101:ro/ot", False),  # "/" is a URN char, not an IMG one
-])
+@pytest.mark.parametrize(
+    ("sss", "valid"),
+    [
+        ("example.com:20040101:root", True),
+        ("example.com:20040101:root:frag:ment", True),
+        ("example.com:20041231:r%2Fx", True),
+        ("example.com:20041301:root", False),  # month 13
+        ("example.com:2004010:root", False),  # DateId needs 8 digits
+        ("example.com:20040101:", False),  # empty IMGRootId
+        ("-example.com:20040101:root", False),  # label cannot start with '-'
+        ("example.c0m:20040101:root", True),
+        ("example.com:20040101:root:", False),  # empty FragmentId
+        ("example.com:20040101:ro/ot", False),  # "/" is a URN char, not an IMG one
+    ],
+)
 def test_img_grammar_cases(sss, valid):
     _, compiled = compiled_demo("img")
     assert is_valid(compiled, f"urn:ogf:img:{sss}") is valid
@@ -136,7 +140,7 @@ def test_undefined_and_unreachable_rules_are_reported_with_lines():
 
 
 def test_same_meaning_core_redefinition_is_harmless():
-    compiled = grammar_compile('a = 1*DIGIT\nDIGIT = %x30-39\n')
+    compiled = grammar_compile("a = 1*DIGIT\nDIGIT = %x30-39\n")
     assert [(i.kind, i.severity) for i in compiled.issues] == [("core-redefinition", "info")]
 
 
@@ -159,11 +163,14 @@ def test_recursion_is_reported_and_bounded():
     assert compiled.matches("(" * 50 + ")" * 50) is False  # deeper than the bound
 
 
-@pytest.mark.parametrize(("text", "minimum", "maximum"), [
-    ('a = "ab" 2*3"c"\n', 4, 5),
-    ("a = 1*DIGIT\n", 1, INFINITE),
-    ('a = *2("x" / "yy") [ "z" ]\n', 0, 5),
-])
+@pytest.mark.parametrize(
+    ("text", "minimum", "maximum"),
+    [
+        ('a = "ab" 2*3"c"\n', 4, 5),
+        ("a = 1*DIGIT\n", 1, INFINITE),
+        ('a = *2("x" / "yy") [ "z" ]\n', 0, 5),
+    ],
+)
 def test_length_bounds(text, minimum, maximum):
     analysis = grammar_compile(text).analysis
     assert (analysis.min_length, analysis.max_length) == (minimum, maximum)
@@ -208,12 +215,13 @@ def test_nested_star_grammar_on_10000_characters_is_refused_by_the_cap():
 
 def test_100kb_urn_is_rejected_with_a_clear_message():
     from registry.grammar import UrnSyntaxError
+
     with pytest.raises(UrnSyntaxError, match="at most 4096"):
         parse_urn("urn:ogf:example:" + "a" * 100_000)
 
 
 def test_grammar_of_5000_rules_is_refused_at_once():
-    text = "\n".join(f"r{i} = r{i + 1} / \"{i % 10}\"" for i in range(4_999)) + '\nr4999 = "x"\n'
+    text = "\n".join(f'r{i} = r{i + 1} / "{i % 10}"' for i in range(4_999)) + '\nr4999 = "x"\n'
     started = time.perf_counter()
     compiled = grammar_compile(text)
     assert time.perf_counter() - started < 1
@@ -229,7 +237,8 @@ def test_grammar_over_the_size_limit_is_refused_at_once():
 
 def test_deeply_chained_grammar_at_the_rule_limit_is_answered_quickly():
     from registry.grammar.parse import MAX_RULES
-    text = "\n".join(f"r{i} = r{i + 1} / \"{i % 10}\"" for i in range(MAX_RULES - 1))
+
+    text = "\n".join(f'r{i} = r{i + 1} / "{i % 10}"' for i in range(MAX_RULES - 1))
     text += f'\nr{MAX_RULES - 1} = "x"\n'
     started = time.perf_counter()
     compiled = grammar_compile(text)
@@ -265,7 +274,7 @@ def test_diagrams_draw_every_rule_as_svg():
 
 def test_diagrams_escape_grammar_text():
     compiled = grammar_compile('a = "<script>"\n')
-    (_, svg), = grammar_diagrams(compiled.parsed.rules)
+    ((_, svg),) = grammar_diagrams(compiled.parsed.rules)
     assert "<script" not in svg and "&lt;script" in svg  # "<" escaped: no tag can open
 
 
@@ -276,28 +285,36 @@ def _chain(rules: int) -> str:
     return "\n".join([f"r{n} = 2r{n - 1}" for n in range(rules - 1, 0, -1)] + ['r0 = "x"']) + "\n"
 
 
-@pytest.mark.parametrize(("text", "kind", "says"), [
-    ("a = %x110000\n", "syntax", "the value 110000 is above %x10FFFF, the highest Unicode code point"),
-    ("a = %d1e25\n", "syntax", "column 8, in rule 'a': cannot read the grammar from here: 'e25'"),
-    ("a = 1*%x0-FFFFFFFF\n", "syntax", "the value FFFFFFFF is above %x10FFFF"),
-    ("a = %x" + "F" * 5000 + "\n", "syntax", "is above %x10FFFF"),
-    ("a = %x41-30\n", "syntax", "the range ends below where it starts"),
-    ("a = 5*3\"x\"\n", "syntax", "asks for more items at least than at most"),
-    ('a = 64(64(64(64(64"x"))))\n', "too-complex", "more than the registry's limit of 200,000"),
-    (_chain(300), "too-complex", "more than the registry's limit of 200,000"),
-    ('a = "' + "x" * 5_000 + '"\n', "syntax", "the quoted string is 5,000 characters long; the "
-                                              "registry reads strings of at most 4,096"),
-    ("a = " + " / ".join(['"x"'] * 1_001) + "\n", "syntax", "more than 1,000 alternatives"),
-    ("a" * 50_000 + ' = "x"\n', "too-large", "the rule is 50,006 characters long; the registry "
-                                             "reads rules of at most 10,000"),
-    ("a" * 65 + ' = "x"\n', "syntax", "the rule name is 65 characters long"),
-    ("a = " + "(" * 41 + '"x"' + ")" * 41 + "\n", "syntax", "nested more than 40 levels deep"),
-    ('a = 100000000000000000000*"x"\n', "too-large", "at least 4,097 characters long, more than "
-                                                    "the 4,096"),
-    ('a = "x\n', "syntax", "a quoted string must end on the same line"),
-    ("a = <unclosed\n", "syntax", "a prose value <...> must end with '>'"),
-    ("a = %q41\n", "syntax", "'%' must be followed by b, d or x"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "says"),
+    [
+        ("a = %x110000\n", "syntax", "the value 110000 is above %x10FFFF, the highest Unicode code point"),
+        ("a = %d1e25\n", "syntax", "column 8, in rule 'a': cannot read the grammar from here: 'e25'"),
+        ("a = 1*%x0-FFFFFFFF\n", "syntax", "the value FFFFFFFF is above %x10FFFF"),
+        ("a = %x" + "F" * 5000 + "\n", "syntax", "is above %x10FFFF"),
+        ("a = %x41-30\n", "syntax", "the range ends below where it starts"),
+        ('a = 5*3"x"\n', "syntax", "asks for more items at least than at most"),
+        ('a = 64(64(64(64(64"x"))))\n', "too-complex", "more than the registry's limit of 200,000"),
+        (_chain(300), "too-complex", "more than the registry's limit of 200,000"),
+        (
+            'a = "' + "x" * 5_000 + '"\n',
+            "syntax",
+            "the quoted string is 5,000 characters long; the registry reads strings of at most 4,096",
+        ),
+        ("a = " + " / ".join(['"x"'] * 1_001) + "\n", "syntax", "more than 1,000 alternatives"),
+        (
+            "a" * 50_000 + ' = "x"\n',
+            "too-large",
+            "the rule is 50,006 characters long; the registry reads rules of at most 10,000",
+        ),
+        ("a" * 65 + ' = "x"\n', "syntax", "the rule name is 65 characters long"),
+        ("a = " + "(" * 41 + '"x"' + ")" * 41 + "\n", "syntax", "nested more than 40 levels deep"),
+        ('a = 100000000000000000000*"x"\n', "too-large", "at least 4,097 characters long, more than the 4,096"),
+        ('a = "x\n', "syntax", "a quoted string must end on the same line"),
+        ("a = <unclosed\n", "syntax", "a prose value <...> must end with '>'"),
+        ("a = %q41\n", "syntax", "'%' must be followed by b, d or x"),
+    ],
+)
 def test_hostile_grammar_gets_a_clear_error_at_once(text, kind, says):
     cache_clear()
     started = time.perf_counter()
@@ -339,6 +356,7 @@ def test_reading_abnf_is_linear_in_the_length_of_a_rule():
             parse_grammar(text)
             best = min(best, time.perf_counter() - started)
         return best
+
     small, large = seconds(100), seconds(1_000)
     assert large < 0.5 and large < small * 40  # quadratic would be 100 times
 
@@ -359,31 +377,28 @@ HANG = 8.0  # wall seconds: only a hang or a runaway takes this long, however bu
 
 def test_backtracking_cross_check_is_cut_short_by_its_time_limit_not_passed():
     cache_clear()
-    compiled, work, wall = _work(
-        lambda: grammar_compile('a = *(*"x" *"x" *"x") "y"\n', examples=("x" * 150 + "z",)))
+    compiled, work, wall = _work(lambda: grammar_compile('a = *(*"x" *"x" *"x") "y"\n', examples=("x" * 150 + "z",)))
     assert work < 2 and wall < HANG
     assert compiled.ok
-    assert compiled.crosscheck.cut_short.startswith("the reference ABNF parser reached its limit "
-                                                    "of 1.0 s of CPU time")
+    assert compiled.crosscheck.cut_short.startswith("the reference ABNF parser reached its limit of 1.0 s of CPU time")
 
 
 def test_examples_too_long_for_the_reference_parser_are_said_to_be_skipped():
     cache_clear()
     compiled = grammar_compile('a = 1*"x"\n', examples=("x" * 300,))
-    assert compiled.crosscheck.skipped == ("1 example(s) longer than 200 characters were checked "
-                                           "by the validator only")
+    assert compiled.crosscheck.skipped == ("1 example(s) longer than 200 characters were checked by the validator only")
 
 
 def test_grammar_check_over_the_job_budget_is_an_error_naming_the_limit(settings):
     settings.REGISTRY_JOB_SECONDS = 0.2  # less than the cross-check's own 1 s
     cache_clear()
-    compiled, work, wall = _work(
-        lambda: grammar_compile('a = *(*"x" *"x" *"x") "y"\n', examples=("x" * 150 + "z",)))
+    compiled, work, wall = _work(lambda: grammar_compile('a = *(*"x" *"x" *"x") "y"\n', examples=("x" * 150 + "z",)))
     assert work < 1.5 and wall < HANG
     assert not compiled.ok
     assert [i.message for i in compiled.errors] == [
         "This grammar is too complex to check within the registry's limits (0.2 s CPU / 512 MB): it "
-        "needed more than 0.2 s of CPU time. Simplify it, or split it into smaller parts."]
+        "needed more than 0.2 s of CPU time. Simplify it, or split it into smaller parts."
+    ]
     assert list(compiled.parsed.rules) == ["a"]  # the rules are still read, for the pages
     cache_clear()
 
@@ -394,10 +409,12 @@ def test_gfd191_example_compiles_and_checks_well_under_a_second():
     raw, compiled = compiled_demo("example")
     assert time.perf_counter() - started < 0.8
     assert compiled.ok and compiled.crosscheck.checked >= 90 and not compiled.crosscheck.cut_short
+
+
 def test_diagram_collapses_character_alternatives_into_a_class():
     from registry.grammar.parse import parse_grammar
-    rules = parse_grammar('hexDigit = DIGIT / "a" / "b" / "c" / "d" / "e" / "f"\n'
-                          'bits = %x30 / %x31 / %x32-39\n').rules
+
+    rules = parse_grammar('hexDigit = DIGIT / "a" / "b" / "c" / "d" / "e" / "f"\nbits = %x30 / %x31 / %x32-39\n').rules
     (_, hex_svg), (_, bits_svg) = grammar_diagrams(rules)[:2]  # then the core-rule legend
     assert (hex_svg.count('class="terminal char-class"'), ">A–F a–f</text>" in hex_svg) == (1, True)
     assert ">0–9</text>" in bits_svg and ">0</text>" not in bits_svg
@@ -408,19 +425,23 @@ def test_wide_diagram_wraps_to_the_column_and_scales():
 
     from registry.grammar.diagrams import WRAP_WIDTH
     from registry.grammar.parse import parse_grammar
+
     rules = parse_grammar('uuid = 8HEXDIG "-" 4HEXDIG "-" 4HEXDIG "-" 4HEXDIG "-" 12HEXDIG\n').rules
-    (_, svg), = grammar_diagrams(rules)[:1]  # then the core-rule legend
+    ((_, svg),) = grammar_diagrams(rules)[:1]  # then the core-rule legend
     width = float(re.search(r'width="([\d.]+)"', svg).group(1))
     assert width <= WRAP_WIDTH
     assert f'viewBox="0 0 {re.search(r"width=.([0-9.]+)", svg).group(1)}' in svg
 
 
-@pytest.mark.parametrize(("text", "limit", "shown"), [
-    ("Year in Gregorian calendar", 16, "Year in…"),
-    ("Year in Gregorian calendar", 26, "Year in Gregorian calendar"),
-    ("Year in Gregorian calendar", 18, "Year in Gregorian…"),  # the word ends right at the room: kept
-    ("urn:ogf:example:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 16, "urn:ogf:example…"),  # one token: cut inside
-])
+@pytest.mark.parametrize(
+    ("text", "limit", "shown"),
+    [
+        ("Year in Gregorian calendar", 16, "Year in…"),
+        ("Year in Gregorian calendar", 26, "Year in Gregorian calendar"),
+        ("Year in Gregorian calendar", 18, "Year in Gregorian…"),  # the word ends right at the room: kept
+        ("urn:ogf:example:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 16, "urn:ogf:example…"),  # one token: cut inside
+    ],
+)
 def test_clip_words_cuts_after_a_whole_word(text, limit, shown):
     from registry.grammar.clip import clip_words
 

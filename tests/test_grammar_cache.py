@@ -36,7 +36,11 @@ def test_compiled_grammar_is_taken_from_the_shared_cache_by_another_process(comp
     second = grammar_compile(raw["grammar"]["abnf"], raw["grammar"]["rule"], examples=raw["examples"]["valid"])
     assert len(compiles) == 1
     assert (second.ok, second.pattern, second.crosscheck, [i.message for i in second.issues]) == (
-        True, first.pattern, first.crosscheck, [i.message for i in first.issues])
+        True,
+        first.pattern,
+        first.crosscheck,
+        [i.message for i in first.issues],
+    )
     urn = raw["examples"]["valid"][0]
     assert (second.matches(urn), second.matches(urn + "!")) == (True, False)
 

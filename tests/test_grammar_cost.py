@@ -118,7 +118,7 @@ def test_checklist_fails_the_costly_grammar_naming_the_limit(db, fresh_grammars)
 
 
 def test_cost_survives_storage_and_the_round_trip_through_a_worker(fresh_grammars):
-    compiled = grammar_compile('a = 1*8DIGIT\n')
+    compiled = grammar_compile("a = 1*8DIGIT\n")
     stored = json.loads(json.dumps(compiled.validator.as_dict()))
     figures = json.loads(json.dumps(compiled.validator.cost.as_dict()))
     again = Validator.from_dict(stored, figures)
@@ -283,7 +283,6 @@ def test_not_checked_is_an_exception_not_a_verdict():
         validator.check(parse_urn("urn:ogf:x:a"))
 
 
-
 def test_only_decisive_cost_measurements_are_shared():
     assert Cost(match_ms=0.05, worst="x", length=4096, complete=True, locate_ms=2.0).decisive
     assert Cost(match_ms=900.0, worst="x", length=64, complete=False, fallback=True).decisive
@@ -299,5 +298,5 @@ def test_borderline_cost_is_not_kept_in_the_shared_cache(fresh_grammars, monkeyp
     monkeypatch.setattr(compiler, "_shared_set", lambda shared, key, compiled: stored.append(key))
     grammar_compile(overlapping_classes(300))  # far over the budget: decisive, shared
     assert len(stored) == 1
-    compiled = grammar_compile('a = 1*8DIGIT\n')
+    compiled = grammar_compile("a = 1*8DIGIT\n")
     assert compiled.validator.cost.decisive == (len(stored) == 2)

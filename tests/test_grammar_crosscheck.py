@@ -29,8 +29,10 @@ def _read(abnf: str):
 
 def _definitions(cls, scope, keys) -> list[str]:
     try:
-        return [re.sub(r"<abnf\S* object at 0x[0-9a-f]+>", "Prose", str(cls(f"u-{scope.rules[key].name}").definition))
-                for key in keys]
+        return [
+            re.sub(r"<abnf\S* object at 0x[0-9a-f]+>", "Prose", str(cls(f"u-{scope.rules[key].name}").definition))
+            for key in keys
+        ]
     finally:
         for key in [key for key in Rule._obj_map if key[0] is cls]:
             del Rule._obj_map[key]
@@ -42,8 +44,7 @@ def test_reference_rules_are_what_the_package_reads_from_the_abnf_text(abnf):
     read, built = type("G", (Rule,), {}), type("G", (Rule,), {})
     read.load_grammar(crosscheck._abnf_text(scope, analysis.reachable))
     crosscheck._reference_rules(built, scope, analysis.reachable)
-    assert (_definitions(built, scope, analysis.reachable)
-            == _definitions(read, scope, analysis.reachable))
+    assert _definitions(built, scope, analysis.reachable) == _definitions(read, scope, analysis.reachable)
 
 
 def test_cross_check_builds_the_reference_without_reading_abnf_text(monkeypatch):

@@ -80,6 +80,7 @@ def test_the_corpus_has_at_least_60_cases_of_untrusted_text():
 @pytest.fixture
 def registry(db):
     from registry import demo
+
     accounts = demo.demo_accounts()
     demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
     return accounts
@@ -102,8 +103,7 @@ def test_hostile_lookups(client, registry, case, settings):
 @pytest.mark.parametrize("case", CASES["validate_bodies"], ids=lambda c: repr(c)[:40])
 def test_hostile_validate_bodies(client, registry, case, settings):
     settings.REGISTRY_ANON_RATE = "off"
-    response = timed(lambda: client.generic("POST", "/api/validate/", body_of(case),
-                                            content_type="application/json"))
+    response = timed(lambda: client.generic("POST", "/api/validate/", body_of(case), content_type="application/json"))
     assert response.status_code in (200, 400, 413, 415)
     assert response.json()
 
@@ -240,8 +240,14 @@ def test_hostile_grammar_through_check_save_pages_and_api(client, case, fresh_gr
     abnf, examples = grammar_case(case)
     proposal = proposal_factory()
     client.force_login(proposal.submitter)
-    data = edit_data(proposal, grammar_abnf=abnf, grammar_rule="", intent="save",
-                     examples_valid="\n".join(examples) or "urn:ogf:example:x", examples_invalid="")
+    data = edit_data(
+        proposal,
+        grammar_abnf=abnf,
+        grammar_rule="",
+        intent="save",
+        examples_valid="\n".join(examples) or "urn:ogf:example:x",
+        examples_invalid="",
+    )
     checked = answered(lambda: client.post(f"/proposals/{proposal.pk}/check/", data))
     assert checked.status_code == 200 and b"grammar-parses" in checked.content
     cache_clear()
@@ -251,8 +257,7 @@ def test_hostile_grammar_through_check_save_pages_and_api(client, case, fresh_gr
     if saved.status_code == 302:
         assert stored.grammar_abnf.split() == abnf.split()
         verdicts = {f["id"]: f["status"] for f in stored.findings}
-        compiled = grammar_compile(stored.grammar_abnf, stored.grammar_rule,
-                                   examples=tuple(stored.examples_valid))
+        compiled = grammar_compile(stored.grammar_abnf, stored.grammar_rule, examples=tuple(stored.examples_valid))
         if compiled.errors or (compiled.crosscheck and compiled.crosscheck.cut_short):
             assert verdicts["grammar-parses"] != "pass"
     answered(lambda: client.get(f"/proposals/{proposal.pk}/"))
@@ -269,8 +274,9 @@ def test_hostile_grammar_through_approval_lookup_and_bulk_validation(client, cas
     settings.REGISTRY_ANON_RATE = "off"
     abnf, examples = grammar_case(case)
     try:
-        proposal = within_budget(lambda: proposal_factory(state="approved", grammar={"abnf": abnf, "rule": ""}),
-                                 limit=LIMIT)
+        proposal = within_budget(
+            lambda: proposal_factory(state="approved", grammar={"abnf": abnf, "rule": ""}), limit=LIMIT
+        )
     except interchange.InterchangeError as exc:
         assert "the limit is" in str(exc) or "NUL" in str(exc)  # refused: never stored, nothing to look up
         return
@@ -282,7 +288,7 @@ def test_hostile_grammar_through_approval_lookup_and_bulk_validation(client, cas
         assert not ValidatorCost.objects.get(proposal=proposal).slow
     long_urn = "urn:ogf:example:" + "a" * 4000
     for urn in (long_urn, "urn:ogf:example:aaaa!", *examples[:2]):
-        response = answered(lambda: client.get("/api/lookup/", {"urn": urn}))
+        response = answered(lambda urn=urn: client.get("/api/lookup/", {"urn": urn}))
         assert response.status_code in (200, 400) and response.json()
     body = json.dumps({"urns": [long_urn, "urn:ogf:example:" + "ab" * 2000, *examples[:2]] * 5})
     response = answered(lambda: client.generic("POST", "/api/validate/", body, content_type="application/json"))
@@ -298,7 +304,7 @@ def test_hostile_huge_body_is_refused_before_it_is_read(client, case):
     client.force_login(proposal.submitter)
     data = edit_data(proposal, intent="save", **{case["field"]: expand(case["value"])})
     for path in (f"/proposals/{proposal.pk}/check/", f"/proposals/{proposal.pk}/edit/"):
-        response = within_budget(lambda: client.post(path, data), limit=LIMIT)
+        response = within_budget(lambda path=path: client.post(path, data), limit=LIMIT)
         assert response.status_code == 413 and len(response.content) < 2_000
     assert list(Proposal.objects.filter(pk=proposal.pk).values()) == before
 
@@ -334,8 +340,9 @@ def test_hostile_markdown_is_rendered_once_within_budget_and_never_per_view(clie
     text = expand(text)
     proposal = proposal_factory()
     client.force_login(proposal.submitter)
-    saved = answered(lambda: client.post(f"/proposals/{proposal.pk}/edit/",
-                                         edit_data(proposal, section_scope=text, intent="save")))
+    saved = answered(
+        lambda: client.post(f"/proposals/{proposal.pk}/edit/", edit_data(proposal, section_scope=text, intent="save"))
+    )
     assert saved.status_code in (302, 400)
     proposal.refresh_from_db()
     if saved.status_code == 302:
@@ -360,8 +367,9 @@ def test_hostile_document_import_answers_within_budget(client, text, tmp_path, f
     response = answered(lambda: client.post("/proposals/import/", {"text": text}), limit=3 * BUDGET)
     assert response.status_code in (200, 400)  # 200: the side-by-side review (nothing stored yet)
     reviewed = b"Create draft" in response.content
-    assert reviewed or b"too complex to check within the registry" in response.content or (
-        b"errors" in response.content)
+    assert (
+        reviewed or b"too complex to check within the registry" in response.content or (b"errors" in response.content)
+    )
     path = tmp_path / "registration.txt"
     path.write_text(text, encoding="utf-8")
     out = io.StringIO()
@@ -384,8 +392,9 @@ def test_hostile_snid_is_refused_before_any_write(client, snid, tmp_path):
     proposal = proposal_factory()
     before = list(Proposal.objects.filter(pk=proposal.pk).values())
     client.force_login(proposal.submitter)
-    response = answered(lambda: client.post(f"/proposals/{proposal.pk}/edit/",
-                                            edit_data(proposal, snid=snid, intent="submit")))
+    response = answered(
+        lambda: client.post(f"/proposals/{proposal.pk}/edit/", edit_data(proposal, snid=snid, intent="submit"))
+    )
     assert response.status_code == 400 and b'class="errors"' in response.content
     assert list(Proposal.objects.filter(pk=proposal.pk).values()) == before
     with pytest.raises(services.ServiceError, match="cannot be used"):
@@ -427,6 +436,7 @@ def test_hostile_search_text_is_answered_in_every_search_box(client, text):
 @contextmanager
 def _rendering_forbidden():
     from registry import sandbox
+
     real = sandbox.run_bounded
 
     def guarded(func, *args, **kwargs):
@@ -472,6 +482,7 @@ def test_document_import_over_budget_is_refused_naming_the_limit(client, setting
     text = "\n\n".join(f"{n}. Section {n}\n\nText {n}." for n in range(1, 3000))
     response = answered(lambda: client.post("/proposals/import/", {"text": text}))
     assert response.status_code == 400
-    assert ("This document is too complex to check within the registry&#x27;s limits (0.05 s CPU / "
-            "512 MB)") in response.content.decode()
+    assert (
+        "This document is too complex to check within the registry&#x27;s limits (0.05 s CPU / 512 MB)"
+    ) in response.content.decode()
     assert not Proposal.objects.exists()

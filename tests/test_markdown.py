@@ -17,6 +17,7 @@ def empty_cache():
     cache.clear()
     markdown.local_clear()
 
+
 XSS = [
     "<script>alert(1)</script>",
     '<img src=x onerror="alert(1)">',
@@ -48,13 +49,16 @@ def test_very_long_text_is_shown_escaped_instead_of_rendered():
     started = time.perf_counter()
     html = str(render_markdown(text))
     assert time.perf_counter() - started < 1
-    assert html.startswith('<div class="markdown-unrendered"><p class="notice">This text is 870,000 '
-                           "characters long; the registry formats sections of at most 100,000.")
+    assert html.startswith(
+        '<div class="markdown-unrendered"><p class="notice">This text is 870,000 '
+        "characters long; the registry formats sections of at most 100,000."
+    )
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
-@pytest.mark.parametrize("text", ["[" * 10_000, "[a](" * 5_000, "[" * 100_000],
-                         ids=["10k-brackets", "5k-open-links", "100k-brackets"])
+@pytest.mark.parametrize(
+    "text", ["[" * 10_000, "[a](" * 5_000, "[" * 100_000], ids=["10k-brackets", "5k-open-links", "100k-brackets"]
+)
 def test_pathological_markdown_is_cut_short_by_the_time_limit_and_says_so(text):
     # The limit is CPU time (work, not the machine's load): this thread's and the bounded jobs'.
     started, cpu, jobs = time.perf_counter(), time.thread_time(), sandbox.jobs_cpu_seconds()
@@ -62,9 +66,11 @@ def test_pathological_markdown_is_cut_short_by_the_time_limit_and_says_so(text):
     work = time.thread_time() - cpu + sandbox.jobs_cpu_seconds() - jobs
     assert work < 2, f"used {work:.2f} s of CPU time"
     assert time.perf_counter() - started < 8  # a hang, not a budget
-    assert html.startswith('<div class="markdown-unrendered"><p class="notice">This text could not be '
-                           "formatted within the registry&#x27;s limits (0.5 s of CPU time per section, "
-                           "2 s of CPU time / 512 MB per job). It is shown as written.</p>")
+    assert html.startswith(
+        '<div class="markdown-unrendered"><p class="notice">This text could not be '
+        "formatted within the registry&#x27;s limits (0.5 s of CPU time per section, "
+        "2 s of CPU time / 512 MB per job). It is shown as written.</p>"
+    )
 
 
 def test_markdown_is_rendered_once_then_looked_up(monkeypatch):
@@ -110,8 +116,9 @@ def test_a_job_over_budget_leaves_every_section_escaped_with_the_limit(settings)
     settings.REGISTRY_JOB_SECONDS = 0.3
     texts = ["[" * 3_000 + " a", "[" * 3_000 + " b"]  # together more than 0.3 s
     result = prerender(texts)
-    assert all("within the registry&#x27;s limits" in result[t] and "0.3 s of CPU time / 512 MB" in result[t]
-               for t in texts)
+    assert all(
+        "within the registry&#x27;s limits" in result[t] and "0.3 s of CPU time / 512 MB" in result[t] for t in texts
+    )
     assert result[texts[0]].count("[") == 3_000
 
 

@@ -29,9 +29,15 @@ def test_lookups_do_not_grow_process_memory(settings, keep_connection):
     accounts = demo.demo_accounts()
     demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
     handler, factory = WSGIHandler(), RequestFactory()
-    environs = [factory.get("/api/lookup/", {"urn": urn}).environ for urn in (
-        "urn:ogf:fdc:example.com:2002:A572007", "urn:ogf:example:cluster:2009:example.net:42",
-        "urn:ogf:nothing:x", "urn:ogf:example:bad")]
+    environs = [
+        factory.get("/api/lookup/", {"urn": urn}).environ
+        for urn in (
+            "urn:ogf:fdc:example.com:2002:A572007",
+            "urn:ogf:example:cluster:2009:example.net:42",
+            "urn:ogf:nothing:x",
+            "urn:ogf:example:bad",
+        )
+    ]
 
     def lookups(rounds):
         for _ in range(rounds):

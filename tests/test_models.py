@@ -92,19 +92,26 @@ def test_approved_proposal_loaded_with_deferred_state_is_still_immutable(make_pr
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("sql", [
-    "UPDATE registry_proposal SET title = 'changed' WHERE state = 'approved'",
-    "DELETE FROM registry_proposal WHERE state = 'approved'",
-    "UPDATE registry_proposalevent SET comment = 'rewritten'",
-    "DELETE FROM registry_proposalevent",
-    "DELETE FROM registry_namespace",
-    "UPDATE registry_namespace SET snid = 'other'",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE registry_proposal SET title = 'changed' WHERE state = 'approved'",
+        "DELETE FROM registry_proposal WHERE state = 'approved'",
+        "UPDATE registry_proposalevent SET comment = 'rewritten'",
+        "DELETE FROM registry_proposalevent",
+        "DELETE FROM registry_namespace",
+        "UPDATE registry_namespace SET snid = 'other'",
+    ],
+)
 def test_postgres_refuses_to_change_the_record_even_in_raw_sql(postgres, make_proposal, sql):
     from django.db import DatabaseError, connection
+
     make_proposal(state="approved")
-    with pytest.raises(DatabaseError, match="immutable|append-only|never"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises(DatabaseError, match="immutable|append-only|never"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(sql)
     assert Proposal.objects.get().title != "changed" and ProposalEvent.objects.count() == 3
 
@@ -113,6 +120,7 @@ def test_postgres_refuses_to_change_the_record_even_in_raw_sql(postgres, make_pr
 def test_postgres_still_allows_the_workflow(postgres, make_proposal):
     proposal = make_proposal(state="approved")  # submitted -> approved is an UPDATE of a non-approved row
     from django.db import connection
+
     with connection.cursor() as cursor:
         cursor.execute("UPDATE registry_namespace SET snid = 'EXAMPLE'")  # a change of case is allowed
     assert Proposal.objects.get(pk=proposal.pk).state == ProposalState.APPROVED

@@ -75,17 +75,29 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "registry:stewardship_orcid": ("POST", "/urn/example/stewardship/orcid/", ("login", "302", "403", "403")),
     "registry:stewardship_name": ("POST", "/urn/example/stewardship/name/", ("login", "302", "403", "403")),
     "registry:stewardship_add": ("GET", "/urn/example/stewardship/add/", ("login", "403", "403", "200")),
-    "registry:stewardship_remove": ("GET", "/urn/example/stewardship/remove/{steward}/",
-                                    ("login", "403", "403", "200")),
+    "registry:stewardship_remove": (
+        "GET",
+        "/urn/example/stewardship/remove/{steward}/",
+        ("login", "403", "403", "200"),
+    ),
     "registry:stewardship_deprecate": ("GET", "/urn/example/stewardship/deprecate/", ("login", "403", "403", "200")),
     # not deprecated: the editor is told so (409), with the way back
-    "registry:stewardship_undeprecate": ("GET", "/urn/example/stewardship/undeprecate/",
-                                         ("login", "403", "403", "409")),
+    "registry:stewardship_undeprecate": (
+        "GET",
+        "/urn/example/stewardship/undeprecate/",
+        ("login", "403", "403", "409"),
+    ),
     "registry:stewardship_queue": ("GET", "/review/stewardship/", EDITORS_ONLY),
-    "registry:stewardship_change_decide": ("GET", "/review/stewardship/change/{change}/?decision=approve",
-                                           EDITORS_ONLY),
-    "registry:stewardship_invitation_decide": ("GET", "/review/stewardship/invitation/{invitation}/?decision=confirm",
-                                               EDITORS_ONLY),
+    "registry:stewardship_change_decide": (
+        "GET",
+        "/review/stewardship/change/{change}/?decision=approve",
+        EDITORS_ONLY,
+    ),
+    "registry:stewardship_invitation_decide": (
+        "GET",
+        "/review/stewardship/invitation/{invitation}/?decision=confirm",
+        EDITORS_ONLY,
+    ),
     "api:snid_list": ("GET", "/api/snids/", EVERYONE_200),
     "api:snid_detail": ("GET", "/api/snids/example/", EVERYONE_200),
     "api:snid_version": ("GET", "/api/snids/example/versions/1/", EVERYONE_200),
@@ -130,8 +142,7 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "socialaccount_login_error": ("GET", "/accounts/social/login/error/", ("401", "401", "401", "401")),
     "socialaccount_signup": ("GET", "/accounts/social/signup/", ("login", "login", "login", "login")),
     "openid_connect_login": ("POST", "/accounts/social/oidc/orcid/login/", ("404", "404", "404", "404")),
-    "openid_connect_callback": ("GET", "/accounts/social/oidc/orcid/login/callback/",
-                                ("404", "404", "404", "404")),
+    "openid_connect_callback": ("GET", "/accounts/social/oidc/orcid/login/callback/", ("404", "404", "404", "404")),
     "admin:index": ("GET", "/admin/", ("302", "302", "302", "302")),
 }
 
@@ -169,14 +180,28 @@ def world(db):
     # The review of a decided proposal is closed: threads live on proposals under review.
     thread = services.thread_start(pending, editor, "A remark for the applicant only.", section="scope")
     namespace = approved.namespace
-    change = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": "new@example.org"},
-                                               applicant, reason="The old address is gone.")
+    change = stewardship.change_request_create(
+        namespace,
+        "contact",
+        {"registrant_public_contact": "new@example.org"},
+        applicant,
+        reason="The old address is gone.",
+    )
     invitation = stewardship.steward_invite(namespace, user_factory("invitee"), applicant, reason="Co-maintainer.")
     steward = namespace.stewards.get(user=applicant)
     log_sign()  # the log's signer, as after the commits a test's transaction never makes
-    return {"users": {"applicant": applicant, "other": other, "editor": editor},
-            "ids": {"draft": draft.pk, "approved": approved.pk, "thread": thread.pk, "version": version.pk,
-                    "change": change.pk, "invitation": invitation.pk, "steward": steward.pk}}
+    return {
+        "users": {"applicant": applicant, "other": other, "editor": editor},
+        "ids": {
+            "draft": draft.pk,
+            "approved": approved.pk,
+            "thread": thread.pk,
+            "version": version.pk,
+            "change": change.pk,
+            "invitation": invitation.pk,
+            "steward": steward.pk,
+        },
+    }
 
 
 def outcome(response) -> str:
@@ -218,16 +243,31 @@ def reviewed(db):
     services.judgement_set(proposal, reviewer, "scope", ok=True, note="SECRET-JUDGEMENT")
     services.proposal_transition(proposal, "request_changes", reviewer, comment="SECRET-DECISION")
     services.proposal_transition(proposal, "submit", applicant)
-    services.proposal_transition(proposal, "approve", reviewer, comment="SECRET-APPROVAL",
-                                 override_reason="test data")
-    return {"applicant": applicant, "other": other, "editor": user_factory("another-editor", editor=True),
-            "proposal": proposal}
+    services.proposal_transition(proposal, "approve", reviewer, comment="SECRET-APPROVAL", override_reason="test data")
+    return {
+        "applicant": applicant,
+        "other": other,
+        "editor": user_factory("another-editor", editor=True),
+        "proposal": proposal,
+    }
 
 
-PUBLIC_PATHS = ["/proposals/{id}/", "/api/proposals/{id}/", "/urn/example/", "/urn/example/1/",
-                "/urn/feed.atom", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml",
-                "/urn/example/1/registration.md", "/proposals/{id}/export.md", "/api/snids/example/",
-                "/api/snids/example/versions/1/", "/api/snids/example/versions/1/proof", "/log/tile/entries/000.p/1"]
+PUBLIC_PATHS = [
+    "/proposals/{id}/",
+    "/api/proposals/{id}/",
+    "/urn/example/",
+    "/urn/example/1/",
+    "/urn/feed.atom",
+    "/urn/registry.json",
+    "/urn/registry.csv",
+    "/urn/registry.xml",
+    "/urn/example/1/registration.md",
+    "/proposals/{id}/export.md",
+    "/api/snids/example/",
+    "/api/snids/example/versions/1/",
+    "/api/snids/example/versions/1/proof",
+    "/log/tile/entries/000.p/1",
+]
 
 
 @pytest.mark.django_db
@@ -261,12 +301,18 @@ def test_anonymous_history_keeps_the_public_facts(client, reviewed):
 
 
 def test_can_see_review_is_the_rule(db):
-    from registry.rules import can_see_review
     from django.contrib.auth.models import AnonymousUser
+
+    from registry.rules import can_see_review
+
     applicant, other, editor = user_factory("a1"), user_factory("o1"), user_factory("e1", editor=True)
     proposal = proposal_factory(applicant, state="approved")
     assert [can_see_review(u, proposal) for u in (AnonymousUser(), other, applicant, editor)] == [
-        False, False, True, True]
+        False,
+        False,
+        True,
+        True,
+    ]
 
 
 # --- conflict of interest: an editor never decides their own case -------------------------------
@@ -275,16 +321,18 @@ def test_can_see_review_is_the_rule(db):
 @pytest.fixture
 def own(db):
     editor = user_factory("self-editor", editor=True)
-    return {"editor": editor, "proposal": proposal_factory(editor, state="submitted"),
-            "other_editor": user_factory("other-editor", editor=True)}
+    return {
+        "editor": editor,
+        "proposal": proposal_factory(editor, state="submitted"),
+        "other_editor": user_factory("other-editor", editor=True),
+    }
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("action", ["approve", "reject", "request_changes"])
 def test_an_editor_cannot_decide_their_own_proposal(own, action):
     with pytest.raises(services.NotAllowed, match="cannot decide on their own proposals"):
-        services.proposal_transition(own["proposal"], action, own["editor"], comment="mine",
-                                     override_reason="x")
+        services.proposal_transition(own["proposal"], action, own["editor"], comment="mine", override_reason="x")
     assert own["proposal"].__class__.objects.get(pk=own["proposal"].pk).state == "submitted"
 
 
@@ -304,6 +352,7 @@ def test_an_editor_cannot_judge_or_comment_as_editor_on_their_own_proposal(clien
 @pytest.mark.django_db
 def test_another_editor_decides_and_a_superuser_overrides_only_with_a_recorded_reason(own):
     from django.contrib.auth import get_user_model
+
     services.proposal_transition(own["proposal"], "request_changes", own["other_editor"], comment="fix")
     boss = get_user_model().objects.create_superuser("boss", "boss@example.org", "pw-for-tests-1")
     mine = proposal_factory(boss, snid="bossy", state="submitted")
@@ -316,31 +365,40 @@ def test_another_editor_decides_and_a_superuser_overrides_only_with_a_recorded_r
 @pytest.mark.django_db
 def test_an_editor_cannot_grant_their_own_reservation_nor_reserve_for_themselves(own):
     import datetime as dt
+
     request = services.reservation_request_create("mine", own["editor"], reason="for me")
     with pytest.raises(services.NotAllowed, match="their own reservation requests"):
-        services.reservation_request_decide(request, own["editor"], grant=True,
-                                            until=dt.date.today() + dt.timedelta(days=30))
+        services.reservation_request_decide(
+            request, own["editor"], grant=True, until=dt.date.today() + dt.timedelta(days=30)
+        )
     with pytest.raises(services.NotAllowed, match="for themselves"):
-        services.namespace_reserve("mine", own["editor"], until=dt.date.today() + dt.timedelta(days=30),
-                                   reason="", reserved_for=own["editor"])
-    granted = services.reservation_request_decide(request, own["other_editor"], grant=True,
-                                                  until=dt.date.today() + dt.timedelta(days=30))
+        services.namespace_reserve(
+            "mine", own["editor"], until=dt.date.today() + dt.timedelta(days=30), reason="", reserved_for=own["editor"]
+        )
+    granted = services.reservation_request_decide(
+        request, own["other_editor"], grant=True, until=dt.date.today() + dt.timedelta(days=30)
+    )
     assert granted.state == "granted"
 
 
 @pytest.mark.django_db
 def test_reservations_have_a_maximum_length_and_are_renewed_by_an_editor(own, settings):
     import datetime as dt
+
     today = dt.date.today()
     with pytest.raises(services.ServiceError, match="at most 365 days"):
         services.namespace_reserve("longer", own["editor"], until=dt.date(9999, 12, 31), reason="")
     applicant = user_factory("wants-it")
-    services.namespace_reserve("longer", own["editor"], until=today + dt.timedelta(days=365), reason="WG",
-                               reserved_for=applicant)
+    services.namespace_reserve(
+        "longer", own["editor"], until=today + dt.timedelta(days=365), reason="WG", reserved_for=applicant
+    )
     settings.RESERVATION_MAX_DAYS = 400  # a later day, seen from today
     renewed = services.namespace_renew("longer", own["other_editor"], until=today + dt.timedelta(days=400))
     assert (renewed.reserved_until, renewed.reserved_for, renewed.reservation_reason) == (
-        today + dt.timedelta(days=400), applicant, "WG")
+        today + dt.timedelta(days=400),
+        applicant,
+        "WG",
+    )
     with pytest.raises(services.NotAllowed):
         services.namespace_renew("longer", applicant, until=today + dt.timedelta(days=10))
 
@@ -348,12 +406,15 @@ def test_reservations_have_a_maximum_length_and_are_renewed_by_an_editor(own, se
 @pytest.mark.django_db
 def test_judgements_are_events_and_frozen_once_decided(own):
     from registry.models import ProposalEvent
+
     proposal, editor = own["proposal"], own["other_editor"]
     services.judgement_set(proposal, editor, "scope", ok=False, note="unclear")
     services.judgement_set(proposal, editor, "scope", ok=True, note="clear now")
     judged = ProposalEvent.objects.filter(proposal=proposal, kind="judgement")
     assert [(e.data["check"], e.data["ok"], e.comment) for e in judged] == [
-        ("scope", False, "unclear"), ("scope", True, "clear now")]
+        ("scope", False, "unclear"),
+        ("scope", True, "clear now"),
+    ]
     services.proposal_transition(proposal, "approve", editor, override_reason="x")
     with pytest.raises(services.Conflict, match="judgements are final"):
         services.judgement_set(proposal, editor, "scope", ok=False, note="rewrite history")
@@ -363,9 +424,12 @@ def test_judgements_are_events_and_frozen_once_decided(own):
 @pytest.mark.django_db
 def test_an_editor_cannot_reserve_an_snid_they_are_proposing(own):
     import datetime as dt
+
     with pytest.raises(services.NotAllowed, match="proposing themselves"):
-        services.namespace_reserve(own["proposal"].snid.upper(), own["editor"],
-                                   until=dt.date.today() + dt.timedelta(days=30), reason="")
-    reserved = services.namespace_reserve(own["proposal"].snid, own["other_editor"],
-                                          until=dt.date.today() + dt.timedelta(days=30), reason="WG")
+        services.namespace_reserve(
+            own["proposal"].snid.upper(), own["editor"], until=dt.date.today() + dt.timedelta(days=30), reason=""
+        )
+    reserved = services.namespace_reserve(
+        own["proposal"].snid, own["other_editor"], until=dt.date.today() + dt.timedelta(days=30), reason="WG"
+    )
     assert reserved.reserved_until == dt.date.today() + dt.timedelta(days=30)

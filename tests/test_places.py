@@ -25,8 +25,12 @@ def test_finding_place_names_a_grammar_line_by_section_field_line_and_column():
 def test_finding_place_names_an_example_by_its_list_and_line():
     place = finding_place({"example": "urn:ogf:example:x", "list": "invalid", "example_line": 4})
     assert place.text == "6 Examples: invalid examples, line 4"
-    assert (place.href, place.field, place.line, place.column) == ("#examples_invalid-line-4", "id_examples_invalid",
-                                                                   4, 1)
+    assert (place.href, place.field, place.line, place.column) == (
+        "#examples_invalid-line-4",
+        "id_examples_invalid",
+        4,
+        1,
+    )
 
 
 def test_finding_place_of_every_section_is_its_heading_in_the_template():
@@ -40,8 +44,10 @@ def test_finding_place_follows_the_template_data(monkeypatch):
     renamed = dataclasses.replace(gfd191.SECTIONS_BY_KEY["examples"], number="9", title="Sample URNs")
     monkeypatch.setitem(gfd191.SECTIONS_BY_KEY, "examples", renamed)
     assert finding_place({"section": "examples"}).text == "9 Sample URNs"
-    assert finding_place({"example": "urn:ogf:x:1", "list": "valid", "example_line": 2}).text == \
-        "9 Sample URNs: valid examples, line 2"
+    assert (
+        finding_place({"example": "urn:ogf:x:1", "list": "valid", "example_line": 2}).text
+        == "9 Sample URNs: valid examples, line 2"
+    )
 
 
 def test_finding_place_of_a_field_or_group_names_its_section_first():
@@ -49,8 +55,10 @@ def test_finding_place_of_a_field_or_group_names_its_section_first():
     assert finding_place({"section": "max_length"}).text == "2.1 Syntactic Structure: maximum length"
     assert finding_place({"section": "unplaced"}).text == gfd191.UNPLACED_LABEL
     group = finding_place({"example": "URN:OGF:x:1", "list": "equivalent", "group": 1})
-    assert (group.text, group.href) == ("2.4 Rules for Lexical Equivalence: equivalent URNs, group 2",
-                                        "#section-examples_equivalent")
+    assert (group.text, group.href) == (
+        "2.4 Rules for Lexical Equivalence: equivalent URNs, group 2",
+        "#section-examples_equivalent",
+    )
     assert finding_place({"example": "urn:ogf:example:much-too-long"}).text == "6 Examples"
 
 
@@ -63,13 +71,20 @@ def _sample_data() -> list[ProposalData]:
     """The demo proposals, and proposals wrong in every way a finding can point at."""
     demos = [data_factory(name) for name in ("example", "fdc", "img", "newsml", "urn-5")]
     example = demo_raw("example")["examples"]
-    wrong = data_factory(max_length=30, examples={
-        "valid": [*example["valid"], "urn:ogf:example:cluster:20x9:example.net:1"],
-        "invalid": [example["valid"][0]],
-        "equivalent": [["urn:ogf:example:cluster:2009:example.net:42", "urn:ogf:example:cluster:2009:example.net:43"],
-                       ["urn:ogf:example:a", "not a urn"]]})
-    broken = data_factory(snid="alicegrid", grammar={"abnf": ALICEGRID_MISSING_PAREN, "rule": ""},
-                          examples=ALICEGRID_EXAMPLES)
+    wrong = data_factory(
+        max_length=30,
+        examples={
+            "valid": [*example["valid"], "urn:ogf:example:cluster:20x9:example.net:1"],
+            "invalid": [example["valid"][0]],
+            "equivalent": [
+                ["urn:ogf:example:cluster:2009:example.net:42", "urn:ogf:example:cluster:2009:example.net:43"],
+                ["urn:ogf:example:a", "not a urn"],
+            ],
+        },
+    )
+    broken = data_factory(
+        snid="alicegrid", grammar={"abnf": ALICEGRID_MISSING_PAREN, "rule": ""}, examples=ALICEGRID_EXAMPLES
+    )
     return [*demos, wrong, broken, ProposalData(snid=""), ProposalData(snid="x-bad", unplaced="Left over.")]
 
 

@@ -17,12 +17,11 @@ import pytest
 import re2
 from django.urls import reverse
 
-from registry.grammar import UrnSyntaxError, grammar_compile, parse_urn
-from registry.grammar.analysis import Scope
-from registry.grammar.crosscheck import _Generator
 from benchmarks.data import populate
 from registry import exports
-from registry.grammar import portable
+from registry.grammar import UrnSyntaxError, grammar_compile, parse_urn, portable
+from registry.grammar.analysis import Scope
+from registry.grammar.crosscheck import _Generator
 from registry.grammar.portable import TRANSLATOR_VERSION, portable_pattern, published_pattern
 from registry.lookup import lookup_urn
 
@@ -63,9 +62,9 @@ def _strings(name: str, count: int = STRINGS_PER_SNID) -> list[str]:
             noise = rng.choice(NOISE + [rng.choice(text)])
             kind = rng.random()
             if kind < 0.33:
-                text = text[:index] + text[index + 1:]
+                text = text[:index] + text[index + 1 :]
             elif kind < 0.66:
-                text = text[:index] + noise + text[index + 1:]
+                text = text[:index] + noise + text[index + 1 :]
             else:
                 text = text[:index] + noise + text[index:]
         out[text] = None
@@ -89,8 +88,9 @@ def test_published_pattern_agrees_with_the_lookup_on_generated_strings(name):
     program = re2.compile(pattern)
     strings = _strings(name)
     verdicts = [_lookup_says(name, urn) for urn in strings]
-    disagreements = [(urn, ours) for urn, ours in zip(strings, verdicts, strict=True)
-                     if (program.search(urn) is not None) != ours]
+    disagreements = [
+        (urn, ours) for urn, ours in zip(strings, verdicts, strict=True) if (program.search(urn) is not None) != ours
+    ]
     assert len(strings) >= STRINGS_PER_SNID
     assert (sum(verdicts) > 50, len(verdicts) - sum(verdicts) > 50) == (True, True)
     assert disagreements == []
@@ -114,8 +114,14 @@ def test_published_pattern_is_anchored_and_uses_no_re2_only_syntax():
 
 def test_registration_without_grammar_publishes_the_generic_syntax():
     program = re2.compile(published_pattern("demo", None))
-    cases = {"urn:ogf:demo:a": True, "urn:OGF:Demo:a%3Ab": True, "urn:ogf:demo:": False,
-             "urn:ogf:demo:a%zz": False, "urn:ogf:demo:a b": False, "urn:ogf:other:a": False}
+    cases = {
+        "urn:ogf:demo:a": True,
+        "urn:OGF:Demo:a%3Ab": True,
+        "urn:ogf:demo:": False,
+        "urn:ogf:demo:a%zz": False,
+        "urn:ogf:demo:a b": False,
+        "urn:ogf:other:a": False,
+    }
     assert {urn: program.search(urn) is not None for urn in cases} == cases
 
 
@@ -129,8 +135,11 @@ def test_published_pattern_agrees_with_the_real_lookup_for_registered_snids(name
     proposal = proposal_factory(user_factory(), name=name, state="approved")
     pattern = published_pattern(proposal.snid, proposal.validator)
     program = re2.compile(pattern)
-    strings = [urn for urn in _strings(name) if urn.startswith(("urn:", "URN:", "Urn:", "uRN:", "urN"))
-               or urn[:8].lower() == "urn:ogf:"]
+    strings = [
+        urn
+        for urn in _strings(name)
+        if urn.startswith(("urn:", "URN:", "Urn:", "uRN:", "urN")) or urn[:8].lower() == "urn:ogf:"
+    ]
     disagreements = []
     for urn in strings:
         try:
@@ -167,8 +176,8 @@ def test_approval_stores_the_body_and_exports_never_translate(client, monkeypatc
     responses = [client.get(reverse("registry:namespace_detail", args=[p.snid])) for p in proposals]
     assert (len(records), [r.status_code for r in responses], len(calls)) == (45, [200] * len(DEMO), 0)
     assert [p.validator["portable"] for p in proposals] == [
-        {"version": TRANSLATOR_VERSION, "body": run(portable._Translator(p.validator["pattern"]))}
-        for p in proposals]
+        {"version": TRANSLATOR_VERSION, "body": run(portable._Translator(p.validator["pattern"]))} for p in proposals
+    ]
 
 
 @pytest.mark.parametrize("name", DEMO)
@@ -188,8 +197,7 @@ def test_validator_stored_without_a_body_publishes_the_same_pattern(name):
 
 
 def test_stored_body_of_a_pattern_the_translator_does_not_know_publishes_nothing():
-    data = {"pattern": "a.b", "full_urn": False, "length_cap": 10, "rule": "x",
-            "portable": portable.stored_body("a.b")}
+    data = {"pattern": "a.b", "full_urn": False, "length_cap": 10, "rule": "x", "portable": portable.stored_body("a.b")}
     assert (data["portable"]["body"], published_pattern("demo", data)) == (None, None)
 
 
@@ -201,14 +209,16 @@ def test_published_pattern_means_the_same_in_javascript():
         raw, compiled = _grammar(name)
         pattern = published_pattern(raw["snid"], compiled.validator.as_dict())
         strings = _strings(name)
-        cases.append({"pattern": pattern, "strings": strings,
-                      "expected": [_lookup_says(name, urn) for urn in strings]})
-    script = ("const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-              "const out = cases.map(c => { const plain = new RegExp(c.pattern), uni = new RegExp(c.pattern, 'u');"
-              " return c.strings.filter((s, i) => plain.test(s) !== c.expected[i] || uni.test(s) !== c.expected[i]); });"
-              "process.stdout.write(JSON.stringify(out));")
-    result = subprocess.run([node, "-e", script], input=json.dumps(cases), capture_output=True, text=True,
-                            timeout=120, check=True)
+        cases.append({"pattern": pattern, "strings": strings, "expected": [_lookup_says(name, urn) for urn in strings]})
+    script = (
+        "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "const out = cases.map(c => { const plain = new RegExp(c.pattern), uni = new RegExp(c.pattern, 'u');"
+        " return c.strings.filter((s, i) => plain.test(s) !== c.expected[i] || uni.test(s) !== c.expected[i]); });"
+        "process.stdout.write(JSON.stringify(out));"
+    )
+    result = subprocess.run(
+        [node, "-e", script], input=json.dumps(cases), capture_output=True, text=True, timeout=120, check=True
+    )
     assert json.loads(result.stdout) == [[] for _ in DEMO]
 
 
@@ -239,4 +249,5 @@ def test_translator_version_changes_whenever_a_translation_changes():
     assert TRANSLATOR_VERSION in TRANSLATIONS_DIGEST, "pin the digest of the new translator version"
     assert _translations_digest() == TRANSLATIONS_DIGEST[TRANSLATOR_VERSION], (
         "the portable translations changed: raise portable.TRANSLATOR_VERSION (stored bodies of the "
-        "old translator must not be trusted) and pin the new digest here")
+        "old translator must not be trusted) and pin the new digest here"
+    )

@@ -116,9 +116,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("seed", "urn", "character", "found", "expected", "rule"), CASES)
-def test_position_of_an_invalid_urn_over_the_seed_grammars(
-    seed, urn, character, found, expected, rule
-):
+def test_position_of_an_invalid_urn_over_the_seed_grammars(seed, urn, character, found, expected, rule):
     validator = seed_grammar(seed).validator
     position = validator.position(parse_urn(urn))
     assert (position.character, position.found, position.expected, position.rule) == (
@@ -133,8 +131,7 @@ def test_position_in_the_message_of_a_rejected_urn():
     validator = seed_grammar("example").validator
     urn = "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1"
     assert validator.check(parse_urn(urn)) == [
-        "The URN does not match the grammar's rule 'EXAMPLE-URN'. "
-        "At character 66 ('m'): expected a digit (rule INDEX)."
+        "The URN does not match the grammar's rule 'EXAMPLE-URN'. At character 66 ('m'): expected a digit (rule INDEX)."
     ]
 
 
@@ -142,8 +139,7 @@ def test_position_says_when_the_urn_ends_too_early():
     validator = seed_grammar("example").validator
     position = validator.position(parse_urn("urn:ogf:example:cluster:2009:example.net"))
     assert position.message == (
-        "The URN ends too early: at character 41, expected a letter or digit, "
-        "'-', '.' or ':' (rule DOMAIN)."
+        "The URN ends too early: at character 41, expected a letter or digit, '-', '.' or ':' (rule DOMAIN)."
     )
 
 

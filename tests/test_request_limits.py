@@ -40,12 +40,18 @@ def server(tmp_path_factory):
     """The deployed server (registry/serve.py: granian) in production mode on a scratch SQLite database."""
     database = tmp_path_factory.mktemp("server") / "db.sqlite3"
     port = _free_port()
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings", "DATABASE_URL": f"sqlite:///{database}",
-           "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "1",
+    }
     env.pop("REDIS_URL", None)
     subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True)
-    process = subprocess.Popen(serve.command(), cwd=ROOT, env=env, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        serve.command(), cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -95,7 +101,7 @@ def test_django_refusing_a_body_is_json_for_the_api():
     assert response.status_code == 413 and "larger than this endpoint accepts" in json.loads(response.content)["detail"]
 
 
-def test_django_refusing_a_page_request_is_still_a_page(rf=RequestFactory()):
+def test_django_refusing_a_page_request_is_still_a_page(rf):
     response = bad_request(rf.get("/urn/"), None)
     assert response.status_code == 400 and not response["Content-Type"].startswith("application/json")
 

@@ -4,8 +4,20 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TEST_TOOLS = {"pytest", "pytest-django", "pytest-xdist", "playwright", "schemathesis", "hypothesis", "feedparser",
-              "html5lib", "pillow", "oauthlib", "import-linter", "ruff"}
+TEST_TOOLS = {
+    "pytest",
+    "pytest-django",
+    "pytest-xdist",
+    "playwright",
+    "schemathesis",
+    "hypothesis",
+    "feedparser",
+    "html5lib",
+    "pillow",
+    "oauthlib",
+    "import-linter",
+    "ruff",
+}
 
 
 def _names(path: Path) -> set[str]:

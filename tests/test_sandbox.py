@@ -50,7 +50,8 @@ def test_job_past_its_cpu_time_is_stopped_with_a_message_naming_it(settings):
     assert (caught.value.limit, caught.value.deterministic) == ("time", True)
     assert caught.value.message == (
         "This grammar is too complex to check within the registry's limits (0.5 s CPU / 512 MB): "
-        "it needed more than 0.5 s of CPU time. Simplify it, or split it into smaller parts.")
+        "it needed more than 0.5 s of CPU time. Simplify it, or split it into smaller parts."
+    )
     # The next job runs normally.
     assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
 
@@ -102,8 +103,10 @@ def test_a_stuck_job_meets_the_wall_clock_ceiling_and_is_a_fault_not_a_verdict(s
         sandbox.run_bounded(_sleep, 30, what="grammar")
     assert time.perf_counter() - started < 15  # two tries of 0.4 s, and fresh workers
     assert (caught.value.limit, caught.value.fault) == ("stopped", True)
-    assert caught.value.message == ("This grammar could not be checked (the checker stopped: no answer "
-                                    "within the 0.4 s wall-clock ceiling) — try again.")
+    assert caught.value.message == (
+        "This grammar could not be checked (the checker stopped: no answer "
+        "within the 0.4 s wall-clock ceiling) — try again."
+    )
     assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
 
 
@@ -132,8 +135,9 @@ def test_a_job_killed_twice_could_not_be_checked(caplog):
     with pytest.raises(sandbox.BudgetExceeded) as caught:
         sandbox.run_bounded(_die_always, what="grammar")
     assert (caught.value.limit, caught.value.fault) == ("stopped", True)
-    assert caught.value.message == ("This grammar could not be checked (the checker stopped: its worker "
-                                    "was killed by SIGKILL) — try again.")
+    assert caught.value.message == (
+        "This grammar could not be checked (the checker stopped: its worker was killed by SIGKILL) — try again."
+    )
     assert "attempt 2 of 2" in caplog.text
     assert sandbox.run_bounded(_pid_and_sum, [4])[1] == 4
 
@@ -171,8 +175,9 @@ def test_job_that_fails_is_a_clear_answer_not_a_server_error(caplog):
     with pytest.raises(sandbox.BudgetExceeded) as caught:
         sandbox.run_bounded(_fail, what="grammar")
     assert (caught.value.limit, caught.value.fault) == ("stopped", True)
-    assert caught.value.message == ("This grammar could not be checked (the checker stopped: an internal "
-                                    "error, which has been logged) — try again.")
+    assert caught.value.message == (
+        "This grammar could not be checked (the checker stopped: an internal error, which has been logged) — try again."
+    )
     assert "bounded job _fail failed" in caplog.text
 
 

@@ -32,10 +32,16 @@ def get(port: int, path: str, **headers) -> http.client.HTTPResponse:
 
 
 def start(port: int, database_url: str) -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings", "DATABASE_URL": database_url,
-           "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2"}
-    process = subprocess.Popen(serve.command(), cwd=ROOT, env=env, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+        "DATABASE_URL": database_url,
+        "BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "2",
+    }
+    process = subprocess.Popen(
+        serve.command(), cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -67,8 +73,9 @@ def lookup_registered(port: int) -> bool:
 @pytest.mark.django_db(transaction=True)
 def test_an_approval_reaches_every_instance_within_the_stamp_interval(postgres):
     settings = connection.settings_dict
-    database_url = (f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
-                    f"{settings['PORT'] or 5432}/{settings['NAME']}")
+    database_url = (
+        f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+    )
     editor = user_factory(editor=True)
     proposal_factory(state="approved", editor=editor)  # example, committed: the instances see it
     pending = proposal_factory(name="fdc", state="submitted")

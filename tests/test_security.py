@@ -13,9 +13,12 @@ from registry import services
 from .factories import user_factory
 
 ROOT = Path(__file__).resolve().parent.parent
-PROD = {"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "s" * 20 + "-production-like-" + "k" * 30,
-        "DJANGO_ALLOWED_HOSTS": "urn.example.org",
-        "REGISTRY_LOG_KEY": "PRIVATE+KEY+production-test.invalid/log+56d12224+AfyKEAVr37LDGWDTIcIbQt5UNh/uHEA04eYaDsKt7e9b"}
+PROD = {
+    "DJANGO_DEBUG": "0",
+    "DJANGO_SECRET_KEY": "s" * 20 + "-production-like-" + "k" * 30,
+    "DJANGO_ALLOWED_HOSTS": "urn.example.org",
+    "REGISTRY_LOG_KEY": "PRIVATE+KEY+production-test.invalid/log+56d12224+AfyKEAVr37LDGWDTIcIbQt5UNh/uHEA04eYaDsKt7e9b",
+}
 
 
 @pytest.mark.django_db
@@ -39,6 +42,7 @@ def test_only_the_api_documentation_may_run_inline_script(client):
 @pytest.fixture
 def clean_cache():
     from django.core.cache import cache
+
     cache.clear()
     yield
     cache.clear()
@@ -48,8 +52,7 @@ RIGHT = "the-right-password-1"
 
 
 def login(client, username, password, address="203.0.113.7", **headers):
-    return client.post("/accounts/login/", {"username": username, "password": password},
-                       REMOTE_ADDR=address, **headers)
+    return client.post("/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=address, **headers)
 
 
 @pytest.mark.django_db
@@ -113,6 +116,7 @@ def test_a_successful_login_clears_only_its_own_count(client, settings, clean_ca
 @pytest.mark.django_db
 def test_a_completed_password_reset_lifts_the_block(client, settings, clean_cache, mailoutbox):
     import re
+
     settings.PASSWORD_RESET_MIN_SECONDS = 0
     settings.SITE_URL = "https://urn.example.org"
     settings.ALLOWED_HOSTS = ["testserver", "evil.example"]  # a Host the site answers, but not its URL
@@ -137,8 +141,14 @@ def test_the_admin_logs_in_through_the_limited_form(client):
 
 def run(*args, **env):
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**clean, **env},
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_check_deploy_reports_nothing_in_production():
@@ -148,8 +158,10 @@ def test_check_deploy_reports_nothing_in_production():
 
 
 def test_production_settings_are_hardened():
-    code = ("from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS >= 31536000, "
-            "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_PROXY_SSL_HEADER[0], s.ADMIN_PATH)")
+    code = (
+        "from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS >= 31536000, "
+        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_PROXY_SSL_HEADER[0], s.ADMIN_PATH)"
+    )
     result = run("shell", "--no-imports", "-c", code, **PROD)
     assert result.stdout.strip() == "True True True True HTTP_X_FORWARDED_PROTO registry-admin/"
 
@@ -163,13 +175,14 @@ def lookups(client, count, **meta):
 
 def forwarded_lookups(client, peer, forwarded_values):
     """One lookup from TCP peer ``peer`` per X-Forwarded-For value; their statuses."""
-    return [client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR=peer,
-                       HTTP_X_FORWARDED_FOR=forwarded).status_code for forwarded in forwarded_values]
+    return [
+        client.get("/api/lookup/", {"urn": "urn:ogf:x:y"}, REMOTE_ADDR=peer, HTTP_X_FORWARDED_FOR=forwarded).status_code
+        for forwarded in forwarded_values
+    ]
 
 
 @pytest.mark.django_db
-def test_rotating_forwarded_for_does_not_escape_the_throttle_without_a_trusted_proxy(client, settings,
-                                                                                      clean_cache):
+def test_rotating_forwarded_for_does_not_escape_the_throttle_without_a_trusted_proxy(client, settings, clean_cache):
     settings.REGISTRY_ANON_RATE = "5/min"
     statuses = forwarded_lookups(client, "198.51.100.4", [f"10.9.0.{n}" for n in range(8)])
     assert statuses.count(429) == 3
@@ -197,18 +210,22 @@ def test_forwarded_for_is_read_only_from_listed_proxy_addresses(client, settings
     assert direct.count(429) == 3
 
 
-@pytest.mark.parametrize("peer, forwarded, proxies, client_address", [
-    ("198.51.100.4", "1.2.3.4", "", "198.51.100.4"),
-    ("10.0.0.1", "1.2.3.4, 203.0.113.9", "1", "203.0.113.9"),
-    ("10.0.0.1", "1.2.3.4, 203.0.113.9, 10.0.0.2", "2", "203.0.113.9"),
-    ("10.0.0.1", "203.0.113.9", "3", "203.0.113.9"),
-    ("10.0.0.1", "not-an-address", "1", "10.0.0.1"),
-    ("10.0.0.1", "1.2.3.4, 203.0.113.9, 10.0.0.2", "10.0.0.0/8", "203.0.113.9"),
-    ("192.0.2.1", "203.0.113.9", "10.0.0.0/8", "192.0.2.1"),
-    ("10.0.0.1", "2001:db8::1", "10.0.0.1", "2001:db8::1"),
-])
+@pytest.mark.parametrize(
+    "peer, forwarded, proxies, client_address",
+    [
+        ("198.51.100.4", "1.2.3.4", "", "198.51.100.4"),
+        ("10.0.0.1", "1.2.3.4, 203.0.113.9", "1", "203.0.113.9"),
+        ("10.0.0.1", "1.2.3.4, 203.0.113.9, 10.0.0.2", "2", "203.0.113.9"),
+        ("10.0.0.1", "203.0.113.9", "3", "203.0.113.9"),
+        ("10.0.0.1", "not-an-address", "1", "10.0.0.1"),
+        ("10.0.0.1", "1.2.3.4, 203.0.113.9, 10.0.0.2", "10.0.0.0/8", "203.0.113.9"),
+        ("192.0.2.1", "203.0.113.9", "10.0.0.0/8", "192.0.2.1"),
+        ("10.0.0.1", "2001:db8::1", "10.0.0.1", "2001:db8::1"),
+    ],
+)
 def test_client_address_resolution(peer, forwarded, proxies, client_address):
     from registry.middleware import resolve_client, trusted_proxies
+
     assert resolve_client(peer, forwarded, trusted_proxies(proxies)) == client_address
 
 
@@ -218,19 +235,26 @@ def test_login_limits_use_the_same_client_address_behind_the_proxy(client, setti
     user_factory("victim", password=RIGHT)
     for n in range(40):  # an attacker behind the proxy, forging the left part of the header
         login(client, "victim", "wrong", address="10.0.0.1", HTTP_X_FORWARDED_FOR=f"10.9.{n}.1, 192.0.2.66")
-    assert login(client, "victim", RIGHT, address="10.0.0.1",
-                 HTTP_X_FORWARDED_FOR="192.0.2.66").status_code == 429
-    assert login(client, "victim", RIGHT, address="10.0.0.1",
-                 HTTP_X_FORWARDED_FOR="203.0.113.5").status_code == 302  # the owner, elsewhere
+    assert login(client, "victim", RIGHT, address="10.0.0.1", HTTP_X_FORWARDED_FOR="192.0.2.66").status_code == 429
+    assert (
+        login(client, "victim", RIGHT, address="10.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.5").status_code == 302
+    )  # the owner, elsewhere
 
 
 # --- sign-up and password reset -------------------------------------------------------------------
 
 
 def signup(client, n, email=None, address="203.0.113.7"):
-    return client.post("/accounts/signup/", {"username": f"new{n}", "email": email or f"new{n}@example.org",
-                                             "password1": "a-long-password-9", "password2": "a-long-password-9"},
-                       REMOTE_ADDR=address)
+    return client.post(
+        "/accounts/signup/",
+        {
+            "username": f"new{n}",
+            "email": email or f"new{n}@example.org",
+            "password1": "a-long-password-9",
+            "password2": "a-long-password-9",
+        },
+        REMOTE_ADDR=address,
+    )
 
 
 @pytest.mark.django_db
@@ -245,7 +269,8 @@ def test_signups_are_limited_per_address(client, settings, clean_cache):
 
 @pytest.mark.django_db
 def test_signup_email_is_unique_whatever_its_case_and_the_page_does_not_say_so(
-        client, clean_cache, mailoutbox, django_capture_on_commit_callbacks):
+    client, clean_cache, mailoutbox, django_capture_on_commit_callbacks
+):
     from django.contrib.auth import get_user_model
 
     user_factory("first")  # first@example.org
@@ -259,6 +284,7 @@ def test_signup_email_is_unique_whatever_its_case_and_the_page_does_not_say_so(
 @pytest.mark.django_db
 def test_password_reset_answers_known_and_unknown_addresses_alike(client, settings, clean_cache, mailoutbox):
     import time
+
     settings.PASSWORD_RESET_MIN_SECONDS = 0.2
     user_factory("known")
     answers, durations = [], []
@@ -277,12 +303,12 @@ def test_password_reset_mails_are_limited_per_email_and_per_address(client, sett
     settings.PASSWORD_RESET_MIN_SECONDS = 0
     user_factory("known")
     for _ in range(10):
-        client.post("/accounts/password_reset/", {"email": "known@example.org"},
-                    REMOTE_ADDR=f"203.0.113.{_}")
+        client.post("/accounts/password_reset/", {"email": "known@example.org"}, REMOTE_ADDR=f"203.0.113.{_}")
     assert len(mailoutbox) == settings.PASSWORD_RESET_RATE_PER_EMAIL
-    statuses = [client.post("/accounts/password_reset/", {"email": f"x{n}@example.org"},
-                            REMOTE_ADDR="198.51.100.8").status_code
-                for n in range(settings.PASSWORD_RESET_RATE_PER_ADDRESS + 1)]
+    statuses = [
+        client.post("/accounts/password_reset/", {"email": f"x{n}@example.org"}, REMOTE_ADDR="198.51.100.8").status_code
+        for n in range(settings.PASSWORD_RESET_RATE_PER_ADDRESS + 1)
+    ]
     assert statuses[-1] == 429 and statuses[:-1] == [302] * settings.PASSWORD_RESET_RATE_PER_ADDRESS
 
 
@@ -294,6 +320,7 @@ def test_sqlite_and_postgres_refuse_renaming_an_snid_through_a_queryset_update(m
     from django.db import DatabaseError, transaction
 
     from registry.models import Namespace
+
     make_proposal(state="approved")
     with pytest.raises(DatabaseError, match="never renamed"), transaction.atomic():
         Namespace.objects.filter(snid="example").update(snid="other")
@@ -306,6 +333,7 @@ def test_the_database_refuses_pointing_an_snid_at_a_version_that_is_not_approved
     from django.db import DatabaseError, transaction
 
     from registry.models import Namespace, Proposal
+
     approved = make_proposal(state="approved")
     draft = make_proposal(approved.submitter)
     Proposal.objects.filter(pk=draft.pk).update(namespace=approved.namespace)
@@ -313,6 +341,7 @@ def test_the_database_refuses_pointing_an_snid_at_a_version_that_is_not_approved
         Namespace.objects.filter(pk=approved.namespace_id).update(current=draft)
         Namespace.objects.get(pk=approved.namespace_id)  # PostgreSQL checks at commit; force it here
         from django.db import connection
+
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
@@ -330,19 +359,22 @@ APP_ROLE_TAMPERING = {
         "findings, findings_summary, submitter_id, state, is_demo, public_note, created_at, updated_at, resolvers) "
         "SELECT 'forged', '', 1, '', '', '', '', '', '[]', '', '', '', '', '{{}}', '', '', '[]', '[]', '[]', "
         "'[]', '[]', '{{}}', submitter_id, 'approved', false, '', now(), now(), '[]' "
-        "FROM registry_proposal WHERE id = {draft}"),
+        "FROM registry_proposal WHERE id = {draft}"
+    ),
     "delete events": "DELETE FROM registry_proposalevent",
     "rewrite an event": "UPDATE registry_proposalevent SET comment = 'rewritten'",
     "back-date an event": (
         "INSERT INTO registry_proposalevent (proposal_id, kind, action, from_state, to_state, comment, data, "
         "created_at) VALUES ({approved}, 'transition', 'approve', 'submitted', 'approved', '', '{{}}', "
-        "now() - interval '3 years')"),
+        "now() - interval '3 years')"
+    ),
     "change a comment after the decision": "UPDATE registry_comment SET text = 'rewritten'",
     "delete a comment after the decision": "DELETE FROM registry_comment",
     "change a judgement after the decision": "UPDATE registry_judgement SET ok = false",
     "add a judgement after the decision": (
         "INSERT INTO registry_judgement (proposal_id, check_id, ok, note, editor_id, updated_at) "
-        "SELECT {approved}, 'durability', true, '', editor_id, now() FROM registry_judgement LIMIT 1"),
+        "SELECT {approved}, 'durability', true, '', editor_id, now() FROM registry_judgement LIMIT 1"
+    ),
     "delete a reservation request": "DELETE FROM registry_reservationrequest",
     "truncate": "TRUNCATE registry_proposalevent CASCADE",
     "truncate namespaces": "TRUNCATE registry_namespace CASCADE",
@@ -352,14 +384,21 @@ APP_ROLE_TAMPERING = {
 
 
 REFUSAL = {
-    "repoint current": "only point at an approved version", "forge approval": "only by the approval service",
-    "forge approval by insert": "only by the approval service", "delete events": "append-only",
-    "rewrite an event": "append-only", "back-date an event": "recorded when they happen",
-    "change a comment after the decision": "review .* is final", "delete a comment after the decision":
-    "review .* is final", "change a judgement after the decision": "review .* is final",
-    "add a judgement after the decision": "review .* is final", "delete a reservation request": "never deleted",
-    "truncate": "TRUNCATE .* is refused", "truncate namespaces": "TRUNCATE .* is refused",
-    "disable the triggers": "must be owner", "change an approved proposal": "immutable",
+    "repoint current": "only point at an approved version",
+    "forge approval": "only by the approval service",
+    "forge approval by insert": "only by the approval service",
+    "delete events": "append-only",
+    "rewrite an event": "append-only",
+    "back-date an event": "recorded when they happen",
+    "change a comment after the decision": "review .* is final",
+    "delete a comment after the decision": "review .* is final",
+    "change a judgement after the decision": "review .* is final",
+    "add a judgement after the decision": "review .* is final",
+    "delete a reservation request": "never deleted",
+    "truncate": "TRUNCATE .* is refused",
+    "truncate namespaces": "TRUNCATE .* is refused",
+    "disable the triggers": "must be owner",
+    "change an approved proposal": "immutable",
 }
 
 
@@ -369,6 +408,7 @@ def app_role(postgres, db):
     import uuid
 
     from django.db import connection
+
     name = f"registry_app_{uuid.uuid4().hex[:10]}"
     with connection.cursor() as cursor:
         # Run the commit-time checks of what the fixtures wrote (as a commit would), then defer again.
@@ -389,6 +429,7 @@ def app_role(postgres, db):
 @pytest.fixture
 def decided_world(db):
     from .factories import proposal_factory
+
     applicant, editor = user_factory("owner"), user_factory("judge", editor=True)
     proposal = proposal_factory(applicant, state="submitted")
     services.comment_add(proposal, editor, "Fine.")
@@ -405,7 +446,9 @@ def test_the_app_works_under_the_app_role(postgres, app_role, decided_world):
     import datetime as dt
 
     from registry.models import Proposal
+
     from .factories import proposal_factory
+
     editor, applicant = decided_world["editor"], decided_world["applicant"]
     other = user_factory("another-editor", editor=True)
     proposal = proposal_factory(applicant, name="example", snid="fresh", state="submitted")
@@ -417,6 +460,7 @@ def test_the_app_works_under_the_app_role(postgres, app_role, decided_world):
     request = services.reservation_request_create("later", applicant)
     services.reservation_request_decide(request, editor, grant=True, until=dt.date.today() + dt.timedelta(days=9))
     from django.db import connection
+
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the commit-time checks, now
         cursor.execute("SELECT current_user")
@@ -430,6 +474,7 @@ def test_raw_sql_tampering_is_refused_under_the_app_role(postgres, decided_world
     from django.db import DatabaseError, connection, transaction
 
     from registry.models import Proposal, ProposalEvent
+
     sql = APP_ROLE_TAMPERING[kind].format(**decided_world)
     events = ProposalEvent.objects.count()
     with pytest.raises(DatabaseError) as refused, transaction.atomic(), connection.cursor() as cursor:
@@ -446,6 +491,7 @@ def test_raw_sql_tampering_is_refused_under_the_app_role(postgres, decided_world
 @pytest.mark.django_db
 def test_the_page_cache_ignores_query_parameters_a_page_does_not_read(client, clean_cache, make_proposal):
     from django.core.cache import cache
+
     make_proposal(state="approved")
     client.get("/urn/")
     entries = len(cache._cache)

@@ -26,8 +26,12 @@ def _call(application, **environ) -> tuple[str, dict, bytes]:
     def start_response(status, headers, exc_info=None):
         answer["status"], answer["headers"] = status, dict(headers)
 
-    body = b"".join(application({"REQUEST_METHOD": "GET", "PATH_INFO": "/", "QUERY_STRING": "",
-                                 "REMOTE_ADDR": "127.0.0.1", **environ}, start_response))
+    body = b"".join(
+        application(
+            {"REQUEST_METHOD": "GET", "PATH_INFO": "/", "QUERY_STRING": "", "REMOTE_ADDR": "127.0.0.1", **environ},
+            start_response,
+        )
+    )
     return answer["status"], answer["headers"], body
 
 
@@ -48,8 +52,15 @@ def test_serve_config_defaults_are_the_documented_ones():
 
 
 def test_serve_config_reads_bind_workers_and_threads_from_the_environment():
-    settings = serve.config({"BIND": "10.0.0.5:8001", "WEB_CONCURRENCY": "3", "WEB_THREADS": "4",
-                             "WEB_WARM_PAGES": "0", "FORWARDED_ALLOW_IPS": "10.0.0.1, 10.0.0.2"})
+    settings = serve.config(
+        {
+            "BIND": "10.0.0.5:8001",
+            "WEB_CONCURRENCY": "3",
+            "WEB_THREADS": "4",
+            "WEB_WARM_PAGES": "0",
+            "FORWARDED_ALLOW_IPS": "10.0.0.1, 10.0.0.2",
+        }
+    )
     assert (settings["host"], settings["port"], settings["workers"], settings["threads"]) == ("10.0.0.5", 8001, 3, 4)
     assert settings["warm_pages"] is False and settings["trusted_proxies"] == {"10.0.0.1", "10.0.0.2"}
     assert serve.config({"PORT": "9000"})["port"] == 9000
@@ -78,8 +89,9 @@ def test_served_takes_the_raw_request_target_only_from_a_trusted_proxy():
     raw = "/urn:ogf:example:a%2Fb"
     seen = json.loads(_call(application, PATH_INFO="/urn:ogf:example:a/b", HTTP_X_REQUEST_URI=raw)[2])
     assert seen["RAW_URI"] == raw and "HTTP_X_REQUEST_URI" not in seen
-    seen = json.loads(_call(application, PATH_INFO="/urn:ogf:example:a/b", HTTP_X_REQUEST_URI=raw,
-                            REMOTE_ADDR="192.0.2.7")[2])
+    seen = json.loads(
+        _call(application, PATH_INFO="/urn:ogf:example:a/b", HTTP_X_REQUEST_URI=raw, REMOTE_ADDR="192.0.2.7")[2]
+    )
     assert "RAW_URI" not in seen and "HTTP_X_REQUEST_URI" not in seen
 
 
@@ -148,8 +160,13 @@ def _wait(predicate, seconds: float, what: str):
 def launch(tmp_path):
     """Start ``python -m registry.serve`` (production settings, a scratch SQLite database); stopped at the end."""
     database = tmp_path / "db.sqlite3"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings", "DATABASE_URL": f"sqlite:///{database}",
-           "DJANGO_STATIC_ROOT": str(tmp_path / "static"), "WEB_CONCURRENCY": "2"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
+        "WEB_CONCURRENCY": "2",
+    }
     env.pop("REDIS_URL", None)
     subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True)
     started = []
@@ -157,8 +174,14 @@ def launch(tmp_path):
     def start(**extra: str) -> tuple[subprocess.Popen, int]:
         port = _free_port()
         with (tmp_path / "server.log").open("ab") as log:  # the server's own account, for a failure
-            process = subprocess.Popen(serve.command(), cwd=ROOT, env={**env, "BIND": f"127.0.0.1:{port}", **extra},
-                                       start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                serve.command(),
+                cwd=ROOT,
+                env={**env, "BIND": f"127.0.0.1:{port}", **extra},
+                start_new_session=True,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         started.append(process)
         return process, port
 
@@ -182,8 +205,11 @@ def test_serve_replaces_a_killed_worker_and_keeps_answering(launch, tmp_path):
     workers = _wait(lambda: len(_workers(process.pid)) == 2 and _workers(process.pid), 30, "two workers")
     killed = sorted(workers)[0]
     os.kill(killed, signal.SIGKILL)
-    replaced = _wait(lambda: (w := _workers(process.pid)) and killed not in w and len(w) == 2 and w, 30,
-                     "the killed worker was not replaced")
+    replaced = _wait(
+        lambda: (w := _workers(process.pid)) and killed not in w and len(w) == 2 and w,
+        30,
+        "the killed worker was not replaced",
+    )
     assert replaced - workers  # a new process, forked by the master, which is still the same one
     for _ in range(20):  # the other worker answers meanwhile
         assert _status(port, "/urn/") == 200
@@ -211,5 +237,8 @@ def test_serve_workers_stop_when_their_master_is_killed_outright(launch):
     workers = _wait(lambda: len(_workers(process.pid)) == 2 and _workers(process.pid), 30, "two workers")
     process.kill()  # the master only, as the OOM killer would
     process.wait()
-    _wait(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 30,
-          f"the workers {sorted(workers)} outlived their master")
+    _wait(
+        lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers),
+        30,
+        f"the workers {sorted(workers)} outlived their master",
+    )

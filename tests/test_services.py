@@ -29,8 +29,11 @@ def test_transition_matrix(state, action):
     proposal = proposal_factory(state=state, editor=editor)
     events_before = proposal.events.count()
     allowed = ALLOWED.get((state, action))
-    role = allowed[1] if allowed else (Actor.EDITOR if action in ("approve", "reject", "request_changes")
-                                       else Actor.SUBMITTER)
+    role = (
+        allowed[1]
+        if allowed
+        else (Actor.EDITOR if action in ("approve", "reject", "request_changes") else Actor.SUBMITTER)
+    )
     actor = _actor_for(role, proposal, editor)
     kwargs = {"comment": "because", "override_reason": "test"}
     if allowed is None:
@@ -56,8 +59,7 @@ def test_transition_refused_for_the_wrong_actor(transition):
     wrong.append(editor if transition.actor == Actor.SUBMITTER else proposal.submitter)
     for actor in wrong:
         with pytest.raises(services.NotAllowed):
-            services.proposal_transition(proposal, transition.action, actor,
-                                         comment="c", override_reason="r")
+            services.proposal_transition(proposal, transition.action, actor, comment="c", override_reason="r")
     assert Proposal.objects.get(pk=proposal.pk).state == transition.source
 
 
@@ -92,8 +94,7 @@ def test_approve_is_refused_while_a_check_fails_unless_overridden(applicant, edi
     proposal = proposal_factory(applicant, name="urn-5", state="submitted")
     with pytest.raises(services.ServiceError, match="examples-valid"):
         services.proposal_transition(proposal, "approve", editor)
-    approved = services.proposal_transition(proposal, "approve", editor,
-                                            override_reason="Published as is in 2003.")
+    approved = services.proposal_transition(proposal, "approve", editor, override_reason="Published as is in 2003.")
     event = approved.events.last()
     assert event.data["override_reason"] == "Published as is in 2003."
     assert event.data["summary"]["fail"] >= 1
@@ -113,7 +114,10 @@ def test_approval_registers_the_snid_as_version_1(applicant, editor):
     proposal = proposal_factory(applicant, state="approved", editor=editor)
     namespace = Namespace.objects.get()
     assert (namespace.snid, namespace.status, namespace.current_id) == (
-        "example", NamespaceStatus.REGISTERED, proposal.pk)
+        "example",
+        NamespaceStatus.REGISTERED,
+        proposal.pk,
+    )
     assert (proposal.version, proposal.registration_date) == (1, dt.date.today())
 
 
@@ -142,8 +146,9 @@ def test_someone_elses_registered_snid_cannot_be_approved_again(applicant, other
 
 @pytest.mark.django_db
 def test_reserved_snid_blocks_others_until_it_expires(applicant, other_applicant, editor):
-    services.namespace_reserve("example", editor, until=dt.date.today() + dt.timedelta(days=30),
-                               reason="WG request", reserved_for=applicant)
+    services.namespace_reserve(
+        "example", editor, until=dt.date.today() + dt.timedelta(days=30), reason="WG request", reserved_for=applicant
+    )
     rival = proposal_factory(other_applicant, state="submitted")
     with pytest.raises(services.Conflict, match="reserved"):
         services.proposal_transition(rival, "approve", editor, override_reason="x")
@@ -199,8 +204,10 @@ def test_simultaneous_decisions_on_one_proposal_exactly_one_wins(postgres):
     editors = [user_factory(editor=True) for _ in range(20)]
     proposal = proposal_factory(state="submitted")
     actions = ["approve", "reject", "request_changes"]
-    results = _race(20, lambda i: services.proposal_transition(
-        proposal, actions[i % 3], editors[i], comment="c", override_reason="r"))
+    results = _race(
+        20,
+        lambda i: services.proposal_transition(proposal, actions[i % 3], editors[i], comment="c", override_reason="r"),
+    )
     winners = [r for r in results if isinstance(r, Proposal)]
     assert len(winners) == 1
     assert all(isinstance(r, services.Conflict) for r in results if r not in winners)
@@ -212,8 +219,7 @@ def test_simultaneous_decisions_on_one_proposal_exactly_one_wins(postgres):
 def test_simultaneous_approvals_for_one_snid_register_it_once(postgres):
     editor = user_factory(editor=True)
     proposals = [proposal_factory(state="submitted") for _ in range(20)]
-    results = _race(20, lambda i: services.proposal_transition(proposals[i], "approve", editor,
-                                                               override_reason="race"))
+    results = _race(20, lambda i: services.proposal_transition(proposals[i], "approve", editor, override_reason="race"))
     assert sum(isinstance(r, Proposal) for r in results) == 1
     assert Namespace.objects.count() == 1
     assert Proposal.objects.filter(state=ProposalState.APPROVED).count() == 1
@@ -242,8 +248,9 @@ def test_simultaneous_new_versions_get_consecutive_numbers(postgres):
     for _ in range(10):
         draft = services.proposal_create(data_factory(version=2), applicant)
         revisions.append(services.proposal_transition(draft, "submit", applicant))
-    results = _race(10, lambda i: services.proposal_transition(revisions[i], "approve", editors[i],
-                                                               override_reason="race"))
+    results = _race(
+        10, lambda i: services.proposal_transition(revisions[i], "approve", editors[i], override_reason="race")
+    )
     assert all(isinstance(r, Proposal) for r in results), results
     versions = sorted(Proposal.objects.approved().values_list("version", flat=True))
     assert versions == list(range(1, 12))
@@ -270,9 +277,11 @@ def test_threads_of_a_decided_proposal_are_closed():
     thread = services.thread_start(proposal, editor, "Say who assigns.", section="scope")
     services.proposal_transition(proposal, "approve", editor, override_reason="test data")
     proposal.refresh_from_db()
-    for change in (lambda: services.comment_reply(thread, applicant, "Too late?"),
-                   lambda: services.thread_resolve(thread, editor),
-                   lambda: services.thread_start(proposal, editor, "After the fact.")):
+    for change in (
+        lambda: services.comment_reply(thread, applicant, "Too late?"),
+        lambda: services.thread_resolve(thread, editor),
+        lambda: services.thread_start(proposal, editor, "After the fact."),
+    ):
         with pytest.raises(services.Conflict, match="its review is closed"):
             change()
     assert (proposal.comments.count(), proposal.comments.get().resolved_at) == (1, None)

@@ -33,8 +33,9 @@ def clean_cache():
 
 def _signup(client, username="newbie", email="n@example.org"):
     with _capture(execute=True):
-        return client.post("/accounts/signup/", {"username": username, "email": email, "password1": PASSWORD,
-                                                 "password2": PASSWORD})
+        return client.post(
+            "/accounts/signup/", {"username": username, "email": email, "password1": PASSWORD, "password2": PASSWORD}
+        )
 
 
 def _link(message) -> str:
@@ -72,7 +73,7 @@ def test_following_the_link_confirms_once_then_the_account_signs_in(client, clea
 def test_the_confirmation_page_names_the_account_but_nobody_is_signed_in_yet(client, clean_cache, mailoutbox):
     _signup(client)
     page = client.get(_link(mailoutbox[0])).content.decode()
-    header = page[page.index('<header class="site">'):page.index("</header>")]
+    header = page[page.index('<header class="site">') : page.index("</header>")]
     assert "Log out" not in header and "newbie" not in header and ">Log in</a>" in header
     assert "Confirm the address of the account <strong>newbie</strong>" in page
 
@@ -93,18 +94,29 @@ def test_a_password_reset_link_does_not_confirm_an_account(client, clean_cache):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("username, email", [("taken", "fresh@example.org"), ("TAKEN", "fresh@example.org"),
-                                             ("fresh", "taken@example.org"), ("fresh", "TAKEN@example.org")])
-def test_a_taken_name_or_address_gets_the_same_answer_and_its_owner_a_mail(client, clean_cache, mailoutbox,
-                                                                         username, email):
+@pytest.mark.parametrize(
+    "username, email",
+    [
+        ("taken", "fresh@example.org"),
+        ("TAKEN", "fresh@example.org"),
+        ("fresh", "taken@example.org"),
+        ("fresh", "TAKEN@example.org"),
+    ],
+)
+def test_a_taken_name_or_address_gets_the_same_answer_and_its_owner_a_mail(
+    client, clean_cache, mailoutbox, username, email
+):
     user_factory("taken")  # taken@example.org
     free = _signup(client, "someone-new", "new@example.org")
     taken = _signup(client, username, email)
     assert (taken.status_code, taken["Location"]) == (free.status_code, free["Location"])
     assert client.get(taken["Location"]).status_code == 200
     assert get_user_model().objects.filter(username__iexact=username).count() == (1 if username != "fresh" else 0)
-    told = ("[urn:ogf] Sign-up: this address already has an account" if "taken" in email.casefold() else
-            "[urn:ogf] Sign-up: choose another user name")
+    told = (
+        "[urn:ogf] Sign-up: this address already has an account"
+        if "taken" in email.casefold()
+        else "[urn:ogf] Sign-up: choose another user name"
+    )
     assert [m.subject for m in mailoutbox] == ["[urn:ogf] Confirm your address", told]
     assert mailoutbox[1].to == [email.strip()]
     if "taken" in email.casefold():  # the address's owner is told their own account's name
@@ -113,8 +125,9 @@ def test_a_taken_name_or_address_gets_the_same_answer_and_its_owner_a_mail(clien
 
 @pytest.mark.django_db
 def test_signup_form_errors_still_say_what_is_wrong(client, clean_cache):
-    response = client.post("/accounts/signup/", {"username": "x", "email": "not-an-address", "password1": "a",
-                                                 "password2": "b"})
+    response = client.post(
+        "/accounts/signup/", {"username": "x", "email": "not-an-address", "password1": "a", "password2": "b"}
+    )
     assert response.status_code == 200
     assert "Enter a valid email address." in response.content.decode()
 
@@ -174,10 +187,13 @@ def test_the_purge_touches_only_form_sign_ups_never_confirmed(client, clean_cach
     users.all().update(is_active=False, last_login=None, date_joined=week_ago)
     out = io.StringIO()
     call_command("purge_unconfirmed_signups", stdout=out)
-    assert out.getvalue().splitlines() == ["squatter: never confirmed — deleted",
-                                           "1 unconfirmed sign-up deleted (older than 7 days)."]
+    assert out.getvalue().splitlines() == [
+        "squatter: never confirmed — deleted",
+        "1 unconfirmed sign-up deleted (older than 7 days).",
+    ]
     assert sorted(users.values_list("username", flat=True)) == sorted(
-        ["suspended", "api-robot", "suspended-editor", "legacy"])
+        ["suspended", "api-robot", "suspended-editor", "legacy"]
+    )
     assert Token.objects.filter(user=robot).exists() and editor.groups.exists()
 
 
@@ -197,15 +213,16 @@ def test_accounts_record_how_they_came_to_be(client, clean_cache, mailoutbox):
 
 # --- the same answer, after the same work, whoever exists ---------------------------------------------
 
-TAKEN_CASES = {"free": lambda n: (f"free{n}", f"free{n}@example.org"),
-               "name taken": lambda n: ("TAKEN", f"other{n}@example.org"),
-               "address taken": lambda n: (f"new{n}", "Taken@Example.org")}
+TAKEN_CASES = {
+    "free": lambda n: (f"free{n}", f"free{n}@example.org"),
+    "name taken": lambda n: ("TAKEN", f"other{n}@example.org"),
+    "address taken": lambda n: (f"new{n}", "Taken@Example.org"),
+}
 
 
 @pytest.mark.django_db
 @pytest.mark.serial  # compares durations: another test beside it would be measured too
-def test_signup_takes_as_long_whether_or_not_the_name_or_address_is_taken(client, clean_cache, settings,
-                                                                          mailoutbox):
+def test_signup_takes_as_long_whether_or_not_the_name_or_address_is_taken(client, clean_cache, settings, mailoutbox):
     """Median of five of each, interleaved in one run: a taken name or address used to answer 20 times
     sooner (no password hashed), which told anyone which accounts exist."""
     import statistics
@@ -229,8 +246,7 @@ def test_signup_takes_as_long_whether_or_not_the_name_or_address_is_taken(client
 
 
 @pytest.mark.django_db
-def test_signup_answers_are_identical_whether_or_not_the_name_or_address_is_taken(client, clean_cache,
-                                                                                 mailoutbox):
+def test_signup_answers_are_identical_whether_or_not_the_name_or_address_is_taken(client, clean_cache, mailoutbox):
     user_factory("taken")
     answers = {}
     for kind, typed in TAKEN_CASES.items():
@@ -238,11 +254,25 @@ def test_signup_answers_are_identical_whether_or_not_the_name_or_address_is_take
         username, email = typed(1)
         response = _signup(client, username, email)
         page = client.get(response["Location"]).content.decode().replace(email, "ADDRESS")
-        answers[kind] = (response.status_code, response["Location"], response.content,
-                         sorted(response.headers), sorted(response.cookies), page)
+        answers[kind] = (
+            response.status_code,
+            response["Location"],
+            response.content,
+            sorted(response.headers),
+            sorted(response.cookies),
+            page,
+        )
     assert answers["free"] == answers["name taken"] == answers["address taken"]
     # and a form error reads the same whoever exists
-    errors = [re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", client.post("/accounts/signup/", {
-        "username": name, "email": "x@example.org", "password1": "password", "password2": "password"},
-    ).content.decode()).replace(name, "NAME") for name in ("taken", "someone")]
+    errors = [
+        re.sub(
+            r'name="csrfmiddlewaretoken" value="[^"]+"',
+            "",
+            client.post(
+                "/accounts/signup/",
+                {"username": name, "email": "x@example.org", "password1": "password", "password2": "password"},
+            ).content.decode(),
+        ).replace(name, "NAME")
+        for name in ("taken", "someone")
+    ]
     assert "This password is too common." in errors[0] and errors[0] == errors[1]

@@ -80,8 +80,7 @@ def test_check_without_saving_of_an_oversized_field_answers_briefly(client):
     proposal = proposal_factory()
     client.force_login(proposal.submitter)
     huge = "urn:ogf:example:" + "b" * 4000 + "\n"
-    response = client.post(f"/proposals/{proposal.pk}/check/",
-                           _form_data(proposal, examples_equivalent=huge * 300))
+    response = client.post(f"/proposals/{proposal.pk}/check/", _form_data(proposal, examples_equivalent=huge * 300))
     page = response.content.decode()
     assert "the limit is" in page
     assert len(page) < 1_500_000
@@ -125,10 +124,16 @@ def test_sign_in_body_has_the_small_default_limit(client):
 
 
 def test_every_path_has_a_limit_no_larger_than_bulk_validation(settings):
-    for path in ("/", "/proposals/1/edit/", "/proposals/import/", "/api/proposals/", "/review/1/decide/",
-                 "/accounts/login/", "/api/lookup/"):
-        assert 0 < bodylimits.body_limit(path) <= max(settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
-                                                      bodylimits.IMPORT_BODY_MAX)
+    for path in (
+        "/",
+        "/proposals/1/edit/",
+        "/proposals/import/",
+        "/api/proposals/",
+        "/review/1/decide/",
+        "/accounts/login/",
+        "/api/lookup/",
+    ):
+        assert 0 < bodylimits.body_limit(path) <= max(settings.DATA_UPLOAD_MAX_MEMORY_SIZE, bodylimits.IMPORT_BODY_MAX)
 
 
 # --- event copies ------------------------------------------------------------------------------

@@ -34,15 +34,28 @@ def _get(url: str) -> tuple[int, str]:
 def started(tmp_path):
     """``manage.py start`` in its own process on a free port, with its own database and mail folder."""
     port = _free_port()
-    environment = {key: value for key, value in os.environ.items()
-                   if not key.startswith(("DJANGO_", "REGISTRY_")) and key != "DATABASE_URL"}
-    environment.update(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DJANGO_STATIC_ROOT=str(tmp_path / "static"),
-                       REGISTRY_LOG_STATE_DIR=str(tmp_path / "log-state"),
-                       REGISTRY_MAIL_DIR=str(tmp_path / "mail"), WEB_CONCURRENCY="1", PYTHONUNBUFFERED="1")
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "REGISTRY_")) and key != "DATABASE_URL"
+    }
+    environment.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        DJANGO_STATIC_ROOT=str(tmp_path / "static"),
+        REGISTRY_LOG_STATE_DIR=str(tmp_path / "log-state"),
+        REGISTRY_MAIL_DIR=str(tmp_path / "mail"),
+        WEB_CONCURRENCY="1",
+        PYTHONUNBUFFERED="1",
+    )
     output = tmp_path / "output.txt"
     with output.open("w") as sink:
-        process = subprocess.Popen([sys.executable, "manage.py", "start", "--port", str(port)], cwd=ROOT,
-                                   env=environment, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "start", "--port", str(port)],
+            cwd=ROOT,
+            env=environment,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and process.poll() is None:

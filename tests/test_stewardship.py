@@ -9,9 +9,10 @@ from django.contrib.auth.models import AnonymousUser
 from django.core import mail
 
 from registry import rules, services
+from registry.logcore.kinds import leaf_decode
 from registry.models import Namespace, Proposal
 from registry.stewardship import services as stewardship
-from registry.stewardship.changes import CHANGE_KINDS, kinds_offered, overlay_of
+from registry.stewardship.changes import kinds_offered, overlay_of
 from registry.stewardship.models import (
     ChangeRequest,
     ChangeState,
@@ -21,7 +22,6 @@ from registry.stewardship.models import (
     StewardState,
 )
 from registry.stewardship.selectors import current_with_overlay, public_history, snids_without_steward
-from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import data_factory, proposal_factory, user_factory
@@ -38,15 +38,24 @@ def snid(db):
     editor = user_factory("editor", editor=True)
     conflicted = user_factory("conflicted", editor=True)
     stewardship.steward_add(namespace, conflicted, editor, reason="Also maintains it.")
-    users = {"anonymous": AnonymousUser(), "other": user_factory("other"), "steward": steward,
-             "editor": editor, "conflicted": conflicted}
-    return {"namespace": Namespace.objects.select_related("current").get(pk=namespace.pk), "users": users,
-            "approved": approved}
+    users = {
+        "anonymous": AnonymousUser(),
+        "other": user_factory("other"),
+        "steward": steward,
+        "editor": editor,
+        "conflicted": conflicted,
+    }
+    return {
+        "namespace": Namespace.objects.select_related("current").get(pk=namespace.pk),
+        "users": users,
+        "approved": approved,
+    }
 
 
 def _contact(snid, user, contact="registry@example.org"):
-    return stewardship.change_request_create(snid["namespace"], "contact", {"registrant_public_contact": contact},
-                                             user, reason="The old address is gone.")
+    return stewardship.change_request_create(
+        snid["namespace"], "contact", {"registrant_public_contact": contact}, user, reason="The old address is gone."
+    )
 
 
 def _leaves(kind):
@@ -57,13 +66,16 @@ def _leaves(kind):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("role, steward, request_change, decide, see", [
-    ("anonymous", False, False, False, False),
-    ("other", False, False, False, False),
-    ("steward", True, True, False, True),
-    ("editor", False, False, True, True),
-    ("conflicted", True, True, False, True),
-])
+@pytest.mark.parametrize(
+    "role, steward, request_change, decide, see",
+    [
+        ("anonymous", False, False, False, False),
+        ("other", False, False, False, False),
+        ("steward", True, True, False, True),
+        ("editor", False, False, True, True),
+        ("conflicted", True, True, False, True),
+    ],
+)
 def test_rules_for_an_snid_by_role(snid, role, steward, request_change, decide, see):
     user, namespace = snid["users"][role], snid["namespace"]
     assert rules.is_steward(user, namespace) is steward
@@ -94,8 +106,10 @@ def test_conflicted_editor_cannot_decide_on_a_version_of_their_snid(snid):
     services.proposal_transition(version, "submit", snid["users"]["steward"])
     with pytest.raises(services.NotAllowed):
         services.proposal_transition(version, "approve", snid["users"]["conflicted"], override_reason="x")
-    assert services.proposal_transition(version, "approve", snid["users"]["editor"],
-                                        override_reason="test data").state == "approved"
+    assert (
+        services.proposal_transition(version, "approve", snid["users"]["editor"], override_reason="test data").state
+        == "approved"
+    )
 
 
 @pytest.mark.django_db
@@ -132,7 +146,9 @@ def test_editor_adds_and_removes_a_steward_with_a_reason_recorded_and_logged(sni
     assert not rules.is_steward(newcomer, snid["namespace"])
     events = StewardshipEvent.objects.filter(namespace=snid["namespace"], data__user="newcomer")
     assert [(e.kind, e.reason, e.public) for e in events] == [
-        ("steward-added", "Took over the group.", True), ("steward-removed", "Left the group.", True)]
+        ("steward-added", "Took over the group.", True),
+        ("steward-removed", "Left the group.", True),
+    ]
     changes = [(leaf["change"], leaf["steward"], leaf["reason"]) for leaf in _leaves("steward-changed")]
     # The public log names a steward as they chose to be named, never by the login name.
     assert ("added", "Nora Newcomer", "Took over the group.") in changes
@@ -155,8 +171,9 @@ def test_steward_invites_and_an_editor_confirms(snid):
     invitee = user_factory("invitee")
     with pytest.raises(services.NotAllowed):
         stewardship.steward_invite(snid["namespace"], invitee, snid["users"]["other"], reason="Let me in.")
-    invitation = stewardship.steward_invite(snid["namespace"], invitee, snid["users"]["steward"],
-                                            reason="Co-maintainer.")
+    invitation = stewardship.steward_invite(
+        snid["namespace"], invitee, snid["users"]["steward"], reason="Co-maintainer."
+    )
     assert invitation.state == StewardState.INVITED and not rules.is_steward(invitee, snid["namespace"])
     with pytest.raises(services.NotAllowed):
         stewardship.steward_invitation_decide(invitation, snid["users"]["steward"], confirm=True)
@@ -175,11 +192,14 @@ def test_editors_are_mailed_about_an_invitation_and_a_change_request(db, setting
     namespace = proposal_factory(owner, state="approved", editor=user_factory(editor=True)).namespace
     mail.outbox.clear()
     stewardship.steward_invite(namespace, user_factory("friend"), owner, reason="Co-maintainer.")
-    stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": "a@b.example"}, owner,
-                                      reason="Moved.")
+    stewardship.change_request_create(
+        namespace, "contact", {"registrant_public_contact": "a@b.example"}, owner, reason="Moved."
+    )
     subjects = [m.subject for m in mail.outbox if editor.email in m.to]
-    assert subjects == ["[urn:ogf] urn:ogf:example: a steward invited friend",
-                        "[urn:ogf] urn:ogf:example: change of the contact requested"]
+    assert subjects == [
+        "[urn:ogf] urn:ogf:example: a steward invited friend",
+        "[urn:ogf] urn:ogf:example: change of the contact requested",
+    ]
 
 
 # --- administrative change requests ---------------------------------------------------------------------
@@ -194,13 +214,16 @@ def test_a_non_steward_change_request_is_refused(snid, role):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("kind, data", [
-    ("grammar", {"grammar_abnf": "x = 1*ALPHA"}),
-    ("contact", {"registrant_public_contact": "a@b.example", "grammar_abnf": "x = 1*ALPHA"}),
-    ("registrant", {"registrant_organisation": "Org", "examples_valid": ["urn:ogf:example:x"]}),
-    ("contact", {"registrant_public_contact": "a@b.example", "equivalence": []}),
-    ("meaning", {"sections": {"scope": "Something else"}}),
-])
+@pytest.mark.parametrize(
+    "kind, data",
+    [
+        ("grammar", {"grammar_abnf": "x = 1*ALPHA"}),
+        ("contact", {"registrant_public_contact": "a@b.example", "grammar_abnf": "x = 1*ALPHA"}),
+        ("registrant", {"registrant_organisation": "Org", "examples_valid": ["urn:ogf:example:x"]}),
+        ("contact", {"registrant_public_contact": "a@b.example", "equivalence": []}),
+        ("meaning", {"sections": {"scope": "Something else"}}),
+    ],
+)
 def test_a_change_request_cannot_touch_the_grammar_examples_equivalence_or_meaning(snid, kind, data):
     with pytest.raises(services.ServiceError, match="only by a new version"):
         stewardship.change_request_create(snid["namespace"], kind, data, snid["users"]["steward"], reason="x")
@@ -210,8 +233,9 @@ def test_a_change_request_cannot_touch_the_grammar_examples_equivalence_or_meani
 @pytest.mark.django_db
 def test_a_change_request_is_validated_by_its_kinds_form(snid):
     with pytest.raises(services.ServiceError, match="New public contact: This field is required"):
-        stewardship.change_request_create(snid["namespace"], "contact", {"registrant_public_contact": ""},
-                                          snid["users"]["steward"], reason="x")
+        stewardship.change_request_create(
+            snid["namespace"], "contact", {"registrant_public_contact": ""}, snid["users"]["steward"], reason="x"
+        )
     with pytest.raises(services.ServiceError, match="at least one"):
         stewardship.change_request_create(snid["namespace"], "registrant", {}, snid["users"]["steward"], reason="x")
 
@@ -223,14 +247,20 @@ def test_resolvers_change_request_is_checked_and_applied_by_the_resolution_modul
     assert "resolvers" in [k.name for k in kinds_offered()]
     steward, editor = snid["users"]["steward"], snid["users"]["editor"]
     with pytest.raises(services.ServiceError, match="https://"):
-        stewardship.change_request_create(snid["namespace"], "resolvers", {"resolvers": "javascript:alert(1)"},
-                                          steward, reason="x")
-    request = stewardship.change_request_create(snid["namespace"], "resolvers",
-                                                {"resolvers": "https://data.example.org/{INDEX}"}, steward,
-                                                reason="Our catalogue resolves them now.")
+        stewardship.change_request_create(
+            snid["namespace"], "resolvers", {"resolvers": "javascript:alert(1)"}, steward, reason="x"
+        )
+    request = stewardship.change_request_create(
+        snid["namespace"],
+        "resolvers",
+        {"resolvers": "https://data.example.org/{INDEX}"},
+        steward,
+        reason="Our catalogue resolves them now.",
+    )
     stewardship.change_request_decide(request, editor, approve=True)
     assert [r.template for r in Resolver.objects.current().filter(namespace=snid["namespace"])] == [
-        "https://data.example.org/{INDEX}"]
+        "https://data.example.org/{INDEX}"
+    ]
 
 
 @pytest.mark.django_db
@@ -261,8 +291,7 @@ def test_approved_change_is_logged_with_the_new_public_record(snid):
     from registry.logcore.kinds import sha256_hex
     from registry.transparency.records import version_record
 
-    stewardship.change_request_decide(_contact(snid, snid["users"]["steward"]), snid["users"]["editor"],
-                                      approve=True)
+    stewardship.change_request_decide(_contact(snid, snid["users"]["steward"]), snid["users"]["editor"], approve=True)
     (leaf,) = _leaves("administrative-change")
     current = current_with_overlay(Namespace.objects.select_related("current").get(pk=snid["namespace"].pk))
     assert leaf["snid"] == "example" and leaf["version"] == 1 and leaf["change"] == "contact"
@@ -274,9 +303,12 @@ def test_approved_change_is_logged_with_the_new_public_record(snid):
 @pytest.mark.django_db
 def test_unpublished_registrant_details_change_but_are_not_logged_in_the_clear(snid):
     request = stewardship.change_request_create(
-        snid["namespace"], "registrant", {"registrant_email": "private@example.org",
-                                          "registrant_organisation": "New Org"}, snid["users"]["steward"],
-        reason="Reorganised.")
+        snid["namespace"],
+        "registrant",
+        {"registrant_email": "private@example.org", "registrant_organisation": "New Org"},
+        snid["users"]["steward"],
+        reason="Reorganised.",
+    )
     stewardship.change_request_decide(request, snid["users"]["editor"], approve=True)
     (leaf,) = _leaves("administrative-change")
     published = set(snid["approved"].registrant_published)
@@ -294,8 +326,7 @@ def test_declined_change_leaves_everything_as_it_was(snid):
 
 @pytest.mark.django_db
 def test_overlay_steps_aside_for_a_new_version(snid):
-    stewardship.change_request_decide(_contact(snid, snid["users"]["steward"]), snid["users"]["editor"],
-                                      approve=True)
+    stewardship.change_request_decide(_contact(snid, snid["users"]["steward"]), snid["users"]["editor"], approve=True)
     version = services.proposal_create(data_factory(version=2), snid["users"]["steward"])
     services.proposal_transition(version, "submit", snid["users"]["steward"])
     services.proposal_transition(version, "approve", snid["users"]["editor"], override_reason="test data")
@@ -362,14 +393,20 @@ def test_a_stewardship_moves_only_along_its_table(snid, start, action):
 
     from registry.stewardship.models import STEWARD_MOVE_BY_KEY
 
-    steward = Steward.objects.create(namespace=snid["namespace"], user=user_factory(f"s-{start}-{action}"),
-                                     state=start, invited_by=snid["users"]["steward"], confirmed_at=timezone.now())
+    steward = Steward.objects.create(
+        namespace=snid["namespace"],
+        user=user_factory(f"s-{start}-{action}"),
+        state=start,
+        invited_by=snid["users"]["steward"],
+        confirmed_at=timezone.now(),
+    )
     events = StewardshipEvent.objects.count()
     editor = snid["users"]["editor"]
     move = STEWARD_MOVE_BY_KEY.get((start, action))
     if move is not None:
-        changed = stewardship.steward_transition(snid["namespace"], action, editor, steward=steward,
-                                                 reason="Recorded reason.")
+        changed = stewardship.steward_transition(
+            snid["namespace"], action, editor, steward=steward, reason="Recorded reason."
+        )
         assert changed.state == move.target
         event = StewardshipEvent.objects.latest("id")
         assert event.kind == move.event and event.data["user"] == steward.user.username
@@ -387,10 +424,15 @@ def test_the_tables_derive_the_state_pairs_and_every_move_names_an_event_and_a_m
 
     from registry.stewardship.models import CHANGE_MOVES, CHANGE_TRANSITIONS, STEWARD_MOVES, STEWARD_TRANSITIONS
 
-    assert STEWARD_TRANSITIONS == {("invited", "active"): "steward-confirmed", ("invited", "declined"):
-                                   "steward-declined", ("active", "removed"): "steward-removed"}
-    assert CHANGE_TRANSITIONS == {("pending", "approved"): "change-approved", ("pending", "declined"):
-                                  "change-declined"}
+    assert STEWARD_TRANSITIONS == {
+        ("invited", "active"): "steward-confirmed",
+        ("invited", "declined"): "steward-declined",
+        ("active", "removed"): "steward-removed",
+    }
+    assert CHANGE_TRANSITIONS == {
+        ("pending", "approved"): "change-approved",
+        ("pending", "declined"): "change-declined",
+    }
     for move in (*STEWARD_MOVES, *CHANGE_MOVES):
         get_template(f"registry/email/{move.mail}.txt")  # every move tells everyone concerned
 

@@ -56,10 +56,13 @@ def test_crossed_deprecations_on_postgres_never_deadlock(postgres, two_snids):
     a, b, first, second = (two_snids[k] for k in ("a", "b", "first", "second"))
     for _ in range(ROUNDS):
         results = _at_once(
-            lambda: stewardship.snid_deprecate(Namespace.objects.get(pk=a.pk), first, reason="Use bravo.",
-                                               successor="bravo"),
-            lambda: stewardship.snid_deprecate(Namespace.objects.get(pk=b.pk), second, reason="Use example.",
-                                               successor="example"))
+            lambda: stewardship.snid_deprecate(
+                Namespace.objects.get(pk=a.pk), first, reason="Use bravo.", successor="bravo"
+            ),
+            lambda: stewardship.snid_deprecate(
+                Namespace.objects.get(pk=b.pk), second, reason="Use example.", successor="example"
+            ),
+        )
         done = [r for r in results if isinstance(r, Deprecation)]
         refused = [r for r in results if not isinstance(r, Deprecation)]
         assert len(done) == 1 and len(refused) == 1, results

@@ -7,21 +7,31 @@ import pytest
 from django.core import mail
 
 from registry import rules, services
+from registry.logcore.kinds import leaf_decode
 from registry.models import Namespace
 from registry.stewardship import services as stewardship
 from registry.stewardship.changes import resolvers_in_force
 from registry.stewardship.facts import request_facts
 from registry.stewardship.models import ChangeRequest, ChangeState, Deprecation, Steward, StewardState
-from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import proposal_factory, user_factory
 
 RESOLVERS = [
-    {"name": "catalogue", "template": "https://data.example.org/{nss}", "returns": "metadata",
-     "media_types": ["application/json"], "primary": True},
-    {"name": "mirror", "template": "https://mirror.example.org/{nss}", "returns": "landing",
-     "media_types": [], "primary": False},
+    {
+        "name": "catalogue",
+        "template": "https://data.example.org/{nss}",
+        "returns": "metadata",
+        "media_types": ["application/json"],
+        "primary": True,
+    },
+    {
+        "name": "mirror",
+        "template": "https://mirror.example.org/{nss}",
+        "returns": "landing",
+        "media_types": [],
+        "primary": False,
+    },
 ]
 
 
@@ -32,13 +42,19 @@ def people(db):
     editors = [user_factory(f"ed{n}", editor=True) for n in (1, 2, 3)]
     proposal_factory(steward, state="approved", editor=editors[2], resolvers=RESOLVERS)
     proposal_factory(steward, state="approved", editor=editors[2], snid="successor")
-    return {"steward": steward, "ed1": editors[0], "ed2": editors[1], "ed3": editors[2],
-            "namespace": Namespace.objects.select_related("current").get(snid="example")}
+    return {
+        "steward": steward,
+        "ed1": editors[0],
+        "ed2": editors[1],
+        "ed3": editors[2],
+        "namespace": Namespace.objects.select_related("current").get(snid="example"),
+    }
 
 
 def _contact(namespace, user, contact="registry@example.org"):
-    return stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": contact}, user,
-                                            reason="The old address is gone.")
+    return stewardship.change_request_create(
+        namespace, "contact", {"registrant_public_contact": contact}, user, reason="The old address is gone."
+    )
 
 
 def _subjects(address) -> list[str]:
@@ -66,8 +82,9 @@ def test_an_editor_never_approves_his_own_request_even_once_no_longer_a_steward(
     namespace, ed1, ed2 = people["namespace"], people["ed1"], people["ed2"]
     stewardship.steward_add(namespace, ed1, ed2, reason="Maintains the catalogue.")
     request = _contact(namespace, ed1)
-    stewardship.steward_remove(Steward.objects.get(namespace=namespace, user=ed1, state="active"), ed2,
-                               reason="Left the group.")
+    stewardship.steward_remove(
+        Steward.objects.get(namespace=namespace, user=ed1, state="active"), ed2, reason="Left the group."
+    )
     assert not rules.is_steward(ed1, namespace) and rules.can_decide_for_snid(ed1, namespace)
     assert not rules.can_decide_change(ed1, request)
     for approve in (True, False):
@@ -83,8 +100,9 @@ def test_a_former_steward_does_not_decide_what_was_asked_while_he_was_one(people
     namespace, ed1, ed2, steward = people["namespace"], people["ed1"], people["ed2"], people["steward"]
     stewardship.steward_add(namespace, ed1, ed2, reason="Co-maintainer.")
     while_steward = _contact(namespace, steward)
-    stewardship.steward_remove(Steward.objects.get(namespace=namespace, user=ed1, state="active"), ed2,
-                               reason="Left the group.")
+    stewardship.steward_remove(
+        Steward.objects.get(namespace=namespace, user=ed1, state="active"), ed2, reason="Left the group."
+    )
     after = _contact(namespace, steward, "later@example.org")
     with pytest.raises(services.NotAllowed, match="were a steward"):
         stewardship.change_request_decide(while_steward, ed1, approve=True)
@@ -102,8 +120,9 @@ def test_nobody_decides_an_invitation_that_concerns_them(people):
     stewardship.steward_add(namespace, ed2, ed3, reason="Co-maintainer.")
     friend = user_factory("friend")
     invitation = stewardship.steward_invite(namespace, friend, ed2, reason="A colleague.")
-    stewardship.steward_remove(Steward.objects.get(namespace=namespace, user=ed2, state="active"), ed3,
-                               reason="Moved on.")
+    stewardship.steward_remove(
+        Steward.objects.get(namespace=namespace, user=ed2, state="active"), ed3, reason="Moved on."
+    )
     assert not rules.can_decide_invitation(ed2, invitation)
     with pytest.raises(services.NotAllowed, match="You made this invitation"):
         stewardship.steward_invitation_decide(invitation, ed2, confirm=True)
@@ -138,8 +157,13 @@ def test_a_steward_asks_for_a_deprecation_and_an_editor_decides_it(people, djang
     stewardship.steward_add(namespace, ed1, ed2, reason="Co-maintainer.")
     with pytest.raises(services.ServiceError, match="not a registered SNID"):
         stewardship.change_request_create(namespace, "deprecation", {"successor": "nowhere"}, steward, reason="x")
-    request = stewardship.change_request_create(namespace, "deprecation", {"successor": "urn:ogf:SUCCESSOR:"},
-                                                steward, reason="Superseded by urn:ogf:successor:.")
+    request = stewardship.change_request_create(
+        namespace,
+        "deprecation",
+        {"successor": "urn:ogf:SUCCESSOR:"},
+        steward,
+        reason="Superseded by urn:ogf:successor:.",
+    )
     assert request.data == {"successor": "successor"} and not Deprecation.objects.exists()
     with pytest.raises(services.NotAllowed):  # a steward, and an editor: another editor decides
         stewardship.change_request_decide(request, ed1, approve=True)
@@ -148,14 +172,18 @@ def test_a_steward_asks_for_a_deprecation_and_an_editor_decides_it(people, djang
         stewardship.change_request_decide(request, ed2, approve=True, note="Agreed.")
     deprecation = Deprecation.objects.get()
     assert (deprecation.namespace, deprecation.successor.snid, deprecation.reason) == (
-        namespace, "successor", "Superseded by urn:ogf:successor:.")
+        namespace,
+        "successor",
+        "Superseded by urn:ogf:successor:.",
+    )
     public = [e.summary for e in namespace.stewardship_events.filter(public=True)]
-    assert public[-1] == ("Deprecated by an editor at a steward's request; its successor is "
-                          "urn:ogf:successor:.")
+    assert public[-1] == ("Deprecated by an editor at a steward's request; its successor is urn:ogf:successor:.")
     leaf = leaf_decode(LogEntry.objects.order_by("-index").first().leaf.encode())
     assert (leaf["kind"], leaf["successor"]) == ("snid-deprecated", "successor")
-    assert sorted(_subjects(steward.email)) == ["[urn:ogf] urn:ogf:example: is deprecated",
-                                                "[urn:ogf] urn:ogf:example: the request to deprecate it was approved"]
+    assert sorted(_subjects(steward.email)) == [
+        "[urn:ogf] urn:ogf:example: is deprecated",
+        "[urn:ogf] urn:ogf:example: the request to deprecate it was approved",
+    ]
 
 
 @pytest.mark.django_db
@@ -175,17 +203,18 @@ def test_a_deprecation_request_cannot_outlive_the_state_it_was_asked_in(people):
 def test_a_resolver_request_installs_exactly_what_was_asked_for_and_shown(people):
     namespace, steward, ed2 = people["namespace"], people["steward"], people["ed2"]
     assert resolvers_in_force(namespace) == RESOLVERS
-    lines = ("catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
-             "archive | https://archive.example.org/{nss}")
-    request = stewardship.change_request_create(namespace, "resolvers", {"resolvers": lines}, steward,
-                                                reason="The mirror closed; the archive took over.")
+    lines = (
+        "catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
+        "archive | https://archive.example.org/{nss}"
+    )
+    request = stewardship.change_request_create(
+        namespace, "resolvers", {"resolvers": lines}, steward, reason="The mirror closed; the archive took over."
+    )
     stored = request.data["resolvers"]
     assert [r["name"] for r in stored] == ["catalogue", "archive"]  # stored as shown, not as text to parse later
     facts = request_facts(request)
-    assert [(r.resolver["name"], r.fate) for r in facts.resolvers_now] == [("catalogue", "kept"),
-                                                                           ("mirror", "removed")]
-    assert [(r.resolver["name"], r.fate) for r in facts.resolvers_asked] == [("catalogue", "kept"),
-                                                                             ("archive", "new")]
+    assert [(r.resolver["name"], r.fate) for r in facts.resolvers_now] == [("catalogue", "kept"), ("mirror", "removed")]
+    assert [(r.resolver["name"], r.fate) for r in facts.resolvers_asked] == [("catalogue", "kept"), ("archive", "new")]
     decided = stewardship.change_request_decide(request, ed2, approve=True)
     assert resolvers_in_force(Namespace.objects.get(pk=namespace.pk)) == stored
     assert decided.before == {"resolvers": RESOLVERS}
@@ -196,9 +225,13 @@ def test_a_resolver_request_that_changes_nothing_is_refused(people):
     from registry.resolving.lines import resolvers_to_lines
 
     with pytest.raises(services.ServiceError, match="in force already"):
-        stewardship.change_request_create(people["namespace"], "resolvers",
-                                          {"resolvers": resolvers_to_lines(RESOLVERS)}, people["steward"],
-                                          reason="Nothing really.")
+        stewardship.change_request_create(
+            people["namespace"],
+            "resolvers",
+            {"resolvers": resolvers_to_lines(RESOLVERS)},
+            people["steward"],
+            reason="Nothing really.",
+        )
 
 
 @pytest.mark.django_db
@@ -251,8 +284,9 @@ def test_a_request_filed_and_decided_is_told_to_every_steward_the_requester_and_
     editors_mail = next(m for m in mail.outbox if m.subject.endswith("change of the contact requested"))
     assert "1.3 Declared Registrant: public contact" in editors_mail.body
     assert "registry@example.org" in editors_mail.body and "The old address is gone." in editors_mail.body
-    watched["step"](lambda: stewardship.change_request_decide(request, ed2, approve=False,
-                                                              note="Use the group's role address."))
+    watched["step"](
+        lambda: stewardship.change_request_decide(request, ed2, approve=False, note="Use the group's role address.")
+    )
     assert _told("the request to change the contact was declined") == {steward.email, partner.email}
     assert "Use the group's role address." in mail.outbox[0].body
 
@@ -269,8 +303,12 @@ def test_an_invitation_made_confirmed_or_declined_is_told_to_everyone_concerned(
     assert "Welcome." in mail.outbox[0].body
     other = stewardship.steward_invite(namespace, stranger, steward, reason="Maybe.")
     watched["step"](lambda: stewardship.steward_invitation_decide(other, ed2, confirm=False, note="Not now."))
-    assert _told("the invitation of stranger was declined") == {steward.email, partner.email, friend.email,
-                                                                stranger.email}
+    assert _told("the invitation of stranger was declined") == {
+        steward.email,
+        partner.email,
+        friend.email,
+        stranger.email,
+    }
 
 
 @pytest.mark.django_db

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from registry import services
+from registry.logcore.kinds import leaf_decode
 from registry.lookup import lookup_urn, registry_invalidate
 from registry.models import Namespace, Proposal
 from registry.stewardship import services as stewardship
 from registry.stewardship.models import Deprecation
-from registry.logcore.kinds import leaf_decode
 from registry.transparency.models import LogEntry
 
 from .factories import data_factory, proposal_factory, user_factory
@@ -67,7 +66,9 @@ def test_deprecation_and_its_withdrawal_are_recorded_and_logged(deprecated):
     assert kinds[-2:] == ["deprecated", "undeprecated"]
     leaves = [leaf_decode(e.leaf.encode()) for e in LogEntry.objects.order_by("index")]
     assert [(leaf["kind"], leaf.get("successor")) for leaf in leaves[-2:]] == [
-        ("snid-deprecated", "successor"), ("snid-undeprecated", None)]
+        ("snid-deprecated", "successor"),
+        ("snid-undeprecated", None),
+    ]
     deprecation = Deprecation.objects.get()
     assert deprecation.ended_by == editor and deprecation.end_reason == "Deprecated by mistake."
     assert lookup_urn("urn:ogf:example:a")["registration"]["status"] == "registered"
@@ -88,10 +89,13 @@ def test_a_deprecated_snid_cannot_be_proposed_again_by_anyone(deprecated):
 @pytest.mark.django_db
 def test_a_deprecated_snid_cannot_be_reserved(deprecated):
     import datetime as dt
+
     from django.utils import timezone
+
     with pytest.raises(services.Conflict):
-        services.namespace_reserve("example", user_factory(editor=True),
-                                   until=timezone.localdate() + dt.timedelta(days=10), reason="x")
+        services.namespace_reserve(
+            "example", user_factory(editor=True), until=timezone.localdate() + dt.timedelta(days=10), reason="x"
+        )
 
 
 @pytest.mark.django_db
@@ -116,15 +120,21 @@ def test_the_checklist_refuses_a_deprecated_snid(deprecated):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("sql", [
-    "UPDATE registry_namespace SET status = 'reserved', reserved_until = '2099-01-01' WHERE snid = 'example'",
-    "UPDATE registry_namespace SET current_id = NULL WHERE snid = 'example'",
-    "UPDATE registry_namespace SET reserved_until = '2099-01-01' WHERE snid = 'example'",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE registry_namespace SET status = 'reserved', reserved_until = '2099-01-01' WHERE snid = 'example'",
+        "UPDATE registry_namespace SET current_id = NULL WHERE snid = 'example'",
+        "UPDATE registry_namespace SET reserved_until = '2099-01-01' WHERE snid = 'example'",
+    ],
+)
 def test_the_database_refuses_to_reassign_a_deprecated_snid(deprecated, sql):
     # (PostgreSQL's older guard against clearing the current version may speak first.)
-    with pytest.raises((IntegrityError, DatabaseError), match="deprecated|never cleared"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises((IntegrityError, DatabaseError), match="deprecated|never cleared"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute(sql)
     assert Namespace.objects.get(snid="example").status == "registered"
 
@@ -143,8 +153,11 @@ def test_the_database_refuses_to_approve_a_version_of_a_deprecated_snid(db):
     version = services.proposal_create(data_factory(version=2), steward)
     services.proposal_transition(version, "submit", steward)
     stewardship.snid_deprecate(namespace, editor, reason="Retired.")
-    with pytest.raises((IntegrityError, DatabaseError), match="deprecated"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with (
+        pytest.raises((IntegrityError, DatabaseError), match="deprecated"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
         cursor.execute("UPDATE registry_proposal SET state = 'approved' WHERE id = %s", [version.pk])
 
 
@@ -152,31 +165,51 @@ def test_the_database_refuses_to_approve_a_version_of_a_deprecated_snid(db):
 def test_the_database_keeps_the_history_and_decided_requests(deprecated):
     statements = ["UPDATE registry_stewardshipevent SET summary = 'rewritten'"]
     owner = deprecated["steward"]
-    request = stewardship.change_request_create(Namespace.objects.get(snid="successor"), "contact",
-                                                {"registrant_public_contact": "a@b.example"}, owner, reason="x")
+    request = stewardship.change_request_create(
+        Namespace.objects.get(snid="successor"),
+        "contact",
+        {"registrant_public_contact": "a@b.example"},
+        owner,
+        reason="x",
+    )
     stewardship.change_request_decide(request, deprecated["editor"], approve=False)
     statements.append(f"UPDATE registry_changerequest SET state = 'approved' WHERE id = {request.pk}")
     for sql in statements:
-        with pytest.raises((IntegrityError, DatabaseError), match="append-only|never changes"), \
-                transaction.atomic(), connection.cursor() as cursor:
+        with (
+            pytest.raises((IntegrityError, DatabaseError), match="append-only|never changes"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
             cursor.execute(sql)
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("sql", [
-    "DELETE FROM registry_stewardshipevent",
-    "DELETE FROM registry_deprecation",
-    "DELETE FROM registry_changerequest",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DELETE FROM registry_stewardshipevent",
+        "DELETE FROM registry_deprecation",
+        "DELETE FROM registry_changerequest",
+    ],
+)
 def test_postgres_refuses_deleting_the_record_of_an_snids_life(postgres, deprecated, sql):
     owner = deprecated["steward"]
-    stewardship.change_request_create(Namespace.objects.get(snid="successor"), "contact",
-                                      {"registrant_public_contact": "a@b.example"}, owner, reason="x")
-    request = stewardship.change_request_create(Namespace.objects.get(snid="successor"), "contact",
-                                                {"registrant_public_contact": "c@d.example"}, owner, reason="y")
+    stewardship.change_request_create(
+        Namespace.objects.get(snid="successor"),
+        "contact",
+        {"registrant_public_contact": "a@b.example"},
+        owner,
+        reason="x",
+    )
+    request = stewardship.change_request_create(
+        Namespace.objects.get(snid="successor"),
+        "contact",
+        {"registrant_public_contact": "c@d.example"},
+        owner,
+        reason="y",
+    )
     stewardship.change_request_decide(request, deprecated["editor"], approve=True)
-    with pytest.raises(DatabaseError, match="append-only|never"), transaction.atomic(), \
-            connection.cursor() as cursor:
+    with pytest.raises(DatabaseError, match="append-only|never"), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(sql)
 
 

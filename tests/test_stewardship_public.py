@@ -11,12 +11,12 @@ from allauth.socialaccount.models import SocialAccount
 from django.core.cache import cache
 
 from registry import verify
+from registry.logcore.note import Signer
 from registry.lookup import registry_invalidate
 from registry.models import Namespace
 from registry.stewardship import services as stewardship
 from registry.stewardship.models import Steward
 from registry.transparency.log import log_cache_clear
-from registry.logcore.note import Signer
 
 from .factories import proposal_factory, user_factory
 
@@ -25,8 +25,9 @@ NEW_CONTACT = "urn-registry@new.example.org"
 
 def _changed(editor, steward, snid="example"):
     namespace = Namespace.objects.get(snid=snid)
-    request = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": NEW_CONTACT},
-                                                steward, reason="The group's role address.")
+    request = stewardship.change_request_create(
+        namespace, "contact", {"registrant_public_contact": NEW_CONTACT}, steward, reason="The group's role address."
+    )
     stewardship.change_request_decide(request, editor, approve=True)
     registry_invalidate()
     cache.clear()
@@ -70,8 +71,10 @@ def test_api_and_exports_use_the_new_contact(client, changed):
 @pytest.mark.django_db
 def test_feed_tells_of_the_contact_change(client, changed):
     feed = client.get("/urn/feed.atom").content.decode()
-    assert "urn:ogf:example: Contact changed by an editor at the steward&#x27;s request." in feed \
+    assert (
+        "urn:ogf:example: Contact changed by an editor at the steward&#x27;s request." in feed
         or "urn:ogf:example: Contact changed by an editor at the steward's request." in feed
+    )
 
 
 @pytest.mark.django_db
@@ -125,9 +128,10 @@ def test_a_refused_request_comes_back_on_its_form(client, db):
     steward = user_factory("steward")
     proposal_factory(steward, state="approved")
     client.force_login(steward)
-    response = client.post("/urn/example/stewardship/change/contact/",
-                           {"contact-registrant_public_contact": NEW_CONTACT, "contact-reason": "",
-                            "confirm": "yes"})
+    response = client.post(
+        "/urn/example/stewardship/change/contact/",
+        {"contact-registrant_public_contact": NEW_CONTACT, "contact-reason": "", "confirm": "yes"},
+    )
     assert response.status_code == 400
     page = response.content.decode()
     assert "This field is required" in page and NEW_CONTACT in page
@@ -146,8 +150,9 @@ def test_stewardship_page_queries_do_not_grow_with_the_stewards_and_requests(cli
         for index in range(count):
             added = user_factory(f"s{index}-{tag}")
             stewardship.steward_add(namespace, added, editor, reason="More hands.")
-            stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": f"{index}@x.org"},
-                                              added, reason="Another.")
+            stewardship.change_request_create(
+                namespace, "contact", {"registrant_public_contact": f"{index}@x.org"}, added, reason="Another."
+            )
             stewardship.steward_invite(namespace, user_factory(f"i{index}-{tag}"), added, reason="Invited.")
 
     more(1, "first")
@@ -181,15 +186,17 @@ def test_verifier_finds_the_changed_record_in_the_log(transactional_db, live_ser
     stewardship.snid_deprecate(Namespace.objects.get(snid="other"), editor, reason="Retired.", successor="example")
     log_cache_clear()
     out = io.StringIO()
-    status = verify.main([live_server.url, "--key", str(log_key.verifier()), "--state", str(tmp_path / "s.json")],
-                         out=out)
+    status = verify.main(
+        [live_server.url, "--key", str(log_key.verifier()), "--state", str(tmp_path / "s.json")], out=out
+    )
     assert status == 0, out.getvalue()
     assert "2 registered SNID(s) with 2 version(s)" in out.getvalue() and "1 deprecation(s)" in out.getvalue()
 
 
 @pytest.mark.django_db
 def test_stewardship_queue_names_the_first_snids_without_a_steward_and_counts_all_in_constant_queries(
-        client, db, django_assert_max_num_queries, settings):
+    client, db, django_assert_max_num_queries, settings
+):
     from benchmarks.data import populate
     from registry.views import stewardship_decisions as views
 

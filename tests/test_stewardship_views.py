@@ -18,10 +18,20 @@ from registry.stewardship.models import ChangeRequest, ChangeState, Deprecation,
 from .factories import proposal_factory, user_factory
 
 RESOLVERS = [
-    {"name": "catalogue", "template": "https://data.example.org/{nss}", "returns": "metadata",
-     "media_types": ["application/json"], "primary": True},
-    {"name": "mirror", "template": "https://mirror.example.org/{nss}", "returns": "landing", "media_types": [],
-     "primary": False},
+    {
+        "name": "catalogue",
+        "template": "https://data.example.org/{nss}",
+        "returns": "metadata",
+        "media_types": ["application/json"],
+        "primary": True,
+    },
+    {
+        "name": "mirror",
+        "template": "https://mirror.example.org/{nss}",
+        "returns": "landing",
+        "media_types": [],
+        "primary": False,
+    },
 ]
 NEW_CONTACT = "urn-registry@wg.example.org"
 
@@ -34,8 +44,13 @@ def world(db):
     ed1, ed2 = user_factory("ed1", editor=True), user_factory("ed2", editor=True)
     approved = proposal_factory(steward, state="approved", editor=ed2, resolvers=RESOLVERS)
     proposal_factory(steward, state="approved", editor=ed2, snid="successor")
-    return {"steward": steward, "ed1": ed1, "ed2": ed2, "approved": approved,
-            "namespace": Namespace.objects.get(snid="example")}
+    return {
+        "steward": steward,
+        "ed1": ed1,
+        "ed2": ed2,
+        "approved": approved,
+        "namespace": Namespace.objects.get(snid="example"),
+    }
 
 
 def _text(response) -> str:
@@ -50,15 +65,18 @@ def _ids(page: str) -> Counter:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path, who", [
-    ("/urn/example/stewardship/deprecate/", "ed1"),
-    ("/urn/example/stewardship/add/", "ed1"),
-    ("/urn/example/stewardship/invite/", "steward"),
-    ("/urn/example/stewardship/change/contact/", "steward"),
-    ("/urn/example/stewardship/change/registrant/", "steward"),
-    ("/urn/example/stewardship/change/resolvers/", "steward"),
-    ("/urn/example/stewardship/change/deprecation/", "steward"),
-])
+@pytest.mark.parametrize(
+    "path, who",
+    [
+        ("/urn/example/stewardship/deprecate/", "ed1"),
+        ("/urn/example/stewardship/add/", "ed1"),
+        ("/urn/example/stewardship/invite/", "steward"),
+        ("/urn/example/stewardship/change/contact/", "steward"),
+        ("/urn/example/stewardship/change/registrant/", "steward"),
+        ("/urn/example/stewardship/change/resolvers/", "steward"),
+        ("/urn/example/stewardship/change/deprecation/", "steward"),
+    ],
+)
 def test_every_step_answers_get_with_its_form_and_what_it_will_do(client, world, path, who):
     client.force_login(world[who])
     response = client.get(path)
@@ -69,8 +87,9 @@ def test_every_step_answers_get_with_its_form_and_what_it_will_do(client, world,
 
 
 @pytest.mark.django_db
-def test_deprecation_is_previewed_then_confirmed_and_the_stewards_are_told(client, world,
-                                                                            django_capture_on_commit_callbacks):
+def test_deprecation_is_previewed_then_confirmed_and_the_stewards_are_told(
+    client, world, django_capture_on_commit_callbacks
+):
     client.force_login(world["ed1"])
     form = {"deprecate-reason": "Superseded.", "deprecate-successor": "successor"}
     preview = client.post("/urn/example/stewardship/deprecate/", form)
@@ -88,9 +107,10 @@ def test_deprecation_is_previewed_then_confirmed_and_the_stewards_are_told(clien
 @pytest.mark.django_db
 def test_a_refused_step_keeps_everything_typed(client, world):
     client.force_login(world["ed1"])
-    response = client.post("/urn/example/stewardship/deprecate/",
-                           {"deprecate-reason": "A long reason typed with care.", "deprecate-successor": "nowhere",
-                            "confirm": "yes"})
+    response = client.post(
+        "/urn/example/stewardship/deprecate/",
+        {"deprecate-reason": "A long reason typed with care.", "deprecate-successor": "nowhere", "confirm": "yes"},
+    )
     page = _text(response)
     assert response.status_code == 400 and "is not a registered SNID" in page
     assert "A long reason typed with care." in page and 'value="nowhere"' in page
@@ -107,13 +127,13 @@ def test_withdrawing_a_deprecation_and_removing_a_steward_are_confirmed_first(cl
     assert "Confirm: withdraw the deprecation" in page and "snid-undeprecated" in page
     assert client.post("/urn/example/stewardship/undeprecate/", {"undeprecate-reason": ""}).status_code == 400
     assert Deprecation.objects.in_force().exists()
-    assert client.post("/urn/example/stewardship/undeprecate/",
-                       {"undeprecate-reason": "Still used."}).status_code == 302
+    assert (
+        client.post("/urn/example/stewardship/undeprecate/", {"undeprecate-reason": "Still used."}).status_code == 302
+    )
     assert not Deprecation.objects.in_force().exists()
     page = _text(client.get(f"/urn/example/stewardship/remove/{partner.pk}/"))
     assert "Confirm: remove partner as a steward" in page and "steward-changed" in page
-    assert client.post(f"/urn/example/stewardship/remove/{partner.pk}/",
-                       {"remove-reason": "Left."}).status_code == 302
+    assert client.post(f"/urn/example/stewardship/remove/{partner.pk}/", {"remove-reason": "Left."}).status_code == 302
     assert Steward.objects.get(pk=partner.pk).state == StewardState.REMOVED
     again = client.post(f"/urn/example/stewardship/remove/{partner.pk}/", {"remove-reason": "Left."})
     assert again.status_code == 409
@@ -126,19 +146,24 @@ def test_withdrawing_a_deprecation_and_removing_a_steward_are_confirmed_first(cl
 def test_the_resolver_form_starts_from_the_resolvers_in_force_and_explains_the_lines(client, world):
     client.force_login(world["steward"])
     page = _text(client.get("/urn/example/stewardship/change/resolvers/"))
-    assert ("catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
-            "mirror | https://mirror.example.org/{nss}") in page
+    assert (
+        "catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
+        "mirror | https://mirror.example.org/{nss}"
+    ) in page
     assert "name | URL template | returns | media types | primary" in page
     assert "For example: catalogue | https://data.example.org/{nss} | metadata | application/json" in page
     assert "catalogue | https://data.example.org/{nss}" in _text(client.get("/urn/example/stewardship/"))
 
 
 @pytest.mark.django_db
-def test_a_resolver_request_shows_the_old_and_new_tables_before_it_is_sent(client, world,
-                                                                           django_capture_on_commit_callbacks):
+def test_a_resolver_request_shows_the_old_and_new_tables_before_it_is_sent(
+    client, world, django_capture_on_commit_callbacks
+):
     client.force_login(world["steward"])
-    lines = ("catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
-             "archive | https://archive.example.org/{nss}")
+    lines = (
+        "catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
+        "archive | https://archive.example.org/{nss}"
+    )
     form = {"resolvers-resolvers": lines, "resolvers-reason": "The mirror closed."}
     page = _text(client.post("/urn/example/stewardship/change/resolvers/", form))
     assert not ChangeRequest.objects.exists()
@@ -157,13 +182,16 @@ def test_a_resolver_request_shows_the_old_and_new_tables_before_it_is_sent(clien
 def test_a_request_with_an_error_keeps_what_was_typed(client, world):
     client.force_login(world["steward"])
     typed = "catalogue | javascript:alert(1)\nmirror | https://mirror.example.org/{nss}"
-    response = client.post("/urn/example/stewardship/change/resolvers/",
-                           {"resolvers-resolvers": typed, "resolvers-reason": "Careful words."})
+    response = client.post(
+        "/urn/example/stewardship/change/resolvers/",
+        {"resolvers-resolvers": typed, "resolvers-reason": "Careful words."},
+    )
     page = _text(response)
     assert response.status_code == 400 and "Nothing was sent" in page
     assert "javascript:alert(1)" in page and "Careful words." in page
-    missing = client.post("/urn/example/stewardship/change/contact/",
-                          {"contact-registrant_public_contact": NEW_CONTACT})
+    missing = client.post(
+        "/urn/example/stewardship/change/contact/", {"contact-registrant_public_contact": NEW_CONTACT}
+    )
     assert missing.status_code == 400 and NEW_CONTACT in _text(missing)
     assert not ChangeRequest.objects.exists()
 
@@ -197,12 +225,16 @@ def test_a_steward_asks_for_a_deprecation_through_the_pages(client, world, djang
 @pytest.fixture
 def queued(world):
     namespace, steward = world["namespace"], world["steward"]
-    contact = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": NEW_CONTACT},
-                                                steward, reason="The group's role address.")
+    contact = stewardship.change_request_create(
+        namespace, "contact", {"registrant_public_contact": NEW_CONTACT}, steward, reason="The group's role address."
+    )
     resolvers = stewardship.change_request_create(
-        namespace, "resolvers", {"resolvers": "catalogue | https://data.example.org/{nss}\n"
-                                              "archive | https://archive.example.org/{nss}"},
-        steward, reason="The mirror closed.")
+        namespace,
+        "resolvers",
+        {"resolvers": "catalogue | https://data.example.org/{nss}\narchive | https://archive.example.org/{nss}"},
+        steward,
+        reason="The mirror closed.",
+    )
     invitee = user_factory("ivan")
     invitee.first_name, invitee.last_name = "Ivan", "Invitee"
     invitee.save()
@@ -244,8 +276,9 @@ def test_the_queue_queries_do_not_grow_with_the_requests(client, queued, django_
         client.get("/review/stewardship/")
     namespace, steward = queued["namespace"], queued["steward"]
     for n in range(8):
-        stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": f"c{n}@example.org"},
-                                          steward, reason="Another.")
+        stewardship.change_request_create(
+            namespace, "contact", {"registrant_public_contact": f"c{n}@example.org"}, steward, reason="Another."
+        )
         stewardship.steward_invite(namespace, user_factory(f"friend{n}"), steward, reason="Another.")
     with django_assert_max_num_queries(len(few)):
         client.get("/review/stewardship/")
@@ -262,8 +295,9 @@ def test_a_decision_is_confirmed_on_its_page_then_made(client, queued, django_ca
     assert ChangeRequest.objects.get(pk=contact.pk).state == ChangeState.PENDING
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        done = client.post(f"/review/stewardship/change/{contact.pk}/",
-                           {"decision": "approve", "decision-note": "Thanks."})
+        done = client.post(
+            f"/review/stewardship/change/{contact.pk}/", {"decision": "approve", "decision-note": "Thanks."}
+        )
     assert done.status_code == 302 and ChangeRequest.objects.get(pk=contact.pk).state == ChangeState.APPROVED
     assert "Thanks." in mail.outbox[0].body
     assert client.post(f"/review/stewardship/change/{contact.pk}/", {"decision": "decline"}).status_code == 409
@@ -285,8 +319,9 @@ def test_an_invitation_is_confirmed_on_its_page(client, queued):
 @pytest.mark.django_db
 def test_an_editor_cannot_add_himself_through_the_pages(client, world):
     client.force_login(world["ed1"])
-    response = client.post("/urn/example/stewardship/add/", {"add-username": "ed1", "add-reason": "Me.",
-                                                             "confirm": "yes"})
+    response = client.post(
+        "/urn/example/stewardship/add/", {"add-username": "ed1", "add-reason": "Me.", "confirm": "yes"}
+    )
     assert response.status_code == 400 and "Editors do not make themselves stewards" in _text(response)
     assert not Steward.objects.filter(user=world["ed1"]).exists()
 
@@ -295,8 +330,9 @@ def test_an_editor_cannot_add_himself_through_the_pages(client, world):
 def test_an_editor_cannot_decide_his_own_request_through_the_pages(client, world):
     namespace, ed1, ed2 = world["namespace"], world["ed1"], world["ed2"]
     mine = stewardship.steward_add(namespace, ed1, ed2, reason="Co-maintainer.")
-    request = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": NEW_CONTACT},
-                                                ed1, reason="Mine.")
+    request = stewardship.change_request_create(
+        namespace, "contact", {"registrant_public_contact": NEW_CONTACT}, ed1, reason="Mine."
+    )
     stewardship.steward_remove(mine, ed2, reason="Left.")
     client.force_login(ed1)
     queue = _text(client.get("/review/stewardship/"))
@@ -317,16 +353,19 @@ def test_an_invited_editor_cannot_confirm_his_own_invitation_through_the_pages(c
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("role, path, status", [
-    ("anonymous", "/urn/example/stewardship/deprecate/", 302),
-    ("other", "/urn/example/stewardship/deprecate/", 403),
-    ("steward", "/urn/example/stewardship/deprecate/", 403),
-    ("anonymous", "/urn/example/stewardship/change/contact/", 302),
-    ("other", "/urn/example/stewardship/change/contact/", 403),
-    ("ed1", "/urn/example/stewardship/change/contact/", 403),
-    ("other", "/urn/example/stewardship/invite/", 403),
-    ("steward", "/urn/example/stewardship/add/", 403),
-])
+@pytest.mark.parametrize(
+    "role, path, status",
+    [
+        ("anonymous", "/urn/example/stewardship/deprecate/", 302),
+        ("other", "/urn/example/stewardship/deprecate/", 403),
+        ("steward", "/urn/example/stewardship/deprecate/", 403),
+        ("anonymous", "/urn/example/stewardship/change/contact/", 302),
+        ("other", "/urn/example/stewardship/change/contact/", 403),
+        ("ed1", "/urn/example/stewardship/change/contact/", 403),
+        ("other", "/urn/example/stewardship/invite/", 403),
+        ("steward", "/urn/example/stewardship/add/", 403),
+    ],
+)
 def test_each_step_refuses_the_wrong_role_on_post_too(client, world, role, path, status):
     if role == "other":
         client.force_login(user_factory("other"))
@@ -356,8 +395,8 @@ def test_public_pages_name_stewards_as_they_chose_never_by_login_name(client, wo
     stewardship.steward_add(namespace, user_factory("anon-login"), world["ed2"], reason="Helps.")
     cache.clear()
     page = _text(client.get("/urn/example/"))
-    section = page[page.index('id="stewards-title"'):]
-    section = section[:section.index("</section>")]
+    section = page[page.index('id="stewards-title"') :]
+    section = section[: section.index("</section>")]
     assert "Stella Steward" in section and "stella" not in section.replace("Stella", "")
     assert "anon-login" not in page and "A steward who has chosen no public name" in section
 

@@ -13,22 +13,27 @@ from .conftest import database_lost
 from .factories import proposal_factory, user_factory
 
 
-@pytest.mark.parametrize(("error", "words"), [
-    (OperationalError("database or disk is full"), "storage is full"),
-    (OperationalError('could not extend file "base/16384/2619": No space left on device'), "storage is full"),
-    (OperationalError("database is locked"), "busy for too long"),
-    (OperationalError("server closed the connection unexpectedly"), "could not reach its database"),
-])
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (OperationalError("database or disk is full"), "storage is full"),
+        (OperationalError('could not extend file "base/16384/2619": No space left on device'), "storage is full"),
+        (OperationalError("database is locked"), "busy for too long"),
+        (OperationalError("server closed the connection unexpectedly"), "could not reach its database"),
+    ],
+)
 def test_storage_faults_are_said_in_words(error, words):
     assert words in storage_fault(error)
 
 
 def test_a_lost_database_says_nothing_was_saved_only_to_a_request_that_saves():
     lost = OperationalError('connection to server at "db" failed: Connection refused')
-    assert storage_fault(lost) == ("The registry could not reach its database, so nothing was saved. "
-                                   "Please try again in a moment.")
-    assert storage_fault(lost, reading=True) == ("The registry could not reach its database. Please try again "
-                                                 "in a moment.")
+    assert storage_fault(lost) == (
+        "The registry could not reach its database, so nothing was saved. Please try again in a moment."
+    )
+    assert storage_fault(lost, reading=True) == (
+        "The registry could not reach its database. Please try again in a moment."
+    )
 
 
 def test_other_database_errors_are_not_storage_faults():
@@ -95,7 +100,8 @@ def test_an_api_request_whose_session_cannot_be_read_is_a_json_503(signed_in):
         response = client.get("/api/proposals/")
     assert (response.status_code, response["Retry-After"]) == (503, "30")
     assert json.loads(response.content) == {
-        "detail": "The registry could not reach its database. Please try again in a moment."}
+        "detail": "The registry could not reach its database. Please try again in a moment."
+    }
 
 
 def test_other_errors_outside_a_view_keep_the_sites_500(rf):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PROBE = '''
+PROBE = """
 import json, os, time
 import pytest
 
@@ -32,20 +32,39 @@ def test_alone_second():
 @pytest.mark.parametrize("n", range(6))
 def test_beside(n):
     _record(f"plain-{n}")
-'''
+"""
 
 
 def test_suite_parallel_runs_serial_tests_alone(tmp_path):
     (tmp_path / "conftest.py").write_text(
-        "from tests.conftest import pytest_collection_modifyitems, run_alone_when_serial  # noqa: F401\n")
+        "from tests.conftest import pytest_collection_modifyitems, run_alone_when_serial  # noqa: F401\n"
+    )
     (tmp_path / "test_probe.py").write_text(PROBE)
     log = tmp_path / "log.jsonl"
     environment = {**os.environ, "PROBE_LOG": str(log), "PYTHONPATH": str(ROOT)}
     environment.pop("PYTEST_XDIST_WORKER", None)
     finished = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--rootdir", str(tmp_path),
-         "-c", str(ROOT / "pyproject.toml"), str(tmp_path)],
-        cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--rootdir",
+            str(tmp_path),
+            "-c",
+            str(ROOT / "pyproject.toml"),
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     runs = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(runs) == 8 and {worker for _, worker, _, _ in runs} == {"gw0", "gw1"}  # both cores used

@@ -71,11 +71,12 @@ def test_every_approved_demo_and_seed_proposal_reports_its_decision_snapshot_eve
         assert mine == expected, proposal.snid
         assert _nonzero(proposal.findings_summary) == expected, proposal.snid
         assert [(f["id"], f["status"], f["message"]) for f in api["findings"]] == [
-            (f.id, f.status, f.message) for f in snapshot.findings]
+            (f.id, f.status, f.message) for f in snapshot.findings
+        ]
         assert _nonzero(api["findings_summary"]) == expected
         # The queue row shows the same counts.
-        row = queue[queue.index(f'href="/review/{proposal.pk}/"'):]
-        row = row[:row.index("</tr>")]
+        row = queue[queue.index(f'href="/review/{proposal.pk}/"') :]
+        row = row[: row.index("</tr>")]
         assert f"{expected.get('fail', 0)} fail" in row, proposal.snid
 
 
@@ -105,6 +106,6 @@ def test_live_recheck_is_separate_and_says_what_changed_since_the_decision(clien
     page = client.get(f"/review/{first.pk}/").content.decode()
     assert "The version should be 3" not in page and "Re-check now against today" in page
     rechecked = client.get(f"/review/{first.pk}/?recheck=1").content.decode()
-    section = rechecked[rechecked.index('id="recheck"'):]
+    section = rechecked[rechecked.index('id="recheck"') :]
     assert "Found now, not at the decision" in section and "The version should be 3" in section
     assert _checklist_statuses(rechecked) == _checklist_statuses(page)

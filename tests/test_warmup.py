@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-
 from django.conf import settings
 from django.template import engines
 from django.urls import get_resolver
@@ -15,15 +14,17 @@ TEMPLATES = Path(settings.BASE_DIR) / "templates"
 
 def _cached_names() -> set[str]:
     loader = engines["django"].engine.template_loaders[0]
-    return {template.origin.template_name for template in loader.get_template_cache.values()
-            if hasattr(template, "origin")}
+    return {
+        template.origin.template_name for template in loader.get_template_cache.values() if hasattr(template, "origin")
+    }
 
 
 def test_warmup_compiles_every_project_template_into_the_loader_cache():
     engines["django"].engine.template_loaders[0].reset()
     names = warmup.prepare()
-    expected = sorted(p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*")
-                      if p.suffix in warmup.TEMPLATE_SUFFIXES)
+    expected = sorted(
+        p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*") if p.suffix in warmup.TEMPLATE_SUFFIXES
+    )
     assert sorted(names) == expected
     assert set(expected) <= _cached_names()
 

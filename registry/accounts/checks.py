@@ -18,8 +18,13 @@ def name_clashes_check(app_configs=None, databases=None, **kwargs):
         clashes = name_clashes()
     except DatabaseError:  # not migrated yet: migration 0010 reports them as it runs
         return []
-    return [checks.Warning(
-        "These accounts' user names are one name when case is ignored: " + ", ".join(repr(n) for n in names)
-        + f". {names[0]!r} (the oldest) keeps it; the others sign in by their exact name only until renamed.",
-        hint="Rename all but one in the admin (Users → the account → Username), or ask their owners.",
-        id="registry.W010") for names in clashes]
+    return [
+        checks.Warning(
+            "These accounts' user names are one name when case is ignored: "
+            + ", ".join(repr(n) for n in names)
+            + f". {names[0]!r} (the oldest) keeps it; the others sign in by their exact name only until renamed.",
+            hint="Rename all but one in the admin (Users → the account → Username), or ask their owners.",
+            id="registry.W010",
+        )
+        for names in clashes
+    ]

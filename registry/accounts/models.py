@@ -22,15 +22,15 @@ class AccountOrigin(models.TextChoices):
 
 
 class Account(models.Model):
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
-                                related_name="account")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="account"
+    )
     #: The user name case-folded; empty (NULL) only for an account whose name clashed with an older
     #: one's when this was introduced (migration 0010 reported it; renaming it fills this in).
     name_key = models.CharField(max_length=600, unique=True, null=True, blank=True, editable=False)
     #: The e-mail address case-folded, to find the accounts of an address on every database.
     email_key = models.CharField(max_length=800, blank=True, db_index=True, editable=False)
-    origin = models.CharField(max_length=20, choices=AccountOrigin.choices, default=AccountOrigin.OTHER,
-                              editable=False)
+    origin = models.CharField(max_length=20, choices=AccountOrigin.choices, default=AccountOrigin.OTHER, editable=False)
     #: When the owner followed the sign-up form's confirmation link (sign-ups only).
     confirmed_at = models.DateTimeField(null=True, blank=True, editable=False)
 

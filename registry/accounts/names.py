@@ -47,8 +47,10 @@ def user_by_name(name: str | None, users=None):
 
 def name_taken(name: str, *, except_pk=None) -> bool:
     """Whether another account has ``name`` (compared folded)."""
-    return Account.objects.filter(name_key=name_key(name)).exclude(user_id=except_pk).exists() or \
-        get_user_model()._default_manager.filter(username=name).exclude(pk=except_pk).exists()
+    return (
+        Account.objects.filter(name_key=name_key(name)).exclude(user_id=except_pk).exists()
+        or get_user_model()._default_manager.filter(username=name).exclude(pk=except_pk).exists()
+    )
 
 
 def users_with_address(address: str | None):
@@ -58,22 +60,27 @@ def users_with_address(address: str | None):
     key = email_key(address)
     if not key:
         return get_user_model()._default_manager.none()
-    return get_user_model()._default_manager.filter(
-        Q(account__email_key=key) | Q(pk__in=EmailAddress.objects.filter(email__iexact=address.strip())
-                                      .values("user_id"))).distinct()
+    return (
+        get_user_model()
+        ._default_manager.filter(
+            Q(account__email_key=key)
+            | Q(pk__in=EmailAddress.objects.filter(email__iexact=address.strip()).values("user_id"))
+        )
+        .distinct()
+    )
 
 
 def name_clashes() -> list[list[str]]:
     """Groups of accounts whose names are one name folded (made before names were folded): each group's
     oldest account keeps the name; the others must be renamed (migration 0010, ``manage.py check``)."""
     groups: dict[str, list[str]] = {}
-    for username in (get_user_model()._default_manager.filter(account__name_key__isnull=True)
-                     .values_list("username", flat=True)):
+    for username in (
+        get_user_model()._default_manager.filter(account__name_key__isnull=True).values_list("username", flat=True)
+    ):
         groups.setdefault(name_key(username), [])
     if not groups:
         return []
-    for username in get_user_model()._default_manager.order_by("date_joined", "pk").values_list(
-            "username", flat=True):
+    for username in get_user_model()._default_manager.order_by("date_joined", "pk").values_list("username", flat=True):
         if name_key(username) in groups:
             groups[name_key(username)].append(username)
     return [names for names in groups.values() if len(names) > 1]
@@ -95,19 +102,24 @@ def user_name_claim(sender, instance, raw=False, update_fields=None, **kwargs):
     """pre_save: refuse a new or changed user name that another account holds (folded)."""
     if not _name_fields_saved(update_fields):
         return
-    holder = (Account.objects.filter(name_key=name_key(instance.username)).exclude(user_id=instance.pk)
-              .values_list("user__username", flat=True).first())
+    holder = (
+        Account.objects.filter(name_key=name_key(instance.username))
+        .exclude(user_id=instance.pk)
+        .values_list("user__username", flat=True)
+        .first()
+    )
     instance._name_clashed_before = False
     if holder is None:
         return
-    if instance.pk is not None and sender._default_manager.filter(pk=instance.pk,
-                                                                 username=instance.username).exists():
+    if instance.pk is not None and sender._default_manager.filter(pk=instance.pk, username=instance.username).exists():
         # An account that clashed before names were folded, saved under its own name: it keeps it (and
         # no name_key) until renamed; migration 0010 and ``manage.py check`` report it.
         instance._name_clashed_before = True
         return
-    raise NameTaken(f"The user name {instance.username!r} is taken: {holder!r} is the same name (user names "
-                    "are compared ignoring case). Choose another.")
+    raise NameTaken(
+        f"The user name {instance.username!r} is taken: {holder!r} is the same name (user names "
+        "are compared ignoring case). Choose another."
+    )
 
 
 def user_name_record(sender, instance, created=False, raw=False, update_fields=None, **kwargs):
@@ -119,17 +131,24 @@ def user_name_record(sender, instance, created=False, raw=False, update_fields=N
     """
     if not created and not _name_fields_saved(update_fields):
         return
-    names = {"name_key": None if getattr(instance, "_name_clashed_before", False) else name_key(instance.username),
-             "email_key": email_key(instance.email)}
+    names = {
+        "name_key": None if getattr(instance, "_name_clashed_before", False) else name_key(instance.username),
+        "email_key": email_key(instance.email),
+    }
     try:
         with transaction.atomic():
-            Account.objects.update_or_create(user=instance, defaults=names, create_defaults={
-                **names, "origin": AccountOrigin.UNRECORDED if raw else AccountOrigin.OTHER})
+            Account.objects.update_or_create(
+                user=instance,
+                defaults=names,
+                create_defaults={**names, "origin": AccountOrigin.UNRECORDED if raw else AccountOrigin.OTHER},
+            )
     except IntegrityError:
         if created:
             sender._default_manager.filter(pk=instance.pk).delete()
-        raise NameTaken(f"The user name {instance.username!r} was taken a moment ago (user names are compared "
-                        "ignoring case). Choose another.") from None
+        raise NameTaken(
+            f"The user name {instance.username!r} was taken a moment ago (user names are compared "
+            "ignoring case). Choose another."
+        ) from None
 
 
 class FoldedNameBackend(ModelBackend):

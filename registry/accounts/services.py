@@ -61,8 +61,9 @@ def signup_register(username: str, email: str, password: str, *, tokens) -> None
     if user is None:
         notify.later("signup_name_taken", [email], {"username": username})
         return
-    link = settings.SITE_URL + reverse("registry:signup_confirm", args=[
-        urlsafe_base64_encode(force_bytes(user.pk)), tokens.make_token(user)])
+    link = settings.SITE_URL + reverse(
+        "registry:signup_confirm", args=[urlsafe_base64_encode(force_bytes(user.pk)), tokens.make_token(user)]
+    )
     notify.later("signup_confirm", [email], {"user": user, "link": link})
 
 
@@ -78,11 +79,21 @@ def signups_unconfirmed(days: int = UNCONFIRMED_DAYS, now: dt.datetime | None = 
     """Accounts the sign-up form made and nobody confirmed, older than ``days``: made by the form
     (recorded), never confirmed, inactive, never signed in, not staff; nothing linked or owned."""
     cutoff = (now or timezone.now()) - dt.timedelta(days=days)
-    return (get_user_model().objects.filter(account__origin=AccountOrigin.SIGNUP, account__confirmed_at__isnull=True,
-                                            is_active=False, last_login__isnull=True, is_staff=False,
-                                            is_superuser=False, date_joined__lt=cutoff)
-            .filter(socialaccount__isnull=True, proposals__isnull=True, stewardships__isnull=True)
-            .distinct().order_by("date_joined"))
+    return (
+        get_user_model()
+        .objects.filter(
+            account__origin=AccountOrigin.SIGNUP,
+            account__confirmed_at__isnull=True,
+            is_active=False,
+            last_login__isnull=True,
+            is_staff=False,
+            is_superuser=False,
+            date_joined__lt=cutoff,
+        )
+        .filter(socialaccount__isnull=True, proposals__isnull=True, stewardships__isnull=True)
+        .distinct()
+        .order_by("date_joined")
+    )
 
 
 def signups_unconfirmed_purge(days: int = UNCONFIRMED_DAYS, now: dt.datetime | None = None) -> list[str]:

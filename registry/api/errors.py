@@ -29,8 +29,7 @@ def _flatten(detail, prefix: str = "") -> str:
 @csrf_exempt  # it only ever answers 404; a POST to an unknown path must not meet the CSRF page
 def not_found(request, *args, **kwargs):
     """JSON 404 for any path under /api/ that is not an endpoint."""
-    return JsonResponse({"detail": f"There is no API endpoint at {request.path}; see /api/docs/."},
-                        status=404)
+    return JsonResponse({"detail": f"There is no API endpoint at {request.path}; see /api/docs/."}, status=404)
 
 
 def bad_request(request, exception=None):
@@ -41,9 +40,10 @@ def bad_request(request, exception=None):
     if not request.path.startswith("/api/"):
         return page(request, exception)
     if isinstance(exception, RequestDataTooBig):
-        return JsonResponse({"detail": "The request body is larger than this endpoint accepts; see /api/docs/ "
-                                       "for the limits."}, status=413)
+        return JsonResponse(
+            {"detail": "The request body is larger than this endpoint accepts; see /api/docs/ for the limits."},
+            status=413,
+        )
     if isinstance(exception, TooManyFieldsSent):
         return JsonResponse({"detail": "The request has too many fields."}, status=400)
-    return JsonResponse({"detail": "The request could not be read (malformed or refused by the server)."},
-                        status=400)
+    return JsonResponse({"detail": "The request could not be read (malformed or refused by the server)."}, status=400)

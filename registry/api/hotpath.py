@@ -31,9 +31,9 @@ from django.core.signals import setting_changed
 from django.http.request import split_domain_port, validate_host
 from django.utils.encoding import iri_to_uri
 
+from ..conditional import etag_matches
 from ..lookup import LOG_DAMAGE_HEADER, answerable_without_query, fresh_index
 from ..middleware import PERMISSIONS, STRICT
-from ..conditional import etag_matches
 from ..views.http import CACHE_CONTROL, anonymous_client, etag_of, lookup_answer, remember, simple_lookup_query
 from .views import Lookup
 
@@ -84,8 +84,11 @@ def plan() -> Plan:
         if settings.DEBUG and not allowed:
             allowed = [".localhost", "127.0.0.1", "[::1]"]
         _plan = Plan(
-            enabled=(getattr(settings, "REGISTRY_FAST_LOOKUP", True) and not settings.PREPEND_WWW
-                     and not settings.DISALLOWED_USER_AGENTS),
+            enabled=(
+                getattr(settings, "REGISTRY_FAST_LOOKUP", True)
+                and not settings.PREPEND_WWW
+                and not settings.DISALLOWED_USER_AGENTS
+            ),
             redirect_http=settings.SECURE_SSL_REDIRECT,
             throttled=settings.REGISTRY_ANON_RATE not in ("", "off"),
             proxy_ssl_header=settings.SECURE_PROXY_SSL_HEADER,
@@ -111,8 +114,12 @@ def fast_path_gate(environ: dict, path: str) -> tuple[object, Plan, bool] | None
     the fast path enabled, no HTTPS redirect due and an allowed host. The lookup's and the
     resolver's fast paths share it, so both refuse exactly what the full stack would treat
     differently."""
-    if (environ.get("PATH_INFO") != path or environ.get("REQUEST_METHOD") != "GET"
-            or environ.get("SCRIPT_NAME") or "HTTP_ORIGIN" in environ):
+    if (
+        environ.get("PATH_INFO") != path
+        or environ.get("REQUEST_METHOD") != "GET"
+        or environ.get("SCRIPT_NAME")
+        or "HTTP_ORIGIN" in environ
+    ):
         return None
     index = fresh_index()
     if index is None:

@@ -22,9 +22,13 @@ class DeclaredResolverSerializer(serializers.Serializer):
 
 
 class ResolverStatusSerializer(DeclaredResolverSerializer):
-    status = serializers.ChoiceField(choices=ResolverStatus.choices, help_text=(
-        "unknown (not checked yet), up, failing (failed its last checks, not yet down), down (skipped by "
-        "resolution)"))
+    status = serializers.ChoiceField(
+        choices=ResolverStatus.choices,
+        help_text=(
+            "unknown (not checked yet), up, failing (failed its last checks, not yet down), down (skipped by "
+            "resolution)"
+        ),
+    )
     last_checked_at = serializers.DateTimeField(allow_null=True, help_text="the last health check, null if none")
     last_http_code = serializers.IntegerField(allow_null=True)
     last_latency_ms = serializers.IntegerField(allow_null=True)

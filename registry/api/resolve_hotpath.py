@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from django.core.handlers.wsgi import get_path_info
 from django.utils.encoding import escape_uri_path, iri_to_uri
 
-from .hotpath import fast_path_gate, with_fast_path
-from ..views.http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
 from ..conditional import etag_matches
-from ..lookup import answerable_without_query
 from ..grammar import PREFIX
+from ..lookup import answerable_without_query
 from ..resolution.resolve import resolve, targets_loaded
+from ..views.http import ANSWERS_MAX, CACHE_CONTROL, etag_of, simple_lookup_query
 from ..views.resolve import etag_input
+from .hotpath import fast_path_gate, with_fast_path
 
 RESOLVE_PATH = "/resolve/"
 PATH_FORM = "/urn:ogf:"
@@ -59,7 +59,7 @@ def fast_resolve(environ: dict):
             urn = simple_lookup_query(query)
         if urn is None or not urn.isascii() or "?" in urn or "#" in urn or not answerable_without_query(urn, index):
             return None
-        snid_key = urn[len(PREFIX):].split(":", 1)[0].lower()
+        snid_key = urn[len(PREFIX) :].split(":", 1)[0].lower()
         if not targets_loaded(snid_key, index):
             return None
         outcome = resolve(urn, accept=accept, index=index)
@@ -98,14 +98,28 @@ _added: list = [None, (), ()]  # (plan, its headers without Vary, its secure hea
 def _answer(status: int, location: str, etag: str, rules) -> _Known:
     """The headers the full stack sends: the view's, then the middleware's (Vary merged into Accept)."""
     if _added[0] is not rules:
-        _added[:] = [rules, tuple(h for h in rules.headers if h[0] != "Vary"),
-                     tuple(h for h in rules.secure_headers if h[0] != "Vary")]
+        _added[:] = [
+            rules,
+            tuple(h for h in rules.headers if h[0] != "Vary"),
+            tuple(h for h in rules.secure_headers if h[0] != "Vary"),
+        ]
 
     def built(own: list, secure: bool) -> tuple:
         return (*own, *(_added[2] if secure else _added[1]), ("Content-Length", "0"))
 
-    redirect = [("Content-Type", "text/html; charset=utf-8"), ("Location", location), ("ETag", etag),
-                ("Cache-Control", CACHE_CONTROL), ("Vary", "Accept")]
+    redirect = [
+        ("Content-Type", "text/html; charset=utf-8"),
+        ("Location", location),
+        ("ETag", etag),
+        ("Cache-Control", CACHE_CONTROL),
+        ("Vary", "Accept"),
+    ]
     unchanged = [("ETag", etag), ("Cache-Control", CACHE_CONTROL), ("Vary", "Accept")]
-    return _Known(_REASONS[status], etag, built(redirect, False), built(redirect, True),
-                  built(unchanged, False), built(unchanged, True))
+    return _Known(
+        _REASONS[status],
+        etag,
+        built(redirect, False),
+        built(redirect, True),
+        built(unchanged, False),
+        built(unchanged, True),
+    )

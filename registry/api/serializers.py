@@ -11,15 +11,14 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from .. import interchange, rules
-from ..verdicts import decision_snapshot
 from ..enums import EventKind, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, actions_from
 from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from ..grammar import EQUIVALENCE_STEPS
 from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
-from .resolution_serializers import DeclaredResolverSerializer, ResolverStatusSerializer
 from ..stewardship.selectors import current_with_overlay, deprecation_of
-
+from ..verdicts import decision_snapshot
+from .resolution_serializers import DeclaredResolverSerializer, ResolverStatusSerializer
 
 #: What the API says of an SNID: reserved, registered, or deprecated (registered, no longer recommended).
 SNID_STATUS_CHOICES = [*NamespaceStatus.choices, ("deprecated", "Deprecated")]
@@ -52,10 +51,11 @@ class ExamplesSerializer(serializers.Serializer):
     equivalent = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
 
 
-SectionsSerializer = type("SectionsSerializer", (serializers.Serializer,), {
-    key: serializers.CharField(required=False, help_text=SECTIONS_BY_KEY[key].heading)
-    for key in PROSE_KEYS
-})
+SectionsSerializer = type(
+    "SectionsSerializer",
+    (serializers.Serializer,),
+    {key: serializers.CharField(required=False, help_text=SECTIONS_BY_KEY[key].heading) for key in PROSE_KEYS},
+)
 
 
 class VersionLinkSerializer(serializers.Serializer):
@@ -99,13 +99,18 @@ class VersionSerializer(serializers.Serializer):
     pattern = serializers.CharField(
         allow_null=True,
         help_text="A regular expression that matches exactly the URNs this version accepts (anchored, "
-                  "whole URN, in the syntax RE2, JavaScript, Python, Go and PCRE share), so you can "
-                  "validate without calling the API. URNs are also limited to 4096 characters.")
+        "whole URN, in the syntax RE2, JavaScript, Python, Go and PCRE share), so you can "
+        "validate without calling the API. URNs are also limited to 4096 characters.",
+    )
     url = serializers.URLField(help_text="the SNID's page in the registry")
     api_url = serializers.URLField(help_text="this version in the API")
-    resolvers = DeclaredResolverSerializer(many=True, help_text=(
-        "the resolvers declared in this version's section 3.2; the SNID's current resolvers, with "
-        "status, are the SNID's `resolvers`"))
+    resolvers = DeclaredResolverSerializer(
+        many=True,
+        help_text=(
+            "the resolvers declared in this version's section 3.2; the SNID's current resolvers, with "
+            "status, are the SNID's `resolvers`"
+        ),
+    )
 
     def to_representation(self, proposal: Proposal) -> dict:
         namespace = proposal.namespace
@@ -140,9 +145,14 @@ class SnidSerializer(serializers.Serializer):
     versions = VersionLinkSerializer(many=True)
     url = serializers.CharField(allow_null=True)
     api_url = serializers.CharField()
-    resolvers = ResolverStatusSerializer(many=True, required=False, help_text=(
-        "registered SNIDs only: the current resolvers (they may have changed since the version was approved) with each one's "
-        "health status (unknown, up, failing, down), last check, HTTP code and latency"))
+    resolvers = ResolverStatusSerializer(
+        many=True,
+        required=False,
+        help_text=(
+            "registered SNIDs only: the current resolvers (they may have changed since the version was "
+            "approved) with each one's health status (unknown, up, failing, down), last check, HTTP code and latency"
+        ),
+    )
 
     def to_representation(self, namespace) -> dict:
         from ..resolution.selectors import resolver_status
@@ -159,15 +169,20 @@ class SnidSerializer(serializers.Serializer):
             "snid": namespace.snid,
             "status": "deprecated" if deprecation is not None else namespace.status,
             "deprecation": {
-                "since": deprecation.deprecated_at.date().isoformat(), "reason": deprecation.reason,
+                "since": deprecation.deprecated_at.date().isoformat(),
+                "reason": deprecation.reason,
                 "successor": deprecation.successor.snid if deprecation.successor else None,
-            } if deprecation is not None else None,
+            }
+            if deprecation is not None
+            else None,
             "reserved_until": namespace.reserved_until.isoformat() if namespace.reserved_until else None,
             "current": current,
             "versions": [
-                {"version": p.version,
-                 "registration_date": p.registration_date.isoformat() if p.registration_date else None,
-                 "api_url": absolute("api:snid_version", namespace.snid, p.version)}
+                {
+                    "version": p.version,
+                    "registration_date": p.registration_date.isoformat() if p.registration_date else None,
+                    "api_url": absolute("api:snid_version", namespace.snid, p.version),
+                }
                 for p in versions
             ],
             "url": absolute("registry:namespace_detail", namespace.snid) if registered else None,
@@ -177,20 +192,31 @@ class SnidSerializer(serializers.Serializer):
 
 class SnidListItemSerializer(serializers.Serializer):
     #: The columns an item reads, so a page of the list loads nothing else (``QuerySet.only``).
-    FIELDS = ("snid", "current", "current__title", "current__version", "current__registration_date",
-              "current__document_reference", "current__document_url", "current__document_status")
+    FIELDS = (
+        "snid",
+        "current",
+        "current__title",
+        "current__version",
+        "current__registration_date",
+        "current__document_reference",
+        "current__document_url",
+        "current__document_status",
+    )
 
     snid = serializers.CharField()
     title = serializers.CharField()
     version = serializers.IntegerField()
     registration_date = serializers.DateField(allow_null=True)
     document = DocumentSerializer()
-    status = serializers.ChoiceField(choices=REGISTRATION_STATUS_CHOICES,
-                                     help_text="deprecated: still valid, new identifiers should use its successor")
+    status = serializers.ChoiceField(
+        choices=REGISTRATION_STATUS_CHOICES,
+        help_text="deprecated: still valid, new identifiers should use its successor",
+    )
     url = serializers.URLField(help_text="the SNID's page in the registry")
     api_url = serializers.URLField(help_text="the SNID in the API")
     snippet = serializers.CharField(
-        required=False, help_text="with ?q=: where the text matched (plain text, results are best first)")
+        required=False, help_text="with ?q=: where the text matched (plain text, results are best first)"
+    )
 
     def to_representation(self, item) -> dict:
         namespace = getattr(item, "namespace", item)  # a search hit or a namespace
@@ -202,8 +228,11 @@ class SnidListItemSerializer(serializers.Serializer):
             "title": current.title,
             "version": current.version,
             "registration_date": current.registration_date.isoformat() if current.registration_date else None,
-            "document": {"reference": current.document_reference, "url": current.document_url,
-                         "status": current.document_status},
+            "document": {
+                "reference": current.document_reference,
+                "url": current.document_url,
+                "status": current.document_status,
+            },
             "url": absolute("registry:namespace_detail", namespace.snid),
             "api_url": absolute("api:snid_detail", namespace.snid),
             **extra,
@@ -216,7 +245,8 @@ class RegistrationRefSerializer(serializers.Serializer):
     url = serializers.URLField(help_text="the SNID's page in the registry")
     status = serializers.ChoiceField(
         choices=REGISTRATION_STATUS_CHOICES,
-        help_text="deprecated: URNs already issued stay valid, new ones should use the successor")
+        help_text="deprecated: URNs already issued stay valid, new ones should use the successor",
+    )
     successor = serializers.CharField(allow_null=True, help_text="the successor SNID of a deprecated SNID, if named")
 
 
@@ -231,15 +261,19 @@ class LookupResultSerializer(serializers.Serializer):
     grammar_checked = serializers.BooleanField(help_text="the SNID's registered grammar was applied")
     errors = serializers.ListField(child=serializers.CharField())
     registration = RegistrationRefSerializer(allow_null=True)
-    log = serializers.JSONField(required=False, allow_null=True,
-                                help_text="with proof=1 only: the registration's transparency-log entry and "
-                                          "inclusion proof (as /api/snids/{snid}/versions/{version}/proof), or "
-                                          "null when it is not in the log")
+    log = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="with proof=1 only: the registration's transparency-log entry and "
+        "inclusion proof (as /api/snids/{snid}/versions/{version}/proof), or "
+        "null when it is not in the log",
+    )
 
 
 class ValidateRequestSerializer(serializers.Serializer):
-    urns = serializers.ListField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
-                                 max_length=10_000)
+    urns = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False), max_length=10_000
+    )
 
 
 class ValidateResponseSerializer(serializers.Serializer):
@@ -261,8 +295,20 @@ class ProposalSummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Proposal
-        fields = ["id", "snid", "title", "version", "state", "submitter", "created_at", "updated_at",
-                  "submitted_at", "decided_at", "findings_summary", "api_url"]
+        fields = [
+            "id",
+            "snid",
+            "title",
+            "version",
+            "state",
+            "submitter",
+            "created_at",
+            "updated_at",
+            "submitted_at",
+            "decided_at",
+            "findings_summary",
+            "api_url",
+        ]
         read_only_fields = fields
 
     def get_api_url(self, proposal) -> str:
@@ -317,8 +363,11 @@ class ProposalDetailSerializer(ProposalSummarySerializer):
             data["findings"] = [f.as_dict() for f in snapshot.findings]
             data["findings_summary"] = snapshot.summary
         if not rules.can_see_review(self.context["request"].user, proposal):
-            data["events"] = [{**event, "actor": None, "comment": ""} for event in data["events"]
-                              if event["kind"] != EventKind.JUDGEMENT]
+            data["events"] = [
+                {**event, "actor": None, "comment": ""}
+                for event in data["events"]
+                if event["kind"] != EventKind.JUDGEMENT
+            ]
         return data
 
     def get_content(self, proposal) -> dict:
@@ -334,11 +383,19 @@ class ActionSerializer(serializers.Serializer):
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     override_reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     conflict_reason = serializers.CharField(
-        required=False, allow_blank=True, default="", max_length=20_000,
-        help_text="superusers only: why they decide a proposal or SNID of their own (recorded)")
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=20_000,
+        help_text="superusers only: why they decide a proposal or SNID of their own (recorded)",
+    )
     public_note = serializers.CharField(
-        required=False, allow_blank=True, default="", max_length=5_000,
-        help_text="approve only: a note shown on the public page, e.g. why failing checks were overridden")
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=5_000,
+        help_text="approve only: a note shown on the public page, e.g. why failing checks were overridden",
+    )
 
 
 ACTIONS = list(ProposalAction.values)

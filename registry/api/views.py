@@ -26,9 +26,18 @@ from ..selectors import (
     snid_suggestions,
 )
 from ..stewardship.models import deprecated_in_force
+from ..views.http import (
+    anonymous_client,
+    cacheable,
+    etag_for,
+    etag_of,
+    lookup_answer,
+    not_modified,
+    remember,
+    simple_lookup_query,
+)
 from ..views.log import lookup_with_proof
 from . import serializers as s
-from ..views.http import anonymous_client, cacheable, etag_for, etag_of, lookup_answer, not_modified, remember, simple_lookup_query
 from .negotiation import JSONOnly
 
 MAX_BATCH = 10_000
@@ -49,12 +58,14 @@ class PublicView(APIView):
 @extend_schema(
     summary="Registered SNIDs, or search them",
     description="Every registered SNID with its current version, in SNID order. With `q`, only the SNIDs "
-                "whose identifier, title or registration text match, best match first, each with a "
-                "`snippet` showing where.",
-    parameters=[OpenApiParameter("q", str, description="words to search for, e.g. `uuid` or `content "
-                                                       "collections`")],
-    responses={200: s.SnidListItemSerializer(many=True), 404: OpenApiResponse(s.ErrorSerializer, "no such page"),
-               429: s.ErrorSerializer},
+    "whose identifier, title or registration text match, best match first, each with a "
+    "`snippet` showing where.",
+    parameters=[OpenApiParameter("q", str, description="words to search for, e.g. `uuid` or `content collections`")],
+    responses={
+        200: s.SnidListItemSerializer(many=True),
+        404: OpenApiResponse(s.ErrorSerializer, "no such page"),
+        429: s.ErrorSerializer,
+    },
 )
 class SnidList(generics.ListAPIView):
     #: Cached for everyone (tests/views/test_shared_pages.py): built from settings, never the request.
@@ -67,8 +78,13 @@ class SnidList(generics.ListAPIView):
         text = search_text(self.request.query_params.get("q"))
         if text:
             return registry_search(text)
-        return Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
-            *s.SnidListItemSerializer.FIELDS).annotate(deprecated=deprecated_in_force())
+        return (
+            Namespace.objects.registered()
+            .filter(current__isnull=False)
+            .select_related("current")
+            .only(*s.SnidListItemSerializer.FIELDS)
+            .annotate(deprecated=deprecated_in_force())
+        )
 
     def list(self, request, *args, **kwargs):
         etag = etag_for(request)
@@ -94,12 +110,14 @@ def _namespace_or_404(snid: str) -> Namespace:
 
 
 class SnidDetail(PublicView):
-    @extend_schema(summary="One SNID: its current version and version list (case-insensitive)",
-                   description="A registered SNID with its current version in full (every template section, "
-                               "the grammar, the examples and `pattern`, a regular expression for offline "
-                               "validation) and links to every version; a reserved SNID with its date. "
-                               "No account needed.",
-                   responses={200: s.SnidSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer})
+    @extend_schema(
+        summary="One SNID: its current version and version list (case-insensitive)",
+        description="A registered SNID with its current version in full (every template section, "
+        "the grammar, the examples and `pattern`, a regular expression for offline "
+        "validation) and links to every version; a reserved SNID with its date. "
+        "No account needed.",
+        responses={200: s.SnidSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer},
+    )
     def get(self, request, snid):
         etag = etag_for(request)
         if cached := not_modified(request, etag):
@@ -111,10 +129,11 @@ class SnidDetail(PublicView):
 
 
 class SnidVersion(PublicView):
-    @extend_schema(summary="Any approved version of an SNID, exactly as approved",
-                   description="Approved versions never change, so answers can be cached for good. "
-                               "No account needed.",
-                   responses={200: s.VersionSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer})
+    @extend_schema(
+        summary="Any approved version of an SNID, exactly as approved",
+        description="Approved versions never change, so answers can be cached for good. No account needed.",
+        responses={200: s.VersionSerializer, 404: s.ErrorSerializer, 429: s.ErrorSerializer},
+    )
     def get(self, request, snid, version):
         etag = etag_for(request)
         if cached := not_modified(request, etag):
@@ -155,8 +174,9 @@ class FastPublicView(PublicView):
         for throttle in throttles:
             if not throttle.allow_request(client, self):
                 wait = throttle.wait()
-                response = _json({"detail": f"Request was throttled. Expected available in {int(wait or 1)} "
-                                            "seconds."}, 429)
+                response = _json(
+                    {"detail": f"Request was throttled. Expected available in {int(wait or 1)} seconds."}, 429
+                )
                 response["Retry-After"] = str(max(1, int(wait or 1)))
                 return response
         return self.fast(request)
@@ -166,17 +186,26 @@ class Lookup(FastPublicView):
     @extend_schema(
         summary="Is this urn:ogf: URN registered and valid, and what is its normal form?",
         description="Checks one URN against the generic urn:ogf: syntax and the grammar registered for "
-                    "its SNID. `valid` is true only for a URN of a registered SNID that its grammar "
-                    "accepts; `errors` says why not, naming the character at fault. `normalized` is "
-                    "the form two lexically equivalent URNs share. `registration.url` is the SNID's "
-                    "page. Answers carry an ETag: send If-None-Match to get 304 while the registry "
-                    "is unchanged. To validate offline, use the `pattern` of `/api/snids/{snid}/`.",
-        parameters=[OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN"),
-                    OpenApiParameter("proof", str, required=False,
-                                     description="1: add `log`, the registration's transparency-log entry with "
-                                                 "its inclusion proof and the signed checkpoint (/help/transparency/)")],
-        responses={200: s.LookupResultSerializer, 400: s.ErrorSerializer,
-                   429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},
+        "its SNID. `valid` is true only for a URN of a registered SNID that its grammar "
+        "accepts; `errors` says why not, naming the character at fault. `normalized` is "
+        "the form two lexically equivalent URNs share. `registration.url` is the SNID's "
+        "page. Answers carry an ETag: send If-None-Match to get 304 while the registry "
+        "is unchanged. To validate offline, use the `pattern` of `/api/snids/{snid}/`.",
+        parameters=[
+            OpenApiParameter("urn", str, required=True, description="a urn:ogf: URN"),
+            OpenApiParameter(
+                "proof",
+                str,
+                required=False,
+                description="1: add `log`, the registration's transparency-log entry with "
+                "its inclusion proof and the signed checkpoint (/help/transparency/)",
+            ),
+        ],
+        responses={
+            200: s.LookupResultSerializer,
+            400: s.ErrorSerializer,
+            429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After"),
+        },
     )
     def get(self, request):  # documented signature; requests are answered by ``fast``
         return self.fast(request)
@@ -212,19 +241,23 @@ class Validate(FastPublicView):
 
     @extend_schema(
         summary=f"Validate up to {MAX_BATCH:,} URNs at once",
-        description="Send `{\"urns\": [...]}`; `results` holds one lookup answer per URN, in order "
-                    "(an item that is not a urn:ogf: URN gets `valid: false` with the reason).",
+        description='Send `{"urns": [...]}`; `results` holds one lookup answer per URN, in order '
+        "(an item that is not a urn:ogf: URN gets `valid: false` with the reason).",
         request=s.ValidateRequestSerializer,
-        responses={200: s.ValidateResponseSerializer, 400: s.ErrorSerializer, 413: s.ErrorSerializer,
-                   415: s.ErrorSerializer, 429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After")},
+        responses={
+            200: s.ValidateResponseSerializer,
+            400: s.ErrorSerializer,
+            413: s.ErrorSerializer,
+            415: s.ErrorSerializer,
+            429: OpenApiResponse(s.ErrorSerializer, "throttled; see Retry-After"),
+        },
     )
     def post(self, request):  # documented signature; requests are answered by ``fast``
         return self.fast(request)
 
     def fast(self, request):
         if request.content_type != "application/json":
-            return _json({"detail": f"Unsupported media type \"{request.content_type}\": send "
-                                    "application/json."}, 415)
+            return _json({"detail": f'Unsupported media type "{request.content_type}": send application/json.'}, 415)
         try:
             data = orjson.loads(request.body)
         except orjson.JSONDecodeError as exc:
@@ -257,9 +290,14 @@ class IsEditor(permissions.BasePermission):
         return rules.is_editor(request.user)
 
 
-@extend_schema(summary="My proposals",
-               responses={200: s.ProposalSummarySerializer(many=True), 403: s.ErrorSerializer,
-                          404: OpenApiResponse(s.ErrorSerializer, "no such page")})
+@extend_schema(
+    summary="My proposals",
+    responses={
+        200: s.ProposalSummarySerializer(many=True),
+        403: s.ErrorSerializer,
+        404: OpenApiResponse(s.ErrorSerializer, "no such page"),
+    },
+)
 class ProposalList(generics.ListAPIView):
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = s.ProposalSummarySerializer
@@ -268,8 +306,10 @@ class ProposalList(generics.ListAPIView):
         return proposals_for(self.request.user).select_related("submitter").order_by("-updated_at", "-id")
 
 
-@extend_schema(summary="One proposal with its content, findings and history",
-               responses={200: s.ProposalDetailSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer})
+@extend_schema(
+    summary="One proposal with its content, findings and history",
+    responses={200: s.ProposalDetailSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer},
+)
 class ProposalDetail(generics.RetrieveAPIView):
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = s.ProposalDetailSerializer
@@ -284,9 +324,14 @@ class ProposalDetail(generics.RetrieveAPIView):
         return proposal
 
 
-@extend_schema(summary="The review queue: proposals awaiting a decision, oldest first (editors)",
-               responses={200: s.ProposalSummarySerializer(many=True), 403: s.ErrorSerializer,
-                          404: OpenApiResponse(s.ErrorSerializer, "no such page")})
+@extend_schema(
+    summary="The review queue: proposals awaiting a decision, oldest first (editors)",
+    responses={
+        200: s.ProposalSummarySerializer(many=True),
+        403: s.ErrorSerializer,
+        404: OpenApiResponse(s.ErrorSerializer, "no such page"),
+    },
+)
 class ReviewQueue(generics.ListAPIView):
     permission_classes = [permissions.IsAuthenticated, IsEditor]
     serializer_class = s.ProposalSummarySerializer
@@ -301,9 +346,14 @@ class ProposalAction(APIView):
     @extend_schema(
         summary="Take a workflow action (submit, withdraw, request_changes, approve, reject)",
         request=s.ActionSerializer,
-        responses={200: s.ProposalDetailSerializer, 400: s.ErrorSerializer, 401: s.ErrorSerializer,
-                   403: s.ErrorSerializer, 404: s.ErrorSerializer,
-                   409: OpenApiResponse(s.ErrorSerializer, "already decided")},
+        responses={
+            200: s.ProposalDetailSerializer,
+            400: s.ErrorSerializer,
+            401: s.ErrorSerializer,
+            403: s.ErrorSerializer,
+            404: s.ErrorSerializer,
+            409: OpenApiResponse(s.ErrorSerializer, "already decided"),
+        },
     )
     def post(self, request, pk, action):
         proposal = Proposal.objects.filter(pk=pk).select_related("submitter").first()

@@ -16,9 +16,13 @@ from ..grammar.compiler import NOT_CHECKED
 from ..grammar.parse import Issue
 from ..interchange import ProposalData
 
-PASS, WARNING, FAIL, EDITOR, NOT_RUN = (FindingStatus.PASS.value, FindingStatus.WARNING.value,
-                                        FindingStatus.FAIL.value, FindingStatus.EDITOR.value,
-                                        FindingStatus.NOT_RUN.value)
+PASS, WARNING, FAIL, EDITOR, NOT_RUN = (
+    FindingStatus.PASS.value,
+    FindingStatus.WARNING.value,
+    FindingStatus.FAIL.value,
+    FindingStatus.EDITOR.value,
+    FindingStatus.NOT_RUN.value,
+)
 #: ``stage`` of a run: a draft's unwritten sections are "to do"; at submission they fail.
 DRAFT, SUBMITTED = "draft", "submitted"
 
@@ -32,8 +36,13 @@ class Finding:
     item: dict | None = None
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "status": self.status, "message": self.message,
-                "reference": self.reference, "item": self.item}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "message": self.message,
+            "reference": self.reference,
+            "item": self.item,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +93,9 @@ class Context:
     def grammar(self):
         """The compiled grammar (cached by content), or None if there is none."""
         if self._grammar is None and self.data.grammar.abnf.strip():
-            self._grammar = grammar_compile(self.data.grammar.abnf, self.data.grammar.rule,
-                                            examples=example_subjects(self.data))
+            self._grammar = grammar_compile(
+                self.data.grammar.abnf, self.data.grammar.rule, examples=example_subjects(self.data)
+            )
         return self._grammar
 
 
@@ -107,20 +117,31 @@ CHECK_TITLES: dict[str, str] = {}
 
 def check(check_id: str, *, title: str, needs: tuple[str, ...] = (), reference: str = "", item: dict | None = None):
     """Register a check; ``needs`` names what must hold first (``NEEDS``, or ``written:<key>``)."""
+
     def register(function):
         CHECKS.append((check_id, function))
         CHECK_TITLES[check_id] = title
         CHECK_NEEDS[check_id] = needs
         CHECK_PLACES[check_id] = (reference, item or {})
         return function
+
     return register
 
 
 # --- what checks need ----------------------------------------------------------------------
 
 #: Grammar problems that leave nothing sound to check examples, bounds or characters against.
-_BLOCKING_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
-                   "too-costly", "disagreement", "undefined"}
+_BLOCKING_KINDS = {
+    "syntax",
+    "redefinition",
+    "empty",
+    "top-rule",
+    "too-complex",
+    "too-large",
+    "too-costly",
+    "disagreement",
+    "undefined",
+}
 
 
 def grammar_blocker(grammar):
@@ -188,11 +209,9 @@ def _need_snid_available(ctx: Context):
         return blocked
     facts = ctx.facts
     if facts.registered and facts.submitter_known and not facts.own_namespace:
-        return "the SNID is registered to someone else: choose another SNID first", \
-            {"section": "snid"}
+        return "the SNID is registered to someone else: choose another SNID first", {"section": "snid"}
     if facts.reserved and not facts.reserved_for_applicant:
-        return "the SNID is reserved for someone else: choose another SNID first", \
-            {"section": "snid"}
+        return "the SNID is reserved for someone else: choose another SNID first", {"section": "snid"}
     return None
 
 
@@ -203,12 +222,17 @@ def _need_grammar_parsed(ctx: Context):
     if grammar is not None and grammar.not_checked:
         return NOT_CHECKED_REASON, {"section": "grammar"}
     unread = {"syntax", "empty"} | ({"too-large"} if grammar is not None and not grammar.parsed.rules else set())
-    issue = next((i for i in grammar.issues if i.severity == "error" and i.kind in unread),
-                 None) if grammar is not None else None
+    issue = (
+        next((i for i in grammar.issues if i.severity == "error" and i.kind in unread), None)
+        if grammar is not None
+        else None
+    )
     if issue is None:
         return None
-    item = {"section": "grammar", **{k: getattr(issue, k) for k in ("line", "column", "rule")
-                                     if getattr(issue, k, None)}}
+    item = {
+        "section": "grammar",
+        **{k: getattr(issue, k) for k in ("line", "column", "rule") if getattr(issue, k, None)},
+    }
     return "the grammar must parse first" + _at(issue), item
 
 
@@ -244,13 +268,19 @@ def section_written(data: ProposalData, key: str) -> bool:
 def progress(data: ProposalData) -> dict:
     """How much of the template is written: {"written", "total", "missing_required": [headings]}."""
     written = [s for s in SECTIONS if section_written(data, s.key)]
-    return {"written": len(written), "total": len(SECTIONS),
-            "missing_required": [s.heading for s in REQUIRED_SECTIONS if not section_written(data, s.key)]}
+    return {
+        "written": len(written),
+        "total": len(SECTIONS),
+        "missing_required": [s.heading for s in REQUIRED_SECTIONS if not section_written(data, s.key)],
+    }
 
 
 #: What a "to do" finding calls a field not written yet; {} is its section's number in the template.
-_FIELD_NAMES = {"document": "the registering document ({})", "grammar": "the formal syntax (ABNF, {})",
-                "registrant": "the registrant ({})"}
+_FIELD_NAMES = {
+    "document": "the registering document ({})",
+    "grammar": "the formal syntax (ABNF, {})",
+    "registrant": "the registrant ({})",
+}
 
 
 def _unwritten(key: str) -> str:
@@ -266,8 +296,10 @@ def _unmet(ctx: Context, need: str):
             unmet = None
             if ctx.stage == DRAFT and not section_written(ctx.data, key):
                 what = _unwritten(key)
-                unmet = (f"to do: {what} is not written yet (checked when you submit)",
-                         {"section": "grammar" if key == "grammar" else key})
+                unmet = (
+                    f"to do: {what} is not written yet (checked when you submit)",
+                    {"section": "grammar" if key == "grammar" else key},
+                )
         else:
             unmet = NEEDS[need](ctx)
         ctx._unmet[need] = unmet
@@ -296,8 +328,7 @@ def _one(check_id, status, message, reference, item=None) -> list[Finding]:
 MANUAL_CHECKS: tuple[str, ...] = ("scope", "snid-durable", "subdelegation", "immutability")
 
 
-def run_checklist(data: ProposalData, facts: RegistryFacts | None = None, *,
-                  stage: str = SUBMITTED) -> list[Finding]:
+def run_checklist(data: ProposalData, facts: RegistryFacts | None = None, *, stage: str = SUBMITTED) -> list[Finding]:
     """Every check on ``data``; ``stage`` DRAFT makes unwritten sections "to do", not failures."""
     ctx = Context(data, facts or RegistryFacts(), stage)
     findings: list[Finding] = []
@@ -325,9 +356,15 @@ def one_line_per_cause(findings: list[Finding]) -> list[Finding]:
             out.append(finding)
         elif group[0] is finding:
             titles = [CHECK_TITLES.get(f.id, f.id) for f in group]
-            out.append(Finding(" ".join(f.id for f in group), NOT_RUN,
-                               f"{finding.message} {len(group)} checks wait for it: {', '.join(titles)}.",
-                               finding.reference, finding.item))
+            out.append(
+                Finding(
+                    " ".join(f.id for f in group),
+                    NOT_RUN,
+                    f"{finding.message} {len(group)} checks wait for it: {', '.join(titles)}.",
+                    finding.reference,
+                    finding.item,
+                )
+            )
     return out
 
 

@@ -12,13 +12,11 @@ from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, is_valid_snid, normaliz
 from ..grammar.analysis import Scope
 from ..grammar.compiler import NOT_CHECKED
 from ..grammar.samples import character_samples
-from .core import Context, EDITOR, FAIL, Finding, NOT_RUN, PASS, WARNING, _at, _one, check, grammar_blocker
-
+from .core import EDITOR, FAIL, NOT_RUN, PASS, WARNING, Context, Finding, _at, _one, check, grammar_blocker
 
 # --- 2 Syntax: the grammar -----------------------------------------------------------------
 
-_PARSE_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large",
-                "too-costly", "disagreement"}
+_PARSE_KINDS = {"syntax", "redefinition", "empty", "top-rule", "too-complex", "too-large", "too-costly", "disagreement"}
 
 
 def _issue_item(issue) -> dict:
@@ -32,16 +30,24 @@ def _issue_item(issue) -> dict:
     return item
 
 
-@check("grammar-present", title="Formal syntax given",
-       needs=("written:grammar",), reference="GFD.191 §6 (2.1)",
-       item={"section": "grammar"})
+@check(
+    "grammar-present",
+    title="Formal syntax given",
+    needs=("written:grammar",),
+    reference="GFD.191 §6 (2.1)",
+    item={"section": "grammar"},
+)
 def grammar_present(ctx: Context):
     if not ctx.data.grammar.abnf.strip():
-        return _one("grammar-present", FAIL,
-                    "Give the formal syntax in ABNF so URNs can be checked by machine (GFD.191 "
-                    "§5: is the syntax unambiguous?).", "GFD.191 §5, §6 (2.1)", {"section": "grammar"})
-    return _one("grammar-present", PASS, "A formal ABNF grammar is given.", "GFD.191 §6 (2.1)",
-                {"section": "grammar"})
+        return _one(
+            "grammar-present",
+            FAIL,
+            "Give the formal syntax in ABNF so URNs can be checked by machine (GFD.191 "
+            "§5: is the syntax unambiguous?).",
+            "GFD.191 §5, §6 (2.1)",
+            {"section": "grammar"},
+        )
+    return _one("grammar-present", PASS, "A formal ABNF grammar is given.", "GFD.191 §6 (2.1)", {"section": "grammar"})
 
 
 @check("grammar-parses", title="Grammar parses")
@@ -51,8 +57,11 @@ def grammar_parses(ctx: Context):
         return []
     if grammar.not_checked:
         # A fault (the checker was killed or stuck) is not a verdict on the grammar.
-        return [Finding("grammar-parses", WARNING, i.message, "RFC 5234", {"section": "grammar"})
-                for i in grammar.issues if i.kind == NOT_CHECKED]
+        return [
+            Finding("grammar-parses", WARNING, i.message, "RFC 5234", {"section": "grammar"})
+            for i in grammar.issues
+            if i.kind == NOT_CHECKED
+        ]
     problems = [i for i in grammar.issues if i.kind in _PARSE_KINDS and i.severity == "error"]
     if problems:
         return [Finding("grammar-parses", FAIL, i.message, "RFC 5234", _issue_item(i)) for i in problems]
@@ -60,66 +69,119 @@ def grammar_parses(ctx: Context):
     if blocker is not None:
         # The root cause (an undefined rule) is grammar-complete's finding; the comparison
         # with the reference parser needs a complete grammar.
-        return _one("grammar-parses", NOT_RUN,
-                    "The grammar reads as ABNF. Not run: the comparison of its validator with the "
-                    f"reference parser needs every rule it uses to be defined first{_at(blocker)}.",
-                    "RFC 5234", _issue_item(blocker))
+        return _one(
+            "grammar-parses",
+            NOT_RUN,
+            "The grammar reads as ABNF. Not run: the comparison of its validator with the "
+            f"reference parser needs every rule it uses to be defined first{_at(blocker)}.",
+            "RFC 5234",
+            _issue_item(blocker),
+        )
     crosscheck = grammar.crosscheck
     checked = crosscheck.checked if crosscheck else 0
     if crosscheck and crosscheck.cut_short:
         # A comparison stopped by a limit proves nothing: say which limit, never pass.
-        return _one("grammar-parses", WARNING,
-                    f"The grammar reads as ABNF, but its validator could not be fully compared "
-                    f"with the reference parser: {grammar.crosscheck.cut_short}. It may still be "
-                    "right; a simpler grammar can be checked completely.", "RFC 5234",
-                    {"section": "grammar", "limit": "time"})
+        return _one(
+            "grammar-parses",
+            WARNING,
+            f"The grammar reads as ABNF, but its validator could not be fully compared "
+            f"with the reference parser: {grammar.crosscheck.cut_short}. It may still be "
+            "right; a simpler grammar can be checked completely.",
+            "RFC 5234",
+            {"section": "grammar", "limit": "time"},
+        )
     if checked == 0:
         why = f" ({crosscheck.skipped})" if crosscheck and crosscheck.skipped else ""
-        return _one("grammar-parses", WARNING,
-                    "The grammar reads as ABNF, but its validator could not be compared with the "
-                    f"reference parser on any string{why}: checked 0 strings.", "RFC 5234",
-                    {"section": "grammar"})
-    return _one("grammar-parses", PASS,
-                f"The grammar reads as ABNF; its validator agrees with the reference parser "
-                f"(checked {checked} test strings).", "RFC 5234", {"section": "grammar"})
+        return _one(
+            "grammar-parses",
+            WARNING,
+            "The grammar reads as ABNF, but its validator could not be compared with the "
+            f"reference parser on any string{why}: checked 0 strings.",
+            "RFC 5234",
+            {"section": "grammar"},
+        )
+    return _one(
+        "grammar-parses",
+        PASS,
+        f"The grammar reads as ABNF; its validator agrees with the reference parser (checked {checked} test strings).",
+        "RFC 5234",
+        {"section": "grammar"},
+    )
 
 
-@check("grammar-complete", title="Every rule defined",
-       needs=("grammar-parsed",), reference="RFC 5234", item={"section": "grammar"})
+@check(
+    "grammar-complete",
+    title="Every rule defined",
+    needs=("grammar-parsed",),
+    reference="RFC 5234",
+    item={"section": "grammar"},
+)
 def grammar_complete(ctx: Context):
     grammar = ctx.grammar
     if grammar is None:
         return []
-    status_of = {"undefined": FAIL, "unreachable": WARNING, "prose-unknown": WARNING,
-                 "recursion": WARNING, "recursion-bounded": WARNING, "positions-not-given": WARNING}
+    status_of = {
+        "undefined": FAIL,
+        "unreachable": WARNING,
+        "prose-unknown": WARNING,
+        "recursion": WARNING,
+        "recursion-bounded": WARNING,
+        "positions-not-given": WARNING,
+    }
     findings = []
     for issue in grammar.issues:
         if issue.kind in status_of:
-            findings.append(Finding("grammar-complete", status_of[issue.kind], issue.message,
-                                    "RFC 5234", _issue_item(issue)))
+            findings.append(
+                Finding("grammar-complete", status_of[issue.kind], issue.message, "RFC 5234", _issue_item(issue))
+            )
         elif issue.kind == "core-redefinition" and issue.severity == "warning":
-            findings.append(Finding("grammar-complete", WARNING, issue.message,
-                                    "RFC 5234 Appendix B", _issue_item(issue)))
+            findings.append(
+                Finding("grammar-complete", WARNING, issue.message, "RFC 5234 Appendix B", _issue_item(issue))
+            )
     prefix = grammar.analysis.prefix.lower()
     wanted = f"urn:ogf:{ctx.data.snid.lower()}:"
     if grammar.full_urn and not prefix.startswith(wanted) and wanted.startswith(prefix):
-        findings.append(Finding("grammar-complete", WARNING,
-                                f"The grammar describes whole URNs but does not fix the SNID: it "
-                                f"should start with \"{wanted}\".", "GFD.191 §6 (2.1)",
-                                {"section": "grammar"}))
+        findings.append(
+            Finding(
+                "grammar-complete",
+                WARNING,
+                f'The grammar describes whole URNs but does not fix the SNID: it should start with "{wanted}".',
+                "GFD.191 §6 (2.1)",
+                {"section": "grammar"},
+            )
+        )
     elif grammar.full_urn and not prefix.startswith(wanted):
-        findings.append(Finding("grammar-complete", FAIL,
-                                f"The grammar describes URNs starting with \"{grammar.analysis.prefix}\","
-                                f" not \"{wanted}\".", "GFD.191 §6 (2.1)", {"section": "grammar"}))
+        findings.append(
+            Finding(
+                "grammar-complete",
+                FAIL,
+                f'The grammar describes URNs starting with "{grammar.analysis.prefix}", not "{wanted}".',
+                "GFD.191 §6 (2.1)",
+                {"section": "grammar"},
+            )
+        )
     rules = len(grammar.parsed.rules)
     if not findings and not rules:
-        findings.append(Finding("grammar-complete", WARNING, "The grammar has no rules: checked 0 rules.",
-                                "RFC 5234", {"section": "grammar"}))
+        findings.append(
+            Finding(
+                "grammar-complete",
+                WARNING,
+                "The grammar has no rules: checked 0 rules.",
+                "RFC 5234",
+                {"section": "grammar"},
+            )
+        )
     if not findings:
-        findings.append(Finding("grammar-complete", PASS,
-                                f"Every rule is defined and used; no free-text (prose) parts "
-                                f"(checked {rules} rule{'s' if rules != 1 else ''}).",
-                                "RFC 5234", {"section": "grammar"}))
+        findings.append(
+            Finding(
+                "grammar-complete",
+                PASS,
+                f"Every rule is defined and used; no free-text (prose) parts "
+                f"(checked {rules} rule{'s' if rules != 1 else ''}).",
+                "RFC 5234",
+                {"section": "grammar"},
+            )
+        )
     return findings
 
 
@@ -128,9 +190,13 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
-@check("grammar-charset", title="Characters allowed in URNs",
-       needs=("grammar",), reference="RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3",
-       item={"section": "grammar"})
+@check(
+    "grammar-charset",
+    title="Characters allowed in URNs",
+    needs=("grammar",),
+    reference="RFC 2141 §2.2, RFC 6453 §2.4, GFD.191 §3",
+    item={"section": "grammar"},
+)
 def grammar_charset(ctx: Context):
     grammar = ctx.grammar
     if grammar is None or not grammar.ok:
@@ -151,30 +217,55 @@ def grammar_charset(ctx: Context):
     outside = grammar.analysis.outside_urn_chars
     if counter:
         urn, why = (_printable(part) for part in counter)
-        message = (f"The grammar admits strings that are not valid urn:ogf: URNs, for example "
-                   f"{urn!r}: {why}")
+        message = f"The grammar admits strings that are not valid urn:ogf: URNs, for example {urn!r}: {why}"
         if outside:
-            message += (" Characters it allows that may not appear in a URN unencoded: "
-                        f"{', '.join(outside[:12])}{' …' if len(outside) > 12 else ''}.")
-        return _one("grammar-charset", FAIL, message + f" (Checked {_strings(checked)} generated from "
-                    "the grammar.)", ref, {**item, "counter_example": urn})
+            message += (
+                " Characters it allows that may not appear in a URN unencoded: "
+                f"{', '.join(outside[:12])}{' …' if len(outside) > 12 else ''}."
+            )
+        return _one(
+            "grammar-charset",
+            FAIL,
+            message + f" (Checked {_strings(checked)} generated from the grammar.)",
+            ref,
+            {**item, "counter_example": urn},
+        )
     if outside:
-        return _one("grammar-charset", FAIL,
-                    "The grammar allows characters that may not appear in a URN: "
-                    f"{', '.join(outside[:12])}{' …' if len(outside) > 12 else ''}. They must be "
-                    "percent-encoded.", ref, item)
+        return _one(
+            "grammar-charset",
+            FAIL,
+            "The grammar allows characters that may not appear in a URN: "
+            f"{', '.join(outside[:12])}{' …' if len(outside) > 12 else ''}. They must be "
+            "percent-encoded.",
+            ref,
+            item,
+        )
     if checked == 0:
-        return _one("grammar-charset", WARNING,
-                    "No string could be generated from the grammar, so what it admits was not "
-                    "checked: checked 0 strings.", ref, item)
+        return _one(
+            "grammar-charset",
+            WARNING,
+            "No string could be generated from the grammar, so what it admits was not checked: checked 0 strings.",
+            ref,
+            item,
+        )
     if not complete:
-        return _one("grammar-charset", WARNING,
-                    f"Checked {_strings(checked)} generated from the grammar, all valid urn:ogf: URNs, "
-                    "but the grammar is too large to try every kind of character it allows (work "
-                    "limit reached): not a pass.", ref, item)
-    return _one("grammar-charset", PASS,
-                f"Checked {_strings(checked)} generated from the grammar, one or more for each kind "
-                "of character it allows: all are valid urn:ogf: URNs.", ref, item)
+        return _one(
+            "grammar-charset",
+            WARNING,
+            f"Checked {_strings(checked)} generated from the grammar, all valid urn:ogf: URNs, "
+            "but the grammar is too large to try every kind of character it allows (work "
+            "limit reached): not a pass.",
+            ref,
+            item,
+        )
+    return _one(
+        "grammar-charset",
+        PASS,
+        f"Checked {_strings(checked)} generated from the grammar, one or more for each kind "
+        "of character it allows: all are valid urn:ogf: URNs.",
+        ref,
+        item,
+    )
 
 
 _SAMPLES: OrderedDict[tuple[str, str | None], tuple[list[str], bool]] = OrderedDict()
@@ -199,31 +290,53 @@ def _strings(count: int) -> str:
     return f"{count} string{'s' if count != 1 else ''}"
 
 
-@check("reserved-characters", title="Reserved characters",
-       needs=("grammar",), reference="GFD.191 §3", item={"section": "grammar"})
+@check(
+    "reserved-characters",
+    title="Reserved characters",
+    needs=("grammar",),
+    reference="GFD.191 §3",
+    item={"section": "grammar"},
+)
 def reserved_characters(ctx: Context):
     grammar = ctx.grammar
     if grammar is None or not grammar.ok:
         return []
     reserved = grammar.analysis.reserved
     if not grammar.analysis.charset:
-        return _one("reserved-characters", WARNING,
-                    "The grammar produces no characters: checked 0 characters.", "GFD.191 §3",
-                    {"section": "grammar"})
+        return _one(
+            "reserved-characters",
+            WARNING,
+            "The grammar produces no characters: checked 0 characters.",
+            "GFD.191 §3",
+            {"section": "grammar"},
+        )
     if reserved:
-        return _one("reserved-characters", WARNING,
-                    f"The grammar admits the reserved character(s) {' '.join(reserved)}. GFD.191 "
-                    "RECOMMENDS forbidding % / ? # in assigned URNs; if they are allowed, say so "
-                    "and why in 2.3 Encoding.", "GFD.191 §3, §6 (2.3)", {"section": "encoding"})
+        return _one(
+            "reserved-characters",
+            WARNING,
+            f"The grammar admits the reserved character(s) {' '.join(reserved)}. GFD.191 "
+            "RECOMMENDS forbidding % / ? # in assigned URNs; if they are allowed, say so "
+            "and why in 2.3 Encoding.",
+            "GFD.191 §3, §6 (2.3)",
+            {"section": "encoding"},
+        )
     count = sum(hi - lo + 1 for lo, hi in grammar.analysis.charset)
-    return _one("reserved-characters", PASS,
-                f"No reserved characters (% / ? #) are admitted (checked the {count} characters "
-                "the grammar allows).",
-                "GFD.191 §3", {"section": "grammar"})
+    return _one(
+        "reserved-characters",
+        PASS,
+        f"No reserved characters (% / ? #) are admitted (checked the {count} characters the grammar allows).",
+        "GFD.191 §3",
+        {"section": "grammar"},
+    )
 
 
-@check("max-length", title="Maximum length",
-       needs=("written:grammar", "grammar"), reference="GFD.191 §5", item={"section": "grammar"})
+@check(
+    "max-length",
+    title="Maximum length",
+    needs=("written:grammar", "grammar"),
+    reference="GFD.191 §5",
+    item={"section": "grammar"},
+)
 def max_length(ctx: Context):
     grammar, declared = ctx.grammar, ctx.data.max_length
     ref = "GFD.191 §5"
@@ -232,39 +345,71 @@ def max_length(ctx: Context):
         longest = int(grammar.analysis.max_length)
         what = "URN" if grammar.full_urn else "string after the SNID"
         if longest == 0:
-            findings.append(Finding("max-length", FAIL,
-                                    f"The grammar bounds the {what} to 0 characters (length bound 0): "
-                                    "it admits no URN.", ref, {"section": "grammar"}))
+            findings.append(
+                Finding(
+                    "max-length",
+                    FAIL,
+                    f"The grammar bounds the {what} to 0 characters (length bound 0): it admits no URN.",
+                    ref,
+                    {"section": "grammar"},
+                )
+            )
         else:
-            findings.append(Finding("max-length", PASS,
-                                    f"The grammar bounds the {what} to {longest} characters (length "
-                                    f"bound {longest}).", ref, {"section": "grammar"}))
+            findings.append(
+                Finding(
+                    "max-length",
+                    PASS,
+                    f"The grammar bounds the {what} to {longest} characters (length bound {longest}).",
+                    ref,
+                    {"section": "grammar"},
+                )
+            )
     elif declared:
-        findings.append(Finding("max-length", PASS,
-                                f"A maximum length of {declared} characters is declared (length bound "
-                                f"{declared}).",
-                                ref, {"section": "max_length"}))
+        findings.append(
+            Finding(
+                "max-length",
+                PASS,
+                f"A maximum length of {declared} characters is declared (length bound {declared}).",
+                ref,
+                {"section": "max_length"},
+            )
+        )
     else:
-        findings.append(Finding("max-length", WARNING,
-                                "The grammar has no upper bound and no maximum length is declared: "
-                                "what is the longest URN a receiver must accept?", ref,
-                                {"section": "max_length"}))
+        findings.append(
+            Finding(
+                "max-length",
+                WARNING,
+                "The grammar has no upper bound and no maximum length is declared: "
+                "what is the longest URN a receiver must accept?",
+                ref,
+                {"section": "max_length"},
+            )
+        )
     if declared:
         for line, example in enumerate(ctx.data.examples.valid, start=1):
             if len(example) > declared:
-                findings.append(Finding("max-length", FAIL,
-                                        f"The example is {len(example)} characters long, over the "
-                                        f"declared maximum of {declared}.", ref,
-                                        {"example": example, "list": "valid", "example_line": line}))
+                findings.append(
+                    Finding(
+                        "max-length",
+                        FAIL,
+                        f"The example is {len(example)} characters long, over the declared maximum of {declared}.",
+                        ref,
+                        {"example": example, "list": "valid", "example_line": line},
+                    )
+                )
     return findings
 
 
 _PERCENT_WORDS = re2.compile(r"(?i)percent|%|escap")
 
 
-@check("percent-encoding", title="Percent-encoding described",
-       needs=("written:encoding",), reference="GFD.191 §5, §6 (2.3)",
-       item={"section": "encoding"})
+@check(
+    "percent-encoding",
+    title="Percent-encoding described",
+    needs=("written:encoding",),
+    reference="GFD.191 §5, §6 (2.3)",
+    item={"section": "encoding"},
+)
 def percent_encoding(ctx: Context):
     ref, findings, item = "GFD.191 §5, §6 (2.3)", [], {"section": "encoding"}
     encoding = ctx.section("encoding")
@@ -273,36 +418,72 @@ def percent_encoding(ctx: Context):
     admits = usable and "%" in grammar.analysis.reserved
     said = wording.mentions(encoding, _PERCENT_WORDS)
     if not encoding:
-        findings.append(Finding("percent-encoding", FAIL,
-                                "Section 2.3 Encoding is empty: it must say whether percent-escaping "
-                                "(%xx) is allowed and, if so, what the escaped octets mean.", ref, item))
+        findings.append(
+            Finding(
+                "percent-encoding",
+                FAIL,
+                "Section 2.3 Encoding is empty: it must say whether percent-escaping "
+                "(%xx) is allowed and, if so, what the escaped octets mean.",
+                ref,
+                item,
+            )
+        )
     elif not said and admits:
         # A fact about the grammar: it admits '%', and 2.3 does not say what escapes mean.
-        findings.append(Finding("percent-encoding", FAIL,
-                                "The grammar allows '%' (percent-escapes), but the text of section 2.3 "
-                                "does not mention “percent”, “%” or “escaping”: say whether escapes are "
-                                "allowed and what the escaped octets mean.", ref, item))
+        findings.append(
+            Finding(
+                "percent-encoding",
+                FAIL,
+                "The grammar allows '%' (percent-escapes), but the text of section 2.3 "
+                "does not mention “percent”, “%” or “escaping”: say whether escapes are "
+                "allowed and what the escaped octets mean.",
+                ref,
+                item,
+            )
+        )
     elif not said:
         # Wording, not a fact: the section may say it in other words.
-        findings.append(Finding("percent-encoding", EDITOR,
-                                "The text of section 2.3 does not mention “percent”, “%” or "
-                                "“escaping”; please judge whether it says if percent-escaping (%xx) is "
-                                "allowed and what the escaped octets mean.", ref, item))
+        findings.append(
+            Finding(
+                "percent-encoding",
+                EDITOR,
+                "The text of section 2.3 does not mention “percent”, “%” or "
+                "“escaping”; please judge whether it says if percent-escaping (%xx) is "
+                "allowed and what the escaped octets mean.",
+                ref,
+                item,
+            )
+        )
     # Whole-URN case-insensitivity normalises the hex digits of escapes as well.
     normalising = {"percent-hex-case-insensitive", "case-insensitive"}
     if admits and not normalising & set(ctx.data.equivalence):
-        findings.append(Finding("percent-encoding", FAIL,
-                                "The grammar allows percent-escapes, so the equivalence rule must "
-                                "normalise them (choose 'percent-hex-case-insensitive').", ref,
-                                {"section": "lexical_equivalence"}))
+        findings.append(
+            Finding(
+                "percent-encoding",
+                FAIL,
+                "The grammar allows percent-escapes, so the equivalence rule must "
+                "normalise them (choose 'percent-hex-case-insensitive').",
+                ref,
+                {"section": "lexical_equivalence"},
+            )
+        )
     if not findings:
-        grammar_part = ("; the grammar's characters were not checked: the grammar does not work yet"
-                        if grammar is not None and not usable else "")
-        findings.append(Finding("percent-encoding", PASS,
-                                f"Section 2.3 addresses percent-escaping (it mentions {wording.words_of(said)})"
-                                + ("; the grammar's escapes are normalised for equivalence" if admits else "")
-                                + f" (checked {len(encoding)} characters of section 2.3{grammar_part}).",
-                                ref, item))
+        grammar_part = (
+            "; the grammar's characters were not checked: the grammar does not work yet"
+            if grammar is not None and not usable
+            else ""
+        )
+        findings.append(
+            Finding(
+                "percent-encoding",
+                PASS,
+                f"Section 2.3 addresses percent-escaping (it mentions {wording.words_of(said)})"
+                + ("; the grammar's escapes are normalised for equivalence" if admits else "")
+                + f" (checked {len(encoding)} characters of section 2.3{grammar_part}).",
+                ref,
+                item,
+            )
+        )
     return findings
 
 
@@ -311,70 +492,129 @@ _UNICODE_VERSION = re2.compile(r"(?i)unicode\s*(version\s*)?\d")
 _CASE_WORDS = re2.compile(r"case[- ]insensitiv|case normali[sz]")
 
 
-@check("unicode-version", title="Unicode version stated",
-       needs=("written:lexical_equivalence",), reference="GFD.191 §6 (2.4)",
-       item={"section": "lexical_equivalence"})
+@check(
+    "unicode-version",
+    title="Unicode version stated",
+    needs=("written:lexical_equivalence",),
+    reference="GFD.191 §6 (2.4)",
+    item={"section": "lexical_equivalence"},
+)
 def unicode_version(ctx: Context):
     text = ctx.section("lexical_equivalence") + "\n" + ctx.section("encoding")
     ref, item = "GFD.191 §6 (2.4)", {"section": "lexical_equivalence"}
     if not text.strip():
-        return _one("unicode-version", WARNING,
-                    "Sections 2.3 and 2.4 are empty: nothing to check for Unicode normalisation.",
-                    ref, item)
+        return _one(
+            "unicode-version",
+            WARNING,
+            "Sections 2.3 and 2.4 are empty: nothing to check for Unicode normalisation.",
+            ref,
+            item,
+        )
     said = wording.mentions(text, _UNICODE_NORMALISATION)
     if said and not _UNICODE_VERSION.search(text):
-        return _one("unicode-version", EDITOR,
-                    f"The text mentions {wording.words_of(said)} ({wording.quoted(said)}) but names no "
-                    "Unicode version; please judge: if Unicode normalisation is applied, its version must "
-                    "be named, as its results change between versions (e.g. 'Unicode 6.0').", ref, item)
-    return _one("unicode-version", PASS,
-                f"No Unicode normalisation without a version (checked {len(text.strip())} characters "
-                "of sections 2.3 and 2.4).", ref, item)
+        return _one(
+            "unicode-version",
+            EDITOR,
+            f"The text mentions {wording.words_of(said)} ({wording.quoted(said)}) but names no "
+            "Unicode version; please judge: if Unicode normalisation is applied, its version must "
+            "be named, as its results change between versions (e.g. 'Unicode 6.0').",
+            ref,
+            item,
+        )
+    return _one(
+        "unicode-version",
+        PASS,
+        f"No Unicode normalisation without a version (checked {len(text.strip())} characters of sections 2.3 and 2.4).",
+        ref,
+        item,
+    )
 
 
-@check("equivalence", title="Lexical equivalence",
-       needs=("written:lexical_equivalence", "grammar"), reference="GFD.191 §6 (2.4), RFC 6453 §2.4",
-       item={"section": "lexical_equivalence"})
+@check(
+    "equivalence",
+    title="Lexical equivalence",
+    needs=("written:lexical_equivalence", "grammar"),
+    reference="GFD.191 §6 (2.4), RFC 6453 §2.4",
+    item={"section": "lexical_equivalence"},
+)
 def equivalence(ctx: Context):
     ref, findings = "GFD.191 §6 (2.4), RFC 6453 §2.4", []
     steps = ctx.data.equivalence
     for step in steps:
         if step not in EQUIVALENCE_STEPS:
-            findings.append(Finding("equivalence", FAIL, f"Unknown normalisation step {step!r}.", ref,
-                                    {"section": "lexical_equivalence"}))
+            findings.append(
+                Finding(
+                    "equivalence",
+                    FAIL,
+                    f"Unknown normalisation step {step!r}.",
+                    ref,
+                    {"section": "lexical_equivalence"},
+                )
+            )
     for index, group in enumerate(ctx.data.examples.equivalent):
         forms = {}
         for urn in group:
             try:
                 forms[urn] = normalize(parse_urn(urn), steps)
             except UrnSyntaxError as exc:
-                findings.append(Finding("equivalence", FAIL, f"Not a valid URN: {exc.message}", ref,
-                                        {"example": urn, "list": "equivalent", "group": index}))
+                findings.append(
+                    Finding(
+                        "equivalence",
+                        FAIL,
+                        f"Not a valid URN: {exc.message}",
+                        ref,
+                        {"example": urn, "list": "equivalent", "group": index},
+                    )
+                )
         if len(set(forms.values())) > 1:
-            findings.append(Finding("equivalence", FAIL,
-                                    f"Equivalence group {index + 1} is not equivalent under the chosen "
-                                    f"rule: the normal forms differ ({', '.join(sorted(set(forms.values())))}).",
-                                    ref, {"list": "equivalent", "group": index}))
-    said = [m for m in wording.mentions(ctx.section("lexical_equivalence").lower(), _CASE_WORDS)
-            if not m.negated]
+            findings.append(
+                Finding(
+                    "equivalence",
+                    FAIL,
+                    f"Equivalence group {index + 1} is not equivalent under the chosen "
+                    f"rule: the normal forms differ ({', '.join(sorted(set(forms.values())))}).",
+                    ref,
+                    {"list": "equivalent", "group": index},
+                )
+            )
+    said = [m for m in wording.mentions(ctx.section("lexical_equivalence").lower(), _CASE_WORDS) if not m.negated]
     if said and "case-insensitive" not in steps:
-        findings.append(Finding("equivalence", EDITOR,
-                                f"The text of section 2.4 mentions {wording.words_of(said)} "
-                                f"({wording.quoted(said)}), but the executable rule does not include "
-                                "'case-insensitive'; please judge. If only part of the URN is "
-                                "case-insensitive the registry cannot apply that part: say so, or "
-                                "make the two agree.", ref, {"section": "lexical_equivalence"}))
+        findings.append(
+            Finding(
+                "equivalence",
+                EDITOR,
+                f"The text of section 2.4 mentions {wording.words_of(said)} "
+                f"({wording.quoted(said)}), but the executable rule does not include "
+                "'case-insensitive'; please judge. If only part of the URN is "
+                "case-insensitive the registry cannot apply that part: say so, or "
+                "make the two agree.",
+                ref,
+                {"section": "lexical_equivalence"},
+            )
+        )
     groups = len(ctx.data.examples.equivalent)
     if not findings and not groups:
-        findings.append(Finding("equivalence", WARNING,
-                                "No equivalence groups are listed, so the executable rule was not "
-                                "tested (checked 0 groups): list URNs that must be equivalent.", ref,
-                                {"section": "lexical_equivalence"}))
+        findings.append(
+            Finding(
+                "equivalence",
+                WARNING,
+                "No equivalence groups are listed, so the executable rule was not "
+                "tested (checked 0 groups): list URNs that must be equivalent.",
+                ref,
+                {"section": "lexical_equivalence"},
+            )
+        )
     if not findings:
         described = ", ".join(steps) if steps else "RFC 6453's rule only"
-        findings.append(Finding("equivalence", PASS,
-                                f"The equivalence rule ({described}) holds for every equivalence "
-                                f"group (checked {groups} group{'s' if groups != 1 else ''}) and keeps "
-                                "urn:ogf: and the SNID case-insensitive.", ref,
-                                {"section": "lexical_equivalence"}))
+        findings.append(
+            Finding(
+                "equivalence",
+                PASS,
+                f"The equivalence rule ({described}) holds for every equivalence "
+                f"group (checked {groups} group{'s' if groups != 1 else ''}) and keeps "
+                "urn:ogf: and the SNID case-insensitive.",
+                ref,
+                {"section": "lexical_equivalence"},
+            )
+        )
     return findings

@@ -17,7 +17,22 @@ from .report import FOUND, MISSING, UNCERTAIN, Report
 from .text import MAX_DOCUMENT, MAX_LINE, DocumentError
 
 __all__ = [
-    "ACCEPTED", "EMPTY", "FOUND", "GFD_TYPES", "MAX_DOCUMENT", "MAX_FILE", "MAX_LINE", "MISSING", "UNCERTAIN",
-    "UNMAPPED_MARK", "DocumentError", "ImportResult", "Report", "document_export", "document_import",
-    "MAX_PAGES", "read_document", "read_file",
+    "ACCEPTED",
+    "EMPTY",
+    "FOUND",
+    "GFD_TYPES",
+    "MAX_DOCUMENT",
+    "MAX_FILE",
+    "MAX_LINE",
+    "MISSING",
+    "UNCERTAIN",
+    "UNMAPPED_MARK",
+    "DocumentError",
+    "ImportResult",
+    "Report",
+    "document_export",
+    "document_import",
+    "MAX_PAGES",
+    "read_document",
+    "read_file",
 ]

@@ -45,33 +45,69 @@ def split(lines: list[Line], report: Report) -> list[Block]:
     previous_blank = True
     for position, (line, found_heading) in enumerate(found):
         current = blocks[-1]
-        if found_heading is None and previous_blank and current.key not in ("registrant", "version", "snid") \
-                and _unknown_heading_at(found, position, heading_indent):
+        if (
+            found_heading is None
+            and previous_blank
+            and current.key not in ("registrant", "version", "snid")
+            and _unknown_heading_at(found, position, heading_indent)
+        ):
             found_heading = unknown_heading(line.text)
         previous_blank = not line.text.strip()
         if found_heading is None and _number_above_heading(found, position):
-            report.notes.append(f"The section number {line.text.strip()!r} on line {line.number} stands alone above "
-                                "a heading; it was read as that heading's number, not as text.")
+            report.notes.append(
+                f"The section number {line.text.strip()!r} on line {line.number} stands alone above "
+                "a heading; it was read as that heading's number, not as text."
+            )
             continue
         if found_heading is not None and template_numbers and found_heading.key:
             if found_heading.number != SECTIONS_BY_KEY[found_heading.key].number:
                 # The same words elsewhere: a part heading ("2. Syntax") or prose, not the section.
-                found_heading = (Heading(None, found_heading.title, found_heading.rest, 1.0, "a part heading",
-                                         found_heading.number, found_heading.indent)
-                                 if found_heading.number and "." not in found_heading.number else None)
-        if found_heading is not None and current.heading is not None \
-                and found_heading.indent > current.heading.indent and current.key \
-                and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number):
+                found_heading = (
+                    Heading(
+                        None,
+                        found_heading.title,
+                        found_heading.rest,
+                        1.0,
+                        "a part heading",
+                        found_heading.number,
+                        found_heading.indent,
+                    )
+                    if found_heading.number and "." not in found_heading.number
+                    else None
+                )
+        if (
+            found_heading is not None
+            and current.heading is not None
+            and found_heading.indent > current.heading.indent
+            and current.key
+            and (found_heading.confidence < 1.0 or found_heading.key is None and not found_heading.number)
+        ):
             found_heading = None  # an indented label inside a section ("Introduction:") is its text
-        if found_heading is not None and found_heading.title.lower() == "date" and current.heading is not None \
-                and found_heading.indent > current.heading.indent:
+        if (
+            found_heading is not None
+            and found_heading.title.lower() == "date"
+            and current.heading is not None
+            and found_heading.indent > current.heading.indent
+        ):
             found_heading = None  # "Date:" inside a section is one of its lines; at heading level, RFC 8141's field
-        if found_heading is not None and found_heading.key and found_heading.key == current.key \
-                and (current.key == "registrant" or found_heading.confidence < 1.0
-                     and (current.heading is None or found_heading.indent > current.heading.indent)):
+        if (
+            found_heading is not None
+            and found_heading.key
+            and found_heading.key == current.key
+            and (
+                current.key == "registrant"
+                or found_heading.confidence < 1.0
+                and (current.heading is None or found_heading.indent > current.heading.indent)
+            )
+        ):
             found_heading = None  # "Contact:", "Declared Contact:" inside the registrant section are its labels
-        if found_heading is not None and found_heading.confidence < CERTAIN and found_heading.key == "registrant" \
-                and current.key not in (None, "registrant") and ("registrant" in seen or found_heading.rest):
+        if (
+            found_heading is not None
+            and found_heading.confidence < CERTAIN
+            and found_heading.key == "registrant"
+            and current.key not in (None, "registrant")
+            and ("registrant" in seen or found_heading.rest)
+        ):
             # A contact label read only by its words ("Contact: assign@example.org for new names")
             # inside another section, after the registrant was given or with its text on the same
             # line, as labels inside prose are written: text of that section, not a second registrant.
@@ -84,10 +120,15 @@ def split(lines: list[Line], report: Report) -> list[Block]:
         if found_heading.rest:
             block.lines.append(Line(line.number, found_heading.rest))
         blocks.append(block)
-        report.headings.append({
-            "line": line.number, "title": found_heading.title, "section": found_heading.key or "",
-            "confidence": found_heading.confidence, "why": found_heading.why,
-        })
+        report.headings.append(
+            {
+                "line": line.number,
+                "title": found_heading.title,
+                "section": found_heading.key or "",
+                "confidence": found_heading.confidence,
+                "why": found_heading.why,
+            }
+        )
     return blocks
 
 
@@ -95,15 +136,21 @@ def _number_above_heading(found, position: int) -> bool:
     """A bare section number ("4.") that text extraction put on a line of its own above its heading."""
     raw = found[position][0].text
     text = raw.strip()
-    if not text or not text[0].isdigit() or not text.endswith(".") or len(text) > 12 \
-            or not all(c.isdigit() or c == "." for c in text) or len(raw) - len(raw.lstrip()) > 3:
+    if (
+        not text
+        or not text[0].isdigit()
+        or not text.endswith(".")
+        or len(text) > 12
+        or not all(c.isdigit() or c == "." for c in text)
+        or len(raw) - len(raw.lstrip()) > 3
+    ):
         return False  # "4." or "4.1." near the margin; "01" below a wrapped URN is the URN's end
-    for previous, _ in reversed(found[max(0, position - 3):position]):
+    for previous, _ in reversed(found[max(0, position - 3) : position]):
         if previous.text.strip():
             if previous.text.rstrip().endswith((":", "-", ".", "/", "%", "=")):
                 return False  # the end of a URN wrapped at the line break
             break
-    for following, following_heading in found[position + 1:position + 4]:
+    for following, following_heading in found[position + 1 : position + 4]:
         if following.text.strip():
             return following_heading is not None
     return False
@@ -120,7 +167,7 @@ def _unknown_heading_at(found, position: int, indent: int) -> bool:
         return False  # at the margin only a heading written in bold, like the document's own
     if candidate.rest:
         return True
-    for following, _ in found[position + 1:position + 4]:
+    for following, _ in found[position + 1 : position + 4]:
         if following.text.strip():
             return len(following.text) - len(following.text.lstrip()) > indent
     return False

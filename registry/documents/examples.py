@@ -59,22 +59,29 @@ _NAMESPACE_WORDS = ("namespace", "subnamespace", "sub-namespace", "prefix", "sub
 
 def _names_a_namespace(text: str, end: int) -> bool:
     """``the "urn:smpte:ul" subnamespace``: a prefix named in prose, not an example."""
-    after = text[end:end + 40].lstrip("\"'`*)").lstrip()
+    after = text[end : end + 40].lstrip("\"'`*)").lstrip()
     word = after.split(None, 1)[0].lower().strip(".,;:)") if after else ""
     return word in _NAMESPACE_WORDS
 
 
 def _introduced_as_prefix(text: str, start: int) -> bool:
     """``a naming authority under "urn:mace:shib"``, ``names beginning with "urn:x:y"``: a prefix."""
-    words = [w for w in text[max(0, start - 120):start].replace('"', " ").replace(",", " ").split()
-             if not w.lower().startswith("urn:")]
+    words = [
+        w
+        for w in text[max(0, start - 120) : start].replace('"', " ").replace(",", " ").split()
+        if not w.lower().startswith("urn:")
+    ]
     last = [w.lower() for w in words[-2:]]
-    return bool(last) and (last[-1] in ("under", "beneath", "prefix", "prefixes") or last[-1] == "with" and len(
-        last) == 2 and last[0] in ("beginning", "starting", "begin", "start", "begins", "starts"))
+    return bool(last) and (
+        last[-1] in ("under", "beneath", "prefix", "prefixes")
+        or last[-1] == "with"
+        and len(last) == 2
+        and last[0] in ("beginning", "starting", "begin", "start", "begins", "starts")
+    )
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
-    return bool(start) and text[start - 1] == '"' and text[end:end + 1] == '"'
+    return bool(start) and text[start - 1] == '"' and text[end : end + 1] == '"'
 
 
 def _grammar_line(text: str) -> bool:
@@ -161,20 +168,23 @@ def scan(lines: list[Line], accepts=None) -> Scan:
                     urn, doubt, joined_why, taken = wrap
                     if taken:
                         end_line, resume = lines[index + 1].number, taken
-            after = text[end:end + 1]
-            nss = urn[nid_end + 1 - start:]
+            after = text[end : end + 1]
+            nss = urn[nid_end + 1 - start :]
             line_before = text[:start]
-            struck = line_before.count("~~") % 2 == 1 or "(invalid)" in text[end:end + 12]
+            struck = line_before.count("~~") % 2 == 1 or "(invalid)" in text[end : end + 12]
             if urn.count("(") > urn.count(")") and not doubt:
-                doubt = (f"a parenthesis opened in it closes only after a space ({text[start:end + 40].split(')')[0]})"
-                         "): check where the URN ends")
-            if _quoted(text, start, end) and (grammar_line if grammar_line is not None
-                                              else (grammar_line := _grammar_line(text))):
+                doubt = (
+                    f"a parenthesis opened in it closes only after a space ({text[start : end + 40].split(')')[0]})"
+                    "): check where the URN ends"
+                )
+            if _quoted(text, start, end) and (
+                grammar_line if grammar_line is not None else (grammar_line := _grammar_line(text))
+            ):
                 result.literals.append((urn, line.number))
             elif _names_a_namespace(text, end) or _introduced_as_prefix(text, start):
                 result.templates.append((urn, line.number))
             elif after and after in _TEMPLATE_START or not nss or nss.endswith(("{", "<")):
-                result.templates.append((text[start:end + 20].strip(), line.number))
+                result.templates.append((text[start : end + 20].strip(), line.number))
             elif "{" in nss or "}" in nss or "<" in nss:
                 result.templates.append((urn, line.number))
             else:
@@ -218,8 +228,13 @@ def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, 
     if verdict == (False, True):
         return joined, "", proof or f"the grammar accepts it joined, not line {line.number}'s part alone", taken
     if proof and verdict == (True, False):
-        return (joined, f"{reading}, taken as its continuation ({proof}), but the grammar accepts only "
-                        f"{urn!r}; check which is meant", "", taken)
+        return (
+            joined,
+            f"{reading}, taken as its continuation ({proof}), but the grammar accepts only "
+            f"{urn!r}; check which is meant",
+            "",
+            taken,
+        )
     if proof:
         return joined, "", proof, taken
     if verdict == (True, False) and not alone:
@@ -307,15 +322,16 @@ def _namespace_of(urn: str, prefixes: list[str]) -> str:
     lowered = urn.lower()
     for prefix in prefixes:
         if lowered.startswith(prefix):
-            return urn[:len(prefix)]
+            return urn[: len(prefix)]
     parts = urn.split(":")
-    return ":".join(parts[:3 if parts[1].lower() == "ogf" and len(parts) > 3 else 2]) + ":"  # urn:ogf:<snid>:
+    return ":".join(parts[: 3 if parts[1].lower() == "ogf" and len(parts) > 3 else 2]) + ":"  # urn:ogf:<snid>:
 
 
 @dataclass(slots=True)
 class _Taken:
     """An example as the registry takes it: re-cast into urn:ogf:<snid>: when it is of the
     document's own namespace, else as written."""
+
     urn: str
     recast_from: str = ""  # the namespace re-cast ("urn:fdc:"), when it was
     foreign: str = ""  # the namespace it is kept in ("urn:other:"), when it is not re-cast
@@ -323,8 +339,7 @@ class _Taken:
     uncertain: bool = False
 
 
-def _for_registry(urn: str, snid: str, nids: set[str], prefixes: list[str], placeholders: set[str],
-                  accepts) -> _Taken:
+def _for_registry(urn: str, snid: str, nids: set[str], prefixes: list[str], placeholders: set[str], accepts) -> _Taken:
     """Importing a registration as an SNID proposal re-casts the document's own namespace into
     ``urn:ogf:<snid>:``, as the grammar is rebased (``grammar.rebase``): ``urn:fdc:x`` becomes
     ``urn:ogf:fdc:x``, ``urn:ietf:params:whip:x`` (a sub-namespace written in 1.1) becomes
@@ -335,25 +350,40 @@ def _for_registry(urn: str, snid: str, nids: set[str], prefixes: list[str], plac
         return _Taken(urn)
     if not snid:
         namespace = _namespace_of(urn, prefixes)
-        return _Taken(urn, foreign=namespace, uncertain=True,
-                      why="no SNID was read, so it could not be re-cast as an urn:ogf:<snid>: URN; kept as written")
+        return _Taken(
+            urn,
+            foreign=namespace,
+            uncertain=True,
+            why="no SNID was read, so it could not be re-cast as an urn:ogf:<snid>: URN; kept as written",
+        )
     nid, rest = urn[4:].split(":", 1)
     namespace = _namespace_of(urn, prefixes)
     if nid.lower() == "ogf" or not _own(urn, snid, nids | placeholders, prefixes):
-        return _Taken(urn, foreign=namespace, uncertain=True,
-                      why=f"an example of {namespace}, which is not this document's namespace; kept as written")
+        return _Taken(
+            urn,
+            foreign=namespace,
+            uncertain=True,
+            why=f"an example of {namespace}, which is not this document's namespace; kept as written",
+        )
     why = f"written {urn}, re-cast as an urn:ogf:{snid}: URN"
     if namespace.count(":") == 2:  # its NID: urn:fdc:x is urn:ogf:fdc:x
         said = f" (the document says {nid} is a placeholder for its namespace)" if nid.lower() not in nids else ""
         return _Taken(f"urn:ogf:{snid}:{rest}", recast_from=namespace, why=why + said)
-    recast = f"urn:ogf:{snid}:{urn[len(namespace):]}"  # a sub-namespace: cut at its prefix
+    recast = f"urn:ogf:{snid}:{urn[len(namespace) :]}"  # a sub-namespace: cut at its prefix
     verdict = accepts(recast) if accepts is not None else None
     if verdict is True:
         return _Taken(recast, recast_from=namespace, why=why)
-    doubt = ("the grammar, rebased onto urn:ogf:, does not accept it so re-cast" if verdict is False
-             else "no grammar could confirm the re-cast form")
-    return _Taken(recast, recast_from=namespace, uncertain=True,
-                  why=f"{why} by cutting the sub-namespace {namespace}; {doubt}: check which form is meant")
+    doubt = (
+        "the grammar, rebased onto urn:ogf:, does not accept it so re-cast"
+        if verdict is False
+        else "no grammar could confirm the re-cast form"
+    )
+    return _Taken(
+        recast,
+        recast_from=namespace,
+        uncertain=True,
+        why=f"{why} by cutting the sub-namespace {namespace}; {doubt}: check which form is meant",
+    )
 
 
 def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, accepts=None) -> None:
@@ -376,11 +406,17 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
     snid = data.snid
     nids, prefixes = own_prefixes(sections.get("snid", []), snid)
     placeholders = placeholder_nids(line for ls in list(sections.values()) + unmapped for line in ls)
-    tiers = [list(sections.get("examples", [])),
-             [line for key in ("syntactic_structure", "validation_mechanism") for line in sections.get(key, [])],
-             [line for key, ls in sections.items() if key not in ("examples", "syntactic_structure",
-                                                                  "validation_mechanism", "snid", "version")
-              for line in ls] + [line for lines in unmapped for line in lines]]
+    tiers = [
+        list(sections.get("examples", [])),
+        [line for key in ("syntactic_structure", "validation_mechanism") for line in sections.get(key, [])],
+        [
+            line
+            for key, ls in sections.items()
+            if key not in ("examples", "syntactic_structure", "validation_mechanism", "snid", "version")
+            for line in ls
+        ]
+        + [line for lines in unmapped for line in lines],
+    ]
     candidates: list[Found] = []
     example_lines: list[Line] = []
     chosen = None
@@ -396,11 +432,13 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
         for f in scanned.found:
             if chosen is not None and chosen != tier:
-                report.left_out.append({"text": f.urn, "line": f.line,
-                                        "why": "outside the section the examples were taken from"})
+                report.left_out.append(
+                    {"text": f.urn, "line": f.line, "why": "outside the section the examples were taken from"}
+                )
             elif tier == 2 and not _own(f.urn, snid, nids | placeholders, prefixes):
-                report.left_out.append({"text": f.urn, "line": f.line,
-                                        "why": "a mention of another namespace in prose"})
+                report.left_out.append(
+                    {"text": f.urn, "line": f.line, "why": "a mention of another namespace in prose"}
+                )
             else:
                 candidates.append(f)
                 chosen = tier
@@ -432,25 +470,38 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             recast.add(taken.recast_from)
         if taken.foreign:
             foreign.add(taken.foreign)
-        report.add("examples.invalid" if bad else "examples.valid", "Example (invalid)" if bad else "Example",
-                   urn, [f.line, f.end_line], uncertain=bool(f.ocr or f.doubt or taken.uncertain),
-                   why="; ".join(why))
+        report.add(
+            "examples.invalid" if bad else "examples.valid",
+            "Example (invalid)" if bad else "Example",
+            urn,
+            [f.line, f.end_line],
+            uncertain=bool(f.ocr or f.doubt or taken.uncertain),
+            why="; ".join(why),
+        )
     if len(valid) + len(invalid) > MAX_EXAMPLES:
-        report.notes.append(f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
-                            f"{MAX_EXAMPLES:,} were taken (a proposal holds at most {MAX_EXAMPLES:,}).")
+        report.notes.append(
+            f"The document gives {len(valid) + len(invalid):,} example URNs; the first "
+            f"{MAX_EXAMPLES:,} were taken (a proposal holds at most {MAX_EXAMPLES:,})."
+        )
         valid = valid[:MAX_EXAMPLES]
-        invalid = invalid[:max(0, MAX_EXAMPLES - len(valid))]
+        invalid = invalid[: max(0, MAX_EXAMPLES - len(valid))]
     data.examples = Examples(valid=valid, invalid=invalid)
     if recast:
-        report.notes.append(f"Example URNs of {', '.join(sorted(recast))} were re-cast as urn:ogf:{snid}: "
-                            "— check that they still make sense.")
+        report.notes.append(
+            f"Example URNs of {', '.join(sorted(recast))} were re-cast as urn:ogf:{snid}: "
+            "— check that they still make sense."
+        )
     if foreign and not snid:
-        report.notes.append(f"No SNID was read, so the examples of {', '.join(sorted(foreign))} could not be re-cast "
-                            "as urn:ogf:<snid>: URNs; they were kept as written: rewrite them for the registry.")
+        report.notes.append(
+            f"No SNID was read, so the examples of {', '.join(sorted(foreign))} could not be re-cast "
+            "as urn:ogf:<snid>: URNs; they were kept as written: rewrite them for the registry."
+        )
     elif foreign:
-        report.notes.append(f"The examples of {', '.join(sorted(foreign))} are URNs of another namespace as the "
-                            f"document writes them, not urn:ogf:{snid}: URNs; they were kept as written: rewrite "
-                            "them for the registry if they are to be its examples.")
+        report.notes.append(
+            f"The examples of {', '.join(sorted(foreign))} are URNs of another namespace as the "
+            f"document writes them, not urn:ogf:{snid}: URNs; they were kept as written: rewrite "
+            "them for the registry if they are to be its examples."
+        )
     if not valid:
         report.add("examples.valid", "Example", "", why="no example URN found; give at least one in 6")
         report.notes.append("No example URNs were found.")

@@ -15,8 +15,10 @@ EMPTY = "(none)"  # what the export writes for an empty section
 RESOLVERS_MARK = f"Resolvers ({LINE_FORMAT}):"
 #: Above the resolvers in force and their health, in a registered SNID's current document:
 #: registry state, not registration content, so the importer leaves it out (and says so).
-RESOLVER_STATUS_MARK = ("Resolvers in force and their health, as the registry checks them (not part of the "
-                        "registration; name | URL template | status | last check):")
+RESOLVER_STATUS_MARK = (
+    "Resolvers in force and their health, as the registry checks them (not part of the "
+    "registration; name | URL template | status | last check):"
+)
 
 
 # --- export ------------------------------------------------------------------------------------
@@ -35,9 +37,16 @@ def _structured(data: ProposalData, key: str, markdown: bool) -> str:
         return f"Registration version number: {data.version}\nRegistration date: {date}"
     if key == "registrant":
         r = data.registrant
-        return "\n".join(f"{label}: {value}" for label, value in (
-            ("Name", r.name), ("Organisation", r.organisation), ("E-mail", r.email),
-            ("Address", r.address.replace("\n", ", "))) if value)
+        return "\n".join(
+            f"{label}: {value}"
+            for label, value in (
+                ("Name", r.name),
+                ("Organisation", r.organisation),
+                ("E-mail", r.email),
+                ("Address", r.address.replace("\n", ", ")),
+            )
+            if value
+        )
     return ""
 
 
@@ -88,11 +97,17 @@ def document_export(data: ProposalData, *, markdown: bool = True, resolver_statu
                 out.append("Executable rule: " + ", ".join(data.equivalence) + ".")
             if section.key == "examples":
                 if data.examples.valid:
-                    out.append("The following URNs are valid:\n" + "\n".join(
-                        f"    {n}- {u}" for n, u in enumerate(data.examples.valid, 1)))
+                    out.append(
+                        "The following URNs are valid:\n"
+                        + "\n".join(f"    {n}- {u}" for n, u in enumerate(data.examples.valid, 1))
+                    )
                 if data.examples.invalid:
                     start = len(data.examples.valid) + 1
-                    out.append("The following URNs are invalid:\n" + "\n".join(
-                        f"    {n}- ~~{u}~~" if markdown else f"    {n}- {u} (invalid)"
-                        for n, u in enumerate(data.examples.invalid, start)))
+                    out.append(
+                        "The following URNs are invalid:\n"
+                        + "\n".join(
+                            f"    {n}- ~~{u}~~" if markdown else f"    {n}- {u} (invalid)"
+                            for n, u in enumerate(data.examples.invalid, start)
+                        )
+                    )
     return "\n\n".join(out).rstrip() + "\n"

@@ -22,7 +22,7 @@ ACCEPTED = ".txt, .md, .tex, .pdf or .docx"
 
 def _suffix(name: str) -> str:
     name = name.lower()
-    return name[name.rfind("."):] if "." in name else ""
+    return name[name.rfind(".") :] if "." in name else ""
 
 
 def sniff(raw: bytes) -> str:
@@ -66,18 +66,21 @@ def read_document(name: str, raw: bytes) -> tuple[str, str, list[str]]:
         pages = pdf_page_count(raw, MAX_PAGES + 1)
         if pages > MAX_PAGES:
             total = pdf_page_count(raw, None)
-            notes.append(f"The PDF has {total:,} pages; the registry reads the first {MAX_PAGES} of a PDF, so "
-                         f"the text of pages {MAX_PAGES + 1:,} to {total:,} was not imported. A registration "
-                         "document is a few pages: upload only the registration part, or its text.")
+            notes.append(
+                f"The PDF has {total:,} pages; the registry reads the first {MAX_PAGES} of a PDF, so "
+                f"the text of pages {MAX_PAGES + 1:,} to {total:,} was not imported. A registration "
+                "document is a few pages: upload only the registration part, or its text."
+            )
         return pdf_text(raw), "pdf", notes
     if suffix == ".docx":
         if kind != "docx":
-            raise DocumentError(f"{name!r} is called a Word document but is not a .docx file "
-                                "(old .doc files: save as .docx or PDF first).")
+            raise DocumentError(
+                f"{name!r} is called a Word document but is not a .docx file "
+                "(old .doc files: save as .docx or PDF first)."
+            )
         return docx_text(raw), "docx", []
     if kind != "text":
-        raise DocumentError(f"{name!r} is called a text file but holds binary data ({kind}); "
-                            f"upload a {ACCEPTED} file.")
+        raise DocumentError(f"{name!r} is called a text file but holds binary data ({kind}); upload a {ACCEPTED} file.")
     text = decode(raw)
     return text, "latex" if suffix == ".tex" else "markdown" if suffix in (".md", ".markdown") else "text", []
 
@@ -120,8 +123,11 @@ def pdf_text(raw: bytes) -> str:
     try:
         # boxes_flow weighs horizontal position in ordering text boxes, so a left column is
         # read to its end before the right one; detect_vertical keeps rotated text out of lines.
-        for page in extract_pages(io.BytesIO(raw), maxpages=MAX_PAGES,
-                                  laparams=LAParams(line_margin=1.0, boxes_flow=0.5, detect_vertical=False)):
+        for page in extract_pages(
+            io.BytesIO(raw),
+            maxpages=MAX_PAGES,
+            laparams=LAParams(line_margin=1.0, boxes_flow=0.5, detect_vertical=False),
+        ):
             pages.append(_page_text(page))
     except PDFSyntaxError as exc:
         raise DocumentError(f"The PDF cannot be read: {exc}.") from None

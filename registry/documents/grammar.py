@@ -44,15 +44,61 @@ class Extracted:
 
 
 # Rules that registrations use from the URI and URN standards without defining them.
-RFC3986_RULES = frozenset(name.casefold() for name in (
-    "URI", "hier-part", "URI-reference", "absolute-URI", "relative-ref", "relative-part", "scheme", "authority",
-    "userinfo", "host", "port", "IP-literal", "IPvFuture", "IPv6address", "h16", "ls32", "IPv4address",
-    "dec-octet", "reg-name", "path", "path-abempty", "path-absolute", "path-noscheme", "path-rootless",
-    "path-empty", "segment", "segment-nz", "segment-nz-nc", "pchar", "query", "fragment", "pct-encoded",
-    "unreserved", "reserved", "gen-delims", "sub-delims"))
-RFC8141_RULES = frozenset(name.casefold() for name in (
-    "namestring", "assigned-name", "NID", "ldh", "NSS", "rq-components", "r-component", "q-component",
-    "f-component"))
+RFC3986_RULES = frozenset(
+    name.casefold()
+    for name in (
+        "URI",
+        "hier-part",
+        "URI-reference",
+        "absolute-URI",
+        "relative-ref",
+        "relative-part",
+        "scheme",
+        "authority",
+        "userinfo",
+        "host",
+        "port",
+        "IP-literal",
+        "IPvFuture",
+        "IPv6address",
+        "h16",
+        "ls32",
+        "IPv4address",
+        "dec-octet",
+        "reg-name",
+        "path",
+        "path-abempty",
+        "path-absolute",
+        "path-noscheme",
+        "path-rootless",
+        "path-empty",
+        "segment",
+        "segment-nz",
+        "segment-nz-nc",
+        "pchar",
+        "query",
+        "fragment",
+        "pct-encoded",
+        "unreserved",
+        "reserved",
+        "gen-delims",
+        "sub-delims",
+    )
+)
+RFC8141_RULES = frozenset(
+    name.casefold()
+    for name in (
+        "namestring",
+        "assigned-name",
+        "NID",
+        "ldh",
+        "NSS",
+        "rq-components",
+        "r-component",
+        "q-component",
+        "f-component",
+    )
+)
 
 
 def _clean(text: str) -> str:
@@ -113,8 +159,9 @@ def blocks(lines: list[Line]) -> list[list[tuple[Line, str]]]:
         previous = current[-1][1].rstrip()
         dangling = previous.endswith(("/", "=", "("))
         continues = (dangling or stripped.startswith(_CONTINUATION_START)) and (indent > 0 or dangling)
-        if stripped.startswith(";") or (not pending_blank and (continues or indent > rule_column + 1)
-                                        and _looks_abnf(stripped)):
+        if stripped.startswith(";") or (
+            not pending_blank and (continues or indent > rule_column + 1) and _looks_abnf(stripped)
+        ):
             current.append((line, text))  # blank lines inside a grammar carry no meaning
             pending_blank = []
             continue
@@ -139,7 +186,7 @@ def _split_columns(lines: list[Line]) -> tuple[int, int] | None:
             names, first = names + 1, first if names else line.number
             continue
         if names >= 3 and stripped.endswith("="):
-            equals = sum(1 for other in lines[index:index + names + 2] if other.text.strip().endswith("="))
+            equals = sum(1 for other in lines[index : index + names + 2] if other.text.strip().endswith("="))
             if equals >= 3:
                 return first, lines[min(index + names, len(lines) - 1)].number
         names = 0
@@ -166,11 +213,14 @@ def _rejoin_columns(lines: list[Line]) -> list[Line]:
         while index < len(rows) and rows[index].text.strip() == "=":
             equals += 1
             index += 1
-        definitions = rows[index:index + len(names)]
-        if equals != len(names) or len(definitions) < len(names) or not all(
-                _looks_abnf(d.text.strip()) for d in definitions):
+        definitions = rows[index : index + len(names)]
+        if (
+            equals != len(names)
+            or len(definitions) < len(names)
+            or not all(_looks_abnf(d.text.strip()) for d in definitions)
+        ):
             continue
-        for name, definition in zip(names, definitions[:len(names)], strict=True):
+        for name, definition in zip(names, definitions[: len(names)], strict=True):
             out.append(Line(definition.number, f"{name} = {definition.text.strip()}"))
         index += len(names)
     return out
@@ -209,8 +259,10 @@ def extract(lines: list[Line]) -> Extracted:
         text_lines, numbers = _normalise(block, result)
         body = "\n".join(text_lines)
         if body in seen_blocks:
-            result.changes.append(f"The ABNF block on source lines {block[0][0].number}-{block[-1][0].number} "
-                                  "repeats an earlier block; it was read once.")
+            result.changes.append(
+                f"The ABNF block on source lines {block[0][0].number}-{block[-1][0].number} "
+                "repeats an earlier block; it was read once."
+            )
             continue
         seen_blocks.add(body)
         if out:
@@ -236,8 +288,12 @@ def extract(lines: list[Line]) -> Extracted:
     defined = set(parsed.rules)
     for rule in parsed.rules.values():
         for node in walk(rule.expr):
-            if isinstance(node, Ref) and node.key not in defined and node.key not in CORE_RULES \
-                    and node.name not in result.undefined:
+            if (
+                isinstance(node, Ref)
+                and node.key not in defined
+                and node.key not in CORE_RULES
+                and node.name not in result.undefined
+            ):
                 result.undefined.append(node.name)
     for rule in parsed.rules.values():
         for node in walk(rule.expr):
@@ -245,8 +301,12 @@ def extract(lines: list[Line]) -> Extracted:
                 known = prose_key(node.text) in KNOWN_PROSE
                 result.prose.append(
                     f"Rule {rule.name!r} uses the prose value <{node.text}>: "
-                    + ("read as RFC 2141's URN characters." if known
-                       else "the registry cannot execute it; replace it with ABNF."))
+                    + (
+                        "read as RFC 2141's URN characters."
+                        if known
+                        else "the registry cannot execute it; replace it with ABNF."
+                    )
+                )
     return result
 
 
@@ -274,7 +334,8 @@ def _normalise(block: list[tuple[Line, str]], result: Extracted) -> tuple[list[s
     if len(columns) > 1 or moved:
         result.changes.append(
             f"The indentation of the ABNF on source lines {block[0][0].number}-{block[-1][0].number} was "
-            "normalised (each rule at column 1, its continuation lines indented).")
+            "normalised (each rule at column 1, its continuation lines indented)."
+        )
     return texts, numbers
 
 
@@ -294,8 +355,10 @@ def _top(parsed, result: Extracted) -> None:
     else:
         result.top = first
         if len(roots) > 1:
-            result.top_uncertain = (f"{len(roots)} rules are used by no other rule ({', '.join(roots[:6])}); "
-                                    f"the first rule, {first!r}, was taken as the top rule.")
+            result.top_uncertain = (
+                f"{len(roots)} rules are used by no other rule ({', '.join(roots[:6])}); "
+                f"the first rule, {first!r}, was taken as the top rule."
+            )
 
 
 def rebase(abnf: str, top: str, snid: str) -> tuple[str, str] | None:
@@ -313,21 +376,21 @@ def rebase(abnf: str, top: str, snid: str) -> tuple[str, str] | None:
             continue
         equals = line.index("=")
         position = equals + 1
-        if line[position:position + 1] == "/":
+        if line[position : position + 1] == "/":
             position += 1
         literal, first, last = "", None, position
         while True:
             while position < len(line) and line[position] in " \t":
                 position += 1
             token_start = position
-            if line[position:position + 2].lower() in ("%s", "%i"):
+            if line[position : position + 2].lower() in ("%s", "%i"):
                 position += 2
-            if line[position:position + 1] != '"':
+            if line[position : position + 1] != '"':
                 break
             close = line.find('"', position + 1)
             if close < 0:
                 break
-            literal += line[position + 1:close]
+            literal += line[position + 1 : close]
             first = token_start if first is None else first
             position = last = close + 1
             if literal.lower().count(":") >= 2:
@@ -339,12 +402,14 @@ def rebase(abnf: str, top: str, snid: str) -> tuple[str, str] | None:
         nid = literal[4:nid_end]
         if nid.lower() == "ogf" or not nid:
             return None
-        rest = literal[nid_end + 1:]
+        rest = literal[nid_end + 1 :]
         replacement = f'"urn:ogf:{snid}:' + rest + '"'
         original = line[first:last]
         lines[index] = line[:first] + replacement + line[last:]
-        return "\n".join(lines), (f"In rule {start[0]!r} the prefix {original.strip()} (namespace urn:{nid}:) "
-                                  f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs.")
+        return "\n".join(lines), (
+            f"In rule {start[0]!r} the prefix {original.strip()} (namespace urn:{nid}:) "
+            f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs."
+        )
     return None
 
 
@@ -357,14 +422,17 @@ def _first_tokens(definition: str) -> list[str]:
         if char in " \t":
             position += 1
             continue
-        if definition[position:position + 2].lower() in ("%s", "%i") and definition[position + 2:position + 3] == '"':
+        if (
+            definition[position : position + 2].lower() in ("%s", "%i")
+            and definition[position + 2 : position + 3] == '"'
+        ):
             position += 2
             continue
         if char == '"':
             close = definition.find('"', position + 1)
             if close < 0:
                 break
-            tokens.append(definition[position:close + 1])
+            tokens.append(definition[position : close + 1])
             position = close + 1
             continue
         if char in _NAME_START:
@@ -393,7 +461,7 @@ def rebase_nid_rule(abnf: str, top: str, snid: str) -> tuple[str, str] | str | N
     for index, row in enumerate(rows):
         start = rule_start(row)
         if start is not None:
-            definitions[start[0].casefold()] = (index, row[row.index("=") + 1:].lstrip("/"))
+            definitions[start[0].casefold()] = (index, row[row.index("=") + 1 :].lstrip("/"))
     if top.casefold() not in definitions:
         return None
     tokens = _first_tokens(definitions[top.casefold()][1])
@@ -402,23 +470,32 @@ def rebase_nid_rule(abnf: str, top: str, snid: str) -> tuple[str, str] | str | N
     colon_apart = len(tokens) > 2 and tokens[2] == '":"'  # "urn:" x-NID ":" …, else x-NID = "x:"
     nid_rule = tokens[1]
     if nid_rule.casefold() not in definitions:
-        return (f"The top rule {top!r} takes its NID from rule {nid_rule!r}, which is not defined; the grammar "
-                f"could not be rebased onto urn:ogf:{snid}: URNs.")
+        return (
+            f"The top rule {top!r} takes its NID from rule {nid_rule!r}, which is not defined; the grammar "
+            f"could not be rebased onto urn:ogf:{snid}: URNs."
+        )
     index, body = definitions[nid_rule.casefold()]
     literal = body.split(";", 1)[0].strip()
     if literal.lower().startswith(("%s", "%i")):
         literal = literal[2:]
-    if not (literal.startswith('"') and literal.endswith('"') and literal.count('"') == 2) \
-            or not colon_apart and not literal.endswith(':"'):
-        return (f"The top rule {top!r} takes its NID from rule {nid_rule!r}, whose definition ({literal}) is "
-                f"not a single string; the grammar could not be rebased onto urn:ogf:{snid}: URNs — "
-                f"rewrite the top rule as \"urn:ogf:{snid}:\" followed by the NSS.")
+    if (
+        not (literal.startswith('"') and literal.endswith('"') and literal.count('"') == 2)
+        or not colon_apart
+        and not literal.endswith(':"')
+    ):
+        return (
+            f"The top rule {top!r} takes its NID from rule {nid_rule!r}, whose definition ({literal}) is "
+            f"not a single string; the grammar could not be rebased onto urn:ogf:{snid}: URNs — "
+            f'rewrite the top rule as "urn:ogf:{snid}:" followed by the NSS.'
+        )
     row = rows[index]
     position = row.index(literal, row.index("="))
     replacement = f'"ogf:{snid}"' if colon_apart else f'"ogf:{snid}:"'
-    rows[index] = row[:position] + replacement + row[position + len(literal):]
-    return "\n".join(rows), (f"The top rule {top!r} takes its NID from rule {nid_rule!r}; its value {literal} "
-                              f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs.")
+    rows[index] = row[:position] + replacement + row[position + len(literal) :]
+    return "\n".join(rows), (
+        f"The top rule {top!r} takes its NID from rule {nid_rule!r}; its value {literal} "
+        f"was replaced by {replacement}, so the grammar describes urn:ogf:{snid}: URNs."
+    )
 
 
 def judge(abnf: str, rule: str, snid: str):

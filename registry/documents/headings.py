@@ -45,15 +45,33 @@ AMBIGUOUS: dict[str, tuple[str, str]] = {normal(title): entry for title, entry i
 
 # Words that carry a heading's meaning, and the section they point to.
 _MEANING = [
-    ("uniqueness", "uniqueness"), ("unique", "uniqueness"), ("persistence", "immutability"),
-    ("persistent", "immutability"), ("immutab", "immutability"), ("assignment", "identifier_assignment"),
-    ("assigning", "identifier_assignment"), ("resolution", "resolution"), ("resolving", "resolution"),
-    ("equivalence", "lexical_equivalence"), ("validation", "validation_mechanism"),
-    ("syntactic", "syntactic_structure"), ("syntax", "syntactic_structure"), ("structure", "syntactic_structure"),
-    ("registrant", "registrant"), ("contact", "registrant"), ("ancillary", "ancillary_documentation"),
-    ("example", "examples"), ("scope", "scope"), ("encoding", "encoding"), ("conformance", "encoding"),
-    ("history", "changes"), ("changes", "changes"), ("version", "version"),
-    ("query", "reserved_use"), ("fragment", "reserved_use"), ("reserved", "reserved_use"),
+    ("uniqueness", "uniqueness"),
+    ("unique", "uniqueness"),
+    ("persistence", "immutability"),
+    ("persistent", "immutability"),
+    ("immutab", "immutability"),
+    ("assignment", "identifier_assignment"),
+    ("assigning", "identifier_assignment"),
+    ("resolution", "resolution"),
+    ("resolving", "resolution"),
+    ("equivalence", "lexical_equivalence"),
+    ("validation", "validation_mechanism"),
+    ("syntactic", "syntactic_structure"),
+    ("syntax", "syntactic_structure"),
+    ("structure", "syntactic_structure"),
+    ("registrant", "registrant"),
+    ("contact", "registrant"),
+    ("ancillary", "ancillary_documentation"),
+    ("example", "examples"),
+    ("scope", "scope"),
+    ("encoding", "encoding"),
+    ("conformance", "encoding"),
+    ("history", "changes"),
+    ("changes", "changes"),
+    ("version", "version"),
+    ("query", "reserved_use"),
+    ("fragment", "reserved_use"),
+    ("reserved", "reserved_use"),
 ]
 
 _NUMBER = re.compile(r"^[ \t]*\d{1,3}(?:\.\d{1,3}){0,4}\.?[ \t]+")
@@ -86,7 +104,7 @@ def heading(line: str) -> Heading | None:
     if not colon:
         head, rest = stripped, ""
     number = _NUMBER.match(head)
-    title = head[number.end():].strip() if number else head
+    title = head[number.end() :].strip() if number else head
     title = title.rstrip(".").strip()
     key = normal(title)
     indent = len(raw) - len(raw.lstrip())
@@ -106,25 +124,38 @@ def heading(line: str) -> Heading | None:
     if close and meant and KNOWN[close[0]] not in meant:
         # Spelled like a known title but its own words say otherwise ("Registrant Information" is
         # not "Registration Information"): a misspelling does not change what a word means.
-        return Heading(meant[0], title, rest, 0.7 if len(meant) == 1 else 0.5,
-                       f"its words are about {meant[0].replace('_', ' ')}, though it is spelled like "
-                       f"“{close[0]}”", numbered, indent)
+        return Heading(
+            meant[0],
+            title,
+            rest,
+            0.7 if len(meant) == 1 else 0.5,
+            f"its words are about {meant[0].replace('_', ' ')}, though it is spelled like “{close[0]}”",
+            numbered,
+            indent,
+        )
     if close:
         ratio = close[1]
         # Only a near-exact spelling (OCR damage) is certain; "Revision Information" is not
         # "Registration Information" (0.86).
         confidence = round(ratio, 2) if ratio >= SPELLING_CERTAIN else min(round(ratio, 2), CERTAIN - 0.01)
-        return Heading(KNOWN[close[0]], title, rest, confidence, "spelled like a known title", numbered,
-                       indent)
+        return Heading(KNOWN[close[0]], title, rest, confidence, "spelled like a known title", numbered, indent)
     if not (colon or "." in (number.group(0) if number else "")) or len(title.split()) > 8:
         return None  # by meaning only with a colon or a section number ("3.", "4.1"), not "1 Example Road"
     targets = meant
     if len(targets) == 1:
-        return Heading(targets[0], title, rest, 0.7, f"its words are about {targets[0].replace('_', ' ')}",
-                       numbered, indent)
+        return Heading(
+            targets[0], title, rest, 0.7, f"its words are about {targets[0].replace('_', ' ')}", numbered, indent
+        )
     if len(targets) > 1:
-        return Heading(targets[0], title, rest, 0.5,
-                       "its words point to more than one section (" + ", ".join(targets) + ")", numbered, indent)
+        return Heading(
+            targets[0],
+            title,
+            rest,
+            0.5,
+            "its words point to more than one section (" + ", ".join(targets) + ")",
+            numbered,
+            indent,
+        )
     return None
 
 
@@ -199,5 +230,6 @@ def unknown_heading(line: str) -> Heading | None:
         return None
     if len(title) > 60 or len(title.split()) > 8 or not set(title) <= _TITLE_CHARS or len(normal(title)) < 4:
         return None
-    return Heading(None, title, rest.strip(), 0.0, "a heading that matches no template section", "",
-                   len(raw) - len(raw.lstrip()))
+    return Heading(
+        None, title, rest.strip(), 0.0, "a heading that matches no template section", "", len(raw) - len(raw.lstrip())
+    )

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 from ..gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
 from ..grammar import snid_error
-from ..interchange import resolver_problems
-from ..interchange import DOCUMENT_TYPES, MAX_EXAMPLES, Examples, Grammar, ProposalData, Registrant
+from ..interchange import DOCUMENT_TYPES, Grammar, ProposalData, Registrant, resolver_problems
 from . import examples as example_scan
 from . import grammar as abnf
 from . import registrant as registrant_reader
@@ -37,8 +36,12 @@ UNMAPPED_MARK = UNPLACED_LABEL
 EMPTY = "(none)"
 GFD_TYPES = DOCUMENT_TYPES
 # RFC categories and the GFD type closest to each (uncertain: the series differ).
-_RFC_CATEGORIES = {"informational": "Informational", "experimental": "Experimental",
-                   "standards track": "Recommendation", "best current practice": "Community Practice"}
+_RFC_CATEGORIES = {
+    "informational": "Informational",
+    "experimental": "Experimental",
+    "standards track": "Recommendation",
+    "best current practice": "Community Practice",
+}
 
 
 @dataclass(slots=True)
@@ -106,13 +109,15 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
             continue
         result.mapped.setdefault(block.key, block.heading.title)
         if block.heading.confidence < CERTAIN:
-            report.notes.append(f"The heading {block.heading.title!r} (line {block.line}) was taken as "
-                                f"{SECTIONS_BY_KEY[block.key].heading}: {block.heading.why}; check it.")
+            report.notes.append(
+                f"The heading {block.heading.title!r} (line {block.line}) was taken as "
+                f"{SECTIONS_BY_KEY[block.key].heading}: {block.heading.why}; check it."
+            )
         body = list(block.lines)
         while body and not body[0].text.strip():
             body = body[1:]
         if body and body[0].text.strip().startswith(EMPTY):
-            body[0] = Line(body[0].number, body[0].text.strip()[len(EMPTY):])
+            body[0] = Line(body[0].number, body[0].text.strip()[len(EMPTY) :])
         if sections.get(block.key) and SECTIONS_BY_KEY[block.key].kind == "prose" and body:
             # A second block for the same section keeps its heading, so its text keeps its meaning
             # ("Usage of query part: There is no support for …").
@@ -121,27 +126,35 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
             body = [Line(block.line, ""), Line(block.line, f"{indent}{block.heading.title}:")] + body
         sections.setdefault(block.key, []).extend(body)
     preamble = blocks[0]
-    if "syntactic_structure" not in sections and _text(preamble.lines).strip() and \
-            abnf.extract(preamble.lines).rules:
+    if "syntactic_structure" not in sections and _text(preamble.lines).strip() and abnf.extract(preamble.lines).rules:
         # RFC-style extracts often start straight with the grammar and its description.
         sections["syntactic_structure"] = preamble.lines
         result.mapped["syntactic_structure"] = "(before the first heading)"
         unmapped = [b for b in unmapped if b is not preamble]
         result.unmapped = [u for u in result.unmapped if u != "(before the first heading)"]
-        report.notes.append("The text before the first heading holds a grammar; it was taken as 2.1 "
-                            "Syntactic Structure.")
+        report.notes.append(
+            "The text before the first heading holds a grammar; it was taken as 2.1 Syntactic Structure."
+        )
     exported = export_markers(sections, data)
     if "resolver_status_line" in exported:
-        report.notes.append(f"The resolvers' health on line {exported['resolver_status_line']} is the registry's "
-                            "record, not part of a registration; it was left out (the declared resolvers were read).")
+        report.notes.append(
+            f"The resolvers' health on line {exported['resolver_status_line']} is the registry's "
+            "record, not part of a registration; it was left out (the declared resolvers were read)."
+        )
     for problem in resolver_problems(data.resolvers):  # checked where every resolver is (templates.py)
         report.notes.append(problem)
     _snid_and_version(sections, data, report)
     _document_type(lines, result)
     _registrant(sections.get("registrant", []), data, report)
     _grammar(sections, lines, exported, data, report)
-    example_scan.choose(sections, [block.lines for block in unmapped], exported, data, report,
-                        abnf.judge(data.grammar.abnf, data.grammar.rule, data.snid))
+    example_scan.choose(
+        sections,
+        [block.lines for block in unmapped],
+        exported,
+        data,
+        report,
+        abnf.judge(data.grammar.abnf, data.grammar.rule, data.snid),
+    )
     grammar_lines = set(next((item.lines for item in report.items if item.field == "grammar.abnf"), []))
     for section in SECTIONS:
         if section.kind != "prose":
@@ -152,25 +165,47 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
         item_lines = [line.number for line in sections.get(section.key, []) if line.text.strip()]
         block = next((b for b in blocks if b.key == section.key), None)
         uncertain = bool(block and block.heading.confidence < CERTAIN)
-        report.add(f"sections.{section.key}", section.heading, value, item_lines + ([block.line] if block else []),
-                   uncertain=uncertain and bool(value),
-                   why=(f"heading {block.heading.title!r}: {block.heading.why}" if uncertain else
-                        "" if value else ("required by GFD.191 §5" if section.required else "optional")))
+        report.add(
+            f"sections.{section.key}",
+            section.heading,
+            value,
+            item_lines + ([block.line] if block else []),
+            uncertain=uncertain and bool(value),
+            why=(
+                f"heading {block.heading.title!r}: {block.heading.why}"
+                if uncertain
+                else ""
+                if value
+                else ("required by GFD.191 §5" if section.required else "optional")
+            ),
+        )
     if unmapped:
         kept = []
         for block in unmapped:
             title = block.heading.title if block.heading else "(before the first heading)"
             numbers = [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else [])
-            where = (f" (source line {min(numbers)})" if numbers and min(numbers) == max(numbers) else
-                     f" (source lines {min(numbers)}–{max(numbers)})" if numbers else "")
+            where = (
+                f" (source line {min(numbers)})"
+                if numbers and min(numbers) == max(numbers)
+                else f" (source lines {min(numbers)}–{max(numbers)})"
+                if numbers
+                else ""
+            )
             kept.append(f"### {title}{where}\n\n{_dedent(_text(block.lines))}")
-            report.add("unmapped", f"Unplaced text: {title}", _dedent(_text(block.lines))[:2000],
-                       [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else []),
-                       uncertain=True, why=f"under a heading that matches no template section; kept in "
-                                           f"“{UNMAPPED_MARK}” for you to move or delete")
+            report.add(
+                "unmapped",
+                f"Unplaced text: {title}",
+                _dedent(_text(block.lines))[:2000],
+                [line.number for line in block.lines if line.text.strip()] + ([block.line] if block.line else []),
+                uncertain=True,
+                why=f"under a heading that matches no template section; kept in "
+                f"“{UNMAPPED_MARK}” for you to move or delete",
+            )
         data.unplaced = "\n\n".join(kept).strip()
-        report.notes.append(f"Text under {len(unmapped)} heading(s) matched no template section; "
-                            f"it is kept apart as \"{UNMAPPED_MARK}\" until you move or delete it.")
+        report.notes.append(
+            f"Text under {len(unmapped)} heading(s) matched no template section; "
+            f'it is kept apart as "{UNMAPPED_MARK}" until you move or delete it.'
+        )
     missing = [s.heading for s in SECTIONS if s.required and s.kind == "prose" and s.key not in data.sections]
     if missing:
         report.notes.append("Required sections not found: " + ", ".join(missing) + ".")
@@ -184,13 +219,13 @@ def _preamble(block: Block, data: ProposalData, report: Report) -> None:
     for line in block.lines:
         text = line.text.strip().lstrip("#").strip()
         if text.lower().startswith("urn:ogf:") and not data.title and text.count(":") >= 3:
-            snid, _, title = text[len("urn:ogf:"):].partition(":")
+            snid, _, title = text[len("urn:ogf:") :].partition(":")
             if snid and not snid_error(snid):
                 data.title = title.strip()
                 report.add("title", "Title", data.title, [line.number])
                 continue
         if text.startswith("Document:") and not data.document.reference:
-            value = text[len("Document:"):].strip()
+            value = text[len("Document:") :].strip()
             words = value.split()
             url = words[-1] if words and words[-1].startswith(("http://", "https://")) else ""
             data.document.reference = value[: len(value) - len(url)].strip() if url else value
@@ -205,7 +240,7 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
     snid, snid_line = "", []
     for line in sections.get("snid", []):
         index = line.text.lower().find("urn:ogf:")
-        candidate = line.text[index + 8:].split(":", 1)[0].strip("`\"' ") if index >= 0 else ""
+        candidate = line.text[index + 8 :].split(":", 1)[0].strip("`\"' ") if index >= 0 else ""
         if candidate and not snid_error(candidate):
             snid, snid_line = candidate, [line.number]
             break
@@ -236,8 +271,24 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
         text = line.text
         for token in text.replace('"', " ").replace("`", " ").replace("(", " ").replace(")", " ").split():
             token = token.strip(".,:;'")
-            if token.lower() in {"urn", "requested", "the", "namespace", "id", "nid", "is", "formal", "informal",
-                                 "identifier", "has", "been", "assigned", "this", "document", "requests"}:
+            if token.lower() in {
+                "urn",
+                "requested",
+                "the",
+                "namespace",
+                "id",
+                "nid",
+                "is",
+                "formal",
+                "informal",
+                "identifier",
+                "has",
+                "been",
+                "assigned",
+                "this",
+                "document",
+                "requests",
+            }:
                 continue
             if token and not snid_error(token):
                 snid, snid_line = token, [line.number]
@@ -246,15 +297,25 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
             break
     data.snid = snid.lower()
     if sub_namespace:
-        report.add("snid", SNID_LABEL, snid.lower(), snid_line, uncertain=True,
-                   why=f"the document registers the sub-namespace {sub_namespace!r}; its last name was taken as the "
-                       "SNID")
+        report.add(
+            "snid",
+            SNID_LABEL,
+            snid.lower(),
+            snid_line,
+            uncertain=True,
+            why=f"the document registers the sub-namespace {sub_namespace!r}; its last name was taken as the SNID",
+        )
     elif snid and snid != snid.lower():
-        report.add("snid", SNID_LABEL, snid.lower(), snid_line, uncertain=True,
-                   why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case")
+        report.add(
+            "snid",
+            SNID_LABEL,
+            snid.lower(),
+            snid_line,
+            uncertain=True,
+            why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case",
+        )
     else:
-        report.add("snid", SNID_LABEL, snid, snid_line,
-                   why="" if snid else "fill in the SNID you request")
+        report.add("snid", SNID_LABEL, snid, snid_line, why="" if snid else "fill in the SNID you request")
     if not snid:
         report.notes.append("No SNID was found: fill in 1.1 Namespace Identifier.")
     version_lines = sections.get("version", [])
@@ -267,7 +328,7 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
             if word.replace(".", "").isdigit() and not version_text:
                 version_text, version_line = word, [line.number]  # "Version:" heading, number below
             continue
-        rest = line.text[index + 7:].replace("number", " ").replace("Number", " ").replace(":", " ").strip()
+        rest = line.text[index + 7 :].replace("number", " ").replace("Number", " ").replace(":", " ").strip()
         word = rest.split()[0] if rest.split() else ""
         if word[:1].isdigit():
             version_text, version_line = word.rstrip(".,;"), [line.number]
@@ -275,17 +336,27 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
     data.version = 1
     if version_text.isdigit() and 1 <= int(version_text) <= 100_000:
         data.version = int(version_text)
-        report.add("version", VERSION_LABEL, version_text, version_line,
-                   uncertain=data.version != 1,
-                   why=f"the document is version {data.version}; a new SNID starts at version 1" if data.version != 1 else "")
+        report.add(
+            "version",
+            VERSION_LABEL,
+            version_text,
+            version_line,
+            uncertain=data.version != 1,
+            why=f"the document is version {data.version}; a new SNID starts at version 1" if data.version != 1 else "",
+        )
     elif version_text:
-        report.add("version", VERSION_LABEL, version_text, version_line, uncertain=True,
-                   why=f"{version_text!r} is not a whole number; registry versions are whole numbers, so 1 was used")
+        report.add(
+            "version",
+            VERSION_LABEL,
+            version_text,
+            version_line,
+            uncertain=True,
+            why=f"{version_text!r} is not a whole number; registry versions are whole numbers, so 1 was used",
+        )
     else:
         report.add("version", VERSION_LABEL, "", why="no version given; 1 is used")
     if data.version != 1:
-        report.notes.append(f"The document is version {data.version}; for a new SNID the registry "
-                            "starts at version 1.")
+        report.notes.append(f"The document is version {data.version}; for a new SNID the registry starts at version 1.")
     for line in version_lines:
         for word in line.text.replace(",", " ").split():
             if len(word) >= 10 and word[4:5] == "-" and word[7:8] == "-" and word[:4].isdigit():
@@ -293,8 +364,14 @@ def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, repor
                     data.registration_date = dt.date.fromisoformat(word[:10])
                     report.add("registration_date", DATE_LABEL, word[:10], [line.number])
                 except ValueError:
-                    report.add("registration_date", DATE_LABEL, word[:10], [line.number],
-                               uncertain=True, why="not a valid date")
+                    report.add(
+                        "registration_date",
+                        DATE_LABEL,
+                        word[:10],
+                        [line.number],
+                        uncertain=True,
+                        why="not a valid date",
+                    )
                     report.notes.append(f"{word[:10]!r} in 1.2 is not a valid date.")
                 return
     report.add("registration_date", DATE_LABEL, "", why="set on publication")
@@ -309,7 +386,9 @@ def _document_type(lines: list[Line], result: ImportResult) -> None:
         if lowered.startswith("category:"):
             candidates = [lowered[9:].strip()]
         elif lowered.startswith(("status of this document", "status of this memo")):
-            candidates = [other.text.strip().lower() for other in lines[index + 1:index + 8] if other.text.strip()][:3]
+            candidates = [other.text.strip().lower() for other in lines[index + 1 : index + 8] if other.text.strip()][
+                :3
+            ]
         for candidate in candidates:
             for gfd_type in GFD_TYPES:
                 if candidate.startswith(gfd_type.lower()):
@@ -319,9 +398,14 @@ def _document_type(lines: list[Line], result: ImportResult) -> None:
             for category, gfd_type in _RFC_CATEGORIES.items():
                 if candidate.startswith(category):
                     result.document_type = result.data.document.type = gfd_type
-                    report.add("document.type", "Document type (GFD)", gfd_type, [line.number], uncertain=True,
-                               why=f"the document is an RFC of category {category!r}; {gfd_type} is the closest "
-                                   "GFD type")
+                    report.add(
+                        "document.type",
+                        "Document type (GFD)",
+                        gfd_type,
+                        [line.number],
+                        uncertain=True,
+                        why=f"the document is an RFC of category {category!r}; {gfd_type} is the closest GFD type",
+                    )
                     return
     report.add("document.type", "Document type (GFD)", "", why="a registration is usually Informational (GFD.191 §4)")
 
@@ -330,20 +414,35 @@ def _registrant(lines: list[Line], data: ProposalData, report: Report) -> None:
     found = registrant_reader.read(lines)
     data.registrant = Registrant(found.name, found.organisation, found.email, found.address)
     report.notes.extend(found.notes)
-    for key, label in (("name", "Registrant name"), ("organisation", "Registrant organisation"),
-                       ("email", "Registrant e-mail"), ("address", "Registrant postal address")):
+    for key, label in (
+        ("name", "Registrant name"),
+        ("organisation", "Registrant organisation"),
+        ("email", "Registrant e-mail"),
+        ("address", "Registrant postal address"),
+    ):
         value = getattr(found, key)
         why = found.uncertain.get(key, "")
-        report.add(f"registrant.{key}", label, value, found.lines.get(key, []), uncertain=bool(why and value),
-                   why=why or ("" if value else "not in the registrant section"))
+        report.add(
+            f"registrant.{key}",
+            label,
+            value,
+            found.lines.get(key, []),
+            uncertain=bool(why and value),
+            why=why or ("" if value else "not in the registrant section"),
+        )
 
 
 def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report) -> None:
     if exported.get("abnf"):
         data.grammar = Grammar(abnf=exported["abnf"], rule=exported.get("rule", ""))
         report.add("grammar.abnf", GRAMMAR_LABEL, data.grammar.abnf, exported.get("lines", []))
-        report.add("grammar.rule", "Top rule", data.grammar.rule, exported.get("lines", [])[:1],
-                   why="" if data.grammar.rule else "the first rule is the top rule")
+        report.add(
+            "grammar.rule",
+            "Top rule",
+            data.grammar.rule,
+            exported.get("lines", [])[:1],
+            why="" if data.grammar.rule else "the first rule is the top rule",
+        )
         return
     part = sections.get("syntactic_structure", []) + sections.get("validation_mechanism", [])
     extracted = abnf.extract(part)
@@ -354,16 +453,25 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
             report.notes.append("The grammar was found outside the syntax section; check that it is the one meant.")
     if extracted.columns and not extracted.rules:
         first, last = extracted.columns
-        report.notes.append(f"The grammar on source lines {first}-{last} was split into columns by text extraction "
-                            "(rule names, '=' signs and definitions one after the other); rejoin each rule "
-                            "and its definition in 2.1.")
-        report.add("grammar.abnf", GRAMMAR_LABEL, "", list(range(first, last + 1)),
-                   why="split into columns by text extraction: rejoin it against the original")
+        report.notes.append(
+            f"The grammar on source lines {first}-{last} was split into columns by text extraction "
+            "(rule names, '=' signs and definitions one after the other); rejoin each rule "
+            "and its definition in 2.1."
+        )
+        report.add(
+            "grammar.abnf",
+            GRAMMAR_LABEL,
+            "",
+            list(range(first, last + 1)),
+            why="split into columns by text extraction: rejoin it against the original",
+        )
         report.add("grammar.rule", "Top rule", "", why="no grammar could be read")
         return
     if extracted.bnf_lines and not extracted.rules:
-        report.notes.append(f"Line(s) {', '.join(map(str, extracted.bnf_lines[:5]))} use BNF ('<a> ::= b'), "
-                            "not ABNF; rewrite them as ABNF (RFC 5234) for the registry to execute them.")
+        report.notes.append(
+            f"Line(s) {', '.join(map(str, extracted.bnf_lines[:5]))} use BNF ('<a> ::= b'), "
+            "not ABNF; rewrite them as ABNF (RFC 5234) for the registry to execute them."
+        )
     if not extracted.abnf:
         report.add("grammar.abnf", GRAMMAR_LABEL, "", why="no ABNF rules found; give the formal syntax in 2.1")
         report.add("grammar.rule", "Top rule", "", why="no grammar")
@@ -384,10 +492,14 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
         extracted.changes.append(change)
     if extracted.rejoined:
         first, last = extracted.columns
-        extracted.changes.insert(0, (
-            f"The grammar on source lines {first}-{last} was printed in columns by text extraction; "
-            f"{len(extracted.rejoined)} rule(s) were rejoined (names, '=' signs and definitions paired in order) "
-            "and the rest could not be: compare the grammar with the original."))
+        extracted.changes.insert(
+            0,
+            (
+                f"The grammar on source lines {first}-{last} was printed in columns by text extraction; "
+                f"{len(extracted.rejoined)} rule(s) were rejoined (names, '=' signs and definitions paired in order) "
+                "and the rest could not be: compare the grammar with the original."
+            ),
+        )
     cannot = [unbased] if unbased else []
     if extracted.undefined:
         cannot.append(_undefined_message(extracted.undefined))
@@ -397,21 +509,38 @@ def _grammar(sections, lines, exported: dict, data: ProposalData, report: Report
     for message in extracted.changes:
         report.notes.append(message)
     if extracted.problems:
-        report.notes.append("The grammar was extracted but does not read as ABNF: " + extracted.problems[0]
-                            + " Repair it against the source.")
+        report.notes.append(
+            "The grammar was extracted but does not read as ABNF: "
+            + extracted.problems[0]
+            + " Repair it against the source."
+        )
     for message in extracted.prose:
         report.notes.append(message)
     data.grammar = Grammar(abnf=text, rule=extracted.top)
-    doubtful = bool(rebased or extracted.problems or cannot or extracted.rejoined
-                    or any("cannot" in p for p in extracted.prose))
-    report.add("grammar.abnf", GRAMMAR_LABEL, text, extracted.lines, uncertain=doubtful,
-               why=" ".join(why))
-    report.add("grammar.rules", "Grammar rules", ", ".join(extracted.rules), extracted.lines,
-               why="" if extracted.rules else "no rule could be read")
-    top_line = [extracted.lines[i] for i, t in enumerate(text.split("\n")[:len(extracted.lines)])
-                if abnf.rule_start(t) and abnf.rule_start(t)[0] == extracted.top][:1]
-    report.add("grammar.rule", "Top rule", extracted.top, top_line, uncertain=bool(extracted.top_uncertain),
-               why=extracted.top_uncertain)
+    doubtful = bool(
+        rebased or extracted.problems or cannot or extracted.rejoined or any("cannot" in p for p in extracted.prose)
+    )
+    report.add("grammar.abnf", GRAMMAR_LABEL, text, extracted.lines, uncertain=doubtful, why=" ".join(why))
+    report.add(
+        "grammar.rules",
+        "Grammar rules",
+        ", ".join(extracted.rules),
+        extracted.lines,
+        why="" if extracted.rules else "no rule could be read",
+    )
+    top_line = [
+        extracted.lines[i]
+        for i, t in enumerate(text.split("\n")[: len(extracted.lines)])
+        if abnf.rule_start(t) and abnf.rule_start(t)[0] == extracted.top
+    ][:1]
+    report.add(
+        "grammar.rule",
+        "Top rule",
+        extracted.top,
+        top_line,
+        uncertain=bool(extracted.top_uncertain),
+        why=extracted.top_uncertain,
+    )
 
 
 def _undefined_message(names: list[str]) -> str:
@@ -421,8 +550,10 @@ def _undefined_message(names: list[str]) -> str:
     from_rfc3986 = [n for n in names if n.casefold() in abnf.RFC3986_RULES]
     from_rfc8141 = [n for n in names if n.casefold() in abnf.RFC8141_RULES]
     if from_rfc3986:
-        message += (f"; {', '.join(from_rfc3986)} {'is' if len(from_rfc3986) == 1 else 'are'} defined in RFC 3986? "
-                    "add them to the grammar")
+        message += (
+            f"; {', '.join(from_rfc3986)} {'is' if len(from_rfc3986) == 1 else 'are'} defined in RFC 3986? "
+            "add them to the grammar"
+        )
     if from_rfc8141:
         message += f"; {', '.join(from_rfc8141)}: defined in RFC 8141? add them to the grammar"
     return message + "."

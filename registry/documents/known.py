@@ -15,8 +15,7 @@ from ..gfd191 import SECTIONS_BY_KEY
 
 LABELS_FILE = Path(__file__).with_name("labels.toml")
 
-_KINDS = {"name", "person", "contact", "organisation", "org-block", "address", "email", "coordinates", "role",
-          "skip"}
+_KINDS = {"name", "person", "contact", "organisation", "org-block", "address", "email", "coordinates", "role", "skip"}
 
 
 class LabelsError(RuntimeError):
@@ -33,13 +32,17 @@ def load(path: Path = LABELS_FILE) -> dict:
     ambiguous = {title: (entry["section"], entry["why"]) for title, entry in data.get("ambiguous_headings", {}).items()}
     for title, key in [*headings.items(), *((t, k) for t, (k, _) in ambiguous.items())]:
         if key is not None and key not in SECTIONS_BY_KEY:
-            raise LabelsError(f"{path}: the heading {title!r} names the section {key!r}, which the template "
-                              f"does not have (one of: {', '.join(SECTIONS_BY_KEY)}).")
+            raise LabelsError(
+                f"{path}: the heading {title!r} names the section {key!r}, which the template "
+                f"does not have (one of: {', '.join(SECTIONS_BY_KEY)})."
+            )
     labels = {" ".join(label.lower().split()): kind for label, kind in data.get("registrant_labels", {}).items()}
     for label, kind in labels.items():
         if kind not in _KINDS:
-            raise LabelsError(f"{path}: the registrant label {label!r} holds {kind!r}, which is not one of "
-                              f"{', '.join(sorted(_KINDS))}.")
+            raise LabelsError(
+                f"{path}: the registrant label {label!r} holds {kind!r}, which is not one of "
+                f"{', '.join(sorted(_KINDS))}."
+            )
     registrant = data.get("registrant", {})
     return {
         "headings": headings,

@@ -23,9 +23,39 @@ def clean(text: str) -> str:
 
 
 # Words of postal addresses: a line holding one (or a digit) is an address line, never a name.
-ADDRESS_WORDS = ("street", "st.", "road", "rd.", "avenue", "ave.", "drive", "lane", "house", "building", "floor",
-                  "suite", "p.o.", "po box", "p. o.", "p.o.box", "boulevard", "blvd", "square", "route", "rue",
-                  "strasse", "straße", "platz", "via", "calle", "campus", "tower", "plaza", "c/o", "cedex")
+ADDRESS_WORDS = (
+    "street",
+    "st.",
+    "road",
+    "rd.",
+    "avenue",
+    "ave.",
+    "drive",
+    "lane",
+    "house",
+    "building",
+    "floor",
+    "suite",
+    "p.o.",
+    "po box",
+    "p. o.",
+    "p.o.box",
+    "boulevard",
+    "blvd",
+    "square",
+    "route",
+    "rue",
+    "strasse",
+    "straße",
+    "platz",
+    "via",
+    "calle",
+    "campus",
+    "tower",
+    "plaza",
+    "c/o",
+    "cedex",
+)
 
 
 def is_address(text: str) -> bool:
@@ -42,10 +72,9 @@ def is_address(text: str) -> bool:
 
 
 def has_initial(text: str) -> bool:
-    """"A. Person", "Mr. Person": written as a person's name, whatever its words."""
+    """ "A. Person", "Mr. Person": written as a person's name, whatever its words."""
     words = text.split()
-    return any(len(w) == 2 and w[0].isupper() and w[1] == "." for w in words) or \
-        text.lower().startswith(HONORIFICS)
+    return any(len(w) == 2 and w[0].isupper() and w[1] == "." for w in words) or text.lower().startswith(HONORIFICS)
 
 
 def unclosed(text: str) -> tuple[int, int]:
@@ -65,7 +94,7 @@ def email_in(text: str) -> str:
             right = index + 1
             while right < len(text) and (text[right].isalnum() or text[right] in ".-"):
                 right += 1
-            local, domain = text[left:index], text[index + 1:right].rstrip(".")
+            local, domain = text[left:index], text[index + 1 : right].rstrip(".")
             if local and "." in domain and not domain.startswith("."):
                 return f"{local}{marker}{domain}"
             index = text.find(marker, index + 1)
@@ -93,15 +122,20 @@ def is_role(text: str) -> bool:
 def is_person(text: str) -> bool:
     """Two to four capitalised words, no organisation word: how a person's name is written."""
     words = strip_honorific(text).replace(",", " ").split()
-    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not is_org(text) \
-        and not is_role(text) and not any(c.isdigit() for c in text)
+    return (
+        2 <= len(words) <= 4
+        and all(w[:1].isupper() for w in words)
+        and not is_org(text)
+        and not is_role(text)
+        and not any(c.isdigit() for c in text)
+    )
 
 
 def strip_honorific(text: str) -> str:
     lowered = text.lower()
     for honorific in HONORIFICS:
         if lowered.startswith(honorific):
-            text = text[len(honorific):].strip()
+            text = text[len(honorific) :].strip()
             break
     for suffix in ("(Mr.)", "(Mrs.)", "(Ms.)", "(Dr.)"):
         if text.endswith(suffix):
@@ -114,5 +148,8 @@ def runs_on(text: str, *, line_length: int) -> bool:
     a name ("of", "and", "-", ","), or it fills the line as far as text wrapped at 72 columns does."""
     stripped = text.rstrip()
     last = stripped.rsplit(None, 1)[-1].lower() if stripped else ""
-    return last in ("of", "and", "the", "for", "to", "in", "on", "de", "du", "&", "-") or stripped.endswith(",") \
+    return (
+        last in ("of", "and", "the", "for", "to", "in", "on", "de", "du", "&", "-")
+        or stripped.endswith(",")
         or line_length >= 66
+    )

@@ -61,7 +61,7 @@ def export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
         if text.startswith(_FORMAL) and text.rstrip().endswith(":") and "abnf" not in found:
             rule = ""
             if text.startswith(_FORMAL + " (top rule ") and text.rstrip().endswith("):"):
-                rule = text.rstrip()[len(_FORMAL + " (top rule "):-2]
+                rule = text.rstrip()[len(_FORMAL + " (top rule ") : -2]
             body, numbers = [], [lines[index].number]
             index += 1
             while index < len(lines) and (lines[index].text.startswith("    ") or not lines[index].text.strip()):
@@ -73,7 +73,7 @@ def export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
             found.update(abnf="\n".join(body) + "\n", rule=rule, lines=numbers)
             continue
         if text.startswith(_LENGTH) and text.rstrip().endswith(" characters."):
-            number = text[len(_LENGTH):].split()[0]
+            number = text[len(_LENGTH) :].split()[0]
             if number.isdigit():
                 data.max_length = int(number)
                 index += 1
@@ -85,28 +85,28 @@ def export_markers(sections: dict[str, list[Line]], data: ProposalData) -> dict:
     lines = sections.get("lexical_equivalence", [])
     for line in lines:
         if line.text.startswith(_RULE) and line.text.rstrip().endswith("."):
-            steps = line.text.rstrip()[len(_RULE):-1]
+            steps = line.text.rstrip()[len(_RULE) : -1]
             data.equivalence = [s.strip() for s in steps.split(",") if s.strip()]
             sections["lexical_equivalence"] = [other for other in lines if other is not line]
             break
     lines = sections.get("resolution", [])
     for position, line in enumerate(lines):
         if line.text.strip() == RESOLVER_STATUS_MARK:  # registry state, not the registration's
-            body = _indented(lines[position + 1:])
-            sections["resolution"] = lines = lines[:position] + lines[position + 1 + len(body):]
+            body = _indented(lines[position + 1 :])
+            sections["resolution"] = lines = lines[:position] + lines[position + 1 + len(body) :]
             found["resolver_status_line"] = line.number
             break
     for position, line in enumerate(lines):
         if line.text.strip() == RESOLVERS_MARK:
             body = []
-            for other in lines[position + 1:]:
+            for other in lines[position + 1 :]:
                 if other.text.strip() and not other.text.startswith("    "):
                     break
                 body.append(other)
             while body and not body[-1].text.strip():
                 body.pop()
             data.resolvers = resolvers_from_lines("\n".join(other.text[4:] for other in body))
-            sections["resolution"] = lines[:position] + lines[position + 1 + len(body):]
+            sections["resolution"] = lines[:position] + lines[position + 1 + len(body) :]
             break
     lines = sections.get("examples", [])
     if any(line.text.strip() in _LISTS for line in lines) and _numbered_lists(lines):

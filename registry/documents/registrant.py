@@ -29,16 +29,36 @@ from dataclasses import dataclass, field
 from . import known
 from .lineshapes import (
     clean as _clean,
-    is_address as _is_address,
-    has_initial as _has_initial,
-    unclosed as _unclosed,
+)
+from .lineshapes import (
     email_in,
-    without_email as _without_email,
+)
+from .lineshapes import (
+    has_initial as _has_initial,
+)
+from .lineshapes import (
+    is_address as _is_address,
+)
+from .lineshapes import (
     is_org as _is_org,
-    is_role as _is_role,
+)
+from .lineshapes import (
     is_person as _is_person,
-    strip_honorific as _strip_honorific,
+)
+from .lineshapes import (
+    is_role as _is_role,
+)
+from .lineshapes import (
     runs_on as _runs_on,
+)
+from .lineshapes import (
+    strip_honorific as _strip_honorific,
+)
+from .lineshapes import (
+    unclosed as _unclosed,
+)
+from .lineshapes import (
+    without_email as _without_email,
 )
 from .text import Line
 
@@ -51,7 +71,8 @@ _SENTENCE = (" is a ", " is the ", " is an ", " will ", " shall ")
 
 # how a value was read -> why that is uncertain ("" = certain)
 _HOW = {
-    "label": "", "below": "",
+    "label": "",
+    "below": "",
     "wrapped": "assembled from more than one line",
     "position": "read from an unlabelled line by its position",
     "columns": "labels and values stand in separate columns; they were paired in order",
@@ -173,8 +194,11 @@ class _Reader:
         if lowered.startswith(("attn.", "attn:", "attn ")):
             self._person_in(stripped[5:].strip(" :"), line, "attn")
             return
-        if lowered.startswith("c/o ") and email_in(stripped) and _is_person(_without_email(stripped[4:],
-                                                                                           email_in(stripped))):
+        if (
+            lowered.startswith("c/o ")
+            and email_in(stripped)
+            and _is_person(_without_email(stripped[4:], email_in(stripped)))
+        ):
             self._person_in(stripped[4:], line, "attn")
             return
         if label is not None:
@@ -249,8 +273,9 @@ class _Reader:
             if not columns:
                 self._clear()
             saved, self.block = self.block, block
-            found = self.add(kind if kind != "role" else "role", Value(stripped, [line.number],
-                                                                       "columns" if columns else "below"))
+            found = self.add(
+                kind if kind != "role" else "role", Value(stripped, [line.number], "columns" if columns else "below")
+            )
             self.block = saved
             # Lines below continue an address; a name or organisation only on deeper lines (wrapped).
             self.last = (found, kind, indent - 1 if kind == "address" else indent)
@@ -258,25 +283,33 @@ class _Reader:
         if self.last is not None:
             value, kind, label_indent = self.last
             runs_on = _runs_on(value.more[-1][1] if value.more else value.first, line_length=self.last_length)
-            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on
-                                     or value.open)
+            wrapped = not blank and (indent > label_indent or indent == label_indent and runs_on or value.open)
             if kind == "address" and (not blank or indent > label_indent):
                 value.extend("\n", stripped, line.number)
                 return
-            if kind in ("organisation", "name", "person") and (wrapped or stripped.startswith("(")
-                                                                and stripped.endswith(")") and not blank):
+            if kind in ("organisation", "name", "person") and (
+                wrapped or stripped.startswith("(") and stripped.endswith(")") and not blank
+            ):
                 value.extend(" ", stripped, line.number)
                 if value.how in ("label", "below"):
                     value.how = "wrapped"
                 return
-            if (kind == "organisation" or kind == "name" and _is_org(value.text)) and not blank and not value.more \
-                    and not _is_address(stripped) and not email_in(stripped) and len(stripped.split()) <= 6 \
-                    and not value.text.endswith((".", ")")) and not value.why:
+            if (
+                (kind == "organisation" or kind == "name" and _is_org(value.text))
+                and not blank
+                and not value.more
+                and not _is_address(stripped)
+                and not email_in(stripped)
+                and len(stripped.split()) <= 6
+                and not value.text.endswith((".", ")"))
+                and not value.why
+            ):
                 # "Name: Example Broadcasting Standards" / "Committee of the Americas" at the label's own
                 # indentation: its second half, or the first address line; the layout does not say.
                 value.other = f"{value.text} {stripped}"
-                value.why = (f"line {line.number} ({stripped!r}) may be the second half of the name rather than "
-                             "text of its own")
+                value.why = (
+                    f"line {line.number} ({stripped!r}) may be the second half of the name rather than text of its own"
+                )
         self.last = None
         paragraphs = self.paragraphs[self.block]
         if blank or not paragraphs:
@@ -297,8 +330,9 @@ def read(lines: list[Line]) -> Registrant:
             for value in values.get(key, []):
                 if value.text.strip(" .").lower() not in _NOT_GIVEN:
                     return value
-                result.uncertain.setdefault({"person": "name", "name": "name"}.get(key[1], key[1]),
-                                            "given as N/A or TBD")
+                result.uncertain.setdefault(
+                    {"person": "name", "name": "name"}.get(key[1], key[1]), "given as N/A or TBD"
+                )
         return None
 
     _from_paragraphs(reader, result, values)
@@ -316,28 +350,36 @@ def read(lines: list[Line]) -> Registrant:
                 organisation, person = named, None
     address = first(("org", "address"), ("", "address"), ("contact", "address"))
     roles = values.get(("contact", "role"), []) + values.get(("", "role"), []) + values.get(("org", "role"), [])
-    people = [v for v in values.get(("contact", "person"), []) + values.get(("", "person"), [])
-              if v.text.strip(" .").lower() not in _NOT_GIVEN]
+    people = [
+        v
+        for v in values.get(("contact", "person"), []) + values.get(("", "person"), [])
+        if v.text.strip(" .").lower() not in _NOT_GIVEN
+    ]
     # A person named by a label is the contact; one named only in "Attn." (the organisation's
     # attention line) comes after, and when both are there the choice is a reading, said so.
     people.sort(key=lambda v: v.how == "attn")
     if people and person is not None and person.how == "attn" and people[0] is not person:
         person = people[0]
     if person is not None and len(people) > 1 and people[-1].how == "attn" and person.how != "attn":
-        person.why = person.why or (f"two people are named; the designated contact was taken, the other reading "
-                                    f"is {people[-1].text!r} (line {people[-1].lines[0]}, Attn.)")
+        person.why = person.why or (
+            f"two people are named; the designated contact was taken, the other reading "
+            f"is {people[-1].text!r} (line {people[-1].lines[0]}, Attn.)"
+        )
     for extra in people[1:]:
         result.contacts.append(extra.text)
-        result.notes.append(f"An additional contact, {extra.text!r} (line {extra.lines[0]}), has no registrant "
-                            "field; the first contact was taken.")
+        result.notes.append(
+            f"An additional contact, {extra.text!r} (line {extra.lines[0]}), has no registrant "
+            "field; the first contact was taken."
+        )
     email = _email(values, result, lines)
     if person is None and roles:
         role = roles[0]
         person = Value(role.text, role.lines, role.how, "the contact is given only by a role title")
         roles = roles[1:]
     for role in roles:
-        result.notes.append(f"The role {role.text!r} (line {role.lines[0]}) has no registrant field; it was "
-                            "not copied.")
+        result.notes.append(
+            f"The role {role.text!r} (line {role.lines[0]}) has no registrant field; it was not copied."
+        )
     if person is not None:
         person = _person_after_role(person, result)
         person = _person_name(person, email, result)
@@ -350,8 +392,11 @@ def read(lines: list[Line]) -> Registrant:
             organisation.why = "it reads like a role title, not an organisation"
         _set(result, "organisation", organisation)
     if address is not None:
-        text = "\n".join(part for part in (_without_email(t, email) for t in address.text.split("\n"))
-                         if part and not part.lower().startswith("http"))
+        text = "\n".join(
+            part
+            for part in (_without_email(t, email) for t in address.text.split("\n"))
+            if part and not part.lower().startswith("http")
+        )
         _set(result, "address", Value(text, address.lines, address.how, address.why))
     if result.name and result.name == result.organisation and "name" not in result.uncertain:
         result.uncertain["name"] = "the designated contact is the organisation itself; name a person if there is one"
@@ -379,10 +424,14 @@ def _email(values, result: Registrant, lines: list[Line]) -> str:
     result.email, result.lines["email"] = address, value.lines[:1]
     if value.how == "columns":
         result.uncertain["email"] = _HOW["columns"]
-    elif len(found) > 1 and values.get(("contact", "email")) and any(
-            (b, "email") in values for b in ("", "org") if values.get((b, "email"))):
-        result.uncertain["email"] = (f"the contact's e-mail was taken; the other reading is {found[1][0]!r} "
-                                     f"(line {found[1][1].lines[0]})")
+    elif (
+        len(found) > 1
+        and values.get(("contact", "email"))
+        and any((b, "email") in values for b in ("", "org") if values.get((b, "email")))
+    ):
+        result.uncertain["email"] = (
+            f"the contact's e-mail was taken; the other reading is {found[1][0]!r} (line {found[1][1].lines[0]})"
+        )
     return address
 
 
@@ -402,7 +451,7 @@ def _person_name(value: Value, email: str, result: Registrant) -> Value:
     for marker in ("(attn:", "(attn.", "(attn "):
         index = text.lower().find(marker)
         if index >= 0:  # "The Secretary (attn: Mr. Paul Burton)"
-            inner = text[index + len(marker):].rstrip(")").strip()
+            inner = text[index + len(marker) :].rstrip(")").strip()
             return Value(_strip_honorific(inner), value.lines, "cut", "", text)
     name = _strip_honorific(text)
     head, paren, inner = name.partition(" (")
@@ -413,14 +462,15 @@ def _person_name(value: Value, email: str, result: Registrant) -> Value:
         head, _, rest = name.partition(",")
         rest = rest.strip()
         if rest and _is_role(rest) and not _is_role(head):
-            result.notes.append(f"The role title {rest!r} (line {value.lines[0]}) has no registrant field; it "
-                                "was not copied.")
+            result.notes.append(
+                f"The role title {rest!r} (line {value.lines[0]}) has no registrant field; it was not copied."
+            )
             name = head.strip()
     return Value(name, value.lines, value.how, value.why, value.other)
 
 
 def _person_after_role(value: Value, result: Registrant) -> Value:
-    """"The Example Project Lead. Steve Sample maintains the list.": the person named in the
+    """ "The Example Project Lead. Steve Sample maintains the list.": the person named in the
     sentence after a role title, read from the sentence (uncertain), the role kept as a note."""
     text = value.text
     sentences, start = [], 0
@@ -438,10 +488,16 @@ def _person_after_role(value: Value, result: Registrant) -> Value:
         name = " ".join(words)
         roles = [s for s in sentences[:position] if _is_role(s)]
         if roles and 2 <= len(words) and _is_person(name):
-            result.notes.append(f"The role title {roles[-1]!r} (line {value.lines[0]}) has no registrant field; it "
-                                "was not copied.")
-            return Value(name, value.lines, "cut", f"read from a sentence: the person named after the role title "
-                                                   f"{roles[-1]!r}", text)
+            result.notes.append(
+                f"The role title {roles[-1]!r} (line {value.lines[0]}) has no registrant field; it was not copied."
+            )
+            return Value(
+                name,
+                value.lines,
+                "cut",
+                f"read from a sentence: the person named after the role title {roles[-1]!r}",
+                text,
+            )
     return value
 
 
@@ -492,8 +548,16 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
                     continue
                 pieces.append(Value(text, [line.number], "position", length=len(line.text.rstrip())))
         # A sentence (guidance or description) is not a name or an address line.
-        pieces = [p for p in pieces if not (len(p.text.split()) > 10 or len(p.text.split()) > 5
-                                            and p.text.endswith(".") and not Value(p.first, [], "").open)]
+        pieces = [
+            p
+            for p in pieces
+            if not (
+                len(p.text.split()) > 10
+                or len(p.text.split()) > 5
+                and p.text.endswith(".")
+                and not Value(p.first, [], "").open
+            )
+        ]
         if not pieces:
             continue
         reader.block = block
@@ -504,10 +568,17 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
         # A person's line comes before the organisation's; a line followed straight by the street is
         # the registrant itself (an organisation with its address, no person) unless written as a
         # person's name ("A. Person", "(attn: …)").
-        if block == "" and not has_person and len(pieces) > 1 and ("(attn" in first.lower() or not _is_org(first)
-                                                                   and not _is_address(first)
-                                                                   and (not _is_address(pieces[1].text)
-                                                                        or _has_initial(first))):
+        if (
+            block == ""
+            and not has_person
+            and len(pieces) > 1
+            and (
+                "(attn" in first.lower()
+                or not _is_org(first)
+                and not _is_address(first)
+                and (not _is_address(pieces[1].text) or _has_initial(first))
+            )
+        ):
             reader.add("person", pieces[0])
             index = 1
         while index < len(pieces) and _is_role(pieces[index].text) and not _is_org(pieces[index].text):
@@ -522,13 +593,16 @@ def _from_paragraphs(reader: _Reader, result: Registrant, values) -> None:
                 index += 1
             elif index + 1 < len(pieces) and _may_continue_name(organisation, pieces[index], pieces[index + 1]):
                 organisation.other = f"{organisation.text} {pieces[index].text}"
-                organisation.why = (f"read by position; line {pieces[index].lines[0]} ({pieces[index].text!r}) may be "
-                                    "the second half of the name rather than the first address line")
+                organisation.why = (
+                    f"read by position; line {pieces[index].lines[0]} ({pieces[index].text!r}) may be "
+                    "the second half of the name rather than the first address line"
+                )
             reader.add("organisation", organisation)
         rest = pieces[index:]
         if rest and not values.get((block, "address")):
-            reader.add("address", Value("\n".join(p.text for p in rest), [n for p in rest for n in p.lines],
-                                        "position"))
+            reader.add(
+                "address", Value("\n".join(p.text for p in rest), [n for p in rest for n in p.lines], "position")
+            )
 
 
 def _continues_name(name: Value, candidate: Value, following: Value) -> bool:
@@ -536,13 +610,19 @@ def _continues_name(name: Value, candidate: Value, following: Value) -> bool:
     "Committee of the Americas") rather than the first address line: it is the next line, reads as
     words of a name (no digit, no street word), and the line after it is an address line."""
     return _may_continue_name(name, candidate, following) and (
-        _runs_on(name.text, line_length=name.length) or candidate.text[:1].islower())
+        _runs_on(name.text, line_length=name.length) or candidate.text[:1].islower()
+    )
 
 
 def _may_continue_name(name: Value, candidate: Value, following: Value) -> bool:
     """The same shape without the sign that the name runs on: either reading is possible."""
-    return candidate.lines[0] == name.lines[-1] + 1 and not _is_address(candidate.text) \
-        and len(candidate.text.split()) <= 6 and _is_address(following.text) and not name.text.endswith((".", ")"))
+    return (
+        candidate.lines[0] == name.lines[-1] + 1
+        and not _is_address(candidate.text)
+        and len(candidate.text.split()) <= 6
+        and _is_address(following.text)
+        and not name.text.endswith((".", ")"))
+    )
 
 
 def _contact_paragraph(paragraph: list[Line], reader: _Reader, values) -> None:
@@ -553,8 +633,9 @@ def _contact_paragraph(paragraph: list[Line], reader: _Reader, values) -> None:
     first_line = _without_email(_clean(paragraph[0].text), email)
     head, _, rest = first_line.partition(",")
     how = "position" if len(paragraph) == 1 else "wrapped"
-    person = Value(head.strip(), [line.number for line in paragraph], "position",
-                   other=first_line if rest.strip() else "")
+    person = Value(
+        head.strip(), [line.number for line in paragraph], "position", other=first_line if rest.strip() else ""
+    )
     if not head.strip() or _is_org(head) and not _is_person(head):
         return
     if _is_role(head) and not _is_person(head):

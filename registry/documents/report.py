@@ -54,8 +54,9 @@ class Report:
             "notes": list(self.notes),
             "headings": list(self.headings),
             "left_out": list(self.left_out),
-            "summary": {status: sum(1 for i in self.items if i.status == status)
-                        for status in (FOUND, UNCERTAIN, MISSING)},
+            "summary": {
+                status: sum(1 for i in self.items if i.status == status) for status in (FOUND, UNCERTAIN, MISSING)
+            },
         }
 
     def as_text(self) -> str:

@@ -32,20 +32,31 @@ class Line:
 # LaTeX to text. Every pattern is a single pass without nested quantifiers.
 _LATEX_SUBS = [
     (r"(?m)(?<!\\)%.*$", ""),  # comments
-    (r"\\qq\{\}", '"'), (r"\\q\{\}", "'"), (r"\\textbackslash\{\}", "\\\\"),
-    (r"-\{\}-", "--"), (r"\\(MUSTNOT|SHALLNOT|SHOULDNOT)\{\}", lambda m: m.group(1)[:-3] + " NOT"),
+    (r"\\qq\{\}", '"'),
+    (r"\\q\{\}", "'"),
+    (r"\\textbackslash\{\}", "\\\\"),
+    (r"-\{\}-", "--"),
+    (r"\\(MUSTNOT|SHALLNOT|SHOULDNOT)\{\}", lambda m: m.group(1)[:-3] + " NOT"),
     (r"\\(MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)\{\}", r"\1"),
     (r"\}[ \t]*\\\\\s*\\hspace\*?\{[^}\n]*\}\\st\{", ""),  # a struck-through URN wrapped
     (r"\\st\{([^{}]*)\}", r"~~\1~~"),
     (r"\\(?:sub)*section\*?\{([^{}]*)\}", r"\n\n\1\n\n"),
     (r"\\textsc\{([^{}]*)\}", lambda m: m.group(1).upper()),
-    (r"\\(?:texttt|path|url)\{([^{}]*)\}", r"`\1`"), (r"\\emph\{([^{}]*)\}", r"*\1*"),
-    (r"\\textbf\{([^{}]*)\}", r"**\1**"), (r"\\href\{([^{}]*)\}\{([^{}]*)\}", r"\2 (\1)"),
-    (r"~?\\cite\{([^{}]*)\}", r" [\1]"), (r"\\item[ \t]*(\[[^\]\n]*\])?", r"\n- \1 "),
-    (r"\\(?:begin|end)\{[^}]*\}(\[[^\]\n]*\])?", "\n"), (r"\\hspace\*?\{[^}]*\}", " "),
-    (r"\\\\", "\n"), (r"\\([%#_&$])", r"\1"), (r"\\label\{[^}]*\}", ""), (r"\\ref\{[^}]*\}", "?"),
+    (r"\\(?:texttt|path|url)\{([^{}]*)\}", r"`\1`"),
+    (r"\\emph\{([^{}]*)\}", r"*\1*"),
+    (r"\\textbf\{([^{}]*)\}", r"**\1**"),
+    (r"\\href\{([^{}]*)\}\{([^{}]*)\}", r"\2 (\1)"),
+    (r"~?\\cite\{([^{}]*)\}", r" [\1]"),
+    (r"\\item[ \t]*(\[[^\]\n]*\])?", r"\n- \1 "),
+    (r"\\(?:begin|end)\{[^}]*\}(\[[^\]\n]*\])?", "\n"),
+    (r"\\hspace\*?\{[^}]*\}", " "),
+    (r"\\\\", "\n"),
+    (r"\\([%#_&$])", r"\1"),
+    (r"\\label\{[^}]*\}", ""),
+    (r"\\ref\{[^}]*\}", "?"),
     (r"\\(?:noindent|newpage|hrulefill|phantomsection|tableofcontents|maketitle)\b", ""),
-    (r"[“”]", '"'), (r"[‘’]", "'"),
+    (r"[“”]", '"'),
+    (r"[‘’]", "'"),
 ]
 _LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+\*?(\{[^{}]*\})?")
 
@@ -106,15 +117,17 @@ def numbered_lines(source: str, notes: list[str], *, soft_hyphens: bool = False)
         if len(text) > MAX_LINE:
             long_lines.append(number)
             for start in range(0, len(text), MAX_LINE):
-                lines.append(Line(number, text[start:start + MAX_LINE]))
+                lines.append(Line(number, text[start : start + MAX_LINE]))
             continue
         if _furniture(text):
             continue
         lines.append(Line(number, _markup(text)))
     if long_lines:
         shown = ", ".join(str(n) for n in long_lines[:5])
-        notes.append(f"Line(s) {shown} are longer than {MAX_LINE:,} characters and were read in pieces; "
-                     "check anything extracted from them.")
+        notes.append(
+            f"Line(s) {shown} are longer than {MAX_LINE:,} characters and were read in pieces; "
+            "check anything extracted from them."
+        )
     joined: list[Line] = []
     kept, removed = [], []
     words = None
@@ -136,13 +149,20 @@ def numbered_lines(source: str, notes: list[str], *, soft_hyphens: bool = False)
             continue
         joined.append(Line(line.number, line.text))
     if removed:
-        reason = ("the document is a PDF, whose typesetting hyphenates words" if soft_hyphens else
-                  "the joined words are written unbroken elsewhere in the document")
-        notes.append(f"Line-final hyphens were removed at {len(removed)} line break(s) (from line {removed[0]}): "
-                     f"{reason}; check them.")
+        reason = (
+            "the document is a PDF, whose typesetting hyphenates words"
+            if soft_hyphens
+            else "the joined words are written unbroken elsewhere in the document"
+        )
+        notes.append(
+            f"Line-final hyphens were removed at {len(removed)} line break(s) (from line {removed[0]}): "
+            f"{reason}; check them."
+        )
     if kept:
-        notes.append(f"Line-final hyphens were kept as written at {len(kept)} line break(s) (from line {kept[0]}): "
-                     "the document does not hyphenate words at line ends.")
+        notes.append(
+            f"Line-final hyphens were kept as written at {len(kept)} line break(s) (from line {kept[0]}): "
+            "the document does not hyphenate words at line ends."
+        )
     return joined
 
 

@@ -87,11 +87,15 @@ def analyse(parsed: ParsedGrammar, top: str | None) -> Analysis:
         return result
     if key not in parsed.rules:
         known = ", ".join(rule.name for rule in parsed.rules.values())
-        result.issues.append(Issue(
-            "top-rule", "error",
-            f"The top rule {top!r} is not defined in the grammar"
-            + (f" (its rules are: {known})." if known else "."),
-            rule=top))
+        result.issues.append(
+            Issue(
+                "top-rule",
+                "error",
+                f"The top rule {top!r} is not defined in the grammar"
+                + (f" (its rules are: {known})." if known else "."),
+                rule=top,
+            )
+        )
         return result
     _check_references(parsed, scope, key, result)
     _check_core_redefinitions(parsed, result)
@@ -116,38 +120,62 @@ def _check_references(parsed, scope, top, result: Analysis) -> None:
                 if scope.lookup(node.key) is None:
                     if (rule.name, node.key) not in reported_prose and node.key not in unreadable:
                         reported_prose.add((rule.name, node.key))
-                        result.issues.append(Issue(
-                            "undefined", "error",
-                            f"Line {node.line}: rule {rule.name!r} refers to {node.name!r}, "
-                            "which is not defined (neither in the grammar nor among the "
-                            "RFC 5234 core rules).",
-                            node.line, None, rule.name))
+                        result.issues.append(
+                            Issue(
+                                "undefined",
+                                "error",
+                                f"Line {node.line}: rule {rule.name!r} refers to {node.name!r}, "
+                                "which is not defined (neither in the grammar nor among the "
+                                "RFC 5234 core rules).",
+                                node.line,
+                                None,
+                                rule.name,
+                            )
+                        )
                 elif node.key not in seen:
                     seen.add(node.key)
                     stack.append(node.key)
             elif isinstance(node, Prose) and node.text not in reported_prose:
                 reported_prose.add(node.text)
                 if scope.prose(node) is not None:
-                    result.issues.append(Issue(
-                        "prose-known", "info",
-                        f"Line {node.line}: the prose value <{node.text}> is read as its "
-                        "standard definition (RFC 2141 §2.2).",
-                        node.line, None, rule.name))
+                    result.issues.append(
+                        Issue(
+                            "prose-known",
+                            "info",
+                            f"Line {node.line}: the prose value <{node.text}> is read as its "
+                            "standard definition (RFC 2141 §2.2).",
+                            node.line,
+                            None,
+                            rule.name,
+                        )
+                    )
                 else:
                     result.unknown_prose.append(node.text)
-                    result.issues.append(Issue(
-                        "prose-unknown", "error",
-                        f"Line {node.line}: the prose value <{node.text}> in rule {rule.name!r} "
-                        "is free text that cannot be checked by machine; write it in ABNF.",
-                        node.line, None, rule.name))
+                    result.issues.append(
+                        Issue(
+                            "prose-unknown",
+                            "error",
+                            f"Line {node.line}: the prose value <{node.text}> in rule {rule.name!r} "
+                            "is free text that cannot be checked by machine; write it in ABNF.",
+                            node.line,
+                            None,
+                            rule.name,
+                        )
+                    )
     result.reachable = sorted(order, key=lambda k: parsed.rules[k].line)
     for key, rule in parsed.rules.items():
         if key not in seen:
-            result.issues.append(Issue(
-                "unreachable", "warning",
-                f"Line {rule.line}: rule {rule.name!r} is defined but not used by the top rule "
-                f"{parsed.rules[top].name!r}.",
-                rule.line, None, rule.name))
+            result.issues.append(
+                Issue(
+                    "unreachable",
+                    "warning",
+                    f"Line {rule.line}: rule {rule.name!r} is defined but not used by the top rule "
+                    f"{parsed.rules[top].name!r}.",
+                    rule.line,
+                    None,
+                    rule.name,
+                )
+            )
 
 
 def _single_chars(expr, scope, depth=0) -> set[int] | None:
@@ -181,26 +209,39 @@ def _check_core_redefinitions(parsed: ParsedGrammar, result: Analysis) -> None:
         standard = _single_chars(CORE_RULES[key].expr, core_scope)
         own = _single_chars(rule.expr, own_scope)
         if standard is not None and standard == own:
-            result.issues.append(Issue(
-                "core-redefinition", "info",
-                f"Line {rule.line}: {rule.name!r} redefines the RFC 5234 core rule with the "
-                "same meaning; that is harmless.",
-                rule.line, None, rule.name))
+            result.issues.append(
+                Issue(
+                    "core-redefinition",
+                    "info",
+                    f"Line {rule.line}: {rule.name!r} redefines the RFC 5234 core rule with the "
+                    "same meaning; that is harmless.",
+                    rule.line,
+                    None,
+                    rule.name,
+                )
+            )
         else:
-            result.issues.append(Issue(
-                "core-redefinition", "warning",
-                f"Line {rule.line}: {rule.name!r} redefines the RFC 5234 core rule "
-                f"{key.upper()} with a different meaning. It is used as defined here, inside "
-                "this grammar only; consider another name to avoid confusing readers.",
-                rule.line, None, rule.name))
+            result.issues.append(
+                Issue(
+                    "core-redefinition",
+                    "warning",
+                    f"Line {rule.line}: {rule.name!r} redefines the RFC 5234 core rule "
+                    f"{key.upper()} with a different meaning. It is used as defined here, inside "
+                    "this grammar only; consider another name to avoid confusing readers.",
+                    rule.line,
+                    None,
+                    rule.name,
+                )
+            )
 
 
 def _check_recursion(scope: Scope, top: str, result: Analysis) -> None:
     """Rules that can reach themselves make the language non-regular."""
     graph = {}
     for key in result.reachable:
-        graph[key] = {ref.key for ref in (n for n in walk(scope.lookup(key).expr) if isinstance(n, Ref))
-                      if ref.key in scope.rules}
+        graph[key] = {
+            ref.key for ref in (n for n in walk(scope.lookup(key).expr) if isinstance(n, Ref)) if ref.key in scope.rules
+        }
     recursive = set()
     for start in graph:
         stack, seen = list(graph[start]), set()
@@ -216,12 +257,18 @@ def _check_recursion(scope: Scope, top: str, result: Analysis) -> None:
     if recursive:
         names = ", ".join(scope.rules[k].name for k in result.recursive)
         first = scope.rules[result.recursive[0]]
-        result.issues.append(Issue(
-            "recursion", "warning",
-            f"Line {first.line}: the grammar is recursive ({names} refer back to themselves), "
-            "so it is not a regular language. Validation checks nesting only up to a fixed "
-            "depth; write the structure without recursion if you can.",
-            first.line, None, first.name))
+        result.issues.append(
+            Issue(
+                "recursion",
+                "warning",
+                f"Line {first.line}: the grammar is recursive ({names} refer back to themselves), "
+                "so it is not a regular language. Validation checks nesting only up to a fixed "
+                "depth; write the structure without recursion if you can.",
+                first.line,
+                None,
+                first.name,
+            )
+        )
 
 
 def _measure(scope: Scope, top: str, result: Analysis) -> None:
@@ -262,13 +309,16 @@ def _measure(scope: Scope, top: str, result: Analysis) -> None:
     result.max_length = lengths.max_of(scope.lookup(top).expr)
     result.prefix = _prefix(scope, scope.lookup(top).expr, set(), {})[0][:PREFIX_MAX_CHARS]
     if URN_MAX_LENGTH < result.min_length < INFINITE:  # INFINITE: undefined parts, said already
-        shortest = (f"at least {int(result.min_length):,}" if result.min_length < 10**9
-                    else "more than 1,000,000,000")
-        result.issues.append(Issue(
-            "too-large", "error",
-            f"Every string of this grammar is {shortest} characters long, more than "
-            f"the {URN_MAX_LENGTH:,} characters of the longest URN the registry checks, so no "
-            "URN can match it (are the repetition counts meant?)."))
+        shortest = f"at least {int(result.min_length):,}" if result.min_length < 10**9 else "more than 1,000,000,000"
+        result.issues.append(
+            Issue(
+                "too-large",
+                "error",
+                f"Every string of this grammar is {shortest} characters long, more than "
+                f"the {URN_MAX_LENGTH:,} characters of the longest URN the registry checks, so no "
+                "URN can match it (are the repetition counts meant?).",
+            )
+        )
     result.full_urn = result.prefix.lower().startswith("urn:ogf:")
 
 
@@ -331,7 +381,7 @@ def _prefix(scope: Scope, node, active: set, memo: dict) -> tuple[str, bool]:
     """(fixed leading text, whether the node is entirely that fixed text)."""
     if isinstance(node, Lit):
         text = node.text if node.case_sensitive else node.text.lower()
-        return text[:PREFIX_MAX_CHARS + 1], len(text) <= PREFIX_MAX_CHARS
+        return text[: PREFIX_MAX_CHARS + 1], len(text) <= PREFIX_MAX_CHARS
     if isinstance(node, Range):
         return (chr(node.lo), True) if node.lo == node.hi else ("", False)
     if isinstance(node, Cat):
@@ -340,14 +390,14 @@ def _prefix(scope: Scope, node, active: set, memo: dict) -> tuple[str, bool]:
             part, fixed = _prefix(scope, item, active, memo)
             text += part
             if not fixed or len(text) > PREFIX_MAX_CHARS:  # only the start matters
-                return text[:PREFIX_MAX_CHARS + 1], False
+                return text[: PREFIX_MAX_CHARS + 1], False
         return text, True
     if isinstance(node, Rep):
         part, fixed = _prefix(scope, node.item, active, memo)
         if node.max is not None and node.min == node.max and fixed:
             # Never build more than the capped prefix, however the counts multiply.
             copies = min(node.min, PREFIX_MAX_CHARS + 1)
-            text = (part * copies)[:PREFIX_MAX_CHARS + 1]
+            text = (part * copies)[: PREFIX_MAX_CHARS + 1]
             return text, len(text) <= PREFIX_MAX_CHARS and len(part) * node.min == len(text)
         return (part if node.min >= 1 else ""), False
     if isinstance(node, Ref):

@@ -16,7 +16,7 @@ def clip_words(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     room = max(1, limit - len(ELLIPSIS))
-    cut = text[:room + 1]  # one more: a space just past the room means the last word is whole
+    cut = text[: room + 1]  # one more: a space just past the room means the last word is whole
     end = max(cut.rfind(" "), cut.rfind("\t"))
     if end <= 0:
         return text[:room] + ELLIPSIS

@@ -84,11 +84,18 @@ class Validator:
     parses or compiles ABNF.
     """
 
-    __slots__ = ("pattern", "full_urn", "length_cap", "rule", "_matches", "locator", "cost",
-                 "_unchecked_until")
+    __slots__ = ("pattern", "full_urn", "length_cap", "rule", "_matches", "locator", "cost", "_unchecked_until")
 
-    def __init__(self, pattern: str, full_urn: bool, length_cap: int, rule: str, matches=None,
-                 locator: Locator | None = None, cost: Cost | None = None):
+    def __init__(
+        self,
+        pattern: str,
+        full_urn: bool,
+        length_cap: int,
+        rule: str,
+        matches=None,
+        locator: Locator | None = None,
+        cost: Cost | None = None,
+    ):
         self.pattern, self.full_urn, self.length_cap, self.rule = pattern, full_urn, length_cap, rule
         #: Compiled on first use in this process: a validator not proven cheap is only
         #: ever run in the bounded worker, so the web process never compiles it.
@@ -108,8 +115,7 @@ class Validator:
 
     def _fields(self) -> dict:
         """What ``from_dict`` reads back."""
-        data = {"pattern": self.pattern, "full_urn": self.full_urn, "length_cap": self.length_cap,
-                "rule": self.rule}
+        data = {"pattern": self.pattern, "full_urn": self.full_urn, "length_cap": self.length_cap, "rule": self.rule}
         if self.locator is not None:
             data["prefix_pattern"] = self.locator.pattern
             data["prefix_rules"] = self.locator.rules
@@ -122,8 +128,7 @@ class Validator:
             locator = Locator(data["prefix_pattern"], data.get("prefix_rules", []))
         if not isinstance(cost, Cost):
             cost = Cost.from_dict(cost)
-        return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"],
-                   locator=locator, cost=cost)
+        return cls(data["pattern"], data["full_urn"], data["length_cap"], data["rule"], locator=locator, cost=cost)
 
     @staticmethod
     def _rebuild(data: dict, cost: dict | None) -> Validator:
@@ -157,6 +162,7 @@ class Validator:
                 return None
         subject = parsed.urn if self.full_urn else parsed.sss
         offset = len(parsed.urn) - len(subject)
+
         def complete(text: str) -> bool:
             return self._match(text.encode("ascii"))
 
@@ -196,8 +202,10 @@ class Validator:
         if len(subject) > self.length_cap:
             # Like every other failure, name the first character past the limit and its place.
             at = len(parsed.urn) - len(subject) + self.length_cap + 1
-            return [f"At character {at} ({subject[self.length_cap]!r}): the {what} is {len(subject)} characters "
-                    f"long; this grammar allows at most {self.length_cap}."]
+            return [
+                f"At character {at} ({subject[self.length_cap]!r}): the {what} is {len(subject)} characters "
+                f"long; this grammar allows at most {self.length_cap}."
+            ]
         position = self.position(parsed)
         where = f" {position.message}" if position is not None else ""
         return [f"The {what} does not match the grammar's rule {self.rule!r}.{where}"]
@@ -211,29 +219,30 @@ class Validator:
         try:
             if self.cost is None:
                 heads = (f"{PREFIX}{snid}:",) if self.full_urn and snid else ("",)
-                figures = sandbox.run_bounded(_measure_in_worker, self._fields(), heads,
-                                              what="grammar's matching cost")
+                figures = sandbox.run_bounded(_measure_in_worker, self._fields(), heads, what="grammar's matching cost")
                 self.cost = Cost.from_dict(figures)
                 if self.proven:  # now measured cheap: from here on it runs in this process
                     return getattr(self, method)(subject)
             cost = self.cost.as_dict() if self.cost else None
-            return sandbox.run_bounded(_run_in_worker, self._fields(), cost, method, subject,
-                                       what="URN check")
+            return sandbox.run_bounded(_run_in_worker, self._fields(), cost, method, subject, what="URN check")
         except sandbox.BudgetExceeded as exc:
             if exc.deterministic:  # a fault (a killed worker) says nothing about the grammar's cost
                 self._unchecked_until = time.monotonic() + UNCHECKED_SECONDS
                 if self.cost is None:
-                    self.cost = Cost(match_ms=float("inf"), worst="measurement stopped", length=0,
-                                     complete=False)
+                    self.cost = Cost(match_ms=float("inf"), worst="measurement stopped", length=0, complete=False)
             raise NotChecked(self._unchecked_message(exc.message)) from None
 
     def _unchecked_message(self, reason: str = "") -> str:
         cost = ""
         if self.cost is not None and not self.cost.cheap:
-            cost = (f" Matching one URN against it was measured at more than the registry's limit "
-                    f"of {MATCH_BUDGET_MS:g} ms; the editors have been told.")
-        return ("The URN could not be checked against this SNID's grammar within the registry's "
-                f"limits.{cost} {reason}".rstrip())
+            cost = (
+                f" Matching one URN against it was measured at more than the registry's limit "
+                f"of {MATCH_BUDGET_MS:g} ms; the editors have been told."
+            )
+        return (
+            "The URN could not be checked against this SNID's grammar within the registry's "
+            f"limits.{cost} {reason}".rstrip()
+        )
 
 
 @dataclass(slots=True)
@@ -287,8 +296,10 @@ class CompiledGrammar:
     def check(self, parsed: ParsedUrn) -> list[str]:
         """Why a generically valid URN is not valid under this grammar ([] if it is)."""
         if self.validator is None:
-            return ["The registered grammar cannot be used for validation: "
-                    + "; ".join(issue.message for issue in self.errors[:3])]
+            return [
+                "The registered grammar cannot be used for validation: "
+                + "; ".join(issue.message for issue in self.errors[:3])
+            ]
         try:
             return self.validator.check(parsed)
         except NotChecked as exc:
@@ -388,8 +399,7 @@ def _shared_set(shared, key: str, compiled: CompiledGrammar) -> None:
         logger.warning("shared grammar cache unavailable", exc_info=True)
 
 
-def _compile_bounded(abnf: str, rule: str | None,
-                     examples: tuple[str, ...]) -> tuple[CompiledGrammar, bool]:
+def _compile_bounded(abnf: str, rule: str | None, examples: tuple[str, ...]) -> tuple[CompiledGrammar, bool]:
     """``_compile`` within the registry's time and memory budget (registry.sandbox).
 
     Over budget, the answer is a grammar that cannot validate, with one error
@@ -413,7 +423,8 @@ def _compile_bounded(abnf: str, rule: str | None,
         return CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + [issue]), True
     cost = compiled.cost
     return compiled, not (compiled.crosscheck and compiled.crosscheck.load_dependent) and (
-        cost is None or cost.decisive)
+        cost is None or cost.decisive
+    )
 
 
 def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> CompiledGrammar:
@@ -422,10 +433,14 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
         analysis = analyse(parsed, rule)
     except RecursionError:
         analysis = Analysis(top=None)
-        analysis.issues.append(Issue(
-            "too-complex", "error",
-            "The grammar nests rules too deeply to analyse (hundreds of levels); real "
-            "registrations need far fewer."))
+        analysis.issues.append(
+            Issue(
+                "too-complex",
+                "error",
+                "The grammar nests rules too deeply to analyse (hundreds of levels); real "
+                "registrations need far fewer.",
+            )
+        )
     compiled = CompiledGrammar(abnf, rule, parsed, analysis, issues=parsed.issues + analysis.issues)
     if analysis.top is None or analysis.top not in parsed.rules:
         return compiled
@@ -435,16 +450,20 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
         matcher = compile_anchored(pattern)
     except (TooComplex, RecursionError) as exc:
         reason = str(exc) if isinstance(exc, TooComplex) else "its rules nest too deeply"
-        compiled.issues.append(Issue(
-            "too-complex", "error",
-            f"The grammar cannot be turned into a linear-time validator: {reason}."))
+        compiled.issues.append(
+            Issue("too-complex", "error", f"The grammar cannot be turned into a linear-time validator: {reason}.")
+        )
         return compiled
     except PatternError:
-        compiled.issues.append(Issue(
-            "too-complex", "error",
-            "The grammar cannot be turned into a linear-time validator: its matcher needs more "
-            f"than the {RE2_MAX_MEM >> 20} MB the registry allows one grammar; simplify the "
-            "rules that are repeated or used many times."))
+        compiled.issues.append(
+            Issue(
+                "too-complex",
+                "error",
+                "The grammar cannot be turned into a linear-time validator: its matcher needs more "
+                f"than the {RE2_MAX_MEM >> 20} MB the registry allows one grammar; simplify the "
+                "rules that are repeated or used many times.",
+            )
+        )
         return compiled
     compiled.pattern = pattern
     heads, samples = _heads(scope, analysis)
@@ -459,30 +478,43 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
         cost = measure_locator(locator, cost, compiled.length_cap, heads, costliest)
         if not cost.locate_cheap:
             locator = None
-            compiled.issues.append(Issue(
-                "positions-not-given", "warning",
-                f"URNs are validated, but the registry will not say where an invalid URN goes "
-                f"wrong: locating the error costs about {cost.locate_ms:,.0f} ms, more than its "
-                f"limit of {LOCATE_BUDGET_MS:g} ms."))
-    compiled.validator = Validator(pattern, analysis.full_urn, compiled.length_cap,
-                                   compiled.top_rule_name, matcher, locator, cost)
+            compiled.issues.append(
+                Issue(
+                    "positions-not-given",
+                    "warning",
+                    f"URNs are validated, but the registry will not say where an invalid URN goes "
+                    f"wrong: locating the error costs about {cost.locate_ms:,.0f} ms, more than its "
+                    f"limit of {LOCATE_BUDGET_MS:g} ms.",
+                )
+            )
+    compiled.validator = Validator(
+        pattern, analysis.full_urn, compiled.length_cap, compiled.top_rule_name, matcher, locator, cost
+    )
     if truncated:
-        compiled.issues.append(Issue(
-            "recursion-bounded", "warning",
-            f"Recursive rules are checked to a nesting depth of {RECURSION_DEPTH}; deeper "
-            "nesting is rejected."))
+        compiled.issues.append(
+            Issue(
+                "recursion-bounded",
+                "warning",
+                f"Recursive rules are checked to a nesting depth of {RECURSION_DEPTH}; deeper nesting is rejected.",
+            )
+        )
     if analysis.recursive:
         compiled.crosscheck = CrossCheck(skipped="recursive grammar: compared to the bounded form only")
         return compiled
     subjects = [_subject(example, analysis.full_urn) for example in examples]
-    compiled.crosscheck = cross_check(scope, analysis.top, analysis.reachable, compiled.matches,
-                                      [s for s in subjects if s is not None])
+    compiled.crosscheck = cross_check(
+        scope, analysis.top, analysis.reachable, compiled.matches, [s for s in subjects if s is not None]
+    )
     for text, ours, theirs in compiled.crosscheck.disagreements[:5]:
-        compiled.issues.append(Issue(
-            "disagreement", "error",
-            f"The compiled validator {'accepts' if ours else 'rejects'} {text!r} but the "
-            f"reference ABNF parser {'accepts' if theirs else 'rejects'} it; the grammar "
-            "cannot be trusted for validation until this is resolved (please report it)."))
+        compiled.issues.append(
+            Issue(
+                "disagreement",
+                "error",
+                f"The compiled validator {'accepts' if ours else 'rejects'} {text!r} but the "
+                f"reference ABNF parser {'accepts' if theirs else 'rejects'} it; the grammar "
+                "cannot be trusted for validation until this is resolved (please report it).",
+            )
+        )
     if compiled.crosscheck.disagreements:
         compiled.validator = None
     return compiled
@@ -498,7 +530,7 @@ def _heads(scope: Scope, analysis: Analysis) -> tuple[tuple[str, ...], tuple[str
     samples = (shortest,) if shortest else ()
     heads = [""]
     if analysis.full_urn and shortest and shortest.lower().startswith(PREFIX):
-        rest = shortest[len(PREFIX):]
+        rest = shortest[len(PREFIX) :]
         if ":" in rest:
             heads.append(shortest[: len(PREFIX) + rest.index(":") + 1])
     return tuple(heads), samples
@@ -508,11 +540,15 @@ def _locator(compiled: CompiledGrammar, scope: Scope, analysis: Analysis, matche
     """The error locator, if the grammar is small enough to build one (a warning says if not)."""
     size = getattr(matcher, "program_size", 0)
     if size > LOCATOR_PROGRAM_MAX:
-        compiled.issues.append(Issue(
-            "positions-not-given", "warning",
-            f"URNs are validated, but the registry will not say where an invalid URN goes wrong: "
-            f"the grammar's matcher has {size:,} steps, more than the {LOCATOR_PROGRAM_MAX:,} "
-            "for which error positions are worked out."))
+        compiled.issues.append(
+            Issue(
+                "positions-not-given",
+                "warning",
+                f"URNs are validated, but the registry will not say where an invalid URN goes wrong: "
+                f"the grammar's matcher has {size:,} steps, more than the {LOCATOR_PROGRAM_MAX:,} "
+                "for which error positions are worked out.",
+            )
+        )
         return None
     try:
         return Locator(*build_prefix(scope, analysis.top, set(analysis.recursive)))
@@ -557,5 +593,5 @@ def _subject(example: str, full_urn: bool) -> str | None:
         return example
     if example[: len(PREFIX)].lower() != PREFIX:
         return example
-    rest = example[len(PREFIX):]
+    rest = example[len(PREFIX) :]
     return rest.split(":", 1)[1] if ":" in rest else None

@@ -83,6 +83,7 @@ class Cost:
     def decisive(self) -> bool:
         """Far enough from every budget that an idle or a busy machine would measure the same
         verdict (within a factor of ``MARGIN``): only such a result may be shared and kept."""
+
         def clear(value: float | None, budget: float) -> bool:
             return value is None or value <= budget / MARGIN or value >= budget * MARGIN
 
@@ -92,9 +93,13 @@ class Cost:
         return clear(match_ms, MATCH_BUDGET_MS) and (not self.cheap or clear(self.locate_ms, LOCATE_BUDGET_MS))
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "match_ms": round(self.match_ms, 4),
-                "locate_ms": None if self.locate_ms is None else round(self.locate_ms, 4),
-                "compile_ms": round(self.compile_ms, 3), "budget_ms": MATCH_BUDGET_MS}
+        return {
+            **asdict(self),
+            "match_ms": round(self.match_ms, 4),
+            "locate_ms": None if self.locate_ms is None else round(self.locate_ms, 4),
+            "compile_ms": round(self.compile_ms, 3),
+            "budget_ms": MATCH_BUDGET_MS,
+        }
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Cost | None:
@@ -106,17 +111,24 @@ class Cost:
     @property
     def message(self) -> str:
         """Why a grammar over the budget is refused, naming the limit."""
-        measured = (f"about {self.match_ms:,.0f} ms" if self.complete
-                    else f"more than {self.match_ms:,.0f} ms (measuring stopped)")
-        why = ("RE2's DFA cannot keep the states this grammar needs in its cache and falls back to "
-               "its slow matcher" if self.fallback else
-               "every character leads RE2's DFA to new states it must build")
-        return (f"Matching one URN against this grammar costs {measured} on {self.worst}, more than "
-                f"the registry's limit of {MATCH_BUDGET_MS:g} ms per URN of up to "
-                f"{URN_MAX_LENGTH:,} characters: {why}. This comes from many overlapping "
-                "alternatives that are each repeated many times (for example dozens of character "
-                "classes sharing a character, each with a count like 200); give the "
-                "alternatives distinct first characters or smaller counts.")
+        measured = (
+            f"about {self.match_ms:,.0f} ms"
+            if self.complete
+            else f"more than {self.match_ms:,.0f} ms (measuring stopped)"
+        )
+        why = (
+            "RE2's DFA cannot keep the states this grammar needs in its cache and falls back to its slow matcher"
+            if self.fallback
+            else "every character leads RE2's DFA to new states it must build"
+        )
+        return (
+            f"Matching one URN against this grammar costs {measured} on {self.worst}, more than "
+            f"the registry's limit of {MATCH_BUDGET_MS:g} ms per URN of up to "
+            f"{URN_MAX_LENGTH:,} characters: {why}. This comes from many overlapping "
+            "alternatives that are each repeated many times (for example dozens of character "
+            "classes sharing a character, each with a count like 200); give the "
+            "alternatives distinct first characters or smaller counts."
+        )
 
 
 def _label(head: str, unit: str, length: int) -> str:
@@ -157,8 +169,14 @@ def adversarial(length: int, heads=("",), samples=(), pattern: str = "") -> Iter
             yield _label("", sample[:20], length), (sample * (length // len(sample) + 1))[:length]
 
 
-def measure(pattern: str, length: int = URN_MAX_LENGTH, heads=("",), samples=(),
-            matcher: Callable[[bytes], bool] | None = None, costliest: list | None = None) -> Cost:
+def measure(
+    pattern: str,
+    length: int = URN_MAX_LENGTH,
+    heads=("",),
+    samples=(),
+    matcher: Callable[[bytes], bool] | None = None,
+    costliest: list | None = None,
+) -> Cost:
     """The costliest match of the adversarial strings on one freshly compiled program.
 
     Stops as soon as one string passes ``MATCH_BUDGET_MS`` or the measurement as a
@@ -201,8 +219,15 @@ def _result(inputs, spent, index, longest, complete, match, compile_ms) -> Cost:
     match(data[:longest])
     warm = time.thread_time() - before
     fallback = cold * 1000 > MATCH_BUDGET_MS and warm >= cold * FALLBACK_SHARE
-    return Cost(match_ms=cold * 1000, worst=label, length=longest, complete=complete,
-                fallback=fallback, compile_ms=compile_ms, target=len(data))
+    return Cost(
+        match_ms=cold * 1000,
+        worst=label,
+        length=longest,
+        complete=complete,
+        fallback=fallback,
+        compile_ms=compile_ms,
+        target=len(data),
+    )
 
 
 def measure_locator(locator, cost: Cost, length: int, heads=("",), costliest=()) -> Cost:
@@ -241,5 +266,10 @@ def measure_locator(locator, cost: Cost, length: int, heads=("",), costliest=())
 
 
 def _located(cost: Cost, locate_ms: float, compile_ms: float) -> Cost:
-    return Cost(**{**{name: getattr(cost, name) for name in Cost.__dataclass_fields__},
-                   "locate_ms": locate_ms, "compile_ms": cost.compile_ms + compile_ms})
+    return Cost(
+        **{
+            **{name: getattr(cost, name) for name in Cost.__dataclass_fields__},
+            "locate_ms": locate_ms,
+            "compile_ms": cost.compile_ms + compile_ms,
+        }
+    )

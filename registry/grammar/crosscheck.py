@@ -122,9 +122,7 @@ def _abnf_text(scope: Scope, keys: list[str]) -> str:
         known = scope.prose(node)
         return f"( {to_abnf(known, name_of, prose)} )" if known is not None else f"<{node.text}>"
 
-    return "\n".join(
-        f"u-{scope.rules[key].name} = {to_abnf(scope.rules[key].expr, name_of, prose)}" for key in keys
-    )
+    return "\n".join(f"u-{scope.rules[key].name} = {to_abnf(scope.rules[key].expr, name_of, prose)}" for key in keys)
 
 
 def _printable(text: str) -> bool:
@@ -148,8 +146,7 @@ def _reference_rules(cls: type[Rule], scope: Scope, keys: list[str]) -> None:
     def build(node):
         if isinstance(node, Alt):
             items = [build(item) for item in node.items]
-            return items[0] if len(items) == 1 else Alternation(
-                *items, first_match=cls._first_match_default)
+            return items[0] if len(items) == 1 else Alternation(*items, first_match=cls._first_match_default)
         if isinstance(node, Cat):
             if not node.items:
                 return Literal("", False)
@@ -247,7 +244,8 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
         result.cut_short = (
             f"the reference ABNF parser was not run: it is given grammars of at most "
             f"{CROSSCHECK_GRAMMAR_MAX_CHARS:,} characters with rules of at most "
-            f"{CROSSCHECK_RULE_MAX_CHARS:,} (this one: {len(text):,}, longest rule {longest:,})")
+            f"{CROSSCHECK_RULE_MAX_CHARS:,} (this one: {len(text):,}, longest rule {longest:,})"
+        )
         return result
     cls = type(f"Grammar{next(_counter)}", (Rule,), {})
     timer = _Timer(TIME_BUDGET)
@@ -289,17 +287,17 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
             if ours != theirs:
                 result.disagreements.append((text, ours, theirs))
         if long_examples:
-            result.skipped = (f"{len(long_examples)} example(s) longer than "
-                              f"{CROSSCHECK_EXAMPLE_MAX_CHARS} characters were checked by the "
-                              "validator only")
+            result.skipped = (
+                f"{len(long_examples)} example(s) longer than "
+                f"{CROSSCHECK_EXAMPLE_MAX_CHARS} characters were checked by the "
+                "validator only"
+            )
     except (_OutOfTime, MemoryError) as exc:
-        limit = (f"its limit of {TIME_BUDGET} s of CPU time" if isinstance(exc, _OutOfTime)
-                 else "the memory limit")
+        limit = f"its limit of {TIME_BUDGET} s of CPU time" if isinstance(exc, _OutOfTime) else "the memory limit"
         # CPU time measures the work, whatever the machine's load; memory is counted per job
         # too, but a fragmented worker may reach it sooner: only that is not shared.
         result.load_dependent = isinstance(exc, MemoryError)
-        result.cut_short = (f"the reference ABNF parser reached {limit} after "
-                            f"{result.checked} test string(s)")
+        result.cut_short = f"the reference ABNF parser reached {limit} after {result.checked} test string(s)"
     except Exception as exc:  # the reference parser refused the grammar we fed it
         result.skipped = f"the reference parser could not load the grammar ({exc})"
     finally:
@@ -307,4 +305,3 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
         for key in [key for key in Rule._obj_map if key[0] is cls]:
             del Rule._obj_map[key]
     return result
-

@@ -97,10 +97,14 @@ def _sequence(items: list):
 
 def _node(expr):
     if isinstance(expr, Lit):
-        label = f'"{expr.text}"' if all(0x20 <= ord(c) <= 0x7E for c in expr.text) else (
-            "%x" + ".".join(f"{ord(c):02X}" for c in expr.text))
-        return railroad.Terminal(label, title="case-sensitive" if expr.case_sensitive and any(
-            c.isalpha() for c in expr.text) else None)
+        label = (
+            f'"{expr.text}"'
+            if all(0x20 <= ord(c) <= 0x7E for c in expr.text)
+            else ("%x" + ".".join(f"{ord(c):02X}" for c in expr.text))
+        )
+        return railroad.Terminal(
+            label, title="case-sensitive" if expr.case_sensitive and any(c.isalpha() for c in expr.text) else None
+        )
     if isinstance(expr, Range):
         if expr.lo == expr.hi:
             return railroad.Terminal(_char(expr.lo))

@@ -177,9 +177,12 @@ class _RuleReader:
         while self.pos < len(self.text) and self.text[self.pos] in _NAME_CHARS:
             self.pos += 1
         if self.pos - start > RULE_NAME_MAX_CHARS:
-            raise _SyntaxProblem(start, f"the rule name is {self.pos - start:,} characters long; "
-                                        f"the registry reads names of at most {RULE_NAME_MAX_CHARS}")
-        return self.text[start:self.pos]
+            raise _SyntaxProblem(
+                start,
+                f"the rule name is {self.pos - start:,} characters long; "
+                f"the registry reads names of at most {RULE_NAME_MAX_CHARS}",
+            )
+        return self.text[start : self.pos]
 
     def alternation(self):
         items = [self.concatenation()]
@@ -196,8 +199,10 @@ class _RuleReader:
                 raise _SyntaxProblem(slash, "expected an alternative after '/'")
             items.append(self.concatenation())
             if len(items) > ALTERNATIVES_MAX:
-                raise _SyntaxProblem(slash, f"more than {ALTERNATIVES_MAX:,} alternatives in one "
-                                            "place; the registry reads at most that many")
+                raise _SyntaxProblem(
+                    slash,
+                    f"more than {ALTERNATIVES_MAX:,} alternatives in one place; the registry reads at most that many",
+                )
 
     def concatenation(self):
         items = [self.repetition()]
@@ -218,8 +223,8 @@ class _RuleReader:
             return None
         count = self.pos - start
         if count > NUMBER_MAX_DIGITS:
-            return 10 ** NUMBER_MAX_DIGITS, count  # far beyond any limit; never converted whole
-        return int(self.text[start:self.pos], base), count
+            return 10**NUMBER_MAX_DIGITS, count  # far beyond any limit; never converted whole
+        return int(self.text[start : self.pos], base), count
 
     def repetition(self):
         start = self.pos
@@ -230,16 +235,18 @@ class _RuleReader:
             self.pos += 1
             high = self.number(_DIGITS[10], 10)
         if self.peek() not in _ELEMENT_STARTS:
-            raise _SyntaxProblem(self.pos, "expected an element (a rule name, string, value, "
-                                           "group or option) here")
+            raise _SyntaxProblem(self.pos, "expected an element (a rule name, string, value, group or option) here")
         element = self.element()
         if low is None and not star:
             return element
         low_value = low[0] if low else 0
         high_value = (high[0] if high else None) if star else low_value
         if high_value is not None and low_value > high_value:
-            raise _SyntaxProblem(start, f"the repetition {self.text[start:self.pos].split()[0][:30]!r} "
-                                        "asks for more items at least than at most")
+            raise _SyntaxProblem(
+                start,
+                f"the repetition {self.text[start : self.pos].split()[0][:30]!r} "
+                "asks for more items at least than at most",
+            )
         # Counts past the URN length cap cannot change which URNs match: an upper
         # bound there means "no upper bound", a lower bound is kept just past it.
         if high_value is not None and high_value > REPEAT_MAX:
@@ -262,7 +269,7 @@ class _RuleReader:
                 end += 1
             if end >= len(self.text) or self.text[end] != ">":
                 raise _SyntaxProblem(start, "a prose value <...> must end with '>' on the same line")
-            text = self.text[start + 1:end]
+            text = self.text[start + 1 : end]
             self.pos = end + 1
             if _is_rulename(text):  # RFC 5234 §2.1: <rulename> may stand for a reference
                 return Ref(text, self.line_of(start))
@@ -274,8 +281,11 @@ class _RuleReader:
         start = self.pos
         self.depth += 1
         if self.depth > NESTING_MAX:
-            raise _SyntaxProblem(start, f"groups and options are nested more than {NESTING_MAX} "
-                                        "levels deep; the registry reads at most that many")
+            raise _SyntaxProblem(
+                start,
+                f"groups and options are nested more than {NESTING_MAX} "
+                "levels deep; the registry reads at most that many",
+            )
         self.pos += 1
         self.skip_space()
         if self.peek() not in _REPETITION_STARTS:
@@ -298,13 +308,15 @@ class _RuleReader:
                 raise _SyntaxProblem(end, "cannot read the grammar from here")  # hint: non-ASCII
             end += 1
         if end >= len(text) or text[end] != '"':
-            raise _SyntaxProblem(start, "a quoted string must end on the same line",
-                                 " Is a closing quote missing?")
-        quoted = text[start + 1:end]
+            raise _SyntaxProblem(start, "a quoted string must end on the same line", " Is a closing quote missing?")
+        quoted = text[start + 1 : end]
         if len(quoted) > LITERAL_MAX_CHARS:
-            raise _SyntaxProblem(start, f"the quoted string is {len(quoted):,} characters long; "
-                                        f"the registry reads strings of at most "
-                                        f"{LITERAL_MAX_CHARS:,} (longer than any URN)")
+            raise _SyntaxProblem(
+                start,
+                f"the quoted string is {len(quoted):,} characters long; "
+                f"the registry reads strings of at most "
+                f"{LITERAL_MAX_CHARS:,} (longer than any URN)",
+            )
         self.pos = end + 1
         if not any(c.isalpha() for c in quoted):
             sensitive = True  # no letters: case does not matter, say so once
@@ -312,14 +324,15 @@ class _RuleReader:
 
     def percent(self):
         start = self.pos
-        kind = self.text[self.pos + 1:self.pos + 2].lower()
-        if kind in ("s", "i") and self.text[self.pos + 2:self.pos + 3] == '"':
+        kind = self.text[self.pos + 1 : self.pos + 2].lower()
+        if kind in ("s", "i") and self.text[self.pos + 2 : self.pos + 3] == '"':
             self.pos += 2
             return Lit(*self.quoted(sensitive=kind == "s"))
         base = {"b": 2, "d": 10, "x": 16}.get(kind)
         if base is None:
-            raise _SyntaxProblem(start, "'%' must be followed by b, d or x (a numeric value) "
-                                        "or by s or i and a quoted string")
+            raise _SyntaxProblem(
+                start, "'%' must be followed by b, d or x (a numeric value) or by s or i and a quoted string"
+            )
         self.pos += 2
         codes = [self.code_point(start, base)]
         if self.peek() == "-":
@@ -332,8 +345,10 @@ class _RuleReader:
             self.pos += 1
             codes.append(self.code_point(start, base))
             if len(codes) > LITERAL_MAX_CHARS:
-                raise _SyntaxProblem(start, f"more than {LITERAL_MAX_CHARS:,} values in one "
-                                            "sequence; the registry reads at most that many")
+                raise _SyntaxProblem(
+                    start,
+                    f"more than {LITERAL_MAX_CHARS:,} values in one sequence; the registry reads at most that many",
+                )
         return Lit("".join(chr(code) for code in codes), True)
 
     def code_point(self, start: int, base: int) -> int:
@@ -344,9 +359,8 @@ class _RuleReader:
             raise _SyntaxProblem(at, f"expected {name} digits here")
         value, _ = number
         if value > CODE_POINT_MAX:
-            shown = self.text[at:self.pos][:20]
-            raise _SyntaxProblem(start, f"the value {shown} is above %x10FFFF, the highest Unicode "
-                                        "code point")
+            shown = self.text[at : self.pos][:20]
+            raise _SyntaxProblem(start, f"the value {shown} is above %x10FFFF, the highest Unicode code point")
         return value
 
 
@@ -355,7 +369,7 @@ def _issue_at(chunk, reader, position, name, what, hint="") -> Issue:
     while position < len(chunk) - 1 and chunk[position] in " \t\r\n":
         position += 1
     end = chunk.find("\n", position)
-    rest_of_line = chunk[position:end if end != -1 else len(chunk)]
+    rest_of_line = chunk[position : end if end != -1 else len(chunk)]
     snippet = clip_words(rest_of_line, SNIPPET_MAX_CHARS)
     strange = next((i for i, c in enumerate(rest_of_line) if not 0x20 <= ord(c) <= 0x7E), None)
     if strange is not None:
@@ -368,8 +382,9 @@ def _issue_at(chunk, reader, position, name, what, hint="") -> Issue:
         )
     line, column = reader.line_of(position), reader.column_of(position)
     where = f"in rule {name!r}" if name else "at the start of a rule"
-    return Issue("syntax", "error", f"Line {line}, column {column}, {where}: {what}: {snippet!r}.{hint}",
-                 line, column, name)
+    return Issue(
+        "syntax", "error", f"Line {line}, column {column}, {where}: {what}: {snippet!r}.{hint}", line, column, name
+    )
 
 
 def _read_rule(chunk: str, reader: _RuleReader):
@@ -379,22 +394,34 @@ def _read_rule(chunk: str, reader: _RuleReader):
     except _SyntaxProblem as problem:
         if problem.position == 0 and problem.what.startswith("a rule name"):
             return Issue(
-                "syntax", "error",
+                "syntax",
+                "error",
                 f"Line {reader.first_line}: a rule must start with its name (letters, digits "
                 f"and '-', beginning with a letter), found {chunk.split()[0][:20]!r}.",
-                reader.first_line, 1 + reader.indent)
-        name = reader.text[:next((i for i, c in enumerate(chunk) if c not in _NAME_CHARS), len(chunk))]
-        return _issue_at(chunk, reader, problem.position, name[:RULE_NAME_MAX_CHARS] or None,
-                         problem.what, problem.hint)
+                reader.first_line,
+                1 + reader.indent,
+            )
+        name = reader.text[: next((i for i, c in enumerate(chunk) if c not in _NAME_CHARS), len(chunk))]
+        return _issue_at(
+            chunk, reader, problem.position, name[:RULE_NAME_MAX_CHARS] or None, problem.what, problem.hint
+        )
 
 
 def parse_grammar(text: str) -> ParsedGrammar:
     """Parse a registration's ABNF text into rules plus the problems found."""
     if len(text) > GRAMMAR_MAX_CHARS:
-        return ParsedGrammar({}, [Issue(
-            "too-large", "error",
-            f"The grammar is {len(text):,} characters long; the registry reads grammars of at "
-            f"most {GRAMMAR_MAX_CHARS:,} characters.")], None)
+        return ParsedGrammar(
+            {},
+            [
+                Issue(
+                    "too-large",
+                    "error",
+                    f"The grammar is {len(text):,} characters long; the registry reads grammars of at "
+                    f"most {GRAMMAR_MAX_CHARS:,} characters.",
+                )
+            ],
+            None,
+        )
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     # Pasted grammars are often indented as a block; ABNF needs rules at column 1.
     lines = textwrap.dedent(text.expandtabs(8)).split("\n")
@@ -408,19 +435,29 @@ def parse_grammar(text: str) -> ParsedGrammar:
     first_rule = None
     chunks = list(_chunks(lines))
     if len(chunks) > MAX_RULES:
-        issues.append(Issue("too-large", "error",
-                            f"The grammar has {len(chunks):,} rules; the registry reads grammars of "
-                            f"at most {MAX_RULES:,} rules."))
+        issues.append(
+            Issue(
+                "too-large",
+                "error",
+                f"The grammar has {len(chunks):,} rules; the registry reads grammars of at most {MAX_RULES:,} rules.",
+            )
+        )
         return ParsedGrammar(rules, issues, None)
     for first_line, chunk_lines in chunks:
         while chunk_lines and (not chunk_lines[-1].strip() or chunk_lines[-1].strip().startswith(";")):
             chunk_lines.pop()
         chunk = "\n".join(chunk_lines)
         if len(chunk) > RULE_MAX_CHARS:
-            issues.append(Issue("too-large", "error",
-                                f"Line {first_line}: the rule is {len(chunk):,} characters long; the "
-                                f"registry reads rules of at most {RULE_MAX_CHARS:,} characters.",
-                                first_line, 1 + indent))
+            issues.append(
+                Issue(
+                    "too-large",
+                    "error",
+                    f"Line {first_line}: the rule is {len(chunk):,} characters long; the "
+                    f"registry reads rules of at most {RULE_MAX_CHARS:,} characters.",
+                    first_line,
+                    1 + indent,
+                )
+            )
             continue
         reader = _RuleReader(chunk, first_line, indent)
         read = _read_rule(chunk, reader)
@@ -435,21 +472,33 @@ def parse_grammar(text: str) -> ParsedGrammar:
         existing = rules.get(key)
         if defined_as == "=/":
             if existing is None:
-                issues.append(Issue(
-                    "syntax", "error",
-                    f"Line {first_line}: '=/' adds an alternative to rule {name!r}, "
-                    "which is not defined above it (RFC 5234 §3.3).",
-                    first_line, 1, name))
+                issues.append(
+                    Issue(
+                        "syntax",
+                        "error",
+                        f"Line {first_line}: '=/' adds an alternative to rule {name!r}, "
+                        "which is not defined above it (RFC 5234 §3.3).",
+                        first_line,
+                        1,
+                        name,
+                    )
+                )
                 rules[key] = RuleDef(name, expr, first_line, end_line)
             else:
                 existing.expr = Alt(_alternatives(existing.expr) + _alternatives(expr))
             continue
         if existing is not None:
-            issues.append(Issue(
-                "redefinition", "error",
-                f"Line {first_line}: rule {name!r} is defined a second time (first on line "
-                f"{existing.line}); use '=/' to add alternatives. The later definition is used.",
-                first_line, 1, name))
+            issues.append(
+                Issue(
+                    "redefinition",
+                    "error",
+                    f"Line {first_line}: rule {name!r} is defined a second time (first on line "
+                    f"{existing.line}); use '=/' to add alternatives. The later definition is used.",
+                    first_line,
+                    1,
+                    name,
+                )
+            )
         rules[key] = RuleDef(name, expr, first_line, end_line)
     if not rules and not issues:
         issues.append(Issue("empty", "error", "The grammar has no rules."))
@@ -504,6 +553,18 @@ def _known_prose() -> dict[str, object]:
 KNOWN_PROSE: dict[str, object] = _known_prose()
 
 __all__ = [
-    "Alt", "Cat", "CORE_RULES", "Issue", "KNOWN_PROSE", "Lit", "ParsedGrammar", "Prose",
-    "Range", "Ref", "Rep", "RuleDef", "parse_grammar", "prose_key",
+    "Alt",
+    "Cat",
+    "CORE_RULES",
+    "Issue",
+    "KNOWN_PROSE",
+    "Lit",
+    "ParsedGrammar",
+    "Prose",
+    "Range",
+    "Ref",
+    "Rep",
+    "RuleDef",
+    "parse_grammar",
+    "prose_key",
 ]

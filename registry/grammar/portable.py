@@ -88,7 +88,7 @@ class _Translator:
             self.pos = pos + 8
             return int(text[pos + 2 : pos + 8], 16)
         if text[pos] == "\\":
-            raise NotPortable(f"escape {text[pos:pos + 2]!r}")
+            raise NotPortable(f"escape {text[pos : pos + 2]!r}")
         self.pos = pos + 1
         return ord(text[pos])
 
@@ -141,8 +141,7 @@ class _Translator:
             else:
                 code = self.code()
                 # A literal character: "%" stays (the grammar wrote it); others must be URN characters.
-                allowed = {c for c in (_folded(code) if fold else {code})
-                           if c in _CLASS_CHARS or c == ord("%")}
+                allowed = {c for c in (_folded(code) if fold else {code}) if c in _CLASS_CHARS or c == ord("%")}
                 out.append(_class(allowed))
         return "".join(out)
 
@@ -214,7 +213,10 @@ def published_pattern(snid: str, validator: dict | None) -> str | None:
         return f"^{_PREFIX_CI}{_ci(snid)}:{_GENERIC}$"
     full_urn = bool(validator["full_urn"])
     stored = validator.get("portable")
-    if (isinstance(stored, dict) and stored.get("version") == TRANSLATOR_VERSION
-            and isinstance(stored.get("body"), (str, type(None)))):
+    if (
+        isinstance(stored, dict)
+        and stored.get("version") == TRANSLATOR_VERSION
+        and isinstance(stored.get("body"), (str, type(None)))
+    ):
         return _anchored(snid, stored["body"], full_urn)
     return portable_pattern(snid, validator["pattern"], full_urn)

@@ -109,9 +109,13 @@ class PrefixBuilder:
             if node.max == 0:
                 return ""
             inner = self.full.expr(node.item)
-            head = "" if inner.text == "" else _repeat(
-                Piece(f"(?:{inner.text})", inner.size, inner.repeat), 0,
-                None if node.max is None else node.max - 1).text
+            head = (
+                ""
+                if inner.text == ""
+                else _repeat(
+                    Piece(f"(?:{inner.text})", inner.size, inner.repeat), 0, None if node.max is None else node.max - 1
+                ).text
+            )
             result = f"(?:{head}{self.pre(node.item)})"
         elif isinstance(node, Ref):
             result = self._ref(node.key)
@@ -169,22 +173,20 @@ class Position:
     def message(self) -> str:
         expected = self.expected
         if self.may_end:
-            expected = (
-                "the end of the URN"
-                if expected == "nothing more"
-                else expected + " or the end of the URN"
-            )
+            expected = "the end of the URN" if expected == "nothing more" else expected + " or the end of the URN"
         rule = f" (rule {self.rule})" if self.rule else ""
         if self.found is None:
-            return (
-                f"The URN ends too early: at character {self.character}, expected {expected}{rule}."
-            )
+            return f"The URN ends too early: at character {self.character}, expected {expected}{rule}."
         return f"At character {self.character} ({self.found!r}): expected {expected}{rule}."
 
 
 #: Character groups said in one phrase, after letters and hexadecimal digits (``describe``).
-_GROUP_WORDS = ((_DIGITS, "a digit"), (_UPPER, "an upper-case letter"), (_LOWER, "a lower-case letter"),
-                (_URN_OTHER, "one of " + "".join(sorted(_URN_OTHER))))
+_GROUP_WORDS = (
+    (_DIGITS, "a digit"),
+    (_UPPER, "an upper-case letter"),
+    (_LOWER, "a lower-case letter"),
+    (_URN_OTHER, "one of " + "".join(sorted(_URN_OTHER))),
+)
 
 
 def describe(chars: set[str]) -> str:
@@ -207,12 +209,7 @@ def describe(chars: set[str]) -> str:
             words.append(word)
     runs: list[list[str]] = []
     for char in sorted(chars):
-        if (
-            runs
-            and ord(char) == ord(runs[-1][-1]) + 1
-            and char.isalnum()
-            and runs[-1][-1].isalnum()
-        ):
+        if runs and ord(char) == ord(runs[-1][-1]) + 1 and char.isalnum() and runs[-1][-1].isalnum():
             runs[-1].append(char)
         else:
             runs.append([char])
@@ -324,9 +321,7 @@ class Locator:
             match = program.fullmatch(start)
             return self._rule_at(match, len(start)) if match is not None else None
         representative = min(expected, key=lambda char: (not char.isalnum(), char))
-        return self._rule_at(
-            program.fullmatch(start + representative), len(start) + 1, consumed=True
-        )
+        return self._rule_at(program.fullmatch(start + representative), len(start) + 1, consumed=True)
 
     def _rule_at(self, match, end: int, consumed: bool = False) -> str | None:
         """The innermost rule still open at ``end``: latest start, then deepest group.

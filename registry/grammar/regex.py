@@ -61,7 +61,8 @@ def _too_large(size: int) -> TooComplex:
     return TooComplex(
         f"it expands to a matcher of about {size:,} steps, more than the registry's limit of "
         f"{PROGRAM_MAX_SIZE:,} (repetition counts multiply: a rule repeated 64 times inside "
-        "one repeated 64 times is 4,096 copies); simplify the nested or often-used repetitions")
+        "one repeated 64 times is 4,096 copies); simplify the nested or often-used repetitions"
+    )
 
 
 def _counted(unit: Piece, count: int, optional: bool) -> Piece:
@@ -228,7 +229,8 @@ class PatternBuilder:
         if sum(len(p.text) for p in parts) > MAX_PATTERN:
             raise TooComplex(
                 "the grammar expands to a matcher larger than the registry accepts "
-                f"({MAX_PATTERN:,} characters); simplify rules that are used many times")
+                f"({MAX_PATTERN:,} characters); simplify rules that are used many times"
+            )
         text = "(?:" + separator.join(p.text for p in parts) + ")"
         return Piece(text, size, max((p.repeat for p in parts), default=1))
 

@@ -123,10 +123,7 @@ class _Generator:
             filler = self.shortest(node.item) if node.min > 1 else ""
             if filler is None or len(filler) * node.min > MAX_SAMPLE:
                 return []
-            return [
-                text + filler * (node.min - 1)
-                for text in self.containing(node.item, code, memo, active)
-            ]
+            return [text + filler * (node.min - 1) for text in self.containing(node.item, code, memo, active)]
         if isinstance(node, Prose):
             known = self.scope.prose(node)
             return self.containing(known, code, memo, active) if known is not None else []
@@ -155,12 +152,8 @@ def _characters(charset) -> list[int]:
                 codes.append(code)
         if hi > 0x7F:
             codes.append(max(lo, 0x80))
-    letters = [
-        code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isalpha()
-    ]
-    digits = [
-        code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isdigit()
-    ]
+    letters = [code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isalpha()]
+    digits = [code for lo, hi in charset for code in range(lo, min(hi, 0x7F) + 1) if chr(code).isdigit()]
     codes.extend(letters[:1] + digits[:1])
     return codes[:MAX_CHARACTERS]
 

@@ -65,10 +65,7 @@ def snid_error(snid: str) -> str | None:
         return f"The SNID must start with a letter or digit, not {snid[0]!r}."
     for index, char in enumerate(snid, start=1):
         if char not in _ALNUM and char != "-":
-            return (
-                f"Character {index} of the SNID, {char!r}, is not allowed: "
-                "use only ASCII letters, digits and '-'."
-            )
+            return f"Character {index} of the SNID, {char!r}, is not allowed: use only ASCII letters, digits and '-'."
     return None
 
 
@@ -83,8 +80,7 @@ def parse_urn(urn: str) -> ParsedUrn:
     """
     if len(urn) > URN_MAX_LENGTH:
         raise UrnSyntaxError(
-            f"The URN is {len(urn)} characters long; the registry checks URNs of at most "
-            f"{URN_MAX_LENGTH} characters."
+            f"The URN is {len(urn)} characters long; the registry checks URNs of at most {URN_MAX_LENGTH} characters."
         )
     try:
         data = urn.encode("ascii")
@@ -112,8 +108,7 @@ def _explain(urn: str) -> UrnSyntaxError:
                     index + 1,
                 )
         return UrnSyntaxError(
-            "A URN of the OGF namespace has the form urn:ogf:<snid>:<string>; this one ends "
-            "after 'urn:ogf'.",
+            "A URN of the OGF namespace has the form urn:ogf:<snid>:<string>; this one ends after 'urn:ogf'.",
             len(urn) + 1,
         )
     colon = urn.find(":", len(PREFIX))
@@ -128,9 +123,7 @@ def _explain(urn: str) -> UrnSyntaxError:
         )
     start = colon + 1
     if start == len(urn):
-        return UrnSyntaxError(
-            "The subnamespace-specific string after the SNID is empty.", len(urn) + 1
-        )
+        return UrnSyntaxError("The subnamespace-specific string after the SNID is empty.", len(urn) + 1)
     index = start
     while index < len(urn):
         char = urn[index]
@@ -146,8 +139,7 @@ def _explain(urn: str) -> UrnSyntaxError:
             continue
         if char not in URN_CHARS:
             return UrnSyntaxError(
-                f"Character {index + 1}, {char!r}, is not allowed in a URN "
-                "(RFC 2141 §2.2); percent-encode it.",
+                f"Character {index + 1}, {char!r}, is not allowed in a URN (RFC 2141 §2.2); percent-encode it.",
                 index + 1,
             )
         index += 1

@@ -71,8 +71,10 @@ class CosignatureVerifier:
         """A witness's C2SP vkey ``name+<key id>+base64(0x04 || public key)``; NoteError saying what is wrong."""
         parts = text.strip().split("+", 2)
         if len(parts) != 3:
-            raise NoteError(f"{text.strip()[:80]!r} is not a witness key: name+keyid+base64 key (C2SP signed-note "
-                            "vkey, signature type 0x04).")
+            raise NoteError(
+                f"{text.strip()[:80]!r} is not a witness key: name+keyid+base64 key (C2SP signed-note "
+                "vkey, signature type 0x04)."
+            )
         name, hex_id, encoded = parts
         if not _name_ok(name):
             raise NoteError(f"{name[:80]!r} is not a valid witness name (no spaces or '+').")
@@ -84,8 +86,10 @@ class CosignatureVerifier:
             raise NoteError(f"The witness key {name!r}: its id or key is not valid hex/base64.") from None
         if len(raw) != 33 or raw[0] != ALG_COSIGNATURE_V1:
             kind = f"of signature type 0x{raw[0]:02x}" if raw else "empty"
-            raise NoteError(f"The witness key {name!r} is {kind}, not an Ed25519 cosigner key (type 0x04, C2SP "
-                            "tlog-cosignature/v1).")
+            raise NoteError(
+                f"The witness key {name!r} is {kind}, not an Ed25519 cosigner key (type 0x04, C2SP "
+                "tlog-cosignature/v1)."
+            )
         if cosigner_key_id(name, raw[1:]) != wanted:
             raise NoteError(f"The witness key {name!r}: its id {hex_id} does not match its name and key.")
         return cls(name, wanted, raw[1:])
@@ -104,7 +108,8 @@ class CosignatureVerifier:
             return None
         try:
             Ed25519PublicKey.from_public_bytes(self.public).verify(
-                payload[8:], cosignature_message(checkpoint_text, timestamp))
+                payload[8:], cosignature_message(checkpoint_text, timestamp)
+            )
         except InvalidSignature:
             return None
         return timestamp
@@ -146,8 +151,9 @@ class Cosigner:
         return f"PRIVATE+KEY+{self.name}+{self.verifier().key_id.hex()}+{key}"
 
     def verifier(self) -> CosignatureVerifier:
-        public = (Ed25519PrivateKey.from_private_bytes(self.seed).public_key()
-                  .public_bytes(Encoding.Raw, PublicFormat.Raw))
+        public = (
+            Ed25519PrivateKey.from_private_bytes(self.seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        )
         return CosignatureVerifier(self.name, cosigner_key_id(self.name, public), public)
 
     def cosign(self, checkpoint_text: str, timestamp: int) -> str:
@@ -155,7 +161,8 @@ class Cosigner:
         if not 0 < timestamp <= MAX_TIMESTAMP:
             raise NoteError("A cosignature's timestamp is a positive number of seconds.")
         signature = Ed25519PrivateKey.from_private_bytes(self.seed).sign(
-            cosignature_message(checkpoint_text, timestamp))
+            cosignature_message(checkpoint_text, timestamp)
+        )
         payload = self.verifier().key_id + timestamp.to_bytes(8, "big") + signature
         return f"{SIGNATURE_PREFIX}{self.name} {base64.b64encode(payload).decode()}\n"
 
@@ -172,12 +179,18 @@ class _Line:
 
 def _line_checked(witness: CosignatureVerifier, text: str, payload: bytes, now: float) -> _Line:
     if len(payload) != 8 + 64:
-        return _Line(None, f"the cosignature by {witness.name} is {len(payload) + 4} bytes, not 76 (key id, time, "
-                           "Ed25519 signature)", forged=True)
+        return _Line(
+            None,
+            f"the cosignature by {witness.name} is {len(payload) + 4} bytes, not 76 (key id, time, Ed25519 signature)",
+            forged=True,
+        )
     timestamp = witness.verify(text, payload)
     if timestamp is None:
-        return _Line(None, f"the cosignature by {witness.name} does not verify: the checkpoint or its time was "
-                           "changed", forged=True)
+        return _Line(
+            None,
+            f"the cosignature by {witness.name} does not verify: the checkpoint or its time was changed",
+            forged=True,
+        )
     if timestamp > now + FUTURE_SLACK_SECONDS:
         return _Line(None, f"the cosignature by {witness.name} is dated {int(timestamp - now)} s in the future")
     return _Line(timestamp)
@@ -187,8 +200,11 @@ def _lines_of(note: str, witness: CosignatureVerifier, now: float | None) -> lis
     """Every line of ``note`` under ``witness``'s name and key id, judged (lines of other keys are not read)."""
     now = time.time() if now is None else now
     text, lines = note_split(note)
-    return [_line_checked(witness, text, raw[4:], now) for name, raw in lines
-            if name == witness.name and raw[:4] == witness.key_id]
+    return [
+        _line_checked(witness, text, raw[4:], now)
+        for name, raw in lines
+        if name == witness.name and raw[:4] == witness.key_id
+    ]
 
 
 def cosignature_check(note: str, witness: CosignatureVerifier, now: float | None = None) -> tuple[int | None, str]:
@@ -212,16 +228,19 @@ def cosignatures_valid(note: str, witnesses: list[CosignatureVerifier], now: flo
     for witness in witnesses:
         judged = _lines_of(note, witness, now)
         if any(line.forged for line in judged):
-            raise NoteError(f"The cosignature of witness {witness.name!r} (key {witness.key_id.hex()}) does not "
-                            "verify: the checkpoint was changed after it was cosigned, or the line is forged.")
+            raise NoteError(
+                f"The cosignature of witness {witness.name!r} (key {witness.key_id.hex()}) does not "
+                "verify: the checkpoint was changed after it was cosigned, or the line is forged."
+            )
         valid = [line.timestamp for line in judged if line.timestamp is not None]
         if valid:
             found[witness.name] = max(valid)
     return found
 
 
-def checkpoint_witnessed(note: str, log: Verifier, witnesses: list[CosignatureVerifier], quorum: int,
-                         origin: str | None = None) -> tuple[Checkpoint, dict[str, int]]:
+def checkpoint_witnessed(
+    note: str, log: Verifier, witnesses: list[CosignatureVerifier], quorum: int, origin: str | None = None
+) -> tuple[Checkpoint, dict[str, int]]:
     """The checkpoint of ``note`` if the log signed it and at least ``quorum`` of ``witnesses``
     cosigned it (with the names and timestamps of those that did); NoteError saying what is
     missing otherwise."""
@@ -231,6 +250,8 @@ def checkpoint_witnessed(note: str, log: Verifier, witnesses: list[CosignatureVe
     found = cosignatures_valid(note, witnesses)
     if len(found) < quorum:
         missing = [w.name for w in witnesses if w.name not in found]
-        raise NoteError(f"The checkpoint carries {len(found)} valid cosignature{'s' if len(found) != 1 else ''} "
-                        f"of the {quorum} required (none from {', '.join(missing)}).")
+        raise NoteError(
+            f"The checkpoint carries {len(found)} valid cosignature{'s' if len(found) != 1 else ''} "
+            f"of the {quorum} required (none from {', '.join(missing)})."
+        )
     return checkpoint, found

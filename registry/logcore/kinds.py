@@ -42,10 +42,17 @@ KINDS: dict[str, LeafKind] = {}
 
 
 def register(name: str, version: int, description: str, properties: dict, required: list[str]) -> LeafKind:
-    envelope = {"kind": {"const": name}, "v": {"const": version},
-                "at": {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"}}
-    schema = {"type": "object", "additionalProperties": False, "properties": {**envelope, **properties},
-              "required": ["kind", "v", "at", *required]}
+    envelope = {
+        "kind": {"const": name},
+        "v": {"const": version},
+        "at": {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"},
+    }
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {**envelope, **properties},
+        "required": ["kind", "v", "at", *required],
+    }
     jsonschema.Draft202012Validator.check_schema(schema)
     KINDS[name] = kind = LeafKind(name, version, description, schema)
     return kind
@@ -54,21 +61,49 @@ def register(name: str, version: int, description: str, properties: dict, requir
 #: The public record of one registered version: registry.json's record without what is
 #: derived from it (the page URL, the published pattern).
 RECORD_SCHEMA = {
-    "type": "object", "additionalProperties": False,
-    "required": ["snid", "version", "registration_date", "title", "document", "registrant", "grammar",
-                 "examples", "equivalence", "max_length"],
+    "type": "object",
+    "additionalProperties": False,
+    "required": [
+        "snid",
+        "version",
+        "registration_date",
+        "title",
+        "document",
+        "registrant",
+        "grammar",
+        "examples",
+        "equivalence",
+        "max_length",
+    ],
     "properties": {
-        "snid": _SNID, "version": {"type": "integer", "minimum": 1}, "registration_date": _DATE, "title": _TEXT,
-        "document": {"type": "object", "additionalProperties": False,
-                     "required": ["reference", "url", "status", "type"],
-                     "properties": {"reference": _TEXT, "url": _TEXT, "status": _TEXT, "type": _TEXT}},
-        "registrant": {"type": "object", "additionalProperties": False,
-                       "required": ["name", "organisation", "email", "contact"],
-                       "properties": {k: _TEXT for k in ("name", "organisation", "email", "contact")}},
-        "grammar": {"type": "object", "additionalProperties": False, "required": ["abnf", "rule"],
-                    "properties": {"abnf": _TEXT, "rule": _TEXT}},
-        "examples": {"type": "object", "additionalProperties": False, "required": ["valid", "invalid"],
-                     "properties": {"valid": _TEXTS, "invalid": _TEXTS}},
+        "snid": _SNID,
+        "version": {"type": "integer", "minimum": 1},
+        "registration_date": _DATE,
+        "title": _TEXT,
+        "document": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["reference", "url", "status", "type"],
+            "properties": {"reference": _TEXT, "url": _TEXT, "status": _TEXT, "type": _TEXT},
+        },
+        "registrant": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["name", "organisation", "email", "contact"],
+            "properties": {k: _TEXT for k in ("name", "organisation", "email", "contact")},
+        },
+        "grammar": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["abnf", "rule"],
+            "properties": {"abnf": _TEXT, "rule": _TEXT},
+        },
+        "examples": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["valid", "invalid"],
+            "properties": {"valid": _TEXTS, "invalid": _TEXTS},
+        },
         "equivalence": _TEXTS,
         "max_length": {"type": ["integer", "null"]},
     },
@@ -76,87 +111,132 @@ RECORD_SCHEMA = {
 RECORD_KEYS = tuple(RECORD_SCHEMA["required"])
 
 SNID_VERSION = register(
-    "snid-version", 1,
+    "snid-version",
+    1,
     "A version of an SNID was registered (approved): its public record, the record's digest and the "
     "digest of the whole registration document (unpublished registrant details included). A record too "
     "large for one entry bundle is carried by its digest alone.",
-    {"snid": _SNID, "version": {"type": "integer", "minimum": 1}, "record": RECORD_SCHEMA,
-     "record_sha256": _SHA256, "document_sha256": _SHA256},
-    ["snid", "version", "record_sha256", "document_sha256"])
+    {
+        "snid": _SNID,
+        "version": {"type": "integer", "minimum": 1},
+        "record": RECORD_SCHEMA,
+        "record_sha256": _SHA256,
+        "document_sha256": _SHA256,
+    },
+    ["snid", "version", "record_sha256", "document_sha256"],
+)
 
 RESERVATION_GRANTED = register(
-    "reservation-granted", 1,
+    "reservation-granted",
+    1,
     "An SNID was reserved (or a reservation renewed) until a date, before any registration (GFD.191 §4).",
     {"snid": _SNID, "reserved_until": _DATE, "renewal": {"type": "boolean"}},
-    ["snid", "reserved_until", "renewal"])
+    ["snid", "reserved_until", "renewal"],
+)
 
 RESERVATION_ENDED = register(
-    "reservation-ended", 1,
+    "reservation-ended",
+    1,
     "A reservation ended without a registration: it expired, or an editor released it.",
     {"snid": _SNID, "reserved_until": _DATE, "how": {"enum": ["expired", "released"]}},
-    ["snid", "reserved_until", "how"])
+    ["snid", "reserved_until", "how"],
+)
 
 SNID_RESOLVERS = register(
-    "snid-resolvers", 1,
+    "snid-resolvers",
+    1,
     "The resolvers of a registered SNID were set: on approval of a version (copied from its section 3.2) "
     "or changed by an editor afterwards (with the reason); the syntax and meaning of URNs do not change.",
-    {"snid": _SNID, "version": {"type": "integer", "minimum": 1},
-     "how": {"enum": ["approved", "changed"]}, "reason": _TEXT,
-     "resolvers": {"type": "array", "maxItems": 10, "items": {
-         "type": "object", "additionalProperties": False,
-         "required": ["name", "template", "returns", "media_types", "primary"],
-         "properties": {"name": _TEXT, "template": _TEXT, "returns": _TEXT, "media_types": _TEXTS,
-                        "primary": {"type": "boolean"}}}}},
-    ["snid", "version", "how", "reason", "resolvers"])
+    {
+        "snid": _SNID,
+        "version": {"type": "integer", "minimum": 1},
+        "how": {"enum": ["approved", "changed"]},
+        "reason": _TEXT,
+        "resolvers": {
+            "type": "array",
+            "maxItems": 10,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name", "template", "returns", "media_types", "primary"],
+                "properties": {
+                    "name": _TEXT,
+                    "template": _TEXT,
+                    "returns": _TEXT,
+                    "media_types": _TEXTS,
+                    "primary": {"type": "boolean"},
+                },
+            },
+        },
+    },
+    ["snid", "version", "how", "reason", "resolvers"],
+)
 
 
 _NAME = {"type": "string", "maxLength": 300}
-_PUBLIC_REGISTRANT = {"type": "object", "additionalProperties": False,
-                      "required": ["name", "organisation", "email", "contact"],
-                      "properties": {k: _TEXT for k in ("name", "organisation", "email", "contact")}}
+_PUBLIC_REGISTRANT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "organisation", "email", "contact"],
+    "properties": {k: _TEXT for k in ("name", "organisation", "email", "contact")},
+}
 
 STEWARD_CHANGED = register(
-    "steward-changed", 1,
+    "steward-changed",
+    1,
     "Who acts for an SNID changed: the registrant became its first steward on approval, an editor added or "
     "removed a steward, or confirmed one a steward invited.",
     {"snid": _SNID, "change": {"enum": ["added", "removed", "confirmed"]}, "steward": _NAME, "reason": _TEXT},
-    ["snid", "change", "steward", "reason"])
+    ["snid", "change", "steward", "reason"],
+)
 
 STEWARD_RENAMED = register(
-    "steward-renamed", 1,
+    "steward-renamed",
+    1,
     "A steward chose another public name (or none): the log and the site name them so from now on, never by "
     "their login name. One entry for each SNID they are a steward of.",
     {"snid": _SNID, "steward": _NAME, "previous": _NAME},
-    ["snid", "steward", "previous"])
+    ["snid", "steward", "previous"],
+)
 
 ADMINISTRATIVE_CHANGE = register(
-    "administrative-change", 1,
+    "administrative-change",
+    1,
     "An editor approved a steward's request to change an administrative detail of an SNID (its public "
     "contact, the registrant's details, its resolvers) without a new version. The entry holds the new "
     "public values (fields); where the change shows in the version's public record, also that record's "
     "registrant and digest (registrant, record_sha256) from now on.",
-    {"snid": _SNID, "version": {"type": "integer", "minimum": 1}, "change": {"type": "string", "maxLength": 40},
-     "fields": {"type": "object", "additionalProperties": _TEXT}, "registrant": _PUBLIC_REGISTRANT,
-     "record_sha256": _SHA256},
-    ["snid", "version", "change", "fields"])
+    {
+        "snid": _SNID,
+        "version": {"type": "integer", "minimum": 1},
+        "change": {"type": "string", "maxLength": 40},
+        "fields": {"type": "object", "additionalProperties": _TEXT},
+        "registrant": _PUBLIC_REGISTRANT,
+        "record_sha256": _SHA256,
+    },
+    ["snid", "version", "change", "fields"],
+)
 
 SNID_DEPRECATED = register(
-    "snid-deprecated", 1,
+    "snid-deprecated",
+    1,
     "An editor deprecated an SNID: it stays registered and is never reassigned; new identifiers should use "
     "the successor, if one is named.",
     {"snid": _SNID, "reason": _TEXT, "successor": {"type": ["string", "null"], "maxLength": 32}},
-    ["snid", "reason", "successor"])
+    ["snid", "reason", "successor"],
+)
 
 SNID_UNDEPRECATED = register(
-    "snid-undeprecated", 1,
+    "snid-undeprecated",
+    1,
     "An editor withdrew an SNID's deprecation.",
     {"snid": _SNID, "reason": _TEXT},
-    ["snid", "reason"])
+    ["snid", "reason"],
+)
 
 
 def canonical(value) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def sha256_hex(value) -> str:

@@ -98,8 +98,9 @@ class Tree:
     def consistency_proof(self, first: int, second: int) -> list[bytes]:
         """PROOF(first, D[0:second]) (RFC 9162 §2.1.4.1); empty for first 0 or first == second."""
         if not 0 <= first <= second <= self.size:
-            raise ValueError(f"no consistency proof from size {first} to size {second} "
-                             f"(the tree has {self.size} leaves)")
+            raise ValueError(
+                f"no consistency proof from size {first} to size {second} (the tree has {self.size} leaves)"
+            )
         if first in (0, second):
             return []
 
@@ -144,8 +145,7 @@ def verify_inclusion(index: int, size: int, hashed: bytes, proof: list[bytes], r
     return sn == 0 and r == root
 
 
-def verify_consistency(first: int, second: int, first_root: bytes, second_root: bytes,
-                       proof: list[bytes]) -> bool:
+def verify_consistency(first: int, second: int, first_root: bytes, second_root: bytes, proof: list[bytes]) -> bool:
     """RFC 9162 §2.1.4.2: is the tree of size ``second`` an extension of the one of size ``first``?"""
     if not 0 <= first <= second:
         return False

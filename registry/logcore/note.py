@@ -13,8 +13,8 @@ size in decimal and the base64 root hash, one per line.
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import binascii
+import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass
@@ -107,8 +107,10 @@ class Signer:
         return signer
 
     def __str__(self) -> str:
-        return (f"PRIVATE+KEY+{self.name}+{self.verifier().key_id.hex()}+"
-                f"{base64.b64encode(bytes([ALG_ED25519]) + self.seed).decode()}")
+        return (
+            f"PRIVATE+KEY+{self.name}+{self.verifier().key_id.hex()}+"
+            f"{base64.b64encode(bytes([ALG_ED25519]) + self.seed).decode()}"
+        )
 
     def _private(self) -> Ed25519PrivateKey:
         return Ed25519PrivateKey.from_private_bytes(self.seed)
@@ -138,7 +140,7 @@ def note_split(note: str) -> tuple[str, list[tuple[str, bytes]]]:
     for line in signatures[:-1].split("\n"):
         if not line.startswith(SIGNATURE_PREFIX):
             raise NoteError(f"Malformed signature line {line[:80]!r}.")
-        name, _, encoded = line[len(SIGNATURE_PREFIX):].partition(" ")
+        name, _, encoded = line[len(SIGNATURE_PREFIX) :].partition(" ")
         try:
             raw = base64.b64decode(encoded, validate=True)
         except binascii.Error:
@@ -155,11 +157,15 @@ def note_open(note: str, verifier: Verifier) -> str:
         seen.append(name)
         if name == verifier.name and raw[:4] == verifier.key_id:
             if len(raw) != 68 or not verifier.verify(text.encode(), raw[4:]):
-                raise NoteError(f"The signature of {name!r} (key {verifier.key_id.hex()}) does not verify: "
-                                "the note was changed or signed by another key.")
+                raise NoteError(
+                    f"The signature of {name!r} (key {verifier.key_id.hex()}) does not verify: "
+                    "the note was changed or signed by another key."
+                )
             return text
-    raise NoteError(f"The note carries no signature by {verifier.name}+{verifier.key_id.hex()} "
-                    f"(signed by: {', '.join(seen) or 'nobody'}).")
+    raise NoteError(
+        f"The note carries no signature by {verifier.name}+{verifier.key_id.hex()} "
+        f"(signed by: {', '.join(seen) or 'nobody'})."
+    )
 
 
 #: The checkpoint's extension line saying when it was signed (C2SP tlog-checkpoint allows
@@ -187,7 +193,7 @@ class Checkpoint:
         """When the log signed this checkpoint (its ``time`` extension line), if it says."""
         for line in self.extensions:
             if line.startswith(TIME_PREFIX):
-                stamp = line[len(TIME_PREFIX):]
+                stamp = line[len(TIME_PREFIX) :]
                 if not _TIME.fullmatch(stamp):  # strptime would read other scripts' digits too
                     return None
                 try:
@@ -203,8 +209,9 @@ class Checkpoint:
             raise NoteError("A checkpoint has an origin line, a size line and a root hash line.")
         origin, size, root = lines[:3]
         if not _DECIMAL.fullmatch(size) or int(size) >= 1 << 63:
-            raise NoteError(f"The checkpoint's tree size {size[:30]!r} is not a decimal number (ASCII digits, "
-                            "no leading zero).")
+            raise NoteError(
+                f"The checkpoint's tree size {size[:30]!r} is not a decimal number (ASCII digits, no leading zero)."
+            )
         try:
             raw = base64.b64decode(root, validate=True)
         except binascii.Error:

@@ -98,8 +98,10 @@ class SignerState:
                     break
                 except BlockingIOError:
                     if time.monotonic() > deadline:
-                        raise SignerStateError(f"Another signer has held {self.directory / LOCK_FILE} for "
-                                               f"{timeout:.0f} s; is a second signer running?") from None
+                        raise SignerStateError(
+                            f"Another signer has held {self.directory / LOCK_FILE} for "
+                            f"{timeout:.0f} s; is a second signer running?"
+                        ) from None
                     time.sleep(0.05)
             yield
         finally:
@@ -132,12 +134,14 @@ class SignerState:
         cached = _loaded.get(self.directory)
         if cached is not None and cached[0] == text and cached[1] == raw:
             return cached[2], cached[3]
-        hashes = [raw[i:i + 32] for i in range(0, len(raw), 32)]
+        hashes = [raw[i : i + 32] for i in range(0, len(raw), 32)]
         tree = Tree(hashes)
         if len(hashes) != checkpoint.size or len(raw) % 32 or tree.root() != checkpoint.root:
-            raise SignerStateError(f"The signer's leaf hashes in {self.directory} do not make the root of the "
-                                   f"checkpoint it signed (size {checkpoint.size}); restore the directory from "
-                                   "its backup (docs/transparency.md, 'The signer').")
+            raise SignerStateError(
+                f"The signer's leaf hashes in {self.directory} do not make the root of the "
+                f"checkpoint it signed (size {checkpoint.size}); restore the directory from "
+                "its backup (docs/transparency.md, 'The signer')."
+            )
         record = SignerRecord(note, hashes, data.get("published") or note, dict(data.get("witnesses") or {}))
         _loaded[self.directory] = (text, raw, record, tree)
         return record, tree
@@ -146,7 +150,7 @@ class SignerState:
         """Write ``record`` durably: the new leaf hashes first (appended), then the state file by rename.
         ``tree`` (the tree of its leaf hashes, no longer to be changed) spares the next load rebuilding it."""
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        extends = previous is not None and record.leaf_hashes[:previous.size] == previous.leaf_hashes
+        extends = previous is not None and record.leaf_hashes[: previous.size] == previous.leaf_hashes
         start = previous.size if extends else 0
         descriptor = os.open(self.directory / HASHES_FILE, os.O_WRONLY | os.O_CREAT, 0o600)
         with os.fdopen(descriptor, "wb") as handle:
@@ -154,8 +158,9 @@ class SignerState:
             handle.write(b"".join(record.leaf_hashes[start:]))
             handle.flush()
             os.fsync(handle.fileno())
-        text = self._write(STATE_FILE, {"note": record.note, "published": record.published,
-                                        "witnesses": record.witnesses})
+        text = self._write(
+            STATE_FILE, {"note": record.note, "published": record.published, "witnesses": record.witnesses}
+        )
         if tree is not None and tree.size == record.size:
             _loaded[self.directory] = (text, b"".join(record.leaf_hashes), record, tree)
         else:
@@ -205,7 +210,7 @@ class Examination:
 
 
 def _named(indices: list[int], one: str, many: str) -> str:
-    """"entry 7 <one>" or "entries 3, 7 <many>", naming at most MAX_NAMED."""
+    """ "entry 7 <one>" or "entries 3, 7 <many>", naming at most MAX_NAMED."""
     shown = ", ".join(str(i) for i in indices[:MAX_NAMED])
     more = f" and {len(indices) - MAX_NAMED} more" if len(indices) > MAX_NAMED else ""
     return f"entry {shown} {one}" if len(indices) == 1 else f"entries {shown}{more} {many}"
@@ -230,29 +235,45 @@ def log_examine(record: SignerRecord | None, rows, head: int) -> Examination:
     if missing_at is not None:
         problems.append(f"entry {missing_at} is missing from the log table, which records {head} entries")
     if rehashed_wrong:
-        problems.append(_named(rehashed_wrong, "no longer hashes to the leaf hash stored beside it",
-                               "no longer hash to the leaf hashes stored beside them")
-                        + " (a leaf was changed in the database)")
+        problems.append(
+            _named(
+                rehashed_wrong,
+                "no longer hashes to the leaf hash stored beside it",
+                "no longer hash to the leaf hashes stored beside them",
+            )
+            + " (a leaf was changed in the database)"
+        )
     if record is not None:
         signed = record.size
         changed = [i for i in range(min(signed, tree.size)) if tree.levels[0][i] != record.leaf_hashes[i]]
         if changed:
-            problems.append(_named(changed, "differs from the entry signed under that number",
-                                   "differ from the entries signed under those numbers"))
+            problems.append(
+                _named(
+                    changed,
+                    "differs from the entry signed under that number",
+                    "differ from the entries signed under those numbers",
+                )
+            )
         if head < signed:
-            problems.append(f"the log table records {head} entries, fewer than the {signed} signed: "
-                            + _named(list(range(head, signed)), "is gone", "are gone"))
+            problems.append(
+                f"the log table records {head} entries, fewer than the {signed} signed: "
+                + _named(list(range(head, signed)), "is gone", "are gone")
+            )
         elif tree.size < signed and missing_at is None:
             problems.append(f"only {tree.size} of the {signed} signed entries are in the log table")
-        if not problems and not verify_consistency(signed, tree.size, record.checkpoint.root, tree.root(),
-                                                   tree.consistency_proof(signed, tree.size)):
-            problems.append(f"the tree of {tree.size} entries does not extend the signed tree of {signed} "
-                            "(the consistency proof fails)")
+        if not problems and not verify_consistency(
+            signed, tree.size, record.checkpoint.root, tree.root(), tree.consistency_proof(signed, tree.size)
+        ):
+            problems.append(
+                f"the tree of {tree.size} entries does not extend the signed tree of {signed} "
+                "(the consistency proof fails)"
+            )
     return Examination(tree, problems, head)
 
 
-def log_examine_since(record: SignerRecord, tree: Tree, stored: list[tuple[int, str]], new_rows,
-                      head: int) -> Examination | None:
+def log_examine_since(
+    record: SignerRecord, tree: Tree, stored: list[tuple[int, str]], new_rows, head: int
+) -> Examination | None:
     """The quick check: the tree ``record`` (its ``tree``) extended with the leaves added since, re-hashed, or
     None if anything is odd — ``stored`` ((index, stored leaf hash hex) of the signed entries, in order) is
     not exactly the record's hashes, or the new rows ((index, leaf bytes, stored hash hex), from the record's
@@ -283,8 +304,11 @@ def damage_sentence(record: SignerRecord | None, problems: list[str]) -> str:
     """One sentence for people: what was signed, and what the database holds now."""
     if record is None:
         return "The log table is damaged: " + "; ".join(problems) + "."
-    return (f"The log no longer extends the checkpoint signed last ({record.described()}): "
-            + "; ".join(problems) + ". Nothing is signed until it does; the last good checkpoint is served.")
+    return (
+        f"The log no longer extends the checkpoint signed last ({record.described()}): "
+        + "; ".join(problems)
+        + ". Nothing is signed until it does; the last good checkpoint is served."
+    )
 
 
 def checkpoint_due(record: SignerRecord | None, tree: Tree, now: dt.datetime, period: float) -> bool:
@@ -299,4 +323,3 @@ def checkpoint_text(origin: str, tree: Tree, now: dt.datetime) -> str:
     """The text of the checkpoint of ``tree`` signed at ``now`` (C2SP tlog-checkpoint, with the time line)."""
     signed_at = TIME_PREFIX + now.astimezone(dt.UTC).strftime(TIME_FORMAT)
     return Checkpoint(origin, tree.size, tree.root(), (signed_at,)).text()
-

@@ -48,7 +48,7 @@ class TileRef:
 def index_path(index: int) -> str:
     digits = f"{index:03d}"
     digits = "0" * (-len(digits) % 3) + digits
-    groups = [digits[i:i + 3] for i in range(0, len(digits), 3)]
+    groups = [digits[i : i + 3] for i in range(0, len(digits), 3)]
     return "/".join([f"x{g}" for g in groups[:-1]] + [groups[-1]])
 
 
@@ -97,9 +97,9 @@ def bundle_entries(data: bytes) -> list[bytes]:
     while at < len(data):
         if at + 2 > len(data):
             raise ValueError("an entry bundle ends in the middle of a length")
-        length = int.from_bytes(data[at:at + 2], "big")
+        length = int.from_bytes(data[at : at + 2], "big")
         if at + 2 + length > len(data):
             raise ValueError("an entry bundle ends in the middle of an entry")
-        entries.append(data[at + 2:at + 2 + length])
+        entries.append(data[at + 2 : at + 2 + length])
         at += 2 + length
     return entries

@@ -64,23 +64,31 @@ class WitnessStore:
         connection = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=FULL")  # a cosignature is answered only once it is on disk
-        connection.execute("CREATE TABLE IF NOT EXISTS logs (origin TEXT PRIMARY KEY, size INTEGER NOT NULL, "
-                           "root BLOB NOT NULL, note TEXT NOT NULL, cosigned_at INTEGER NOT NULL)")
-        connection.execute("CREATE TABLE IF NOT EXISTS evidence (origin TEXT NOT NULL, received_at INTEGER NOT NULL, "
-                            "reason TEXT NOT NULL, request TEXT NOT NULL)")
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS logs (origin TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+            "root BLOB NOT NULL, note TEXT NOT NULL, cosigned_at INTEGER NOT NULL)"
+        )
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS evidence (origin TEXT NOT NULL, received_at INTEGER NOT NULL, "
+            "reason TEXT NOT NULL, request TEXT NOT NULL)"
+        )
         return connection
 
     def latest(self, origin: str) -> tuple[int, bytes, str, int] | None:
         """(size, root, cosigned note, cosignature time) of the last checkpoint cosigned for ``origin``."""
         with self._connect() as connection:
-            row = connection.execute("SELECT size, root, note, cosigned_at FROM logs WHERE origin = ?",
-                                     (origin,)).fetchone()
+            row = connection.execute(
+                "SELECT size, root, note, cosigned_at FROM logs WHERE origin = ?", (origin,)
+            ).fetchone()
         return (row[0], bytes(row[1]), row[2], row[3]) if row else None
 
     def evidence(self, origin: str | None = None) -> list[tuple[str, int, str, str]]:
         with self._connect() as connection:
-            rows = connection.execute("SELECT origin, received_at, reason, request FROM evidence "
-                                      "WHERE ? IS NULL OR origin = ? ORDER BY rowid", (origin, origin)).fetchall()
+            rows = connection.execute(
+                "SELECT origin, received_at, reason, request FROM evidence "
+                "WHERE ? IS NULL OR origin = ? ORDER BY rowid",
+                (origin, origin),
+            ).fetchall()
         return [tuple(row) for row in rows]
 
 
@@ -101,8 +109,9 @@ class Witness:
         head, sep, note = request.partition("\n\n")
         lines = head.split("\n")
         if not sep or not lines[0].startswith("old "):
-            return Answer(400, "The request starts with 'old <size>', the proof lines, an empty line, "
-                               "the checkpoint.\n")
+            return Answer(
+                400, "The request starts with 'old <size>', the proof lines, an empty line, the checkpoint.\n"
+            )
         old = _decimal(lines[0][4:])
         if old is None:
             return Answer(400, "The old size is not a decimal number without leading zeroes.\n")
@@ -145,13 +154,15 @@ class Witness:
                     good = True
         return good
 
-    def _cosign(self, checkpoint: Checkpoint, text: str, note: str, old: int, proof: list[bytes],
-                request: str) -> Answer:
+    def _cosign(
+        self, checkpoint: Checkpoint, text: str, note: str, old: int, proof: list[bytes], request: str
+    ) -> Answer:
         connection = self.store._connect()
         try:
             connection.execute("BEGIN IMMEDIATE")  # the check and the update are one step
-            row = connection.execute("SELECT size, root, cosigned_at FROM logs WHERE origin = ?",
-                                     (checkpoint.origin,)).fetchone()
+            row = connection.execute(
+                "SELECT size, root, cosigned_at FROM logs WHERE origin = ?", (checkpoint.origin,)
+            ).fetchone()
             known, root, last_time = (row[0], bytes(row[1]), row[2]) if row else (0, EMPTY_ROOT, 0)
             if old != known:
                 connection.execute("ROLLBACK")
@@ -162,21 +173,29 @@ class Witness:
             elif old == 0 and proof:
                 problem = "A consistency proof was sent with old size 0."
             elif old and not verify_consistency(old, checkpoint.size, root, checkpoint.root, proof):
-                problem = (f"The checkpoint of size {checkpoint.size} is not consistent with the one of size {old} "
-                           "this witness cosigned: the log forked, or the proof is wrong.")
+                problem = (
+                    f"The checkpoint of size {checkpoint.size} is not consistent with the one of size {old} "
+                    "this witness cosigned: the log forked, or the proof is wrong."
+                )
             if problem:
-                connection.execute("INSERT INTO evidence VALUES (?, ?, ?, ?)",
-                                   (checkpoint.origin, int(self.clock()), problem, request))
+                connection.execute(
+                    "INSERT INTO evidence VALUES (?, ?, ?, ?)", (checkpoint.origin, int(self.clock()), problem, request)
+                )
                 connection.execute("COMMIT")
                 return Answer(422, problem + "\n")
             timestamp = max(int(self.clock()), last_time, 1)  # never dated before the previous one
             line = self.cosigner.cosign(text, timestamp)
-            own = f"{text}\n" + "".join(f"\u2014 {name} {base64.b64encode(raw).decode()}\n"
-                                        for name, raw in note_split(note)[1] if name != self.cosigner.name)
-            connection.execute("INSERT INTO logs VALUES (?, ?, ?, ?, ?) ON CONFLICT(origin) DO UPDATE SET "
-                               "size = excluded.size, root = excluded.root, note = excluded.note, "
-                               "cosigned_at = excluded.cosigned_at",
-                               (checkpoint.origin, checkpoint.size, checkpoint.root, own + line, timestamp))
+            own = f"{text}\n" + "".join(
+                f"\u2014 {name} {base64.b64encode(raw).decode()}\n"
+                for name, raw in note_split(note)[1]
+                if name != self.cosigner.name
+            )
+            connection.execute(
+                "INSERT INTO logs VALUES (?, ?, ?, ?, ?) ON CONFLICT(origin) DO UPDATE SET "
+                "size = excluded.size, root = excluded.root, note = excluded.note, "
+                "cosigned_at = excluded.cosigned_at",
+                (checkpoint.origin, checkpoint.size, checkpoint.root, own + line, timestamp),
+            )
             connection.execute("COMMIT")
             return Answer(200, line)
         except BaseException:
@@ -215,13 +234,17 @@ class WitnessRefused(Exception):
     """The witness did not cosign; the message says why (its answer, or the network error)."""
 
 
-def witness_request(endpoint: WitnessEndpoint, old: int, proof: list[bytes], note: str,
-                    timeout: float = 5.0) -> tuple[int, str]:
+def witness_request(
+    endpoint: WitnessEndpoint, old: int, proof: list[bytes], note: str, timeout: float = 5.0
+) -> tuple[int, str]:
     """POST ``add-checkpoint``: (HTTP status, body). Network errors raise WitnessRefused."""
     body = f"old {old}\n" + "".join(base64.b64encode(h).decode() + "\n" for h in proof) + "\n" + note
-    request = urllib.request.Request(endpoint.url.rstrip("/") + "/add-checkpoint", data=body.encode(),
-                                     method="POST", headers={"Content-Type": "text/plain; charset=utf-8",
-                                                             "User-Agent": "urn-ogf-registry-signer/1"})
+    request = urllib.request.Request(
+        endpoint.url.rstrip("/") + "/add-checkpoint",
+        data=body.encode(),
+        method="POST",
+        headers={"Content-Type": "text/plain; charset=utf-8", "User-Agent": "urn-ogf-registry-signer/1"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, response.read(MAX_BODY).decode("utf-8", "replace")
@@ -231,8 +254,9 @@ def witness_request(endpoint: WitnessEndpoint, old: int, proof: list[bytes], not
         raise WitnessRefused(f"{endpoint.name} ({endpoint.url}) could not be reached: {exc}") from None
 
 
-def witness_cosign(endpoint: WitnessEndpoint, note: str, known_size: int, proof_from,
-                   timeout: float = 5.0) -> tuple[str, int]:
+def witness_cosign(
+    endpoint: WitnessEndpoint, note: str, known_size: int, proof_from, timeout: float = 5.0
+) -> tuple[str, int]:
     """Ask ``endpoint`` to cosign ``note``: (its valid cosignature line, the size it now holds).
 
     ``known_size`` is the size the site believes the witness cosigned last; ``proof_from(size)``
@@ -246,19 +270,22 @@ def witness_cosign(endpoint: WitnessEndpoint, note: str, known_size: int, proof_
     for _ in range(2):
         proof = proof_from(old) if old else []
         if proof is None:
-            raise WitnessRefused(f"{endpoint.name} last cosigned size {old}, which is not part of this tree "
-                                 f"of size {size}.")
+            raise WitnessRefused(
+                f"{endpoint.name} last cosigned size {old}, which is not part of this tree of size {size}."
+            )
         status, answer = witness_request(endpoint, old, proof, note, timeout)
         if status == 409:
             held = _decimal(answer.strip())
             if held is None or held == old or held > size:
-                raise WitnessRefused(f"{endpoint.name} answered 409 with size {answer.strip()[:30]!r}, which "
-                                     f"cannot precede size {size}.")
+                raise WitnessRefused(
+                    f"{endpoint.name} answered 409 with size {answer.strip()[:30]!r}, which cannot precede size {size}."
+                )
             old = held
             continue
         if status != 200:
-            raise WitnessRefused(f"{endpoint.name} refused to cosign size {size} (HTTP {status}): "
-                                 f"{answer.strip()[:300]}")
+            raise WitnessRefused(
+                f"{endpoint.name} refused to cosign size {size} (HTTP {status}): {answer.strip()[:300]}"
+            )
         for line in answer.splitlines():
             try:
                 if line.startswith("\u2014 ") and cosignatures_valid(note + line + "\n", [endpoint.key]):

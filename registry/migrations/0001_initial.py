@@ -8,7 +8,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,100 +16,226 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Namespace',
+            name="Namespace",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('snid', models.CharField(max_length=32)),
-                ('status', models.CharField(choices=[('reserved', 'Reserved'), ('registered', 'Registered')], max_length=16)),
-                ('reserved_until', models.DateField(blank=True, null=True)),
-                ('reservation_reason', models.TextField(blank=True)),
-                ('registered_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('reserved_for', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("snid", models.CharField(max_length=32)),
+                (
+                    "status",
+                    models.CharField(choices=[("reserved", "Reserved"), ("registered", "Registered")], max_length=16),
+                ),
+                ("reserved_until", models.DateField(blank=True, null=True)),
+                ("reservation_reason", models.TextField(blank=True)),
+                ("registered_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "reserved_for",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': [django.db.models.functions.text.Lower('snid')],
+                "ordering": [django.db.models.functions.text.Lower("snid")],
             },
         ),
         migrations.CreateModel(
-            name='Proposal',
+            name="Proposal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('snid', models.CharField(help_text='1.1 Namespace Identifier', max_length=32)),
-                ('title', models.CharField(blank=True, max_length=1000)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('registration_date', models.DateField(blank=True, null=True)),
-                ('registrant_name', models.CharField(blank=True, max_length=1000)),
-                ('registrant_organisation', models.CharField(blank=True, max_length=1000)),
-                ('registrant_email', models.CharField(blank=True, max_length=1000)),
-                ('registrant_address', models.TextField(blank=True)),
-                ('document_reference', models.CharField(blank=True, max_length=1000)),
-                ('document_url', models.CharField(blank=True, max_length=1000)),
-                ('document_status', models.CharField(blank=True, choices=[('draft', 'Working draft'), ('in-review', 'In public comment / review'), ('published', 'Published')], max_length=16)),
-                ('sections', models.JSONField(blank=True, default=dict, help_text='Markdown by section key')),
-                ('grammar_abnf', models.TextField(blank=True)),
-                ('grammar_rule', models.CharField(blank=True, max_length=1000)),
-                ('examples_valid', models.JSONField(blank=True, default=list)),
-                ('examples_invalid', models.JSONField(blank=True, default=list)),
-                ('examples_equivalent', models.JSONField(blank=True, default=list)),
-                ('equivalence', models.JSONField(blank=True, default=list)),
-                ('max_length', models.PositiveIntegerField(blank=True, null=True)),
-                ('state', models.CharField(choices=[('draft', 'Draft'), ('submitted', 'Submitted'), ('changes_requested', 'Changes requested'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], default='draft', max_length=24)),
-                ('is_demo', models.BooleanField(default=False, help_text='Demonstration data, not a real registration.')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('namespace', models.ForeignKey(blank=True, help_text='Set when the SNID is registered or the proposal is a new version of it.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='proposals', to='registry.namespace')),
-                ('submitter', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='proposals', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("snid", models.CharField(help_text="1.1 Namespace Identifier", max_length=32)),
+                ("title", models.CharField(blank=True, max_length=1000)),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("registration_date", models.DateField(blank=True, null=True)),
+                ("registrant_name", models.CharField(blank=True, max_length=1000)),
+                ("registrant_organisation", models.CharField(blank=True, max_length=1000)),
+                ("registrant_email", models.CharField(blank=True, max_length=1000)),
+                ("registrant_address", models.TextField(blank=True)),
+                ("document_reference", models.CharField(blank=True, max_length=1000)),
+                ("document_url", models.CharField(blank=True, max_length=1000)),
+                (
+                    "document_status",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("draft", "Working draft"),
+                            ("in-review", "In public comment / review"),
+                            ("published", "Published"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("sections", models.JSONField(blank=True, default=dict, help_text="Markdown by section key")),
+                ("grammar_abnf", models.TextField(blank=True)),
+                ("grammar_rule", models.CharField(blank=True, max_length=1000)),
+                ("examples_valid", models.JSONField(blank=True, default=list)),
+                ("examples_invalid", models.JSONField(blank=True, default=list)),
+                ("examples_equivalent", models.JSONField(blank=True, default=list)),
+                ("equivalence", models.JSONField(blank=True, default=list)),
+                ("max_length", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("submitted", "Submitted"),
+                            ("changes_requested", "Changes requested"),
+                            ("approved", "Approved"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        default="draft",
+                        max_length=24,
+                    ),
+                ),
+                (
+                    "is_demo",
+                    models.BooleanField(default=False, help_text="Demonstration data, not a real registration."),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Set when the SNID is registered or the proposal is a new version of it.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="proposals",
+                        to="registry.namespace",
+                    ),
+                ),
+                (
+                    "submitter",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="proposals",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at'],
-                'permissions': [('review_proposal', 'Can review proposals and decide on them (GFD editor)')],
+                "ordering": ["-updated_at"],
+                "permissions": [("review_proposal", "Can review proposals and decide on them (GFD editor)")],
             },
         ),
         migrations.AddField(
-            model_name='namespace',
-            name='current',
-            field=models.OneToOneField(blank=True, help_text='The approved proposal that is the current version.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='registry.proposal'),
+            model_name="namespace",
+            name="current",
+            field=models.OneToOneField(
+                blank=True,
+                help_text="The approved proposal that is the current version.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="registry.proposal",
+            ),
         ),
         migrations.CreateModel(
-            name='ProposalEvent',
+            name="ProposalEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('created', 'Created'), ('transition', 'State change')], default='transition', max_length=16)),
-                ('action', models.CharField(blank=True, max_length=24)),
-                ('from_state', models.CharField(blank=True, choices=[('draft', 'Draft'), ('submitted', 'Submitted'), ('changes_requested', 'Changes requested'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], max_length=24)),
-                ('to_state', models.CharField(blank=True, choices=[('draft', 'Draft'), ('submitted', 'Submitted'), ('changes_requested', 'Changes requested'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], max_length=24)),
-                ('comment', models.TextField(blank=True)),
-                ('data', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('proposal', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='events', to='registry.proposal')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("created", "Created"), ("transition", "State change")],
+                        default="transition",
+                        max_length=16,
+                    ),
+                ),
+                ("action", models.CharField(blank=True, max_length=24)),
+                (
+                    "from_state",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("draft", "Draft"),
+                            ("submitted", "Submitted"),
+                            ("changes_requested", "Changes requested"),
+                            ("approved", "Approved"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        max_length=24,
+                    ),
+                ),
+                (
+                    "to_state",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("draft", "Draft"),
+                            ("submitted", "Submitted"),
+                            ("changes_requested", "Changes requested"),
+                            ("approved", "Approved"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        max_length=24,
+                    ),
+                ),
+                ("comment", models.TextField(blank=True)),
+                ("data", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "proposal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="events", to="registry.proposal"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
+                "ordering": ["created_at", "id"],
             },
         ),
         migrations.AddIndex(
-            model_name='proposal',
-            index=models.Index(fields=['state', 'submitted_at'], name='registry_pr_state_490fa5_idx'),
+            model_name="proposal",
+            index=models.Index(fields=["state", "submitted_at"], name="registry_pr_state_490fa5_idx"),
         ),
         migrations.AddConstraint(
-            model_name='proposal',
-            constraint=models.UniqueConstraint(condition=models.Q(('state', 'approved')), fields=('namespace', 'version'), name='one_approved_proposal_per_version'),
+            model_name="proposal",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("state", "approved")),
+                fields=("namespace", "version"),
+                name="one_approved_proposal_per_version",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='proposal',
-            constraint=models.CheckConstraint(condition=models.Q(('state__in', ['draft', 'submitted', 'changes_requested', 'approved', 'rejected', 'withdrawn'])), name='proposal_state_valid'),
+            model_name="proposal",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("state__in", ["draft", "submitted", "changes_requested", "approved", "rejected", "withdrawn"])
+                ),
+                name="proposal_state_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='namespace',
-            constraint=models.UniqueConstraint(django.db.models.functions.text.Lower('snid'), name='namespace_snid_ci_unique'),
+            model_name="namespace",
+            constraint=models.UniqueConstraint(
+                django.db.models.functions.text.Lower("snid"), name="namespace_snid_ci_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='namespace',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['reserved', 'registered'])), name='namespace_status_valid'),
+            model_name="namespace",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["reserved", "registered"])), name="namespace_status_valid"
+            ),
         ),
     ]

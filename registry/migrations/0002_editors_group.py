@@ -12,9 +12,7 @@ def create_editors_group(apps, schema_editor):
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     group, _ = Group.objects.get_or_create(name="GFD editors")
-    group.permissions.add(
-        Permission.objects.get(codename="review_proposal", content_type__app_label="registry")
-    )
+    group.permissions.add(Permission.objects.get(codename="review_proposal", content_type__app_label="registry"))
 
 
 class Migration(migrations.Migration):

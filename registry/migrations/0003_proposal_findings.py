@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0002_editors_group'),
+        ("registry", "0002_editors_group"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='proposal',
-            name='findings',
+            model_name="proposal",
+            name="findings",
             field=models.JSONField(blank=True, default=list, editable=False),
         ),
         migrations.AddField(
-            model_name='proposal',
-            name='findings_summary',
+            model_name="proposal",
+            name="findings_summary",
             field=models.JSONField(blank=True, default=dict, editable=False),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0003_proposal_findings'),
+        ("registry", "0003_proposal_findings"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='proposal',
-            name='validator',
+            model_name="proposal",
+            name="validator",
             field=models.JSONField(blank=True, editable=False, null=True),
         ),
     ]

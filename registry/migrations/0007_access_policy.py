@@ -125,13 +125,23 @@ CREATE TRIGGER registry_request_kept BEFORE UPDATE OR DELETE ON registry_reserva
   FOR EACH ROW EXECUTE FUNCTION registry_request_kept();
 """
 
-TABLES = ["registry_namespace", "registry_proposal", "registry_proposalevent", "registry_comment",
-          "registry_judgement", "registry_reservationrequest"]
+TABLES = [
+    "registry_namespace",
+    "registry_proposal",
+    "registry_proposalevent",
+    "registry_comment",
+    "registry_judgement",
+    "registry_reservationrequest",
+]
 POSTGRES_FORWARD += "".join(
     f"CREATE TRIGGER registry_no_truncate BEFORE TRUNCATE ON {table} "
-    f"FOR EACH STATEMENT EXECUTE FUNCTION registry_refuse_truncate();\n" for table in TABLES)
+    f"FOR EACH STATEMENT EXECUTE FUNCTION registry_refuse_truncate();\n"
+    for table in TABLES
+)
 
-POSTGRES_BACKWARD = "".join(f"DROP TRIGGER IF EXISTS registry_no_truncate ON {table};\n" for table in TABLES) + """
+POSTGRES_BACKWARD = (
+    "".join(f"DROP TRIGGER IF EXISTS registry_no_truncate ON {table};\n" for table in TABLES)
+    + """
 DROP TRIGGER IF EXISTS registry_current_is_approved ON registry_namespace;
 DROP TRIGGER IF EXISTS registry_current_kept ON registry_namespace;
 DROP TRIGGER IF EXISTS registry_approval_with_event ON registry_proposal;
@@ -143,6 +153,8 @@ DROP FUNCTION IF EXISTS registry_check_current(), registry_keep_current(), regis
   registry_event_on_time(), registry_review_frozen(), registry_request_kept(), registry_refuse_truncate(),
   registry_is_owner(text);
 """
+)
+
 
 def forward(apps, schema_editor):
     vendor = schema_editor.connection.vendor
@@ -167,9 +179,10 @@ class Migration(migrations.Migration):
             model_name="proposalevent",
             name="kind",
             field=models.CharField(
-                choices=[("created", "Created"), ("transition", "State change"),
-                         ("judgement", "Editor's judgement")],
-                default="transition", max_length=16),
+                choices=[("created", "Created"), ("transition", "State change"), ("judgement", "Editor's judgement")],
+                default="transition",
+                max_length=16,
+            ),
         ),
         migrations.RunPython(forward, backward),
     ]

@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0006_postgres_immutability_guard'),
+        ("registry", "0006_postgres_immutability_guard"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='proposal',
-            name='document_type',
-            field=models.CharField(blank=True, choices=[('Informational', 'Informational'), ('Experimental', 'Experimental'), ('Community Practice', 'Community Practice'), ('Recommendation', 'Recommendation')], max_length=32),
+            model_name="proposal",
+            name="document_type",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("Informational", "Informational"),
+                    ("Experimental", "Experimental"),
+                    ("Community Practice", "Community Practice"),
+                    ("Recommendation", "Recommendation"),
+                ],
+                max_length=32,
+            ),
         ),
     ]

@@ -6,40 +6,54 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0007_document_type'),
+        ("registry", "0007_document_type"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='comment',
-            name='finding',
-            field=models.CharField(blank=True, help_text='the check id of the finding discussed, or blank', max_length=40),
+            model_name="comment",
+            name="finding",
+            field=models.CharField(
+                blank=True, help_text="the check id of the finding discussed, or blank", max_length=40
+            ),
         ),
         migrations.AddField(
-            model_name='comment',
-            name='parent',
-            field=models.ForeignKey(blank=True, help_text="The thread this comment answers; blank for a thread's first comment.", null=True, on_delete=django.db.models.deletion.PROTECT, related_name='replies', to='registry.comment'),
+            model_name="comment",
+            name="parent",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The thread this comment answers; blank for a thread's first comment.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="replies",
+                to="registry.comment",
+            ),
         ),
         migrations.AddField(
-            model_name='comment',
-            name='resolved_at',
+            model_name="comment",
+            name="resolved_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='comment',
-            name='resolved_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="comment",
+            name="resolved_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='comment',
-            name='round',
+            model_name="comment",
+            name="round",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddIndex(
-            model_name='comment',
-            index=models.Index(fields=['proposal', 'parent', 'resolved_at'], name='registry_co_proposa_cf7b06_idx'),
+            model_name="comment",
+            index=models.Index(fields=["proposal", "parent", "resolved_at"], name="registry_co_proposa_cf7b06_idx"),
         ),
     ]

@@ -6,20 +6,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0008_review_unplaced_text'),
+        ("registry", "0008_review_unplaced_text"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ValidatorCost',
+            name="ValidatorCost",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('figures', models.JSONField()),
-                ('slow', models.BooleanField(db_index=True, default=False)),
-                ('measured_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('proposal', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='validator_cost', to='registry.proposal')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("figures", models.JSONField()),
+                ("slow", models.BooleanField(db_index=True, default=False)),
+                ("measured_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "proposal",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="validator_cost",
+                        to="registry.proposal",
+                    ),
+                ),
             ],
         ),
     ]

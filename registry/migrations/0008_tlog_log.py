@@ -6,9 +6,9 @@ versions); SQLite's triggers are registry.dbguards'. Versions approved before th
 migration are put in the log by ``manage.py log_backfill`` (docs/transparency.md).
 """
 
+import django.utils.timezone
 from django.db import migrations, models
 from django.db.models.functions import Lower
-import django.utils.timezone
 
 FORWARD = """
 CREATE OR REPLACE FUNCTION registry_refuse_log_change() RETURNS trigger AS $$
@@ -59,13 +59,18 @@ class Migration(migrations.Migration):
                 ("kind", models.CharField(max_length=40)),
                 ("snid", models.CharField(blank=True, max_length=32)),
                 ("version", models.PositiveIntegerField(blank=True, null=True)),
-                ("leaf", models.TextField(
-                    help_text="the leaf's canonical JSON, exactly the bytes that are hashed (UTF-8)")),
+                (
+                    "leaf",
+                    models.TextField(help_text="the leaf's canonical JSON, exactly the bytes that are hashed (UTF-8)"),
+                ),
                 ("leaf_hash", models.CharField(help_text="SHA-256(0x00 || leaf), hex", max_length=64)),
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
             ],
-            options={"verbose_name_plural": "log entries", "ordering": ["index"],
-                     "indexes": [models.Index(Lower("snid"), "version", name="logentry_snid_version")]},
+            options={
+                "verbose_name_plural": "log entries",
+                "ordering": ["index"],
+                "indexes": [models.Index(Lower("snid"), "version", name="logentry_snid_version")],
+            },
         ),
         migrations.CreateModel(
             name="LogHead",

@@ -16,74 +16,103 @@ def _triggers_on(apps, schema_editor):
     sqlite_triggers_install(schema_editor.connection)
 
 
-
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0008_tlog_log'),
-        ('registry', '0008_review_unplaced_text'),
-        ('registry', '0008_faults_matching_validator_cost'),
-        ('registry', '0009_stewardship_models'),
+        ("registry", "0008_tlog_log"),
+        ("registry", "0008_review_unplaced_text"),
+        ("registry", "0008_faults_matching_validator_cost"),
+        ("registry", "0009_stewardship_models"),
     ]
 
     operations = [
         migrations.RunPython(_triggers_off, _triggers_on),
         migrations.AddField(
-            model_name='proposal',
-            name='resolvers',
+            model_name="proposal",
+            name="resolvers",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AlterField(
-            model_name='proposalevent',
-            name='kind',
-            field=models.CharField(choices=[('created', 'Created'), ('transition', 'State change'), ('judgement', "Editor's judgement"), ('resolvers', 'Resolvers changed')], default='transition', max_length=16),
+            model_name="proposalevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("created", "Created"),
+                    ("transition", "State change"),
+                    ("judgement", "Editor's judgement"),
+                    ("resolvers", "Resolvers changed"),
+                ],
+                default="transition",
+                max_length=16,
+            ),
         ),
         migrations.CreateModel(
-            name='Resolver',
+            name="Resolver",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('template', models.CharField(max_length=1000)),
-                ('returns', models.CharField(default='landing', max_length=16)),
-                ('media_types', models.JSONField(blank=True, default=list)),
-                ('primary', models.BooleanField(default=False)),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('program', models.JSONField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('unknown', 'Not checked yet'), ('up', 'Up'), ('failing', 'Failing (not yet down)'), ('down', 'Down')], default='unknown', max_length=16)),
-                ('consecutive_failures', models.PositiveIntegerField(default=0)),
-                ('failing_since', models.DateTimeField(blank=True, null=True)),
-                ('last_checked_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('retired_at', models.DateTimeField(blank=True, null=True)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='resolvers', to='registry.namespace')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100)),
+                ("template", models.CharField(max_length=1000)),
+                ("returns", models.CharField(default="landing", max_length=16)),
+                ("media_types", models.JSONField(blank=True, default=list)),
+                ("primary", models.BooleanField(default=False)),
+                ("order", models.PositiveIntegerField(default=0)),
+                ("program", models.JSONField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("unknown", "Not checked yet"),
+                            ("up", "Up"),
+                            ("failing", "Failing (not yet down)"),
+                            ("down", "Down"),
+                        ],
+                        default="unknown",
+                        max_length=16,
+                    ),
+                ),
+                ("consecutive_failures", models.PositiveIntegerField(default=0)),
+                ("failing_since", models.DateTimeField(blank=True, null=True)),
+                ("last_checked_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                ("retired_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="resolvers", to="registry.namespace"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['namespace_id', 'order', 'id'],
+                "ordering": ["namespace_id", "order", "id"],
             },
         ),
         migrations.CreateModel(
-            name='ResolverCheck',
+            name="ResolverCheck",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('checked_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('ok', models.BooleanField()),
-                ('http_code', models.PositiveIntegerField(blank=True, null=True)),
-                ('latency_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('url', models.CharField(blank=True, max_length=2000)),
-                ('error', models.CharField(blank=True, max_length=500)),
-                ('resolver', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='checks', to='registry.resolver')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("checked_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("ok", models.BooleanField()),
+                ("http_code", models.PositiveIntegerField(blank=True, null=True)),
+                ("latency_ms", models.PositiveIntegerField(blank=True, null=True)),
+                ("url", models.CharField(blank=True, max_length=2000)),
+                ("error", models.CharField(blank=True, max_length=500)),
+                (
+                    "resolver",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="checks", to="registry.resolver"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-checked_at', '-id'],
+                "ordering": ["-checked_at", "-id"],
             },
         ),
         migrations.AddIndex(
-            model_name='resolver',
-            index=models.Index(fields=['namespace', 'retired_at'], name='registry_re_namespa_7e2ae6_idx'),
+            model_name="resolver",
+            index=models.Index(fields=["namespace", "retired_at"], name="registry_re_namespa_7e2ae6_idx"),
         ),
         migrations.AddIndex(
-            model_name='resolvercheck',
-            index=models.Index(fields=['resolver', 'checked_at'], name='registry_re_resolve_5d4dad_idx'),
+            model_name="resolvercheck",
+            index=models.Index(fields=["resolver", "checked_at"], name="registry_re_resolve_5d4dad_idx"),
         ),
         migrations.RunPython(_triggers_on, _triggers_off),
     ]

@@ -11,7 +11,6 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-
 FORWARD = """
 CREATE OR REPLACE FUNCTION registry_refuse_stewardship_event_change() RETURNS trigger AS $$
 BEGIN
@@ -99,103 +98,263 @@ def first_stewards(apps, schema_editor):
     Steward = apps.get_model("registry", "Steward")
     for namespace in Namespace.objects.filter(status="registered", current__isnull=False).select_related("current"):
         if not Steward.objects.filter(namespace=namespace, user_id=namespace.current.submitter_id).exists():
-            Steward.objects.create(namespace=namespace, user_id=namespace.current.submitter_id, state="active",
-                                   reason="Registrant of the SNID when stewards were introduced.",
-                                   confirmed_at=namespace.registered_at)
+            Steward.objects.create(
+                namespace=namespace,
+                user_id=namespace.current.submitter_id,
+                state="active",
+                reason="Registrant of the SNID when stewards were introduced.",
+                confirmed_at=namespace.registered_at,
+            )
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0008_tlog_log'),
-        ('registry', '0008_faults_matching_validator_cost'),  # the leaves of the branches merged before
+        ("registry", "0008_tlog_log"),
+        ("registry", "0008_faults_matching_validator_cost"),  # the leaves of the branches merged before
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RegistrantOverlay',
+            name="RegistrantOverlay",
             fields=[
-                ('namespace', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, primary_key=True, related_name='overlay', serialize=False, to='registry.namespace')),
-                ('version', models.PositiveIntegerField()),
-                ('values', models.JSONField(default=dict)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "namespace",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        primary_key=True,
+                        related_name="overlay",
+                        serialize=False,
+                        to="registry.namespace",
+                    ),
+                ),
+                ("version", models.PositiveIntegerField()),
+                ("values", models.JSONField(default=dict)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.CreateModel(
-            name='ChangeRequest',
+            name="ChangeRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=24)),
-                ('data', models.JSONField(default=dict)),
-                ('before', models.JSONField(blank=True, default=dict)),
-                ('reason', models.TextField(blank=True)),
-                ('state', models.CharField(choices=[('pending', 'Awaiting an editor'), ('approved', 'Approved'), ('declined', 'Declined')], default='pending', max_length=16)),
-                ('decision_note', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='change_requests', to='registry.namespace')),
-                ('requested_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(max_length=24)),
+                ("data", models.JSONField(default=dict)),
+                ("before", models.JSONField(blank=True, default=dict)),
+                ("reason", models.TextField(blank=True)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("pending", "Awaiting an editor"), ("approved", "Approved"), ("declined", "Declined")],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("decision_note", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="change_requests",
+                        to="registry.namespace",
+                    ),
+                ),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('state__in', ['pending', 'approved', 'declined'])), name='change_state_valid')],
+                "ordering": ["created_at", "id"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("state__in", ["pending", "approved", "declined"])),
+                        name="change_state_valid",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Deprecation',
+            name="Deprecation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.TextField()),
-                ('deprecated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('end_reason', models.TextField(blank=True)),
-                ('deprecated_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('ended_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='deprecations', to='registry.namespace')),
-                ('successor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='registry.namespace')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("reason", models.TextField()),
+                ("deprecated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                ("end_reason", models.TextField(blank=True)),
+                (
+                    "deprecated_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "ended_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="deprecations",
+                        to="registry.namespace",
+                    ),
+                ),
+                (
+                    "successor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="registry.namespace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['deprecated_at', 'id'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('ended_at__isnull', True)), fields=('namespace',), name='one_deprecation_in_force')],
+                "ordering": ["deprecated_at", "id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("ended_at__isnull", True)),
+                        fields=("namespace",),
+                        name="one_deprecation_in_force",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Steward',
+            name="Steward",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state', models.CharField(choices=[('invited', 'Invited (awaiting an editor)'), ('active', 'Steward'), ('removed', 'Removed'), ('declined', 'Invitation declined')], default='active', max_length=16)),
-                ('show_orcid', models.BooleanField(default=False)),
-                ('reason', models.TextField(blank=True, help_text='why the steward was added or invited')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('confirmed_at', models.DateTimeField(blank=True, null=True)),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('invited_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='stewards', to='registry.namespace')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='stewardships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("invited", "Invited (awaiting an editor)"),
+                            ("active", "Steward"),
+                            ("removed", "Removed"),
+                            ("declined", "Invitation declined"),
+                        ],
+                        default="active",
+                        max_length=16,
+                    ),
+                ),
+                ("show_orcid", models.BooleanField(default=False)),
+                ("reason", models.TextField(blank=True, help_text="why the steward was added or invited")),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                ("confirmed_at", models.DateTimeField(blank=True, null=True)),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "invited_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="stewards", to="registry.namespace"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="stewardships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('state__in', ['invited', 'active'])), fields=('namespace', 'user'), name='one_live_stewardship_per_user'), models.CheckConstraint(condition=models.Q(('state__in', ['invited', 'active', 'removed', 'declined'])), name='steward_state_valid')],
+                "ordering": ["created_at", "id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("state__in", ["invited", "active"])),
+                        fields=("namespace", "user"),
+                        name="one_live_stewardship_per_user",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("state__in", ["invited", "active", "removed", "declined"])),
+                        name="steward_state_valid",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='StewardshipEvent',
+            name="StewardshipEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('steward-added', 'Steward added'), ('steward-removed', 'Steward removed'), ('steward-invited', 'Steward invited'), ('steward-confirmed', 'Steward confirmed'), ('steward-declined', 'Steward invitation declined'), ('steward-deactivated', "Steward's account deactivated"), ('change-requested', 'Change requested'), ('change-approved', 'Change approved'), ('change-declined', 'Change declined'), ('deprecated', 'Deprecated'), ('undeprecated', 'Deprecation withdrawn')], max_length=24)),
-                ('public', models.BooleanField(default=False)),
-                ('summary', models.CharField(max_length=300)),
-                ('reason', models.TextField(blank=True)),
-                ('data', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='stewardship_events', to='registry.namespace')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("steward-added", "Steward added"),
+                            ("steward-removed", "Steward removed"),
+                            ("steward-invited", "Steward invited"),
+                            ("steward-confirmed", "Steward confirmed"),
+                            ("steward-declined", "Steward invitation declined"),
+                            ("steward-deactivated", "Steward's account deactivated"),
+                            ("change-requested", "Change requested"),
+                            ("change-approved", "Change approved"),
+                            ("change-declined", "Change declined"),
+                            ("deprecated", "Deprecated"),
+                            ("undeprecated", "Deprecation withdrawn"),
+                        ],
+                        max_length=24,
+                    ),
+                ),
+                ("public", models.BooleanField(default=False)),
+                ("summary", models.CharField(max_length=300)),
+                ("reason", models.TextField(blank=True)),
+                ("data", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "namespace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="stewardship_events",
+                        to="registry.namespace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'indexes': [models.Index(fields=['namespace', 'public', 'created_at'], name='stewardship_event_public')],
+                "ordering": ["created_at", "id"],
+                "indexes": [
+                    models.Index(fields=["namespace", "public", "created_at"], name="stewardship_event_public")
+                ],
             },
         ),
         migrations.RunPython(guards_forward, guards_backward),

@@ -30,11 +30,14 @@ def records_write(apps, schema_editor):
             key = None
         else:
             holders[key] = user.username
-        Account.objects.create(user_id=user.pk, name_key=key, email_key=_folded((user.email or "").strip()),
-                               origin="unrecorded")
+        Account.objects.create(
+            user_id=user.pk, name_key=key, email_key=_folded((user.email or "").strip()), origin="unrecorded"
+        )
     if clashes:
-        print("\n  User names that are one name when case is ignored (nothing was merged; rename the later "
-              "account in the admin):")
+        print(
+            "\n  User names that are one name when case is ignored (nothing was merged; rename the later "
+            "account in the admin):"
+        )
         for kept, other in clashes:
             print(f"    {other!r} is the same name as the older {kept!r}, which keeps it")
 
@@ -49,16 +52,32 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="Account",
             fields=[
-                ("user", models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True,
-                                              related_name="account", serialize=False, to=settings.AUTH_USER_MODEL)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="account",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
                 ("name_key", models.CharField(blank=True, editable=False, max_length=600, null=True, unique=True)),
                 ("email_key", models.CharField(blank=True, db_index=True, editable=False, max_length=800)),
-                ("origin", models.CharField(choices=[("signup", "Signed up with the form"),
-                                                     ("identity", "First signed in with an identity provider"),
-                                                     ("other", "Made by an administrator or a command"),
-                                                     ("unrecorded", "Made before origins were recorded, or "
-                                                                    "restored from a backup")],
-                                            default="other", editable=False, max_length=20)),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[
+                            ("signup", "Signed up with the form"),
+                            ("identity", "First signed in with an identity provider"),
+                            ("other", "Made by an administrator or a command"),
+                            ("unrecorded", "Made before origins were recorded, or restored from a backup"),
+                        ],
+                        default="other",
+                        editable=False,
+                        max_length=20,
+                    ),
+                ),
                 ("confirmed_at", models.DateTimeField(blank=True, editable=False, null=True)),
             ],
         ),

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('registry', '0010_account_names_and_origins'),
+        ("registry", "0010_account_names_and_origins"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='resolver',
-            name='cost',
+            model_name="resolver",
+            name="cost",
             field=models.JSONField(blank=True, null=True),
         ),
     ]

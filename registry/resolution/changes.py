@@ -58,8 +58,16 @@ def _resolvers_apply(namespace, data: dict, editor, reason: str) -> dict:
     return {"resolvers": before}
 
 
-RESOLVERS_KIND = ChangeKind("resolvers", "Resolvers", "resolvers", ResolversChangeForm, _resolvers_apply,
-                            _resolvers_current, validate=_resolvers_validate, initial=_resolvers_initial)
+RESOLVERS_KIND = ChangeKind(
+    "resolvers",
+    "Resolvers",
+    "resolvers",
+    ResolversChangeForm,
+    _resolvers_apply,
+    _resolvers_current,
+    validate=_resolvers_validate,
+    initial=_resolvers_initial,
+)
 
 
 def install() -> None:

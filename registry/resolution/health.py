@@ -18,9 +18,9 @@ checked the same way before it is followed.
 
 A run succeeds for a resolver that answers (2xx or 3xx) for at least one of its example
 URLs; the others' failures are noted with the check. A resolver is "down" only after
-``REGISTRY_RESOLVER_DOWN_AFTER`` consecutive failed runs spanning at least ``REGISTRY_RESOLVER_DOWN_SECONDS`` — not on one blip. The
-registrant and the editors are mailed once when it goes down and once when it is back
-(apart: neither sees the other's address).
+``REGISTRY_RESOLVER_DOWN_AFTER`` consecutive failed runs spanning at least
+``REGISTRY_RESOLVER_DOWN_SECONDS`` — not on one blip. The registrant and the editors are
+mailed once when it goes down and once when it is back (apart: neither sees the other's address).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ from django.utils import timezone
 from .. import notify
 from ..lookup import registry_invalidate
 from ..models import Namespace
-from ..stewardship.selectors import current_with_overlay
 from ..resolving.addresses import special_block
 from ..resolving.expand import ExpandError, resolver_url, urn_parts
+from ..stewardship.selectors import current_with_overlay
 from .models import Resolver, ResolverCheck, ResolverStatus
 
 USER_AGENT = "urn-ogf-registry-resolver-check/1 (+{site}/urn/; checks that registered resolvers answer)"
@@ -92,8 +92,9 @@ def refusal(address: str, allowed=None):
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     mapped = getattr(ip, "ipv4_mapped", None)
     allowed = _allowed_networks() if allowed is None else allowed
-    if allowed == "all" or any((mapped or ip) in network for network in allowed
-                               if network.version == (mapped or ip).version):
+    if allowed == "all" or any(
+        (mapped or ip) in network for network in allowed if network.version == (mapped or ip).version
+    ):
         return None
     return special_block(ip)
 
@@ -119,8 +120,10 @@ def checked_address(url: str) -> tuple[str, int, str, str]:
     allowed = _allowed_networks()
     for address in addresses:
         if (block := refusal(address, allowed)) is not None:
-            raise Refused(f"{parts.hostname} resolves to {address}, in {block.describe()}: an address the "
-                          "registry does not connect to")
+            raise Refused(
+                f"{parts.hostname} resolves to {address}, in {block.describe()}: an address the "
+                "registry does not connect to"
+            )
     return parts.scheme, port, parts.hostname, addresses[0]
 
 
@@ -165,8 +168,7 @@ class _Pinned(_Deadline, http.client.HTTPConnection):
 
 class _PinnedTLS(_Deadline, http.client.HTTPSConnection):
     def __init__(self, host, port, address, timeout):
-        http.client.HTTPSConnection.__init__(self, host, port, timeout=timeout,
-                                             context=ssl.create_default_context())
+        http.client.HTTPSConnection.__init__(self, host, port, timeout=timeout, context=ssl.create_default_context())
         self._address = address
 
     def connect(self):
@@ -184,8 +186,9 @@ def _request(method: str, url: str, seconds: float) -> tuple[int, str]:
     watchdog.daemon = True
     watchdog.start()
     try:
-        connection.request(method, target, headers={
-            "User-Agent": USER_AGENT.format(site=settings.SITE_URL), "Accept": "*/*"})
+        connection.request(
+            method, target, headers={"User-Agent": USER_AGENT.format(site=settings.SITE_URL), "Accept": "*/*"}
+        )
         response = connection.getresponse()
         if method == "GET":
             response.read(BODY_READ)
@@ -229,8 +232,9 @@ def probe(url: str, timeout: float | None = None, deadline: float | None = None)
     except Refused as exc:
         return ProbeResult(False, url, None, None, f"refused: {exc}"[:500])
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        return ProbeResult(False, url, None, int((time.monotonic() - started) * 1000),
-                           f"{type(exc).__name__}: {exc}"[:500])
+        return ProbeResult(
+            False, url, None, int((time.monotonic() - started) * 1000), f"{type(exc).__name__}: {exc}"[:500]
+        )
 
 
 def _urls(resolver: Resolver) -> list[str]:
@@ -251,11 +255,15 @@ def run(now=None, cap: int | None = None) -> list[tuple[Resolver, ProbeResult]]:
     """Probe every current resolver once (bounded: never checked first, then the longest unchecked);
     record and judge; return what was seen."""
     cap = settings.REGISTRY_RESOLVER_RUN_CAP if cap is None else cap
-    resolvers = list(Resolver.objects.current().filter(namespace__current__isnull=False).select_related(
-        "namespace", "namespace__current").order_by(F("last_checked_at").asc(nulls_first=True), "id"))
+    resolvers = list(
+        Resolver.objects.current()
+        .filter(namespace__current__isnull=False)
+        .select_related("namespace", "namespace__current")
+        .order_by(F("last_checked_at").asc(nulls_first=True), "id")
+    )
     jobs, budget = [], cap
     for resolver in resolvers:
-        urls = _urls(resolver)[:max(budget, 0)]
+        urls = _urls(resolver)[: max(budget, 0)]
         if urls:
             jobs.append((resolver, urls))
             budget -= len(urls)
@@ -274,8 +282,9 @@ def run(now=None, cap: int | None = None) -> list[tuple[Resolver, ProbeResult]]:
         if not answered:
             return failed[0]
         if failed:
-            answered[0].error = (f"{len(answered)} of {len(results)} example URLs answered; {failed[0].url} gave "
-                                 f"{failed[0].error}")[:500]
+            answered[0].error = (
+                f"{len(answered)} of {len(results)} example URLs answered; {failed[0].url} gave {failed[0].error}"
+            )[:500]
         return answered[0]
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
@@ -293,9 +302,15 @@ def record(resolver: Resolver, result: ProbeResult, now=None) -> Resolver:
     now = now or timezone.now()
     locked = Resolver.objects.select_for_update().get(pk=resolver.pk)
     locked.namespace = Namespace.objects.select_related("current").get(pk=locked.namespace_id)
-    check = ResolverCheck.objects.create(resolver=locked, checked_at=now, ok=result.ok,
-                                         http_code=result.http_code, latency_ms=result.latency_ms,
-                                         url=result.url[:2000], error=result.error[:500])
+    check = ResolverCheck.objects.create(
+        resolver=locked,
+        checked_at=now,
+        ok=result.ok,
+        http_code=result.http_code,
+        latency_ms=result.latency_ms,
+        url=result.url[:2000],
+        error=result.error[:500],
+    )
     before = locked.status
     if result.ok:
         locked.status, locked.consecutive_failures, locked.failing_since = ResolverStatus.UP, 0, None
@@ -303,8 +318,10 @@ def record(resolver: Resolver, result: ProbeResult, now=None) -> Resolver:
         locked.consecutive_failures += 1
         locked.failing_since = locked.failing_since or now
         spanned = (now - locked.failing_since).total_seconds()
-        if (locked.consecutive_failures >= settings.REGISTRY_RESOLVER_DOWN_AFTER
-                and spanned >= settings.REGISTRY_RESOLVER_DOWN_SECONDS):
+        if (
+            locked.consecutive_failures >= settings.REGISTRY_RESOLVER_DOWN_AFTER
+            and spanned >= settings.REGISTRY_RESOLVER_DOWN_SECONDS
+        ):
             locked.status = ResolverStatus.DOWN
         elif locked.status != ResolverStatus.DOWN:
             locked.status = ResolverStatus.FAILING
@@ -313,8 +330,13 @@ def record(resolver: Resolver, result: ProbeResult, now=None) -> Resolver:
     if locked.status != before:
         Namespace.objects.filter(pk=locked.namespace_id).update(updated_at=timezone.now())
         transaction.on_commit(registry_invalidate)
-    went = ("resolver_down" if locked.status == ResolverStatus.DOWN != before else
-            "resolver_up" if before == ResolverStatus.DOWN and locked.status == ResolverStatus.UP else "")
+    went = (
+        "resolver_down"
+        if locked.status == ResolverStatus.DOWN != before
+        else "resolver_up"
+        if before == ResolverStatus.DOWN and locked.status == ResolverStatus.UP
+        else ""
+    )
     if went:
         # Two mails, so nobody learns another's address: the registrant's address in force
         # (a steward may have changed it since approval) and the editors'.

@@ -58,8 +58,13 @@ class Resolver(models.Model):
 
     def as_data(self) -> dict:
         """The declared part, as the interchange format and the log write it."""
-        return {"name": self.name, "template": self.template, "returns": self.returns,
-                "media_types": list(self.media_types or []), "primary": self.primary}
+        return {
+            "name": self.name,
+            "template": self.template,
+            "returns": self.returns,
+            "media_types": list(self.media_types or []),
+            "primary": self.primary,
+        }
 
 
 class ResolverCheck(models.Model):
@@ -78,4 +83,6 @@ class ResolverCheck(models.Model):
         indexes = [models.Index(fields=["resolver", "checked_at"])]
 
     def __str__(self) -> str:
-        return f"Check of resolver {self.resolver_id} at {self.checked_at:%Y-%m-%d %H:%M}: {'ok' if self.ok else 'failed'}"
+        return (
+            f"Check of resolver {self.resolver_id} at {self.checked_at:%Y-%m-%d %H:%M}: {'ok' if self.ok else 'failed'}"
+        )

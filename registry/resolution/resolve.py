@@ -78,8 +78,11 @@ def targets_for(snid_key: str, index: Index) -> list[Target]:
         found = _plans["by_snid"].get(snid_key)
     if found is not None:
         return found
-    rows = Resolver.objects.current().filter(namespace__snid__lower=snid_key).values_list(
-        "name", "template", "returns", "media_types", "primary", "program", "status", "cost")
+    rows = (
+        Resolver.objects.current()
+        .filter(namespace__snid__lower=snid_key)
+        .values_list("name", "template", "returns", "media_types", "primary", "program", "status", "cost")
+    )
     found = Targets(Target(n, t, r, tuple(m or ()), p, prog, s, c) for n, t, r, m, p, prog, s, c in rows)
     found.proven = _proven(found) or _measured_on_first_use(snid_key, found)
     with _plans_lock:
@@ -95,8 +98,8 @@ def split_components(text: str) -> Components:
     starts = [i for i in (text.find("?+"), text.find("?=")) if i != -1]
     if not starts:
         return parts
-    parts.assigned = text[:min(starts)]
-    rest = text[min(starts):]
+    parts.assigned = text[: min(starts)]
+    rest = text[min(starts) :]
     if rest.startswith("?+"):
         r, _, q = rest[2:].partition("?=")
         parts.r, parts.q = r, q
@@ -106,8 +109,7 @@ def split_components(text: str) -> Components:
 
 
 #: What RFC 8141 allows in r-, q- and f-components besides %XX escapes: pchar, "/" and "?".
-_COMPONENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                             "-._~!$&'()*+,;=:@/?")
+_COMPONENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
 _HEX = frozenset("0123456789ABCDEFabcdef")
 _COMPONENT_NAMES = {"r": "r-component (?+)", "q": "q-component (?=)", "f": "fragment (#)"}
 
@@ -120,14 +122,23 @@ def component_error(text: str, parts: Components) -> str:
             continue
         start = text.rfind("#" + value) + 1 if key == "f" else text.find(("?+" if key == "r" else "?=") + value) + 2
         for index, char in enumerate(value):
-            if char in _COMPONENT_CHARS or (char == "%" and value[index + 1:index + 2] in _HEX
-                                            and value[index + 2:index + 3] in _HEX):
+            if char in _COMPONENT_CHARS or (
+                char == "%" and value[index + 1 : index + 2] in _HEX and value[index + 2 : index + 3] in _HEX
+            ):
                 continue
-            shown = {"\r": "a carriage return", "\n": "a line feed", "\t": "a tab", " ": "a space",
-                     "%": "a '%' that starts no %XX escape", "#": "a second '#'"}.get(char, repr(char))
-            return (f"Character {start + index + 1} of the URN is {shown}, which cannot stand in its "
-                    f"{_COMPONENT_NAMES[key]} (RFC 8141 §2: letters, digits, -._~!$&'()*+,;=:@/? and %XX "
-                    "escapes); percent-encode it.")
+            shown = {
+                "\r": "a carriage return",
+                "\n": "a line feed",
+                "\t": "a tab",
+                " ": "a space",
+                "%": "a '%' that starts no %XX escape",
+                "#": "a second '#'",
+            }.get(char, repr(char))
+            return (
+                f"Character {start + index + 1} of the URN is {shown}, which cannot stand in its "
+                f"{_COMPONENT_NAMES[key]} (RFC 8141 §2: letters, digits, -._~!$&'()*+,;=:@/? and %XX "
+                "escapes); percent-encode it."
+            )
     return ""
 
 
@@ -174,8 +185,9 @@ def _with_components(url: str, parts: Components) -> str:
     return url_bounded(base + ("#" + fragment if fragment else ""))
 
 
-def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | None = None,
-            slow: Callable | None = None) -> Outcome:
+def resolve(
+    text: str, *, provider: str = "", accept: str = "", index: Index | None = None, slow: Callable | None = None
+) -> Outcome:
     """The answer for ``text``. ``slow``: how to fill the templates of a resolver set not proven
     within the resolution budget (``urls_bounded``: a bounded job); without it their rule
     placeholders are not filled (those resolvers say why, and the landing page answers)."""
@@ -208,9 +220,18 @@ def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | N
             except ExpandError as exc:
                 url, problem = None, str(exc)
         urls.append((target, url or None, problem))
-    answer["resolvers"] = [{"name": t.name, "url": url, "status": t.status, "primary": t.primary,
-                            "returns": t.returns, "media_types": list(t.media_types),
-                            **({"problem": problem} if problem else {})} for t, url, problem in urls]
+    answer["resolvers"] = [
+        {
+            "name": t.name,
+            "url": url,
+            "status": t.status,
+            "primary": t.primary,
+            "returns": t.returns,
+            "media_types": list(t.media_types),
+            **({"problem": problem} if problem else {}),
+        }
+        for t, url, problem in urls
+    ]
     if provider:
         chosen = [(t, url) for t, url, _ in urls if t.name.lower() == provider.lower()]
         if not chosen:
@@ -227,8 +248,9 @@ def resolve(text: str, *, provider: str = "", accept: str = "", index: Index | N
     if chosen is None:
         chosen = next((t for t, _ in usable if t.primary), usable[0][0])
     location = next(url for t, url in usable if t is chosen)
-    return Outcome("redirect", 303 if negotiated else 302, answer, location=location, negotiated=negotiated,
-                   targets=urls)
+    return Outcome(
+        "redirect", 303 if negotiated else 302, answer, location=location, negotiated=negotiated, targets=urls
+    )
 
 
 def targets_loaded(snid_key: str, index: Index) -> bool:
@@ -261,8 +283,11 @@ def _measured_on_first_use(snid_key: str, targets: list[Target]) -> bool:
     stored: a GET changes nothing; ``manage.py measure_validators`` stores the figure)."""
     if not any(t.program for t in targets) or any(t.cost is not None for t in targets):
         return False  # nothing to capture, or measured already (and over the budget)
-    key = (snid_key, tuple(sorted({t.program["pattern"] for t in targets if t.program})),
-           tuple(t.template for t in targets))
+    key = (
+        snid_key,
+        tuple(sorted({t.program["pattern"] for t in targets if t.program})),
+        tuple(t.template for t in targets),
+    )
     if key in _first_use:
         return _first_use[key]
     from ..grammar import grammar_compile
@@ -273,10 +298,18 @@ def _measured_on_first_use(snid_key: str, targets: list[Target]) -> bool:
     proposal = current.current if current is not None else None
     if proposal is None or not proposal.grammar_abnf.strip():
         return False
-    compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule, examples=tuple(dict.fromkeys(
-        [*proposal.examples_valid, *proposal.examples_invalid])))
-    report = resolvers_review(compiled, [{"name": t.name, "template": t.template} for t in targets],
-                              proposal.examples_valid[:1], proposal.equivalence, snid=proposal.snid)
+    compiled = grammar_compile(
+        proposal.grammar_abnf,
+        proposal.grammar_rule,
+        examples=tuple(dict.fromkeys([*proposal.examples_valid, *proposal.examples_invalid])),
+    )
+    report = resolvers_review(
+        compiled,
+        [{"name": t.name, "template": t.template} for t in targets],
+        proposal.examples_valid[:1],
+        proposal.equivalence,
+        snid=proposal.snid,
+    )
     cost = ResolutionCost.from_dict(report.cost)
     verdict = not report.not_run and cost is not None and cost.cheap
     if not report.fault:
@@ -286,9 +319,11 @@ def _measured_on_first_use(snid_key: str, targets: list[Target]) -> bool:
 
 #: Why a rule placeholder was not filled for a set that is not proven cheap, when it was not
 #: given to a bounded job (the WSGI fast path never does; it leaves such a URN to Django).
-NOT_FILLED = ("This SNID's resolvers cost more to fill than the registry's budget per URN (an editor "
-              "approved them over that check), so the values of their rule placeholders are not worked "
-              "out here.")
+NOT_FILLED = (
+    "This SNID's resolvers cost more to fill than the registry's budget per URN (an editor "
+    "approved them over that check), so the values of their rule placeholders are not worked "
+    "out here."
+)
 
 
 def _filled(targets: list[Target], normalized: str, nss: str, slow) -> list[tuple[str, str]]:
@@ -301,5 +336,4 @@ def _filled(targets: list[Target], normalized: str, nss: str, slow) -> list[tupl
         return urls_grouped(pairs, normalized, nss)
     if slow is not None:
         return slow(pairs, normalized, nss)
-    return [urls_for([t.template], None, normalized, nss)[0] if not t.program else ("", NOT_FILLED)
-            for t in targets]
+    return [urls_for([t.template], None, normalized, nss)[0] if not t.program else ("", NOT_FILLED) for t in targets]

@@ -16,17 +16,32 @@ def resolver_status(namespace) -> list[dict]:
     history, on the (resolver, checked_at) index): the history grows every run, for years,
     and a page must not read it all."""
     last = ResolverCheck.objects.filter(resolver=OuterRef("pk")).order_by("-checked_at", "-id")
-    resolvers = Resolver.objects.current().filter(namespace=namespace).annotate(
-        last_http_code=Subquery(last.values("http_code")[:1]),
-        last_latency_ms=Subquery(last.values("latency_ms")[:1]),
-        last_error=Subquery(last.values("error")[:1]))[:20]
-    return [{**resolver.as_data(), "status": resolver.status,
-             "last_checked_at": resolver.last_checked_at.isoformat() if resolver.last_checked_at else None,
-             "last_http_code": resolver.last_http_code, "last_latency_ms": resolver.last_latency_ms,
-             "last_error": resolver.last_error or ""} for resolver in resolvers]
+    resolvers = (
+        Resolver.objects.current()
+        .filter(namespace=namespace)
+        .annotate(
+            last_http_code=Subquery(last.values("http_code")[:1]),
+            last_latency_ms=Subquery(last.values("latency_ms")[:1]),
+            last_error=Subquery(last.values("error")[:1]),
+        )[:20]
+    )
+    return [
+        {
+            **resolver.as_data(),
+            "status": resolver.status,
+            "last_checked_at": resolver.last_checked_at.isoformat() if resolver.last_checked_at else None,
+            "last_http_code": resolver.last_http_code,
+            "last_latency_ms": resolver.last_latency_ms,
+            "last_error": resolver.last_error or "",
+        }
+        for resolver in resolvers
+    ]
 
 
 def resolver_changes(namespace) -> list:
     """The SNID's resolver changes after approval (public: what changed, when, why)."""
-    return list(ProposalEvent.objects.filter(proposal__namespace=namespace, kind=EventKind.RESOLVERS)
-                .order_by("-created_at")[:20])
+    return list(
+        ProposalEvent.objects.filter(proposal__namespace=namespace, kind=EventKind.RESOLVERS).order_by("-created_at")[
+            :20
+        ]
+    )

@@ -17,15 +17,15 @@ from .. import rules, sandbox
 from ..enums import EventKind
 from ..grammar import grammar_compile
 from ..interchange import resolvers_load
+from ..logcore.kinds import SNID_RESOLVERS
 from ..lookup import registry_invalidate
 from ..models import Namespace, ProposalEvent
-from ..logcore.kinds import SNID_RESOLVERS
-from ..transparency.log import log_append
 from ..resolving.cost import ResolutionCost
 from ..resolving.lines import resolvers_from_lines
-from .models import Resolver
 from ..resolving.review import Report, resolvers_review
 from ..resolving.templates import rule_placeholders
+from ..transparency.log import log_append
+from .models import Resolver
 
 REASON_MAX = 2000
 
@@ -51,11 +51,12 @@ def _checked(proposal, raw, *, trusted_only: bool = True) -> tuple[list[dict], R
         return resolvers, None, errors
     compiled = None
     if proposal.grammar_abnf.strip():
-        compiled = grammar_compile(proposal.grammar_abnf, proposal.grammar_rule,
-                                   examples=tuple(dict.fromkeys([*proposal.examples_valid,
-                                                                 *proposal.examples_invalid])))
-    report = resolvers_review(compiled, resolvers, proposal.examples_valid, proposal.equivalence,
-                              snid=proposal.snid)
+        compiled = grammar_compile(
+            proposal.grammar_abnf,
+            proposal.grammar_rule,
+            examples=tuple(dict.fromkeys([*proposal.examples_valid, *proposal.examples_invalid])),
+        )
+    report = resolvers_review(compiled, resolvers, proposal.examples_valid, proposal.equivalence, snid=proposal.snid)
     if report.not_run:
         if report.fault:
             raise ResolutionError([report.not_run])  # a stopped worker is no verdict: try again
@@ -95,8 +96,7 @@ def resolvers_validate(snid: str, data) -> list[str]:
         return exc.errors
 
 
-def _install(namespace, proposal, resolvers, report: Report | None, *, how: str, reason: str,
-             actor) -> list[Resolver]:
+def _install(namespace, proposal, resolvers, report: Report | None, *, how: str, reason: str, actor) -> list[Resolver]:
     now = timezone.now()
     before = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace)]
     Resolver.objects.current().filter(namespace=namespace).update(retired_at=now)
@@ -105,20 +105,35 @@ def _install(namespace, proposal, resolvers, report: Report | None, *, how: str,
     # URN captures every rule the set names in one match, and only a set measured within the
     # budget is resolved in a web thread (resolve.py).
     cost = report.cost if report is not None else None
-    rows = [Resolver.objects.create(
-        namespace=namespace, name=r["name"], template=r["template"], returns=r["returns"],
-        media_types=r["media_types"], primary=r["primary"], order=index,
-        program=program if rule_placeholders(r["template"]) else None, cost=cost)
-        for index, r in enumerate(resolvers)]
+    rows = [
+        Resolver.objects.create(
+            namespace=namespace,
+            name=r["name"],
+            template=r["template"],
+            returns=r["returns"],
+            media_types=r["media_types"],
+            primary=r["primary"],
+            order=index,
+            program=program if rule_placeholders(r["template"]) else None,
+            cost=cost,
+        )
+        for index, r in enumerate(resolvers)
+    ]
     Namespace.objects.filter(pk=namespace.pk).update(updated_at=now)
     after = [r.as_data() for r in rows]
     if how == "changed":
         ProposalEvent.objects.create(
-            proposal=proposal, actor=actor if actor and actor.is_authenticated else None,
-            kind=EventKind.RESOLVERS, action="resolvers", comment=reason,
-            data={"before": before, "after": after})
-    log_append(SNID_RESOLVERS.name, {"snid": namespace.snid, "version": proposal.version, "how": how,
-                                     "reason": reason, "resolvers": after})
+            proposal=proposal,
+            actor=actor if actor and actor.is_authenticated else None,
+            kind=EventKind.RESOLVERS,
+            action="resolvers",
+            comment=reason,
+            data={"before": before, "after": after},
+        )
+    log_append(
+        SNID_RESOLVERS.name,
+        {"snid": namespace.snid, "version": proposal.version, "how": how, "reason": reason, "resolvers": after},
+    )
     transaction.on_commit(registry_invalidate)
     return rows
 
@@ -167,8 +182,12 @@ def resolvers_replace(snid: str, resolvers, by, reason: str) -> list[Resolver]:
     if namespace is None or namespace.current_id is None:
         raise ResolutionError([f"urn:ogf:{snid[:40]}: is not a registered SNID."])
     if not rules.can_decide_for_snid(by, namespace):
-        raise ResolutionError([f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must change "
-                               "its resolvers: ask for the change on its stewardship page."])
+        raise ResolutionError(
+            [
+                f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must change "
+                "its resolvers: ask for the change on its stewardship page."
+            ]
+        )
     proposal = namespace.current
     checked, report, errors = _checked(proposal, _coerced(resolvers))
     if errors:
@@ -189,8 +208,9 @@ def resolvers_measure(namespace, *, touch: bool = True) -> ResolutionCost | None
     _resolvers, report, _errors = _checked(proposal, [r.as_data() for r in rows], trusted_only=False)
     if report is None or report.not_run:
         # Not measured within the job's CPU time: more than that (a finite figure: JSON has no infinity).
-        cost = ResolutionCost(sandbox.budget()[0] * 1000, 0.0, report.not_run if report else "not measured", 0, 0,
-                              False, len(rows))
+        cost = ResolutionCost(
+            sandbox.budget()[0] * 1000, 0.0, report.not_run if report else "not measured", 0, 0, False, len(rows)
+        )
         figures, program = cost.as_dict(), None
     else:
         figures, program, cost = report.cost, report.program, ResolutionCost.from_dict(report.cost)

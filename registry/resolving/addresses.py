@@ -92,7 +92,8 @@ _TABLE = [
     ("ff00::/8", "Multicast", "RFC 4291", _V6_SPACE),
 ]
 SPECIAL_PURPOSE: tuple[Block, ...] = tuple(
-    Block(ipaddress.ip_network(block), name, reference, registry) for block, name, reference, registry in _TABLE)
+    Block(ipaddress.ip_network(block), name, reference, registry) for block, name, reference, registry in _TABLE
+)
 #: IPv6 addresses are allocated for the public Internet only from here (IPv6 Address Space registry).
 GLOBAL_UNICAST = Block(ipaddress.ip_network("2000::/3"), "Global Unicast", "RFC 4291", _V6_SPACE)
 

@@ -87,9 +87,14 @@ class ResolutionCost:
         return self.complete and self.total_ms <= BUDGET_MS
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "resolve_ms": round(self.resolve_ms, 4), "match_ms": round(self.match_ms, 4),
-                "compile_ms": round(self.compile_ms, 3), "total_ms": round(self.total_ms, 4),
-                "locate_ms": None if self.locate_ms is None else round(self.locate_ms, 4)}
+        return {
+            **asdict(self),
+            "resolve_ms": round(self.resolve_ms, 4),
+            "match_ms": round(self.match_ms, 4),
+            "compile_ms": round(self.compile_ms, 3),
+            "total_ms": round(self.total_ms, 4),
+            "locate_ms": None if self.locate_ms is None else round(self.locate_ms, 4),
+        }
 
     @classmethod
     def from_dict(cls, data: dict | None) -> ResolutionCost | None:
@@ -108,23 +113,27 @@ class ResolutionCost:
     @property
     def message(self) -> str:
         """Why a resolver set over the budget fails its check, naming the limit and the figure."""
-        return (f"Resolving one URN of this SNID costs {self.figure} of CPU time (validating it "
-                f"{self.match_ms:,.2f} ms, then capturing the rules the {self.templates} resolver "
-                f"template(s) name and filling them {self.resolve_ms:,.2f} ms, on {self.worst}), more "
-                f"than the registry's limit of {BUDGET_MS:g} ms per URN of up to {URN_MAX_LENGTH:,} "
-                "characters, the same budget as validation. Capturing a rule that stands inside a "
-                "long repetition of overlapping alternatives makes RE2 follow every alternative at "
-                "once, character by character. Name rules outside such repetitions, fewer rules, or "
-                "{nss}; or an editor may approve it over this check with a written reason, and the "
-                "registry then resolves its URNs only in a bounded job.")
+        return (
+            f"Resolving one URN of this SNID costs {self.figure} of CPU time (validating it "
+            f"{self.match_ms:,.2f} ms, then capturing the rules the {self.templates} resolver "
+            f"template(s) name and filling them {self.resolve_ms:,.2f} ms, on {self.worst}), more "
+            f"than the registry's limit of {BUDGET_MS:g} ms per URN of up to {URN_MAX_LENGTH:,} "
+            "characters, the same budget as validation. Capturing a rule that stands inside a "
+            "long repetition of overlapping alternatives makes RE2 follow every alternative at "
+            "once, character by character. Name rules outside such repetitions, fewer rules, or "
+            "{nss}; or an editor may approve it over this check with a written reason, and the "
+            "registry then resolves its URNs only in a bounded job."
+        )
 
     @property
     def summary(self) -> str:
         """One line for a passing check."""
-        return (f"Resolving one URN of up to {URN_MAX_LENGTH:,} characters costs at most {self.figure} "
-                f"(validation {self.match_ms:,.2f} ms, capture and {self.templates} template(s) "
-                f"{self.resolve_ms:,.2f} ms; {self.inputs} long URNs measured), within the "
-                f"{BUDGET_MS:g} ms budget.")
+        return (
+            f"Resolving one URN of up to {URN_MAX_LENGTH:,} characters costs at most {self.figure} "
+            f"(validation {self.match_ms:,.2f} ms, capture and {self.templates} template(s) "
+            f"{self.resolve_ms:,.2f} ms; {self.inputs} long URNs measured), within the "
+            f"{BUDGET_MS:g} ms budget."
+        )
 
 
 def _label(text: str, what: str) -> str:
@@ -186,11 +195,20 @@ def _valid(compiled, normalized: str, nss: str) -> bool:
     return validator.matches(normalized if validator.full_urn else nss)
 
 
-def measure_resolution(compiled, templates: list[str], program: dict | None, *, snid: str = "x",
-                       examples=(), steps=(), length: int = URN_MAX_LENGTH) -> ResolutionCost:
+def measure_resolution(
+    compiled,
+    templates: list[str],
+    program: dict | None,
+    *,
+    snid: str = "x",
+    examples=(),
+    steps=(),
+    length: int = URN_MAX_LENGTH,
+) -> ResolutionCost:
     """The costliest whole resolution of one URN (``expand.urls_for`` after parsing and normalising)
     over long valid URNs, in CPU milliseconds of this thread; see the module's docstring."""
-    from .expand import _compiled as compiled_program, _plan
+    from .expand import _compiled as compiled_program
+    from .expand import _plan
 
     started = time.thread_time()
     if program:
@@ -203,8 +221,9 @@ def measure_resolution(compiled, templates: list[str], program: dict | None, *, 
     locate_ms = cost.locate_ms if cost is not None else None
 
     def result(resolve_ms: float, worst: str, longest: int, inputs: int, complete: bool) -> ResolutionCost:
-        return ResolutionCost(resolve_ms, match_ms, worst, longest, inputs, complete, len(templates), locate_ms,
-                              compile_ms)
+        return ResolutionCost(
+            resolve_ms, match_ms, worst, longest, inputs, complete, len(templates), locate_ms, compile_ms
+        )
 
     def work(urn: str) -> float | None:
         before = time.thread_time()
@@ -223,8 +242,13 @@ def measure_resolution(compiled, templates: list[str], program: dict | None, *, 
             continue
         spent = work(urn[:FIRST_STEP])
         if spent is not None and spent * (length / FIRST_STEP) > BUDGET_MS * CLEARLY_OVER:
-            return result(spent * (length / FIRST_STEP), f"{label}, cut to {FIRST_STEP} characters (scaled to "
-                          f"{length:,})", FIRST_STEP, 1, False)
+            return result(
+                spent * (length / FIRST_STEP),
+                f"{label}, cut to {FIRST_STEP} characters (scaled to {length:,})",
+                FIRST_STEP,
+                1,
+                False,
+            )
         if (time.thread_time() - started) * 1000 > MEASURE_MAX_MS:
             return result(max(worst_ms, BUDGET_MS * CLEARLY_OVER), "measuring stopped", FIRST_STEP, measured, False)
     for label, urn in candidates:

@@ -28,9 +28,9 @@ from urllib.parse import quote
 import re2
 
 from ..grammar.analysis import Scope
+from ..grammar.ir import Ref
 from ..grammar.limits import RE2_MAX_MEM
 from ..grammar.regex import PatternBuilder, Piece, TooComplex
-from ..grammar.ir import Ref
 from .templates import NSS, Placeholder, dot_segment, template_check
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -50,8 +50,10 @@ class ExpandError(ValueError):
 def url_bounded(url: str) -> str:
     """``url``, or ExpandError when it is too long to send anyone to."""
     if len(url) > URL_MAX_LENGTH:
-        raise ExpandError(f"The URL would be {len(url):,} characters long; the registry sends nobody to a URL "
-                          f"longer than {URL_MAX_LENGTH:,}.")
+        raise ExpandError(
+            f"The URL would be {len(url):,} characters long; the registry sends nobody to a URL "
+            f"longer than {URL_MAX_LENGTH:,}."
+        )
     return url
 
 
@@ -126,8 +128,7 @@ class _CapturingBuilder(PatternBuilder):
             if node.key in self.capture:
                 return True
             rule = self.scope.lookup(node.key)
-            return rule is not None and node.key not in self.recursive and \
-                self._contains_capture(rule.expr, depth + 1)
+            return rule is not None and node.key not in self.recursive and self._contains_capture(rule.expr, depth + 1)
         return any(self._contains_capture(item, depth + 1) for item in getattr(node, "items", ()))
 
 
@@ -154,8 +155,9 @@ def program_of(compiled, templates: list[str]) -> dict | None:
         raise ExpandError(f"The grammar is too large to capture rules from: {exc}") from None
     missing = [name for name in wanted if name not in builder.groups]
     if missing:
-        raise ExpandError(f"The rule {rules[missing[0]].name} is not used by the top rule, so it never "
-                          "matches anything.")
+        raise ExpandError(
+            f"The rule {rules[missing[0]].name} is not used by the top rule, so it never matches anything."
+        )
     return {"pattern": piece.text, "groups": builder.groups, "full_urn": compiled.analysis.full_urn}
 
 
@@ -194,6 +196,7 @@ def _compiled(pattern: str):
         def spans(data: bytes):
             found = compiled.fullmatch(data.decode("latin-1"))
             return None if found is None else [found.span(i) for i in range(compiled.groups + 1)]
+
     with _programs_lock:
         _programs[pattern] = spans
         while len(_programs) > 256:
@@ -278,7 +281,7 @@ def expand(template: str, nss: str, values: dict[str, str], encoded: dict | None
             found = encoded[value] = percent_encode(value)
         out.append(found)
     url = url_bounded("".join(out))
-    if plan.placeholder_in_path and (problem := dot_segment(url[plan.path_start:])):
+    if plan.placeholder_in_path and (problem := dot_segment(url[plan.path_start :])):
         raise ExpandError(problem)
     return url
 

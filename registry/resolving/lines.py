@@ -14,7 +14,7 @@ LINE_FORMAT = "name | URL template | returns (landing, metadata or data) | media
 
 def resolvers_from_lines(text: str) -> list[dict]:
     resolvers = []
-    for line in (text or "").splitlines()[:RESOLVERS_MAX + 1]:
+    for line in (text or "").splitlines()[: RESOLVERS_MAX + 1]:
         if not line.strip():
             continue
         cells = [cell.strip() for cell in line.split("|")]
@@ -28,19 +28,28 @@ def resolvers_from_lines(text: str) -> list[dict]:
             base, number = name, 2
             while name.lower() in taken:
                 name, number = f"{base} ({number})", number + 1
-        resolvers.append({
-            "name": name, "template": template, "returns": returns or "landing",
-            "media_types": [t.strip() for t in types.split(",") if t.strip()],
-            "primary": primary.lower() in ("primary", "yes", "true"),
-        })
+        resolvers.append(
+            {
+                "name": name,
+                "template": template,
+                "returns": returns or "landing",
+                "media_types": [t.strip() for t in types.split(",") if t.strip()],
+                "primary": primary.lower() in ("primary", "yes", "true"),
+            }
+        )
     return resolvers
 
 
 def resolvers_to_lines(resolvers) -> str:
     lines = []
     for r in resolvers or ():
-        cells = [r.get("name", ""), r.get("template", ""), r.get("returns", "landing"),
-                 ", ".join(r.get("media_types") or []), "primary" if r.get("primary") else ""]
+        cells = [
+            r.get("name", ""),
+            r.get("template", ""),
+            r.get("returns", "landing"),
+            ", ".join(r.get("media_types") or []),
+            "primary" if r.get("primary") else "",
+        ]
         while cells and not cells[-1]:
             cells.pop()
         lines.append(" | ".join(cells))

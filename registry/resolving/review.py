@@ -69,13 +69,17 @@ def _key(compiled, resolvers, examples, steps, snid) -> str:
     digest = hashlib.sha256(repr(sandbox.budget()).encode())
     grammar = (compiled.abnf, compiled.rule or "") if compiled is not None else ("", "")
     templates = [r.get("template", "") for r in resolvers]
-    digest.update(json.dumps([grammar, templates, [r.get("name", "") for r in resolvers], list(examples),
-                              list(steps), snid.lower()]).encode("utf-8", "surrogatepass"))
+    digest.update(
+        json.dumps(
+            [grammar, templates, [r.get("name", "") for r in resolvers], list(examples), list(steps), snid.lower()]
+        ).encode("utf-8", "surrogatepass")
+    )
     return digest.hexdigest()
 
 
-def resolvers_review(compiled, resolvers: list[dict], examples, steps=(), *, snid: str = "x",
-                     seconds: float | None = None) -> Report:
+def resolvers_review(
+    compiled, resolvers: list[dict], examples, steps=(), *, snid: str = "x", seconds: float | None = None
+) -> Report:
     """The report of ``resolvers`` under the compiled grammar (or None: no grammar), from the
     bounded worker; ``examples`` are the valid examples the preview fills the templates for."""
     budget = sandbox.budget()[0]
@@ -91,15 +95,18 @@ def resolvers_review(compiled, resolvers: list[dict], examples, steps=(), *, sni
     usable = compiled if compiled is not None and compiled.ok else None
     started = sandbox.jobs_cpu_seconds()
     try:
-        report = sandbox.run_bounded(review_job, usable, list(resolvers), examples, steps, snid, seconds,
-                                     what="resolver check", seconds=seconds)
+        report = sandbox.run_bounded(
+            review_job, usable, list(resolvers), examples, steps, snid, seconds, what="resolver check", seconds=seconds
+        )
     except sandbox.BudgetExceeded as exc:
         why = exc.message
         if not exc.fault:
-            why = (f"Checking these resolvers needed more than the {seconds:g} s of CPU time a check may "
-                   "use (building the program that captures the rules they name, and measuring it), so "
-                   "the registry cannot trust them to resolve URNs in its web server. Name fewer rules, "
-                   "or rules outside long repetitions, or use {nss}.")
+            why = (
+                f"Checking these resolvers needed more than the {seconds:g} s of CPU time a check may "
+                "use (building the program that captures the rules they name, and measuring it), so "
+                "the registry cannot trust them to resolve URNs in its web server. Name fewer rules, "
+                "or rules outside long repetitions, or use {nss}."
+            )
         report = Report(not_run=why, fault=exc.fault)
     report.cpu_seconds = sandbox.jobs_cpu_seconds() - started
     report.seconds = seconds

@@ -78,9 +78,11 @@ def _scan(template: str, checked: Checked) -> None:
         if char != "{":
             if char not in _URL_CHARS:
                 shown = {"\r": "a carriage return", "\n": "a line feed", "\t": "a tab", " ": "a space"}.get(
-                    char, repr(char))
-                checked.errors.append(f"Character {index + 1} is {shown}, which cannot stand in a URL; "
-                                      "percent-encode it.")
+                    char, repr(char)
+                )
+                checked.errors.append(
+                    f"Character {index + 1} is {shown}, which cannot stand in a URL; percent-encode it."
+                )
                 return
             index += 1
             continue
@@ -88,10 +90,12 @@ def _scan(template: str, checked: Checked) -> None:
         while close < len(template) and template[close] in _NAME_CHARS and close - index <= NAME_MAX_LENGTH:
             close += 1
         if close >= len(template) or template[close] != "}" or close == index + 1:
-            checked.errors.append(f"Character {index + 1}: '{{' must open a placeholder such as {{nss}} or "
-                                  "{RuleName} (letters, digits and '-', closed by '}').")
+            checked.errors.append(
+                f"Character {index + 1}: '{{' must open a placeholder such as {{nss}} or "
+                "{RuleName} (letters, digits and '-', closed by '}')."
+            )
             return
-        name = template[index + 1:close]
+        name = template[index + 1 : close]
         if name[0] not in _ALPHA:
             checked.errors.append(f"Character {index + 2}: a placeholder name starts with a letter.")
             return
@@ -115,19 +119,27 @@ def template_check(template: str, rule_names=None) -> Checked:
         checked.errors.append("The URL template is empty.")
         return checked
     if len(template) > TEMPLATE_MAX_LENGTH:
-        checked.errors.append(f"The URL template is {len(template):,} characters long; the limit is "
-                              f"{TEMPLATE_MAX_LENGTH:,}.")
+        checked.errors.append(
+            f"The URL template is {len(template):,} characters long; the limit is {TEMPLATE_MAX_LENGTH:,}."
+        )
         return checked
     lowered = template[:8].lower()
     if lowered.startswith("https://"):
         scheme_length = 8
     elif lowered.startswith("http://"):
         scheme_length = 7
-        checked.warnings.append("The template uses http://: readers are sent over an unencrypted "
-                                "connection; use https:// if the resolver offers it.")
+        checked.warnings.append(
+            "The template uses http://: readers are sent over an unencrypted "
+            "connection; use https:// if the resolver offers it."
+        )
     else:
-        shape = ("a scheme-relative address ('//host')" if template.startswith("//") else
-                 f"'{template.split(':', 1)[0][:20]}:'" if ":" in template[:30] else "no scheme")
+        shape = (
+            "a scheme-relative address ('//host')"
+            if template.startswith("//")
+            else f"'{template.split(':', 1)[0][:20]}:'"
+            if ":" in template[:30]
+            else "no scheme"
+        )
         checked.errors.append(f"A resolver URL must start with https:// (or http://); this one has {shape}.")
         return checked
     _scan(template, checked)
@@ -141,12 +153,16 @@ def template_check(template: str, rule_names=None) -> Checked:
             authority_end = min(authority_end, position)
     authority = rest[:authority_end]
     if "{" in authority:
-        checked.errors.append("The host must be written out: a placeholder in the host would let a URN "
-                              "choose where the registry sends people.")
+        checked.errors.append(
+            "The host must be written out: a placeholder in the host would let a URN "
+            "choose where the registry sends people."
+        )
         return checked
     if "@" in authority:
-        checked.errors.append("The address must not contain user information ('user@host'): it is a "
-                              "known way to disguise where a link goes.")
+        checked.errors.append(
+            "The address must not contain user information ('user@host'): it is a "
+            "known way to disguise where a link goes."
+        )
         return checked
     if authority.startswith("["):
         checked.errors.append(f"{authority[:60]!r} is an IP address literal (IPv6): " + _DNS_NAME_ONLY)
@@ -159,7 +175,7 @@ def template_check(template: str, rule_names=None) -> Checked:
     if port and not (port.isdigit() and 0 < int(port) < 65536):
         checked.errors.append(f"{port[:10]!r} is not a port number.")
         return checked
-    problem = dot_segment(template[scheme_length + authority_end:])
+    problem = dot_segment(template[scheme_length + authority_end :])
     if problem:
         checked.errors.append(problem)
         return checked
@@ -169,14 +185,18 @@ def template_check(template: str, rule_names=None) -> Checked:
             continue
         if known is not None and placeholder.name.lower() not in known:
             names = ", ".join(sorted(known.values())[:12]) or "none"
-            checked.errors.append(f"Character {placeholder.start + 1}: {{{placeholder.name}}} is neither "
-                                  f"{{nss}} nor a rule of the grammar (its rules: {names}).")
+            checked.errors.append(
+                f"Character {placeholder.start + 1}: {{{placeholder.name}}} is neither "
+                f"{{nss}} nor a rule of the grammar (its rules: {names})."
+            )
     return checked
 
 
-_DNS_NAME_ONLY = ("give the resolver's DNS name (such as data.example.org). The registry sends readers "
-                  "only to names: an address literal can point into the reader's own network, and no "
-                  "name check applies to it.")
+_DNS_NAME_ONLY = (
+    "give the resolver's DNS name (such as data.example.org). The registry sends readers "
+    "only to names: an address literal can point into the reader's own network, and no "
+    "name check applies to it."
+)
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
@@ -210,11 +230,12 @@ def host_problem(host: str) -> str:
     if _numeric_label(labels[-1]):
         return f"{shown} is an IP address (a host ending in a number is read as one): " + _DNS_NAME_ONLY
     if labels[-1].lower() == "localhost":
-        return (f"{shown} is the reader's own computer (localhost, RFC 6761), not a resolver the "
-                "registry can send readers to: " + _DNS_NAME_ONLY)
+        return (
+            f"{shown} is the reader's own computer (localhost, RFC 6761), not a resolver the "
+            "registry can send readers to: " + _DNS_NAME_ONLY
+        )
     if len(labels) == 1:
-        return (f"{shown} is a single-label host name, which only means something inside one network: "
-                + _DNS_NAME_ONLY)
+        return f"{shown} is a single-label host name, which only means something inside one network: " + _DNS_NAME_ONLY
     return ""
 
 
@@ -234,8 +255,10 @@ def dot_segment(path: str) -> str:
             end = min(end, position)
     for segment in path[:end].split("/"):
         if len(segment) <= 6 and segment.lower() in _DOT_SEGMENTS:
-            return (f"The URL's path would have a {segment!r} segment, which browsers resolve to another "
-                    "path: a placeholder value must never change which path the URL names.")
+            return (
+                f"The URL's path would have a {segment!r} segment, which browsers resolve to another "
+                "path: a placeholder value must never change which path the URL names."
+            )
     return ""
 
 
@@ -265,8 +288,10 @@ def resolver_errors(resolver: dict, rule_names=None, where: str = "") -> tuple[l
     else:
         for media_type in types:
             if not isinstance(media_type, str) or not _media_type(media_type):
-                errors.append(f"{where}media_types: {str(media_type)[:60]!r} is not a media type "
-                              "(type/subtype, e.g. application/json).")
+                errors.append(
+                    f"{where}media_types: {str(media_type)[:60]!r} is not a media type "
+                    "(type/subtype, e.g. application/json)."
+                )
     return errors, warnings
 
 

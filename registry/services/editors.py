@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from django.contrib.auth.models import Group, Permission
 
 from .. import rules

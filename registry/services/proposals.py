@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from .. import markdown, notify, rules
 from ..checklist import SUBMITTED, has_failures, summarize
+from ..conversation import CONTENT_CHAIN_MAX, content_changes
+from ..conversation import submitted_content as submitted_content_of
 from ..enums import (
     EDITABLE_STATES,
     FINAL_STATES,
@@ -20,27 +22,26 @@ from ..enums import (
     ProposalState,
     transition_for,
 )
-from ..grammar import snid_error
+from ..errors import Conflict, NotAllowed, ServiceError
+from ..grammar import grammar_compile, snid_error
+from ..grammar.cost import Cost
 from ..interchange import ProposalData
 from ..interchange import dump as interchange_dump
 from ..lookup import registry_invalidate
 from ..models import Namespace, Proposal, ProposalEvent, ValidatorCost
-from ..grammar import grammar_compile
-from ..grammar.cost import Cost
-from ..conversation import CONTENT_CHAIN_MAX, content_changes
-from ..conversation import submitted_content as submitted_content_of
-from ..selectors import latest_version, namespace_get, proposal_findings, reservation_active
 from ..resolution.services import ResolutionFault, resolvers_install_approved
+from ..selectors import latest_version, namespace_get, proposal_findings, reservation_active
 from ..stewardship.models import Deprecation
 from ..stewardship.registration import steward_first
 from ..transparency.records import log_version_registered
-from ..errors import Conflict, NotAllowed, ServiceError
 
 
 def _snid_refuse_invalid(snid: str) -> None:
     """Refuse, before any write, an SNID that is not RFC 6453 syntax (CR, '/', NUL, ...)."""
     if problem := snid_error(snid or ""):
         raise ServiceError(f"The SNID {snid[:40]!r} cannot be used: {problem}")
+
+
 def _conflict_of_interest(actor, proposal, doing: str, reason: str = "") -> dict:
     """Refuse an editor acting on their own proposal or SNID; a superuser may, with a reason.
 
@@ -51,8 +52,10 @@ def _conflict_of_interest(actor, proposal, doing: str, reason: str = "") -> dict
     reason = (reason or "").strip()
     if getattr(actor, "is_superuser", False) and reason:
         return {"conflict_override": reason}
-    raise NotAllowed(f"Editors cannot {doing} their own proposals or SNIDs; another editor must. "
-                     "(A superuser may override, giving a written reason that is recorded.)")
+    raise NotAllowed(
+        f"Editors cannot {doing} their own proposals or SNIDs; another editor must. "
+        "(A superuser may override, giving a written reason that is recorded.)"
+    )
 
 
 def _findings_refresh(proposal: Proposal, stage: str | None = None) -> dict:
@@ -66,11 +69,18 @@ def _findings_refresh(proposal: Proposal, stage: str | None = None) -> dict:
     return {"findings": proposal.findings, "summary": proposal.findings_summary}
 
 
-def _event(proposal, actor, *, kind=EventKind.TRANSITION, action="", from_state="", to_state="",
-           comment="", data=None) -> ProposalEvent:
+def _event(
+    proposal, actor, *, kind=EventKind.TRANSITION, action="", from_state="", to_state="", comment="", data=None
+) -> ProposalEvent:
     return ProposalEvent.objects.create(
-        proposal=proposal, actor=actor if actor and actor.is_authenticated else None, kind=kind,
-        action=action, from_state=from_state, to_state=to_state, comment=comment, data=data or {},
+        proposal=proposal,
+        actor=actor if actor and actor.is_authenticated else None,
+        kind=kind,
+        action=action,
+        from_state=from_state,
+        to_state=to_state,
+        comment=comment,
+        data=data or {},
     )
 
 
@@ -83,8 +93,10 @@ def proposal_create(data: ProposalData, submitter, *, is_demo: bool = False) -> 
     proposal = Proposal(submitter=submitter, is_demo=is_demo)
     proposal.apply_data(data)
     namespace = namespace_get(data.snid)
-    deprecated = Conflict(f"urn:ogf:{(namespace.snid if namespace else data.snid)}: is deprecated: it is never "
-                          "proposed, reserved or registered again. Choose another SNID.")
+    deprecated = Conflict(
+        f"urn:ogf:{(namespace.snid if namespace else data.snid)}: is deprecated: it is never "
+        "proposed, reserved or registered again. Choose another SNID."
+    )
     if namespace is not None and Deprecation.objects.of(namespace) is not None:
         raise deprecated
     if namespace is not None and namespace.current and rules.is_steward(submitter, namespace):
@@ -111,8 +123,7 @@ def proposal_update(proposal: Proposal, data: ProposalData, actor) -> Proposal:
     locked = Proposal.objects.select_for_update().get(pk=proposal.pk)
     if not rules.can_edit_proposal(actor, locked):
         if locked.state not in EDITABLE_STATES:
-            raise Conflict(f"This proposal is {locked.get_state_display().lower()} and can no "
-                           "longer be edited.")
+            raise Conflict(f"This proposal is {locked.get_state_display().lower()} and can no longer be edited.")
         raise NotAllowed("Only the submitter can edit this proposal.")
     locked.apply_data(data)
     _findings_refresh(locked)
@@ -121,9 +132,17 @@ def proposal_update(proposal: Proposal, data: ProposalData, actor) -> Proposal:
 
 
 @transaction.atomic
-def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str = "",
-                        override_reason: str = "", conflict_reason: str = "", public_note: str = "",
-                        today: dt.date | None = None) -> Proposal:
+def proposal_transition(
+    proposal: Proposal,
+    action: str,
+    actor,
+    *,
+    comment: str = "",
+    override_reason: str = "",
+    conflict_reason: str = "",
+    public_note: str = "",
+    today: dt.date | None = None,
+) -> Proposal:
     """Move ``proposal`` along the workflow, or refuse with a clear reason.
 
     The row is locked first, so of two simultaneous decisions exactly one wins and
@@ -166,8 +185,9 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
             if not override_reason:
                 raise ServiceError(
                     f"Cannot approve: {len(failed)} check(s) fail ("
-                    + ", ".join(sorted({f['id'] for f in failed}))
-                    + "). Give a written reason to override.")
+                    + ", ".join(sorted({f["id"] for f in failed}))
+                    + "). Give a written reason to override."
+                )
             data["override_reason"] = override_reason
 
     if action == ProposalAction.SUBMIT:
@@ -204,11 +224,16 @@ def proposal_transition(proposal: Proposal, action: str, actor, *, comment: str 
             resolvers_install_approved(locked, actor)  # section 3.2's resolvers become the SNID's
         except ResolutionFault as exc:
             raise ServiceError(str(exc)) from None
-    _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment,
-           data=data)
-    context = {"proposal": locked, "actor": actor, "comment": comment, "transition": transition,
-               "summary": locked.findings_summary, "resubmitted": source == ProposalState.CHANGES_REQUESTED,
-               "open_threads": locked.comments.open_threads().count()}
+    _event(locked, actor, action=action, from_state=source, to_state=locked.state, comment=comment, data=data)
+    context = {
+        "proposal": locked,
+        "actor": actor,
+        "comment": comment,
+        "transition": transition,
+        "summary": locked.findings_summary,
+        "resubmitted": source == ProposalState.CHANGES_REQUESTED,
+        "open_threads": locked.comments.open_threads().count(),
+    }
     if action == ProposalAction.SUBMIT:
         notify.later("submitted", notify.editors_emails, context)
     elif action == ProposalAction.PULL_BACK:
@@ -231,17 +256,21 @@ def submitted_content(proposal: Proposal, content: dict) -> dict:
     if base is None or depth > CONTENT_CHAIN_MAX:
         return {"content_sha256": digest, "content": content, "content_depth": 0}
     changes, removed = content_changes(base, content)
-    kept = {"content_sha256": digest, "content_base": previous.pk, "content_depth": depth,
-            "content_changes": changes}
+    kept = {"content_sha256": digest, "content_base": previous.pk, "content_depth": depth, "content_changes": changes}
     if removed:
         kept["content_removed"] = removed
     return kept
 
 
 def _past(action: str) -> str:
-    return {"submit": "submitted", "withdraw": "withdrawn", "request_changes": "sent back",
-            "pull_back": "pulled back",
-            "approve": "approved", "reject": "rejected"}.get(action, action)
+    return {
+        "submit": "submitted",
+        "withdraw": "withdrawn",
+        "request_changes": "sent back",
+        "pull_back": "pulled back",
+        "approve": "approved",
+        "reject": "rejected",
+    }.get(action, action)
 
 
 def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
@@ -257,14 +286,11 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
                     snid=proposal.snid, status=NamespaceStatus.REGISTERED, registered_at=timezone.now()
                 )
         except IntegrityError:
-            raise Conflict(f"urn:ogf:{proposal.snid}: was registered by another proposal a moment "
-                           "ago.") from None
+            raise Conflict(f"urn:ogf:{proposal.snid}: was registered by another proposal a moment ago.") from None
         version = 1
     elif namespace.status == NamespaceStatus.RESERVED:
-        if reservation_active(namespace, today) and namespace.reserved_for_id not in (
-                None, proposal.submitter_id):
-            raise Conflict(f"urn:ogf:{namespace.snid}: is reserved for someone else until "
-                           f"{namespace.reserved_until}.")
+        if reservation_active(namespace, today) and namespace.reserved_for_id not in (None, proposal.submitter_id):
+            raise Conflict(f"urn:ogf:{namespace.snid}: is reserved for someone else until {namespace.reserved_until}.")
         namespace.status = NamespaceStatus.REGISTERED
         namespace.registered_at = timezone.now()
         namespace.reserved_until = None
@@ -274,8 +300,9 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
         if Deprecation.objects.of(namespace) is not None:
             raise Conflict(f"urn:ogf:{namespace.snid}: is deprecated: it is never registered again.")
         if proposal.namespace_id != namespace.pk:
-            raise Conflict(f"urn:ogf:{namespace.snid}: is already registered; only its stewards "
-                           "can propose a new version.")
+            raise Conflict(
+                f"urn:ogf:{namespace.snid}: is already registered; only its stewards can propose a new version."
+            )
         version = (latest_version(namespace) or 0) + 1
     if proposal.version != version:
         data["version_assigned"] = {"proposed": proposal.version, "assigned": version}
@@ -293,7 +320,8 @@ def _validator_of(proposal: Proposal) -> tuple[dict | None, dict | None]:
     if not proposal.grammar_abnf.strip():
         return None, None
     compiled = grammar_compile(
-        proposal.grammar_abnf, proposal.grammar_rule,
+        proposal.grammar_abnf,
+        proposal.grammar_rule,
         examples=tuple(proposal.examples_valid) + tuple(proposal.examples_invalid),
     )
     if compiled.not_checked:  # a fault must not become the approved version's validator
@@ -313,7 +341,8 @@ def validator_cost_store(proposal: Proposal, figures: dict, *, touch: bool = Tru
     record = ValidatorCost.objects.filter(proposal=proposal).first()
     changed = record is None or record.slow != slow
     record, _ = ValidatorCost.objects.update_or_create(
-        proposal=proposal, defaults={"figures": figures, "slow": slow, "measured_at": timezone.now()})
+        proposal=proposal, defaults={"figures": figures, "slow": slow, "measured_at": timezone.now()}
+    )
     if touch and changed and proposal.namespace_id and record is not None:
         # The lookup index of every process is stamped by the namespace table: touching the row
         # makes each reload this SNID's validator with its new cost within a second.

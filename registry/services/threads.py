@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-
 from django.db import transaction
 from django.utils import timezone
 
 from .. import notify, rules
 from ..checklist import MANUAL_CHECKS
+from ..conversation import review_round
 from ..enums import (
     FINAL_STATES,
     EventKind,
     ProposalState,
 )
+from ..errors import Conflict, NotAllowed, ServiceError
 from ..gfd191 import SECTIONS_BY_KEY
 from ..models import Comment, Judgement, Proposal
-from ..conversation import review_round
-from ..errors import Conflict, NotAllowed, ServiceError
 from .proposals import _conflict_of_interest, _event
 
 MAX_COMMENT = 20_000
@@ -35,8 +34,10 @@ def _may_converse(author, proposal) -> None:
     if not rules.can_see_review(author, proposal):
         raise NotAllowed("Only the applicant and GFD editors take part in the review of this proposal.")
     if not rules.review_is_open(proposal):
-        raise Conflict(f"This proposal is {proposal.get_state_display().lower()}; its review is closed, so "
-                       "its threads can no longer change.")
+        raise Conflict(
+            f"This proposal is {proposal.get_state_display().lower()}; its review is closed, so "
+            "its threads can no longer change."
+        )
 
 
 def _tell_about(comment: Comment, author) -> None:
@@ -44,13 +45,22 @@ def _tell_about(comment: Comment, author) -> None:
     applicant's reach the editors who wrote in the thread (all editors if none has)."""
     proposal = comment.proposal
     root = comment.parent or comment
-    context = {"comment": comment, "thread": root, "section": SECTIONS_BY_KEY.get(root.section),
-               "is_reply": comment.parent_id is not None}
+    context = {
+        "comment": comment,
+        "thread": root,
+        "section": SECTIONS_BY_KEY.get(root.section),
+        "is_reply": comment.parent_id is not None,
+    }
     if not rules.is_submitter(author, proposal):
         notify.later("comment", [proposal.submitter.email], {**context, "to_applicant": True})
         return
-    thread_editors = sorted({c.author.email for c in [root, *root.replies.select_related("author")]
-                             if c.author_id != proposal.submitter_id and c.author.email})
+    thread_editors = sorted(
+        {
+            c.author.email
+            for c in [root, *root.replies.select_related("author")]
+            if c.author_id != proposal.submitter_id and c.author.email
+        }
+    )
     notify.later("comment", thread_editors or notify.editors_emails, {**context, "to_applicant": False})
 
 
@@ -72,8 +82,9 @@ def thread_start(proposal: Proposal, author, text: str, *, section: str = "", fi
         raise NotAllowed("Editors cannot comment as editor on their own SNIDs; another editor must.")
     if proposal.state == ProposalState.DRAFT and not rules.is_submitter(author, proposal):
         raise Conflict("This proposal is a draft again; comment once it is submitted.")
-    comment = Comment.objects.create(proposal=proposal, author=author, section=section, finding=finding,
-                                     text=text, round=review_round(proposal))
+    comment = Comment.objects.create(
+        proposal=proposal, author=author, section=section, finding=finding, text=text, round=review_round(proposal)
+    )
     _tell_about(comment, author)
     return comment
 
@@ -89,8 +100,15 @@ def comment_reply(thread: Comment, author, text: str) -> Comment:
     root = thread.parent or thread
     text = _comment_text(text)
     _may_converse(author, root.proposal)
-    reply = Comment.objects.create(proposal=root.proposal, author=author, parent=root, section=root.section,
-                                   finding=root.finding, text=text, round=review_round(root.proposal))
+    reply = Comment.objects.create(
+        proposal=root.proposal,
+        author=author,
+        parent=root,
+        section=root.section,
+        finding=root.finding,
+        text=text,
+        round=review_round(root.proposal),
+    )
     _tell_about(reply, author)
     return reply
 
@@ -119,8 +137,9 @@ def thread_reopen(thread: Comment, actor) -> Comment:
 
 
 @transaction.atomic
-def judgement_set(proposal: Proposal, editor, check_id: str, *, ok: bool, note: str = "",
-                  conflict_reason: str = "") -> Judgement:
+def judgement_set(
+    proposal: Proposal, editor, check_id: str, *, ok: bool, note: str = "", conflict_reason: str = ""
+) -> Judgement:
     """Record the editor's judgement on a check the machine cannot decide, as an event too.
 
     Frozen once the proposal is decided; never on the editor's own proposal or SNID.
@@ -135,15 +154,25 @@ def judgement_set(proposal: Proposal, editor, check_id: str, *, ok: bool, note: 
         raise Conflict(f"This proposal is {locked.get_state_display().lower()}; its judgements are final.")
     note = (note or "").strip()[:20_000]
     judgement, _ = Judgement.objects.update_or_create(
-        proposal=locked, check_id=check_id, defaults={"ok": ok, "note": note, "editor": editor})
-    _event(locked, editor, kind=EventKind.JUDGEMENT, action="judge", comment=note,
-           data={"check": check_id, "ok": ok, **conflict})
+        proposal=locked, check_id=check_id, defaults={"ok": ok, "note": note, "editor": editor}
+    )
+    _event(
+        locked,
+        editor,
+        kind=EventKind.JUDGEMENT,
+        action="judge",
+        comment=note,
+        data={"check": check_id, "ok": ok, **conflict},
+    )
     return judgement
 
 
 @transaction.atomic
-def judgements_set(proposal: Proposal, editor, verdicts: dict[str, tuple[bool, str]], *,
-                   conflict_reason: str = "") -> list[Judgement]:
+def judgements_set(
+    proposal: Proposal, editor, verdicts: dict[str, tuple[bool, str]], *, conflict_reason: str = ""
+) -> list[Judgement]:
     """Record several judgements at once (the editor's one form): check id -> (ok, note)."""
-    return [judgement_set(proposal, editor, check_id, ok=ok, note=note, conflict_reason=conflict_reason)
-            for check_id, (ok, note) in verdicts.items()]
+    return [
+        judgement_set(proposal, editor, check_id, ok=ok, note=note, conflict_reason=conflict_reason)
+        for check_id, (ok, note) in verdicts.items()
+    ]

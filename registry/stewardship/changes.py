@@ -14,8 +14,8 @@ Without them no resolvers kind is offered and no SNID has resolvers in force.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .forms import ContactChangeForm, DeprecationRequestForm, RegistrantChangeForm
 from .models import RegistrantOverlay
@@ -99,6 +99,7 @@ def _overlay_apply(fields):
             row.version, row.values = namespace.current.version, values
             row.save()
         return {name: before[name] for name in fields if name in data}
+
     return apply
 
 
@@ -158,18 +159,42 @@ def _deprecation_apply(namespace, data: dict, editor, reason: str) -> dict:
 
 
 CHANGE_KINDS: dict[str, ChangeKind] = {
-    kind.name: kind for kind in (
-        ChangeKind("contact", "Public contact", "contact", ContactChangeForm, _overlay_apply(CONTACT_FIELDS),
-                   _overlay_current(CONTACT_FIELDS)),
-        ChangeKind("registrant", "Registrant's organisation and contact details", "registrant's details",
-                   RegistrantChangeForm, _overlay_apply(REGISTRANT_FIELDS), _overlay_current(REGISTRANT_FIELDS)),
-        ChangeKind("deprecation", "Deprecation", "status", DeprecationRequestForm, _deprecation_apply,
-                   _deprecation_current, validate=_deprecation_validate,
-                   reason_label="Why the SNID should no longer be used (public once approved)", logged=False,
-                   public=False, also_locks=lambda data: [data["successor"]] if data.get("successor") else [],
-                   summaries=(("request", "A steward asked an editor to deprecate the SNID."),
-                              ("approve", "An editor approved a steward's request to deprecate the SNID."),
-                              ("decline", "An editor declined a steward's request to deprecate the SNID."))),
+    kind.name: kind
+    for kind in (
+        ChangeKind(
+            "contact",
+            "Public contact",
+            "contact",
+            ContactChangeForm,
+            _overlay_apply(CONTACT_FIELDS),
+            _overlay_current(CONTACT_FIELDS),
+        ),
+        ChangeKind(
+            "registrant",
+            "Registrant's organisation and contact details",
+            "registrant's details",
+            RegistrantChangeForm,
+            _overlay_apply(REGISTRANT_FIELDS),
+            _overlay_current(REGISTRANT_FIELDS),
+        ),
+        ChangeKind(
+            "deprecation",
+            "Deprecation",
+            "status",
+            DeprecationRequestForm,
+            _deprecation_apply,
+            _deprecation_current,
+            validate=_deprecation_validate,
+            reason_label="Why the SNID should no longer be used (public once approved)",
+            logged=False,
+            public=False,
+            also_locks=lambda data: [data["successor"]] if data.get("successor") else [],
+            summaries=(
+                ("request", "A steward asked an editor to deprecate the SNID."),
+                ("approve", "An editor approved a steward's request to deprecate the SNID."),
+                ("decline", "An editor declined a steward's request to deprecate the SNID."),
+            ),
+        ),
     )
 }
 

@@ -85,8 +85,10 @@ def resolver_rows(now: list[dict], asked: list[dict]) -> tuple[list[ResolverRow]
         other = others.get(_resolver_key(resolver))
         return missing if other is None else "kept" if other == resolver else "changed"
 
-    return ([ResolverRow(r, fate(r, asked_by, "removed")) for r in now],
-            [ResolverRow(r, fate(r, now_by, "new")) for r in asked])
+    return (
+        [ResolverRow(r, fate(r, asked_by, "removed")) for r in now],
+        [ResolverRow(r, fate(r, now_by, "new")) for r in asked],
+    )
 
 
 def facts_of(kind: ChangeKind, now: dict, asked: dict, *, base: dict | None = None) -> ChangeFacts:
@@ -94,17 +96,20 @@ def facts_of(kind: ChangeKind, now: dict, asked: dict, *, base: dict | None = No
     ``asked`` (the request's data); ``base``: what stood when it was asked for, if known."""
     facts = ChangeFacts(kind, moved=base is not None and any(base.get(k) != now.get(k) for k in base))
     if kind.name == "resolvers":
-        facts.resolvers_now, facts.resolvers_asked = resolver_rows(now.get("resolvers", []),
-                                                                   asked.get("resolvers", []))
+        facts.resolvers_now, facts.resolvers_asked = resolver_rows(now.get("resolvers", []), asked.get("resolvers", []))
         return facts
     if kind.name == "deprecation":
         successor = asked.get("successor")
-        facts.fields = [FieldChange("status", "Status", "registered", "deprecated"),
-                        FieldChange("successor", "Successor SNID", NOT_SET,
-                                    f"urn:ogf:{successor}:" if successor else "none named")]
+        facts.fields = [
+            FieldChange("status", "Status", "registered", "deprecated"),
+            FieldChange("successor", "Successor SNID", NOT_SET, f"urn:ogf:{successor}:" if successor else "none named"),
+        ]
         return facts
-    facts.fields = [FieldChange(key, label_of(kind, key), _text(now.get(key)), _text(asked.get(key)))
-                    for key in kind.form.base_fields if key in asked]
+    facts.fields = [
+        FieldChange(key, label_of(kind, key), _text(now.get(key)), _text(asked.get(key)))
+        for key in kind.form.base_fields
+        if key in asked
+    ]
     return facts
 
 
@@ -121,7 +126,8 @@ def bases_of(requests) -> dict[int, dict]:
     """What stood when each request was made (kept with its ``change-requested`` event), in one query."""
     requests = list(requests)
     events = StewardshipEvent.objects.filter(
-        kind=StewardshipEventKind.CHANGE_REQUESTED, namespace_id__in={r.namespace_id for r in requests})
+        kind=StewardshipEventKind.CHANGE_REQUESTED, namespace_id__in={r.namespace_id for r in requests}
+    )
     wanted = {r.pk for r in requests}
     bases = {}
     for data in events.values_list("data", flat=True):

@@ -22,18 +22,23 @@ RESOLVER_EXAMPLE = "catalogue | https://data.example.org/{nss} | metadata | appl
 
 class ContactChangeForm(forms.Form):
     registrant_public_contact = forms.CharField(
-        label="New public contact", max_length=interchange.MAX_LINE,
+        label="New public contact",
+        max_length=interchange.MAX_LINE,
         help_text="Shown on the SNID's page, in the API and the exports. A role address or a web page outlives "
-                  "any one person.")
+        "any one person.",
+    )
 
 
 class RegistrantChangeForm(forms.Form):
     registrant_name = forms.CharField(label="Contact person", max_length=interchange.MAX_LINE, required=False)
-    registrant_organisation = forms.CharField(label="Organisation", max_length=interchange.MAX_LINE,
-                                              required=False)
+    registrant_organisation = forms.CharField(label="Organisation", max_length=interchange.MAX_LINE, required=False)
     registrant_email = forms.CharField(label="E-mail", max_length=interchange.MAX_LINE, required=False)
-    registrant_address = forms.CharField(label="Postal address", max_length=interchange.MAX_LINE * 4,
-                                         required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    registrant_address = forms.CharField(
+        label="Postal address",
+        max_length=interchange.MAX_LINE * 4,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
 
     def clean(self):
         data = super().clean()
@@ -44,32 +49,42 @@ class RegistrantChangeForm(forms.Form):
 
 class ResolversChangeForm(forms.Form):
     resolvers = forms.CharField(
-        label="Resolvers (all of them, as they should stand)", max_length=interchange.MAX_LINE * 20,
+        label="Resolvers (all of them, as they should stand)",
+        max_length=interchange.MAX_LINE * 20,
         widget=forms.Textarea(attrs={"rows": 5, "class": "mono", "spellcheck": "false"}),
         help_text=f"One resolver a line: {RESOLVER_LINE}. Only the name and the URL template are needed; "
-                  "returns is landing (the default), metadata or data; media types are separated by commas; "
-                  "the word primary marks the one readers are sent to (otherwise the first line). The URL "
-                  "template fills {nss} (everything after the SNID) or {RuleName} (what a rule of the grammar "
-                  f"matched). For example: {RESOLVER_EXAMPLE}. The lines start as the resolvers stand now: "
-                  "what you leave out is removed.")
+        "returns is landing (the default), metadata or data; media types are separated by commas; "
+        "the word primary marks the one readers are sent to (otherwise the first line). The URL "
+        "template fills {nss} (everything after the SNID) or {RuleName} (what a rule of the grammar "
+        f"matched). For example: {RESOLVER_EXAMPLE}. The lines start as the resolvers stand now: "
+        "what you leave out is removed.",
+    )
 
 
 class DeprecationRequestForm(forms.Form):
     successor = forms.CharField(
-        label="Successor SNID (optional)", max_length=32, required=False,
-        help_text="A registered SNID that new identifiers should use instead, without urn:ogf: (e.g. example2).")
+        label="Successor SNID (optional)",
+        max_length=32,
+        required=False,
+        help_text="A registered SNID that new identifiers should use instead, without urn:ogf: (e.g. example2).",
+    )
 
 
 class ChangeRequestReasonForm(forms.Form):
-    reason = forms.CharField(label="Why (shown to the editors)", max_length=REASON_MAX,
-                             widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(
+        label="Why (shown to the editors)", max_length=REASON_MAX, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
 
 class NoteForm(forms.Form):
     """An editor's note with a decision: sent to everyone told of it."""
 
-    note = forms.CharField(label="Note to the stewards (in the mail; optional)", max_length=REASON_MAX,
-                           required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    note = forms.CharField(
+        label="Note to the stewards (in the mail; optional)",
+        max_length=REASON_MAX,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
 
 
 class AccountForm(forms.Form):
@@ -88,34 +103,44 @@ class AccountForm(forms.Form):
 
 
 class StewardAddForm(AccountForm):
-    reason = forms.CharField(label="Reason (public, in the SNID's history)", max_length=REASON_MAX,
-                             widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(
+        label="Reason (public, in the SNID's history)", max_length=REASON_MAX, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
 
 class InviteForm(AccountForm):
-    reason = forms.CharField(label="Why (shown to the editors)", max_length=REASON_MAX,
-                             widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(
+        label="Why (shown to the editors)", max_length=REASON_MAX, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(label="Reason (public, in the SNID's history)", max_length=REASON_MAX,
-                             widget=forms.Textarea(attrs={"rows": 3}))
+    reason = forms.CharField(
+        label="Reason (public, in the SNID's history)", max_length=REASON_MAX, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
 
 class DeprecateForm(forms.Form):
-    reason = forms.CharField(label="Why the SNID is deprecated (public)", max_length=REASON_MAX,
-                             widget=forms.Textarea(attrs={"rows": 3}))
-    successor = forms.CharField(label="Successor SNID (optional)", max_length=32, required=False,
-                                help_text="A registered SNID that new identifiers should use instead.")
+    reason = forms.CharField(
+        label="Why the SNID is deprecated (public)", max_length=REASON_MAX, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    successor = forms.CharField(
+        label="Successor SNID (optional)",
+        max_length=32,
+        required=False,
+        help_text="A registered SNID that new identifiers should use instead.",
+    )
 
 
 class OrcidDisplayForm(forms.Form):
-    show_orcid = forms.BooleanField(label="Show my verified ORCID iD beside my name on the SNID's page",
-                                    required=False)
+    show_orcid = forms.BooleanField(label="Show my verified ORCID iD beside my name on the SNID's page", required=False)
 
 
 class PublicNameForm(forms.Form):
     public_name = forms.CharField(
-        label="Your name on public pages", max_length=150, required=False,
+        label="Your name on public pages",
+        max_length=150,
+        required=False,
         help_text="How the SNID's public page and the transparency log name you as a steward. Your user name is "
-                  "never shown in public; without a name here you are listed as a steward without a name.")
+        "never shown in public; without a name here you are listed as a steward without a name.",
+    )

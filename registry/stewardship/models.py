@@ -82,26 +82,100 @@ class Move:
 K = StewardshipEventKind
 
 STEWARD_MOVES: tuple[Move, ...] = (
-    Move("add", "", StewardState.ACTIVE, Role.EDITOR, K.STEWARD_ADDED, True, "A steward was added by an editor.",
-         "Add the steward", log="added", mail="steward_added"),
-    Move("invite", "", StewardState.INVITED, Role.STEWARD, K.STEWARD_INVITED, False,
-         "A steward invited another steward.", "Send the invitation", mail="steward_invitation"),
-    Move("confirm", StewardState.INVITED, StewardState.ACTIVE, Role.EDITOR, K.STEWARD_CONFIRMED, True,
-         "A steward was added by an editor at a steward's invitation.", "Confirm the invitation", log="confirmed",
-         mail="steward_invitation_decided"),
-    Move("decline", StewardState.INVITED, StewardState.DECLINED, Role.EDITOR, K.STEWARD_DECLINED, False,
-         "An editor declined a steward's invitation.", "Decline the invitation", mail="steward_invitation_decided"),
-    Move("remove", StewardState.ACTIVE, StewardState.REMOVED, Role.EDITOR, K.STEWARD_REMOVED, True,
-         "A steward was removed by an editor.", "Remove the steward", log="removed", mail="steward_removed"),
+    Move(
+        "add",
+        "",
+        StewardState.ACTIVE,
+        Role.EDITOR,
+        K.STEWARD_ADDED,
+        True,
+        "A steward was added by an editor.",
+        "Add the steward",
+        log="added",
+        mail="steward_added",
+    ),
+    Move(
+        "invite",
+        "",
+        StewardState.INVITED,
+        Role.STEWARD,
+        K.STEWARD_INVITED,
+        False,
+        "A steward invited another steward.",
+        "Send the invitation",
+        mail="steward_invitation",
+    ),
+    Move(
+        "confirm",
+        StewardState.INVITED,
+        StewardState.ACTIVE,
+        Role.EDITOR,
+        K.STEWARD_CONFIRMED,
+        True,
+        "A steward was added by an editor at a steward's invitation.",
+        "Confirm the invitation",
+        log="confirmed",
+        mail="steward_invitation_decided",
+    ),
+    Move(
+        "decline",
+        StewardState.INVITED,
+        StewardState.DECLINED,
+        Role.EDITOR,
+        K.STEWARD_DECLINED,
+        False,
+        "An editor declined a steward's invitation.",
+        "Decline the invitation",
+        mail="steward_invitation_decided",
+    ),
+    Move(
+        "remove",
+        StewardState.ACTIVE,
+        StewardState.REMOVED,
+        Role.EDITOR,
+        K.STEWARD_REMOVED,
+        True,
+        "A steward was removed by an editor.",
+        "Remove the steward",
+        log="removed",
+        mail="steward_removed",
+    ),
 )
 
 CHANGE_MOVES: tuple[Move, ...] = (
-    Move("request", "", ChangeState.PENDING, Role.STEWARD, K.CHANGE_REQUESTED, False,
-         "A steward asked to change the {what}.", "Send the request", mail="change_filed"),
-    Move("approve", ChangeState.PENDING, ChangeState.APPROVED, Role.EDITOR, K.CHANGE_APPROVED, True,
-         "{What} changed by an editor at the steward's request.", "Approve", mail="change_decided"),
-    Move("decline", ChangeState.PENDING, ChangeState.DECLINED, Role.EDITOR, K.CHANGE_DECLINED, False,
-         "An editor declined a change of the {what}.", "Decline", mail="change_decided"),
+    Move(
+        "request",
+        "",
+        ChangeState.PENDING,
+        Role.STEWARD,
+        K.CHANGE_REQUESTED,
+        False,
+        "A steward asked to change the {what}.",
+        "Send the request",
+        mail="change_filed",
+    ),
+    Move(
+        "approve",
+        ChangeState.PENDING,
+        ChangeState.APPROVED,
+        Role.EDITOR,
+        K.CHANGE_APPROVED,
+        True,
+        "{What} changed by an editor at the steward's request.",
+        "Approve",
+        mail="change_decided",
+    ),
+    Move(
+        "decline",
+        ChangeState.PENDING,
+        ChangeState.DECLINED,
+        Role.EDITOR,
+        K.CHANGE_DECLINED,
+        False,
+        "An editor declined a change of the {what}.",
+        "Decline",
+        mail="change_decided",
+    ),
 )
 
 #: (state now, action) -> the move; a pair not here is refused (409 on the pages).
@@ -121,8 +195,9 @@ class Steward(models.Model):
     state = models.CharField(max_length=16, choices=StewardState.choices, default=StewardState.ACTIVE)
     #: The steward chose to show their verified ORCID iD beside their name on the SNID page.
     show_orcid = models.BooleanField(default=False)
-    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     reason = models.TextField(blank=True, help_text="why the steward was added or invited")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     confirmed_at = models.DateTimeField(null=True, blank=True)
@@ -133,8 +208,10 @@ class Steward(models.Model):
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["namespace", "user"], condition=models.Q(state__in=["invited", "active"]),
-                name="one_live_stewardship_per_user"),
+                fields=["namespace", "user"],
+                condition=models.Q(state__in=["invited", "active"]),
+                name="one_live_stewardship_per_user",
+            ),
             models.CheckConstraint(condition=models.Q(state__in=StewardState.values), name="steward_state_valid"),
         ]
 
@@ -164,8 +241,9 @@ class ChangeRequest(models.Model):
     reason = models.TextField(blank=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     state = models.CharField(max_length=16, choices=ChangeState.choices, default=ChangeState.PENDING)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     decision_note = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     decided_at = models.DateTimeField(null=True, blank=True)
@@ -210,8 +288,9 @@ class StewardshipEvent(models.Model):
     """One line of an SNID's history after approval, written by the service that acted."""
 
     namespace = models.ForeignKey("registry.Namespace", on_delete=models.PROTECT, related_name="stewardship_events")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                              related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     kind = models.CharField(max_length=24, choices=StewardshipEventKind.choices)
     #: Shown in the SNID's public history; otherwise editors and stewards only.
     public = models.BooleanField(default=False)
@@ -249,8 +328,9 @@ class RegistrantOverlay(models.Model):
     version carries its own details and the overlay steps aside.
     """
 
-    namespace = models.OneToOneField("registry.Namespace", primary_key=True, on_delete=models.PROTECT,
-                                     related_name="overlay")
+    namespace = models.OneToOneField(
+        "registry.Namespace", primary_key=True, on_delete=models.PROTECT, related_name="overlay"
+    )
     version = models.PositiveIntegerField()
     values = models.JSONField(default=dict)
     updated_at = models.DateTimeField(auto_now=True)
@@ -284,8 +364,9 @@ def deprecated_in_force() -> models.Exists:
 
 def successor_in_force() -> models.Subquery:
     """For querysets of namespaces: the successor SNID that the deprecation in force names."""
-    return models.Subquery(Deprecation.objects.in_force().filter(namespace_id=models.OuterRef("pk"))
-                           .values("successor__snid")[:1])
+    return models.Subquery(
+        Deprecation.objects.in_force().filter(namespace_id=models.OuterRef("pk")).values("successor__snid")[:1]
+    )
 
 
 class Deprecation(models.Model):
@@ -297,12 +378,14 @@ class Deprecation(models.Model):
 
     namespace = models.ForeignKey("registry.Namespace", on_delete=models.PROTECT, related_name="deprecations")
     reason = models.TextField()
-    successor = models.ForeignKey("registry.Namespace", null=True, blank=True, on_delete=models.PROTECT,
-                                  related_name="+")
+    successor = models.ForeignKey(
+        "registry.Namespace", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     deprecated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     deprecated_at = models.DateTimeField(default=timezone.now)
-    ended_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="+")
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.TextField(blank=True)
 
@@ -312,8 +395,9 @@ class Deprecation(models.Model):
         app_label = "registry"
         ordering = ["deprecated_at", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["namespace"], condition=models.Q(ended_at__isnull=True),
-                                    name="one_deprecation_in_force"),
+            models.UniqueConstraint(
+                fields=["namespace"], condition=models.Q(ended_at__isnull=True), name="one_deprecation_in_force"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -37,55 +37,82 @@ def _logged(user) -> str:
 
 def change_requested(namespace, kind, requester) -> Outcome:
     public = ["Nothing yet: the change is made only when an editor approves it."]
-    return Outcome(public=public, private=[f"Your request and its reason, in the SNID's history (stewards and "
-                                          f"editors only): “A steward asked to change the {kind.what}.”"
-                                          if kind.name != "deprecation" else
-                                          "Your request and its reason, in the SNID's history (stewards and "
-                                          "editors only)."],
-                   told=_told(namespace, requester), editors=True)
+    return Outcome(
+        public=public,
+        private=[
+            f"Your request and its reason, in the SNID's history (stewards and "
+            f"editors only): “A steward asked to change the {kind.what}.”"
+            if kind.name != "deprecation"
+            else "Your request and its reason, in the SNID's history (stewards and editors only)."
+        ],
+        told=_told(namespace, requester),
+        editors=True,
+    )
 
 
 def change_decided(request, kind, action: str, *, summary: str) -> Outcome:
     namespace = request.namespace
     told = _told(namespace, request.requested_by)
     if action == "decline":
-        return Outcome(public=["Nothing: what stands stays as it is."],
-                       private=["The request is closed as declined, with your note, in the SNID's history."],
-                       told=told)
+        return Outcome(
+            public=["Nothing: what stands stays as it is."],
+            private=["The request is closed as declined, with your note, in the SNID's history."],
+            told=told,
+        )
     if kind.name == "deprecation":
         successor = request.data.get("successor")
         return Outcome(
-            public=["The SNID's page becomes a tombstone; the lookup, the API, the exports and the feed say "
-                    "“deprecated”" + (f" and name urn:ogf:{successor}: as its successor." if successor else "."),
-                    "Its URNs stay valid; the SNID is never registered, reserved or reassigned again while the "
-                    "deprecation stands.",
-                    "The public history says “Deprecated by an editor at a steward's request”, with the reason: "
-                    f"“{request.reason}”"],
-            log="a snid-deprecated leaf with the reason and the successor.", told=told)
+            public=[
+                "The SNID's page becomes a tombstone; the lookup, the API, the exports and the feed say "
+                "“deprecated”" + (f" and name urn:ogf:{successor}: as its successor." if successor else "."),
+                "Its URNs stay valid; the SNID is never registered, reserved or reassigned again while the "
+                "deprecation stands.",
+                "The public history says “Deprecated by an editor at a steward's request”, with the reason: "
+                f"“{request.reason}”",
+            ],
+            log="a snid-deprecated leaf with the reason and the successor.",
+            told=told,
+        )
     if kind.name == "resolvers":
         return Outcome(
-            public=["The resolvers requested replace all of those in force, exactly as listed: the resolver "
-                    "endpoint sends readers there at once, and the SNID's page lists them.",
-                    f"The public history says: “{summary}” The resolver changes list the old and the new ones "
-                    f"with the reason: “{request.reason}”"],
-            log="a snid-resolvers leaf with the new resolvers, and an administrative-change leaf.", told=told)
+            public=[
+                "The resolvers requested replace all of those in force, exactly as listed: the resolver "
+                "endpoint sends readers there at once, and the SNID's page lists them.",
+                f"The public history says: “{summary}” The resolver changes list the old and the new ones "
+                f"with the reason: “{request.reason}”",
+            ],
+            log="a snid-resolvers leaf with the new resolvers, and an administrative-change leaf.",
+            told=told,
+        )
     return Outcome(
-        public=["The SNID's page, the API, the exports and the feed show the new values at once (details the "
-                "registrant did not choose to publish stay with the editors).",
-                f"The public history says: “{summary}” The approved version itself never changes."],
+        public=[
+            "The SNID's page, the API, the exports and the feed show the new values at once (details the "
+            "registrant did not choose to publish stay with the editors).",
+            f"The public history says: “{summary}” The approved version itself never changes.",
+        ],
         log="an administrative-change leaf with the new public values and the digest of the public record.",
-        told=told)
+        told=told,
+    )
 
 
 def steward_form(namespace, action: str, actor) -> Outcome:
     """Before the person is named: what adding or inviting someone will do."""
     told = _told(namespace, actor if action == "invite" else None) + ["the person you name"]
     if action == "invite":
-        return Outcome(public=["Nothing yet: an editor confirms or declines the invitation."],
-                       private=["The invitation and its reason, in the SNID's history."], told=told, editors=True)
-    return Outcome(public=["The SNID's page lists the new steward by the name they chose (never their user name); "
-                           "the public history says “A steward was added by an editor.”"],
-                   log="a steward-changed leaf naming the steward, with the reason.", told=told)
+        return Outcome(
+            public=["Nothing yet: an editor confirms or declines the invitation."],
+            private=["The invitation and its reason, in the SNID's history."],
+            told=told,
+            editors=True,
+        )
+    return Outcome(
+        public=[
+            "The SNID's page lists the new steward by the name they chose (never their user name); "
+            "the public history says “A steward was added by an editor.”"
+        ],
+        log="a steward-changed leaf naming the steward, with the reason.",
+        told=told,
+    )
 
 
 def steward_outcome(namespace, action: str, user, *, inviter=None) -> Outcome:
@@ -93,40 +120,64 @@ def steward_outcome(namespace, action: str, user, *, inviter=None) -> Outcome:
     told = _told(namespace, user, inviter)
     name = person(user)
     if action == "invite":
-        return Outcome(public=["Nothing yet: an editor confirms or declines the invitation."],
-                       private=[f"The invitation of {name} and its reason, in the SNID's history."],
-                       told=told, editors=True)
+        return Outcome(
+            public=["Nothing yet: an editor confirms or declines the invitation."],
+            private=[f"The invitation of {name} and its reason, in the SNID's history."],
+            told=told,
+            editors=True,
+        )
     if action == "decline":
-        return Outcome(public=["Nothing."], private=["The invitation is closed as declined, with your note."],
-                       told=told)
+        return Outcome(
+            public=["Nothing."], private=["The invitation is closed as declined, with your note."], told=told
+        )
     if action == "remove":
-        return Outcome(public=[f"The SNID's page no longer lists {name} among its stewards.",
-                               "The public history says “A steward was removed by an editor.”"],
-                       log=f"a steward-changed leaf naming the steward {_logged(user)}, with the reason.",
-                       private=[f"{name} can no longer ask for changes, invite stewards or propose new versions "
-                                "of the SNID."],
-                       told=told)
-    sentence = ("A steward was added by an editor at a steward's invitation." if action == "confirm"
-                else "A steward was added by an editor.")
-    return Outcome(public=[f"The SNID's page lists the new steward by the name they chose ({_logged(user)}); "
-                           "their user name is never shown.",
-                           f"The public history says: “{sentence}”"],
-                   log=f"a steward-changed leaf naming the steward {_logged(user)}, with the reason.",
-                   private=[f"{name} may ask for changes, invite stewards and propose new versions of the SNID."],
-                   told=told)
+        return Outcome(
+            public=[
+                f"The SNID's page no longer lists {name} among its stewards.",
+                "The public history says “A steward was removed by an editor.”",
+            ],
+            log=f"a steward-changed leaf naming the steward {_logged(user)}, with the reason.",
+            private=[f"{name} can no longer ask for changes, invite stewards or propose new versions of the SNID."],
+            told=told,
+        )
+    sentence = (
+        "A steward was added by an editor at a steward's invitation."
+        if action == "confirm"
+        else "A steward was added by an editor."
+    )
+    return Outcome(
+        public=[
+            f"The SNID's page lists the new steward by the name they chose ({_logged(user)}); "
+            "their user name is never shown.",
+            f"The public history says: “{sentence}”",
+        ],
+        log=f"a steward-changed leaf naming the steward {_logged(user)}, with the reason.",
+        private=[f"{name} may ask for changes, invite stewards and propose new versions of the SNID."],
+        told=told,
+    )
 
 
 def deprecation_outcome(namespace, action: str, *, successor=None) -> Outcome:
     told = _told(namespace)
     if action == "undeprecate":
-        return Outcome(public=["The SNID's page is no longer a tombstone; the lookup, the API, the exports and "
-                               "the feed say “registered” again.",
-                               "The public history says “An editor withdrew the deprecation.”, with the reason."],
-                       log="a snid-undeprecated leaf with the reason.", told=told)
+        return Outcome(
+            public=[
+                "The SNID's page is no longer a tombstone; the lookup, the API, the exports and "
+                "the feed say “registered” again.",
+                "The public history says “An editor withdrew the deprecation.”, with the reason.",
+            ],
+            log="a snid-undeprecated leaf with the reason.",
+            told=told,
+        )
     heir = f" and name urn:ogf:{successor.snid}: as its successor" if successor is not None else ""
-    return Outcome(public=[f"The SNID's page becomes a tombstone; the lookup, the API, the exports and the feed "
-                           f"say “deprecated”{heir}.",
-                           "Its URNs stay valid; the SNID is never registered, reserved or reassigned again while "
-                           "the deprecation stands.",
-                           "The public history says “Deprecated by an editor”, with the reason."],
-                   log="a snid-deprecated leaf with the reason and the successor.", told=told)
+    return Outcome(
+        public=[
+            f"The SNID's page becomes a tombstone; the lookup, the API, the exports and the feed "
+            f"say “deprecated”{heir}.",
+            "Its URNs stay valid; the SNID is never registered, reserved or reassigned again while "
+            "the deprecation stands.",
+            "The public history says “Deprecated by an editor”, with the reason.",
+        ],
+        log="a snid-deprecated leaf with the reason and the successor.",
+        told=told,
+    )

@@ -22,11 +22,22 @@ def steward_first(namespace, user) -> Steward:
     after the version's log entry: a public change, logged like every other steward change."""
     steward = Steward.objects.filter(namespace=namespace, user=user, state=StewardState.ACTIVE).first()
     if steward is None:
-        steward = Steward.objects.create(namespace=namespace, user=user, state=StewardState.ACTIVE,
-                                         reason=REGISTRANT_REASON, confirmed_at=timezone.now())
-        StewardshipEvent.objects.create(namespace=namespace, actor=None, kind=StewardshipEventKind.STEWARD_ADDED,
-                                        summary="The registrant became the SNID's first steward.",
-                                        data={"user": user.get_username()})
-        log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": "added", "steward": logged_name(user),
-                                          "reason": REGISTRANT_REASON})
+        steward = Steward.objects.create(
+            namespace=namespace,
+            user=user,
+            state=StewardState.ACTIVE,
+            reason=REGISTRANT_REASON,
+            confirmed_at=timezone.now(),
+        )
+        StewardshipEvent.objects.create(
+            namespace=namespace,
+            actor=None,
+            kind=StewardshipEventKind.STEWARD_ADDED,
+            summary="The registrant became the SNID's first steward.",
+            data={"user": user.get_username()},
+        )
+        log_append(
+            STEWARD_CHANGED.name,
+            {"snid": namespace.snid, "change": "added", "steward": logged_name(user), "reason": REGISTRANT_REASON},
+        )
     return steward

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef, Q
 
 from .changes import OVERLAY_FIELDS, overlay_of
-from .models import (ChangeRequest, ChangeState, Deprecation, Steward, StewardshipEvent, StewardState)
+from .models import ChangeRequest, ChangeState, Deprecation, Steward, StewardshipEvent, StewardState
 
 
 def overlay_apply(proposal, values: dict):
@@ -29,9 +29,11 @@ def current_with_overlay(namespace):
 
 def snids_stewarded_by(user) -> list[str]:
     """The registered SNIDs ``user`` is an active steward of (``rules.is_steward``): those they may revise."""
-    return sorted(Steward.objects.filter(user_id=user.pk, state=StewardState.ACTIVE,
-                                         namespace__status="registered", namespace__current__isnull=False)
-                  .values_list("namespace__snid", flat=True))
+    return sorted(
+        Steward.objects.filter(
+            user_id=user.pk, state=StewardState.ACTIVE, namespace__status="registered", namespace__current__isnull=False
+        ).values_list("namespace__snid", flat=True)
+    )
 
 
 def deprecation_of(namespace) -> Deprecation | None:
@@ -51,8 +53,9 @@ def stewards_active(namespace) -> list[Steward]:
 
 
 def stewards_invited(namespace) -> list[Steward]:
-    return list(Steward.objects.filter(namespace=namespace, state=StewardState.INVITED).select_related(
-        "user", "invited_by"))
+    return list(
+        Steward.objects.filter(namespace=namespace, state=StewardState.INVITED).select_related("user", "invited_by")
+    )
 
 
 def change_requests_pending(namespace=None):

@@ -27,11 +27,17 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from .. import notify, rules
+from ..errors import Conflict, NotAllowed, ServiceError
+from ..logcore.kinds import (
+    ADMINISTRATIVE_CHANGE,
+    SNID_DEPRECATED,
+    SNID_UNDEPRECATED,
+    STEWARD_CHANGED,
+    STEWARD_RENAMED,
+    sha256_hex,
+)
 from ..models import Namespace
 from ..signals import registry_changed_send
-from ..errors import Conflict, NotAllowed, ServiceError
-from ..logcore.kinds import (ADMINISTRATIVE_CHANGE, SNID_DEPRECATED, SNID_UNDEPRECATED, STEWARD_CHANGED,
-                                  STEWARD_RENAMED, sha256_hex)
 from ..transparency.log import log_append
 from ..transparency.records import version_record
 from .changes import CHANGE_KINDS, OVERLAY_FIELDS
@@ -43,8 +49,10 @@ from .models import (
     Deprecation,
     Steward,
     StewardshipEvent,
-    StewardshipEventKind as K,
     StewardState,
+)
+from .models import (
+    StewardshipEventKind as K,
 )
 from .selectors import current_with_overlay, deprecation_of, emails_of, logged_name, stewards_told
 
@@ -86,8 +94,10 @@ def _retried(service):
                 if getattr(exc.__cause__, "sqlstate", None) not in _RETRIED_SQLSTATES:
                     raise
                 if attempt == attempts:
-                    raise Conflict("Another editor was changing the same SNIDs at the same moment, so nothing "
-                                   "was changed. Look at the SNID's page again and try once more.") from None
+                    raise Conflict(
+                        "Another editor was changing the same SNIDs at the same moment, so nothing "
+                        "was changed. Look at the SNID's page again and try once more."
+                    ) from None
                 # A short pause, different for each: the two do not meet again at once.
                 time.sleep(random.uniform(0, DEADLOCK_PAUSE * attempt))
         raise AssertionError("unreachable")  # the loop returns or raises
@@ -103,8 +113,13 @@ def _locked(namespace, *also: str) -> Namespace:
         other = Namespace.objects.by_snid(snid).values_list("pk", flat=True).first()
         if other is not None:
             ids.add(other)
-    rows = {row.pk: row for row in Namespace.objects.select_for_update(of=("self",)).select_related("current")
-            .filter(pk__in=ids).order_by("pk")}
+    rows = {
+        row.pk: row
+        for row in Namespace.objects.select_for_update(of=("self",))
+        .select_related("current")
+        .filter(pk__in=ids)
+        .order_by("pk")
+    }
     locked = rows[namespace.pk]
     if locked.status != "registered" or locked.current is None:
         raise Conflict(f"urn:ogf:{locked.snid}: is not registered; only a registered SNID has stewards.")
@@ -112,8 +127,9 @@ def _locked(namespace, *also: str) -> Namespace:
 
 
 def _event(namespace, actor, kind, summary, *, public=False, reason="", data=None) -> StewardshipEvent:
-    return StewardshipEvent.objects.create(namespace=namespace, actor=actor, kind=kind, public=public,
-                                           summary=summary, reason=reason, data=data or {})
+    return StewardshipEvent.objects.create(
+        namespace=namespace, actor=actor, kind=kind, public=public, summary=summary, reason=reason, data=data or {}
+    )
 
 
 def _touch(namespace) -> None:
@@ -124,8 +140,9 @@ def _touch(namespace) -> None:
 
 def _tell(template: str, namespace, context: dict, *also) -> None:
     """Mail the SNID's stewards (as they stand after the commit) and ``also``, one mail each."""
-    notify.later(template, lambda: emails_of(stewards_told(namespace, *also)),
-                 {"namespace": namespace, **context}, each=True)
+    notify.later(
+        template, lambda: emails_of(stewards_told(namespace, *also)), {"namespace": namespace, **context}, each=True
+    )
 
 
 # --- stewards ------------------------------------------------------------------------------------
@@ -168,23 +185,33 @@ def _steward_move(namespace, action: str, actor, user, steward):
     move = STEWARD_MOVE_BY_KEY.get((source, action))
     if move is None:
         state = StewardState(source).label.lower() if source else "new"
-        raise Conflict(f"This invitation has already been decided ({state})." if action in ("confirm", "decline")
-                       else f"This account is not a steward of the SNID ({state})." if action == "remove"
-                       else f"A stewardship that is {state} cannot be {action}ed.")
+        raise Conflict(
+            f"This invitation has already been decided ({state})."
+            if action in ("confirm", "decline")
+            else f"This account is not a steward of the SNID ({state})."
+            if action == "remove"
+            else f"A stewardship that is {state} cannot be {action}ed."
+        )
     who = user.get_username()
     if source == "":
         if not user.is_active:
             raise ServiceError(f"The account {who!r} is deactivated.")
-        live = Steward.objects.filter(namespace=namespace, user=user,
-                                      state__in=(StewardState.ACTIVE, StewardState.INVITED)).first()
+        live = Steward.objects.filter(
+            namespace=namespace, user=user, state__in=(StewardState.ACTIVE, StewardState.INVITED)
+        ).first()
         if live is not None and not (action == "add" and live.state == StewardState.INVITED):
-            raise Conflict(f"{who} is already a steward of urn:ogf:{namespace.snid}:."
-                           if live.state == StewardState.ACTIVE else
-                           f"{who} is invited to act for urn:ogf:{namespace.snid}: already; an editor decides.")
-    if action == "remove" and not Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE).exclude(
-            pk=steward.pk).exists():
-        raise Conflict(f"{who} is the only steward of urn:ogf:{namespace.snid}:; add another steward before "
-                       "removing this one.")
+            raise Conflict(
+                f"{who} is already a steward of urn:ogf:{namespace.snid}:."
+                if live.state == StewardState.ACTIVE
+                else f"{who} is invited to act for urn:ogf:{namespace.snid}: already; an editor decides."
+            )
+    if (
+        action == "remove"
+        and not Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE).exclude(pk=steward.pk).exists()
+    ):
+        raise Conflict(
+            f"{who} is the only steward of urn:ogf:{namespace.snid}:; add another steward before removing this one."
+        )
     return move
 
 
@@ -196,8 +223,9 @@ def steward_check(namespace, action: str, actor, *, user=None, steward: Steward 
 
 @_retried
 @transaction.atomic
-def steward_transition(namespace, action: str, actor, *, user=None, steward: Steward | None = None,
-                       reason: str = "", note: str = "") -> Steward:
+def steward_transition(
+    namespace, action: str, actor, *, user=None, steward: Steward | None = None, reason: str = "", note: str = ""
+) -> Steward:
     """The one service that makes, ends or decides a stewardship: ``action`` is a move of
     ``STEWARD_MOVES`` — ``add`` and ``invite`` (``user``, with a reason), ``confirm``, ``decline`` and
     ``remove`` (``steward``; confirming and declining take an optional note, removing a reason).
@@ -206,8 +234,11 @@ def steward_transition(namespace, action: str, actor, *, user=None, steward: Ste
     does not allow the actor (NotAllowed), an SNID left without stewards (Conflict)."""
     namespace = _locked(steward.namespace if steward is not None else namespace)
     if steward is not None:
-        steward = (Steward.objects.select_for_update(of=("self",)).select_related("user", "invited_by")
-                   .get(pk=steward.pk, namespace=namespace))
+        steward = (
+            Steward.objects.select_for_update(of=("self",))
+            .select_related("user", "invited_by")
+            .get(pk=steward.pk, namespace=namespace)
+        )
         user = steward.user
     move = _steward_move(namespace, action, actor, user, steward)
     if action == "add":
@@ -215,17 +246,22 @@ def steward_transition(namespace, action: str, actor, *, user=None, steward: Ste
         if invited is not None:  # an open invitation: adding confirms it
             return steward_transition(namespace, "confirm", actor, steward=invited, note=reason)
     if action in ("add", "invite", "remove"):
-        reason = _reason(reason, {"add": "Adding a steward", "invite": "An invitation",
-                                  "remove": "Removing a steward"}[action])
+        reason = _reason(
+            reason, {"add": "Adding a steward", "invite": "An invitation", "remove": "Removing a steward"}[action]
+        )
     note = _note(note)
     who = user.get_username()
 
     now = timezone.now()
     if steward is None:
         steward = Steward.objects.create(
-            namespace=namespace, user=user, state=move.target, reason=reason,
+            namespace=namespace,
+            user=user,
+            state=move.target,
+            reason=reason,
             invited_by=actor if action == "invite" else None,
-            confirmed_at=now if move.target == StewardState.ACTIVE else None)
+            confirmed_at=now if move.target == StewardState.ACTIVE else None,
+        )
     else:
         steward.state = move.target
         if move.target == StewardState.ACTIVE:
@@ -235,13 +271,22 @@ def steward_transition(namespace, action: str, actor, *, user=None, steward: Ste
         steward.save()
     # What the history and the log give as the reason: the invitation's for its confirmation.
     recorded = steward.reason if action == "confirm" else (reason or note)
-    _event(namespace, actor, move.event, move.summary, public=move.public, reason=recorded,
-           data={"user": who, "steward": steward.pk, **({"note": note} if note else {})})
+    _event(
+        namespace,
+        actor,
+        move.event,
+        move.summary,
+        public=move.public,
+        reason=recorded,
+        data={"user": who, "steward": steward.pk, **({"note": note} if note else {})},
+    )
     if move.public:
         _touch(namespace)
     if move.log:
-        log_append(STEWARD_CHANGED.name, {"snid": namespace.snid, "change": move.log,
-                                          "steward": logged_name(user), "reason": recorded})
+        log_append(
+            STEWARD_CHANGED.name,
+            {"snid": namespace.snid, "change": move.log, "steward": logged_name(user), "reason": recorded},
+        )
     context = {"steward": steward, "move": move, "actor": actor, "reason": recorded, "note": note}
     _tell(move.mail, namespace, context, user, steward.invited_by)
     if action == "invite":  # a new request: the editors decide it
@@ -265,8 +310,9 @@ def steward_invite(namespace, user, inviter, *, reason: str) -> Steward:
 
 
 def steward_invitation_decide(steward: Steward, editor, *, confirm: bool, note: str = "") -> Steward:
-    return steward_transition(steward.namespace, "confirm" if confirm else "decline", editor, steward=steward,
-                              note=note)
+    return steward_transition(
+        steward.namespace, "confirm" if confirm else "decline", editor, steward=steward, note=note
+    )
 
 
 @transaction.atomic
@@ -291,8 +337,11 @@ def steward_public_name(user, name: str):
     previous = logged_name(user)
     get_user_model().objects.filter(pk=user.pk).update(first_name=name, last_name="")
     user.first_name, user.last_name = name, ""
-    stewarded = list(Namespace.objects.filter(stewards__user_id=user.pk, stewards__state=StewardState.ACTIVE)
-                     .order_by("pk").values_list("pk", "snid"))
+    stewarded = list(
+        Namespace.objects.filter(stewards__user_id=user.pk, stewards__state=StewardState.ACTIVE)
+        .order_by("pk")
+        .values_list("pk", "snid")
+    )
     for namespace_id, _ in stewarded:
         Namespace.objects.filter(pk=namespace_id).update(updated_at=timezone.now())
     if logged_name(user) != previous:  # the log names stewards: it says so, SNID by SNID (its head last)
@@ -308,13 +357,18 @@ def steward_account_deactivated(user) -> list[Namespace]:
     with transaction.atomic():
         for steward in Steward.objects.filter(user=user, state=StewardState.ACTIVE).select_related("namespace"):
             namespace = steward.namespace
-            live = Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE,
-                                          user__is_active=True).exclude(user=user)
+            live = Steward.objects.filter(namespace=namespace, state=StewardState.ACTIVE, user__is_active=True).exclude(
+                user=user
+            )
             if not live.exists():
                 orphaned.append(namespace)
-                _event(namespace, None, K.STEWARD_DEACTIVATED,
-                       "The only steward's account was deactivated; the SNID stays registered.",
-                       data={"user": user.get_username()})
+                _event(
+                    namespace,
+                    None,
+                    K.STEWARD_DEACTIVATED,
+                    "The only steward's account was deactivated; the SNID stays registered.",
+                    data={"user": user.get_username()},
+                )
         if orphaned:
             notify.later("steward_orphaned", notify.editors_emails, {"namespaces": orphaned, "user": user})
     return orphaned
@@ -326,8 +380,10 @@ def steward_account_deactivated(user) -> list[Namespace]:
 def _clean(kind, namespace, data: dict) -> dict:
     form = kind.form(data=kind.initial(data))
     if not form.is_valid():
-        problems = "; ".join(f"{form.fields[name].label if name in form.fields else 'the request'}: "
-                             f"{' '.join(errors)}" for name, errors in form.errors.items())
+        problems = "; ".join(
+            f"{form.fields[name].label if name in form.fields else 'the request'}: {' '.join(errors)}"
+            for name, errors in form.errors.items()
+        )
         raise ServiceError(f"The {kind.label.lower()} request cannot be made: {problems}")
     cleaned = {k: v for k, v in form.cleaned_data.items() if v not in ("", None)}
     if kind.validate is not None:
@@ -345,12 +401,16 @@ def change_request_check(namespace, kind: str, data: dict, requester, *, reason:
         raise NotAllowed(f"Only stewards of urn:ogf:{namespace.snid}: can ask to change it.")
     change = CHANGE_KINDS.get(kind)
     if change is None or not change.available():
-        raise ServiceError(f"{kind!r} is not something a change request can change; the syntax, equivalence "
-                           "rules, examples and meaning of an SNID change only by a new version.")
+        raise ServiceError(
+            f"{kind!r} is not something a change request can change; the syntax, equivalence "
+            "rules, examples and meaning of an SNID change only by a new version."
+        )
     unknown = sorted(set(data) - set(change.form.base_fields))
     if unknown:
-        raise ServiceError(f"A {change.label.lower()} request cannot set {', '.join(unknown)}; the syntax, "
-                           "equivalence rules, examples and meaning of an SNID change only by a new version.")
+        raise ServiceError(
+            f"A {change.label.lower()} request cannot set {', '.join(unknown)}; the syntax, "
+            "equivalence rules, examples and meaning of an SNID change only by a new version."
+        )
     reason = _reason(reason, "A change request")
     return change, _clean(change, namespace, data), reason
 
@@ -363,10 +423,17 @@ def change_request_create(namespace, kind: str, data: dict, requester, *, reason
     namespace = _locked(namespace)
     change, cleaned, reason = change_request_check(namespace, kind, data, requester, reason=reason)
     move = CHANGE_MOVE_BY_KEY[("", "request")]
-    request = ChangeRequest.objects.create(namespace=namespace, kind=kind, data=cleaned, reason=reason,
-                                           requested_by=requester, state=move.target)
-    _event(namespace, requester, move.event, change.summary(move), reason=reason,
-           data={"request": request.pk, "kind": kind, "base": change.current(namespace)})
+    request = ChangeRequest.objects.create(
+        namespace=namespace, kind=kind, data=cleaned, reason=reason, requested_by=requester, state=move.target
+    )
+    _event(
+        namespace,
+        requester,
+        move.event,
+        change.summary(move),
+        reason=reason,
+        data={"request": request.pk, "kind": kind, "base": change.current(namespace)},
+    )
     context = {"request": request, "change": change, "move": move}
     notify.later("change_requested", notify.editors_emails, {"namespace": namespace, **context})
     _tell(move.mail, namespace, context, requester)
@@ -414,14 +481,22 @@ def change_request_transition(request: ChangeRequest, action: str, editor, *, no
     data = {"request": locked.pk, "kind": locked.kind}
     if approved:
         data["on"] = timezone.localdate(locked.decided_at).isoformat()
-    _event(namespace, editor, move.event, change.summary(move), public=move.public and change.public,
-           reason=locked.reason if approved else note, data=data)
+    _event(
+        namespace,
+        editor,
+        move.event,
+        change.summary(move),
+        public=move.public and change.public,
+        reason=locked.reason if approved else note,
+        data=data,
+    )
     if approved and change.public:
         _touch(namespace)
     if approved and change.logged:
         _log_change(namespace, change, locked)
-    _tell(move.mail, namespace, {"request": locked, "change": change, "move": move, "actor": editor},
-          locked.requested_by)
+    _tell(
+        move.mail, namespace, {"request": locked, "change": change, "move": move, "actor": editor}, locked.requested_by
+    )
     return locked
 
 
@@ -457,7 +532,7 @@ def successor_snid(text: str) -> str:
     """The SNID a successor field names: ``example2``, ``EXAMPLE2`` or ``urn:ogf:example2:``."""
     text = (text or "").strip()
     if text.lower().startswith("urn:ogf:"):
-        text = text[len("urn:ogf:"):].rstrip(":")
+        text = text[len("urn:ogf:") :].rstrip(":")
     return text
 
 
@@ -484,15 +559,22 @@ def deprecation_write(namespace, actor, *, reason: str, successor: str = "", req
     """Deprecate ``namespace`` in the caller's transaction, the SNID and its successor locked (``_locked``):
     the row, the public history line, the log's leaf, and a mail to its stewards."""
     heir = deprecation_check(namespace, successor)
-    deprecation = Deprecation.objects.create(namespace=namespace, reason=reason, successor=heir,
-                                             deprecated_by=actor)
+    deprecation = Deprecation.objects.create(namespace=namespace, reason=reason, successor=heir, deprecated_by=actor)
     by = "Deprecated by an editor at a steward's request" if requested else "Deprecated by an editor"
     sentence = by + (f"; its successor is urn:ogf:{heir.snid}:." if heir else ".")
-    _event(namespace, actor, K.DEPRECATED, sentence, public=True, reason=reason,
-           data={"successor": heir.snid if heir else None})
+    _event(
+        namespace,
+        actor,
+        K.DEPRECATED,
+        sentence,
+        public=True,
+        reason=reason,
+        data={"successor": heir.snid if heir else None},
+    )
     _touch(namespace)
-    log_append(SNID_DEPRECATED.name, {"snid": namespace.snid, "reason": reason,
-                                      "successor": heir.snid if heir else None})
+    log_append(
+        SNID_DEPRECATED.name, {"snid": namespace.snid, "reason": reason, "successor": heir.snid if heir else None}
+    )
     _tell("snid_deprecated", namespace, {"deprecation": deprecation, "actor": actor})
     return deprecation
 
@@ -505,8 +587,11 @@ def snid_deprecate(namespace, editor, *, reason: str, successor: str = "") -> De
     successor = successor_snid(successor)
     namespace = _locked(namespace, *([successor] if successor else []))
     if not rules.can_deprecate(editor, namespace):
-        raise NotAllowed("Only GFD editors can deprecate an SNID." if not rules.is_editor(editor) else
-                         f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must deprecate it.")
+        raise NotAllowed(
+            "Only GFD editors can deprecate an SNID."
+            if not rules.is_editor(editor)
+            else f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must deprecate it."
+        )
     reason = _reason(reason, "Deprecating an SNID")
     return deprecation_write(namespace, editor, reason=reason, successor=successor)
 
@@ -516,9 +601,11 @@ def snid_deprecate(namespace, editor, *, reason: str, successor: str = "") -> De
 def snid_undeprecate(namespace, editor, *, reason: str) -> Deprecation:
     namespace = _locked(namespace)
     if not rules.can_deprecate(editor, namespace):
-        raise NotAllowed("Only GFD editors can withdraw a deprecation." if not rules.is_editor(editor) else
-                         f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must withdraw "
-                         "its deprecation.")
+        raise NotAllowed(
+            "Only GFD editors can withdraw a deprecation."
+            if not rules.is_editor(editor)
+            else f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must withdraw its deprecation."
+        )
     reason = _reason(reason, "Withdrawing a deprecation")
     deprecation = Deprecation.objects.select_for_update().in_force().filter(namespace=namespace).first()
     if deprecation is None:

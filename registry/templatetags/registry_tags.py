@@ -45,8 +45,9 @@ def event_sentence(event, named=True):
     """
     if not named:
         return _sentence(event.kind, event.action, event.from_state, "", named=False, data=event.data)
-    return _sentence(event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "",
-                     data=event.data)
+    return _sentence(
+        event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "", data=event.data
+    )
 
 
 @register.filter
@@ -120,4 +121,5 @@ def page_messages(context):
 def equivalence_steps(proposal):
     """(step, words) of the executable equivalence rule the applicant chose, for registry/_choices.html."""
     from ..grammar import EQUIVALENCE_STEPS
+
     return [(step, EQUIVALENCE_STEPS.get(step, step)) for step in (proposal.equivalence or [])]

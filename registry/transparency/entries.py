@@ -12,8 +12,17 @@ from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
 
-from ..logcore.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_DEPRECATED, SNID_RESOLVERS,
-                    SNID_UNDEPRECATED, SNID_VERSION, STEWARD_CHANGED, STEWARD_RENAMED)
+from ..logcore.kinds import (
+    ADMINISTRATIVE_CHANGE,
+    RESERVATION_ENDED,
+    RESERVATION_GRANTED,
+    SNID_DEPRECATED,
+    SNID_RESOLVERS,
+    SNID_UNDEPRECATED,
+    SNID_VERSION,
+    STEWARD_CHANGED,
+    STEWARD_RENAMED,
+)
 from .models import LogEntry
 
 PER_PAGE = 25
@@ -54,8 +63,7 @@ def entry_in_words(leaf: dict) -> tuple[str, str]:
         how = "released by an editor" if leaf.get("how") == "released" else "expired"
         return f"Reservation {how} (it ran until {leaf.get('reserved_until') or 'further notice'})", ""
     if kind == SNID_RESOLVERS.name:
-        when = (f"on approval of version {leaf.get('version')}" if leaf.get("how") == "approved"
-                else "by an editor")
+        when = f"on approval of version {leaf.get('version')}" if leaf.get("how") == "approved" else "by an editor"
         return f"Resolvers set {when}: {_resolvers(leaf)}", leaf.get("reason", "")
     if kind == STEWARD_CHANGED.name:
         return f"Steward {leaf.get('change')}: {leaf.get('steward')}", leaf.get("reason", "")
@@ -63,11 +71,15 @@ def entry_in_words(leaf: dict) -> tuple[str, str]:
         return f"Steward renamed: {leaf.get('previous')} is now shown as {leaf.get('steward')}", ""
     if kind == ADMINISTRATIVE_CHANGE.name:
         fields = ", ".join(f"{key} now {_quoted(value)}" for key, value in sorted((leaf.get("fields") or {}).items()))
-        return (f"Administrative change ({leaf.get('change')}) of version {leaf.get('version')}"
-                + (f": {fields}" if fields else "")), ""
+        return (
+            f"Administrative change ({leaf.get('change')}) of version {leaf.get('version')}"
+            + (f": {fields}" if fields else "")
+        ), ""
     if kind == SNID_DEPRECATED.name:
         successor = leaf.get("successor")
-        return ("Deprecated" + (f"; its successor is urn:ogf:{successor}:" if successor else "")), leaf.get("reason", "")
+        return ("Deprecated" + (f"; its successor is urn:ogf:{successor}:" if successor else "")), leaf.get(
+            "reason", ""
+        )
     if kind == SNID_UNDEPRECATED.name:
         return "Deprecation withdrawn", leaf.get("reason", "")
     return f"An entry of kind {kind!r}", ""

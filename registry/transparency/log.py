@@ -20,8 +20,8 @@ verifier key, so every worker serves the same checkpoint and none can make up an
 from __future__ import annotations
 
 import base64
-import errno
 import datetime as dt
+import errno
 import functools
 import threading
 import time
@@ -36,8 +36,8 @@ from ..grammar import is_valid_snid
 from ..keyfiles import key_file_create
 from ..logcore.kinds import leaf_encode
 from ..logcore.merkle import Tree, leaf_hash
-from .models import LogEntry, LogHead, LogSigned
 from ..logcore.note import Checkpoint, NoteError, Signer, Verifier, checkpoint_open
+from .models import LogEntry, LogHead, LogSigned
 
 
 class LogError(Exception):
@@ -75,14 +75,21 @@ def log_append(kind: str, fields: dict) -> LogEntry:
     head = _head_locked()  # taken last in the change's transaction: appends commit in order
     signed = LogSigned.objects.filter(pk=1).values_list("size", flat=True).first()
     if signed is not None and head.size < signed:
-        raise LogDamaged(f"The transparency log is damaged: its table holds {head.size} entries but {signed} were "
-                         "signed, so nothing can be added to it (the new entry would take a number already "
-                         "signed for another). Nothing was changed. The operators must repair the log first "
-                         "(docs/transparency.md, 'When the log is damaged'); /log/ says what is wrong.")
+        raise LogDamaged(
+            f"The transparency log is damaged: its table holds {head.size} entries but {signed} were "
+            "signed, so nothing can be added to it (the new entry would take a number already "
+            "signed for another). Nothing was changed. The operators must repair the log first "
+            "(docs/transparency.md, 'When the log is damaged'); /log/ says what is wrong."
+        )
     data = leaf_encode(kind, fields, _utc_now())
-    entry = LogEntry.objects.create(index=head.size, kind=kind, snid=fields.get("snid", ""),
-                                    version=fields.get("version"), leaf=data.decode("utf-8"),
-                                    leaf_hash=leaf_hash(data).hex())
+    entry = LogEntry.objects.create(
+        index=head.size,
+        kind=kind,
+        snid=fields.get("snid", ""),
+        version=fields.get("version"),
+        leaf=data.decode("utf-8"),
+        leaf_hash=leaf_hash(data).hex(),
+    )
     LogHead.objects.filter(pk=1).update(size=head.size + 1)
     if settings.REGISTRY_LOG_SIGN_INLINE:
         _sign_after_commit()
@@ -147,8 +154,11 @@ def _extended(cache: _TreeCache, recorded: int) -> _TreeCache:
     the cache was built from (a restore) and the tree is rebuilt from the start.
     """
     start = max(cache.tree.size - 1, 0)
-    rows = (LogEntry.objects.filter(index__gte=start, index__lt=recorded)
-            .order_by("index").values_list("index", "leaf_hash"))
+    rows = (
+        LogEntry.objects.filter(index__gte=start, index__lt=recorded)
+        .order_by("index")
+        .values_list("index", "leaf_hash")
+    )
     for index, hashed in rows.iterator(chunk_size=2000):
         if index < cache.tree.size:
             if bytes.fromhex(hashed) != cache.tree.levels[0][index]:
@@ -158,15 +168,18 @@ def _extended(cache: _TreeCache, recorded: int) -> _TreeCache:
             break
         cache.tree.append(bytes.fromhex(hashed))
     if cache.tree.size < recorded:
-        cache.damage = (f"entry {cache.tree.size} is missing from the log table (the head records "
-                        f"{recorded} entries); the log is served up to the entry before it")
+        cache.damage = (
+            f"entry {cache.tree.size} is missing from the log table (the head records "
+            f"{recorded} entries); the log is served up to the entry before it"
+        )
     return cache
 
 
 def log_leaves(start: int, stop: int) -> list[bytes]:
     """The leaves ``start..stop-1`` exactly as stored (the bytes that were hashed)."""
-    rows = list(LogEntry.objects.filter(index__gte=start, index__lt=stop).order_by("index")
-                .values_list("index", "leaf"))
+    rows = list(
+        LogEntry.objects.filter(index__gte=start, index__lt=stop).order_by("index").values_list("index", "leaf")
+    )
     if [index for index, _ in rows] != list(range(start, stop)):
         raise LogError(f"entries {start}..{stop - 1} are not all in the log table")
     return [leaf.encode("utf-8") for _, leaf in rows]
@@ -206,14 +219,18 @@ def log_signer(*, create: bool = False) -> Signer:
             return _signers[(text, path)]
         if not text:
             if not path:
-                raise LogError("No log key: set REGISTRY_LOG_KEY or REGISTRY_LOG_KEY_FILE "
-                               "(manage.py log_keygen makes one); see docs/transparency.md.")
+                raise LogError(
+                    "No log key: set REGISTRY_LOG_KEY or REGISTRY_LOG_KEY_FILE "
+                    "(manage.py log_keygen makes one); see docs/transparency.md."
+                )
             try:
                 text = Path(path).read_text(encoding="ascii")
             except FileNotFoundError:
                 if not (create or settings.REGISTRY_LOG_KEY_CREATE):
-                    raise LogError(f"The log key file {path} does not exist; make it with "
-                                   "manage.py log_keygen (docs/transparency.md).") from None
+                    raise LogError(
+                        f"The log key file {path} does not exist; make it with "
+                        "manage.py log_keygen (docs/transparency.md)."
+                    ) from None
                 try:
                     log_key_generate(Path(path))
                 except FileExistsError:
@@ -299,10 +316,14 @@ def log_published() -> Published | None:
                 raise LogError(f"The log has no checkpoint to serve: {problem}.") from None
             answer = Published(served.checkpoint, served.note, damage, problem)
         else:
-            if served is not None and (checkpoint.size < served.checkpoint.size or (
-                    checkpoint.size == served.checkpoint.size and checkpoint.root != served.checkpoint.root)):
-                problem = (f"the database offers a checkpoint of size {checkpoint.size} that does not extend the "
-                           f"one of size {served.checkpoint.size} this server served; it keeps serving that one")
+            if served is not None and (
+                checkpoint.size < served.checkpoint.size
+                or (checkpoint.size == served.checkpoint.size and checkpoint.root != served.checkpoint.root)
+            ):
+                problem = (
+                    f"the database offers a checkpoint of size {checkpoint.size} that does not extend the "
+                    f"one of size {served.checkpoint.size} this server served; it keeps serving that one"
+                )
                 answer = Published(served.checkpoint, served.note, damage, problem)
             else:
                 answer = _served = Published(checkpoint, note, damage)
@@ -319,8 +340,10 @@ def log_checkpoint() -> tuple[Checkpoint, str]:
     """The checkpoint every worker serves: the signer's note, byte for byte."""
     published = log_published()
     if published is None:
-        raise LogError("No checkpoint has been signed yet: the log's signer (manage.py log_sign) has not run "
-                       "(docs/transparency.md, 'The signer').")
+        raise LogError(
+            "No checkpoint has been signed yet: the log's signer (manage.py log_sign) has not run "
+            "(docs/transparency.md, 'The signer')."
+        )
     return published.checkpoint, published.note
 
 
@@ -334,8 +357,9 @@ def log_damage() -> str | None:
     except LogError as exc:
         return str(exc)
     if published is not None and (published.damage or published.problem):
-        return " ".join(part for part in (published.damage, published.problem and
-                                          f"This server: {published.problem}.") if part)
+        return " ".join(
+            part for part in (published.damage, published.problem and f"This server: {published.problem}.") if part
+        )
     tree, size = log_tree()
     recorded = log_size_recorded()
     problems = [_cache.damage] if _cache.damage else []
@@ -363,8 +387,11 @@ def version_entry(snid: str, version: int) -> LogEntry | None:
     """The log entry that registered ``version`` of ``snid`` (the first, should there be two)."""
     if not is_valid_snid(snid) or not 0 < version < 2**31:
         return None  # nothing the database could be asked about (PostgreSQL refuses NUL bytes)
-    return (LogEntry.objects.filter(kind="snid-version", snid__lower=snid.lower(), version=version)
-            .order_by("index").first())
+    return (
+        LogEntry.objects.filter(kind="snid-version", snid__lower=snid.lower(), version=version)
+        .order_by("index")
+        .first()
+    )
 
 
 def inclusion_of(entry_index: int, size: int | None = None) -> dict:

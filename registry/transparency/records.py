@@ -24,8 +24,12 @@ def version_record(proposal) -> dict:
         "version": proposal.version,
         "registration_date": date.isoformat() if date else None,
         "title": proposal.title,
-        "document": {"reference": proposal.document_reference, "url": proposal.document_url,
-                     "status": proposal.document_status, "type": proposal.document_type},
+        "document": {
+            "reference": proposal.document_reference,
+            "url": proposal.document_url,
+            "status": proposal.document_status,
+            "type": proposal.document_type,
+        },
         "registrant": {key: public[key] for key in ("name", "organisation", "email", "contact")},
         "grammar": {"abnf": proposal.grammar_abnf, "rule": proposal.grammar_rule},
         "examples": {"valid": list(proposal.examples_valid), "invalid": list(proposal.examples_invalid)},
@@ -37,19 +41,28 @@ def version_record(proposal) -> dict:
 def log_version_registered(proposal) -> LogEntry:
     """An approved version: its public record and the digest of its whole registration document."""
     record = version_record(proposal)
-    return log_append(SNID_VERSION.name, {
-        "snid": record["snid"], "version": record["version"], "record": record,
-        "record_sha256": sha256_hex(record),
-        "document_sha256": sha256_hex(interchange.dump(proposal.to_data())),
-    })
+    return log_append(
+        SNID_VERSION.name,
+        {
+            "snid": record["snid"],
+            "version": record["version"],
+            "record": record,
+            "record_sha256": sha256_hex(record),
+            "document_sha256": sha256_hex(interchange.dump(proposal.to_data())),
+        },
+    )
 
 
 def log_reservation_granted(namespace, *, renewal: bool) -> LogEntry:
     until = namespace.reserved_until
-    return log_append(RESERVATION_GRANTED.name, {
-        "snid": namespace.snid, "reserved_until": until.isoformat() if until else None, "renewal": renewal})
+    return log_append(
+        RESERVATION_GRANTED.name,
+        {"snid": namespace.snid, "reserved_until": until.isoformat() if until else None, "renewal": renewal},
+    )
 
 
 def log_reservation_ended(namespace, until, *, how: str) -> LogEntry:
-    return log_append(RESERVATION_ENDED.name, {
-        "snid": namespace.snid, "reserved_until": until.isoformat() if until else None, "how": how})
+    return log_append(
+        RESERVATION_ENDED.name,
+        {"snid": namespace.snid, "reserved_until": until.isoformat() if until else None, "how": how},
+    )

@@ -39,13 +39,21 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..logcore.cosignature import CosignatureVerifier
-from .log import CHECKPOINT_PERIOD, LogError, log_damage, log_published, log_published_forget, log_signer
 from ..logcore.merkle import Tree, leaf_hash
-from .models import LogEntry, LogHead, LogSigned
 from ..logcore.note import NoteError, checkpoint_open, note_split
-from ..logcore.signer_state import (SignerRecord, SignerState, SignerStateError, checkpoint_due, checkpoint_text,
-                           damage_sentence, log_examine, log_examine_since)
+from ..logcore.signer_state import (
+    SignerRecord,
+    SignerState,
+    SignerStateError,
+    checkpoint_due,
+    checkpoint_text,
+    damage_sentence,
+    log_examine,
+    log_examine_since,
+)
 from ..logcore.witness import WitnessEndpoint, WitnessRefused, witness_cosign
+from .log import CHECKPOINT_PERIOD, LogError, log_damage, log_published, log_published_forget, log_signer
+from .models import LogEntry, LogHead, LogSigned
 
 logger = logging.getLogger("registry.transparency.signer")
 
@@ -74,8 +82,10 @@ class SignOutcome:
 def signer_state() -> SignerState:
     directory = settings.REGISTRY_LOG_STATE_DIR
     if not directory:
-        raise LogError("REGISTRY_LOG_STATE_DIR is not set: the signer keeps its record of what it signed in "
-                       "that directory, beside its key (docs/transparency.md, 'The signer').")
+        raise LogError(
+            "REGISTRY_LOG_STATE_DIR is not set: the signer keeps its record of what it signed in "
+            "that directory, beside its key (docs/transparency.md, 'The signer')."
+        )
     return SignerState(Path(directory))
 
 
@@ -90,8 +100,12 @@ def _read_log():
     """(head, rows) of the table: every entry below the head, in order, with its leaf as bytes."""
     with transaction.atomic():  # entries appended meanwhile are numbered from the head on: not read
         head = LogHead.objects.values_list("size", flat=True).first() or 0
-        rows = (LogEntry.objects.filter(index__lt=head).order_by("index")
-                .values_list("index", "leaf", "leaf_hash").iterator(chunk_size=2000))
+        rows = (
+            LogEntry.objects.filter(index__lt=head)
+            .order_by("index")
+            .values_list("index", "leaf", "leaf_hash")
+            .iterator(chunk_size=2000)
+        )
         return head, [(index, leaf.encode("utf-8"), stored) for index, leaf, stored in rows]
 
 
@@ -100,10 +114,17 @@ def _read_log_since(signed: int):
     entries from ``signed`` up to the head with their leaves."""
     with transaction.atomic():
         head = LogHead.objects.values_list("size", flat=True).first() or 0
-        stored = list(LogEntry.objects.filter(index__lt=min(signed, head)).order_by("index")
-                      .values_list("index", "leaf_hash").iterator(chunk_size=5000))
-        rows = (LogEntry.objects.filter(index__gte=signed, index__lt=head).order_by("index")
-                .values_list("index", "leaf", "leaf_hash"))
+        stored = list(
+            LogEntry.objects.filter(index__lt=min(signed, head))
+            .order_by("index")
+            .values_list("index", "leaf_hash")
+            .iterator(chunk_size=5000)
+        )
+        rows = (
+            LogEntry.objects.filter(index__gte=signed, index__lt=head)
+            .order_by("index")
+            .values_list("index", "leaf", "leaf_hash")
+        )
         return head, stored, [(index, leaf.encode("utf-8"), hashed) for index, leaf, hashed in rows]
 
 
@@ -118,9 +139,11 @@ def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None, full: 
     with state.lock():
         record, record_tree = state.load_with_tree()
         if record is not None and record.checkpoint.origin != signer.name:
-            raise SignerStateError(f"The signer's record in {state.directory} is for the log "
-                                   f"{record.checkpoint.origin!r}, not {signer.name!r}: the key or the "
-                                   "directory is the wrong one.")
+            raise SignerStateError(
+                f"The signer's record in {state.directory} is for the log "
+                f"{record.checkpoint.origin!r}, not {signer.name!r}: the key or the "
+                "directory is the wrong one."
+            )
         key = str(state.directory)
         if full is None:
             full = now.timestamp() - _full_checked.get(key, -float("inf")) >= FULL_CHECK_PERIOD
@@ -143,8 +166,11 @@ def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None, full: 
             _publish(record.published if record else None, damage, now)
             _alarm(state, damage, now)
             return SignOutcome(record.size if record else 0, damage=damage, full=full)
-        if record is not None and _signed_by(record.note, signer) and not checkpoint_due(
-                record, exam.tree, now, CHECKPOINT_PERIOD):
+        if (
+            record is not None
+            and _signed_by(record.note, signer)
+            and not checkpoint_due(record, exam.tree, now, CHECKPOINT_PERIOD)
+        ):
             if _row() != (record.published, ""):
                 _publish(record.published, "", now)  # the row was changed or rolled back: put it right
             return SignOutcome(record.size, full=full)
@@ -154,14 +180,22 @@ def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None, full: 
         outcome = SignOutcome(signed.size, signed=True, full=full)
         lines = []
         for endpoint in log_witnesses():
+
             def proof_from(old, tree=exam.tree):
                 return tree.consistency_proof(old, tree.size) if old <= tree.size else None
+
             try:
-                line, size = witness_cosign(endpoint, note, signed.witnesses.get(endpoint.name, 0), proof_from,
-                                            settings.REGISTRY_LOG_WITNESS_TIMEOUT)
+                line, size = witness_cosign(
+                    endpoint,
+                    note,
+                    signed.witnesses.get(endpoint.name, 0),
+                    proof_from,
+                    settings.REGISTRY_LOG_WITNESS_TIMEOUT,
+                )
             except (WitnessRefused, NoteError) as exc:
-                logger.warning("Witness %s did not cosign the checkpoint of size %d: %s", endpoint.name,
-                               signed.size, exc)
+                logger.warning(
+                    "Witness %s did not cosign the checkpoint of size %d: %s", endpoint.name, signed.size, exc
+                )
                 outcome.witness_problems.append(str(exc))
                 continue
             signed.witnesses[endpoint.name] = size
@@ -191,19 +225,23 @@ def _first_record(signer, rows, adopt: str | None) -> SignerRecord | None:
                     f"This signer has no record of what it signed ({settings.REGISTRY_LOG_STATE_DIR} is empty), but "
                     f"the database holds a checkpoint of size {size} signed with its key. Restore the directory "
                     "from its backup; if it is lost, compare /log/checkpoint with a mirror's or a witness's and "
-                    "run `manage.py log_sign --adopt FILE` with that checkpoint (docs/transparency.md).")
+                    "run `manage.py log_sign --adopt FILE` with that checkpoint (docs/transparency.md)."
+                )
         return None
     try:
         checkpoint = checkpoint_open(adopt, signer.verifier())
     except NoteError as exc:
         raise SignerStateError(f"The checkpoint to adopt is not one this key signed: {exc}") from None
-    hashes = [leaf_hash(leaf) for _, leaf, _ in rows[:checkpoint.size]]
+    hashes = [leaf_hash(leaf) for _, leaf, _ in rows[: checkpoint.size]]
     if len(hashes) < checkpoint.size or Tree(hashes).root() != checkpoint.root:
-        raise SignerStateError(f"The log table does not hold the tree of the adopted checkpoint (size "
-                               f"{checkpoint.size}); it cannot be adopted.")
+        raise SignerStateError(
+            f"The log table does not hold the tree of the adopted checkpoint (size "
+            f"{checkpoint.size}); it cannot be adopted."
+        )
     text = note_split(adopt)[0]
-    note = f"{text}\n" + "".join(line for line in adopt[len(text) + 1:].splitlines(keepends=True)
-                                 if line.startswith(f"\u2014 {signer.name} "))
+    note = f"{text}\n" + "".join(
+        line for line in adopt[len(text) + 1 :].splitlines(keepends=True) if line.startswith(f"\u2014 {signer.name} ")
+    )
     return SignerRecord(note, hashes, adopt, {})
 
 
@@ -239,8 +277,11 @@ def _alarm(state: SignerState, damage: str, now: dt.datetime) -> None:
 
     admins = {address for _, address in getattr(settings, "ADMINS", [])}
     recipients = sorted(set(settings.REGISTRY_LOG_ALARM_EMAILS) | admins | set(notify.editors_emails()))
-    notify.now("log_damage", recipients, {"damage": damage, "repeated": last == damage,
-                                            "checked_at": now, "origin": log_signer().name})
+    notify.now(
+        "log_damage",
+        recipients,
+        {"damage": damage, "repeated": last == damage, "checked_at": now, "origin": log_signer().name},
+    )
     state.alarm_save(damage, now.timestamp())
 
 
@@ -323,6 +364,8 @@ def log_replacement_problem(rows, head: int) -> str | None:
     problems = exam.problems or _extends_signed(exam.tree, _local_record())
     if not problems:
         return None
-    return ("The backup's transparency log cannot replace this one: " + "; ".join(problems) + ". Restoring it "
-            "would take back or renumber entries that were signed, which mirrors and witnesses hold (a fork); "
-            "restore a backup made after the last checkpoint (docs/transparency.md, 'When the log is damaged').")
+    return (
+        "The backup's transparency log cannot replace this one: " + "; ".join(problems) + ". Restoring it "
+        "would take back or renumber entries that were signed, which mirrors and witnesses hold (a fork); "
+        "restore a backup made after the last checkpoint (docs/transparency.md, 'When the log is damaged')."
+    )

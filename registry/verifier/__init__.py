@@ -1,7 +1,8 @@
 """The parts of the mirror's verifier (``registry.verify``): what the log says is published
 (``replay``), how that compares with what the site publishes (``compare``), the bundles a clean
-run keeps as evidence (``store``) and the static copy it writes (``mirror``). Witnesses' cosignatures are checked with the log's own
-``transparency.cosignature``, the one implementation the site and the witness use too.
+run keeps as evidence (``store``) and the static copy it writes (``mirror``). Witnesses'
+cosignatures are checked with the log's own ``logcore.cosignature``, the one implementation the
+site and the witness use too.
 
 Like ``registry.verify`` itself, nothing here imports Django: a mirror runs it with the
 standard library, ``cryptography`` and ``jsonschema``.

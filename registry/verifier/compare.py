@@ -75,8 +75,14 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
     records = _by_snid(export.get("snids"), "registry.json", problems)
     snids = _by_snid(full.get("snids"), "registry-full.json", problems)
     registered = {key: logged for key, logged in log.snids.items() if logged.registered}
-    counts = {"snids": len(registered), "versions": 0, "resolvers": 0, "stewards": 0, "deprecations": 0,
-              "reservations": 0}
+    counts = {
+        "snids": len(registered),
+        "versions": 0,
+        "resolvers": 0,
+        "stewards": 0,
+        "deprecations": 0,
+        "reservations": 0,
+    }
 
     for key, logged in sorted(registered.items()):
         name = f"urn:ogf:{logged.snid}:"
@@ -102,8 +108,7 @@ def compare(log: Replay, export: dict, full: dict, *, today: dt.date, sections_b
             problems.append(f"urn:ogf:{item['snid']}: is in registry.json but the log has no registration of it")
     for key, item in sorted(snids.items()):
         if key not in registered:
-            problems.append(f"urn:ogf:{item['snid']}: is in registry-full.json but the log has no registration "
-                            "of it")
+            problems.append(f"urn:ogf:{item['snid']}: is in registry-full.json but the log has no registration of it")
     counts["reservations"], reservation_problems = _reservations(log, export.get("reservations"), today)
     problems += reservation_problems
     return Compared(problems, counts, notes)
@@ -115,8 +120,10 @@ def _current(logged: Logged, record: dict) -> list[str]:
     latest = logged.latest_version()
     if record.get("version") != latest:
         index = logged.versions[latest][0]
-        return [f"urn:ogf:{logged.snid}: registry.json shows version {_quote(record.get('version'))} as current; "
-                f"the log's latest is version {latest} (entry {index})"]
+        return [
+            f"urn:ogf:{logged.snid}: registry.json shows version {_quote(record.get('version'))} as current; "
+            f"the log's latest is version {latest} (entry {index})"
+        ]
     index, current = logged.current
     exported = record_of_export(record)
     if current["record"] is None:
@@ -149,24 +156,29 @@ def _versions(logged: Logged, entry: dict, sections_before: dict) -> list[str]:
         elif sha256_hex(exported) != leaf["record_sha256"]:
             problems.append(f"{name} (log entry {index}): the published record does not match the logged digest")
         if version.get("document_sha256") != leaf["document_sha256"]:
-            problems.append(_document_changed(name, index, version, _dict(sections_before.get(
-                f"{logged.snid.lower()}/{number}"))))
+            problems.append(
+                _document_changed(name, index, version, _dict(sections_before.get(f"{logged.snid.lower()}/{number}")))
+            )
     for number in sorted(set(published) - set(logged.versions)):
-        problems.append(f"urn:ogf:{logged.snid}: version {number} is published (registry-full.json) but not in "
-                        "the log")
+        problems.append(f"urn:ogf:{logged.snid}: version {number} is published (registry-full.json) but not in the log")
     return problems
 
 
 def _document_changed(name: str, index: int, version: dict, before: dict) -> str:
     """The registration document no longer hashes to the logged digest: say which public section changed
     since the last clean run, when it can be told."""
-    said = (f"{name} (log entry {index}): the registration document the site holds no longer hashes to the "
-            "logged document_sha256: its prose sections or its unpublished registrant details were changed")
+    said = (
+        f"{name} (log entry {index}): the registration document the site holds no longer hashes to the "
+        "logged document_sha256: its prose sections or its unpublished registrant details were changed"
+    )
     now = _dict(version.get("sections_sha256"))
     if before:
         changed = sorted(key for key in set(before) | set(now) if before.get(key) != now.get(key))
-        said += (f"; changed since the last run: {', '.join(_heading(key) for key in changed)}" if changed else
-                 "; no public section changed since the last run, so an unpublished detail did")
+        said += (
+            f"; changed since the last run: {', '.join(_heading(key) for key in changed)}"
+            if changed
+            else "; no public section changed since the last run, so an unpublished detail did"
+        )
     return said
 
 
@@ -179,24 +191,31 @@ def _resolvers(logged: Logged, entry: dict, record: dict | None) -> list[str]:
     index, leaf = logged.resolvers if logged.resolvers else (None, {"resolvers": []})
     expected = leaf["resolvers"]
     problems = []
-    for where, resolvers in (("registry-full.json", entry.get("resolvers")),
-                             ("registry.json", record.get("resolvers") if record is not None else None)):
+    for where, resolvers in (
+        ("registry-full.json", entry.get("resolvers")),
+        ("registry.json", record.get("resolvers") if record is not None else None),
+    ):
         if resolvers is None and where == "registry.json":
             continue
-        declared = [{key: r.get(key) for key in RESOLVER_KEYS} if isinstance(r, dict) else r
-                    for r in _list(resolvers)]
+        declared = [{key: r.get(key) for key in RESOLVER_KEYS} if isinstance(r, dict) else r for r in _list(resolvers)]
         if declared == expected:
             continue
         if len(declared) != len(expected):
-            said = (f"the log's last resolvers entry ({index}) holds {len(expected)}" if index is not None
-                    else "the log holds none")
+            said = (
+                f"the log's last resolvers entry ({index}) holds {len(expected)}"
+                if index is not None
+                else "the log holds none"
+            )
             templates = ", ".join(_quote(r.get("template") if isinstance(r, dict) else r) for r in declared)
-            problems.append(f"urn:ogf:{logged.snid}: {where} publishes {len(declared)} resolver(s) "
-                            f"({templates or 'none'}); {said}")
+            problems.append(
+                f"urn:ogf:{logged.snid}: {where} publishes {len(declared)} resolver(s) ({templates or 'none'}); {said}"
+            )
             continue
         for position, (logged_one, published) in enumerate(zip(expected, declared, strict=True), start=1):
-            problems += [f"urn:ogf:{logged.snid}: resolver {position} in {where} (log entry {index}): {d}"
-                         for d in differences(logged_one, published)]
+            problems += [
+                f"urn:ogf:{logged.snid}: resolver {position} in {where} (log entry {index}): {d}"
+                for d in differences(logged_one, published)
+            ]
     return problems
 
 
@@ -206,26 +225,37 @@ def _deprecation(logged: Logged, entry: dict, record: dict | None) -> list[str]:
     published = entry.get("deprecation")
     name = f"urn:ogf:{logged.snid}:"
     if in_force is None:
-        said = (f"the log withdrew its deprecation (entry {logged.deprecation[0]})" if logged.deprecation
-                else "the log never deprecated it")
+        said = (
+            f"the log withdrew its deprecation (entry {logged.deprecation[0]})"
+            if logged.deprecation
+            else "the log never deprecated it"
+        )
         if published is not None or entry.get("status") != "registered":
             problems.append(f"{name} is published as deprecated ({_quote(published)}), but {said}")
         if record is not None and (record.get("status") != "registered" or record.get("successor") is not None):
-            problems.append(f"{name} registry.json says status {_quote(record.get('status'))}, successor "
-                            f"{_quote(record.get('successor'))}, but {said}")
+            problems.append(
+                f"{name} registry.json says status {_quote(record.get('status'))}, successor "
+                f"{_quote(record.get('successor'))}, but {said}"
+            )
         return problems
     index, leaf = in_force
     if not isinstance(published, dict) or entry.get("status") != "deprecated":
-        return [f"{name} was deprecated in the log (entry {index}), but registry-full.json does not say so "
-                f"(status {_quote(entry.get('status'))})"]
+        return [
+            f"{name} was deprecated in the log (entry {index}), but registry-full.json does not say so "
+            f"(status {_quote(entry.get('status'))})"
+        ]
     for key in ("reason", "successor"):
         if published.get(key) != leaf[key]:
-            problems.append(f"{name} deprecation (log entry {index}): {key}: the log says {_quote(leaf[key])}, "
-                            f"the site publishes {_quote(published.get(key))}")
+            problems.append(
+                f"{name} deprecation (log entry {index}): {key}: the log says {_quote(leaf[key])}, "
+                f"the site publishes {_quote(published.get(key))}"
+            )
     if record is not None and (record.get("status") != "deprecated" or record.get("successor") != leaf["successor"]):
-        problems.append(f"{name} deprecation (log entry {index}): registry.json says status "
-                        f"{_quote(record.get('status'))}, successor {_quote(record.get('successor'))}; the log says "
-                        f"deprecated, successor {_quote(leaf['successor'])}")
+        problems.append(
+            f"{name} deprecation (log entry {index}): registry.json says status "
+            f"{_quote(record.get('status'))}, successor {_quote(record.get('successor'))}; the log says "
+            f"deprecated, successor {_quote(leaf['successor'])}"
+        )
     return problems
 
 
@@ -243,14 +273,19 @@ def _stewards(logged: Logged, entry: dict) -> list[str]:
         if shown == count:
             continue
         if count == 0:
-            problems.append(f"{name} the log removed {_quote(steward)} as a steward (entry {index}); the site still "
-                            "lists them")
+            problems.append(
+                f"{name} the log removed {_quote(steward)} as a steward (entry {index}); the site still lists them"
+            )
         elif shown == 0:
-            problems.append(f"{name} the log made {_quote(steward)} a steward (entry {index}) and never removed "
-                            "them; the site does not list them")
+            problems.append(
+                f"{name} the log made {_quote(steward)} a steward (entry {index}) and never removed "
+                "them; the site does not list them"
+            )
         else:
-            problems.append(f"{name} the log holds {count} steward(s) named {_quote(steward)} (last change: entry "
-                            f"{index}); the site lists {shown}")
+            problems.append(
+                f"{name} the log holds {count} steward(s) named {_quote(steward)} (last change: entry "
+                f"{index}); the site lists {shown}"
+            )
     for steward in sorted((s for s in listed if s not in logged.stewards), key=str):
         problems.append(f"{name} the site lists {_quote(steward)} as a steward; the log never made them one")
     return problems
@@ -267,14 +302,20 @@ def _reservations(log: Replay, reserved: list, today: dt.date) -> tuple[int, lis
         index, leaf = logged.reservation if logged and logged.reservation else (None, None)
         if logged is not None and logged.registered:
             first = min(i for i, _ in logged.versions.values())
-            problems.append(f"the reservation of urn:ogf:{snid}: is in registry.json, but the log registered "
-                            f"the SNID (entry {first})")
+            problems.append(
+                f"the reservation of urn:ogf:{snid}: is in registry.json, but the log registered "
+                f"the SNID (entry {first})"
+            )
         elif leaf is None or leaf["kind"] != RESERVATION_GRANTED.name:
-            problems.append(f"the reservation of urn:ogf:{snid}: is in registry.json but the log "
-                            + ("has no reservation of it" if leaf is None else f"says it ended (entry {index})"))
+            problems.append(
+                f"the reservation of urn:ogf:{snid}: is in registry.json but the log "
+                + ("has no reservation of it" if leaf is None else f"says it ended (entry {index})")
+            )
         elif leaf["reserved_until"] != until:
-            problems.append(f"the reservation of urn:ogf:{snid}: (log entry {index}): the log says until "
-                            f"{leaf['reserved_until']}, registry.json says until {until}")
+            problems.append(
+                f"the reservation of urn:ogf:{snid}: (log entry {index}): the log says until "
+                f"{leaf['reserved_until']}, registry.json says until {until}"
+            )
     in_force = 0
     for key, logged in sorted(log.snids.items()):
         if logged.registered or logged.reservation is None:
@@ -287,6 +328,8 @@ def _reservations(log: Replay, reserved: list, today: dt.date) -> tuple[int, lis
             continue  # lapsed, or lapsing today where the site is
         in_force += 1
         if key not in listed:
-            problems.append(f"urn:ogf:{logged.snid}: was reserved until {until or 'further notice'} (log entry "
-                            f"{index}), but registry.json does not list the reservation")
+            problems.append(
+                f"urn:ogf:{logged.snid}: was reserved until {until or 'further notice'} (log entry "
+                f"{index}), but registry.json does not list the reservation"
+            )
     return in_force, problems

@@ -44,8 +44,16 @@ def _write(root: Path, path: str, data: bytes) -> None:
         raise
 
 
-def mirror_write(root: Path, *, note: str, verifier_key: str, tree: Tree, size: int, bundles: dict[str, bytes],
-                 documents: dict[str, bytes]) -> int:
+def mirror_write(
+    root: Path,
+    *,
+    note: str,
+    verifier_key: str,
+    tree: Tree,
+    size: int,
+    bundles: dict[str, bytes],
+    documents: dict[str, bytes],
+) -> int:
     """Write the copy; ``bundles`` maps each bundle's ``tile/entries/...`` path to its bytes, ``documents``
     site paths (``urn/registry.json``) to theirs. Returns the number of files written."""
     written = 0

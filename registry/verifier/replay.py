@@ -19,9 +19,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..logcore.kinds import (ADMINISTRATIVE_CHANGE, RESERVATION_ENDED, RESERVATION_GRANTED, SNID_DEPRECATED,
-                                  SNID_RESOLVERS, SNID_UNDEPRECATED, SNID_VERSION, STEWARD_CHANGED, STEWARD_RENAMED,
-                                  sha256_hex)
+from ..logcore.kinds import (
+    ADMINISTRATIVE_CHANGE,
+    RESERVATION_ENDED,
+    RESERVATION_GRANTED,
+    SNID_DEPRECATED,
+    SNID_RESOLVERS,
+    SNID_UNDEPRECATED,
+    SNID_VERSION,
+    STEWARD_CHANGED,
+    STEWARD_RENAMED,
+    sha256_hex,
+)
 
 
 @dataclass
@@ -96,8 +105,10 @@ def _steward(out: Replay, logged: Logged, index: int, name: str, step: int) -> b
     stewards no longer go by is a problem of the log itself (False)."""
     count = logged.stewards.get(name, (None, 0))[1] + step
     if count < 0:
-        out.problems.append(f"urn:ogf:{logged.snid}: (log entry {index}): removes or renames the steward "
-                            f"{name!r}, whom the log does not hold as a steward at that point")
+        out.problems.append(
+            f"urn:ogf:{logged.snid}: (log entry {index}): removes or renames the steward "
+            f"{name!r}, whom the log does not hold as a steward at that point"
+        )
         return False
     logged.stewards[name] = (index, count)
     return True
@@ -113,8 +124,10 @@ def _version(out: Replay, logged: Logged, index: int, leaf: dict) -> None:
         return
     logged.versions[leaf["version"]] = (index, leaf)
     if leaf["version"] == logged.latest_version():
-        logged.current = (index, {"version": leaf["version"], "record": leaf.get("record"),
-                                  "record_sha256": leaf["record_sha256"]})
+        logged.current = (
+            index,
+            {"version": leaf["version"], "record": leaf.get("record"), "record_sha256": leaf["record_sha256"]},
+        )
 
 
 def _administrative(out: Replay, logged: Logged, index: int, leaf: dict) -> None:
@@ -122,8 +135,10 @@ def _administrative(out: Replay, logged: Logged, index: int, leaf: dict) -> None
     if "record_sha256" not in leaf:
         return  # a change the record does not show (resolvers: their own leaf says what they are)
     if logged.current is None or logged.current[1]["version"] != leaf["version"]:
-        out.problems.append(f"urn:ogf:{leaf['snid']}: (log entry {index}): an administrative change of version "
-                            f"{leaf['version']}, which is not the SNID's current version in the log")
+        out.problems.append(
+            f"urn:ogf:{leaf['snid']}: (log entry {index}): an administrative change of version "
+            f"{leaf['version']}, which is not the SNID's current version in the log"
+        )
         return
     current = dict(logged.current[1], record_sha256=leaf["record_sha256"])
     if current["record"] is not None:

@@ -23,8 +23,9 @@ class BundleStore:
         candidates = [self.root / TileRef(None, number, WIDTH).path()]
         partial = candidates[0].with_name(candidates[0].name + ".p")
         if partial.is_dir():
-            candidates += sorted((p for p in partial.iterdir() if p.name.isascii() and p.name.isdigit()),
-                                 key=lambda p: -int(p.name))
+            candidates += sorted(
+                (p for p in partial.iterdir() if p.name.isascii() and p.name.isdigit()), key=lambda p: -int(p.name)
+            )
         for path in candidates:
             try:
                 entries = bundle_entries(path.read_bytes())

@@ -66,15 +66,16 @@ class LoginLimitHandler(AxesDatabaseHandler):
         pair_limit, address_limit = settings.LOGIN_FAILURE_LIMIT, settings.LOGIN_ADDRESS_FAILURE_LIMIT
         scaled = address * pair_limit // address_limit
         if request is not None:
-            request.login_block = ("address" if scaled >= pair_limit and scaled >= account else "account")
+            request.login_block = "address" if scaled >= pair_limit and scaled >= account else "account"
         return max(account, scaled)
 
     def user_logged_in(self, sender, request, user, **kwargs):
         super().user_logged_in(sender, request, user, **kwargs)
         # Only this account from this address: a log-in to one's own account must not wipe
         # the address's count of guesses at other accounts.
-        AccessAttempt.objects.filter(username=normalise_username(user.get_username()),
-                                     ip_address=client_address(request)).delete()
+        AccessAttempt.objects.filter(
+            username=normalise_username(user.get_username()), ip_address=client_address(request)
+        ).delete()
 
 
 def _minutes(seconds: int) -> str:
@@ -85,22 +86,33 @@ def _minutes(seconds: int) -> str:
 def lockout_message(block: str) -> str:
     window = _minutes(settings.LOGIN_FAILURE_WINDOW)
     if block == "address":
-        return (f"Too many failed log-in attempts from your network address "
-                f"({settings.LOGIN_ADDRESS_FAILURE_LIMIT} in {window}). Log-ins from this address "
-                f"are paused for {window} after the last failed attempt; nothing was checked.")
-    return (f"Too many failed log-in attempts for this account from your network address "
-            f"({settings.LOGIN_FAILURE_LIMIT} in {window}). Try again in {window}, or reset your "
-            f"password by e-mail: a completed reset lifts the block at once. Log-ins from other "
-            f"addresses are not affected.")
+        return (
+            f"Too many failed log-in attempts from your network address "
+            f"({settings.LOGIN_ADDRESS_FAILURE_LIMIT} in {window}). Log-ins from this address "
+            f"are paused for {window} after the last failed attempt; nothing was checked."
+        )
+    return (
+        f"Too many failed log-in attempts for this account from your network address "
+        f"({settings.LOGIN_FAILURE_LIMIT} in {window}). Try again in {window}, or reset your "
+        f"password by e-mail: a completed reset lifts the block at once. Log-ins from other "
+        f"addresses are not affected."
+    )
 
 
 def lockout_response(request, original_response=None, credentials=None):
     """AXES_LOCKOUT_CALLABLE: the log-in page again, with the reason, as 429."""
     form = AuthenticationForm(request, data=None, initial={"username": (credentials or {}).get("username", "")})
     form.is_bound = False
-    response = render(request, "registration/login.html",
-                      {"form": form, "lockout": lockout_message(getattr(request, "login_block", "account")),
-                       "next": request.POST.get("next", "")}, status=429)
+    response = render(
+        request,
+        "registration/login.html",
+        {
+            "form": form,
+            "lockout": lockout_message(getattr(request, "login_block", "account")),
+            "next": request.POST.get("next", ""),
+        },
+        status=429,
+    )
     response["Retry-After"] = str(settings.LOGIN_FAILURE_WINDOW)
     return response
 
@@ -135,8 +147,7 @@ def rate_exceeded(scope: str, key: str, limit: int, window: int | None = None) -
 
 
 def _too_many(request, template: str, form, what: str):
-    form.add_error(None, f"Too many {what} from your network address or for this e-mail address. "
-                         f"Try again in an hour.")
+    form.add_error(None, f"Too many {what} from your network address or for this e-mail address. Try again in an hour.")
     response = render(request, template, {"form": form}, status=429)
     response["Retry-After"] = str(settings.ACCOUNT_RATE_WINDOW)
     return response
@@ -162,13 +173,15 @@ def signup(request):
     form = SignUpForm(request.POST or None)
     if request.method == "POST":
         email = (request.POST.get("email") or "").strip().casefold()
-        if rate_exceeded("signup-addr", client_address(request), settings.SIGNUP_RATE_PER_ADDRESS) or \
-                (email and rate_exceeded("signup-mail", email, settings.SIGNUP_RATE_PER_ADDRESS)):
+        if rate_exceeded("signup-addr", client_address(request), settings.SIGNUP_RATE_PER_ADDRESS) or (
+            email and rate_exceeded("signup-mail", email, settings.SIGNUP_RATE_PER_ADDRESS)
+        ):
             return _too_many(request, "registration/signup.html", form, "sign-ups")
         if form.is_valid():
             address = form.cleaned_data["email"]
-            signup_register(form.cleaned_data["username"], address, form.cleaned_data["password1"],
-                            tokens=signup_tokens)
+            signup_register(
+                form.cleaned_data["username"], address, form.cleaned_data["password1"], tokens=signup_tokens
+            )
             request.session["signup_address"] = address
             return redirect("registry:signup_sent")
     return render(request, "registration/signup.html", {"form": form})
@@ -184,15 +197,17 @@ def signup_confirm(request, uidb64, token):
         user = get_user_model().objects.get(pk=int(urlsafe_base64_decode(uidb64).decode()))
     except (ValueError, TypeError, OverflowError, get_user_model().DoesNotExist):
         user = None
-    valid = user is not None and not user.is_active and user.last_login is None and \
-        signup_tokens.check_token(user, token)
+    valid = (
+        user is not None and not user.is_active and user.last_login is None and signup_tokens.check_token(user, token)
+    )
     if not valid:
         return render(request, "registration/signup_confirm.html", {"valid": False}, status=400)
     if request.method == "POST":
         signup_confirmed(user)
         login(request, user, backend="registry.accounts.names.FoldedNameBackend")
-        messages.success(request, f"Welcome, {user.get_username()}: your address is confirmed. Start your first "
-                         "proposal below.")
+        messages.success(
+            request, f"Welcome, {user.get_username()}: your address is confirmed. Start your first proposal below."
+        )
         return redirect("registry:proposal_new")
     # "account", not "user": the template's ``user`` is the visitor (the header), who is not signed in yet.
     return render(request, "registration/signup_confirm.html", {"valid": True, "account": user})
@@ -232,7 +247,6 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         response = super().form_valid(form)
         axes_reset(username=normalise_username(form.user.get_username()))
         return response
-
 
 
 def account_inactive(request):

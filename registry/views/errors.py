@@ -38,8 +38,12 @@ class NextStep:
 
 
 def error_page(request, status: int, title: str, message: str, steps=(), *, context=None):
-    return render(request, f"{status}.html",
-                  {"title": title, "message": message, "steps": list(steps), **(context or {})}, status=status)
+    return render(
+        request,
+        f"{status}.html",
+        {"title": title, "message": message, "steps": list(steps), **(context or {})},
+        status=status,
+    )
 
 
 def forbidden(request, message: str, steps=()):
@@ -72,6 +76,8 @@ def server_error(request):
     if outage is not None:
         return outage
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": "The server failed to answer this request; it has been logged. "
-                                       "Try again in a moment."}, status=500)
+        return JsonResponse(
+            {"detail": "The server failed to answer this request; it has been logged. Try again in a moment."},
+            status=500,
+        )
     return HttpResponseServerError(loader.get_template("500.html").render())

@@ -21,26 +21,42 @@ from django.views.decorators.http import require_POST
 from .. import fairshare, sandbox, services
 from ..documents import FOUND, MISSING, UNCERTAIN, DocumentError, Report, document_import
 from ..forms import ImportDocumentForm, ImportReviewForm
-from ..resolving.lines import resolvers_to_lines
 from ..gfd191 import SECTIONS, UNPLACED_LABEL
+from ..resolving.lines import resolvers_to_lines
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
+
 
 def _import_bounded(text: str, fmt: str, notes=()):
     """Read a document within the document-import CPU budget (docs/security.md, "Limits")."""
-    return sandbox.run_bounded(partial(document_import, format=fmt, notes=list(notes)), text, what="document",
-                               expected=(DocumentError,), seconds=sandbox.import_cpu_seconds())
+    return sandbox.run_bounded(
+        partial(document_import, format=fmt, notes=list(notes)),
+        text,
+        what="document",
+        expected=(DocumentError,),
+        seconds=sandbox.import_cpu_seconds(),
+    )
 
 
 # Review rows: the form field the applicant edits and the report items it shows.
-_ROWS = [
-    ("snid", ["snid"]), ("title", ["title"]), ("version", ["version"]),
-    ("registration_date", ["registration_date"]), ("document_type", ["document.type"]),
-    ("registrant_name", ["registrant.name"]), ("registrant_organisation", ["registrant.organisation"]),
-    ("registrant_email", ["registrant.email"]), ("registrant_address", ["registrant.address"]),
-    ("abnf", ["grammar.abnf", "grammar.rules"]), ("rule", ["grammar.rule"]),
-    ("examples_valid", ["examples.valid"]), ("examples_invalid", ["examples.invalid"]),
-] + [(f"section_{s.key}", [f"sections.{s.key}"]) for s in SECTIONS if s.kind == "prose"] + [
-    ("unplaced", ["unmapped"]), ("resolvers", ["resolvers"])]
+_ROWS = (
+    [
+        ("snid", ["snid"]),
+        ("title", ["title"]),
+        ("version", ["version"]),
+        ("registration_date", ["registration_date"]),
+        ("document_type", ["document.type"]),
+        ("registrant_name", ["registrant.name"]),
+        ("registrant_organisation", ["registrant.organisation"]),
+        ("registrant_email", ["registrant.email"]),
+        ("registrant_address", ["registrant.address"]),
+        ("abnf", ["grammar.abnf", "grammar.rules"]),
+        ("rule", ["grammar.rule"]),
+        ("examples_valid", ["examples.valid"]),
+        ("examples_invalid", ["examples.invalid"]),
+    ]
+    + [(f"section_{s.key}", [f"sections.{s.key}"]) for s in SECTIONS if s.kind == "prose"]
+    + [("unplaced", ["unmapped"]), ("resolvers", ["resolvers"])]
+)
 #: Rows shown only when the document has them (our own export's section 3.2 resolvers).
 _OPTIONAL_ROWS = {"resolvers"}
 
@@ -48,13 +64,21 @@ _OPTIONAL_ROWS = {"resolvers"}
 def _initial(result) -> dict:
     data = result.data
     initial = {
-        "source": result.source, "format": result.report.format, "snid": data.snid, "title": data.title,
-        "version": data.version, "registration_date": data.registration_date,
+        "source": result.source,
+        "format": result.report.format,
+        "snid": data.snid,
+        "title": data.title,
+        "version": data.version,
+        "registration_date": data.registration_date,
         "document_type": data.document.type,
-        "registrant_name": data.registrant.name, "registrant_organisation": data.registrant.organisation,
-        "registrant_email": data.registrant.email, "registrant_address": data.registrant.address,
-        "abnf": data.grammar.abnf, "rule": data.grammar.rule,
-        "examples_valid": "\n".join(data.examples.valid), "examples_invalid": "\n".join(data.examples.invalid),
+        "registrant_name": data.registrant.name,
+        "registrant_organisation": data.registrant.organisation,
+        "registrant_email": data.registrant.email,
+        "registrant_address": data.registrant.address,
+        "abnf": data.grammar.abnf,
+        "rule": data.grammar.rule,
+        "examples_valid": "\n".join(data.examples.valid),
+        "examples_invalid": "\n".join(data.examples.invalid),
         "unplaced": data.unplaced,
         "resolvers": resolvers_to_lines(data.resolvers),
     }
@@ -83,10 +107,17 @@ def _rows(form, report) -> list[dict]:
         statuses = {item.status for item in items}
         status = UNCERTAIN if UNCERTAIN in statuses else FOUND if FOUND in statuses else MISSING
         lines = sorted({n for item in items for n in item.lines})
-        rows.append({"field": form[name], "items": items, "items_label": _items_label(items), "status": status,
-                     "lines": lines,
-                     "first_line": lines[0] if lines else None,
-                     "why": [item.why for item in items if item.why and item.status != FOUND]})
+        rows.append(
+            {
+                "field": form[name],
+                "items": items,
+                "items_label": _items_label(items),
+                "status": status,
+                "lines": lines,
+                "first_line": lines[0] if lines else None,
+                "why": [item.why for item in items if item.why and item.status != FOUND],
+            }
+        )
     return rows
 
 
@@ -96,11 +127,23 @@ def _kept_review(request, form, refused: fairshare.Refusal):
     import's report (that needs the import); "Create draft" sends them again."""
     report = Report(format=request.POST.get("format", "text") or "text")
     messages.error(request, refused.message)
-    return refused.apply(render(request, "registry/proposals/import_review.html", {
-        "form": form, "report": report, "rows": _rows(form, report), "unmapped": [], "kept": True,
-        "uncertain": 1 if request.POST.get("confirmed") else 0,  # keeps the tick, if given
-        "source_lines": [(n, text, "") for n, text in enumerate(request.POST.get("source", "").split("\n"), start=1)],
-    }))
+    return refused.apply(
+        render(
+            request,
+            "registry/proposals/import_review.html",
+            {
+                "form": form,
+                "report": report,
+                "rows": _rows(form, report),
+                "unmapped": [],
+                "kept": True,
+                "uncertain": 1 if request.POST.get("confirmed") else 0,  # keeps the tick, if given
+                "source_lines": [
+                    (n, text, "") for n, text in enumerate(request.POST.get("source", "").split("\n"), start=1)
+                ],
+            },
+        )
+    )
 
 
 def _review(request, form, result, status=200):
@@ -111,14 +154,23 @@ def _review(request, form, result, status=200):
         for number in item.lines:
             if item.status == UNCERTAIN or number not in marked:
                 marked[number] = item.status
-    return render(request, "registry/proposals/import_review.html", {
-        "form": form, "result": result, "report": result.report, "rows": _rows(form, result.report),
-        "unmapped": unmapped, "unplaced_label": UNPLACED_LABEL,
-        "source_lines": [(n, text, marked.get(n, "")) for n, text in enumerate(source_lines, start=1)],
-        "uncertain": len(result.report.uncertain),
-        "found": sum(1 for item in result.report.items if item.status == FOUND),
-        "missing": sum(1 for item in result.report.items if item.status == MISSING),
-    }, status=status)
+    return render(
+        request,
+        "registry/proposals/import_review.html",
+        {
+            "form": form,
+            "result": result,
+            "report": result.report,
+            "rows": _rows(form, result.report),
+            "unmapped": unmapped,
+            "unplaced_label": UNPLACED_LABEL,
+            "source_lines": [(n, text, marked.get(n, "")) for n, text in enumerate(source_lines, start=1)],
+            "uncertain": len(result.report.uncertain),
+            "found": sum(1 for item in result.report.items if item.status == FOUND),
+            "missing": sum(1 for item in result.report.items if item.status == MISSING),
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -127,8 +179,9 @@ def proposal_import(request):
     form = ImportDocumentForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            result = _import_bounded(form.cleaned_data["text"], form.cleaned_data["format"],
-                                     form.cleaned_data.get("notes", ()))
+            result = _import_bounded(
+                form.cleaned_data["text"], form.cleaned_data["format"], form.cleaned_data.get("notes", ())
+            )
         except DocumentError as exc:
             form.add_error(None, str(exc))
         except sandbox.BudgetExceeded as exc:

@@ -17,13 +17,23 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
-from ..transparency.entries import entries_page
 from ..logcore.kinds import KINDS
-from ..transparency.log import (LogError, inclusion_of, log_checkpoint, log_damage, log_leaves, log_published,
-                  log_signed_size, log_tree, log_verifier, version_entry)
 from ..logcore.merkle import leaf_hash, verify_inclusion
-from ..transparency.models import LogEntry
 from ..logcore.tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
+from ..transparency.entries import entries_page
+from ..transparency.log import (
+    LogError,
+    inclusion_of,
+    log_checkpoint,
+    log_damage,
+    log_leaves,
+    log_published,
+    log_signed_size,
+    log_tree,
+    log_verifier,
+    version_entry,
+)
+from ..transparency.models import LogEntry
 
 IMMUTABLE = {"public": True, "max_age": 31_536_000, "immutable": True}
 PARTIAL = {"public": True, "max_age": 60}
@@ -50,11 +60,16 @@ def log_page(request):
         return _unavailable(exc)
     checkpoint = published.checkpoint if published else None
     number = request.GET.get("page", "")
-    context = {"checkpoint": checkpoint, "note": published.note if published else "", "verifier_key": verifier,
-               "damage": log_damage(), "kinds": sorted(KINDS.values(), key=lambda k: k.name),
-               "entries": entries_page(int(number) if re.fullmatch(r"[0-9]{1,9}", number) else 1),
-               "site_url": settings.SITE_URL,  # the command a reader copies names the site, not the request's host
-               "root_b64": base64.b64encode(checkpoint.root).decode() if checkpoint else ""}
+    context = {
+        "checkpoint": checkpoint,
+        "note": published.note if published else "",
+        "verifier_key": verifier,
+        "damage": log_damage(),
+        "kinds": sorted(KINDS.values(), key=lambda k: k.name),
+        "entries": entries_page(int(number) if re.fullmatch(r"[0-9]{1,9}", number) else 1),
+        "site_url": settings.SITE_URL,  # the command a reader copies names the site, not the request's host
+        "root_b64": base64.b64encode(checkpoint.root).decode() if checkpoint else "",
+    }
     response = render(request, "registry/log.html", context)
     patch_cache_control(response, no_cache=True)
     return response
@@ -84,8 +99,11 @@ def tile(request, path):
     damaged'): the site does not have what it signed, which a reader must take as a difference, not a fault."""
     ref = parse_tile_path(f"tile/{path}")
     if ref is None:
-        return _text(f"{request.path} is not a tile: tile/<level>/<index>[.p/<width>] or "
-                     "tile/entries/<index>[.p/<width>] (C2SP tlog-tiles).\n", 404)
+        return _text(
+            f"{request.path} is not a tile: tile/<level>/<index>[.p/<width>] or "
+            "tile/entries/<index>[.p/<width>] (C2SP tlog-tiles).\n",
+            404,
+        )
     if ref.level is not None and ref.level > 7:
         return _text(f"The log has no {ref.path()}.\n", 404)
     tree, size = log_tree()
@@ -120,8 +138,11 @@ def _gone(ref, missing: int) -> HttpResponse:
     (``no-store``), so a repaired log is served again at once."""
     signed = log_signed_size() or 0
     within = "not signed yet" if missing >= signed else f"covered by the signed checkpoint of {signed} entries"
-    response = _text(f"The transparency log is damaged: entry {missing}, {within}, is missing from the log table, "
-                     f"so {ref.path()} cannot be served (/log/ says what is wrong).\n", 410 if missing < signed else 404)
+    response = _text(
+        f"The transparency log is damaged: entry {missing}, {within}, is missing from the log table, "
+        f"so {ref.path()} cannot be served (/log/ says what is wrong).\n",
+        410 if missing < signed else 404,
+    )
     patch_cache_control(response, no_store=True)
     return response
 
@@ -196,10 +217,14 @@ def consistency(request):
     except LogError as exc:
         return _json({"detail": str(exc)}, 503)
     b64 = lambda raw: base64.b64encode(raw).decode()  # noqa: E731
-    answer = {"first": first, "second": second, "first_root": b64(tree.root(first)),
-              "second_root": b64(tree.root(second)),
-              "proof": [b64(h) for h in tree.consistency_proof(first, second)],
-              "checkpoint": note}
+    answer = {
+        "first": first,
+        "second": second,
+        "first_root": b64(tree.root(first)),
+        "second_root": b64(tree.root(second)),
+        "proof": [b64(h) for h in tree.consistency_proof(first, second)],
+        "checkpoint": note,
+    }
     response = _json(answer)
     patch_cache_control(response, no_cache=True)
     return response
@@ -228,8 +253,13 @@ def version_log_status(snid: str, version: int) -> dict | None:
         tree, current = log_tree()
         published = log_published()
         if published is None or entry.index >= published.checkpoint.size:  # not in a signed checkpoint yet
-            return {"logged": True, "index": entry.index, "size": published.checkpoint.size if published else 0,
-                    "verified": False, "pending": True}
+            return {
+                "logged": True,
+                "index": entry.index,
+                "size": published.checkpoint.size if published else 0,
+                "verified": False,
+                "pending": True,
+            }
         signed = published.checkpoint
         proof = tree.inclusion_proof(entry.index, signed.size) if signed.size <= current else []
         ok = verify_inclusion(entry.index, signed.size, leaf_hash(entry.leaf.encode("utf-8")), proof, signed.root)
@@ -243,8 +273,7 @@ def lookup_with_proof(body: bytes) -> bytes:
     answer = orjson.loads(body)
     registration = answer.get("registration") or {}
     try:
-        log = (inclusion_answer(registration["snid"], registration["version"])
-               if registration.get("snid") else None)
+        log = inclusion_answer(registration["snid"], registration["version"]) if registration.get("snid") else None
     except LogError:
         log = None  # the lookup itself still answers; /log/checkpoint says what is wrong
     answer["log"] = log

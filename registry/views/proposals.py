@@ -14,24 +14,24 @@ from django.db import DatabaseError
 from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from .. import fairshare, markdown, rules, services
 from ..checklist import DRAFT, SUBMITTED, example_subjects, one_line_per_cause, progress
-from ..demo import FIXTURES
 from ..conversation import latest_decision, threads_of
+from ..demo import FIXTURES
 from ..diagram_cache import cached_diagrams
-from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
 from ..documents import document_export
+from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
 from ..forms import NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import sections_by_part
 from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
 from ..models import Comment, Namespace, Proposal, ProposalEvent
-from ..stewardship.selectors import snids_stewarded_by
 from ..selectors import next_version_data, proposal_findings, proposals_for
+from ..stewardship.selectors import snids_stewarded_by
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
 from ..verdicts import judgements_of, proposal_verdict, recheck, with_judgements
 from .errors import NextStep, conflict, forbidden
@@ -41,8 +41,13 @@ from .threads import thread_act
 LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
 #: A save this long after a proposal's last event is shown as its last change.
 SAVE_AFTER_EVENT = dt.timedelta(seconds=1)
-STATUS_ORDER = [FindingStatus.FAIL, FindingStatus.WARNING, FindingStatus.EDITOR, FindingStatus.NOT_RUN,
-                FindingStatus.PASS]
+STATUS_ORDER = [
+    FindingStatus.FAIL,
+    FindingStatus.WARNING,
+    FindingStatus.EDITOR,
+    FindingStatus.NOT_RUN,
+    FindingStatus.PASS,
+]
 
 
 def home(request):
@@ -52,19 +57,28 @@ def home(request):
 @login_required
 def my_proposals(request):
     last = ProposalEvent.objects.filter(proposal=OuterRef("pk")).order_by("-created_at", "-id")
-    proposals = (proposals_for(request.user).select_related(None).only(*LIST_COLUMNS)
-                 .annotate(last_action=Subquery(last.values("action")[:1]),
-                           last_kind=Subquery(last.values("kind")[:1]),
-                           last_at=Subquery(last.values("created_at")[:1]))
-                 .order_by("-updated_at", "-id"))
+    proposals = (
+        proposals_for(request.user)
+        .select_related(None)
+        .only(*LIST_COLUMNS)
+        .annotate(
+            last_action=Subquery(last.values("action")[:1]),
+            last_kind=Subquery(last.values("kind")[:1]),
+            last_at=Subquery(last.values("created_at")[:1]),
+        )
+        .order_by("-updated_at", "-id")
+    )
     proposals = list(proposals)
     for proposal in proposals:
         # Saving a draft writes no event; a save after the last event is the last change.
         if proposal.last_at is None or proposal.updated_at - proposal.last_at > SAVE_AFTER_EVENT:
             proposal.last_label, proposal.last_at = "Saved", proposal.updated_at
         elif proposal.last_action:
-            proposal.last_label = ProposalAction(proposal.last_action).label \
-                if proposal.last_action in ProposalAction.values else "Changed"
+            proposal.last_label = (
+                ProposalAction(proposal.last_action).label
+                if proposal.last_action in ProposalAction.values
+                else "Changed"
+            )
         else:
             proposal.last_label = "Created"
     return render(request, "registry/proposals/list.html", {"proposals": proposals})
@@ -126,8 +140,9 @@ def _grouped(findings, *, decided: bool = False) -> list[tuple[str, list]]:
     for finding in one_line_per_cause(findings):
         groups[finding.status].append(finding)
     labels = DECIDED_LABELS if decided else {}
-    return [(labels.get(status, status.label), [*groups[status.value]]) for status in STATUS_ORDER
-            if groups[status.value]]
+    return [
+        (labels.get(status, status.label), [*groups[status.value]]) for status in STATUS_ORDER if groups[status.value]
+    ]
 
 
 def markdown_ready(sections: dict, threads=None) -> None:
@@ -162,17 +177,24 @@ def _conversation(request, proposal) -> dict:
     if not rules.can_see_review(request.user, proposal):
         return {"threads": None, "decision": None}
     threads = threads_of(proposal)
-    return {"threads": threads, "decision": latest_decision(proposal, threads),
-            "thread_next": request.get_full_path(),
-            "finding_threads": [t for t in threads.all if t.finding and not t.section]}
+    return {
+        "threads": threads,
+        "decision": latest_decision(proposal, threads),
+        "thread_next": request.get_full_path(),
+        "finding_threads": [t for t in threads.all if t.finding and not t.section],
+    }
 
 
 def _field_section(name: str) -> str:
     """The template section (finding ``item.section``) a form field belongs to."""
     if name.startswith("section_"):
-        return name[len("section_"):]
-    for prefix, section in (("registrant_", "registrant"), ("document_", "document"), ("examples_", "examples"),
-                            ("grammar_", "grammar")):
+        return name[len("section_") :]
+    for prefix, section in (
+        ("registrant_", "registrant"),
+        ("document_", "document"),
+        ("examples_", "examples"),
+        ("grammar_", "grammar"),
+    ):
         if name.startswith(prefix):
             return section
     return name
@@ -188,8 +210,9 @@ def _not_checked(findings, field_errors) -> list:
         if finding.id == "max-length" and "max_length" in refused:
             section = "max_length"  # its verdict is about the declared length, whatever it points at
         if section in refused and finding.status != FindingStatus.NOT_RUN:
-            finding = dataclasses.replace(finding, status=FindingStatus.NOT_RUN,
-                                          message=f"Not checked: fix the {refused[section]} field first.")
+            finding = dataclasses.replace(
+                finding, status=FindingStatus.NOT_RUN, message=f"Not checked: fix the {refused[section]} field first."
+            )
         out.append(finding)
     return out
 
@@ -199,8 +222,11 @@ def _line_marks(findings, data: ProposalData) -> dict[str, list[dict]]:
     examples' lines. Pages put an anchor and a visible marker on each, so a finding's link to its line
     (places.finding_place) lands there without JavaScript (with it, the page's script also puts the
     cursor there)."""
-    texts = {"grammar_abnf": data.grammar.abnf.replace("\r\n", "\n").split("\n"),
-             "examples_valid": list(data.examples.valid), "examples_invalid": list(data.examples.invalid)}
+    texts = {
+        "grammar_abnf": data.grammar.abnf.replace("\r\n", "\n").split("\n"),
+        "examples_valid": list(data.examples.valid),
+        "examples_invalid": list(data.examples.invalid),
+    }
     marks: dict[str, dict[int, dict]] = {name: {} for name in texts}
     for finding in findings:
         item = finding.item or {}
@@ -212,13 +238,16 @@ def _line_marks(findings, data: ProposalData) -> dict[str, list[dict]]:
             continue
         lines = texts[name]
         if 1 <= line <= len(lines) and line not in marks[name]:
-            marks[name][line] = {"line": line, "column": column, "text": lines[line - 1][:200],
-                                 "prefix": "grammar" if name == "grammar_abnf" else name}
+            marks[name][line] = {
+                "line": line,
+                "column": column,
+                "text": lines[line - 1][:200],
+                "prefix": "grammar" if name == "grammar_abnf" else name,
+            }
     return {name: [marks[name][n] for n in sorted(marks[name])] for name in marks if marks[name]}
 
 
-def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
-               diagrams_url: str = "") -> dict:
+def _workbench(data: ProposalData, findings, form=None, *, source: str = "form", diagrams_url: str = "") -> dict:
     """What the applicant sees beside the form: findings, diagrams, example results.
 
     ``data`` is always what the form shows (posted or saved), never a mix; the
@@ -234,9 +263,17 @@ def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
     if form is not None:
         for name in line_marks:
             form.fields[name].widget.attrs["aria-invalid"] = "true"
-    context = {"findings": findings, "finding_groups": _grouped(findings), "diagrams": [], "examples": [],
-               "field_errors": field_errors, "line_marks": line_marks,
-               "checked_at": timezone.now(), "checked_source": source, "diagrams_url": diagrams_url}
+    context = {
+        "findings": findings,
+        "finding_groups": _grouped(findings),
+        "diagrams": [],
+        "examples": [],
+        "field_errors": field_errors,
+        "line_marks": line_marks,
+        "checked_at": timezone.now(),
+        "checked_source": source,
+        "diagrams_url": diagrams_url,
+    }
     if data.grammar.abnf.strip():
         compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
         if not diagrams_url:
@@ -247,8 +284,15 @@ def _workbench(data: ProposalData, findings, form=None, *, source: str = "form",
                     errors = compiled.check(parse_urn(urn)) if compiled.ok else None
                 except UrnSyntaxError as exc:
                     errors = [exc.message]
-                context["examples"].append({"urn": urn, "kind": kind, "checked": errors is not None,
-                                            "accepted": errors == [], "errors": errors or []})
+                context["examples"].append(
+                    {
+                        "urn": urn,
+                        "kind": kind,
+                        "checked": errors is not None,
+                        "accepted": errors == [],
+                        "errors": errors or [],
+                    }
+                )
     return context
 
 
@@ -263,18 +307,27 @@ def proposal_detail(request, pk):
     context = {
         "proposal": proposal if rules.can_see_registrant(request.user, proposal) else proposal.public_copy(),
         "parts": sections_by_part(),
-        "findings": shown.findings, "verdict": verdict,
+        "findings": shown.findings,
+        "verdict": verdict,
         "line_marks": _line_marks(marked, proposal.to_data()),
         **rechecked,
-        "events": proposal.events.select_related("actor") if see_review else proposal.events.exclude(
-            kind=EventKind.JUDGEMENT).only("created_at", "kind", "action", "from_state", "to_state", "proposal"),
+        "events": proposal.events.select_related("actor")
+        if see_review
+        else proposal.events.exclude(kind=EventKind.JUDGEMENT).only(
+            "created_at", "kind", "action", "from_state", "to_state", "proposal"
+        ),
         "see_review": see_review,
         "show_event_comments": see_review,
-        "actions": [t for t in actions_from(proposal.state) if rules.can_perform(request.user, proposal, t)
-                    and t.actor == "submitter"],
+        "actions": [
+            t
+            for t in actions_from(proposal.state)
+            if rules.can_perform(request.user, proposal, t) and t.actor == "submitter"
+        ],
         "can_edit": rules.can_edit_proposal(request.user, proposal),
         "reservation_form": ReservationRequestForm(),
-        "reservation_requests": proposal.reservation_requests.all() if rules.is_submitter(request.user, proposal) else [],
+        "reservation_requests": proposal.reservation_requests.all()
+        if rules.is_submitter(request.user, proposal)
+        else [],
         **_conversation(request, proposal),
     }
     context["finding_groups"] = _grouped(context["findings"], decided=verdict.decided)
@@ -294,23 +347,34 @@ def _cannot_edit(request, proposal):
     """The 403 page for the edit page of a proposal that cannot be edited now, with the way out."""
     detail = reverse("registry:proposal_detail", args=[proposal.pk])
     if not rules.is_submitter(request.user, proposal):
-        return forbidden(request, "Only the applicant who wrote this proposal can edit it.",
-                         [NextStep("Read the proposal", detail)])
+        return forbidden(
+            request, "Only the applicant who wrote this proposal can edit it.", [NextStep("Read the proposal", detail)]
+        )
     if proposal.state == ProposalState.SUBMITTED:
         return forbidden(
             request,
             "This proposal is submitted and under review by the GFD editors, so it cannot be edited now. "
             "If you need to change it, pull it back to draft: it leaves the review queue, you can edit it, "
             "and you submit it again when ready.",
-            [NextStep("Pull it back to draft", reverse("registry:proposal_action", args=[proposal.pk, "pull_back"]),
-                      post=True, note="no editor has decided yet, so nothing is lost"),
-             NextStep("Read the proposal and the review so far", detail)])
+            [
+                NextStep(
+                    "Pull it back to draft",
+                    reverse("registry:proposal_action", args=[proposal.pk, "pull_back"]),
+                    post=True,
+                    note="no editor has decided yet, so nothing is lost",
+                ),
+                NextStep("Read the proposal and the review so far", detail),
+            ],
+        )
     return forbidden(
         request,
         f"This proposal is {proposal.get_state_display().lower()}; that is final, so it can no longer be edited. "
         "To change a registration, propose a new version of it; to try again, start a new proposal.",
-        [NextStep("Read the proposal and its history", detail),
-         NextStep("Start a new proposal", reverse("registry:proposal_new"))])
+        [
+            NextStep("Read the proposal and its history", detail),
+            NextStep("Start a new proposal", reverse("registry:proposal_new")),
+        ],
+    )
 
 
 @login_required
@@ -360,8 +424,11 @@ THREAD_INTENT = re.compile(r"(?P<act>reply|resolve|reopen)-(?P<pk>[0-9]{1,12})")
 def _reply_drafts(request) -> dict[int, str]:
     """Replies typed in the edit form's threads (``reply-<thread>``), to show again when the page is
     drawn from what was posted."""
-    return {int(name[6:]): text for name, text in request.POST.items()
-            if name.startswith("reply-") and name[6:].isdigit() and len(name) < 20 and text.strip()}
+    return {
+        int(name[6:]): text
+        for name, text in request.POST.items()
+        if name.startswith("reply-") and name[6:].isdigit() and len(name) < 20 and text.strip()
+    }
 
 
 def _thread_from_edit(request, proposal, form, act: str, pk: int):
@@ -373,13 +440,15 @@ def _thread_from_edit(request, proposal, form, act: str, pk: int):
     text = request.POST.get(f"reply-{pk}", "")
     if not form.is_valid():
         done = thread_act(request, thread, act, text)
-        messages.error(request, "Nothing in the form was saved: please correct the fields marked below. "
-                                "Your input is kept.")
+        messages.error(
+            request, "Nothing in the form was saved: please correct the fields marked below. Your input is kept."
+        )
         drafts = _reply_drafts(request)
         if done and act == "reply":
             drafts.pop(pk, None)
-        return _edit_page(request, proposal, form, form.posted_proposal(), unsaved=True, status=400,
-                          reply_drafts=drafts)
+        return _edit_page(
+            request, proposal, form, form.posted_proposal(), unsaved=True, status=400, reply_drafts=drafts
+        )
     data = form.cleaned_proposal
     saved = False
     if data != proposal.to_data():
@@ -388,14 +457,16 @@ def _thread_from_edit(request, proposal, form, act: str, pk: int):
             saved = True
         except services.ServiceError as exc:
             messages.error(request, f"{exc.message} Nothing was saved and nothing sent; your text is kept below.")
-            return _edit_page(request, proposal, form, data, unsaved=True, status=409,
-                              reply_drafts=_reply_drafts(request))
+            return _edit_page(
+                request, proposal, form, data, unsaved=True, status=409, reply_drafts=_reply_drafts(request)
+            )
         except DatabaseError as exc:
             if (fault := storage_fault(exc)) is None:
                 raise
             messages.error(request, f"{fault} Your text is kept below: copy it or save again.")
-            response = _edit_page(request, proposal, form, data, unsaved=True, status=503,
-                                  reply_drafts=_reply_drafts(request))
+            response = _edit_page(
+                request, proposal, form, data, unsaved=True, status=503, reply_drafts=_reply_drafts(request)
+            )
             response["Retry-After"] = str(RETRY_AFTER_SECONDS)
             return response
     done = thread_act(request, thread, act, text)
@@ -403,8 +474,15 @@ def _thread_from_edit(request, proposal, form, act: str, pk: int):
         messages.info(request, "Your changes to the draft were saved first.", extra_tags=f"thread-{thread.pk}")
     if not done and act == "reply":  # the reply was refused: show it again, to correct
         saved_form = ProposalForm(initial=ProposalForm.initial_from(proposal.to_data()))
-        return _edit_page(request, proposal, saved_form, proposal.to_data(), source="saved", status=400,
-                          reply_drafts=_reply_drafts(request))
+        return _edit_page(
+            request,
+            proposal,
+            saved_form,
+            proposal.to_data(),
+            source="saved",
+            status=400,
+            reply_drafts=_reply_drafts(request),
+        )
     return redirect(reverse("registry:proposal_edit", args=[proposal.pk]) + f"#thread-{thread.pk}")
 
 
@@ -415,12 +493,22 @@ def _kept_page(request, proposal, form, refused: fairshare.Refusal):
     form.is_valid()  # the form's own field checks only: cheap, and they show what to correct
     messages.error(request, refused.message)
     context = {
-        "proposal": proposal, "form": form, "unsaved": True, "parts": sections_by_part(),
-        "reservation_form": ReservationRequestForm(), **_conversation(request, proposal),
-        "findings": [], "finding_groups": [], "diagrams": [], "examples": [], "line_marks": {},
-        "field_errors": form.error_list(), "no_previews": True,
+        "proposal": proposal,
+        "form": form,
+        "unsaved": True,
+        "parts": sections_by_part(),
+        "reservation_form": ReservationRequestForm(),
+        **_conversation(request, proposal),
+        "findings": [],
+        "finding_groups": [],
+        "diagrams": [],
+        "examples": [],
+        "line_marks": {},
+        "field_errors": form.error_list(),
+        "no_previews": True,
         "not_checked": "Not checked: the registry was too busy to check this request. Send it again to check it.",
-        "progress": progress(form.posted_proposal()), "reply_drafts": _reply_drafts(request),
+        "progress": progress(form.posted_proposal()),
+        "reply_drafts": _reply_drafts(request),
     }
     markdown_ready({}, context["threads"])
     return refused.apply(render(request, "registry/proposals/edit.html", context))
@@ -430,14 +518,19 @@ def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, sour
     # The saved draft's diagrams have their own URL; unsaved input's are drawn with its check.
     diagrams_url = reverse("registry:proposal_diagrams", args=[proposal.pk]) if source == "saved" else ""
     context = {
-        "proposal": proposal, "form": form, "unsaved": unsaved, "parts": sections_by_part(),
+        "proposal": proposal,
+        "form": form,
+        "unsaved": unsaved,
+        "parts": sections_by_part(),
         "reservation_form": ReservationRequestForm(),
         **_conversation(request, proposal),
-        **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form, source=source,
-                     diagrams_url=diagrams_url),
+        **_workbench(
+            data, proposal_findings(proposal, data, stage=DRAFT), form, source=source, diagrams_url=diagrams_url
+        ),
         "progress": progress(data),
-        "reply_drafts": reply_drafts if reply_drafts is not None else (
-            _reply_drafts(request) if request.method == "POST" else {}),
+        "reply_drafts": reply_drafts
+        if reply_drafts is not None
+        else (_reply_drafts(request) if request.method == "POST" else {}),
     }
     markdown_ready(data.sections, context["threads"])
     return render(request, "registry/proposals/edit.html", context, status=status)
@@ -449,8 +542,12 @@ def proposal_diagrams(request, pk):
     proposal = _visible_proposal(request, pk)
     if not rules.can_edit_proposal(request.user, proposal):
         return _cannot_edit(request, proposal)
-    return diagram_page(request, proposal.to_data(), title=f"urn:ogf:{proposal.snid}:",
-                        back=reverse("registry:proposal_edit", args=[proposal.pk]))
+    return diagram_page(
+        request,
+        proposal.to_data(),
+        title=f"urn:ogf:{proposal.snid}:",
+        back=reverse("registry:proposal_edit", args=[proposal.pk]),
+    )
 
 
 @login_required
@@ -463,21 +560,25 @@ def proposal_check(request, pk):
     form = ProposalForm(request.POST)
     form.is_valid()
     data = form.posted_proposal()
-    context = {"proposal": proposal, "form": form,
-               **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
-               "progress": progress(data), "fresh_marks": True}
+    context = {
+        "proposal": proposal,
+        "form": form,
+        **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
+        "progress": progress(data),
+        "fresh_marks": True,
+    }
     return render(request, "registry/proposals/_workbench.html", context)
 
 
 #: What an applicant's action does, said on its confirmation page.
 APPLICANT_CONSEQUENCES = {
     ProposalAction.WITHDRAW: "Withdrawing is final: the proposal can never be edited or submitted again, and "
-                             "the editors stop reviewing it. To register urn:ogf:{snid}: later you would have to "
-                             "start a new proposal.",
+    "the editors stop reviewing it. To register urn:ogf:{snid}: later you would have to "
+    "start a new proposal.",
     ProposalAction.PULL_BACK: "The proposal leaves the review queue and becomes a draft you can edit; the editors "
-                              "are told. Comments stay. Submit it again when it is ready.",
+    "are told. Comments stay. Submit it again when it is ready.",
     ProposalAction.SUBMIT: "The GFD editors are told and review the proposal; you cannot edit it while they do "
-                           "(you can pull it back to draft until they decide).",
+    "(you can pull it back to draft until they decide).",
 }
 
 
@@ -492,11 +593,15 @@ def proposal_action(request, pk, action):
     transition = transition_for(proposal.state, action)
     if transition is None:
         done = {"withdraw": "withdrawn", "pull_back": "pulled back", "submit": "submitted"}[action]
-        return conflict(request, f"This proposal is {proposal.get_state_display().lower()}, so it cannot be "
-                        f"{done} now.", [NextStep("Read the proposal and its history", detail)])
+        return conflict(
+            request,
+            f"This proposal is {proposal.get_state_display().lower()}, so it cannot be {done} now.",
+            [NextStep("Read the proposal and its history", detail)],
+        )
     if not rules.can_perform(request.user, proposal, transition):
-        return forbidden(request, "Only the applicant who wrote this proposal can do this.",
-                         [NextStep("Read the proposal", detail)])
+        return forbidden(
+            request, "Only the applicant who wrote this proposal can do this.", [NextStep("Read the proposal", detail)]
+        )
     if action == ProposalAction.SUBMIT:
         try:
             return _submit(request, proposal, confirmed=request.POST.get("confirm") == "yes")
@@ -506,9 +611,17 @@ def proposal_action(request, pk, action):
             messages.error(request, exc.message)
             return redirect(detail)
     if request.POST.get("confirm") != "yes":
-        return render(request, "registry/proposals/confirm_action.html", {
-            "proposal": proposal, "action": action, "label": ProposalAction(action).label,
-            "consequence": APPLICANT_CONSEQUENCES[action].format(snid=proposal.snid), "back": detail})
+        return render(
+            request,
+            "registry/proposals/confirm_action.html",
+            {
+                "proposal": proposal,
+                "action": action,
+                "label": ProposalAction(action).label,
+                "consequence": APPLICANT_CONSEQUENCES[action].format(snid=proposal.snid),
+                "back": detail,
+            },
+        )
     try:
         services.proposal_transition(proposal, action, request.user, comment=request.POST.get("comment", ""))
     except services.Conflict as exc:
@@ -516,11 +629,14 @@ def proposal_action(request, pk, action):
     except services.ServiceError as exc:
         messages.error(request, exc.message)
         return redirect(detail)
-    messages.success(request, {
-        ProposalAction.SUBMIT: "Submitted for review. The GFD editors have been told.",
-        ProposalAction.WITHDRAW: "Proposal withdrawn. It stays in your list, read-only.",
-        ProposalAction.PULL_BACK: "Pulled back to draft: you can edit it now and submit it again when ready.",
-    }[action])
+    messages.success(
+        request,
+        {
+            ProposalAction.SUBMIT: "Submitted for review. The GFD editors have been told.",
+            ProposalAction.WITHDRAW: "Proposal withdrawn. It stays in your list, read-only.",
+            ProposalAction.PULL_BACK: "Pulled back to draft: you can edit it now and submit it again when ready.",
+        }[action],
+    )
     if action == ProposalAction.PULL_BACK:
         return redirect("registry:proposal_edit", pk=proposal.pk)
     return redirect(detail)
@@ -536,15 +652,19 @@ def _submit(request, proposal, *, confirmed: bool = False):
     # Empty required sections are refused by the service whatever the answer: no question then.
     blocked = any(f.id == "required-sections" for f in failing)
     if failing and not confirmed and not blocked:
-        return render(request, "registry/proposals/submit_confirm.html",
-                      {"proposal": proposal, "failing": failing,
-                       "comment": request.POST.get("comment", "")[:20_000]})
-    services.proposal_transition(proposal, ProposalAction.SUBMIT, request.user,
-                                 comment=request.POST.get("comment", ""))
+        return render(
+            request,
+            "registry/proposals/submit_confirm.html",
+            {"proposal": proposal, "failing": failing, "comment": request.POST.get("comment", "")[:20_000]},
+        )
+    services.proposal_transition(proposal, ProposalAction.SUBMIT, request.user, comment=request.POST.get("comment", ""))
     if failing:
-        messages.warning(request, f"Submitted for review with {len(failing)} failing check"
-                                  f"{'s' if len(failing) != 1 else ''}; the GFD editor has been told and "
-                                  "will see them.")
+        messages.warning(
+            request,
+            f"Submitted for review with {len(failing)} failing check"
+            f"{'s' if len(failing) != 1 else ''}; the GFD editor has been told and "
+            "will see them.",
+        )
     else:
         messages.success(request, "Submitted for review. The GFD editor has been told.")
     return redirect("registry:proposal_detail", pk=proposal.pk)
@@ -557,8 +677,9 @@ def reservation_request(request, pk):
     form = ReservationRequestForm(request.POST)
     if form.is_valid():
         try:
-            services.reservation_request_create(proposal.snid, request.user, proposal=proposal,
-                                                reason=form.cleaned_data["reason"])
+            services.reservation_request_create(
+                proposal.snid, request.user, proposal=proposal, reason=form.cleaned_data["reason"]
+            )
             messages.success(request, f"Reservation of urn:ogf:{proposal.snid}: requested; an editor will answer.")
         except services.ServiceError as exc:
             messages.error(request, exc.message)
@@ -576,7 +697,8 @@ def proposal_export(request, pk, fmt):
 def document_response(proposal, fmt, resolver_status: list[dict] | None = None) -> HttpResponse:
     markdown = fmt == "md"
     text = document_export(proposal.to_data(), markdown=markdown, resolver_status=resolver_status)
-    response = HttpResponse(text, content_type="text/markdown; charset=utf-8" if markdown
-                            else "text/plain; charset=utf-8")
+    response = HttpResponse(
+        text, content_type="text/markdown; charset=utf-8" if markdown else "text/plain; charset=utf-8"
+    )
     response["Content-Disposition"] = f'attachment; filename="urn-ogf-{proposal.snid}-v{proposal.version}.{fmt}"'
     return response

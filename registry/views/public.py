@@ -7,7 +7,6 @@ from functools import wraps
 from urllib.parse import urlencode
 
 import orjson
-
 from django.conf import settings
 from django.contrib.messages import get_messages
 from django.contrib.syndication.views import Feed
@@ -18,8 +17,8 @@ from django.http import HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
-from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils import timezone
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import condition
 
@@ -43,14 +42,29 @@ from ..stewardship.selectors import overlay_apply, public_changes, public_life
 from .log import version_log_status
 
 PAGE_SIZE = 100
-SORTS = {"snid": "snid", "-snid": "-snid", "date": "current__registration_date",
-         "-date": "-current__registration_date", "title": "current__title", "-title": "-current__title"}
+SORTS = {
+    "snid": "snid",
+    "-snid": "-snid",
+    "date": "current__registration_date",
+    "-date": "-current__registration_date",
+    "title": "current__title",
+    "-title": "-current__title",
+}
 
 
 #: What a row of the list shows (and sorts by), so a page never loads sections, grammars or findings.
-LIST_FIELDS = ("snid", "status", "current", "current__is_demo", "current__title", "current__version",
-               "current__registration_date", "current__document_url", "current__document_reference",
-               *(f"current__registrant_{key}" for key in ("published", "public_contact", *PUBLISHABLE)))
+LIST_FIELDS = (
+    "snid",
+    "status",
+    "current",
+    "current__is_demo",
+    "current__title",
+    "current__version",
+    "current__registration_date",
+    "current__document_url",
+    "current__document_reference",
+    *(f"current__registrant_{key}" for key in ("published", "public_contact", *PUBLISHABLE)),
+)
 
 PAGE_CACHE_SECONDS = 300
 #: Longer values of a used query parameter are not cached apart (the pages cut them shorter).
@@ -87,8 +101,9 @@ def anonymous_cache(view=None, *, params: tuple[str, ...] = (), etag: bool = Tru
                 patch_cache_control(response, private=True, no_cache=True)
                 return response
             stamp = registry_index().etag_prefix
-            used = [(name, request.GET.get(name, "")[:PAGE_CACHE_VALUE_LIMIT]) for name in params
-                    if name in request.GET]
+            used = [
+                (name, request.GET.get(name, "")[:PAGE_CACHE_VALUE_LIMIT]) for name in params if name in request.GET
+            ]
             identity = repr((request.path, used)).encode("utf-8", "surrogatepass")
             digest = hashlib.blake2b(identity, digest_size=16).hexdigest()
             tag = f'"{stamp}-{timezone.localdate():%Y%m%d}-{digest[:16]}"'
@@ -124,16 +139,19 @@ def _public(response, request):
 def namespace_list(request):
     text = search_text(request.GET.get("q"))
     sort = request.GET.get("sort", "snid")
-    namespaces = Namespace.objects.registered().filter(current__isnull=False).select_related("current").only(
-        *LIST_FIELDS).annotate(deprecated=deprecated_in_force(), successor=successor_in_force())
+    namespaces = (
+        Namespace.objects.registered()
+        .filter(current__isnull=False)
+        .select_related("current")
+        .only(*LIST_FIELDS)
+        .annotate(deprecated=deprecated_in_force(), successor=successor_in_force())
+    )
     if text:
         namespaces = namespaces.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
     namespaces = namespaces.order_by(SORTS.get(sort, "snid"), "snid")
     page = Paginator(namespaces, PAGE_SIZE).get_page(request.GET.get("page"))
-    reservations = [ns for ns in Namespace.objects.filter(status=NamespaceStatus.RESERVED)
-                    if reservation_active(ns)]
-    context = {"page": page, "q": text, "sort": sort if sort in SORTS else "snid",
-               "reservations": reservations}
+    reservations = [ns for ns in Namespace.objects.filter(status=NamespaceStatus.RESERVED) if reservation_active(ns)]
+    context = {"page": page, "q": text, "sort": sort if sort in SORTS else "snid", "reservations": reservations}
     return _public(render(request, "registry/urn/list.html", context), request)
 
 
@@ -163,8 +181,14 @@ def _examples(proposal: Proposal) -> list[dict]:
                 errors = [exc.message]
             except NotChecked:
                 errors = None
-            rows.append({"urn": urn, "kind": kind, "checked": errors is not None,
-                         "accepted": errors == [] if errors is not None else None})
+            rows.append(
+                {
+                    "urn": urn,
+                    "kind": kind,
+                    "checked": errors is not None,
+                    "accepted": errors == [] if errors is not None else None,
+                }
+            )
     return rows
 
 
@@ -218,8 +242,7 @@ def namespace_detail(request, snid, version=None):
         args = [namespace.snid] + ([version] if version else [])
         name = "registry:namespace_version" if version else "registry:namespace_detail"
         return redirect(reverse(name, args=args), permanent=True)
-    versions = list(namespace.proposals.approved().order_by("version").only(
-        "version", "registration_date", "title"))
+    versions = list(namespace.proposals.approved().order_by("version").only("version", "registration_date", "title"))
     if version is None:
         proposal = namespace.current
     else:
@@ -237,11 +260,16 @@ def namespace_detail(request, snid, version=None):
     sections = proposal.sections or {}
     markdown.prerender_page(text for key in PROSE_KEYS if isinstance(text := sections.get(key), str))
     context = {
-        "namespace": namespace, "proposal": proposal.public_copy(), "versions": versions,
-        "is_current": is_current, "parts": sections_by_part(),
-        "diagrams": _diagrams(proposal), "examples": examples,
+        "namespace": namespace,
+        "proposal": proposal.public_copy(),
+        "versions": versions,
+        "is_current": is_current,
+        "parts": sections_by_part(),
+        "diagrams": _diagrams(proposal),
+        "examples": examples,
         "steps": [(step, EQUIVALENCE_STEPS[step]) for step in proposal.equivalence],
-        "check": check, "card": _card(namespace, proposal, examples, is_current),
+        "check": check,
+        "card": _card(namespace, proposal, examples, is_current),
         "log": version_log_status(namespace.snid, proposal.version),
         "resolvers": resolver_status(namespace) if is_current else [],
         "resolver_changes": resolver_changes(namespace) if is_current else [],
@@ -290,8 +318,13 @@ def namespace_diff(request, snid):
         new, old = latest, max(latest - 1, 1)
     if old not in versions or new not in versions:
         return snid_not_found(request, snid, old if old not in versions else new)
-    context = {"namespace": namespace, "old": versions[old], "new": versions[new],
-               "versions": sorted(versions), "diff": proposal_diff(versions[old], versions[new])}
+    context = {
+        "namespace": namespace,
+        "old": versions[old],
+        "new": versions[new],
+        "versions": sorted(versions),
+        "diff": proposal_diff(versions[old], versions[new]),
+    }
     return _public(render(request, "registry/urn/diff.html", context), request)
 
 
@@ -335,8 +368,9 @@ def registry_full_export(request):
     site publishes it now (``exports_full``), for mirrors that check the log (``registry.verify``)."""
     from ..exports_full import full_document
 
-    response = HttpResponse(orjson.dumps(full_document(updated=_registry_changed(request))),
-                            content_type="application/json")
+    response = HttpResponse(
+        orjson.dumps(full_document(updated=_registry_changed(request))), content_type="application/json"
+    )
     patch_cache_control(response, public=True, max_age=300)
     return response
 
@@ -356,8 +390,12 @@ class RegistryFeed(Feed):
         return settings.SITE_URL + reverse("registry:feed")
 
     def items(self):
-        versions = list(Proposal.objects.approved().select_related("namespace").order_by("-decided_at", "-id")
-                        .only("namespace__snid", "version", "title", "document_reference", "decided_at")[:50])
+        versions = list(
+            Proposal.objects.approved()
+            .select_related("namespace")
+            .order_by("-decided_at", "-id")
+            .only("namespace__snid", "version", "title", "document_reference", "decided_at")[:50]
+        )
         # Public changes after approval (deprecations, contact changes, stewards) are news too.
         changes = list(public_changes()[:50])
         return sorted(versions + changes, key=_feed_date, reverse=True)[:50]
@@ -370,7 +408,9 @@ class RegistryFeed(Feed):
 
     def item_description(self, item):
         if isinstance(item, StewardshipEvent):
-            return f"{item.summary} {item.reason}".strip() if item.kind in ("deprecated", "undeprecated") else item.summary
+            return (
+                f"{item.summary} {item.reason}".strip() if item.kind in ("deprecated", "undeprecated") else item.summary
+            )
         document = f" Registered by {item.document_reference}." if item.document_reference else ""
         return f"{item.title}.{document}"
 

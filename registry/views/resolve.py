@@ -15,14 +15,14 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from .. import fairshare, sandbox
-from .http import CACHE_CONTROL, etag_of, not_modified
 from ..lookup import registry_index
 from ..models import Namespace
-from ..selectors import snid_suggestions
-from ..stewardship.selectors import current_with_overlay
-from ..resolving.expand import urls_for, urls_grouped
 from ..resolution.models import ResolverStatus
 from ..resolution.resolve import Outcome, resolve
+from ..resolving.expand import urls_for, urls_grouped
+from ..selectors import snid_suggestions
+from ..stewardship.selectors import current_with_overlay
+from .http import CACHE_CONTROL, etag_of, not_modified
 
 MISSING = "Give the URN to resolve as ?urn=urn:ogf:<snid>:<string>."
 
@@ -41,19 +41,21 @@ def _landing_details(outcome: Outcome) -> dict:
     """What the landing page adds for a registered SNID: public contact, 3.2 text, status."""
     answer = outcome.answer
     snid = answer.get("snid") or ""
-    namespace = Namespace.objects.by_snid(snid).select_related("current").first() if answer.get(
-        "registered") else None
+    namespace = Namespace.objects.by_snid(snid).select_related("current").first() if answer.get("registered") else None
     if namespace is None or namespace.current is None:
         errors = answer.get("errors") or []
-        details = {"suggestions": snid_suggestions(snid) if snid else [],
-                   # The lookup's sentence already says the SNID is not registered (or reserved): once.
-                   "registered_said": any("registered SNID" in e or "is reserved" in e for e in errors)}
+        details = {
+            "suggestions": snid_suggestions(snid) if snid else [],
+            # The lookup's sentence already says the SNID is not registered (or reserved): once.
+            "registered_said": any("registered SNID" in e or "is reserved" in e for e in errors),
+        }
     else:
         current = current_with_overlay(namespace)  # the contact in force (a steward may have changed it)
-        details = {"contact": current.registrant_public_contact,
-                   "resolution": (current.sections or {}).get("resolution", ""),
-                   "down": bool(outcome.targets) and all(
-                       t.status == ResolverStatus.DOWN for t, _url, _p in outcome.targets)}
+        details = {
+            "contact": current.registrant_public_contact,
+            "resolution": (current.sections or {}).get("resolution", ""),
+            "down": bool(outcome.targets) and all(t.status == ResolverStatus.DOWN for t, _url, _p in outcome.targets),
+        }
     return details
 
 
@@ -94,25 +96,35 @@ def urls_bounded(pairs, normalized: str, nss: str) -> list[tuple[str, str]]:
         try:
             return sandbox.run_bounded(urls_grouped, pairs, normalized, nss, what="resolution", seconds=seconds)
         except sandbox.BudgetExceeded as exc:
-            why = (f"The values of this resolver's placeholders could not be worked out within the {seconds:g} s "
-                   "of CPU time the registry gives one URN of this SNID (its resolvers were approved over "
-                   "the resolution budget)." if not exc.fault else exc.message)
-            return [urls_for([template], None, normalized, nss)[0] if not program else ("", why)
-                    for template, program in pairs]
+            why = (
+                f"The values of this resolver's placeholders could not be worked out within the {seconds:g} s "
+                "of CPU time the registry gives one URN of this SNID (its resolvers were approved over "
+                "the resolution budget)."
+                if not exc.fault
+                else exc.message
+            )
+            return [
+                urls_for([template], None, normalized, nss)[0] if not program else ("", why)
+                for template, program in pairs
+            ]
 
 
 def _busy(request, api: bool) -> HttpResponse:
-    message = ("This SNID's resolvers are costly to fill (an editor approved them over the registry's "
-               "budget per URN), so its URNs are resolved one at a time, and one is being resolved now. "
-               f"Try again in {RETRY_AFTER_SECONDS} seconds.")
+    message = (
+        "This SNID's resolvers are costly to fill (an editor approved them over the registry's "
+        "budget per URN), so its URNs are resolved one at a time, and one is being resolved now. "
+        f"Try again in {RETRY_AFTER_SECONDS} seconds."
+    )
     if api or _wants_json(request):
         response = HttpResponse(orjson.dumps({"detail": message}), status=503, content_type="application/json")
         response["Access-Control-Allow-Origin"] = "*"
     else:
-        steps = [{"url": request.get_full_path(), "label": "Try again",
-                  "note": f"in {RETRY_AFTER_SECONDS} seconds or so"}]
-        response = render(request, "503.html", {"message": message, "title": "Busy resolving this SNID",
-                                                "steps": steps}, status=503)
+        steps = [
+            {"url": request.get_full_path(), "label": "Try again", "note": f"in {RETRY_AFTER_SECONDS} seconds or so"}
+        ]
+        response = render(
+            request, "503.html", {"message": message, "title": "Busy resolving this SNID", "steps": steps}, status=503
+        )
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     return response
@@ -138,8 +150,9 @@ def _answer(request, text: str | None, *, provider: str, api: bool) -> HttpRespo
         response["Vary"] = "Accept, Cookie" if html else "Accept"
         return response
     if api and outcome.kind == "not-urn":
-        response = HttpResponse(orjson.dumps({"detail": outcome.answer["errors"][0]}), status=400,
-                                content_type="application/json")
+        response = HttpResponse(
+            orjson.dumps({"detail": outcome.answer["errors"][0]}), status=400, content_type="application/json"
+        )
         response["Access-Control-Allow-Origin"] = "*"
     elif api:
         response = _json(outcome, 200)

@@ -27,27 +27,50 @@ from .. import rules, services
 from ..checklist import MANUAL_CHECKS, has_failures
 from ..conversation import latest_decision, round_changes, threads_of
 from ..diffs import proposal_diff
-from ..enums import DECISIONS, FINAL_STATES, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, ReservationRequestState
+from ..enums import (
+    DECISIONS,
+    FINAL_STATES,
+    FindingStatus,
+    NamespaceStatus,
+    ProposalAction,
+    ProposalState,
+    ReservationRequestState,
+)
 from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
-from ..models import Comment, Namespace, Proposal, ReservationRequest
 from ..grammar.limits import MATCH_BUDGET_MS
-from ..selectors import (registration_kind, reservation_active, search_text, slow_validators,
-                         with_registration_kind)
-from .errors import NextStep, conflict, forbidden
+from ..models import Comment, Namespace, Proposal, ReservationRequest
+from ..selectors import registration_kind, reservation_active, search_text, slow_validators, with_registration_kind
 from ..verdicts import judged, judgements_of, proposal_verdict
+from .errors import NextStep, conflict, forbidden
 from .proposals import _grouped, _line_marks, _recheck_context, _workbench, diagram_page, markdown_ready
 
 #: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
 #: the same whether 10 or 10,000 proposals wait.
 QUEUE_PAGE_SIZE = 50
 #: Open threads of each proposal, counted in a subquery (no join, no GROUP BY over the row).
-OPEN_THREADS = Coalesce(Subquery(
-    Comment.objects.filter(proposal=OuterRef("pk"), parent__isnull=True, resolved_at__isnull=True)
-    .order_by().values("proposal").annotate(n=Count("id")).values("n")[:1]), 0)
+OPEN_THREADS = Coalesce(
+    Subquery(
+        Comment.objects.filter(proposal=OuterRef("pk"), parent__isnull=True, resolved_at__isnull=True)
+        .order_by()
+        .values("proposal")
+        .annotate(n=Count("id"))
+        .values("n")[:1]
+    ),
+    0,
+)
 #: The columns a queue row shows; the big ones (sections, grammar, findings, validator) stay in the table.
-QUEUE_COLUMNS = ("id", "snid", "title", "version", "namespace_id", "state", "submitted_at", "findings_summary",
-                 "submitter__username")
+QUEUE_COLUMNS = (
+    "id",
+    "snid",
+    "title",
+    "version",
+    "namespace_id",
+    "state",
+    "submitted_at",
+    "findings_summary",
+    "submitter__username",
+)
 #: The queue's orders: (label, ordering); every one ends on the primary key, so pages never overlap.
 QUEUE_SORTS = {
     "oldest": ("Oldest first", ("submitted_at", "id")),
@@ -66,8 +89,11 @@ def editor_required(view):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         if not rules.is_editor(request.user):
-            return forbidden(request, "Only GFD editors can use the review dashboard. Your own proposals, "
-                             "with the editors' comments and decisions, are on your proposals page.")
+            return forbidden(
+                request,
+                "Only GFD editors can use the review dashboard. Your own proposals, "
+                "with the editors' comments and decisions, are on your proposals page.",
+            )
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -81,26 +107,49 @@ def review_queue(request):
     sort = request.GET.get("sort", "oldest")
     if sort not in QUEUE_SORTS:
         sort = "oldest"
-    proposals = (Proposal.objects.select_related("submitter").only(*QUEUE_COLUMNS)
-                 .exclude(state=ProposalState.DRAFT).annotate(open_threads=OPEN_THREADS))
+    proposals = (
+        Proposal.objects.select_related("submitter")
+        .only(*QUEUE_COLUMNS)
+        .exclude(state=ProposalState.DRAFT)
+        .annotate(open_threads=OPEN_THREADS)
+    )
     if state in ProposalState.values:
         proposals = proposals.filter(state=state)
     if text:
-        proposals = proposals.filter(Q(snid__icontains=text) | Q(title__icontains=text)
-                                     | Q(submitter__username__icontains=text))
+        proposals = proposals.filter(
+            Q(snid__icontains=text) | Q(title__icontains=text) | Q(submitter__username__icontains=text)
+        )
     proposals = with_registration_kind(proposals).order_by(*QUEUE_SORTS[sort][1])
     page = Paginator(proposals, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     counts = dict(Proposal.objects.values_list("state").annotate(n=Count("id")).order_by())
     now = timezone.now()
-    rows = [{"proposal": p, "days": (now - p.submitted_at).days if p.submitted_at else None,
-             "kind": registration_kind(p), "summary": p.findings_summary} for p in page]
+    rows = [
+        {
+            "proposal": p,
+            "days": (now - p.submitted_at).days if p.submitted_at else None,
+            "kind": registration_kind(p),
+            "summary": p.findings_summary,
+        }
+        for p in page
+    ]
     pending_reservations = ReservationRequest.objects.filter(state=ReservationRequestState.PENDING).count()
-    context = {"rows": rows, "page": page, "state": state, "q": text, "sort": sort,
-               "slow_validators": slow_validators(), "match_budget_ms": MATCH_BUDGET_MS,
-               "sorts": [(key, label) for key, (label, _) in QUEUE_SORTS.items()],
-               "sort_label": QUEUE_SORTS[sort][0], "pending_reservations": pending_reservations,
-               "counts": [(value, label, counts.get(value, 0)) for value, label in ProposalState.choices
-                          if value != ProposalState.DRAFT]}
+    context = {
+        "rows": rows,
+        "page": page,
+        "state": state,
+        "q": text,
+        "sort": sort,
+        "slow_validators": slow_validators(),
+        "match_budget_ms": MATCH_BUDGET_MS,
+        "sorts": [(key, label) for key, (label, _) in QUEUE_SORTS.items()],
+        "sort_label": QUEUE_SORTS[sort][0],
+        "pending_reservations": pending_reservations,
+        "counts": [
+            (value, label, counts.get(value, 0))
+            for value, label in ProposalState.choices
+            if value != ProposalState.DRAFT
+        ],
+    }
     return render(request, "registry/review/queue.html", context)
 
 
@@ -108,8 +157,7 @@ def _review_context(request, proposal) -> dict:
     judgements = judgements_of(proposal)
     verdict = proposal_verdict(proposal)
     data = proposal.to_data()
-    bench = _workbench(data, verdict.findings,
-                       diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk]))
+    bench = _workbench(data, verdict.findings, diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk]))
     rechecked = _recheck_context(request, proposal, verdict)
     if rechecked["recheck"]:  # a re-check's new findings link to their lines as the decision's do
         bench["line_marks"] = _line_marks([*bench["findings"], *rechecked["recheck"].new], data)
@@ -117,32 +165,44 @@ def _review_context(request, proposal) -> dict:
     # Decided or not, what the editor judged is shown as judged (verdicts.judged): a decided
     # proposal shows the findings it was decided on with the judgements it was decided with.
     findings = judged(machine, judgements)
-    manual = [{"id": check_id, "judgement": judgements.get(check_id),
-               "findings": [f for f in machine if f.id == check_id]} for check_id in MANUAL_CHECKS]
+    manual = [
+        {"id": check_id, "judgement": judgements.get(check_id), "findings": [f for f in machine if f.id == check_id]}
+        for check_id in MANUAL_CHECKS
+    ]
     # Findings that ask the editor to judge without one of the four judgements to record (the
     # wording of 2.4, say): weighed in the decision itself.
     weigh = [f for f in machine if f.status == FindingStatus.EDITOR and f.id not in MANUAL_CHECKS]
     previous = _approved_before(proposal)
     # A new version stays one once approved (then it is the namespace's current version, not "previous").
     new_version = previous is not None or bool(
-        proposal.namespace_id and proposal.namespace.proposals.approved().filter(version__lt=proposal.version).exists())
+        proposal.namespace_id and proposal.namespace.proposals.approved().filter(version__lt=proposal.version).exists()
+    )
     threads = threads_of(proposal)
     return {
-        "proposal": proposal, "parts": sections_by_part(), "manual": manual,
+        "proposal": proposal,
+        "parts": sections_by_part(),
+        "manual": manual,
         "open_judgements": [m["id"] for m in manual if m["judgement"] is None],
-        "recorded_judgements": [m["id"] for m in manual if m["judgement"] is not None], "weigh": weigh,
+        "recorded_judgements": [m["id"] for m in manual if m["judgement"] is not None],
+        "weigh": weigh,
         "checks_fail": has_failures(machine),
         "judgements_final": proposal.state in FINAL_STATES,
-        "threads": threads, "can_start_threads": True, "thread_next": request.get_full_path(),
+        "threads": threads,
+        "can_start_threads": True,
+        "thread_next": request.get_full_path(),
         "finding_threads": [t for t in threads.all if t.finding and not t.section],
         "discussable": [f for f in machine if f.status != FindingStatus.PASS],
         "events": proposal.events.select_related("actor"),
         "decisions": [d for d in DECISIONS if proposal.state == ProposalState.SUBMITTED],
         "own": rules.is_own_case(request.user, proposal),
         "may_override_conflict": request.user.is_superuser,
-        "previous": previous, "new_version": new_version,
-        "round": round_changes(proposal, threads), "decision": latest_decision(proposal, threads),
-        **bench, "findings": findings, "finding_groups": _grouped(findings, decided=verdict.decided),
+        "previous": previous,
+        "new_version": new_version,
+        "round": round_changes(proposal, threads),
+        "decision": latest_decision(proposal, threads),
+        **bench,
+        "findings": findings,
+        "finding_groups": _grouped(findings, decided=verdict.decided),
         "verdict": verdict,
         **rechecked,
     }
@@ -159,8 +219,10 @@ def _approved_before(proposal) -> Proposal | None:
 def _reviewable(pk) -> Proposal:
     proposal = get_object_or_404(Proposal.objects.select_related("submitter", "namespace__current"), pk=pk)
     if proposal.state == ProposalState.DRAFT:
-        raise Http404("This proposal is a draft: its applicant has not submitted it (or pulled it back), "
-                      "so it is not open for review.")
+        raise Http404(
+            "This proposal is a draft: its applicant has not submitted it (or pulled it back), "
+            "so it is not open for review."
+        )
     return proposal
 
 
@@ -176,8 +238,12 @@ def review_detail(request, pk):
 def review_diagrams(request, pk):
     """The railroad diagrams of the proposal under review, loaded when the editor opens them."""
     proposal = _reviewable(pk)
-    return diagram_page(request, proposal.to_data(), title=f"urn:ogf:{proposal.snid}:",
-                        back=reverse("registry:review_detail", args=[proposal.pk]))
+    return diagram_page(
+        request,
+        proposal.to_data(),
+        title=f"urn:ogf:{proposal.snid}:",
+        back=reverse("registry:review_detail", args=[proposal.pk]),
+    )
 
 
 @editor_required
@@ -188,9 +254,12 @@ def review_diff(request, pk):
     previous = _approved_before(proposal)
     if previous is None:
         raise Http404("This proposal is not a new version of a registered SNID: there is nothing to compare.")
-    context = {"proposal": proposal, "previous": previous,
-               "diff": proposal_diff(previous, proposal),
-               "back": reverse("registry:review_detail", args=[proposal.pk])}
+    context = {
+        "proposal": proposal,
+        "previous": previous,
+        "diff": proposal_diff(previous, proposal),
+        "back": reverse("registry:review_detail", args=[proposal.pk]),
+    }
     if request.GET.get("fragment") == "1":
         return render(request, "registry/review/_diff.html", context)
     return render(request, "registry/review/diff.html", context)
@@ -198,11 +267,11 @@ def review_diff(request, pk):
 
 DECISION_OUTCOMES = {
     ProposalAction.REQUEST_CHANGES: "The proposal goes back to its applicant, who can edit it and submit it "
-                                    "again; your message is shown at the top of their pages.",
+    "again; your message is shown at the top of their pages.",
     ProposalAction.APPROVE: "urn:ogf:{snid}: is registered and published at once in the public registry "
-                            "under /urn/. Approved proposals can never be changed; later changes need a new version.",
+    "under /urn/. Approved proposals can never be changed; later changes need a new version.",
     ProposalAction.REJECT: "The review ends: the proposal is rejected for good and cannot be submitted again. "
-                           "The applicant can only start a new proposal.",
+    "The applicant can only start a new proposal.",
 }
 
 
@@ -218,22 +287,34 @@ def review_decide(request, pk):
     label = ProposalAction(action).label
     comment = request.POST.get("comment", "").strip()
     override = request.POST.get("override_reason", "").strip()
-    back = [NextStep("Back to the proposal and its history", reverse("registry:review_detail", args=[pk])),
-            NextStep("The review queue", reverse("registry:review_queue"))]
+    back = [
+        NextStep("Back to the proposal and its history", reverse("registry:review_detail", args=[pk])),
+        NextStep("The review queue", reverse("registry:review_queue")),
+    ]
     if proposal.state != ProposalState.SUBMITTED:
-        return conflict(request, f"This proposal is {proposal.get_state_display().lower()}; only a submitted "
-                        f"proposal can be decided, so it cannot be {_DONE[action]} now.", back)
+        return conflict(
+            request,
+            f"This proposal is {proposal.get_state_display().lower()}; only a submitted "
+            f"proposal can be decided, so it cannot be {_DONE[action]} now.",
+            back,
+        )
     if request.POST.get("confirm") != "yes":
         if action != ProposalAction.APPROVE and not comment:
-            messages.error(request, f"{label} needs a message to the applicant saying why; write it in the "
-                           "decision panel.")
+            messages.error(
+                request, f"{label} needs a message to the applicant saying why; write it in the decision panel."
+            )
             return redirect("registry:review_detail", pk=pk)
         recorded = set(proposal.judgements.values_list("check_id", flat=True))
         failing = action == ProposalAction.APPROVE and has_failures(proposal.findings)
         context = {
-            "proposal": proposal, "action": action, "label": label, "comment": comment, "override": override,
+            "proposal": proposal,
+            "action": action,
+            "label": label,
+            "comment": comment,
+            "override": override,
             "outcome": DECISION_OUTCOMES[action].format(snid=proposal.snid),
-            "open_judgements": [c for c in MANUAL_CHECKS if c not in recorded] if action == ProposalAction.APPROVE
+            "open_judgements": [c for c in MANUAL_CHECKS if c not in recorded]
+            if action == ProposalAction.APPROVE
             else [],
             "open_threads": proposal.comments.open_threads().count(),
             # Listed whether or not a reason was typed in the panel: the editor confirms what they override.
@@ -245,15 +326,24 @@ def review_decide(request, pk):
         }
         return render(request, "registry/review/confirm_decision.html", context)
     try:
-        services.proposal_transition(proposal, action, request.user, comment=comment, override_reason=override,
-                                     conflict_reason=request.POST.get("conflict_reason", ""),
-                                     public_note=request.POST.get("public_note", "")[:5000])
+        services.proposal_transition(
+            proposal,
+            action,
+            request.user,
+            comment=comment,
+            override_reason=override,
+            conflict_reason=request.POST.get("conflict_reason", ""),
+            public_note=request.POST.get("public_note", "")[:5000],
+        )
         who = f"{proposal.submitter.get_username()} has been told by e-mail"
-        messages.success(request, {
-            ProposalAction.APPROVE: f"Approved: urn:ogf:{proposal.snid}: is registered and published; {who}.",
-            ProposalAction.REJECT: f"Rejected; {who}.",
-            ProposalAction.REQUEST_CHANGES: f"Changes requested; {who} and sees your message first.",
-        }[action])
+        messages.success(
+            request,
+            {
+                ProposalAction.APPROVE: f"Approved: urn:ogf:{proposal.snid}: is registered and published; {who}.",
+                ProposalAction.REJECT: f"Rejected; {who}.",
+                ProposalAction.REQUEST_CHANGES: f"Changes requested; {who} and sees your message first.",
+            }[action],
+        )
     except services.Conflict as exc:
         return conflict(request, exc.message, back)
     except services.ServiceError as exc:
@@ -261,8 +351,11 @@ def review_decide(request, pk):
     return redirect("registry:review_detail", pk=pk)
 
 
-_DONE = {ProposalAction.REQUEST_CHANGES: "sent back", ProposalAction.APPROVE: "approved",
-         ProposalAction.REJECT: "rejected"}
+_DONE = {
+    ProposalAction.REQUEST_CHANGES: "sent back",
+    ProposalAction.APPROVE: "approved",
+    ProposalAction.REJECT: "rejected",
+}
 
 
 @editor_required
@@ -271,19 +364,29 @@ def review_comment(request, pk):
     """Start a thread on a section, a finding or the whole proposal."""
     proposal = get_object_or_404(Proposal.objects.select_related("namespace__current"), pk=pk)
     if not rules.can_review(request.user, proposal):
-        messages.error(request, "Editors cannot comment as editor on their own proposals or SNIDs; "
-                                "another editor must. (As its applicant you can reply to the editors' threads.)")
+        messages.error(
+            request,
+            "Editors cannot comment as editor on their own proposals or SNIDs; "
+            "another editor must. (As its applicant you can reply to the editors' threads.)",
+        )
         return redirect("registry:review_detail", pk=pk)
     try:
-        thread = services.thread_start(proposal, request.user, request.POST.get("text", ""),
-                                       section=request.POST.get("section", ""),
-                                       finding=request.POST.get("finding", ""))
+        thread = services.thread_start(
+            proposal,
+            request.user,
+            request.POST.get("text", ""),
+            section=request.POST.get("section", ""),
+            finding=request.POST.get("finding", ""),
+        )
     except services.ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("registry:review_detail", pk=pk)
     # Tagged with the thread: the page lands on it, so the confirmation is shown there, not above the fold.
-    messages.success(request, f"Comment added; {proposal.submitter.get_username()} can see it beside the "
-                     "section and reply.", extra_tags=f"thread-{thread.pk}")
+    messages.success(
+        request,
+        f"Comment added; {proposal.submitter.get_username()} can see it beside the section and reply.",
+        extra_tags=f"thread-{thread.pk}",
+    )
     return redirect(reverse("registry:review_detail", args=[pk]) + f"#thread-{thread.pk}")
 
 
@@ -298,16 +401,23 @@ def review_judgement(request, pk):
         if verdict in ("ok", "not-ok"):
             verdicts[check_id] = (verdict == "ok", request.POST.get(f"note-{check_id}", ""))
     if not verdicts:
-        messages.error(request, "Nothing recorded: choose Satisfied or Not satisfied for at least one judgement.",
-                       extra_tags="judgements")
+        messages.error(
+            request,
+            "Nothing recorded: choose Satisfied or Not satisfied for at least one judgement.",
+            extra_tags="judgements",
+        )
         return redirect(reverse("registry:review_detail", args=[pk]) + "#judgements")
     try:
-        services.judgements_set(proposal, request.user, verdicts,
-                                conflict_reason=request.POST.get("conflict_reason", ""))
+        services.judgements_set(
+            proposal, request.user, verdicts, conflict_reason=request.POST.get("conflict_reason", "")
+        )
         open_left = len(MANUAL_CHECKS) - proposal.judgements.count()
-        messages.success(request, f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
-                         + (f"; {open_left} still open." if open_left else "; all four are recorded."),
-                         extra_tags="judgements")
+        messages.success(
+            request,
+            f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
+            + (f"; {open_left} still open." if open_left else "; all four are recorded."),
+            extra_tags="judgements",
+        )
     except services.ServiceError as exc:
         messages.error(request, exc.message, extra_tags="judgements")
     # The page lands on the judgements, which show these messages (the top of the page is out of view).
@@ -318,8 +428,9 @@ def review_judgement(request, pk):
 def reservations(request):
     namespaces = Namespace.objects.filter(status=NamespaceStatus.RESERVED).select_related("reserved_for")
     context = {
-        "pending": ReservationRequest.objects.filter(state=ReservationRequestState.PENDING)
-        .select_related("requester", "proposal"),
+        "pending": ReservationRequest.objects.filter(state=ReservationRequestState.PENDING).select_related(
+            "requester", "proposal"
+        ),
         "active": [ns for ns in namespaces if reservation_active(ns)],
         "expired": [ns for ns in namespaces if not reservation_active(ns)],
         "default_until": timezone.localdate() + dt.timedelta(days=min(180, settings.RESERVATION_MAX_DAYS)),
@@ -342,26 +453,37 @@ def reservation_action(request):
     try:
         if action in ("grant", "decline"):
             reservation = get_object_or_404(ReservationRequest, pk=request.POST.get("request"))
-            decided = services.reservation_request_decide(reservation, request.user, grant=action == "grant",
-                                                          until=_date(request.POST.get("until")),
-                                                          note=request.POST.get("note", ""))
+            decided = services.reservation_request_decide(
+                reservation,
+                request.user,
+                grant=action == "grant",
+                until=_date(request.POST.get("until")),
+                note=request.POST.get("note", ""),
+            )
             who = decided.requester.get_username()
-            done = (f"Reservation of urn:ogf:{decided.snid}: granted to {who} until "
-                    f"{_date(request.POST.get('until'))}; {who} has been told."
-                    if action == "grant" else
-                    f"Request to reserve urn:ogf:{decided.snid}: declined; {who} has been told.")
+            done = (
+                f"Reservation of urn:ogf:{decided.snid}: granted to {who} until "
+                f"{_date(request.POST.get('until'))}; {who} has been told."
+                if action == "grant"
+                else f"Request to reserve urn:ogf:{decided.snid}: declined; {who} has been told."
+            )
         elif action == "reserve":
-            namespace = services.namespace_reserve(request.POST.get("snid", ""), request.user,
-                                                   until=_date(request.POST.get("until")),
-                                                   reason=request.POST.get("reason", ""))
+            namespace = services.namespace_reserve(
+                request.POST.get("snid", ""),
+                request.user,
+                until=_date(request.POST.get("until")),
+                reason=request.POST.get("reason", ""),
+            )
             done = f"urn:ogf:{namespace.snid}: is reserved until {namespace.reserved_until}."
         elif action == "renew":
-            namespace = services.namespace_renew(request.POST.get("snid", ""), request.user,
-                                                 until=_date(request.POST.get("until")))
+            namespace = services.namespace_renew(
+                request.POST.get("snid", ""), request.user, until=_date(request.POST.get("until"))
+            )
             done = f"The reservation of urn:ogf:{namespace.snid}: is renewed until {namespace.reserved_until}."
         elif action == "release":
-            namespace = services.namespace_release(request.POST.get("snid", ""), request.user,
-                                                   request.POST.get("note", ""))
+            namespace = services.namespace_release(
+                request.POST.get("snid", ""), request.user, request.POST.get("note", "")
+            )
             done = f"The reservation of urn:ogf:{namespace.snid}: is released; anyone may now propose it."
         else:
             raise services.ServiceError("Choose grant, decline, reserve, renew or release.")
@@ -376,11 +498,18 @@ def snid_history(request, snid):
     """Every proposal ever made for one SNID, with its events: the SNID's full history."""
     if not is_valid_snid(snid):
         raise Http404("There is no such SNID: an SNID has letters, digits and hyphens only.")
-    proposals = (Proposal.objects.filter(snid__lower=snid.lower()).exclude(state=ProposalState.DRAFT)
-                 .select_related("submitter").prefetch_related("events__actor").order_by("created_at"))
+    proposals = (
+        Proposal.objects.filter(snid__lower=snid.lower())
+        .exclude(state=ProposalState.DRAFT)
+        .select_related("submitter")
+        .prefetch_related("events__actor")
+        .order_by("created_at")
+    )
     namespace = Namespace.objects.by_snid(snid).first()
     if namespace is None and not proposals:
         raise Http404(f"Nobody has submitted a proposal for urn:ogf:{snid}: and it is not reserved.")
-    return render(request, "registry/review/snid_history.html",
-                  {"snid": namespace.snid if namespace else snid, "namespace": namespace, "proposals": proposals})
-
+    return render(
+        request,
+        "registry/review/snid_history.html",
+        {"snid": namespace.snid if namespace else snid, "namespace": namespace, "proposals": proposals},
+    )

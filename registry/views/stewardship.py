@@ -20,13 +20,19 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import rules
-from ..models import Namespace
 from ..errors import Conflict, NotAllowed, ServiceError
-from .errors import NextStep, error_page, forbidden
+from ..models import Namespace
 from ..stewardship import outcomes, services
 from ..stewardship.changes import CHANGE_KINDS, in_force_prefetch, kinds_offered
 from ..stewardship.facts import bases_of, facts_of, request_facts
-from ..stewardship.forms import ChangeRequestReasonForm, DeprecateForm, InviteForm, OrcidDisplayForm, PublicNameForm, StewardAddForm
+from ..stewardship.forms import (
+    ChangeRequestReasonForm,
+    DeprecateForm,
+    InviteForm,
+    OrcidDisplayForm,
+    PublicNameForm,
+    StewardAddForm,
+)
 from ..stewardship.models import Steward
 from ..stewardship.selectors import (
     change_requests_pending,
@@ -38,6 +44,7 @@ from ..stewardship.selectors import (
     stewards_active,
     stewards_invited,
 )
+from .errors import NextStep, error_page, forbidden
 
 
 def _namespace(snid: str) -> Namespace:
@@ -57,9 +64,14 @@ def page(rule=rules.can_see_stewardship, refusal: str = ""):
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not rule(request.user, namespace):
-                return forbidden(request, (refusal or "Only the stewards of urn:ogf:{snid}: and the GFD editors "
-                                           "can manage it. Its public page shows who its stewards are.").format(
-                                               snid=namespace.snid))
+                return forbidden(
+                    request,
+                    (
+                        refusal
+                        or "Only the stewards of urn:ogf:{snid}: and the GFD editors "
+                        "can manage it. Its public page shows who its stewards are."
+                    ).format(snid=namespace.snid),
+                )
             return view(request, namespace, *args, **kwargs)
 
         return wrapper
@@ -68,37 +80,94 @@ def page(rule=rules.can_see_stewardship, refusal: str = ""):
 
 
 STEWARDS_ONLY = "Only the stewards of urn:ogf:{snid}: can ask for changes or invite stewards."
-EDITORS_ONLY = ("Only a GFD editor who is not a steward of urn:ogf:{snid}: can add or remove its stewards or "
-                "deprecate it.")
+EDITORS_ONLY = (
+    "Only a GFD editor who is not a steward of urn:ogf:{snid}: can add or remove its stewards or deprecate it."
+)
 
 
 # --- the two pages every step goes through ----------------------------------------------------------
 
 
-def form_page(request, namespace, *, title: str, lead: str, forms, outcome, button: str, errors=(),
-              status: int = 200, details=None):
+def form_page(
+    request,
+    namespace,
+    *,
+    title: str,
+    lead: str,
+    forms,
+    outcome,
+    button: str,
+    errors=(),
+    status: int = 200,
+    details=None,
+):
     """A step's form, filled with what was typed (or what stands), what went wrong, and what it will do."""
-    return render(request, "registry/stewardship/form.html", {
-        "namespace": namespace, "title": title, "lead": lead, "forms": forms, "outcome": outcome,
-        "button": button, "errors": list(errors), "details": details or [],
-        "cancel": _stewardship_url(namespace)}, status=status)
+    return render(
+        request,
+        "registry/stewardship/form.html",
+        {
+            "namespace": namespace,
+            "title": title,
+            "lead": lead,
+            "forms": forms,
+            "outcome": outcome,
+            "button": button,
+            "errors": list(errors),
+            "details": details or [],
+            "cancel": _stewardship_url(namespace),
+        },
+        status=status,
+    )
 
 
-def confirm_page(request, namespace, *, title: str, lead: str, outcome, button: str, hidden=(), forms=(),
-                 facts=None, details=None, danger: bool = False, editable: bool = True, errors=(),
-                 status: int = 200, cancel: str = "", extra=None):
+def confirm_page(
+    request,
+    namespace,
+    *,
+    title: str,
+    lead: str,
+    outcome,
+    button: str,
+    hidden=(),
+    forms=(),
+    facts=None,
+    details=None,
+    danger: bool = False,
+    editable: bool = True,
+    errors=(),
+    status: int = 200,
+    cancel: str = "",
+    extra=None,
+):
     """What the step will do, and the button that does it; ``hidden``: what the form sent, sent again."""
-    return render(request, "registry/stewardship/confirm.html", {
-        "namespace": namespace, "title": title, "lead": lead, "outcome": outcome, "button": button,
-        "hidden": list(hidden), "forms": forms, "facts": facts, "details": details or [], "danger": danger,
-        "editable": editable, "errors": list(errors), "cancel": cancel or _stewardship_url(namespace),
-        **(extra or {})}, status=status)
+    return render(
+        request,
+        "registry/stewardship/confirm.html",
+        {
+            "namespace": namespace,
+            "title": title,
+            "lead": lead,
+            "outcome": outcome,
+            "button": button,
+            "hidden": list(hidden),
+            "forms": forms,
+            "facts": facts,
+            "details": details or [],
+            "danger": danger,
+            "editable": editable,
+            "errors": list(errors),
+            "cancel": cancel or _stewardship_url(namespace),
+            **(extra or {}),
+        },
+        status=status,
+    )
 
 
 def hidden_of(request, forms) -> list[tuple[str, str]]:
     """The forms' fields as they were sent: carried by the confirmation page, checked again on confirming."""
-    return [(form.add_prefix(name), request.POST.get(form.add_prefix(name), ""))
-            for form in forms for name in form.fields]
+    return [
+        (form.add_prefix(name), request.POST.get(form.add_prefix(name), "")) for form in forms for name in form.fields
+    ]
 
 
 def _stewardship_url(namespace) -> str:
@@ -137,9 +206,15 @@ def stewardship(request, namespace):
     is_steward = rules.is_steward(user, namespace)
     deprecation = deprecation_of(namespace)
     in_force_prefetch([namespace])
-    kinds = [{"kind": kind, "form": kind.form(initial=kind.initial(kind.current(namespace)), prefix=kind.name),
-              "reason": reason_form(kind)}
-             for kind in kinds_offered() if not (kind.name == "deprecation" and deprecation is not None)]
+    kinds = [
+        {
+            "kind": kind,
+            "form": kind.form(initial=kind.initial(kind.current(namespace)), prefix=kind.name),
+            "reason": reason_form(kind),
+        }
+        for kind in kinds_offered()
+        if not (kind.name == "deprecation" and deprecation is not None)
+    ]
     requests = list(change_requests_pending(namespace))
     bases = bases_of(requests)
     for item in requests:
@@ -147,15 +222,22 @@ def stewardship(request, namespace):
         item.facts = request_facts(item, base=bases.get(item.pk))
     own = Steward.objects.filter(namespace=namespace, user=user, state="active").first()
     context = {
-        "namespace": namespace, "is_steward": is_steward, "can_decide": rules.can_decide_for_snid(user, namespace),
-        "stewards": _of(namespace, stewards_active(namespace)), "invited": _of(namespace, stewards_invited(namespace)),
-        "requests": requests, "history": full_history(namespace),
-        "kinds": kinds, "deprecation": deprecation, "own": own,
+        "namespace": namespace,
+        "is_steward": is_steward,
+        "can_decide": rules.can_decide_for_snid(user, namespace),
+        "stewards": _of(namespace, stewards_active(namespace)),
+        "invited": _of(namespace, stewards_invited(namespace)),
+        "requests": requests,
+        "history": full_history(namespace),
+        "kinds": kinds,
+        "deprecation": deprecation,
+        "own": own,
         "own_orcid": orcid_of(user) if own else "",
         "name_form": PublicNameForm(initial={"public_name": public_name(user)}, prefix="name"),
         "orcid_form": OrcidDisplayForm(prefix="orcid"),
         "invite_form": InviteForm(prefix="invite"),
-        "add_form": StewardAddForm(prefix="add"), "deprecate_form": DeprecateForm(prefix="deprecate"),
+        "add_form": StewardAddForm(prefix="add"),
+        "deprecate_form": DeprecateForm(prefix="deprecate"),
     }
     with rules.stewardships_remembered(user):  # the page asks the rules once per steward listed
         return render(request, "registry/stewardship/page.html", context)
@@ -184,8 +266,17 @@ def change_request(request, namespace, kind):
     title = f"{asking} of urn:ogf:{namespace.snid}:"
 
     def again(errors=(), status=400):
-        return form_page(request, namespace, title=title, lead=_lead(change), forms=[form, why], outcome=outcome,
-                         button="Show what will change", errors=errors, status=status)
+        return form_page(
+            request,
+            namespace,
+            title=title,
+            lead=_lead(change),
+            forms=[form, why],
+            outcome=outcome,
+            button="Show what will change",
+            errors=errors,
+            status=status,
+        )
 
     if data is None or "edit" in data:
         return again(status=200)
@@ -193,31 +284,47 @@ def change_request(request, namespace, kind):
         return again()
     raw = {name: data.get(form.add_prefix(name), "") for name in change.form.base_fields}
     try:
-        change, cleaned, reason = services.change_request_check(namespace, kind, raw, request.user,
-                                                                reason=why.cleaned_data["reason"])
+        change, cleaned, reason = services.change_request_check(
+            namespace, kind, raw, request.user, reason=why.cleaned_data["reason"]
+        )
     except NotAllowed as exc:
         return forbidden(request, exc.message)
     except ServiceError as exc:
         return again([exc.message])
     if data.get("confirm") == "yes":
-        return acted(request, lambda: services.change_request_create(namespace, kind, raw, request.user,
-                                                                      reason=reason),
-                     f"Your request is sent: {_asked(change)}; an editor will approve or decline it, and you and "
-                     "the other stewards will be told by e-mail.", again=again, back=_stewardship_url(namespace))
-    return confirm_page(request, namespace, title=f"Check your request: {asking.lower()}", lead=(
-        "Nothing is sent yet. This is what you ask for, beside what stands now; an editor will see it so."),
-        outcome=outcome, button="Send the request", hidden=hidden_of(request, [form, why]),
-        facts=facts_of(change, now, cleaned), details=[("Why", reason)])
+        return acted(
+            request,
+            lambda: services.change_request_create(namespace, kind, raw, request.user, reason=reason),
+            f"Your request is sent: {_asked(change)}; an editor will approve or decline it, and you and "
+            "the other stewards will be told by e-mail.",
+            again=again,
+            back=_stewardship_url(namespace),
+        )
+    return confirm_page(
+        request,
+        namespace,
+        title=f"Check your request: {asking.lower()}",
+        lead=("Nothing is sent yet. This is what you ask for, beside what stands now; an editor will see it so."),
+        outcome=outcome,
+        button="Send the request",
+        hidden=hidden_of(request, [form, why]),
+        facts=facts_of(change, now, cleaned),
+        details=[("Why", reason)],
+    )
 
 
 def _lead(change) -> str:
     if change.name == "resolvers":
-        return ("The lines below are the SNID's resolvers as they stand. Change, add or remove lines so that they "
-                "list every resolver as it should be: an approved request replaces the resolvers with exactly "
-                "these lines.")
+        return (
+            "The lines below are the SNID's resolvers as they stand. Change, add or remove lines so that they "
+            "list every resolver as it should be: an approved request replaces the resolvers with exactly "
+            "these lines."
+        )
     if change.name == "deprecation":
-        return ("A deprecated SNID stays registered and its URNs stay valid, but it should no longer be used for "
-                "new identifiers; it is never reassigned or registered again. An editor decides.")
+        return (
+            "A deprecated SNID stays registered and its URNs stay valid, but it should no longer be used for "
+            "new identifiers; it is never reassigned or registered again. An editor decides."
+        )
     return "The form starts from the values in force. An editor decides; the approved version itself never changes."
 
 
@@ -225,17 +332,26 @@ def _asked(change) -> str:
     return "a deprecation of the SNID" if change.name == "deprecation" else f"a change of the {change.what}"
 
 
-def account_step(request, namespace, action: str, form_class, *, title: str, lead: str, confirm: str, button: str,
-                 done: str):
+def account_step(
+    request, namespace, action: str, form_class, *, title: str, lead: str, confirm: str, button: str, done: str
+):
     """A step that names an account — a steward's invitation, an editor's addition: its form, then what it
     will do (``confirm``, ``done``: sentences with {person} and {snid}), then the step itself."""
     data = request.POST if request.method == "POST" else None
     form = form_class(data=data, prefix=action)
 
     def again(errors=(), status=400):
-        return form_page(request, namespace, title=title, lead=lead, forms=[form],
-                         outcome=outcomes.steward_form(namespace, action, request.user),
-                         button="Show what will happen", errors=errors, status=status)
+        return form_page(
+            request,
+            namespace,
+            title=title,
+            lead=lead,
+            forms=[form],
+            outcome=outcomes.steward_form(namespace, action, request.user),
+            button="Show what will happen",
+            errors=errors,
+            status=status,
+        )
 
     if data is None or "edit" in data:
         return again(status=200)
@@ -248,25 +364,40 @@ def account_step(request, namespace, action: str, form_class, *, title: str, lea
         return again([exc.message])
     words = {"person": person(user), "snid": namespace.snid}
     if data.get("confirm") == "yes":
-        return acted(request, lambda: services.steward_transition(namespace, action, request.user, user=user,
-                                                                  reason=reason),
-                     done.format(**words), again=again, back=_stewardship_url(namespace))
-    return confirm_page(request, namespace, title=confirm.format(**words), lead=lead,
-                        outcome=outcomes.steward_outcome(namespace, action, user,
-                                                         inviter=request.user if action == "invite" else None),
-                        button=button, hidden=hidden_of(request, [form]),
-                        details=_person_details(user) + [(form.fields["reason"].label, reason)])
+        return acted(
+            request,
+            lambda: services.steward_transition(namespace, action, request.user, user=user, reason=reason),
+            done.format(**words),
+            again=again,
+            back=_stewardship_url(namespace),
+        )
+    return confirm_page(
+        request,
+        namespace,
+        title=confirm.format(**words),
+        lead=lead,
+        outcome=outcomes.steward_outcome(namespace, action, user, inviter=request.user if action == "invite" else None),
+        button=button,
+        hidden=hidden_of(request, [form]),
+        details=_person_details(user) + [(form.fields["reason"].label, reason)],
+    )
 
 
 @page(rules.can_request_change, STEWARDS_ONLY)
 def steward_invite(request, namespace):
     """A steward invites another account; an editor confirms or declines (``decisions.invitation_decide``)."""
     return account_step(
-        request, namespace, "invite", InviteForm, title=f"Invite a steward of urn:ogf:{namespace.snid}:",
+        request,
+        namespace,
+        "invite",
+        InviteForm,
+        title=f"Invite a steward of urn:ogf:{namespace.snid}:",
         lead="The person you invite acts for the SNID as you do once an editor confirms the invitation.",
-        confirm="Confirm: invite {person}", button="Send the invitation",
+        confirm="Confirm: invite {person}",
+        button="Send the invitation",
         done="{person} is invited; an editor will confirm or decline the invitation, and everyone concerned is "
-             "told by e-mail.")
+        "told by e-mail.",
+    )
 
 
 def _person_details(user) -> list[tuple[str, str]]:
@@ -285,8 +416,9 @@ def steward_orcid(request, namespace):
         return forbidden(request, "Only a steward chooses what is shown beside their own name.")
     show = request.POST.get("orcid-show_orcid") == "on" or request.POST.get("show_orcid") == "on"
     services.steward_show_orcid(steward, request.user, show)
-    messages.success(request, "Your ORCID iD is shown beside your name." if show else
-                     "Your ORCID iD is no longer shown.")
+    messages.success(
+        request, "Your ORCID iD is shown beside your name." if show else "Your ORCID iD is no longer shown."
+    )
     return redirect("registry:stewardship", namespace.snid)
 
 
@@ -304,6 +436,8 @@ def steward_name(request, namespace):
         messages.error(request, exc.message)
         return redirect("registry:stewardship", namespace.snid)
     name = public_name(request.user)
-    messages.success(request, f"Public pages now name you “{name}”." if name else
-                     "Public pages now list you as a steward without a name.")
+    messages.success(
+        request,
+        f"Public pages now name you “{name}”." if name else "Public pages now list you as a steward without a name.",
+    )
     return redirect("registry:stewardship", namespace.snid)

@@ -17,8 +17,6 @@ from django.urls import reverse
 
 from .. import rules
 from ..errors import ServiceError
-from .errors import NextStep, error_page, forbidden
-from .review import editor_required
 from ..stewardship import outcomes, services
 from ..stewardship.changes import CHANGE_KINDS, in_force_prefetch
 from ..stewardship.facts import bases_of, request_facts
@@ -31,6 +29,8 @@ from ..stewardship.selectors import (
     person,
     snids_without_steward,
 )
+from .errors import NextStep, error_page, forbidden
+from .review import editor_required
 from .stewardship import (
     EDITORS_ONLY,
     _person_details,
@@ -55,35 +55,59 @@ QUEUE_SHOWN = 50
 @page(rules.can_decide_for_snid, EDITORS_ONLY)
 def steward_add(request, namespace):
     return account_step(
-        request, namespace, "add", StewardAddForm, title=f"Add a steward of urn:ogf:{namespace.snid}:",
+        request,
+        namespace,
+        "add",
+        StewardAddForm,
+        title=f"Add a steward of urn:ogf:{namespace.snid}:",
         lead="A steward acts for the SNID: asks for changes, invites stewards and proposes new versions. You cannot "
-             "add yourself; another editor does.",
-        confirm="Confirm: add {person} as a steward", button="Add the steward",
-        done="{person} is now a steward of urn:ogf:{snid}:; the stewards are told by e-mail.")
+        "add yourself; another editor does.",
+        confirm="Confirm: add {person} as a steward",
+        button="Add the steward",
+        done="{person} is now a steward of urn:ogf:{snid}:; the stewards are told by e-mail.",
+    )
 
 
 @page(rules.can_decide_for_snid, EDITORS_ONLY)
 def steward_remove(request, namespace, pk):
     steward = get_object_or_404(Steward.objects.select_related("user", "namespace"), pk=pk, namespace=namespace)
     if steward.state != StewardState.ACTIVE:
-        return error_page(request, 409, "This has moved on", f"{person(steward.user)} is not a steward of "
-                          f"urn:ogf:{namespace.snid}: any more.", [NextStep("Back", _stewardship_url(namespace))])
+        return error_page(
+            request,
+            409,
+            "This has moved on",
+            f"{person(steward.user)} is not a steward of urn:ogf:{namespace.snid}: any more.",
+            [NextStep("Back", _stewardship_url(namespace))],
+        )
     data = request.POST if request.method == "POST" else None
     form = ReasonForm(data=data, prefix="remove")
     back = _stewardship_url(namespace)
 
     def again(errors=(), status=400):
-        return confirm_page(request, namespace, title=f"Confirm: remove {person(steward.user)} as a steward",
-                            lead=f"{person(steward.user)} will no longer act for urn:ogf:{namespace.snid}:.",
-                            outcome=outcomes.steward_outcome(namespace, "remove", steward.user),
-                            button="Remove the steward", forms=[form], danger=True, editable=False, errors=errors,
-                            details=_person_details(steward.user), status=status)
+        return confirm_page(
+            request,
+            namespace,
+            title=f"Confirm: remove {person(steward.user)} as a steward",
+            lead=f"{person(steward.user)} will no longer act for urn:ogf:{namespace.snid}:.",
+            outcome=outcomes.steward_outcome(namespace, "remove", steward.user),
+            button="Remove the steward",
+            forms=[form],
+            danger=True,
+            editable=False,
+            errors=errors,
+            details=_person_details(steward.user),
+            status=status,
+        )
 
     if data is None or not form.is_valid():
         return again(status=200 if data is None else 400)
-    return acted(request, lambda: services.steward_remove(steward, request.user, reason=form.cleaned_data["reason"]),
-                 f"{person(steward.user)} is no longer a steward; the stewards are told by e-mail.",
-                 again=again, back=back)
+    return acted(
+        request,
+        lambda: services.steward_remove(steward, request.user, reason=form.cleaned_data["reason"]),
+        f"{person(steward.user)} is no longer a steward; the stewards are told by e-mail.",
+        again=again,
+        back=back,
+    )
 
 
 # --- deprecation ---------------------------------------------------------------------------------
@@ -95,16 +119,29 @@ def deprecate(request, namespace):
     form = DeprecateForm(data=data, prefix="deprecate")
     title = f"Deprecate urn:ogf:{namespace.snid}:"
     if deprecation_of(namespace) is not None:
-        return error_page(request, 409, "This has moved on", f"urn:ogf:{namespace.snid}: is deprecated already.",
-                          [NextStep("Withdraw the deprecation", reverse("registry:stewardship_undeprecate",
-                                                                        args=[namespace.snid]))])
+        return error_page(
+            request,
+            409,
+            "This has moved on",
+            f"urn:ogf:{namespace.snid}: is deprecated already.",
+            [NextStep("Withdraw the deprecation", reverse("registry:stewardship_undeprecate", args=[namespace.snid]))],
+        )
 
     def again(errors=(), status=400):
-        return form_page(request, namespace, title=title, lead=(
-            "A deprecated SNID stays registered and its URNs stay valid, but new identifiers should use its "
-            "successor; it is never reassigned or registered again."), forms=[form],
-            outcome=outcomes.deprecation_outcome(namespace, "deprecate"), button="Show what will happen",
-            errors=errors, status=status)
+        return form_page(
+            request,
+            namespace,
+            title=title,
+            lead=(
+                "A deprecated SNID stays registered and its URNs stay valid, but new identifiers should use its "
+                "successor; it is never reassigned or registered again."
+            ),
+            forms=[form],
+            outcome=outcomes.deprecation_outcome(namespace, "deprecate"),
+            button="Show what will happen",
+            errors=errors,
+            status=status,
+        )
 
     if data is None or "edit" in data:
         return again(status=200)
@@ -115,17 +152,31 @@ def deprecate(request, namespace):
     except ServiceError as exc:
         return again([exc.message])
     if data.get("confirm") == "yes":
-        return acted(request, lambda: services.snid_deprecate(namespace, request.user,
-                                                              reason=form.cleaned_data["reason"],
-                                                              successor=heir.snid if heir else ""),
-                     f"urn:ogf:{namespace.snid}: is deprecated; its page is now a tombstone and its stewards are "
-                     "told by e-mail.", again=again, back=_stewardship_url(namespace))
-    details = [("Reason (public)", form.cleaned_data["reason"]),
-               ("Successor", f"urn:ogf:{heir.snid}:" if heir else "none named")]
-    return confirm_page(request, namespace, title=f"Confirm: deprecate urn:ogf:{namespace.snid}:", lead=(
-        "The SNID will be marked deprecated at once."), outcome=outcomes.deprecation_outcome(
-            namespace, "deprecate", successor=heir), button="Deprecate", danger=True,
-        hidden=hidden_of(request, [form]), details=details)
+        return acted(
+            request,
+            lambda: services.snid_deprecate(
+                namespace, request.user, reason=form.cleaned_data["reason"], successor=heir.snid if heir else ""
+            ),
+            f"urn:ogf:{namespace.snid}: is deprecated; its page is now a tombstone and its stewards are "
+            "told by e-mail.",
+            again=again,
+            back=_stewardship_url(namespace),
+        )
+    details = [
+        ("Reason (public)", form.cleaned_data["reason"]),
+        ("Successor", f"urn:ogf:{heir.snid}:" if heir else "none named"),
+    ]
+    return confirm_page(
+        request,
+        namespace,
+        title=f"Confirm: deprecate urn:ogf:{namespace.snid}:",
+        lead=("The SNID will be marked deprecated at once."),
+        outcome=outcomes.deprecation_outcome(namespace, "deprecate", successor=heir),
+        button="Deprecate",
+        danger=True,
+        hidden=hidden_of(request, [form]),
+        details=details,
+    )
 
 
 @page(rules.can_deprecate, EDITORS_ONLY)
@@ -133,8 +184,9 @@ def undeprecate(request, namespace):
     deprecation = deprecation_of(namespace)
     back = _stewardship_url(namespace)
     if deprecation is None:
-        return error_page(request, 409, "This has moved on", f"urn:ogf:{namespace.snid}: is not deprecated.",
-                          [NextStep("Back", back)])
+        return error_page(
+            request, 409, "This has moved on", f"urn:ogf:{namespace.snid}: is not deprecated.", [NextStep("Back", back)]
+        )
     data = request.POST if request.method == "POST" else None
     form = ReasonForm(data=data, prefix="undeprecate")
     details = [("Deprecated since", deprecation.deprecated_at.date().isoformat()), ("Because", deprecation.reason)]
@@ -142,18 +194,29 @@ def undeprecate(request, namespace):
         details.append(("Successor", f"urn:ogf:{deprecation.successor.snid}:"))
 
     def again(errors=(), status=400):
-        return confirm_page(request, namespace, title=f"Confirm: withdraw the deprecation of urn:ogf:{namespace.snid}:",
-                            lead="The SNID will be current again.", details=details,
-                            outcome=outcomes.deprecation_outcome(namespace, "undeprecate"),
-                            button="Withdraw the deprecation", forms=[form], editable=False, errors=errors,
-                            status=status)
+        return confirm_page(
+            request,
+            namespace,
+            title=f"Confirm: withdraw the deprecation of urn:ogf:{namespace.snid}:",
+            lead="The SNID will be current again.",
+            details=details,
+            outcome=outcomes.deprecation_outcome(namespace, "undeprecate"),
+            button="Withdraw the deprecation",
+            forms=[form],
+            editable=False,
+            errors=errors,
+            status=status,
+        )
 
     if data is None or not form.is_valid():
         return again(status=200 if data is None else 400)
-    return acted(request,
-                 lambda: services.snid_undeprecate(namespace, request.user, reason=form.cleaned_data["reason"]),
-                 f"The deprecation of urn:ogf:{namespace.snid}: is withdrawn; its stewards are told by e-mail.",
-                 again=again, back=back)
+    return acted(
+        request,
+        lambda: services.snid_undeprecate(namespace, request.user, reason=form.cleaned_data["reason"]),
+        f"The deprecation of urn:ogf:{namespace.snid}: is withdrawn; its stewards are told by e-mail.",
+        again=again,
+        back=back,
+    )
 
 
 # --- the editors' queue --------------------------------------------------------------------------
@@ -161,8 +224,9 @@ def undeprecate(request, namespace):
 
 def _orcids(users) -> dict[int, str]:
     """Verified ORCID iDs of ``users`` (linked by signing in with ORCID), in one query."""
-    return dict(SocialAccount.objects.filter(user_id__in={u.pk for u in users}, provider="orcid")
-                .values_list("user_id", "uid"))
+    return dict(
+        SocialAccount.objects.filter(user_id__in={u.pk for u in users}, provider="orcid").values_list("user_id", "uid")
+    )
 
 
 @editor_required
@@ -185,7 +249,8 @@ def stewardship_queue(request):
             item.orcid = orcids.get(item.user_id, "")
             item.refusal = services.steward_refusal("confirm", request.user, item.namespace, item.user, item)
         context = {
-            "requests": requests, "requests_count": pending.count() if len(requests) == QUEUE_SHOWN else len(requests),
+            "requests": requests,
+            "requests_count": pending.count() if len(requests) == QUEUE_SHOWN else len(requests),
             "invitations": invitations,
             # The first ORPHANED_SHOWN by name, and how many in all: the page stays bounded however many there are.
             "orphaned": list(orphaned.only("snid")[:ORPHANED_SHOWN]),
@@ -206,9 +271,14 @@ def change_decide(request, pk):
     namespace, kind = item.namespace, CHANGE_KINDS.get(item.kind)
     back = [NextStep("The editors' stewardship queue", _queue_url())]
     if item.state != ChangeState.PENDING or kind is None:
-        return error_page(request, 409, "This has moved on", f"This request was already "
-                          f"{item.get_state_display().lower()}" + (f" by {person(item.decided_by)}." if item.decided_by
-                                                                    else "."), back)
+        return error_page(
+            request,
+            409,
+            "This has moved on",
+            f"This request was already "
+            f"{item.get_state_display().lower()}" + (f" by {person(item.decided_by)}." if item.decided_by else "."),
+            back,
+        )
     refusal = services.change_refusal(request.user, item)
     if refusal:
         return forbidden(request, refusal, back)
@@ -225,20 +295,33 @@ def change_decide(request, pk):
     def again(errors=(), status=400):
         asked = "a deprecation" if kind.name == "deprecation" else f"to change the {kind.what}"
         return confirm_page(
-            request, namespace, title=f"Confirm: {decision} the request {asked} of urn:ogf:{namespace.snid}:",
+            request,
+            namespace,
+            title=f"Confirm: {decision} the request {asked} of urn:ogf:{namespace.snid}:",
             lead=f"{person(item.requested_by)} asked on {item.created_at:%Y-%m-%d}.",
             outcome=outcomes.change_decided(item, kind, decision, summary=kind.summary(move)),
-            facts=request_facts(item, base=base), details=[("Why", item.reason)], forms=[form],
-            hidden=[("decision", decision)], button=move.label,
-            danger=decision == "decline", editable=False, errors=errors, status=status, cancel=_queue_url())
+            facts=request_facts(item, base=base),
+            details=[("Why", item.reason)],
+            forms=[form],
+            hidden=[("decision", decision)],
+            button=move.label,
+            danger=decision == "decline",
+            editable=False,
+            errors=errors,
+            status=status,
+            cancel=_queue_url(),
+        )
 
     if data is None or not form.is_valid():
         return again(status=200 if data is None else 400)
     done = "approved and public" if decision == "approve" else "declined"
-    return acted(request, lambda: services.change_request_transition(item, decision, request.user,
-                                                                     note=form.cleaned_data["note"]),
-                 f"The request of urn:ogf:{namespace.snid}: is {done}; the stewards are told by e-mail.",
-                 again=again, back=_queue_url())
+    return acted(
+        request,
+        lambda: services.change_request_transition(item, decision, request.user, note=form.cleaned_data["note"]),
+        f"The request of urn:ogf:{namespace.snid}: is {done}; the stewards are told by e-mail.",
+        again=again,
+        back=_queue_url(),
+    )
 
 
 @editor_required
@@ -262,20 +345,32 @@ def invitation_decide(request, pk):
 
     def again(errors=(), status=400):
         return confirm_page(
-            request, namespace, title=f"Confirm: {decision} the invitation of {person(steward.user)}",
+            request,
+            namespace,
+            title=f"Confirm: {decision} the invitation of {person(steward.user)}",
             lead=f"{person(steward.invited_by)} invited {person(steward.user)} to act for urn:ogf:{namespace.snid}: "
-                 f"on {steward.created_at:%Y-%m-%d}.",
+            f"on {steward.created_at:%Y-%m-%d}.",
             outcome=outcomes.steward_outcome(namespace, decision, steward.user, inviter=steward.invited_by),
-            details=_person_details(steward.user) + [("Why", steward.reason)], forms=[form],
-            hidden=[("decision", decision)], button="Confirm the invitation" if decision == "confirm" else
-            "Decline the invitation", danger=decision == "decline", editable=False, errors=errors, status=status,
-            cancel=_queue_url())
+            details=_person_details(steward.user) + [("Why", steward.reason)],
+            forms=[form],
+            hidden=[("decision", decision)],
+            button="Confirm the invitation" if decision == "confirm" else "Decline the invitation",
+            danger=decision == "decline",
+            editable=False,
+            errors=errors,
+            status=status,
+            cancel=_queue_url(),
+        )
 
     if data is None or not form.is_valid():
         return again(status=200 if data is None else 400)
     done = "now a steward" if decision == "confirm" else "not added"
-    return acted(request, lambda: services.steward_invitation_decide(steward, request.user,
-                                                                     confirm=decision == "confirm",
-                                                                     note=form.cleaned_data["note"]),
-                 f"{person(steward.user)} is {done}; everyone concerned is told by e-mail.", again=again,
-                 back=_queue_url())
+    return acted(
+        request,
+        lambda: services.steward_invitation_decide(
+            steward, request.user, confirm=decision == "confirm", note=form.cleaned_data["note"]
+        ),
+        f"{person(steward.user)} is {done}; everyone concerned is told by e-mail.",
+        again=again,
+        back=_queue_url(),
+    )

@@ -20,6 +20,5 @@ urlpatterns = [
     path("urn/<str:snid>/stewardship/undeprecate/", decisions.undeprecate, name="stewardship_undeprecate"),
     path("review/stewardship/", decisions.stewardship_queue, name="stewardship_queue"),
     path("review/stewardship/change/<int:pk>/", decisions.change_decide, name="stewardship_change_decide"),
-    path("review/stewardship/invitation/<int:pk>/", decisions.invitation_decide,
-         name="stewardship_invitation_decide"),
+    path("review/stewardship/invitation/<int:pk>/", decisions.invitation_decide, name="stewardship_invitation_decide"),
 ]

@@ -19,8 +19,9 @@ from ..models import Comment
 
 
 def _thread(request, pk) -> Comment:
-    thread = get_object_or_404(Comment.objects.select_related("proposal", "proposal__submitter"), pk=pk,
-                               parent__isnull=True)
+    thread = get_object_or_404(
+        Comment.objects.select_related("proposal", "proposal__submitter"), pk=pk, parent__isnull=True
+    )
     if not rules.can_see_review(request.user, thread.proposal):
         raise Http404("There is no such thread.")
     return thread
@@ -28,20 +29,27 @@ def _thread(request, pk) -> Comment:
 
 def _back(request, thread: Comment):
     target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                           require_https=request.is_secure()):
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         target = thread.proposal.get_absolute_url()
     return redirect(target.split("#")[0] + f"#thread-{thread.pk}")
 
 
 #: What a person can do in a thread: the service, and what the page then says.
 ACTS = {
-    "reply": (lambda request, thread, text: services.comment_reply(thread, request.user, text),
-              lambda request, thread: _replied(request, thread)),
-    "resolve": (lambda request, thread, text: services.thread_resolve(thread, request.user),
-                lambda request, thread: "Thread marked resolved. Reopen it if there is more to say."),
-    "reopen": (lambda request, thread, text: services.thread_reopen(thread, request.user),
-               lambda request, thread: "Thread reopened."),
+    "reply": (
+        lambda request, thread, text: services.comment_reply(thread, request.user, text),
+        lambda request, thread: _replied(request, thread),
+    ),
+    "resolve": (
+        lambda request, thread, text: services.thread_resolve(thread, request.user),
+        lambda request, thread: "Thread marked resolved. Reopen it if there is more to say.",
+    ),
+    "reopen": (
+        lambda request, thread, text: services.thread_reopen(thread, request.user),
+        lambda request, thread: "Thread reopened.",
+    ),
 }
 
 
@@ -67,8 +75,11 @@ def _act(request, pk, act: str) -> object:
 
 
 def _replied(request, thread) -> str:
-    other = ("the GFD editors" if rules.is_submitter(request.user, thread.proposal)
-             else thread.proposal.submitter.get_username())
+    other = (
+        "the GFD editors"
+        if rules.is_submitter(request.user, thread.proposal)
+        else thread.proposal.submitter.get_username()
+    )
     return f"Reply added; {other} can read it in the thread."
 
 

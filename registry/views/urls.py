@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
-from .stewardship_urls import urlpatterns as stewardship_urlpatterns
 from . import accounts, help, identity, imports, proposals, public, review, threads
+from .stewardship_urls import urlpatterns as stewardship_urlpatterns
 
 app_name = "registry"
 
@@ -18,8 +18,11 @@ urlpatterns = [
     path("urn/<str:snid>/", public.namespace_detail, name="namespace_detail"),
     path("urn/<str:snid>/diff/", public.namespace_diff, name="namespace_diff"),
     path("urn/<str:snid>/<int:version>/", public.namespace_detail, name="namespace_version"),
-    re_path(r"^urn/(?P<snid>[^/]+)/(?P<version>\d+)/registration\.(?P<fmt>md|txt)$", public.namespace_document,
-            name="namespace_document"),
+    re_path(
+        r"^urn/(?P<snid>[^/]+)/(?P<version>\d+)/registration\.(?P<fmt>md|txt)$",
+        public.namespace_document,
+        name="namespace_document",
+    ),
     # the documentation, for people without the source
     path("help/", help.help_index, name="help_index"),
     path("help/<slug:slug>/", help.help_page, name="help_page"),
@@ -38,8 +41,11 @@ urlpatterns = [
     path("proposals/<int:pk>/check/", proposals.proposal_check, name="proposal_check"),
     re_path(r"^proposals/(?P<pk>\d+)/export\.(?P<fmt>md|txt)$", proposals.proposal_export, name="proposal_export"),
     path("proposals/<int:pk>/reserve/", proposals.reservation_request, name="proposal_reserve"),
-    re_path(r"^proposals/(?P<pk>\d+)/(?P<action>submit|withdraw|pull_back)/$", proposals.proposal_action,
-            name="proposal_action"),
+    re_path(
+        r"^proposals/(?P<pk>\d+)/(?P<action>submit|withdraw|pull_back)/$",
+        proposals.proposal_action,
+        name="proposal_action",
+    ),
     # the review conversation (applicant and editors)
     path("threads/<int:pk>/reply/", threads.thread_reply, name="thread_reply"),
     path("threads/<int:pk>/resolve/", threads.thread_resolve, name="thread_resolve"),

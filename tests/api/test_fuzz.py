@@ -37,14 +37,34 @@ def test_api_fuzzing_finds_no_server_error_or_schema_violation(live_server, sett
     demo.demo_load(accounts["applicant"][0], accounts["editor"][0])
     token = Token.objects.create(user=accounts["editor"][0])
     binary = Path(sys.executable).with_name("schemathesis")
-    command = [str(binary) if binary.exists() else shutil.which("schemathesis") or "schemathesis", "run",
-               f"{live_server.url}/api/schema/", "--checks", "all",
-               "--exclude-checks", "positive_data_acceptance,negative_data_rejection,ignored_auth",
-               "--max-examples", os.environ.get("FUZZ_EXAMPLES", "25"), "--seed", "20261122",
-               "-H", f"Authorization: Token {token.key}", "--workers", "1",
-               "--report", "junit", "--report-dir", str(tmp_path)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_HOOKS": ""})
+    command = [
+        str(binary) if binary.exists() else shutil.which("schemathesis") or "schemathesis",
+        "run",
+        f"{live_server.url}/api/schema/",
+        "--checks",
+        "all",
+        "--exclude-checks",
+        "positive_data_acceptance,negative_data_rejection,ignored_auth",
+        "--max-examples",
+        os.environ.get("FUZZ_EXAMPLES", "25"),
+        "--seed",
+        "20261122",
+        "-H",
+        f"Authorization: Token {token.key}",
+        "--workers",
+        "1",
+        "--report",
+        "junit",
+        "--report-dir",
+        str(tmp_path),
+    ]
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_HOOKS": ""},
+    )
     summary = result.stdout[-12000:]
     assert result.returncode == 0, summary
     assert "No issues found" in result.stdout or " 0 failures" in result.stdout or "passed" in summary, summary

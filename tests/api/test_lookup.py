@@ -32,8 +32,13 @@ def test_lookup_contract_for_a_valid_urn(client, demo_registry):
         "valid": True,
         "grammar_checked": True,
         "errors": [],
-        "registration": {"snid": "example", "version": 1, "url": f"{settings.SITE_URL}/urn/example/",
-                         "status": "registered", "successor": None},
+        "registration": {
+            "snid": "example",
+            "version": 1,
+            "url": f"{settings.SITE_URL}/urn/example/",
+            "status": "registered",
+            "successor": None,
+        },
     }
 
 
@@ -41,8 +46,9 @@ def test_lookup_contract_for_a_valid_urn(client, demo_registry):
 def test_lookup_of_an_invalid_urn_says_why(client, demo_registry):
     body = lookup(client, "urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1").json()
     assert (body["registered"], body["valid"]) == (True, False)
-    assert body["errors"] == ["The URN does not match the grammar's rule 'EXAMPLE-URN'. "
-                              "At character 66 ('m'): expected a digit (rule INDEX)."]
+    assert body["errors"] == [
+        "The URN does not match the grammar's rule 'EXAMPLE-URN'. At character 66 ('m'): expected a digit (rule INDEX)."
+    ]
 
 
 @pytest.mark.django_db
@@ -65,18 +71,22 @@ def test_unregistered_and_pending_snids_are_invalid(client, demo_registry):
 def test_lookup_syntax_error_is_located(client, demo_registry):
     body = lookup(client, "urn:ogf:example:a%zz").json()
     assert (body["registered"], body["valid"], body["normalized"]) == (True, False, None)
-    assert body["errors"] == ["'%' at character 18 must be followed by two hexadecimal digits "
-                              "(a percent-encoded octet)."]
+    assert body["errors"] == [
+        "'%' at character 18 must be followed by two hexadecimal digits (a percent-encoded octet)."
+    ]
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("query", "message"), [
-    ({}, "Give the URN to look up"),
-    ({"urn": ""}, "Give the URN to look up"),
-    ({"urn": "urn:isbn:0451450523"}, "is not a urn:ogf: URN"),
-    ({"urn": "http://example.org/"}, "is not a urn:ogf: URN"),
-    ({"urn": "urn:ogf:example:" + "a" * 5000}, "the limit is 4,096"),
-])
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({}, "Give the URN to look up"),
+        ({"urn": ""}, "Give the URN to look up"),
+        ({"urn": "urn:isbn:0451450523"}, "is not a urn:ogf: URN"),
+        ({"urn": "http://example.org/"}, "is not a urn:ogf: URN"),
+        ({"urn": "urn:ogf:example:" + "a" * 5000}, "the limit is 4,096"),
+    ],
+)
 def test_lookup_400s_say_what_is_wrong(client, query, message):
     response = client.get("/api/lookup/", query)
     assert response.status_code == 400
@@ -100,9 +110,13 @@ def test_lookup_is_usable_from_other_origins(client, demo_registry):
 
 @pytest.mark.django_db
 def test_lookup_preflight_lets_a_script_revalidate_with_if_none_match(client, demo_registry):
-    preflight = client.options("/api/lookup/", {"urn": "urn:ogf:fdc:a.b:2002:x"}, HTTP_ORIGIN="https://nsi.example.org",
-                               HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
-                               HTTP_ACCESS_CONTROL_REQUEST_HEADERS="if-none-match")
+    preflight = client.options(
+        "/api/lookup/",
+        {"urn": "urn:ogf:fdc:a.b:2002:x"},
+        HTTP_ORIGIN="https://nsi.example.org",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="if-none-match",
+    )
     assert preflight.status_code == 200
     assert "if-none-match" in preflight["Access-Control-Allow-Headers"].lower()
 
@@ -120,7 +134,8 @@ def test_lookup_runs_no_query_once_warm(client, demo_registry, django_assert_num
 
 @pytest.mark.django_db
 def test_validators_preloaded_at_start_answer_every_snids_first_lookup_without_a_query(
-        client, demo_registry, django_assert_num_queries):
+    client, demo_registry, django_assert_num_queries
+):
     from registry.lookup import registry_index, validators_preload
 
     index = registry_index()
@@ -158,6 +173,7 @@ def test_index_is_invalidated_when_a_version_is_approved(client, django_capture_
 @pytest.mark.django_db
 def test_other_processes_see_a_new_version_through_the_stamp(client, monkeypatch):
     import registry.lookup as lookup_module
+
     urn = "urn:ogf:example:cluster:2009:example.net:42"
     assert lookup(client, urn).json()["registered"] is False
     proposal_factory(state="approved")  # on_commit does not run here: like another process
@@ -171,6 +187,7 @@ def test_other_processes_see_a_new_version_through_the_stamp(client, monkeypatch
 @override_settings(REGISTRY_ANON_RATE="3/min")
 def test_anonymous_lookups_are_throttled_with_retry_after(client):
     from django.core.cache import cache
+
     cache.clear()
     codes = [lookup(client, "urn:ogf:x:y").status_code for _ in range(4)]
     response = lookup(client, "urn:ogf:x:y")
@@ -185,8 +202,12 @@ def test_anonymous_lookups_are_throttled_with_retry_after(client):
 
 @pytest.mark.django_db
 def test_validate_keeps_order_and_answers_like_lookup(client, demo_registry):
-    urns = ["urn:ogf:fdc:example.com:2002:A572007", "not-a-urn", "urn:ogf:example:cluster:2009:example.net:42",
-            "urn:ogf:urn-5:x"]
+    urns = [
+        "urn:ogf:fdc:example.com:2002:A572007",
+        "not-a-urn",
+        "urn:ogf:example:cluster:2009:example.net:42",
+        "urn:ogf:urn-5:x",
+    ]
     response = client.post("/api/validate/", {"urns": urns}, content_type="application/json")
     results = response.json()["results"]
     assert [r["urn"] for r in results] == urns
@@ -206,12 +227,15 @@ def test_validate_accepts_10000_and_refuses_more(client, demo_registry):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("body", "message"), [
-    ('{"urns": "urn:ogf:a:b"}', 'Send a JSON object {"urns"'),
-    ("[]", 'Send a JSON object {"urns"'),
-    ('{"urns": [1]}', "urns[0] must be a string."),
-    ("{not json", "JSON parse error"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('{"urns": "urn:ogf:a:b"}', 'Send a JSON object {"urns"'),
+        ("[]", 'Send a JSON object {"urns"'),
+        ('{"urns": [1]}', "urns[0] must be a string."),
+        ("{not json", "JSON parse error"),
+    ],
+)
 def test_validate_400s_say_what_is_wrong(client, body, message):
     response = client.post("/api/validate/", body, content_type="application/json")
     assert response.status_code == 400
@@ -230,21 +254,23 @@ def test_lookups_never_compile_a_grammar(client, demo_registry, monkeypatch):
     monkeypatch.setattr(compiler, "_compile", refuse)
     for urn in ("urn:ogf:example:cluster:2009:example.net:42", "urn:ogf:fdc:example.com:2002:A572007"):
         assert lookup(client, urn).json()["valid"] is True
-    response = client.post("/api/validate/", {"urns": ["urn:ogf:fdc:a.b:2002:x"] * 3},
-                           content_type="application/json")
+    response = client.post("/api/validate/", {"urns": ["urn:ogf:fdc:a.b:2002:x"] * 3}, content_type="application/json")
     assert [r["valid"] for r in response.json()["results"]] == [True] * 3
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query", [
-    "urn=urn:ogf:example:%00abc",
-    "urn=urn:ogf:example:%FF%FE",
-    "urn=urn:ogf:%E2%84%AAelvin:x",  # KELVIN SIGN, a look-alike of K
-    "urn=urn:ogf:%EF%BD%85xample:x",  # fullwidth e
-    "urn=urn:ogf:..%2F..:x",
-    "urn=" + "urn:ogf:a:" + "b" * 100_000,
-    "urn=urn:ogf:example:x&urn=urn:ogf:other:y",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "urn=urn:ogf:example:%00abc",
+        "urn=urn:ogf:example:%FF%FE",
+        "urn=urn:ogf:%E2%84%AAelvin:x",  # KELVIN SIGN, a look-alike of K
+        "urn=urn:ogf:%EF%BD%85xample:x",  # fullwidth e
+        "urn=urn:ogf:..%2F..:x",
+        "urn=" + "urn:ogf:a:" + "b" * 100_000,
+        "urn=urn:ogf:example:x&urn=urn:ogf:other:y",
+    ],
+)
 def test_hostile_lookups_get_a_clear_answer_never_a_500(client, demo_registry, query):
     response = client.get("/api/lookup/?" + query)
     assert response.status_code in (200, 400)
@@ -253,13 +279,16 @@ def test_hostile_lookups_get_a_clear_answer_never_a_500(client, demo_registry, q
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("body", "content_type"), [
-    ("[" * 5000 + "]" * 5000, "application/json"),
-    ('{"urns": ' + "[" * 3000 + "]" * 3000 + "}", "application/json"),
-    ("urns=urn:ogf:a:b", "application/x-www-form-urlencoded"),
-    (b"\xff\xfe\x00", "application/json"),
-    ('{"urns": null}', "application/json"),
-])
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        ("[" * 5000 + "]" * 5000, "application/json"),
+        ('{"urns": ' + "[" * 3000 + "]" * 3000 + "}", "application/json"),
+        ("urns=urn:ogf:a:b", "application/x-www-form-urlencoded"),
+        (b"\xff\xfe\x00", "application/json"),
+        ('{"urns": null}', "application/json"),
+    ],
+)
 def test_hostile_bodies_get_a_4xx_never_a_500(client, body, content_type):
     response = client.post("/api/validate/", body, content_type=content_type)
     assert 400 <= response.status_code < 500
@@ -437,8 +466,9 @@ def test_lookups_are_answered_from_the_index_while_the_database_is_lost(client, 
         assert confirmed - 5 <= as_of <= confirmed + 1
         assert answer["Cache-Control"] == "public, max-age=60, no-cache"
         assert lookup(client, "urn:ogf:nosuchsnid:x").json()["registered"] is False
-        batch = client.post("/api/validate/", {"urns": [REGISTERED, "urn:ogf:nosuchsnid:x"]},
-                            content_type="application/json")
+        batch = client.post(
+            "/api/validate/", {"urns": [REGISTERED, "urn:ogf:nosuchsnid:x"]}, content_type="application/json"
+        )
         assert [item["registered"] for item in batch.json()["results"]] == [True, False]
         not_loaded = lookup(client, "urn:ogf:fdc:a")  # fdc's validator needs a query
     assert (not_loaded.status_code, not_loaded["Retry-After"]) == (503, "30")

@@ -63,25 +63,33 @@ def test_review_queue_is_for_editors(client, people, who, status):
 def test_state_is_read_only_and_changes_only_through_actions(client, people):
     proposal = proposal_factory(people["submitter"])
     as_user(client, people["submitter"])
-    assert client.patch(f"/api/proposals/{proposal.pk}/", {"state": "approved"},
-                        content_type="application/json").status_code == 405
+    assert (
+        client.patch(
+            f"/api/proposals/{proposal.pk}/", {"state": "approved"}, content_type="application/json"
+        ).status_code
+        == 405
+    )
     response = client.post(f"/api/proposals/{proposal.pk}/actions/submit/", {}, content_type="application/json")
     assert (response.status_code, response.json()["state"]) == (200, "submitted")
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("who", "action", "status"), [
-    ("submitter", "approve", 403),
-    ("other", "approve", 404),
-    ("editor", "approve", 200),
-    ("editor", "withdraw", 403),
-    ("editor", "frobnicate", 404),
-    ("editor", "reject", 400),  # needs a comment
-])
+@pytest.mark.parametrize(
+    ("who", "action", "status"),
+    [
+        ("submitter", "approve", 403),
+        ("other", "approve", 404),
+        ("editor", "approve", 200),
+        ("editor", "withdraw", 403),
+        ("editor", "frobnicate", 404),
+        ("editor", "reject", 400),  # needs a comment
+    ],
+)
 def test_actions_use_the_service_and_its_rules(client, people, who, action, status):
     proposal = proposal_factory(people["submitter"], state="submitted")
-    response = as_user(client, people[who]).post(f"/api/proposals/{proposal.pk}/actions/{action}/", {},
-                                                 content_type="application/json")
+    response = as_user(client, people[who]).post(
+        f"/api/proposals/{proposal.pk}/actions/{action}/", {}, content_type="application/json"
+    )
     assert response.status_code == status
     assert "detail" in response.json() or status == 200
 
@@ -91,8 +99,9 @@ def test_second_decision_is_a_409_already_decided(client, people):
     proposal = proposal_factory(people["submitter"], state="submitted")
     as_user(client, people["editor"])
     client.post(f"/api/proposals/{proposal.pk}/actions/approve/", {}, content_type="application/json")
-    response = client.post(f"/api/proposals/{proposal.pk}/actions/reject/", {"comment": "no"},
-                           content_type="application/json")
+    response = client.post(
+        f"/api/proposals/{proposal.pk}/actions/reject/", {"comment": "no"}, content_type="application/json"
+    )
     assert response.status_code == 409
     assert response.json()["detail"] == "This proposal is already approved; it cannot be rejected now."
     assert Proposal.objects.get(pk=proposal.pk).state == "approved"

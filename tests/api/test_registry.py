@@ -18,9 +18,16 @@ def test_snid_list_contract(client, demo_registry):
     first = body["results"][0]
     assert set(first) == LIST_KEYS
     assert [r["status"] for r in body["results"]] == ["registered", "deprecated"]  # the demo deprecates fdc
-    assert first["document"] == {"reference": "GFD.191", "url": "https://www.ogf.org/documents/GFD.191.pdf",
-                                 "status": "published"}
-    assert (first["url"], first["api_url"], first["version"]) == (f"{SITE}/urn/example/", f"{SITE}/api/snids/example/", 1)
+    assert first["document"] == {
+        "reference": "GFD.191",
+        "url": "https://www.ogf.org/documents/GFD.191.pdf",
+        "status": "published",
+    }
+    assert (first["url"], first["api_url"], first["version"]) == (
+        f"{SITE}/urn/example/",
+        f"{SITE}/api/snids/example/",
+        1,
+    )
 
 
 @pytest.mark.django_db
@@ -40,12 +47,14 @@ def _queries(client, path) -> int:
 @pytest.mark.django_db
 def test_snid_list_query_count_is_constant(client):
     from ..factories import proposal_factory
+
     for index in range(2):
         proposal_factory(state="approved", snid=f"few{index}")
     few = _queries(client, "/api/snids/")
     for index in range(10):
         proposal_factory(state="approved", snid=f"many{index}")
     from registry.lookup import registry_invalidate
+
     registry_invalidate()
     assert _queries(client, "/api/snids/") == few <= 4
 
@@ -55,13 +64,23 @@ def test_snid_detail_has_every_section_and_the_versions(client, demo_registry):
     body = client.get("/api/snids/EXAMPLE/").json()
     assert (body["snid"], body["status"], body["url"]) == ("example", "registered", f"{SITE}/urn/example/")
     current = body["current"]
-    assert set(current["sections"]) >= {"syntactic_structure", "lexical_equivalence", "scope",
-                                        "identifier_assignment", "immutability"}
+    assert set(current["sections"]) >= {
+        "syntactic_structure",
+        "lexical_equivalence",
+        "scope",
+        "identifier_assignment",
+        "immutability",
+    }
     assert current["grammar"]["rule"] == "EXAMPLE-URN"
     assert (current["equivalence"], current["max_length"]) == (["case-insensitive"], 255)
     assert len(current["examples"]["valid"]) == 4
-    assert body["versions"] == [{"version": 1, "registration_date": current["registration_date"],
-                                 "api_url": f"{SITE}/api/snids/example/versions/1/"}]
+    assert body["versions"] == [
+        {
+            "version": 1,
+            "registration_date": current["registration_date"],
+            "api_url": f"{SITE}/api/snids/example/versions/1/",
+        }
+    ]
     # The demo changed the contact after approval: the SNID shows it, the version stays as approved.
     version = client.get("/api/snids/example/versions/1/").json()
     assert current["registrant"]["public_contact"] == "urn-registry@example.org"
@@ -73,12 +92,21 @@ def test_snid_detail_has_every_section_and_the_versions(client, demo_registry):
 @pytest.mark.django_db
 def test_reserved_snid_has_status_and_no_content(client):
     import datetime as dt
+
     editor = user_factory(editor=True)
     until = dt.date.today() + dt.timedelta(days=300)
     services.namespace_reserve("nsi", editor, until=until, reason="NSI WG")
     body = client.get("/api/snids/nsi/").json()
-    assert body == {"snid": "nsi", "status": "reserved", "deprecation": None, "reserved_until": until.isoformat(), "current": None,
-                    "versions": [], "url": None, "api_url": f"{SITE}/api/snids/nsi/"}
+    assert body == {
+        "snid": "nsi",
+        "status": "reserved",
+        "deprecation": None,
+        "reserved_until": until.isoformat(),
+        "current": None,
+        "versions": [],
+        "url": None,
+        "api_url": f"{SITE}/api/snids/nsi/",
+    }
 
 
 @pytest.mark.django_db
@@ -86,8 +114,7 @@ def test_unknown_snid_or_version_is_a_json_404_with_suggestions(client, demo_reg
     response = client.get("/api/snids/exampel/")
     assert response.status_code == 404
     assert response.json()["detail"].endswith("Similar registered SNIDs: example.")
-    assert client.get("/api/snids/example/versions/9/").json() == {
-        "detail": "urn:ogf:example: has no version 9."}
+    assert client.get("/api/snids/example/versions/9/").json() == {"detail": "urn:ogf:example: has no version 9."}
 
 
 @pytest.mark.django_db
@@ -111,15 +138,27 @@ def test_snid_detail_shows_resolvers_with_status_and_last_check(client, demo_reg
     from registry.resolution.models import Resolver
 
     resolver = Resolver.objects.current().get(namespace__snid="fdc")
-    record(resolver, ProbeResult(False, "https://fdc.example.org/resolve?urn=x", 503, 120, "HTTP 503"),
-           now=timezone.now())
+    record(
+        resolver, ProbeResult(False, "https://fdc.example.org/resolve?urn=x", 503, 120, "HTTP 503"), now=timezone.now()
+    )
     registry_invalidate()
     body = client.get("/api/snids/fdc/").json()
-    assert body["resolvers"] == [{
-        "name": "FDC resolver", "template": "https://fdc.example.org/resolve?urn={nss}", "returns": "landing",
-        "media_types": [], "primary": True, "status": "failing",
-        "last_checked_at": Resolver.objects.get(pk=resolver.pk).last_checked_at.isoformat(),
-        "last_http_code": 503, "last_latency_ms": 120, "last_error": "HTTP 503"}]
+    assert body["resolvers"] == [
+        {
+            "name": "FDC resolver",
+            "template": "https://fdc.example.org/resolve?urn={nss}",
+            "returns": "landing",
+            "media_types": [],
+            "primary": True,
+            "status": "failing",
+            "last_checked_at": Resolver.objects.get(pk=resolver.pk).last_checked_at.isoformat(),
+            "last_http_code": 503,
+            "last_latency_ms": 120,
+            "last_error": "HTTP 503",
+        }
+    ]
     version = client.get("/api/snids/example/versions/1/").json()
-    assert [r["template"] for r in version["resolvers"]] == ["https://catalogue.example.net/{DOMAIN}/{INDEX}",
-                                                            "https://catalogue.example.net/api/{nss}"]
+    assert [r["template"] for r in version["resolvers"]] == [
+        "https://catalogue.example.net/{DOMAIN}/{INDEX}",
+        "https://catalogue.example.net/api/{nss}",
+    ]

@@ -19,9 +19,11 @@ def test_every_api_endpoint_is_in_the_schema():
     documented = set(schema["paths"])
     resolver = get_resolver()
     api = next(p for p in resolver.url_patterns if str(p.pattern) == "api/")
-    routes = {"/api/" + str(p.pattern).replace("<str:", "{").replace("<int:", "{").replace(">", "}").replace("{pk}", "{id}")
-              for p in api.url_patterns if getattr(p, "name", None)
-              and p.name not in {"schema", "docs", "redoc", "redoc_bundle"}}
+    routes = {
+        "/api/" + str(p.pattern).replace("<str:", "{").replace("<int:", "{").replace(">", "}").replace("{pk}", "{id}")
+        for p in api.url_patterns
+        if getattr(p, "name", None) and p.name not in {"schema", "docs", "redoc", "redoc_bundle"}
+    }
     assert routes == documented
 
 
@@ -41,6 +43,7 @@ def test_schema_and_docs_are_served_without_a_cdn(client):
 @pytest.mark.django_db
 def test_schema_speaks_to_users_and_links_back_to_the_site(settings):
     import json
+
     schema = SchemaGenerator().get_schema(request=None, public=True)
     text = json.dumps(schema)
     for internal in ("fast_method", "per-request work", "DRF", "CSRF", "registry.lookup", "orjson"):
@@ -61,7 +64,8 @@ def test_schema_types_the_resolvers_and_their_status():
     components = schema["components"]["schemas"]
     assert components["Snid"]["properties"]["resolvers"]["items"] == {"$ref": "#/components/schemas/ResolverStatus"}
     assert components["Version"]["properties"]["resolvers"]["items"] == {
-        "$ref": "#/components/schemas/DeclaredResolver"}
+        "$ref": "#/components/schemas/DeclaredResolver"
+    }
     status = components["ResolverStatus"]["properties"]
     assert {"status", "last_checked_at", "last_http_code", "last_latency_ms", "template"} <= set(status)
     assert components["ResolverStatusEnum"]["enum"] == ["unknown", "up", "failing", "down"]

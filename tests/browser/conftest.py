@@ -15,8 +15,15 @@ import pytest
 from ..conftest import require_external
 
 CHROMIUM = os.environ.get("REGISTRY_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 @pytest.fixture(scope="session")
@@ -25,8 +32,11 @@ def chromium():
         from playwright.sync_api import sync_playwright
     except ImportError:
         sync_playwright = None
-    require_external("Chromium", sync_playwright is not None and Path(CHROMIUM).exists(),
-                     f"install Debian's chromium package ({CHROMIUM}) and the playwright package")
+    require_external(
+        "Chromium",
+        sync_playwright is not None and Path(CHROMIUM).exists(),
+        f"install Debian's chromium package ({CHROMIUM}) and the playwright package",
+    )
     # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
     # between browser steps are ordinary synchronous code.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

@@ -36,7 +36,9 @@ def axe_violations(page) -> list[str]:
           const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}});
           return result.violations.map(v => `${v.id} (${v.nodes.length}): ` +
             v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
-        }""", AXE_TAGS)
+        }""",
+        AXE_TAGS,
+    )
     return found
 
 
@@ -47,8 +49,9 @@ def site(transactional_db):
     applicant, editor = accounts["applicant"][0], accounts["editor"][0]
     long = services.proposal_create(data_factory(snid=LONG_SNID, title="The longest SNID there can be"), applicant)
     services.proposal_transition(long, "submit", applicant)
-    registered = services.proposal_create(data_factory(snid=LONG_REGISTERED, title="A registered SNID as long as "
-                                                       "there can be"), applicant)
+    registered = services.proposal_create(
+        data_factory(snid=LONG_REGISTERED, title="A registered SNID as long as there can be"), applicant
+    )
     services.proposal_transition(registered, "submit", applicant)
     services.proposal_transition(registered, "approve", editor, override_reason="Test data.")
     round_two = services.proposal_create(data_factory(snid="second-round", title="A second round"), applicant)
@@ -62,8 +65,9 @@ def site(transactional_db):
 
 
 def _context(chromium, live_server, width):
-    context = chromium.new_context(base_url=live_server.url, viewport={"width": width, "height": 900},
-                                   reduced_motion="reduce")
+    context = chromium.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}, reduced_motion="reduce"
+    )
     context.set_default_timeout(20_000)
     return context
 
@@ -82,7 +86,8 @@ def test_railroad_core_rule_notes_sit_between_the_rails(chromium, live_server, s
         page.goto("/urn/example/")
         page.locator("details", has_text="Railroad diagrams").first.evaluate("d => d.open = true")
         page.locator("text.comment").first.wait_for()
-        gaps = page.evaluate("""() => Array.from(document.querySelectorAll('svg.railroad-diagram text.comment')).map(t => {
+        gaps = page.evaluate("""() => Array.from(
+          document.querySelectorAll('svg.railroad-diagram text.comment')).map(t => {
             const [left, right] = Array.from(t.parentNode.querySelectorAll(':scope > path')).map(p => p.getBBox());
             const box = t.getBBox();
             return {text: t.textContent, start: box.x, end: box.x + box.width,
@@ -131,7 +136,9 @@ def test_header_navigation_wraps_flush_left_at_375_px(chromium, live_server, sit
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize(("who", "path"), [("editor", "/review/"), ("applicant", "/proposals/"), ("anonymous", "/urn/")])
+@pytest.mark.parametrize(
+    ("who", "path"), [("editor", "/review/"), ("applicant", "/proposals/"), ("anonymous", "/urn/")]
+)
 def test_list_labels_at_375_px_keep_a_space_before_their_values(chromium, live_server, site, who, path):
     context = _context(chromium, live_server, 375)
     page = context.new_page()
@@ -158,7 +165,8 @@ def test_accessibility_of_a_panel_while_it_loads(chromium, live_server, site):
         page.locator("details.lazy > summary").first.click()
         page.locator("details.lazy[aria-busy=true]").first.wait_for()
         assert "loading" in page.evaluate(
-            "getComputedStyle(document.querySelector('details.lazy[aria-busy=true] > summary'), '::after').content")
+            "getComputedStyle(document.querySelector('details.lazy[aria-busy=true] > summary'), '::after').content"
+        )
         violations = axe_violations(page)
         for route in held:
             route.continue_()

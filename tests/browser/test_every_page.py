@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -53,8 +53,10 @@ LONG_REGISTERED = "c" * 16 + "-" + "d" * 15
 LONG_INVALID = "urn:ogf:wide:" + "x" * 40 + ":" + "0123456789" * 8 + ":no-such-part-in-the-grammar-at-all"
 #: An example the grammar accepts though it is listed invalid: its line is quoted, marked, under the field.
 LONG_ACCEPTED = "urn:ogf:long-example:cluster:2009:" + ".".join(["abcdefghij" * 6] * 3) + ":42"
-BROKEN_GRAMMAR = ('WIDE = "urn:ogf:wide:" NAME ":" YEAR\nNAME = 1*40ALPHA\nYEAR = 4DIGIT ; Year in Gregorian '
-                  'calendar\nSITE = ALPHA *31( ALPHA / DIGIT / "-"\n')
+BROKEN_GRAMMAR = (
+    'WIDE = "urn:ogf:wide:" NAME ":" YEAR\nNAME = 1*40ALPHA\nYEAR = 4DIGIT ; Year in Gregorian '
+    'calendar\nSITE = ALPHA *31( ALPHA / DIGIT / "-"\n'
+)
 
 
 @dataclass(frozen=True)
@@ -128,14 +130,17 @@ def import_nothing(page, site):
 def withdraw_an_approved_proposal(page, site):
     """A form sent after the proposal's state changed (another tab, an old page): the conflict page."""
     page.goto(f"/proposals/{site['judged']}/")
-    page.evaluate("""(action) => {
+    page.evaluate(
+        """(action) => {
       const form = document.createElement('form');
       form.method = 'post';
       form.action = action;
       form.appendChild(document.querySelector('input[name=csrfmiddlewaretoken]').cloneNode());
       document.body.appendChild(form);
       form.submit();
-    }""", f"/proposals/{site['judged']}/withdraw/")
+    }""",
+        f"/proposals/{site['judged']}/withdraw/",
+    )
     page.wait_for_load_state()
 
 
@@ -198,6 +203,7 @@ def _applicant_action(label: str, name: str) -> Callable:
     def action(page, site):
         page.goto(f"/proposals/{site[name]}/")
         page.get_by_role("button", name=label).click()
+
     return action
 
 
@@ -254,6 +260,7 @@ def _decision(name: str, button: str, message: str = "") -> Callable:
         if message:
             page.get_by_label("Message to the applicant").fill(message)
         page.get_by_role("button", name=button).click()
+
     return action
 
 
@@ -293,16 +300,35 @@ def start_a_new_version(page, site):
 
 WALKS: dict[str, list[str | Step]] = {
     "anonymous": [
-        "/urn/", "/urn/?q=exam&sort=-date", "/urn/example/", "/urn/example/1/", "/urn/example/2/",
-        f"/urn/{LONG_REGISTERED}/", "/urn/fdc/", "/urn/example/diff/", "/urn/example/diff/?from=1&to=2",
-        "/urn/search/", "/urn/search/?q=grid", "/urn/search/?q=nothing-matches-this",
+        "/urn/",
+        "/urn/?q=exam&sort=-date",
+        "/urn/example/",
+        "/urn/example/1/",
+        "/urn/example/2/",
+        f"/urn/{LONG_REGISTERED}/",
+        "/urn/fdc/",
+        "/urn/example/diff/",
+        "/urn/example/diff/?from=1&to=2",
+        "/urn/search/",
+        "/urn/search/?q=grid",
+        "/urn/search/?q=nothing-matches-this",
         "/urn/search/?urn=urn:ogf:example:cluster:2009:example.net:42",
         "/urn/search/?urn=urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1",
-        "/urn/unregistered/", "/no-such-page/",
-        "/accounts/login/", "/accounts/password_reset/", "/accounts/password_reset/done/", "/accounts/reset/done/",
-        "/accounts/reset/MQ/not-a-token/", "/accounts/signup/", "/accounts/signup/sent/", "/accounts/inactive/",
-        "/accounts/social/login/cancelled/", "/accounts/social/login/error/", "/proposals/",
-        "/help/", *(f"/help/{slug}/" for slug in help_pages.PAGES),
+        "/urn/unregistered/",
+        "/no-such-page/",
+        "/accounts/login/",
+        "/accounts/password_reset/",
+        "/accounts/password_reset/done/",
+        "/accounts/reset/done/",
+        "/accounts/reset/MQ/not-a-token/",
+        "/accounts/signup/",
+        "/accounts/signup/sent/",
+        "/accounts/inactive/",
+        "/accounts/social/login/cancelled/",
+        "/accounts/social/login/error/",
+        "/proposals/",
+        "/help/",
+        *(f"/help/{slug}/" for slug in help_pages.PAGES),
         act("a URN checked on an SNID's page", check_a_urn_on_an_snid_page),
         act("log-in refused", log_in_refused),
         act("the header's search", search_from_the_header),
@@ -312,12 +338,26 @@ WALKS: dict[str, list[str | Step]] = {
         act("confirmed and signed in", confirm_and_sign_in),
     ],
     "applicant": [
-        "/proposals/", "/proposals/{img}/", "/proposals/{newsml}/", "/proposals/{newsml}/edit/",
-        "/proposals/{newsml}/edit/diagrams/", "/proposals/{wide}/", "/proposals/{wide}/edit/",
-        "/proposals/{judged}/", "/proposals/{version2}/", f"/proposals/{{{LONG_SNID}}}/",
-        "/proposals/{long-example}/", "/proposals/{long-example}/edit/",
-        "/proposals/new/", "/proposals/import/", "/accounts/identities/", "/accounts/social/connections/",
-        "/review/", "/admin/", "/proposals/{img}/edit/", "/proposals/{judged}/edit/",
+        "/proposals/",
+        "/proposals/{img}/",
+        "/proposals/{newsml}/",
+        "/proposals/{newsml}/edit/",
+        "/proposals/{newsml}/edit/diagrams/",
+        "/proposals/{wide}/",
+        "/proposals/{wide}/edit/",
+        "/proposals/{judged}/",
+        "/proposals/{version2}/",
+        f"/proposals/{{{LONG_SNID}}}/",
+        "/proposals/{long-example}/",
+        "/proposals/{long-example}/edit/",
+        "/proposals/new/",
+        "/proposals/import/",
+        "/accounts/identities/",
+        "/accounts/social/connections/",
+        "/review/",
+        "/admin/",
+        "/proposals/{img}/edit/",
+        "/proposals/{judged}/edit/",
         act("a new proposal with errors", new_proposal_with_errors),
         act("an import with nothing to read", import_nothing),
         act("a conflict: withdrawing an approved proposal", withdraw_an_approved_proposal),
@@ -336,10 +376,24 @@ WALKS: dict[str, list[str | Step]] = {
         act("the imported draft", create_the_imported_draft),
     ],
     "editor": [
-        "/review/", "/review/?state=approved", "/review/?q=no-such-proposal&sort=threads", "/review/{img}/", "/review/{second-round}/", "/review/{example}/",
-        "/review/{judged}/", "/review/{version2}/", "/review/{version3}/", f"/review/{{{LONG_SNID}}}/",
-        "/review/{img}/diagrams/", "/review/{version3}/diff/", "/review/reservations/", "/review/snid/example/",
-        "/urn/example/resolvers/edit/", "/admin/", "/admin/registry/proposal/", "/admin/registry/proposal/{img}/change/",
+        "/review/",
+        "/review/?state=approved",
+        "/review/?q=no-such-proposal&sort=threads",
+        "/review/{img}/",
+        "/review/{second-round}/",
+        "/review/{example}/",
+        "/review/{judged}/",
+        "/review/{version2}/",
+        "/review/{version3}/",
+        f"/review/{{{LONG_SNID}}}/",
+        "/review/{img}/diagrams/",
+        "/review/{version3}/diff/",
+        "/review/reservations/",
+        "/review/snid/example/",
+        "/urn/example/resolvers/edit/",
+        "/admin/",
+        "/admin/registry/proposal/",
+        "/admin/registry/proposal/{img}/change/",
         act("a thread started", start_a_thread),
         act("judgements recorded", record_judgements),
         act("approval over failing checks", _decision("urn-5", "Approve and register…")),
@@ -350,7 +404,10 @@ WALKS: dict[str, list[str | Step]] = {
         act("a reservation granted", grant_a_reservation),
     ],
     "steward": [
-        "/proposals/", "/proposals/new/", "/urn/example/", "/accounts/identities/",
+        "/proposals/",
+        "/proposals/new/",
+        "/urn/example/",
+        "/accounts/identities/",
         act("a new version started", start_a_new_version),
     ],
 }
@@ -358,8 +415,14 @@ WALKS: dict[str, list[str | Step]] = {
 #: Pages being reworked elsewhere: WCAG rules and width only for now (not yet best practices, nor their
 #: words). Move a line into its role's walk (above) to hold it to everything.
 ELSEWHERE: dict[str, list[str | Step]] = {
-    "anonymous": ["/log/", "/resolve/", "/resolve/?urn=urn:ogf:unregistered:x", "/urn:ogf:",
-                  "/urn:ogf:unregistered:x", "/urn:ogf:example:not-valid"],
+    "anonymous": [
+        "/log/",
+        "/resolve/",
+        "/resolve/?urn=urn:ogf:unregistered:x",
+        "/urn:ogf:",
+        "/urn:ogf:unregistered:x",
+        "/urn:ogf:example:not-valid",
+    ],
     "applicant": ["/urn/example/stewardship/"],
     "editor": ["/review/stewardship/", "/urn/example/stewardship/"],
     "steward": ["/urn/example/stewardship/"],
@@ -391,8 +454,9 @@ def site(transactional_db):
     services.proposal_transition(round_two, "submit", applicant)
     # Judged (all four satisfied) and approved: its findings and its panel tell one story.
     judged = submitted(data_factory(snid="judged", title="Judged and approved"))
-    services.judgements_set(judged, editor, {c: (True, "") for c in ("scope", "snid-durable", "subdelegation",
-                                                                      "immutability")})
+    services.judgements_set(
+        judged, editor, {c: (True, "") for c in ("scope", "snid-durable", "subdelegation", "immutability")}
+    )
     services.proposal_transition(judged, "approve", editor, override_reason="Test data.")
     # Version 2 of urn:ogf:example:, approved.
     example = Namespace.objects.by_snid("example").select_related("current").get()
@@ -402,15 +466,23 @@ def site(transactional_db):
     # To be approved by the walk.
     submitted(rebased(data_factory(title="Clusters"), "clusters"))
     # A draft with a grammar that does not parse, a long invalid example and an editor's thread.
-    wide = services.proposal_create(data_factory(
-        snid="wide", title="Wide examples", grammar={"abnf": BROKEN_GRAMMAR, "rule": "WIDE"},
-        examples={"valid": ["urn:ogf:wide:abc:2009"], "invalid": [LONG_INVALID], "equivalent": []}), applicant)
+    wide = services.proposal_create(
+        data_factory(
+            snid="wide",
+            title="Wide examples",
+            grammar={"abnf": BROKEN_GRAMMAR, "rule": "WIDE"},
+            examples={"valid": ["urn:ogf:wide:abc:2009"], "invalid": [LONG_INVALID], "equivalent": []},
+        ),
+        applicant,
+    )
     wide = services.proposal_transition(wide, "submit", applicant)
     services.thread_start(wide, editor, "Who assigns the names?", section="scope")
     services.proposal_transition(wide, "request_changes", editor, comment="See the thread on 4.1.")
     long_example = rebased(data_factory(title="Long examples"), "long-example")
-    long_example = dataclasses.replace(long_example, examples=dataclasses.replace(
-        long_example.examples, invalid=[*long_example.examples.invalid, LONG_ACCEPTED]))
+    long_example = dataclasses.replace(
+        long_example,
+        examples=dataclasses.replace(long_example.examples, invalid=[*long_example.examples.invalid, LONG_ACCEPTED]),
+    )
     long_example = services.proposal_create(long_example, applicant)
     services.reservation_request_create("reserve-me", applicant, reason="While we write.")
     ids = {p.snid: p.pk for p in Proposal.objects.all()}
@@ -447,19 +519,23 @@ LITERAL_MARKUP = re.compile(r"\*\*|``|\{\{|\{%")
 #: Words of the registry's own, outside what people wrote (rendered Markdown: a registration's
 #: sections, thread messages, a decision's message, the help documents; the admin's record of it),
 #: where "None." is English.
-OWN_WORDS = WORDS.replace("const out = [];", """const out = [];
-  const written = '.prose, .markdown, div.message, blockquote, details.preview, #content .readonly';""").replace(
+OWN_WORDS = WORDS.replace(
+    "const out = [];",
+    """const out = [];
+  const written = '.prose, .markdown, div.message, blockquote, details.preview, #content .readonly';""",
+).replace(
     "return NodeFilter.FILTER_ACCEPT;",
-    "return node.parentElement.closest(written) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;")
+    "return node.parentElement.closest(written) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;",
+)
 
 
 LEAKED_NONE = re.compile(r"(?<![\w-])None(?![\w-])")  # not If-None-Match
 
 
 def _starts_a_sentence(text: str, match: re.Match) -> bool:
-    """"None of the 4 judgements is recorded yet." is English; a missing value printed by Python
+    """ "None of the 4 judgements is recorded yet." is English; a missing value printed by Python
     stands where a value goes, inside a sentence ("urn:ogf:None:", "version None")."""
-    before = text[:match.start()].rstrip(" \t")
+    before = text[: match.start()].rstrip(" \t")
     return not before or before.endswith(("\n", ".", "!", "?"))
 
 
@@ -493,19 +569,28 @@ def problems(page, label: str, tags: list[str], *, panels: bool = True, words: b
     wider = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     if wider > 0:
         found.append(f"{where}: the page is {wider} px wider than the viewport")
-    for what, pattern, text in (("'None' shown", LEAKED_NONE, page.evaluate(OWN_WORDS)),
-                                ("literal markup", LITERAL_MARKUP, page.evaluate(WORDS))) if words else ():
+    for what, pattern, text in (
+        (
+            ("'None' shown", LEAKED_NONE, page.evaluate(OWN_WORDS)),
+            ("literal markup", LITERAL_MARKUP, page.evaluate(WORDS)),
+        )
+        if words
+        else ()
+    ):
         matches = [m for m in pattern.finditer(text) if pattern is not LEAKED_NONE or not _starts_a_sentence(text, m)]
         if matches:
             first = matches[0]
-            found.append(f"{where}: {what} ({len(matches)}): "
-                         f"…{' '.join(text[max(0, first.start() - 50):first.end() + 30].split())}…")
+            found.append(
+                f"{where}: {what} ({len(matches)}): "
+                f"…{' '.join(text[max(0, first.start() - 50) : first.end() + 30].split())}…"
+            )
     return found
 
 
 def walk(chromium, live_server, site, role: str, width: int, steps, tags, *, words: bool = True) -> list[str]:
-    context = chromium.new_context(base_url=live_server.url, viewport={"width": width, "height": 900},
-                                   reduced_motion="reduce")
+    context = chromium.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}, reduced_motion="reduce"
+    )
     context.set_default_timeout(20_000)
     page = context.new_page()
     found: list[str] = []
@@ -547,8 +632,9 @@ def test_pages_reworked_elsewhere_meet_wcag(chromium, live_server, site, role, w
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_api_documentation_is_clean_with_its_panels_open(chromium, live_server, transactional_db, width):
-    context = chromium.new_context(base_url=live_server.url, viewport={"width": width, "height": 900},
-                                   reduced_motion="reduce")
+    context = chromium.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}, reduced_motion="reduce"
+    )
     context.set_default_timeout(20_000)
     page = context.new_page()
     console: list[str] = []
@@ -578,7 +664,8 @@ def test_the_api_documentation_is_clean_with_its_panels_open(chromium, live_serv
         page.locator(".api-content h1").first.wait_for()
         page.evaluate("""async () => {
           for (let round = 0; round < 3; round++) {
-            for (const b of document.querySelectorAll('button[aria-expanded="false"], .collapser')) if (b.offsetParent) b.click();
+            for (const b of document.querySelectorAll('button[aria-expanded="false"], .collapser'))
+              if (b.offsetParent) b.click();
             await new Promise(r => setTimeout(r, 200));
           }
         }""")
@@ -591,11 +678,23 @@ def test_the_api_documentation_is_clean_with_its_panels_open(chromium, live_serv
 
 def test_every_page_walk_names_known_proposals():
     """A path's ``{name}`` must be one of the site's proposals (a typo would fail only in the browser)."""
-    known = {"img", "newsml", "urn-5", "example", "fdc", "second-round", "judged", "version2", "version3", "wide",
-             "clusters", "long-example",
-             LONG_SNID, LONG_REGISTERED}
+    known = {
+        "img",
+        "newsml",
+        "urn-5",
+        "example",
+        "fdc",
+        "second-round",
+        "judged",
+        "version2",
+        "version3",
+        "wide",
+        "clusters",
+        "long-example",
+        LONG_SNID,
+        LONG_REGISTERED,
+    }
     for steps in (*WALKS.values(), *ELSEWHERE.values()):
         for step in steps:
             if isinstance(step, str):
                 assert set(re.findall(r"\{([^}]+)\}", step)) <= known, step
-

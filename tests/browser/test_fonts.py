@@ -38,8 +38,10 @@ def test_pages_draw_with_the_served_fonts_and_use_what_they_preload(new_page, de
     assert used["code"].startswith('"Source Code Pro"') and used["input"].startswith('"Source Code Pro"')
     # only the Latin files, each once (the preloads are the requests the faces use)
     assert sorted(url.rsplit("/", 1)[1] for url in fonts) == [
-        "source-code-pro-latin-wght-normal.woff2", "source-sans-3-latin-wght-italic.woff2",
-        "source-sans-3-latin-wght-normal.woff2"]
+        "source-code-pro-latin-wght-normal.woff2",
+        "source-sans-3-latin-wght-italic.woff2",
+        "source-sans-3-latin-wght-normal.woff2",
+    ]
     assert not [text for text in console if "preload" in text], console
     # the page's text is drawn with the faces: measured against the system stack the width differs
     widths = page.evaluate("""() => {
@@ -58,8 +60,9 @@ def test_text_in_other_scripts_loads_only_its_own_subset(new_page, demo_site):
     """A registrant's name in Greek or Cyrillic fetches that file; Latin pages never do."""
     page = new_page()
     fonts = []
-    page.on("response", lambda response: fonts.append(response.url.rsplit("/", 1)[1])
-            if ".woff2" in response.url else None)
+    page.on(
+        "response", lambda response: fonts.append(response.url.rsplit("/", 1)[1]) if ".woff2" in response.url else None
+    )
     page.goto("/urn/")
     page.wait_for_load_state("networkidle")
     assert not [name for name in fonts if "cyrillic" in name or "greek" in name]
@@ -67,5 +70,8 @@ def test_text_in_other_scripts_loads_only_its_own_subset(new_page, demo_site):
                              document.querySelector("main").append(p); return document.fonts.ready; }""")
     page.wait_for_load_state("networkidle")
     page.wait_for_function("[...document.fonts].filter(f => f.status === 'loaded').length >= 5")
-    assert {"source-sans-3-cyrillic-wght-normal.woff2", "source-sans-3-greek-wght-normal.woff2",
-            "source-sans-3-latin-ext-wght-normal.woff2"} <= set(fonts)
+    assert {
+        "source-sans-3-cyrillic-wght-normal.woff2",
+        "source-sans-3-greek-wght-normal.woff2",
+        "source-sans-3-latin-ext-wght-normal.woff2",
+    } <= set(fonts)

@@ -31,15 +31,30 @@ def start_provider(live_server, settings):
     def start(*asserted: str) -> str:
         callback = f"{live_server.url}/accounts/social/oidc/orcid/login/callback/"
         process = subprocess.Popen(
-            [sys.executable, "-m", "tests.oidc_provider.serve", CLIENT_ID, SECRET, callback, "josiah",
-             "provider-pass-phrase-1", ORCID_ID, *asserted],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [
+                sys.executable,
+                "-m",
+                "tests.oidc_provider.serve",
+                CLIENT_ID,
+                SECRET,
+                callback,
+                "josiah",
+                "provider-pass-phrase-1",
+                ORCID_ID,
+                *asserted,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         processes.append(process)
         line = process.stdout.readline()
         assert line.startswith("LISTENING "), line + process.stdout.read()
         url = line.split()[1]
         settings.SOCIALACCOUNT_PROVIDERS = identity_provider_apps(
-            [{"id": "orcid", "name": "ORCID", "url": url, "client_id": CLIENT_ID, "secret": SECRET}])
+            [{"id": "orcid", "name": "ORCID", "url": url, "client_id": CLIENT_ID, "secret": SECRET}]
+        )
         return url
 
     yield start
@@ -76,8 +91,9 @@ def test_sign_in_with_orcid_creates_an_account_with_a_verified_orcid_id(new_page
 
 @pytest.mark.django_db(transaction=True)
 def test_link_orcid_to_an_existing_account_and_show_it_as_a_steward(new_page, provider, screenshot):
-    steward = get_user_model().objects.create_user("stella", "stella@example.org", "steward-pass-phrase-1",
-                                                   first_name="Stella", last_name="Steward")
+    steward = get_user_model().objects.create_user(
+        "stella", "stella@example.org", "steward-pass-phrase-1", first_name="Stella", last_name="Steward"
+    )
     proposal_factory(steward, state="approved", editor=user_factory(editor=True))
     page = new_page()
     login(page, "stella", "steward-pass-phrase-1")
@@ -113,8 +129,7 @@ def _sign_in_with_orcid(page, provider):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_first_sign_in_with_the_verified_address_of_an_account_asks_to_sign_in_and_link(new_page,
-                                                                                          start_provider):
+def test_a_first_sign_in_with_the_verified_address_of_an_account_asks_to_sign_in_and_link(new_page, start_provider):
     """Never a second account with the address, and never into the existing account unasked: the person
     signs in to it with the password, links ORCID there, and from then on ORCID signs them in to it."""
     stella = get_user_model().objects.create_user("stella", "stella@example.org", "steward-pass-phrase-1")
@@ -152,13 +167,15 @@ def test_a_first_sign_in_never_keeps_an_address_the_provider_did_not_verify(new_
     page.wait_for_url("**/proposals/")
     made = SocialAccount.objects.get().user
     assert made.get_username() != "stella" and made.email == "" and not made.emailaddress_set.exists()
-    assert list(get_user_model().objects.filter(email__iexact="stella@example.org").values_list(
-        "username", flat=True)) == ["stella"]
+    assert list(
+        get_user_model().objects.filter(email__iexact="stella@example.org").values_list("username", flat=True)
+    ) == ["stella"]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_first_sign_in_with_a_new_verified_address_keeps_it_and_records_how_the_account_came(
-        new_page, start_provider):
+    new_page, start_provider
+):
     from registry.accounts.models import AccountOrigin
 
     provider = start_provider("josiah@example.net", "verified")

@@ -18,7 +18,8 @@ FOCUSED = """() => {
   const e = document.activeElement;
   if (!e) return '';
   const label = e.labels && e.labels.length ? e.labels[0].innerText : '';
-  return [e.tagName, e.getAttribute('name') || '', e.id || '', (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 80), label.trim()].join('|');
+  return [e.tagName, e.getAttribute('name') || '', e.id || '',
+          (e.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 80), label.trim()].join('|');
 }"""
 
 

@@ -16,8 +16,9 @@ FIXED = ALICEGRID_MISSING_PAREN.replace('"-"\n', '"-" )\n')
 @pytest.mark.django_db(transaction=True)
 def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_page, live_server):
     user = get_user_model().objects.create_user("dana", "dana@example.org", PASSWORD)
-    proposal = proposal_factory(user, snid="alicegrid", grammar={"abnf": FIXED, "rule": ""},
-                                examples=ALICEGRID_EXAMPLES)
+    proposal = proposal_factory(
+        user, snid="alicegrid", grammar={"abnf": FIXED, "rule": ""}, examples=ALICEGRID_EXAMPLES
+    )
     page = new_page()
     login(page, "dana", PASSWORD)
     page.goto(f"/proposals/{proposal.pk}/edit/")
@@ -35,7 +36,8 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     assert "grammar-parses" not in page.locator("#workbench").inner_text()
     # Checked without saving, the line is marked under the field as a save marks it.
     expect(page.locator("#field-grammar_abnf + ol.line-marks li#grammar-line-2")).to_contain_text(
-        'Line 2, column 37: SITE = ALPHA *31( ALPHA / DIGIT / "-"')
+        'Line 2, column 37: SITE = ALPHA *31( ALPHA / DIGIT / "-"'
+    )
     assert grammar.get_attribute("aria-invalid") == "true"
     failing.get_by_role("link", name="2.1 Syntactic Structure: ABNF, line 2, column 37", exact=True).click()
     offset = len(ALICEGRID_MISSING_PAREN.split("\n")[0]) + 1 + 36
@@ -45,7 +47,8 @@ def test_missing_paren_one_finding_dependents_not_run_cursor_at_the_error(new_pa
     assert grammar.get_attribute("aria-invalid") == "true"
     assert "marked-line" in grammar.get_attribute("class")
     expect(page.locator("#field-grammar_abnf .go-to-mark li.marked")).to_have_text(
-        '\u25b6 Line 2, column 37: SITE = ALPHA *31( ALPHA / DIGIT / "-"')
+        '\u25b6 Line 2, column 37: SITE = ALPHA *31( ALPHA / DIGIT / "-"'
+    )
     # Fixed: everything is checked again, nothing left "not run" or failing.
     grammar.fill(FIXED)
     page.get_by_role("button", name="Check without saving").click()

@@ -14,11 +14,13 @@ from django.utils import timezone
 from registry import services
 
 from ..factories import proposal_factory
-from .conftest import login
 from ..test_stewardship_views import NEW_CONTACT, RESOLVERS
+from .conftest import login
 from .test_every_page import BEST_PRACTICE, WCAG, WIDTHS, problems
 
 ARCHIVE = "archive | https://archive.example.org/records/{nss} | landing"
+
+
 class Walk:
     """Each page is examined where the walk stands, as the page walk examines every page
     (tests/browser/test_every_page.py): axe-core and no horizontal scrolling."""
@@ -30,14 +32,14 @@ class Walk:
     def examine(self, page, label, *, best_practice: bool = True):
         """WCAG 2.2 A and AA, and axe's best practices on the stewardship pages (the public SNID page's
         own headings are checked by tests/browser/test_accessibility.py)."""
-        self.failures += problems(page, label, BEST_PRACTICE if best_practice else WCAG, panels=False,
-                                  words=False)
+        self.failures += problems(page, label, BEST_PRACTICE if best_practice else WCAG, panels=False, words=False)
 
 
 def _people():
     users = get_user_model().objects
-    steward = users.create_user("stella", "stella@example.org", "steward-pass-phrase-1",
-                                first_name="Stella", last_name="Steward")
+    steward = users.create_user(
+        "stella", "stella@example.org", "steward-pass-phrase-1", first_name="Stella", last_name="Steward"
+    )
     editors = []
     for name in ("eddie", "edna"):
         editor = users.create_user(name, f"{name}@example.org", "editor-pass-phrase-1")
@@ -59,8 +61,9 @@ def test_a_stewards_requests_and_the_editors_decisions_at_both_widths(chromium, 
     _people()
     mail.outbox.clear()  # the registrations' own mails
     walk = Walk(width)
-    context = chromium.new_context(base_url=live_server.url, viewport={"width": width, "height": 900},
-                                   reduced_motion="reduce")
+    context = chromium.new_context(
+        base_url=live_server.url, viewport={"width": width, "height": 900}, reduced_motion="reduce"
+    )
     context.set_default_timeout(20_000)
     page = context.new_page()
     try:
@@ -72,11 +75,14 @@ def test_a_stewards_requests_and_the_editors_decisions_at_both_widths(chromium, 
         walk.examine(page, "stewardship page (steward)")
         resolvers = page.locator("#change-resolvers textarea").first
         lines = resolvers.input_value()
-        assert lines.splitlines() == ["catalogue | https://data.example.org/{nss} | metadata | application/json "
-                                      "| primary", "mirror | https://mirror.example.org/{nss} | landing"]
+        assert lines.splitlines() == [
+            "catalogue | https://data.example.org/{nss} | metadata | application/json | primary",
+            "mirror | https://mirror.example.org/{nss} | landing",
+        ]
         resolvers.fill(lines.splitlines()[0] + "\n" + ARCHIVE)
         page.locator("#change-resolvers").get_by_label("Why (shown to the editors)").fill(
-            "The mirror closed; the archive serves the records now.")
+            "The mirror closed; the archive serves the records now."
+        )
         page.locator("#change-resolvers").get_by_role("button", name="Show what will change").click()
         page.get_by_role("heading", name="Check your request: ask to change the resolvers").wait_for()
         walk.examine(page, "resolver request preview")
@@ -109,9 +115,11 @@ def test_a_stewards_requests_and_the_editors_decisions_at_both_widths(chromium, 
         assert _subjects("eddie@example.org") == [
             "[urn:ogf] urn:ogf:example: change of the resolvers requested",
             "[urn:ogf] urn:ogf:example: change of the contact requested",
-            "[urn:ogf] urn:ogf:example: a steward invited ivan"]
-        assert _subjects("ivan@example.org") == ["[urn:ogf] urn:ogf:example: Ivan Invitee (ivan) is invited as a "
-                                                 "steward"]
+            "[urn:ogf] urn:ogf:example: a steward invited ivan",
+        ]
+        assert _subjects("ivan@example.org") == [
+            "[urn:ogf] urn:ogf:example: Ivan Invitee (ivan) is invited as a steward"
+        ]
 
         # --- an editor deprecates another SNID --------------------------------------------------------
         editor = context.new_page()
@@ -156,7 +164,8 @@ def test_a_stewards_requests_and_the_editors_decisions_at_both_widths(chromium, 
         contact_mail = approved["[urn:ogf] urn:ogf:example: the request to change the contact was approved"]
         assert NEW_CONTACT in contact_mail.body and "1.3 Declared Registrant: public contact" in contact_mail.body
         assert "[urn:ogf] urn:ogf:example: the invitation of Ivan Invitee (ivan) was confirmed" in _subjects(
-            "ivan@example.org")
+            "ivan@example.org"
+        )
 
         # --- the public page -----------------------------------------------------------------------------
         public = context.new_page()
@@ -166,8 +175,10 @@ def test_a_stewards_requests_and_the_editors_decisions_at_both_widths(chromium, 
         assert "Stella Steward" in stewards and "Ivan Invitee" in stewards and "stella" not in stewards
         assert NEW_CONTACT in public.locator("section.card").inner_text()
         today = timezone.localdate().isoformat()
-        assert (f"{today}: Contact changed by an editor at the steward's request."
-                in public.locator("section.stewardship .history").inner_text())
+        assert (
+            f"{today}: Contact changed by an editor at the steward's request."
+            in public.locator("section.stewardship .history").inner_text()
+        )
     finally:
         context.close()
     assert walk.failures == [], "\n".join(walk.failures)

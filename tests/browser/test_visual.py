@@ -44,8 +44,12 @@ PAGES = {
 }
 
 #: Screenshots shown in the README (viewport only), written when REGISTRY_SCREENSHOTS=DIR is set.
-README_SHOTS = {("snid-card", "desktop"): "snid-card", ("search-results", "desktop"): "search-results",
-                ("snid-override-note", "phone"): "narrow-card", ("registry", "phone"): "narrow-list"}
+README_SHOTS = {
+    ("snid-card", "desktop"): "snid-card",
+    ("search-results", "desktop"): "search-results",
+    ("snid-override-note", "phone"): "narrow-card",
+    ("registry", "phone"): "narrow-list",
+}
 
 #: Make volatile text constant: every ISO date, and the year in the demo data's version dates.
 STEADY = """
@@ -56,7 +60,8 @@ STEADY = """
   for (const node of nodes) node.nodeValue = node.nodeValue.replace(/\\d{4}-\\d{2}-\\d{2}/g, "2000-01-01");
   for (const input of document.querySelectorAll("input")) input.blur();
   const style = document.createElement("style");
-  style.textContent = "*,*::before,*::after{transition:none!important;animation:none!important;caret-color:transparent!important}";
+  style.textContent = "*,*::before,*::after{transition:none!important;animation:none!important;"
+    + "caret-color:transparent!important}";
   document.head.appendChild(style);
 }
 """
@@ -64,14 +69,22 @@ STEADY = """
 #: Deliberate regressions, each as a person would see it: (page, width, what is done to the page).
 REGRESSIONS = {
     "wrapped-heading": ("snid-card", "desktop", "add_style", "h1 { max-width: 9em; }"),
-    "table-overflowing-a-phone": ("registry", "phone", "add_style",
-                                  "table.list, table.list tr { display: table-row !important; } "
-                                  "table.list { display: table !important; } "
-                                  "table.list td, table.list th { display: table-cell !important; "
-                                  "white-space: nowrap; }"
-                                  "table.list td[data-label]::before { content: none !important; }"),
-    "stylesheet-missing": ("lookup", "desktop", "script",
-                           "document.querySelector('link[rel=stylesheet][href*=\"site\"]').remove()"),
+    "table-overflowing-a-phone": (
+        "registry",
+        "phone",
+        "add_style",
+        "table.list, table.list tr { display: table-row !important; } "
+        "table.list { display: table !important; } "
+        "table.list td, table.list th { display: table-cell !important; "
+        "white-space: nowrap; }"
+        "table.list td[data-label]::before { content: none !important; }",
+    ),
+    "stylesheet-missing": (
+        "lookup",
+        "desktop",
+        "script",
+        "document.querySelector('link[rel=stylesheet][href*=\"site\"]').remove()",
+    ),
 }
 
 
@@ -80,7 +93,9 @@ def _pillow():
         import PIL  # noqa: F401
     except ImportError:
         PIL = None
-    require_external("Pillow", PIL is not None, "pip install -r requirements-test.txt (Pillow compares the screenshots)")
+    require_external(
+        "Pillow", PIL is not None, "pip install -r requirements-test.txt (Pillow compares the screenshots)"
+    )
 
 
 def _out(tmp_path: Path) -> Path:
@@ -88,9 +103,15 @@ def _out(tmp_path: Path) -> Path:
 
 
 def _context(browser, live_server, device):
-    context = browser.new_context(base_url=live_server.url, viewport={"width": WIDTHS[device], "height": 900},
-                                  device_scale_factor=1, reduced_motion="reduce", locale="en-GB", timezone_id="UTC",
-                                  bypass_csp=True)  # the style STEADY and the regressions add are inline
+    context = browser.new_context(
+        base_url=live_server.url,
+        viewport={"width": WIDTHS[device], "height": 900},
+        device_scale_factor=1,
+        reduced_motion="reduce",
+        locale="en-GB",
+        timezone_id="UTC",
+        bypass_csp=True,
+    )  # the style STEADY and the regressions add are inline
     context.set_default_timeout(15_000)
     return context
 
@@ -108,8 +129,12 @@ def _shoot(page) -> tuple[bytes, dict]:
     page.evaluate("document.fonts.ready.then(() => document.fonts.size)")
     height = min(page.evaluate("document.documentElement.scrollHeight"), visual.MAX_HEIGHT)
     shape = visual.layout(page)
-    shot = page.screenshot(clip={"x": 0, "y": 0, "width": page.viewport_size["width"], "height": height},
-                           full_page=True, animations="disabled", caret="hide")
+    shot = page.screenshot(
+        clip={"x": 0, "y": 0, "width": page.viewport_size["width"], "height": height},
+        full_page=True,
+        animations="disabled",
+        caret="hide",
+    )
     return shot, shape
 
 
@@ -169,9 +194,11 @@ def test_a_deliberate_regression_fails_the_comparison(chromium, live_server, dem
     assert untouched, untouched.message()
     assert not broken
     said = "\n".join(broken.differences)
-    expected = {"wrapped-heading": r"\n +h1 “[^\n]*”: \d+ line\(s\), the baseline \d+\n",
-                "table-overflowing-a-phone": r"the page is wider than the viewport: \d+ px at 375 px",
-                "stylesheet-missing": r"colours changed"}[regression]
+    expected = {
+        "wrapped-heading": r"\n +h1 “[^\n]*”: \d+ line\(s\), the baseline \d+\n",
+        "table-overflowing-a-phone": r"the page is wider than the viewport: \d+ px at 375 px",
+        "stylesheet-missing": r"colours changed",
+    }[regression]
     assert re.search(expected, said) and "blocks changed colour" in said, said
     assert all(f.exists() for f in broken.files) and len(broken.files) == 4
 
@@ -185,8 +212,9 @@ def test_glyphs_drawn_otherwise_pass_the_comparison(chromium, live_server, demo_
     _pillow()
     if UPDATE:
         pytest.skip("the baselines are being redrawn")
-    browser = chromium.browser_type.launch(executable_path=CHROMIUM, headless=True,
-                                           args=FLAGS + ["--disable-font-subpixel-positioning"])
+    browser = chromium.browser_type.launch(
+        executable_path=CHROMIUM, headless=True, args=FLAGS + ["--disable-font-subpixel-positioning"]
+    )
     failures = []
     try:
         for device in WIDTHS:
@@ -204,6 +232,7 @@ def test_glyphs_drawn_otherwise_pass_the_comparison(chromium, live_server, demo_
 
 
 # --- the comparison itself, on pictures and layouts made here ------------------------------------
+
 
 def _text_picture(shift: int = 0, colour=(11, 92, 173), top: int = 40):
     """A white page with a coloured panel and rows of glyph-like marks (shifted right by ``shift`` px)."""
@@ -251,10 +280,24 @@ def test_picture_difference_sees_one_small_area_changed_on_a_long_page():
     assert fraction < visual.PICTURE_TOLERANCE and regions == [(640, 1024)]
 
 
-def _element(key="p", text="Some text", box=(16, 100, 300, 24), lines=1, overflows=False,
-             color="rgb(29, 36, 48)", background=None):
-    return {"key": key, "text": text, "box": list(box), "lines": lines, "overflows": overflows, "color": color,
-            "background": background}
+def _element(
+    key="p",
+    text="Some text",
+    box=(16, 100, 300, 24),
+    lines=1,
+    overflows=False,
+    color="rgb(29, 36, 48)",
+    background=None,
+):
+    return {
+        "key": key,
+        "text": text,
+        "box": list(box),
+        "lines": lines,
+        "overflows": overflows,
+        "color": color,
+        "background": background,
+    }
 
 
 def _page(*elements, width=375, scroll_width=375, height=900):
@@ -268,8 +311,9 @@ def test_layout_differences_name_what_a_reader_would_notice():
     nudged = _page(_element("h1", "A heading", (17, 42, 341, 31)), cell)  # within BOX_TOLERANCE
     assert visual.layout_differences(nudged, baseline) == []
 
-    wrapped = _page(_element("h1", "A heading", (16, 40, 343, 62), lines=2),
-                    _element("td", "A cell", (16, 131, 343, 24)))
+    wrapped = _page(
+        _element("h1", "A heading", (16, 40, 343, 62), lines=2), _element("td", "A cell", (16, 131, 343, 24))
+    )
     said = "\n".join(visual.layout_differences(wrapped, baseline))
     assert "h1 “A heading”: 2 line(s), the baseline 1" in said and "td “A cell”: x, y, width, height" in said
 
@@ -279,7 +323,8 @@ def test_layout_differences_name_what_a_reader_would_notice():
 
     recoloured = _page(heading, _element("td", "A cell", (16, 100, 343, 24), background="rgb(255, 0, 0)"))
     assert "on rgb(255, 0, 0), the baseline rgb(29, 36, 48) on transparent" in "\n".join(
-        visual.layout_differences(recoloured, baseline))
+        visual.layout_differences(recoloured, baseline)
+    )
 
     gone = _page(cell)
     said = "\n".join(visual.layout_differences(gone, baseline))
@@ -302,8 +347,12 @@ def test_a_failing_comparison_writes_actual_baseline_and_difference(tmp_path, mo
     assert visual.compare("page-desktop", _png(_text_picture(shift=1)), _page(_element()), tmp_path / "same")
     verdict = visual.compare("page-desktop", _png(_text_picture(top=90)), _page(_element()), tmp_path / "out")
     names = [f.name for f in verdict.files]
-    assert names == ["page-desktop.actual.png", "page-desktop.baseline.png", "page-desktop.difference.png",
-                     "page-desktop.baseline-actual-difference.png"]
+    assert names == [
+        "page-desktop.actual.png",
+        "page-desktop.baseline.png",
+        "page-desktop.difference.png",
+        "page-desktop.baseline-actual-difference.png",
+    ]
     message = verdict.message()
     assert all(str(f) in message for f in verdict.files) and "blocks changed colour" in message
     from PIL import Image

@@ -50,13 +50,16 @@ MAX_HEIGHT = 2400  # px: long pages are compared from the top down to here
 SHOWN = 6  # differences of each kind spelled out in a message
 
 #: The elements a reader sees as things of their own.
-ELEMENTS = ("header, nav, main, footer, h1, h2, h3, h4, p, li, dt, dd, th, td, caption, pre, code, blockquote, "
-            "table, form, fieldset, legend, label, input, select, textarea, button, img, svg, figure, figcaption, "
-            "details, summary, .card, .badge")
+ELEMENTS = (
+    "header, nav, main, footer, h1, h2, h3, h4, p, li, dt, dd, th, td, caption, pre, code, blockquote, "
+    "table, form, fieldset, legend, label, input, select, textarea, button, img, svg, figure, figcaption, "
+    "details, summary, .card, .badge"
+)
 
 #: The elements whose text's lines are counted (a container's count would only sum its children's).
-TEXT_ELEMENTS = ("h1, h2, h3, h4, p, li, dt, dd, th, td, caption, code, legend, label, button, figcaption, summary, "
-                 ".badge")
+TEXT_ELEMENTS = (
+    "h1, h2, h3, h4, p, li, dt, dd, th, td, caption, code, legend, label, button, figcaption, summary, .badge"
+)
 
 #: The layout as a reader would describe it; lines are counted from the text's own boxes.
 LAYOUT = """
@@ -125,12 +128,16 @@ def layout_differences(actual: dict, baseline: dict) -> list[str]:
     """What moved, wrapped, overflowed, appeared or vanished, in words; [] when nothing did."""
     found = []
     if actual["scroll_width"] > actual["width"] + 1 and baseline["scroll_width"] <= baseline["width"] + 1:
-        found.append(f"the page is wider than the viewport: {actual['scroll_width']} px at {actual['width']} px "
-                     f"(the baseline fits)")
+        found.append(
+            f"the page is wider than the viewport: {actual['scroll_width']} px at {actual['width']} px "
+            f"(the baseline fits)"
+        )
     height = min(actual["height"], MAX_HEIGHT) - min(baseline["height"], MAX_HEIGHT)
     if abs(height) > HEIGHT_TOLERANCE:
-        found.append(f"the page is {abs(height)} px {'taller' if height > 0 else 'shorter'} than the baseline "
-                     f"({min(actual['height'], MAX_HEIGHT)} against {min(baseline['height'], MAX_HEIGHT)} px)")
+        found.append(
+            f"the page is {abs(height)} px {'taller' if height > 0 else 'shorter'} than the baseline "
+            f"({min(actual['height'], MAX_HEIGHT)} against {min(baseline['height'], MAX_HEIGHT)} px)"
+        )
     old, new = baseline["elements"], actual["elements"]
     matcher = difflib.SequenceMatcher(a=[e["key"] for e in old], b=[e["key"] for e in new], autojunk=False)
     gone, added, wrapped, overflowing, moved, recoloured = [], [], [], [], [], []
@@ -148,8 +155,10 @@ def layout_differences(actual: dict, baseline: dict) -> list[str]:
             if any(abs(a - b) > BOX_TOLERANCE for a, b in zip(now["box"], was["box"], strict=True)):
                 moved.append(f"{name}: x, y, width, height {now['box']}, the baseline {was['box']}")
             if (now["color"], now["background"]) != (was["color"], was["background"]):
-                recoloured.append(f"{name}: {now['color']} on {now['background'] or 'transparent'}, the baseline "
-                                  f"{was['color']} on {was['background'] or 'transparent'}")
+                recoloured.append(
+                    f"{name}: {now['color']} on {now['background'] or 'transparent'}, the baseline "
+                    f"{was['color']} on {was['background'] or 'transparent'}"
+                )
     found += _listed("text that wraps onto another number of lines", wrapped)
     found += _listed("content wider than its box", overflowing)
     found += _listed("elements missing", gone)
@@ -160,6 +169,7 @@ def layout_differences(actual: dict, baseline: dict) -> list[str]:
 
 
 # --- pictures ------------------------------------------------------------------------------------
+
 
 def _pil():
     from PIL import Image, ImageChops
@@ -190,8 +200,12 @@ def picture_difference(actual, baseline) -> tuple[float, list[tuple[int, int]]]:
     changed = _changed_blocks(actual, baseline)
     fraction = changed.histogram()[-1] / (changed.width * changed.height)
     per_region = changed.convert("L").reduce(REGION // BLOCK)
-    regions = [(x * REGION, y * REGION) for y in range(per_region.height) for x in range(per_region.width)
-               if per_region.getpixel((x, y)) > 127]
+    regions = [
+        (x * REGION, y * REGION)
+        for y in range(per_region.height)
+        for x in range(per_region.width)
+        if per_region.getpixel((x, y)) > 127
+    ]
     return fraction, regions
 
 
@@ -200,8 +214,9 @@ def _difference_image(actual, baseline):
     Image, _ = _pil()
     height = min(actual.height, baseline.height)
     base = baseline.convert("L").point(lambda level: 160 + level * 95 // 255).convert("RGB")
-    changed = _changed_blocks(actual, baseline).resize((baseline.width // BLOCK * BLOCK or BLOCK,
-                                                        height // BLOCK * BLOCK or BLOCK), Image.NEAREST)
+    changed = _changed_blocks(actual, baseline).resize(
+        (baseline.width // BLOCK * BLOCK or BLOCK, height // BLOCK * BLOCK or BLOCK), Image.NEAREST
+    )
     canvas = Image.new("RGB", baseline.size, "white")
     canvas.paste(base, (0, 0))
     red = Image.new("RGB", changed.size, (220, 30, 30))
@@ -212,8 +227,9 @@ def _difference_image(actual, baseline):
 def _side_by_side(*images):
     Image, _ = _pil()
     gap = 12
-    canvas = Image.new("RGB", (sum(i.width for i in images) + gap * (len(images) - 1), max(i.height for i in images)),
-                       (128, 128, 128))
+    canvas = Image.new(
+        "RGB", (sum(i.width for i in images) + gap * (len(images) - 1), max(i.height for i in images)), (128, 128, 128)
+    )
     x = 0
     for image in images:
         canvas.paste(image.convert("RGB"), (x, 0))
@@ -256,19 +272,26 @@ def compare(name: str, shot: bytes, shape: dict, out: Path) -> Verdict:
     out.mkdir(parents=True, exist_ok=True)
     if not picture.exists() or not plan.exists():
         actual.save(out / f"{name}.actual.png")
-        verdict.differences.append(f"no baseline ({picture.name} and {plan.name} in {BASELINES}); draw the "
-                                   f"baselines with `{REDRAW}`, look at the PNGs, and commit them")
+        verdict.differences.append(
+            f"no baseline ({picture.name} and {plan.name} in {BASELINES}); draw the "
+            f"baselines with `{REDRAW}`, look at the PNGs, and commit them"
+        )
         verdict.files.append(out / f"{name}.actual.png")
         return verdict
     baseline = Image.open(picture).convert("RGB")
     verdict.differences += layout_differences(shape, json.loads(plan.read_text()))
     changed, regions = picture_difference(actual, baseline)
     if changed > PICTURE_TOLERANCE:
-        verdict.differences.append(f"{changed:.2%} of the {BLOCK}×{BLOCK} px blocks changed colour (tolerance "
-                                   f"{PICTURE_TOLERANCE:.2%}; red in the difference image)")
+        verdict.differences.append(
+            f"{changed:.2%} of the {BLOCK}×{BLOCK} px blocks changed colour (tolerance "
+            f"{PICTURE_TOLERANCE:.2%}; red in the difference image)"
+        )
     if regions:
-        verdict.differences += _listed(f"{REGION}×{REGION} px squares mostly changed (x, y of their top left "
-                                       f"corners; red in the difference image)", [str(r) for r in regions])
+        verdict.differences += _listed(
+            f"{REGION}×{REGION} px squares mostly changed (x, y of their top left "
+            f"corners; red in the difference image)",
+            [str(r) for r in regions],
+        )
     if verdict.differences:
         files = {"actual": actual, "baseline": baseline, "difference": _difference_image(actual, baseline)}
         files["baseline-actual-difference"] = _side_by_side(*files.values())

@@ -21,8 +21,11 @@ from .redis import RedisServer
 
 @pytest.fixture
 def redis_server(tmp_path):
-    require_external("Redis", shutil.which("redis-server") is not None,
-                     "install Debian's redis-server package (the drills start their own server)")
+    require_external(
+        "Redis",
+        shutil.which("redis-server") is not None,
+        "install Debian's redis-server package (the drills start their own server)",
+    )
     server = RedisServer(tmp_path)
     server.start()
     yield server
@@ -33,11 +36,13 @@ def redis_server(tmp_path):
 def redis_cache(settings, redis_server):
     """The site's cache pointed at the drill's own Redis, as settings.py does for REDIS_URL,
     with a one-second breaker so recovery is seen within a test."""
-    settings.CACHES = {"default": {
-        "BACKEND": "registry.cache.ResilientCache", "LOCATION": redis_server.url,
-        "OPTIONS": {"SOCKET_TIMEOUT": 0.25, "BREAKER_SECONDS": 1.0, "MAX_TIMEOUT": 3600,
-                    "LOCAL_MAX_ENTRIES": 500},
-    }}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "registry.cache.ResilientCache",
+            "LOCATION": redis_server.url,
+            "OPTIONS": {"SOCKET_TIMEOUT": 0.25, "BREAKER_SECONDS": 1.0, "MAX_TIMEOUT": 3600, "LOCAL_MAX_ENTRIES": 500},
+        }
+    }
     yield caches["default"]
     caches["default"].close()
 
@@ -55,8 +60,14 @@ class Answer:
         return json.loads(self.body)
 
 
-def request(base_url: str, method: str, path: str, body: dict | str | None = None,
-            headers: dict | None = None, timeout: float = 30) -> Answer:
+def request(
+    base_url: str,
+    method: str,
+    path: str,
+    body: dict | str | None = None,
+    headers: dict | None = None,
+    timeout: float = 30,
+) -> Answer:
     url = urllib.parse.urlsplit(base_url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
     started = time.monotonic()
@@ -71,8 +82,7 @@ def request(base_url: str, method: str, path: str, body: dict | str | None = Non
             data = None
         conn.request(method, path, body=data, headers=sent)
         response = conn.getresponse()
-        return Answer(response.status, response.read(), response.getheaders(),
-                      time.monotonic() - started)
+        return Answer(response.status, response.read(), response.getheaders(), time.monotonic() - started)
     finally:
         conn.close()
 

@@ -23,8 +23,10 @@ ACCOUNT = "postgres"
 
 def server_binaries() -> Path | None:
     """The newest installed server's binary directory, or None."""
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
-                   key=lambda path: int(path.parent.parent.name) if path.parent.parent.name.isdigit() else 0)
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
+        key=lambda path: int(path.parent.parent.name) if path.parent.parent.name.isdigit() else 0,
+    )
     return found[-1].parent if found else None
 
 
@@ -52,8 +54,19 @@ class PostgresServer:
         self.data = self.home / "data"
         self.log = self.home / "server.log"
         try:
-            self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                      "--locale=C.UTF-8", "--no-sync")
+            self._run(
+                "initdb",
+                "-D",
+                str(self.data),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
+            )
         except BaseException:
             shutil.rmtree(self.home, ignore_errors=True)
             raise
@@ -63,15 +76,21 @@ class PostgresServer:
         return f"postgres://postgres@127.0.0.1:{self.port}/registry"
 
     def _run(self, program: str, *args: str) -> str:
-        done = subprocess.run(["runuser", "-u", ACCOUNT, "--", str(self.bin / program), *args],
-                              capture_output=True, text=True, timeout=120, cwd=self.home)
+        done = subprocess.run(
+            ["runuser", "-u", ACCOUNT, "--", str(self.bin / program), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=self.home,
+        )
         if done.returncode:
             raise RuntimeError(f"{program} failed: {done.stderr.strip() or done.stdout.strip()}")
         return done.stdout
 
     def start(self) -> None:
-        options = (f"-h 127.0.0.1 -p {self.port} -k {self.home} -c fsync=off -c full_page_writes=off "
-                   "-c synchronous_commit=off")
+        options = (
+            f"-h 127.0.0.1 -p {self.port} -k {self.home} -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        )
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", options, "start")
 
     def stop(self, mode: str = "fast") -> None:
@@ -79,8 +98,12 @@ class PostgresServer:
 
     @property
     def running(self) -> bool:
-        done = subprocess.run(["runuser", "-u", ACCOUNT, "--", str(self.bin / "pg_ctl"), "-D", str(self.data),
-                               "status"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            ["runuser", "-u", ACCOUNT, "--", str(self.bin / "pg_ctl"), "-D", str(self.data), "status"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         return done.returncode == 0
 
     def createdb(self, name: str = "registry") -> None:

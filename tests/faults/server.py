@@ -1,5 +1,5 @@
-"""The site served as deployed (registry/serve.py: granian) on the loopback over a database of the test's own: a file SQLite database, or
-any database URL (the PostgreSQL drill's own server)."""
+"""The site served as deployed (registry/serve.py: granian) on the loopback over a database of the
+test's own: a file SQLite database, or any database URL (the PostgreSQL drill's own server)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,18 @@ class Server:
         self.database = database
         self.port = free_port()
         url = database if isinstance(database, str) else f"sqlite:///{database}"
-        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "registry.settings", "DJANGO_DEBUG": "1",
-                    "DATABASE_URL": url, "REGISTRY_ANON_RATE": "off",
-                    "BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": "2", "WEB_THREADS": "8",
-                    "REGISTRY_HEAVY_PER_PROCESS": "8", **env}
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "registry.settings",
+            "DJANGO_DEBUG": "1",
+            "DATABASE_URL": url,
+            "REGISTRY_ANON_RATE": "off",
+            "BIND": f"127.0.0.1:{self.port}",
+            "WEB_CONCURRENCY": "2",
+            "WEB_THREADS": "8",
+            "REGISTRY_HEAVY_PER_PROCESS": "8",
+            **env,
+        }
         self.env.pop("REDIS_URL", None)
         self.process: subprocess.Popen | None = None
 
@@ -52,7 +60,8 @@ class Server:
         ``log``: a file for the server's log (else it is discarded)."""
         sink = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it
         self.process = subprocess.Popen(
-            serve.command(), cwd=ROOT, env=self.env, start_new_session=True, stdout=sink, stderr=sink)
+            serve.command(), cwd=ROOT, env=self.env, start_new_session=True, stdout=sink, stderr=sink
+        )
         if log:
             sink.close()
         deadline = time.monotonic() + 60

@@ -50,16 +50,16 @@ def busy_machine():
 def _bounded_import(name: str, raw: bytes):
     """As the import page reads a document: within the import's own CPU budget."""
     seconds = sandbox.import_cpu_seconds()
-    text, fmt = sandbox.run_bounded(read_file, name, raw, what="document", expected=(DocumentError,),
-                                    seconds=seconds)
-    return sandbox.run_bounded(partial(document_import, format=fmt), text, what="document",
-                               expected=(DocumentError,), seconds=seconds)
+    text, fmt = sandbox.run_bounded(read_file, name, raw, what="document", expected=(DocumentError,), seconds=seconds)
+    return sandbox.run_bounded(
+        partial(document_import, format=fmt), text, what="document", expected=(DocumentError,), seconds=seconds
+    )
 
 
 def _forty_page_pdf() -> bytes:
     """An honest 40-page PDF of RFC density (about 0.7 s of CPU to read on an idle machine)."""
     lines = (TESTS / "seeds" / "rfc4198-fdc.txt").read_text().split("\n")
-    return make_pdf("\n".join((lines * 20)[:40 * 60]))
+    return make_pdf("\n".join((lines * 20)[: 40 * 60]))
 
 
 def test_honest_documents_grammars_and_markdown_pass_on_a_busy_machine(busy_machine, settings):
@@ -70,8 +70,13 @@ def test_honest_documents_grammars_and_markdown_pass_on_a_busy_machine(busy_mach
         assert result.data.snid or result.report, name
     raw = demo_raw("example")
     cache_clear()
-    compiled = sandbox.run_bounded(_compile, raw["grammar"]["abnf"], raw["grammar"]["rule"] or None,
-                                   tuple(raw["examples"]["valid"]), what="grammar")
+    compiled = sandbox.run_bounded(
+        _compile,
+        raw["grammar"]["abnf"],
+        raw["grammar"]["rule"] or None,
+        tuple(raw["examples"]["valid"]),
+        what="grammar",
+    )
     assert compiled.ok and compiled.crosscheck.checked > 0 and not compiled.crosscheck.cut_short
     sections = [text for text in raw["sections"].values() if text]
     markdown.local_clear()

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from registry import markdown
 from registry.cache import ResilientCache
 
@@ -66,7 +67,8 @@ def _calls(site, rounds: int = 3) -> list[tuple]:
 def _assert_correct(calls, answers) -> None:
     """No 500, and each kind of request gives its true answer."""
     assert sorted({answer.status for answer in answers}) == [200], [
-        (call[1], answer.status) for call, answer in zip(calls, answers, strict=True) if answer.status != 200]
+        (call[1], answer.status) for call, answer in zip(calls, answers, strict=True) if answer.status != 200
+    ]
     for call, answer in zip(calls, answers, strict=True):
         path = call[1]
         if path.startswith("/api/lookup/"):
@@ -151,20 +153,30 @@ def test_the_fallback_memory_is_bounded(redis_server):
 
 def test_start_works_with_redis_down(tmp_path, redis_server):
     redis_server.stop()
-    env = {**os.environ, "REDIS_URL": redis_server.url, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-           "DJANGO_SETTINGS_MODULE": "registry.settings"}
-    result = subprocess.run([sys.executable, "manage.py", "start", "--no-serve"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_server.url,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "registry.settings",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "start", "--no-serve"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "demonstration proposals" in result.stdout
-
 
 
 def test_sign_up_limit_falls_back_to_a_local_limit_while_redis_is_down(site, redis_server, settings):
     redis_server.stop()
     settings.SIGNUP_RATE_PER_ADDRESS = 3
     headers = {"Cookie": f"csrftoken={CSRF}", "X-CSRFToken": CSRF}
-    answers = [request(site["url"], "POST", "/accounts/signup/", {"username": "", "email": ""}, headers)
-               for _ in range(5)]
+    answers = [
+        request(site["url"], "POST", "/accounts/signup/", {"username": "", "email": ""}, headers) for _ in range(5)
+    ]
     assert [a.status for a in answers] == [200, 200, 200, 429, 429]
     assert answers[-1].headers.get("Retry-After") == "3600"

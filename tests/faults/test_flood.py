@@ -26,15 +26,15 @@ def test_a_flood_of_checks_from_one_account_leaves_pages_and_lookups_served(tmp_
 
     from ..factories import demo_raw
 
-    site = Server(tmp_path / "db.sqlite3", WEB_CONCURRENCY="1", WEB_THREADS="2",
-                  REGISTRY_HEAVY_PER_PROCESS="1")  # the default for two threads
+    site = Server(
+        tmp_path / "db.sqlite3", WEB_CONCURRENCY="1", WEB_THREADS="2", REGISTRY_HEAVY_PER_PROCESS="1"
+    )  # the default for two threads
     setup = site.setup(SETUP_DRAFT)
     site.start()
     try:
         form = {k: v for k, v in ProposalForm.initial_from(load(demo_raw("example"))).items() if v is not None}
         form["examples_valid"] = "urn:ogf:example:" + "x" * 150 + "z"
-        auth = {"Cookie": f"sessionid={setup['session']}; csrftoken={CSRF}", "X-CSRFToken": CSRF,
-                "Host": "127.0.0.1"}
+        auth = {"Cookie": f"sessionid={setup['session']}; csrftoken={CSRF}", "X-CSRFToken": CSRF, "Host": "127.0.0.1"}
 
         def check(n):
             # A grammar of its own each time (a comment differs), so every check costs the

@@ -68,10 +68,16 @@ def deployed(tmp_path_factory):
     try:
         database.start()
         database.createdb()
-        env = {"DJANGO_SETTINGS_MODULE": "registry.preview_settings", "DJANGO_DEBUG": "0",
-               "DJANGO_SECRET_KEY": "drill-" + "k" * 50, "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-               "REGISTRY_LOG_KEY_FILE": str(home / "log.key"), "DJANGO_STATIC_ROOT": str(home / "static"),
-               "REGISTRY_MAIL_DIR": str(home / "mail"), "REGISTRY_SITE_URL": "http://127.0.0.1"}
+        env = {
+            "DJANGO_SETTINGS_MODULE": "registry.preview_settings",
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": "drill-" + "k" * 50,
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "REGISTRY_LOG_KEY_FILE": str(home / "log.key"),
+            "DJANGO_STATIC_ROOT": str(home / "static"),
+            "REGISTRY_MAIL_DIR": str(home / "mail"),
+            "REGISTRY_SITE_URL": "http://127.0.0.1",
+        }
         site = Server(database.url, **env)
         site.manage("collectstatic", "--noinput", "--verbosity", "0")
         setup = site.setup(SETUP)
@@ -102,8 +108,9 @@ class Page:
     worker holds in memory once it has answered a lookup; ``"cache"``, that index and the page in
     the page cache (anonymous public pages, for five minutes); or ``"nothing"`` (files and code)."""
 
-    def __init__(self, name, method, path, *, body=None, headers=None, up=200, check=None, needs="database",
-                 heavy=False):
+    def __init__(
+        self, name, method, path, *, body=None, headers=None, up=200, check=None, needs="database", heavy=False
+    ):
         self.name, self.method, self.path, self.body, self.headers = name, method, path, body, headers or {}
         self.up, self.check, self.needs = up, check, needs
         #: A heavy request of one account (registry/fairshare.py): under this traffic its third at
@@ -112,8 +119,7 @@ class Page:
 
     def ask(self, base_url: str) -> Answer:
         path = self.path.replace("{n}", str(next(_asked)))  # a page never asked before (never cached)
-        return request(base_url, self.method, path, self.body, {"Host": "127.0.0.1", **self.headers},
-                       timeout=30)
+        return request(base_url, self.method, path, self.body, {"Host": "127.0.0.1", **self.headers}, timeout=30)
 
     def correct(self, answer: Answer) -> bool:
         if self.heavy and answer.status == 429:  # the form kept as typed: tests/test_fairshare.py
@@ -126,17 +132,24 @@ class Page:
         if answer.status != 503 or answer.headers.get("Retry-After") != "30":
             return False
         if self.path.startswith("/api/"):
-            return (answer.headers.get("Content-Type") == "application/json"
-                    and SENTENCE in answer.json()["detail"])
-        if not (answer.headers.get("Content-Type", "").startswith("text/html") and "<html" in answer.text
-                and "Error 503" in answer.text and SENTENCE in answer.text):
+            return answer.headers.get("Content-Type") == "application/json" and SENTENCE in answer.json()["detail"]
+        if not (
+            answer.headers.get("Content-Type", "").startswith("text/html")
+            and "<html" in answer.text
+            and "Error 503" in answer.text
+            and SENTENCE in answer.text
+        ):
             return False
         if self.method == "GET":
             return "<title>Not available just now — urn:ogf registry</title>" in answer.text and (
                 f'<a href="{self.path.split("{n}")[0]}' in answer.text.replace("&amp;", "&")
-                and ">Try again</a> — in 30 seconds or so" in answer.text)
-        return ("so nothing was saved" in answer.text and "your browser keeps what you typed" in answer.text
-                and "<title>Not saved — urn:ogf registry</title>" in answer.text)
+                and ">Try again</a> — in 30 seconds or so" in answer.text
+            )
+        return (
+            "so nothing was saved" in answer.text
+            and "your browser keeps what you typed" in answer.text
+            and "<title>Not saved — urn:ogf registry</title>" in answer.text
+        )
 
 
 def _lookup_says(registered: bool):
@@ -156,29 +169,60 @@ def pages(setup) -> list[Page]:
     return [
         Page("public list", "GET", "/urn/", check=lambda a: "urn:ogf:example:" in a.text, needs="cache"),
         Page("SNID page", "GET", "/urn/example/", check=lambda a: "urn:ogf:example:" in a.text, needs="cache"),
-        Page("search", "GET", "/urn/search/?q=example", check=lambda a: "/urn/example/" in a.text,
-             needs="cache"),
-        Page("search, never asked before", "GET", "/urn/search/?q=drill-{n}",
-             check=lambda a: "— search — urn:ogf registry</title>" in a.text),
+        Page("search", "GET", "/urn/search/?q=example", check=lambda a: "/urn/example/" in a.text, needs="cache"),
+        Page(
+            "search, never asked before",
+            "GET",
+            "/urn/search/?q=drill-{n}",
+            check=lambda a: "— search — urn:ogf registry</title>" in a.text,
+        ),
         Page("lookup", "GET", f"/api/lookup/?urn={REGISTERED}", check=_lookup_says(True), needs="index"),
-        Page("lookup, unknown SNID", "GET", "/api/lookup/?urn=urn:ogf:nosuchsnid:x", check=_lookup_says(False),
-             needs="index"),
-        Page("bulk lookup", "POST", "/api/validate/", body=bulk, headers={"Content-Type": "application/json"},
-             check=lambda a: [r["registered"] for r in a.json()["results"]] == [True, False], needs="index"),
+        Page(
+            "lookup, unknown SNID",
+            "GET",
+            "/api/lookup/?urn=urn:ogf:nosuchsnid:x",
+            check=_lookup_says(False),
+            needs="index",
+        ),
+        Page(
+            "bulk lookup",
+            "POST",
+            "/api/validate/",
+            body=bulk,
+            headers={"Content-Type": "application/json"},
+            check=lambda a: [r["registered"] for r in a.json()["results"]] == [True, False],
+            needs="index",
+        ),
         Page("resolve", "GET", f"/resolve/?urn={REGISTERED}", up=303, check=_redirected, needs="index"),
         Page("resolve, path form", "GET", f"/{REGISTERED}", up=303, check=_redirected, needs="index"),
         Page("help index", "GET", "/help/", check=lambda a: "/help/api/" in a.text, needs="nothing"),
         Page("help page", "GET", "/help/api/", check=lambda a: "/api/lookup/" in a.text, needs="nothing"),
-        Page("log-in page", "GET", "/accounts/login/", check=lambda a: 'name="password"' in a.text,
-             needs="nothing"),
-        Page("log-in", "POST", "/accounts/login/", headers=anonymous_post, up=302,
-             body={"username": "applicant", "password": "applicant-demo-2026"}),
-        Page("applicant's proposals", "GET", "/proposals/", headers=session,
-             check=lambda a: "Log out applicant" in a.text),
-        Page("applicant's proposal", "GET", f"/proposals/{setup['pk']}/", headers=session,
-             check=lambda a: "Log out applicant" in a.text),
-        Page("proposal saved", "POST", f"/proposals/{setup['pk']}/edit/", body=edit, headers=session, up=302,
-             heavy=True),
+        Page("log-in page", "GET", "/accounts/login/", check=lambda a: 'name="password"' in a.text, needs="nothing"),
+        Page(
+            "log-in",
+            "POST",
+            "/accounts/login/",
+            headers=anonymous_post,
+            up=302,
+            body={"username": "applicant", "password": "applicant-demo-2026"},
+        ),
+        Page(
+            "applicant's proposals",
+            "GET",
+            "/proposals/",
+            headers=session,
+            check=lambda a: "Log out applicant" in a.text,
+        ),
+        Page(
+            "applicant's proposal",
+            "GET",
+            f"/proposals/{setup['pk']}/",
+            headers=session,
+            check=lambda a: "Log out applicant" in a.text,
+        ),
+        Page(
+            "proposal saved", "POST", f"/proposals/{setup['pk']}/edit/", body=edit, headers=session, up=302, heavy=True
+        ),
     ]
 
 
@@ -188,6 +232,7 @@ def sweep(base_url: str, kinds: list[Page]) -> list[tuple[Page, Answer]]:
 
 def _said(answers) -> list:
     """What each kind of page answered, and how often (for a failure's message)."""
+
     def gist(answer: Answer) -> str:
         title = re.search(r"<title>([^<]*)</title>", answer.text)
         return title.group(1).strip() if title else answer.text[:160]
@@ -202,8 +247,11 @@ def assert_all_correct(answers) -> None:
 
 def assert_without_database(answers, held: set[str]) -> None:
     """Pages needing only what is ``held`` give their true answer; every other page its 503."""
-    wrong = [(page, answer) for page, answer in answers
-             if not (page.correct(answer) if page.needs in held else page.unavailable(answer))]
+    wrong = [
+        (page, answer)
+        for page, answer in answers
+        if not (page.correct(answer) if page.needs in held else page.unavailable(answer))
+    ]
     assert not wrong, _said(wrong)
 
 
@@ -273,8 +321,9 @@ def test_postgres_lost_under_traffic_answers_503s_then_recovers_by_itself(deploy
         database.stop(mode)
         time.sleep(2)  # past the registry index's stamp interval: what is in memory is all there is
     assert traffic.answers and not [answer for _, answer in traffic.answers if answer.status == 500]
-    wrong = [(page, answer) for page, answer in traffic.answers
-             if not (page.correct(answer) or page.unavailable(answer))]
+    wrong = [
+        (page, answer) for page, answer in traffic.answers if not (page.correct(answer) or page.unavailable(answer))
+    ]
     assert not wrong, _said(wrong)
 
     down = sweep(site.url, kinds)

@@ -148,9 +148,14 @@ def _checking(url: str, setup: dict):
 
     form = {k: v for k, v in ProposalForm.initial_from(load(demo_raw("img"))).items() if v is not None}
     snid = form["snid"]
-    form.update(grammar_abnf=CAPTURE_HEAVY, grammar_rule="", examples_invalid="", intent="check",
-                examples_valid="\n".join(_urn(snid)[: 4096 - n] for n in range(8)),
-                resolvers="\n".join(f"{t['name']} | {t['template']}" for t in CAPTURE_TEMPLATES))
+    form.update(
+        grammar_abnf=CAPTURE_HEAVY,
+        grammar_rule="",
+        examples_invalid="",
+        intent="check",
+        examples_valid="\n".join(_urn(snid)[: 4096 - n] for n in range(8)),
+        resolvers="\n".join(f"{t['name']} | {t['template']}" for t in CAPTURE_TEMPLATES),
+    )
     auth = {"Cookie": f"sessionid={setup['session']}; csrftoken={CSRF}", "X-CSRFToken": CSRF, "Host": "127.0.0.1"}
     pages, done = [], threading.Event()
     reader = threading.Thread(target=_reader, args=(url, done, pages))

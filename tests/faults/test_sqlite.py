@@ -50,9 +50,13 @@ def test_concurrent_decisions_give_one_winner_and_409s_never_500(server, tmp_pat
     bodies = {"approve": {"override_reason": "drill"}, "reject": {"comment": "Out of scope."}}
 
     def decide(n):
-        return request(site.url, "POST", f"/api/proposals/{setup['pk']}/actions/{actions[n]}/",
-                       json.dumps(bodies[actions[n]]), {"Authorization": f"Token {setup['tokens'][n]}",
-                                                        "Host": "127.0.0.1", "Content-Type": "application/json"})
+        return request(
+            site.url,
+            "POST",
+            f"/api/proposals/{setup['pk']}/actions/{actions[n]}/",
+            json.dumps(bodies[actions[n]]),
+            {"Authorization": f"Token {setup['tokens'][n]}", "Host": "127.0.0.1", "Content-Type": "application/json"},
+        )
 
     with ThreadPoolExecutor(EDITORS) as pool:
         answers = list(pool.map(decide, range(EDITORS)))
@@ -60,10 +64,14 @@ def test_concurrent_decisions_give_one_winner_and_409s_never_500(server, tmp_pat
     assert statuses == [200] + [409] * (EDITORS - 1), [(a.status, a.text[:200]) for a in answers]
     winner = next(a for a in answers if a.status == 200).json()
     assert winner["state"] in ("approved", "rejected")
-    events = site.manage("shell", code=(
-        "from registry.models import ProposalEvent\n"
-        f"print(ProposalEvent.objects.filter(proposal_id={setup['pk']}, to_state__in=['approved', "
-        "'rejected']).count())"))
+    events = site.manage(
+        "shell",
+        code=(
+            "from registry.models import ProposalEvent\n"
+            f"print(ProposalEvent.objects.filter(proposal_id={setup['pk']}, to_state__in=['approved', "
+            "'rejected']).count())"
+        ),
+    )
     assert events.strip().splitlines()[-1] == "1"
 
 
@@ -87,8 +95,9 @@ print(json.dumps({"pk": draft.pk, "session": session.session_key}))
 def small_disk(tmp_path):
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)], capture_output=True, text=True
+    )
     require_external("tmpfs", done.returncode == 0, f"mounting a small tmpfs failed: {done.stderr.strip()}")
     yield mount
     subprocess.run(["umount", "-l", str(mount)], check=False)
@@ -116,8 +125,7 @@ def test_a_full_disk_answers_a_clear_error_and_gives_the_typed_text_back(server,
     form = {k: v for k, v in ProposalForm.initial_from(load(demo_raw("example"))).items() if v is not None}
     typed = "Typed while the disk was full: " + "a sentence worth keeping. " * 40
     form.update(title="A title typed on a full disk", section_resolution=typed, intent="save")
-    auth = {"Cookie": f"sessionid={setup['session']}; csrftoken={CSRF}", "X-CSRFToken": CSRF,
-            "Host": "127.0.0.1"}
+    auth = {"Cookie": f"sessionid={setup['session']}; csrftoken={CSRF}", "X-CSRFToken": CSRF, "Host": "127.0.0.1"}
     _fill(small_disk)
     try:
         answer = request(site.url, "POST", f"/proposals/{setup['pk']}/edit/", form, auth)

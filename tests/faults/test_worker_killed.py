@@ -94,9 +94,12 @@ def test_a_killed_checker_says_try_again_and_the_next_check_gives_the_true_verdi
     assert [status for status, _ in killed] == ["warning"]
     # Killed while checking; killed before the job reached it (pebble gives the pool up and a
     # fresh one is started); or the job lost with its killed worker (the wall-clock ceiling).
-    assert re.fullmatch(r"This grammar could not be checked \(the checker stopped: (its worker was killed by "
-                        r"SIGKILL|its workers were killed|no answer within the [0-9.]+ s wall-clock ceiling)"
-                        r"\) — try again\.", killed[0][1]), killed
+    assert re.fullmatch(
+        r"This grammar could not be checked \(the checker stopped: (its worker was killed by "
+        r"SIGKILL|its workers were killed|no answer within the [0-9.]+ s wall-clock ceiling)"
+        r"\) — try again\.",
+        killed[0][1],
+    ), killed
     # Nothing was kept: the same grammar, checked again, gets its true verdict.
     status, message = _grammar_parses(data)[0]
     assert status == "warning" and TRUE_VERDICT in message
@@ -124,15 +127,19 @@ def test_saving_while_the_checker_is_killed_never_stores_a_failure(fresh):
 
 @pytest.mark.django_db
 def test_an_approval_while_the_checker_is_killed_is_refused_not_stored_without_validator(fresh, editor):
-    proposal = proposal_factory(state="submitted", grammar={"abnf": SLOW_GRAMMAR, "rule": ""},
-                                examples={"valid": [SLOW_EXAMPLE], "invalid": [], "equivalent": []})
+    proposal = proposal_factory(
+        state="submitted",
+        grammar={"abnf": SLOW_GRAMMAR, "rule": ""},
+        examples={"valid": [SLOW_EXAMPLE], "invalid": [], "equivalent": []},
+    )
     cache_clear()
     cache.clear()
     with Killer(), pytest.raises(services.ServiceError, match="try again"):
         services.proposal_transition(proposal, "approve", editor, override_reason="drill")
     assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
-    approved = services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "approve", editor,
-                                            override_reason="drill")
+    approved = services.proposal_transition(
+        Proposal.objects.get(pk=proposal.pk), "approve", editor, override_reason="drill"
+    )
     assert approved.state == "approved" and approved.validator
 
 

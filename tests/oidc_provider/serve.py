@@ -31,8 +31,7 @@ def main(argv: list[str]) -> None:
     if asserted:
         from allauth.account.models import EmailAddress
 
-        EmailAddress.objects.create(user=user, email=asserted[0], primary=True,
-                                    verified=asserted[1:] == ["verified"])
+        EmailAddress.objects.create(user=user, email=asserted[0], primary=True, verified=asserted[1:] == ["verified"])
     client = Client(id=client_id, name="urn:ogf registry (test)", skip_consent=True, type=Client.Type.CONFIDENTIAL)
     client.set_secret(secret)
     client.set_redirect_uris([redirect_uri])

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 # The capture-heavy grammars are the benchmark's too (benchmarks/capture.py): one definition.
-from benchmarks.capture import (CAPTURE_HEAVY, CAPTURE_TEMPLATES, LADDER, capture_heavy,  # noqa: F401
-                                costliest_accepted, long_urn)
+from benchmarks.capture import (
+    capture_heavy,  # noqa: F401
+)
 from tests.factories import proposal_factory
 
 EXAMPLE = "urn:ogf:example:cluster:2009:example.net:42"

@@ -20,15 +20,14 @@ from registry.grammar import cache_clear
 from registry.grammar.limits import MATCH_BUDGET_MS, URN_MAX_LENGTH
 from registry.lookup import registry_index, registry_invalidate
 from registry.models import Proposal
-from registry.resolving import review
-from registry.resolving.cost import ResolutionCost, measure_resolution
-from registry.resolving.expand import program_of, urls_for
 from registry.resolution.models import Resolver
 from registry.resolution.resolve import resolve, targets_for
 from registry.resolution.services import ResolutionError, resolvers_replace, resolvers_validate
+from registry.resolving import review
+from registry.resolving.cost import ResolutionCost, measure_resolution
+from registry.resolving.expand import program_of, urls_for
 from tests.factories import data_factory, proposal_factory
-from tests.resolution.helpers import (CAPTURE_HEAVY, CAPTURE_TEMPLATES, capture_heavy, costliest_accepted,
-                                      long_urn)
+from tests.resolution.helpers import CAPTURE_HEAVY, CAPTURE_TEMPLATES, capture_heavy, costliest_accepted, long_urn
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +42,12 @@ def fresh():
 
 
 def _heavy_data(**changes):
-    return data_factory(grammar={"abnf": CAPTURE_HEAVY, "rule": ""}, resolvers=CAPTURE_TEMPLATES,
-                        examples={"valid": ["urn:ogf:example:" + "a" * 60, long_urn()], "invalid": []}, **changes)
+    return data_factory(
+        grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
+        resolvers=CAPTURE_TEMPLATES,
+        examples={"valid": ["urn:ogf:example:" + "a" * 60, long_urn()], "invalid": []},
+        **changes,
+    )
 
 
 def test_capture_heavy_grammar_passes_validation_but_fails_the_resolvers_check_with_its_figure():
@@ -74,9 +77,12 @@ def test_capture_heavy_set_is_refused_at_approval_unless_overridden_in_writing(e
 
 
 def test_a_set_over_the_budget_is_resolved_only_in_a_bounded_job(client, settings):
-    proposal = proposal_factory(state="approved", grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
-                                resolvers=CAPTURE_TEMPLATES,
-                                examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []})
+    proposal = proposal_factory(
+        state="approved",
+        grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
+        resolvers=CAPTURE_TEMPLATES,
+        examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []},
+    )
     urn = long_urn()
     index_targets = targets_for("example", registry_index())
     assert not index_targets.proven
@@ -102,8 +108,12 @@ def test_a_set_over_the_budget_is_resolved_only_in_a_bounded_job(client, setting
 def test_the_bounded_resolution_taken_answers_503_with_retry_after(client, settings):
     from registry import fairshare
 
-    proposal_factory(state="approved", grammar={"abnf": CAPTURE_HEAVY, "rule": ""}, resolvers=CAPTURE_TEMPLATES,
-                     examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []})
+    proposal_factory(
+        state="approved",
+        grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
+        resolvers=CAPTURE_TEMPLATES,
+        examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []},
+    )
     with fairshare.slots.hold("resolve:bounded", 1, 99) as held:
         assert held
         page = client.get("/" + long_urn())
@@ -154,9 +164,12 @@ def test_whatever_the_review_accepts_is_either_refused_with_its_figure_or_within
 
 
 def test_a_resolver_change_over_the_budget_is_refused_naming_the_figure(editor):
-    approved = proposal_factory(state="approved", grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
-                                examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []},
-                                resolvers=[{"name": "plain", "template": "https://data.example.org/{nss}"}])
+    approved = proposal_factory(
+        state="approved",
+        grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
+        examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []},
+        resolvers=[{"name": "plain", "template": "https://data.example.org/{nss}"}],
+    )
     errors = resolvers_validate(approved.snid, CAPTURE_TEMPLATES)
     assert any("Resolving one URN of this SNID costs" in e for e in errors), errors
     with pytest.raises(ResolutionError) as caught:
@@ -172,8 +185,15 @@ def test_check_without_saving_with_eight_long_examples_and_ten_resolvers_answers
 
     examples = "\n".join("urn:ogf:example:" + "a" * (URN_MAX_LENGTH - 17 - n) for n in range(8))
     lines = "\n".join(f"{t['name']} | {t['template']}" for t in CAPTURE_TEMPLATES)
-    data = edit_data(proposal, grammar_abnf=CAPTURE_HEAVY, grammar_rule="", examples_valid=examples,
-                     examples_invalid="", resolvers=lines, intent="check")
+    data = edit_data(
+        proposal,
+        grammar_abnf=CAPTURE_HEAVY,
+        grammar_rule="",
+        examples_valid=examples,
+        examples_invalid="",
+        resolvers=lines,
+        intent="check",
+    )
     started, cpu, jobs = time.perf_counter(), time.thread_time(), sandbox.jobs_cpu_seconds()
     response = client.post(f"/proposals/{proposal.pk}/check/", data)
     work = time.thread_time() - cpu + sandbox.jobs_cpu_seconds() - jobs
@@ -199,16 +219,22 @@ def test_a_preview_cut_short_counts_what_it_did_not_reach_and_the_check_says_not
 
 
 def test_sets_stored_before_the_measurement_are_measured_on_first_use_and_by_measure_validators(capsys):
-    approved = proposal_factory(state="approved",
-                                resolvers=[{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}])
+    approved = proposal_factory(
+        state="approved", resolvers=[{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}]
+    )
     Resolver.objects.update(cost=None)  # as rows from before the measurement
     registry_invalidate()
     jobs = sandbox.jobs_cpu_seconds()
     assert targets_for("example", registry_index()).proven  # measured now, in the bounded worker
     assert sandbox.jobs_cpu_seconds() > jobs
     assert Resolver.objects.get().cost is None  # a GET stores nothing
-    heavy = proposal_factory(name="fdc", state="approved", grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
-                             resolvers=CAPTURE_TEMPLATES, examples={"valid": ["urn:ogf:fdc:" + "a" * 60], "invalid": []})
+    heavy = proposal_factory(
+        name="fdc",
+        state="approved",
+        grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
+        resolvers=CAPTURE_TEMPLATES,
+        examples={"valid": ["urn:ogf:fdc:" + "a" * 60], "invalid": []},
+    )
     Resolver.objects.filter(namespace=heavy.namespace).update(cost=None)
     registry_invalidate()
     assert not targets_for("fdc", registry_index()).proven  # over the budget: bounded, as if approved so

@@ -54,8 +54,10 @@ def test_resolver_down_only_after_n_failures_over_the_span_and_mails_once_each_w
     _run_at(2)
     assert Resolver.objects.get().status == ResolverStatus.DOWN
     # one mail to the registrant, one to the editors: neither sees the other's address
-    assert [(m.to, "is down" in m.subject) for m in mail.outbox] == [(["urn@example.net"], True),
-                                                                     (["erin@example.org"], True)]
+    assert [(m.to, "is down" in m.subject) for m in mail.outbox] == [
+        (["urn@example.net"], True),
+        (["erin@example.org"], True),
+    ]
     _run_at(3)
     assert len(mail.outbox) == 2  # once
     # Resolution skips the down resolver: the landing page answers.
@@ -64,8 +66,10 @@ def test_resolver_down_only_after_n_failures_over_the_span_and_mails_once_each_w
     watched.status = 200
     _run_at(4)
     assert Resolver.objects.get().status == ResolverStatus.UP
-    assert [(m.to, "is back" in m.subject) for m in mail.outbox[2:]] == [(["urn@example.net"], True),
-                                                                         (["erin@example.org"], True)]
+    assert [(m.to, "is back" in m.subject) for m in mail.outbox[2:]] == [
+        (["urn@example.net"], True),
+        (["erin@example.org"], True),
+    ]
     _run_at(5)
     assert len(mail.outbox) == 4
     assert ResolverCheck.objects.count() == 6
@@ -96,8 +100,17 @@ def test_check_resolvers_per_run_cap(watched):
 
 
 def test_address_allowed_refuses_private_kinds():
-    for address in ("127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.1.1", "::1", "fe80::1", "0.0.0.0",
-                    "::ffff:127.0.0.1", "100.64.0.1"):
+    for address in (
+        "127.0.0.1",
+        "10.1.2.3",
+        "192.168.0.1",
+        "169.254.1.1",
+        "::1",
+        "fe80::1",
+        "0.0.0.0",
+        "::ffff:127.0.0.1",
+        "100.64.0.1",
+    ):
         assert not health.address_allowed(address, []), address
     assert health.address_allowed("93.184.216.34", [])
 
@@ -109,8 +122,19 @@ def test_every_block_of_the_iana_special_purpose_registries_is_refused_at_connec
         for address in (block.network[0], block.network[-1]):
             assert not health.address_allowed(str(address), []), (address, block.name)
     # the two the old filter let through, IPv6 outside Global Unicast, and what carries an IPv4 address
-    for address in ("fec0::1", "feff::1", "192.88.99.1", "::7f00:1", "4000::1", "ff02::1", "224.0.0.1",
-                    "2002:7f00:1::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "64:ff9b::7f00:1", "::ffff:8.8.8.8"):
+    for address in (
+        "fec0::1",
+        "feff::1",
+        "192.88.99.1",
+        "::7f00:1",
+        "4000::1",
+        "ff02::1",
+        "224.0.0.1",
+        "2002:7f00:1::1",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+        "64:ff9b::7f00:1",
+        "::ffff:8.8.8.8",
+    ):
         assert not health.address_allowed(address, []), address
     for address in ("93.184.216.34", "8.8.8.8", "2606:2800:220:1:248:1893:25c8:1946", "2a00:1450:4001:82a::200e"):
         assert health.address_allowed(address, []), address
@@ -122,10 +146,15 @@ def test_probe_names_the_registry_block_it_refused(settings, monkeypatch):
 
     settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = ""
     real = socket.getaddrinfo
-    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: real(
-        "fec0::1" if host == "site-local.test" else "192.88.99.1", *a, **k))
-    for host, says in (("site-local.test", "fec0::/10 (Site-local (deprecated), RFC 3879)"),
-                       ("relay.test", "192.88.99.0/24 (Deprecated (6to4 Relay Anycast), RFC 7526)")):
+    monkeypatch.setattr(
+        socket,
+        "getaddrinfo",
+        lambda host, *a, **k: real("fec0::1" if host == "site-local.test" else "192.88.99.1", *a, **k),
+    )
+    for host, says in (
+        ("site-local.test", "fec0::/10 (Site-local (deprecated), RFC 3879)"),
+        ("relay.test", "192.88.99.0/24 (Deprecated (6to4 Relay Anycast), RFC 7526)"),
+    ):
         result = health.probe(f"https://{host}/x", timeout=2)
         assert not result.ok and result.error.startswith("refused:") and says in result.error, result.error
 
@@ -134,8 +163,9 @@ def test_editor_live_probe_shows_results_and_needs_an_editor(client, settings, t
     from tests.factories import proposal_factory
 
     settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
-    proposal = proposal_factory(applicant, state="submitted",
-                                resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}])
+    proposal = proposal_factory(
+        applicant, state="submitted", resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}]
+    )
     url = f"/review/{proposal.pk}/resolvers/probe/"
     client.force_login(applicant)
     assert client.post(url).status_code == 403
@@ -176,14 +206,16 @@ def test_address_allowed_refuses_ipv4_carried_in_ipv6():
 
 
 def test_editor_live_probe_takes_at_most_its_budget_and_says_what_it_did_not_reach(
-        client, settings, target, editor, applicant):
+    client, settings, target, editor, applicant
+):
     from tests.factories import proposal_factory
 
     settings.REGISTRY_RESOLVER_ALLOW_PRIVATE = "127.0.0.0/8"
     settings.REGISTRY_RESOLVER_PROBE_SECONDS = 1.5
     target.drip_seconds = 8
-    proposal = proposal_factory(applicant, state="submitted",
-                                resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}])
+    proposal = proposal_factory(
+        applicant, state="submitted", resolvers=[{"name": "main", "template": target.base + "/{INDEX}"}]
+    )
     client.force_login(editor)
     started = time.monotonic()
     page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
@@ -203,8 +235,9 @@ def test_editor_live_probe_of_an_unreachable_resolver_is_information(client, set
     closed.bind(("127.0.0.1", 0))
     port = closed.getsockname()[1]
     closed.close()  # nothing listens there: the connection is refused
-    proposal = proposal_factory(applicant, state="submitted",
-                                resolvers=[{"name": "main", "template": f"http://resolver.test:{port}/{{INDEX}}"}])
+    proposal = proposal_factory(
+        applicant, state="submitted", resolvers=[{"name": "main", "template": f"http://resolver.test:{port}/{{INDEX}}"}]
+    )
     client.force_login(editor)
     page = client.post(f"/review/{proposal.pk}/resolvers/probe/")
     assert page.status_code == 200 and b"ConnectionRefusedError" in page.content
@@ -219,9 +252,13 @@ def test_resolver_down_mail_goes_to_the_registrant_address_in_force(settings, ta
     settings.REGISTRY_RESOLVER_DOWN_AFTER = 1
     settings.REGISTRY_RESOLVER_DOWN_SECONDS = 0
     approved = registered([{"name": "main", "template": target.base + "/{INDEX}"}], editor=editor)
-    request = stewardship.change_request_create(approved.namespace, "registrant",
-                                                {"registrant_email": "moved@example.net"}, approved.submitter,
-                                                reason="The old mailbox is closed.")
+    request = stewardship.change_request_create(
+        approved.namespace,
+        "registrant",
+        {"registrant_email": "moved@example.net"},
+        approved.submitter,
+        reason="The old mailbox is closed.",
+    )
     stewardship.change_request_decide(request, editor, approve=True)
     target.status = 500
     mail.outbox.clear()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import RequestFactory
 
-from registry.lookup import registry_index
 from registry.api.resolve_hotpath import fast_resolve
+from registry.lookup import registry_index
 from tests.resolution.helpers import registered
 
 pytestmark = pytest.mark.django_db
@@ -30,15 +30,21 @@ def _fast(environ):
     return answer and (answer[0], {k.lower(): v for k, v in answer[1]}, answer[2])
 
 
-@pytest.mark.parametrize(("query", "accept"), [
-    ("urn=urn:ogf:example:cluster:2009:example.net:42", ""),
-    ("urn=URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42", "text/html"),
-    ("urn=urn%3Aogf%3Aexample%3Acluster%3A2010%3Aexample.net%3A1", "application/json"),
-])
+@pytest.mark.parametrize(
+    ("query", "accept"),
+    [
+        ("urn=urn:ogf:example:cluster:2009:example.net:42", ""),
+        ("urn=URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42", "text/html"),
+        ("urn=urn%3Aogf%3Aexample%3Acluster%3A2010%3Aexample.net%3A1", "application/json"),
+    ],
+)
 def test_fast_resolve_answers_exactly_as_the_full_stack(keep_connection, query, accept):
-    registered([{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}",
-                 "media_types": ["text/html"]},
-                {"name": "meta", "template": "https://data.example.org/m/{nss}", "media_types": ["application/json"]}])
+    registered(
+        [
+            {"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}", "media_types": ["text/html"]},
+            {"name": "meta", "template": "https://data.example.org/m/{nss}", "media_types": ["application/json"]},
+        ]
+    )
     environ = _environ(query, HTTP_ACCEPT=accept)
     expected = _full(environ)
     assert expected[0].startswith("303")
@@ -59,17 +65,23 @@ def test_fast_resolve_leaves_landing_pages_and_components_to_django(keep_connect
     assert _fast(_environ("urn=urn:ogf:example:x", HTTP_ORIGIN="https://a.example")) is None
 
 
-@pytest.mark.parametrize(("raw", "accept"), [
-    ("/urn:ogf:example:cluster:2009:example.net:42", ""),
-    ("/URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42", "text/html"),
-    ("/urn:ogf:example:cluster:2010:example.net:1", "application/json"),
-])
+@pytest.mark.parametrize(
+    ("raw", "accept"),
+    [
+        ("/urn:ogf:example:cluster:2009:example.net:42", ""),
+        ("/URN:OGF:Example:CLUSTER:2009:EXAMPLE.net:42", "text/html"),
+        ("/urn:ogf:example:cluster:2010:example.net:1", "application/json"),
+    ],
+)
 def test_fast_resolve_answers_the_path_form_exactly_as_the_full_stack(keep_connection, raw, accept):
     from urllib.parse import unquote
 
-    registered([{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}",
-                 "media_types": ["text/html"]},
-                {"name": "meta", "template": "https://data.example.org/m/{nss}", "media_types": ["application/json"]}])
+    registered(
+        [
+            {"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}", "media_types": ["text/html"]},
+            {"name": "meta", "template": "https://data.example.org/m/{nss}", "media_types": ["application/json"]},
+        ]
+    )
     environ = _environ("", PATH_INFO=unquote(raw).encode().decode("iso-8859-1"), RAW_URI=raw, HTTP_ACCEPT=accept)
     expected = _full(environ)
     assert expected[0].startswith("303"), expected

@@ -70,14 +70,17 @@ def test_resolve_r_and_q_components_passed_on_fragment_left_to_client(client, ta
     assert api["location"] == target.base + "/42?view=full&urn-r=lang%3Den#part2"
 
 
-@pytest.mark.parametrize(("suffix", "bad", "says"), [
-    ("?=a\r\nSet-Cookie: x=1", "\r", "carriage return"),
-    ("?=view full", " ", "a space"),
-    ("?+lang=<en>", "<", "'<'"),
-    ("?=caf\u00e9", "\u00e9", "'é'"),
-    ("?=100%", "%", "starts no %XX escape"),
-    ("#part\r\n2", "\r", "carriage return"),
-])
+@pytest.mark.parametrize(
+    ("suffix", "bad", "says"),
+    [
+        ("?=a\r\nSet-Cookie: x=1", "\r", "carriage return"),
+        ("?=view full", " ", "a space"),
+        ("?+lang=<en>", "<", "'<'"),
+        ("?=caf\u00e9", "\u00e9", "'é'"),
+        ("?=100%", "%", "starts no %XX escape"),
+        ("#part\r\n2", "\r", "carriage return"),
+    ],
+)
 def test_resolve_refuses_components_outside_rfc_8141_and_follows_nothing(client, target, suffix, bad, says):
     registered([{"name": "main", "template": target.base + "/{INDEX}"}])
     for path in ("/resolve/", "/api/resolve/"):
@@ -93,10 +96,13 @@ def test_resolve_refuses_components_outside_rfc_8141_and_follows_nothing(client,
 
 
 def test_resolve_refuses_a_url_too_long_to_send_anyone_to(client, target):
-    registered([{"name": "main", "template": target.base + "/{nss}"}],
-               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / ":")\n', "rule": "x"},
-               examples={"valid": ["urn:ogf:example:a:b"], "invalid": [], "equivalent": []},
-               equivalence=[], max_length=None)
+    registered(
+        [{"name": "main", "template": target.base + "/{nss}"}],
+        grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / ":")\n', "rule": "x"},
+        examples={"valid": ["urn:ogf:example:a:b"], "invalid": [], "equivalent": []},
+        equivalence=[],
+        max_length=None,
+    )
     urn = "urn:ogf:example:" + "a:" * 2000  # 4,016 characters: a URN the registry accepts
     response = client.get("/resolve/", {"urn": urn}, HTTP_ACCEPT="application/json")
     assert response.status_code == 200 and "Location" not in response  # the landing page
@@ -113,8 +119,12 @@ def test_resolve_path_form_q_component(client, target):
 
 
 def test_resolve_provider_chooses_a_named_resolver(client, target):
-    registered([{"name": "main", "template": target.base + "/a/{INDEX}"},
-                {"name": "Mirror", "template": target.base + "/b/{INDEX}"}])
+    registered(
+        [
+            {"name": "main", "template": target.base + "/a/{INDEX}"},
+            {"name": "Mirror", "template": target.base + "/b/{INDEX}"},
+        ]
+    )
     assert client.get("/resolve/", {"urn": EXAMPLE})["Location"] == target.base + "/a/42"
     response = client.get("/resolve/", {"urn": EXAMPLE, "provider": "mirror"})
     assert response.status_code == 302 and response["Location"] == target.base + "/b/42"
@@ -123,9 +133,17 @@ def test_resolve_provider_chooses_a_named_resolver(client, target):
 
 
 def test_resolve_negotiates_content_with_303(client, target):
-    registered([{"name": "page", "template": target.base + "/page/{INDEX}", "media_types": ["text/html"]},
-                {"name": "meta", "template": target.base + "/meta/{INDEX}", "returns": "metadata",
-                 "media_types": ["application/ld+json", "application/json"]}])
+    registered(
+        [
+            {"name": "page", "template": target.base + "/page/{INDEX}", "media_types": ["text/html"]},
+            {
+                "name": "meta",
+                "template": target.base + "/meta/{INDEX}",
+                "returns": "metadata",
+                "media_types": ["application/ld+json", "application/json"],
+            },
+        ]
+    )
     html = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="text/html,*/*;q=0.8")
     assert html.status_code == 303 and html["Location"] == target.base + "/page/42"
     data = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/ld+json")
@@ -157,10 +175,13 @@ def test_resolve_landing_page_when_no_resolver(client):
 def test_resolve_landing_page_when_all_resolvers_are_down(client, target):
     registered([{"name": "main", "template": target.base + "/{INDEX}"}])
     Resolver.objects.update(status=ResolverStatus.DOWN)
-    from registry.models import Namespace
     from django.utils import timezone
+
+    from registry.models import Namespace
+
     Namespace.objects.update(updated_at=timezone.now())  # as the health check does
     from registry.lookup import registry_invalidate
+
     registry_invalidate()
     response = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json")
     assert response.status_code == 200
@@ -174,8 +195,9 @@ def test_resolve_invalid_urn_is_404_with_the_position(client, target):
     response = client.get("/resolve/", {"urn": "urn:ogf:example:cluster:2009:example.net:mark1"})
     assert response.status_code == 404
     assert b"character" in response.content.lower()
-    body = client.get("/resolve/", {"urn": "urn:ogf:example:cluster:2009:example.net:mark1"},
-                      HTTP_ACCEPT="application/json").json()
+    body = client.get(
+        "/resolve/", {"urn": "urn:ogf:example:cluster:2009:example.net:mark1"}, HTTP_ACCEPT="application/json"
+    ).json()
     assert body["valid"] is False and body["errors"]
 
 
@@ -201,8 +223,14 @@ def test_api_resolve_lists_resolvers_with_urls_and_status(client, target):
     body = response.json()
     assert response.status_code == 200 and response["Access-Control-Allow-Origin"] == "*"
     assert body["location"] == target.base + "/42"
-    assert body["resolvers"][0] == {"name": "main", "url": target.base + "/42", "status": "unknown",
-                                    "primary": True, "returns": "landing", "media_types": []}
+    assert body["resolvers"][0] == {
+        "name": "main",
+        "url": target.base + "/42",
+        "status": "unknown",
+        "primary": True,
+        "returns": "landing",
+        "media_types": [],
+    }
 
 
 def test_resolve_huge_nss_is_refused_without_following(client, target):
@@ -226,11 +254,14 @@ def test_resolve_without_a_urn_offers_a_form_to_people(client):
 
 
 def test_resolve_path_form_reads_the_raw_uri_so_escapes_survive(client, target):
-    registered([{"name": "main", "template": target.base + "/q/{nss}"}],
-               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / "%" 2HEXDIG)\n', "rule": "x"},
-               examples={"valid": ["urn:ogf:example:a%2Fb"], "invalid": [], "equivalent": []},
-               equivalence=[])
-    # The server passes the raw request target as RAW_URI (granian: from the proxy's X-Request-Uri); PATH_INFO is decoded.
+    registered(
+        [{"name": "main", "template": target.base + "/q/{nss}"}],
+        grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / "%" 2HEXDIG)\n', "rule": "x"},
+        examples={"valid": ["urn:ogf:example:a%2Fb"], "invalid": [], "equivalent": []},
+        equivalence=[],
+    )
+    # The server passes the raw request target as RAW_URI (granian: from the proxy's X-Request-Uri);
+    # PATH_INFO is decoded.
     response = client.get("/urn:ogf:example:a/b", RAW_URI="/urn:ogf:example:a%2Fb")
     assert response.status_code == 302 and response["Location"] == target.base + "/q/a%2Fb"
     assert client.get("/resolve/", {"urn": "urn:ogf:example:a%2fb"})["Location"] == target.base + "/q/a%2Fb"
@@ -256,9 +287,13 @@ def test_resolve_landing_page_shows_the_contact_in_force(client, editor):
     from registry.stewardship import services as stewardship
 
     approved = registered([], editor=editor)
-    request = stewardship.change_request_create(approved.namespace, "contact",
-                                                {"registrant_public_contact": "help@example.net"},
-                                                approved.submitter, reason="A role address.")
+    request = stewardship.change_request_create(
+        approved.namespace,
+        "contact",
+        {"registrant_public_contact": "help@example.net"},
+        approved.submitter,
+        reason="A role address.",
+    )
     stewardship.change_request_decide(request, editor, approve=True)
     body = client.get("/resolve/", {"urn": EXAMPLE}, HTTP_ACCEPT="application/json").json()
     assert body["contact"] == "help@example.net"
@@ -280,8 +315,9 @@ def test_resolve_etag_changes_when_the_resolvers_change(client, target, editor):
 def test_api_resolve_answers_a_cors_preflight_and_exposes_its_etag(client, target):
     registered([{"name": "main", "template": target.base + "/{INDEX}"}])
     origin = "https://nsi.example.org"
-    preflight = client.options("/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin,
-                               HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET")
+    preflight = client.options(
+        "/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin, HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET"
+    )
     assert preflight.status_code == 200 and preflight["Access-Control-Allow-Origin"] == "*"
     assert "GET" in preflight["Access-Control-Allow-Methods"]
     answer = client.get("/api/resolve/", {"urn": EXAMPLE}, HTTP_ORIGIN=origin)
@@ -293,11 +329,15 @@ def test_api_resolve_answers_a_cors_preflight_and_exposes_its_etag(client, targe
 def test_placeholder_values_never_make_a_dot_segment(client, target, nss):
     """``/urn:ogf:example:%2e%2e`` once gave ``Location: …/id/..``: a value that would make a '.' or
     '..' path segment (as written, or decoded by the equivalence rule) gives no URL at all."""
-    registered([{"name": "main", "template": target.base + "/id/{nss}"},
-                {"name": "query", "template": target.base + "/find?id={nss}", "primary": False}],
-               grammar={"abnf": 'x = "urn:ogf:example:" 1*("." / "%" 2HEXDIG / ALPHA)\n', "rule": "x"},
-               examples={"valid": ["urn:ogf:example:a.b"], "invalid": [], "equivalent": []},
-               equivalence=["percent-decode-unreserved", "case-insensitive"])
+    registered(
+        [
+            {"name": "main", "template": target.base + "/id/{nss}"},
+            {"name": "query", "template": target.base + "/find?id={nss}", "primary": False},
+        ],
+        grammar={"abnf": 'x = "urn:ogf:example:" 1*("." / "%" 2HEXDIG / ALPHA)\n', "rule": "x"},
+        examples={"valid": ["urn:ogf:example:a.b"], "invalid": [], "equivalent": []},
+        equivalence=["percent-decode-unreserved", "case-insensitive"],
+    )
     urn = "urn:ogf:example:" + nss
     for response in (client.get("/" + urn, RAW_URI="/" + urn), client.get("/resolve/", {"urn": urn})):
         location = response.get("Location", "")
@@ -311,10 +351,12 @@ def test_placeholder_values_never_make_a_dot_segment(client, target, nss):
 
 
 def test_the_path_of_the_target_url_keeps_its_shape_for_any_value(client, target):
-    registered([{"name": "main", "template": target.base + "/id/{nss}/view"}],
-               grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / DIGIT / "." / "/" / "?" / ":" / "@" / "=")\n',
-                        "rule": "x"},
-               examples={"valid": ["urn:ogf:example:a"], "invalid": [], "equivalent": []}, equivalence=[])
+    registered(
+        [{"name": "main", "template": target.base + "/id/{nss}/view"}],
+        grammar={"abnf": 'x = "urn:ogf:example:" 1*(ALPHA / DIGIT / "." / "/" / "?" / ":" / "@" / "=")\n', "rule": "x"},
+        examples={"valid": ["urn:ogf:example:a"], "invalid": [], "equivalent": []},
+        equivalence=[],
+    )
     from urllib.parse import urlsplit
 
     for nss in ("a/../../b", "@evil.example", "a?x=1", "..a", "a..", "...", "//evil.example/", ":8080"):
@@ -360,10 +402,10 @@ def test_the_invalid_urn_page_offers_a_box_holding_what_was_typed(client, target
 def test_a_stored_template_naming_an_address_is_never_followed(client, target):
     """Rows written before hosts had to be DNS names: no redirect, no probe, even with ?provider=."""
     approved = registered([{"name": "main", "template": target.base + "/{INDEX}"}])
-    Resolver.objects.create(namespace=approved.namespace, name="metadata", order=1,
-                            template="http://169.254.169.254/latest/meta-data/{nss}")
-    Resolver.objects.create(namespace=approved.namespace, name="loopback", order=2,
-                            template="https://0x7f.1/{nss}")
+    Resolver.objects.create(
+        namespace=approved.namespace, name="metadata", order=1, template="http://169.254.169.254/latest/meta-data/{nss}"
+    )
+    Resolver.objects.create(namespace=approved.namespace, name="loopback", order=2, template="https://0x7f.1/{nss}")
     from registry.lookup import registry_invalidate
 
     registry_invalidate()

@@ -8,9 +8,9 @@ import pytest
 
 from registry.enums import EventKind
 from registry.models import ProposalEvent
-from registry.transparency.models import LogEntry
 from registry.resolution.models import Resolver
 from registry.resolution.services import ResolutionError, resolvers_replace, resolvers_validate
+from registry.transparency.models import LogEntry
 from tests.factories import user_factory
 from tests.resolution.helpers import registered
 
@@ -30,8 +30,9 @@ def test_approval_installs_resolvers_and_logs_them(editor):
 def test_resolvers_replace_by_editor_writes_history_and_log(editor):
     registered(GOOD, editor=editor)
     other = user_factory("ed2", editor=True)
-    rows = resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], other,
-                             "The provider moved.")
+    rows = resolvers_replace(
+        "example", [{"name": "new", "template": "https://n.example.org/{nss}"}], other, "The provider moved."
+    )
     assert [r.name for r in rows] == ["new"]
     assert list(Resolver.objects.current().values_list("name", flat=True)) == ["new"]
     assert Resolver.objects.filter(retired_at__isnull=False).count() == 1  # kept, not deleted
@@ -42,12 +43,14 @@ def test_resolvers_replace_by_editor_writes_history_and_log(editor):
 
 def test_resolvers_replace_refuses_bad_templates_and_stores_nothing(editor):
     registered(GOOD, editor=editor)
-    for bad in ([{"name": "x", "template": "javascript:alert(1)"}],
-                [{"name": "x", "template": "//evil.example/{nss}"}],
-                [{"name": "x", "template": "https://ok.example/{Nope}"}],
-                [{"name": "x", "template": "https://ok.example/" + "{nss}" * 10_000}],
-                [{"name": "x", "template": "https://ok.example/" + "{" * 10_000}],
-                [{"name": "x", "template": "https://ok.example/a\r\nSet-Cookie: x"}]):
+    for bad in (
+        [{"name": "x", "template": "javascript:alert(1)"}],
+        [{"name": "x", "template": "//evil.example/{nss}"}],
+        [{"name": "x", "template": "https://ok.example/{Nope}"}],
+        [{"name": "x", "template": "https://ok.example/" + "{nss}" * 10_000}],
+        [{"name": "x", "template": "https://ok.example/" + "{" * 10_000}],
+        [{"name": "x", "template": "https://ok.example/a\r\nSet-Cookie: x"}],
+    ):
         with pytest.raises(ResolutionError):
             resolvers_replace("example", bad, editor, "try")
         assert resolvers_validate("example", bad)
@@ -115,12 +118,15 @@ def test_an_editor_who_is_a_steward_cannot_change_their_snids_resolvers(client, 
     conflicted = user_factory("conflicted", editor=True)
     stewardship.steward_add(approved.namespace, conflicted, editor, reason="Also maintains it.")
     with pytest.raises(ResolutionError, match="another editor"):
-        resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], conflicted,
-                          "Moving my own SNID.")
+        resolvers_replace(
+            "example", [{"name": "new", "template": "https://n.example.org/{nss}"}], conflicted, "Moving my own SNID."
+        )
     client.force_login(conflicted)
     assert b"Change the resolvers" not in client.get("/urn/example/").content
-    refused = client.post("/urn/example/resolvers/edit/", {"resolvers": "new | https://n.example.org/{nss}",
-                                                           "reason": "Moving my own SNID."})
+    refused = client.post(
+        "/urn/example/resolvers/edit/",
+        {"resolvers": "new | https://n.example.org/{nss}", "reason": "Moving my own SNID."},
+    )
     assert refused.status_code == 403 and b"another GFD editor" in refused.content
     assert list(Resolver.objects.current().values_list("name", flat=True)) == ["main"]
     client.force_login(editor)
@@ -129,10 +135,11 @@ def test_an_editor_who_is_a_steward_cannot_change_their_snids_resolvers(client, 
 
 def test_snid_page_shows_what_a_resolver_change_changed(client, editor):
     registered(GOOD, editor=editor)
-    resolvers_replace("example", [{"name": "new", "template": "https://n.example.org/{nss}"}], editor,
-                      "The provider moved.")
+    resolvers_replace(
+        "example", [{"name": "new", "template": "https://n.example.org/{nss}"}], editor, "The provider moved."
+    )
     page = client.get("/urn/example/").content.decode()
-    history = page[page.index("Resolver changes"):]
+    history = page[page.index("Resolver changes") :]
     assert "The provider moved." in history
     assert "Before: main <code>https://data.example.org/{DOMAIN}/{INDEX}</code>." in history
     assert "After: new <code>https://n.example.org/{nss}</code>." in history
@@ -159,9 +166,16 @@ def test_resolver_status_reads_the_last_check_without_the_history(editor, django
     resolver = Resolver.objects.current().get()
     start = timezone.now() - dt.timedelta(days=400)
     ResolverCheck.objects.bulk_create(
-        ResolverCheck(resolver=resolver, checked_at=start + dt.timedelta(hours=6 * n), ok=n % 2 == 0,
-                      http_code=200 if n % 2 == 0 else 503, latency_ms=n, error="" if n % 2 == 0 else "HTTP 503")
-        for n in range(1600))  # a year and more of six-hourly runs
+        ResolverCheck(
+            resolver=resolver,
+            checked_at=start + dt.timedelta(hours=6 * n),
+            ok=n % 2 == 0,
+            http_code=200 if n % 2 == 0 else 503,
+            latency_ms=n,
+            error="" if n % 2 == 0 else "HTTP 503",
+        )
+        for n in range(1600)
+    )  # a year and more of six-hourly runs
     with django_assert_num_queries(1):
         [status] = resolver_status(approved.namespace)
     assert (status["last_http_code"], status["last_latency_ms"], status["last_error"]) == (503, 1599, "HTTP 503")

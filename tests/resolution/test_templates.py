@@ -14,24 +14,27 @@ from tests.factories import demo_raw
 RULES = ["DOMAIN", "INDEX"]
 
 
-@pytest.mark.parametrize(("template", "says"), [
-    ("javascript:alert(1)", "must start with https://"),
-    ("data:text/html,x", "must start with https://"),
-    ("//evil.example/{nss}", "scheme-relative"),
-    ("https://{nss}.evil.example/", "host must be written out"),
-    ("https://{DOMAIN}/", "host must be written out"),
-    ("https://user@evil.example/{nss}", "user information"),
-    ("https://ok.example/" + "{" * 10_000, "characters long"),
-    ("https://ok.example/" + "{nss}" * 10_000, "characters long"),
-    ("https://ok.example/" + "{nss}" * 17, "more than 16 placeholders"),
-    ("https://ok.example/{{nss}}", "must open a placeholder"),
-    ("https://ok.example/{nss", "must open a placeholder"),
-    ("https://ok.example/nss}", "without an opening"),
-    ("https://ok.example/a\r\nSet-Cookie: x=1", "carriage return"),
-    ("https://ok.example/a b", "a space"),
-    ("https://ok.example/{Unknown}", "neither {nss} nor a rule"),
-    ("https://[::1]/{nss}", "is an IP address literal"),
-])
+@pytest.mark.parametrize(
+    ("template", "says"),
+    [
+        ("javascript:alert(1)", "must start with https://"),
+        ("data:text/html,x", "must start with https://"),
+        ("//evil.example/{nss}", "scheme-relative"),
+        ("https://{nss}.evil.example/", "host must be written out"),
+        ("https://{DOMAIN}/", "host must be written out"),
+        ("https://user@evil.example/{nss}", "user information"),
+        ("https://ok.example/" + "{" * 10_000, "characters long"),
+        ("https://ok.example/" + "{nss}" * 10_000, "characters long"),
+        ("https://ok.example/" + "{nss}" * 17, "more than 16 placeholders"),
+        ("https://ok.example/{{nss}}", "must open a placeholder"),
+        ("https://ok.example/{nss", "must open a placeholder"),
+        ("https://ok.example/nss}", "without an opening"),
+        ("https://ok.example/a\r\nSet-Cookie: x=1", "carriage return"),
+        ("https://ok.example/a b", "a space"),
+        ("https://ok.example/{Unknown}", "neither {nss} nor a rule"),
+        ("https://[::1]/{nss}", "is an IP address literal"),
+    ],
+)
 def test_template_refused_with_a_reason(template, says):
     checked = template_check(template, RULES)
     assert not checked.ok and says in checked.errors[0]
@@ -51,15 +54,22 @@ def test_interchange_refuses_hostile_resolvers_naming_the_key():
     with pytest.raises(interchange.InterchangeError) as caught:
         interchange.load(raw)
     assert caught.value.errors[0].startswith("resolvers[0].template:")
-    too_many = {**demo_raw("example"), "resolvers": [{"name": f"r{i}", "template": "https://a.example/{nss}"}
-                                                     for i in range(11)]}
+    too_many = {
+        **demo_raw("example"),
+        "resolvers": [{"name": f"r{i}", "template": "https://a.example/{nss}"} for i in range(11)],
+    }
     with pytest.raises(interchange.InterchangeError):
         interchange.load(too_many)
 
 
 def test_interchange_round_trip_and_first_is_primary():
-    raw = {**demo_raw("example"), "resolvers": [{"name": "a", "template": "https://a.example/{INDEX}"},
-                                                {"name": "b", "template": "https://b.example/{nss}"}]}
+    raw = {
+        **demo_raw("example"),
+        "resolvers": [
+            {"name": "a", "template": "https://a.example/{INDEX}"},
+            {"name": "b", "template": "https://b.example/{nss}"},
+        ],
+    }
     data = interchange.load(raw)
     assert [r["primary"] for r in data.resolvers] == [True, False]
     assert interchange.load(interchange.dump(data)) == data
@@ -68,14 +78,23 @@ def test_interchange_round_trip_and_first_is_primary():
 def test_lines_round_trip():
     text = "Main | https://a.example/{nss} | metadata | application/json, text/turtle | primary"
     resolvers = resolvers_from_lines(text)
-    assert resolvers == [{"name": "Main", "template": "https://a.example/{nss}", "returns": "metadata",
-                          "media_types": ["application/json", "text/turtle"], "primary": True}]
+    assert resolvers == [
+        {
+            "name": "Main",
+            "template": "https://a.example/{nss}",
+            "returns": "metadata",
+            "media_types": ["application/json", "text/turtle"],
+            "primary": True,
+        }
+    ]
     assert resolvers_to_lines(resolvers) == text
 
 
 def test_checklist_shows_the_url_of_every_example():
-    raw = {**demo_raw("example"), "resolvers": [{"name": "main",
-                                                 "template": "https://data.example.org/{DOMAIN}/{INDEX}"}]}
+    raw = {
+        **demo_raw("example"),
+        "resolvers": [{"name": "main", "template": "https://data.example.org/{DOMAIN}/{INDEX}"}],
+    }
     [finding] = [f for f in run_checklist(interchange.load(raw)) if f.id == "resolvers"]
     assert finding.status == "pass"
     assert "urn:ogf:example:cluster:2009:example.net:42 → https://data.example.org/example.net/42" in finding.message
@@ -84,6 +103,7 @@ def test_checklist_shows_the_url_of_every_example():
 
 def test_proposal_form_takes_resolver_lines(client, applicant):
     from tests.factories import proposal_factory
+
     proposal = proposal_factory(applicant)
     client.force_login(applicant)
     page = client.get(f"/proposals/{proposal.pk}/edit/")
@@ -111,8 +131,13 @@ def test_resolvers_check_not_run_without_examples_or_a_usable_grammar():
 
 
 def test_checklist_pass_does_not_claim_every_example_when_some_gave_no_url():
-    raw = {**demo_raw("example"), "resolvers": [{"name": "a", "template": "https://a.example/{nss}"},
-                                                {"name": "b", "template": "https://b.example/{QUERY}"}]}
+    raw = {
+        **demo_raw("example"),
+        "resolvers": [
+            {"name": "a", "template": "https://a.example/{nss}"},
+            {"name": "b", "template": "https://b.example/{QUERY}"},
+        ],
+    }
     raw["examples"]["valid"].append("urn:ogf:example:cluster:2009:example.net:42?x")
     findings = [f for f in run_checklist(interchange.load(raw)) if f.id == "resolvers"]
     assert [f.status for f in findings].count("warning") == 4  # b: no QUERY in four examples
@@ -138,8 +163,9 @@ def _hostile(base: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_hostile_templates_are_refused_everywhere_nothing_stored_nothing_followed(client, applicant, editor,
-                                                                                  target, settings):
+def test_hostile_templates_are_refused_everywhere_nothing_stored_nothing_followed(
+    client, applicant, editor, target, settings
+):
     from django.core.management import call_command
 
     from registry.models import Proposal
@@ -212,16 +238,25 @@ def test_template_host_must_be_a_dns_name(template, says):
     assert not checked.ok and says in checked.errors[0], checked.errors
 
 
-@pytest.mark.parametrize("template", ["https://data.example.org/{nss}", "https://a-b.c.example/{INDEX}",
-                                      "https://xn--bcher-kva.example:8443/{nss}", "https://data.example.org./{nss}",
-                                      "https://v1.api.example.org/x.{nss}/..json", "https://h.example/0x1/{nss}"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "https://data.example.org/{nss}",
+        "https://a-b.c.example/{INDEX}",
+        "https://xn--bcher-kva.example:8443/{nss}",
+        "https://data.example.org./{nss}",
+        "https://v1.api.example.org/x.{nss}/..json",
+        "https://h.example/0x1/{nss}",
+    ],
+)
 def test_template_dns_names_are_accepted(template):
     assert template_check(template, RULES).ok
 
 
 @pytest.mark.django_db(transaction=True)
 def test_not_dns_names_are_refused_through_form_interchange_import_change_and_document(
-        client, applicant, editor, tmp_path):
+    client, applicant, editor, tmp_path
+):
     """The form (its line and sentence), the interchange format (its key), the interchange import
     command, the editor's change (the API stewardship calls) and a document's import notes."""
     from django.core.management import call_command
@@ -253,10 +288,12 @@ def test_not_dns_names_are_refused_through_form_interchange_import_change_and_do
         errors = resolvers_validate(approved.snid, [{"name": "x", "template": template}])
         assert any(says in error for error in errors), errors
         document = interchange.load(demo_raw("example"))
-        document.resolvers = [{"name": "x", "template": template, "returns": "landing", "media_types": [],
-                               "primary": True}]
+        document.resolvers = [
+            {"name": "x", "template": template, "returns": "landing", "media_types": [], "primary": True}
+        ]
         imported = document_import(document_export(document, markdown=False))
         assert imported.data.resolvers[0]["template"] == template  # read, and said to be wrong:
-        assert any(note.startswith("resolvers[0].template:") and says in note
-                   for note in imported.report.notes), imported.report.notes
+        assert any(note.startswith("resolvers[0].template:") and says in note for note in imported.report.notes), (
+            imported.report.notes
+        )
     assert Proposal.objects.get(pk=draft.pk).resolvers == []

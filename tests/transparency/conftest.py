@@ -56,13 +56,22 @@ def go_program(tmp_path_factory, source: Path) -> Path:
     """``source`` built with Go in GOPATH mode against Debian's golang.org/x/mod (skipped where absent)."""
     from ..conftest import require_external
 
-    require_external("Go", shutil.which("go") is not None and (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(),
-                     "install golang-go and golang-golang-x-mod-dev (Go's sumdb note and tlog packages)")
+    require_external(
+        "Go",
+        shutil.which("go") is not None and (GOPATH / "src/golang.org/x/mod/sumdb/tlog").is_dir(),
+        "install golang-go and golang-golang-x-mod-dev (Go's sumdb note and tlog packages)",
+    )
     binary = tmp_path_factory.mktemp("go") / source.stem
-    env = {**os.environ, "GOPATH": str(GOPATH), "GO111MODULE": "off",
-           "GOCACHE": str(tmp_path_factory.mktemp("gocache")), "GOFLAGS": ""}
-    result = subprocess.run(["go", "build", "-o", str(binary), str(source)], env=env, capture_output=True,
-                            text=True, timeout=300)
+    env = {
+        **os.environ,
+        "GOPATH": str(GOPATH),
+        "GO111MODULE": "off",
+        "GOCACHE": str(tmp_path_factory.mktemp("gocache")),
+        "GOFLAGS": "",
+    }
+    result = subprocess.run(
+        ["go", "build", "-o", str(binary), str(source)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     return binary
 
@@ -100,32 +109,68 @@ class Witnesses:
         self.directory, self.log_key, self.processes = directory, log_key, {}
         self.ours_key = witness_init(directory / "ours", "ours.test/w1").verifier()
         env = self._aics_env()
-        subprocess.run([sys.executable, "-m", "aics_witness", "init", "--name", "aics.test/w2"], env=env,
-                       check=True, capture_output=True, text=True)
-        subprocess.run([sys.executable, "-m", "aics_witness", "add-log", "--origin", ORIGIN,
-                        "--vkey", str(log_key.verifier())], env=env, check=True, capture_output=True, text=True)
+        subprocess.run(
+            [sys.executable, "-m", "aics_witness", "init", "--name", "aics.test/w2"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        subprocess.run(
+            [sys.executable, "-m", "aics_witness", "add-log", "--origin", ORIGIN, "--vkey", str(log_key.verifier())],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         config = json.loads((directory / "aics" / "witness.json").read_text())
         config["logs"][0]["extension_lines"] = True  # our checkpoints carry a time line
         (directory / "aics" / "witness.json").write_text(json.dumps(config))
-        status = subprocess.run([sys.executable, "-m", "aics_witness", "status", "--json"], env=env, check=True,
-                                capture_output=True, text=True)
+        status = subprocess.run(
+            [sys.executable, "-m", "aics_witness", "status", "--json"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         self.aics_key = CosignatureVerifier.parse(json.loads(status.stdout)["witness"]["vkey"])
         self.ports = {"ours": _free_port(), "aics": _free_port()}
         self.start()
 
     def _aics_env(self) -> dict:
         (self.directory / "aics").mkdir(exist_ok=True)
-        return {**os.environ, "PYTHONPATH": str(AICS), "AICS_WITNESS_CONFIG": str(self.directory / "aics" / "witness.json")}
+        return {
+            **os.environ,
+            "PYTHONPATH": str(AICS),
+            "AICS_WITNESS_CONFIG": str(self.directory / "aics" / "witness.json"),
+        }
 
     def start(self) -> None:
         self.processes["ours"] = subprocess.Popen(
-            [sys.executable, "-m", "registry.witness", "serve", "--state", str(self.directory / "ours"),
-             "--listen", f"127.0.0.1:{self.ports['ours']}", "--log", str(self.log_key.verifier())],
-            cwd=ROOT, env={**os.environ, "REGISTRY_WITNESS_QUIET": "1"}, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "registry.witness",
+                "serve",
+                "--state",
+                str(self.directory / "ours"),
+                "--listen",
+                f"127.0.0.1:{self.ports['ours']}",
+                "--log",
+                str(self.log_key.verifier()),
+            ],
+            cwd=ROOT,
+            env={**os.environ, "REGISTRY_WITNESS_QUIET": "1"},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.processes["aics"] = subprocess.Popen(
             [sys.executable, "-m", "aics_witness", "serve", "--listen", f"127.0.0.1:{self.ports['aics']}"],
-            env=self._aics_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env=self._aics_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         for name, process in self.processes.items():
             _wait_listening(self.ports[name], process)
 
@@ -139,8 +184,10 @@ class Witnesses:
         return [self.ours_key, self.aics_key]
 
     def endpoints(self) -> list[WitnessEndpoint]:
-        return [WitnessEndpoint(self.ours_key, f"http://127.0.0.1:{self.ports['ours']}/"),
-                WitnessEndpoint(self.aics_key, f"http://127.0.0.1:{self.ports['aics']}/")]
+        return [
+            WitnessEndpoint(self.ours_key, f"http://127.0.0.1:{self.ports['ours']}/"),
+            WitnessEndpoint(self.aics_key, f"http://127.0.0.1:{self.ports['aics']}/"),
+        ]
 
     def setting(self) -> list[dict]:
         return [{"key": str(e.key), "url": e.url} for e in self.endpoints()]
@@ -151,12 +198,13 @@ def witnesses(tmp_path, log_key, settings):
     """Ours and aics-witness running, and the site configured to ask both (REGISTRY_LOG_WITNESSES)."""
     from ..conftest import require_external
 
-    require_external("aics-witness", (AICS / "aics_witness").is_dir(),
-                     f"pip install --ignore-requires-python --no-deps --target {AICS} aics-witness==0.1.0 "
-                     "aics-tlog==0.2.1 (a C2SP tlog-witness from PyPI, written elsewhere; .ci/run installs it)")
+    require_external(
+        "aics-witness",
+        (AICS / "aics_witness").is_dir(),
+        f"pip install --ignore-requires-python --no-deps --target {AICS} aics-witness==0.1.0 "
+        "aics-tlog==0.2.1 (a C2SP tlog-witness from PyPI, written elsewhere; .ci/run installs it)",
+    )
     running = Witnesses(tmp_path / "witnesses", log_key)
     settings.REGISTRY_LOG_WITNESSES = running.setting()
     yield running
     running.stop()
-
-

@@ -6,10 +6,10 @@ import pytest
 from django.db import connection
 
 from registry import services
-from registry.models import Proposal
 from registry.logcore.kinds import leaf_decode
-from registry.transparency.log import log_cache_clear, log_tree
 from registry.logcore.merkle import leaf_hash, verify_inclusion
+from registry.models import Proposal
+from registry.transparency.log import log_cache_clear, log_tree
 from registry.transparency.models import LogEntry, LogHead
 
 from ..factories import proposal_factory, user_factory
@@ -36,8 +36,9 @@ def test_log_twenty_simultaneous_approvals_make_a_gap_free_log(postgres):
     reader = threading.Thread(target=watch)
     reader.start()
     try:
-        results = _race(20, lambda i: services.proposal_transition(proposals[i], "approve", editor,
-                                                                   override_reason="race"))
+        results = _race(
+            20, lambda i: services.proposal_transition(proposals[i], "approve", editor, override_reason="race")
+        )
     finally:
         stop.set()
         reader.join()

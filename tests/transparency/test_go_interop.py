@@ -20,8 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from registry import services
-from registry.transparency.log import log_tree
 from registry.logcore.tiles import bundle_entries, tiles_for
+from registry.transparency.log import log_tree
 
 from ..factories import proposal_factory, user_factory
 from .conftest import go_program
@@ -72,18 +72,43 @@ def _request(site) -> dict:
     inclusions = []
     for snid in ("alpha", "beta", "gamma"):
         answer = json.loads(_get(f"{site.url}/api/snids/{snid}/versions/1/proof"))
-        inclusions.append({"index": answer["index"], "size": answer["tree_size"], "root": answer["root_hash"],
-                           "proof": answer["proof"]})
+        inclusions.append(
+            {
+                "index": answer["index"],
+                "size": answer["tree_size"],
+                "root": answer["root_hash"],
+                "proof": answer["proof"],
+            }
+        )
     for index, at in ((0, 1), (1, 2), (5, 257), (255, 256), (256, 300), (260, size), (size - 1, size)):
-        inclusions.append({"index": index, "size": at, "root": b64(tree.root(at)),
-                           "proof": [b64(h) for h in tree.inclusion_proof(index, at)]})
+        inclusions.append(
+            {
+                "index": index,
+                "size": at,
+                "root": b64(tree.root(at)),
+                "proof": [b64(h) for h in tree.inclusion_proof(index, at)],
+            }
+        )
     consistency = []
     for first, second in ((1, 2), (2, 3), (3, 7), (8, 256), (100, 257), (256, size), (257, size), (size, size)):
         answer = json.loads(_get(f"{site.url}/api/log/consistency/?first={first}&second={second}"))
-        consistency.append({"first": first, "second": second, "first_root": answer["first_root"],
-                            "second_root": answer["second_root"], "proof": answer["proof"]})
-    return {"verifier_key": _get(base + "key").decode().strip(), "checkpoint": note, "log_url": base,
-            "leaves": [b64(leaf) for leaf in leaves], "inclusions": inclusions, "consistency": consistency}
+        consistency.append(
+            {
+                "first": first,
+                "second": second,
+                "first_root": answer["first_root"],
+                "second_root": answer["second_root"],
+                "proof": answer["proof"],
+            }
+        )
+    return {
+        "verifier_key": _get(base + "key").decode().strip(),
+        "checkpoint": note,
+        "log_url": base,
+        "leaves": [b64(leaf) for leaf in leaves],
+        "inclusions": inclusions,
+        "consistency": consistency,
+    }
 
 
 def test_go_verifies_checkpoint_proofs_and_tiles(tlogcheck, grown_site):
@@ -157,10 +182,20 @@ def test_go_follows_a_verified_mirror_served_as_static_files(mirrorcheck, grown_
 
     mirror = tmp_path / "mirror"
     out = io.StringIO()
-    assert verify.main([grown_site.url, "--state", str(tmp_path / "s.json"), "--mirror", str(mirror)], out=out) == 0, \
+    assert verify.main([grown_site.url, "--state", str(tmp_path / "s.json"), "--mirror", str(mirror)], out=out) == 0, (
         out.getvalue()
-    for path in ("log/checkpoint", "log/key", "log/tile/0/000", "log/tile/0/001.p/50", "log/tile/1/000.p/1",
-                 "log/tile/entries/000", "log/tile/entries/001.p/50", "urn/registry.json", "urn/registry-full.json"):
+    )
+    for path in (
+        "log/checkpoint",
+        "log/key",
+        "log/tile/0/000",
+        "log/tile/0/001.p/50",
+        "log/tile/1/000.p/1",
+        "log/tile/entries/000",
+        "log/tile/entries/001.p/50",
+        "urn/registry.json",
+        "urn/registry-full.json",
+    ):
         assert (mirror / path).is_file(), path
     base = static_server(mirror)
     report = _follow(mirrorcheck, base, mirror)

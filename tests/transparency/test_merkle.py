@@ -4,12 +4,19 @@ import hashlib
 
 import pytest
 
-from registry.logcore.merkle import (EMPTY_ROOT, Tree, leaf_hash, node_hash, verify_consistency,
-                                          verify_inclusion)
+from registry.logcore.merkle import EMPTY_ROOT, Tree, leaf_hash, node_hash, verify_consistency, verify_inclusion
 
 # The RFC 6962 test vectors (certificate-transparency's merkle_tree_test): leaves and the roots of their prefixes.
-RFC6962_LEAVES = [b"", b"\x00", b"\x10", b"\x20\x21", b"\x30\x31", b"\x40\x41\x42\x43",
-                  b"\x50\x51\x52\x53\x54\x55\x56\x57", bytes(range(0x60, 0x70))]
+RFC6962_LEAVES = [
+    b"",
+    b"\x00",
+    b"\x10",
+    b"\x20\x21",
+    b"\x30\x31",
+    b"\x40\x41\x42\x43",
+    b"\x50\x51\x52\x53\x54\x55\x56\x57",
+    bytes(range(0x60, 0x70)),
+]
 RFC6962_ROOTS = [
     "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
     "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
@@ -23,8 +30,9 @@ RFC6962_ROOTS = [
 
 
 def test_merkle_empty_tree_is_the_hash_of_nothing():
-    assert Tree().root() == EMPTY_ROOT == bytes.fromhex(
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    assert (
+        Tree().root() == EMPTY_ROOT == bytes.fromhex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    )
 
 
 def test_merkle_domain_separation_of_leaves_and_nodes():
@@ -37,7 +45,7 @@ def test_merkle_roots_match_rfc6962_known_answers():
     for leaf, expected in zip(RFC6962_LEAVES, RFC6962_ROOTS, strict=True):
         tree.append(leaf_hash(leaf))
         assert tree.root().hex() == expected
-        assert Tree([leaf_hash(x) for x in RFC6962_LEAVES[:tree.size]]).root().hex() == expected
+        assert Tree([leaf_hash(x) for x in RFC6962_LEAVES[: tree.size]]).root().hex() == expected
 
 
 def test_merkle_roots_of_prefixes_match_a_tree_of_that_size():
@@ -78,8 +86,11 @@ def test_merkle_every_consistency_proof_verifies_and_a_changed_one_does_not(size
 
 def test_merkle_a_rewritten_history_is_not_consistent():
     honest = Tree([leaf_hash(bytes([i])) for i in range(10)])
-    forked = Tree([leaf_hash(bytes([i])) for i in range(5)] + [leaf_hash(b"rewritten")]
-                  + [leaf_hash(bytes([i])) for i in range(6, 12)])
+    forked = Tree(
+        [leaf_hash(bytes([i])) for i in range(5)]
+        + [leaf_hash(b"rewritten")]
+        + [leaf_hash(bytes([i])) for i in range(6, 12)]
+    )
     proof = forked.consistency_proof(8, 12)
     assert not verify_consistency(8, 12, honest.root(8), forked.root(12), proof)
 

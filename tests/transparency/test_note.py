@@ -61,9 +61,19 @@ def test_checkpoint_for_another_origin_is_refused():
 ROOT_B64 = base64.b64encode(bytes(32)).decode()
 
 
-@pytest.mark.parametrize("text", ["o\n01\nAAAA\n", "o\nten\n" + ROOT_B64 + "\n", "o\n1\nAAAA\n", "o\n1\n",
-                                  "o\n\u0664\u0661\u0665\n" + ROOT_B64 + "\n", "o\n4\u0661\n" + ROOT_B64 + "\n",
-                                  "o\n\uff14\n" + ROOT_B64 + "\n", "o\n" + str(1 << 63) + "\n" + ROOT_B64 + "\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "o\n01\nAAAA\n",
+        "o\nten\n" + ROOT_B64 + "\n",
+        "o\n1\nAAAA\n",
+        "o\n1\n",
+        "o\n\u0664\u0661\u0665\n" + ROOT_B64 + "\n",
+        "o\n4\u0661\n" + ROOT_B64 + "\n",
+        "o\n\uff14\n" + ROOT_B64 + "\n",
+        "o\n" + str(1 << 63) + "\n" + ROOT_B64 + "\n",
+    ],
+)
 def test_checkpoint_malformed_bodies_are_refused(text):
     with pytest.raises(NoteError):
         Checkpoint.parse(text)
@@ -73,8 +83,10 @@ def test_checkpoint_malformed_bodies_are_refused(text):
 GO_SIGNER = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 GO_VERIFIER = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
 GO_TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
-GO_NOTE = GO_TEXT + ("\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZ"
-                     "SNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n")
+GO_NOTE = GO_TEXT + (
+    "\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZ"
+    "SNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n"
+)
 
 
 def test_note_matches_go_known_answers():

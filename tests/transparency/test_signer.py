@@ -14,12 +14,20 @@ from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from registry.transparency.log import (CHECKPOINT_PERIOD, LogDamaged, LogError, log_append, log_cache_clear,
-                                       log_checkpoint, log_damage, log_published)
-from registry.transparency.models import LogEntry, LogSigned
 from registry.logcore.note import Signer, checkpoint_open
-from registry.transparency.signer import log_sign, log_sign_watch
 from registry.logcore.signer_state import SignerState, SignerStateError
+from registry.transparency.log import (
+    CHECKPOINT_PERIOD,
+    LogDamaged,
+    LogError,
+    log_append,
+    log_cache_clear,
+    log_checkpoint,
+    log_damage,
+    log_published,
+)
+from registry.transparency.models import LogEntry, LogSigned
+from registry.transparency.signer import log_sign, log_sign_watch
 
 from ..factories import proposal_factory, user_factory
 from .conftest import guards_off
@@ -47,8 +55,9 @@ def _delete_last_entry(move_head: bool) -> None:
 def _changed_leaf_only(index: int) -> None:
     """The leaf changed, its stored hash left as it was."""
     with guards_off() as cursor:
-        cursor.execute('UPDATE registry_logentry SET leaf = replace(leaf, \'"v":1\', \'"v":1 \') WHERE "index" = %s',
-                       [index])
+        cursor.execute(
+            'UPDATE registry_logentry SET leaf = replace(leaf, \'"v":1\', \'"v":1 \') WHERE "index" = %s', [index]
+        )
 
 
 def test_signer_signs_and_every_worker_serves_the_same_bytes(client, logged, log_key, settings):
@@ -96,15 +105,19 @@ def test_signer_pass_after_an_append_rehashes_only_the_new_leaves(logged, applic
 
 
 @pytest.mark.parametrize("rewrite", ["stored-hash", "deleted", "head-moved-back"])
-def test_signer_quick_check_finding_anything_odd_makes_the_full_check_before_signing(logged, applicant, editor,
-                                                                                    rewrite):
+def test_signer_quick_check_finding_anything_odd_makes_the_full_check_before_signing(
+    logged, applicant, editor, rewrite
+):
     from registry.logcore.merkle import leaf_hash
 
     proposal_factory(applicant, state="approved", editor=editor, snid="delta")  # something to sign
     with guards_off() as cursor:
         if rewrite == "stored-hash":
-            cursor.execute('UPDATE registry_logentry SET leaf = replace(leaf, \'"v":1\', \'"v":1 \'), leaf_hash = %s '
-                           'WHERE "index" = 1', [leaf_hash(b"changed").hex()])
+            cursor.execute(
+                "UPDATE registry_logentry SET leaf = replace(leaf, '\"v\":1', '\"v\":1 '), leaf_hash = %s "
+                'WHERE "index" = 1',
+                [leaf_hash(b"changed").hex()],
+            )
         else:
             cursor.execute('DELETE FROM registry_logentry WHERE "index" = 7')
             if rewrite == "head-moved-back":
@@ -115,8 +128,9 @@ def test_signer_quick_check_finding_anything_odd_makes_the_full_check_before_sig
     assert log_checkpoint()[0].size == 6
 
 
-def test_a_leaf_changed_behind_its_stored_hash_is_never_signed_and_the_full_check_finds_it(logged, applicant,
-                                                                                         editor, settings):
+def test_a_leaf_changed_behind_its_stored_hash_is_never_signed_and_the_full_check_finds_it(
+    logged, applicant, editor, settings
+):
     """The quick check does not re-hash signed leaves; what it signs is the signer's own copy of them extended
     with the new ones, so a leaf changed behind its stored hash is never taken in (no fork) before the
     full check, at least once a minute, refuses and names it."""
@@ -156,8 +170,11 @@ def test_signer_refuses_a_deleted_last_entry(logged, client, move_head):
     before = client.get("/log/checkpoint").content
     _delete_last_entry(move_head)
     outcome = log_sign(now=timezone.now() + dt.timedelta(hours=1))
-    said = ("fewer than the 6 signed: entry 5 is gone" if move_head
-            else "entry 5 is missing from the log table, which records 6 entries")
+    said = (
+        "fewer than the 6 signed: entry 5 is gone"
+        if move_head
+        else "entry 5 is missing from the log table, which records 6 entries"
+    )
     assert said in outcome.damage
     log_cache_clear()
     assert client.get("/log/checkpoint").content == before
@@ -205,8 +222,9 @@ def test_nothing_is_appended_while_signed_entries_are_missing(logged, applicant,
     # nothing is saved.
     client.force_login(editor)
     until = (timezone.localdate() + dt.timedelta(days=3)).isoformat()
-    response = client.post("/review/reservations/act/", {"action": "reserve", "snid": "held", "until": until,
-                                                          "reason": "r"})
+    response = client.post(
+        "/review/reservations/act/", {"action": "reserve", "snid": "held", "until": until, "reason": "r"}
+    )
     assert response.status_code == 503
     assert "its table holds 5 entries but 6 were signed" in response.content.decode()
     from registry.models import Namespace
@@ -257,8 +275,9 @@ def test_a_signer_refuses_a_checkpoint_to_adopt_that_the_log_does_not_hold(logge
         log_sign(adopt=Signer.generate(log_key.name).sign(Checkpoint(log_key.name, 3, bytes(32)).text()))
 
 
-def test_a_worker_never_serves_a_row_it_cannot_verify_or_an_older_checkpoint(client, logged, applicant, editor,
-                                                                            log_key):
+def test_a_worker_never_serves_a_row_it_cannot_verify_or_an_older_checkpoint(
+    client, logged, applicant, editor, log_key
+):
     good = client.get("/log/checkpoint").content
     # Someone writes the row: a checkpoint of their own making, then an older genuine one.
     forged = Signer.generate(log_key.name).sign("registry.test/log\n3\n" + "A" * 43 + "=\n")
@@ -295,8 +314,9 @@ def test_the_watching_signer_signs_an_append_promptly(transactional_db, settings
     settings.REGISTRY_LOG_SIGN_INLINE = False  # production: only the signer signs
     stop = threading.Event()
     passes = []
-    watcher = threading.Thread(target=log_sign_watch, args=(0.05,),
-                               kwargs={"stop": stop.is_set, "passes": passes.append}, daemon=True)
+    watcher = threading.Thread(
+        target=log_sign_watch, args=(0.05,), kwargs={"stop": stop.is_set, "passes": passes.append}, daemon=True
+    )
     watcher.start()
     try:
         deadline = timezone.now() + dt.timedelta(seconds=30)
@@ -313,7 +333,8 @@ def test_the_watching_signer_signs_an_append_promptly(transactional_db, settings
 
 
 def test_the_watching_signer_finds_a_leaf_changed_behind_its_stored_hash_within_the_full_check_period(
-        transactional_db, settings, applicant, editor, monkeypatch):
+    transactional_db, settings, applicant, editor, monkeypatch
+):
     """Passes between full checks are quick (no signed leaf re-hashed); the full check comes at least every
     FULL_CHECK_PERIOD seconds (a minute; a second here) whether or not the log changes."""
     from registry.transparency import signer
@@ -322,8 +343,9 @@ def test_the_watching_signer_finds_a_leaf_changed_behind_its_stored_hash_within_
     monkeypatch.setattr(signer, "FULL_CHECK_PERIOD", 1.0)
     proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
     stop, passes = threading.Event(), []
-    watcher = threading.Thread(target=log_sign_watch, args=(0.05,),
-                               kwargs={"stop": stop.is_set, "passes": passes.append}, daemon=True)
+    watcher = threading.Thread(
+        target=log_sign_watch, args=(0.05,), kwargs={"stop": stop.is_set, "passes": passes.append}, daemon=True
+    )
     watcher.start()
     try:
         deadline = timezone.now() + dt.timedelta(seconds=30)

@@ -30,24 +30,27 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from registry import services
+from registry.logcore.note import checkpoint_open
+from registry.logcore.tiles import bundle_entries
 from registry.lookup import registry_invalidate
 from registry.resolution.services import resolvers_replace
 from registry.transparency.log import CHECKPOINT_PERIOD, log_cache_clear, log_damage
 from registry.transparency.models import LogEntry, LogHead
-from registry.logcore.note import checkpoint_open
 from registry.transparency.signer import log_sign
-from registry.logcore.tiles import bundle_entries
 
 from ..factories import data_factory, proposal_factory, user_factory
 from .conftest import go_program, guards_off
+
 
 def _leaf_and_hash(cursor, site):
     cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 2')  # version 2
     leaf = cursor.fetchone()[0].replace("Example", "Exemplary", 1)
     from registry.logcore.merkle import leaf_hash
 
-    cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 2',
-                   [leaf, leaf_hash(leaf.encode()).hex()])
+    cursor.execute(
+        'UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 2',
+        [leaf, leaf_hash(leaf.encode()).hex()],
+    )
 
 
 def _leaf_behind_stored_hash(cursor, site):
@@ -67,19 +70,24 @@ def _last_deleted_head_moved(cursor, site):
 
 
 def _resolver_template(cursor, site):
-    cursor.execute("UPDATE registry_resolver SET template = %s WHERE retired_at IS NULL",
-                   ["https://elsewhere.example.net/{nss}"])
+    cursor.execute(
+        "UPDATE registry_resolver SET template = %s WHERE retired_at IS NULL", ["https://elsewhere.example.net/{nss}"]
+    )
 
 
 def _deprecation_inserted(cursor, site):
-    cursor.execute("INSERT INTO registry_deprecation (namespace_id, reason, deprecated_by_id, deprecated_at, "
-                   "end_reason) SELECT id, 'quietly', %s, %s, '' FROM registry_namespace WHERE snid = 'example'",
-                   [site.editor.pk, timezone.now()])
+    cursor.execute(
+        "INSERT INTO registry_deprecation (namespace_id, reason, deprecated_by_id, deprecated_at, "
+        "end_reason) SELECT id, 'quietly', %s, %s, '' FROM registry_namespace WHERE snid = 'example'",
+        [site.editor.pk, timezone.now()],
+    )
 
 
 def _earlier_version(cursor, site):
-    cursor.execute("UPDATE registry_proposal SET title = 'Rewritten', grammar_abnf = %s WHERE snid = 'example' "
-                   "AND version = 1", ['nss = "x"'])
+    cursor.execute(
+        "UPDATE registry_proposal SET title = 'Rewritten', grammar_abnf = %s WHERE snid = 'example' AND version = 1",
+        ['nss = "x"'],
+    )
 
 
 def _current_prose(cursor, site):
@@ -113,10 +121,12 @@ def site(transactional_db, live_server):
     second = services.proposal_create(data_factory(version=2), applicant)
     second = services.proposal_transition(second, "submit", applicant)
     services.proposal_transition(second, "approve", editor, override_reason="test data")
-    resolvers_replace("example", [{"name": "main", "template": "https://r.example.org/{nss}"}], other_editor,
-                      "Its first resolver.")
-    services.namespace_reserve("held", editor, until=timezone.localdate() + timezone.timedelta(days=9),
-                               reason="r", reserved_for=applicant)
+    resolvers_replace(
+        "example", [{"name": "main", "template": "https://r.example.org/{nss}"}], other_editor, "Its first resolver."
+    )
+    services.namespace_reserve(
+        "held", editor, until=timezone.localdate() + timezone.timedelta(days=9), reason="r", reserved_for=applicant
+    )
     log_sign()
     live_server.editor = editor
     live_server.size = LogHead.objects.get().size
@@ -199,8 +209,13 @@ def _drill(site, rewrite: str, log_key):
     assert checkpoint_open(_get(site.url + "/log/checkpoint").decode(), log_key.verifier()).root == saved.root
     if not damaging:
         assert entries_after == entries_before
-    return {"verifier_key": str(log_key.verifier()), "saved": site.saved, "served": served, "proof": [],
-            "leaves": [base64.b64encode(leaf).decode() for leaf in _leaves(site, saved.size)]}
+    return {
+        "verifier_key": str(log_key.verifier()),
+        "saved": site.saved,
+        "served": served,
+        "proof": [],
+        "leaves": [base64.b64encode(leaf).decode() for leaf in _leaves(site, saved.size)],
+    }
 
 
 @pytest.mark.parametrize("rewrite", sorted(REWRITES))
@@ -232,13 +247,26 @@ def _server(database_url: str, log_key, port: int):
     import socket
     import time
 
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings", "DATABASE_URL": database_url,
-           "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2", "WEB_WARM_PAGES": "0",
-           "REGISTRY_LOG_KEY": "", "REGISTRY_LOG_VERIFIER_KEY": str(log_key.verifier())}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+        "DATABASE_URL": database_url,
+        "BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "2",
+        "WEB_WARM_PAGES": "0",
+        "REGISTRY_LOG_KEY": "",
+        "REGISTRY_LOG_VERIFIER_KEY": str(log_key.verifier()),
+    }
     from registry import serve
 
-    process = subprocess.Popen(serve.command(), cwd=Path(__file__).resolve().parents[2], env=env,
-                               start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        serve.command(),
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         try:
@@ -264,8 +292,9 @@ def test_tamper_drill_worker_processes_started_before_and_after_serve_one_checkp
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
     log_sign()
     settings = connection.settings_dict
-    database_url = (f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:"
-                    f"{settings['PORT'] or 5432}/{settings['NAME']}")
+    database_url = (
+        f"postgres://{settings['USER']}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+    )
     ports = []
     for _ in range(2):
         with socket.socket() as sock:

@@ -3,12 +3,20 @@
 import pytest
 
 from registry.logcore.merkle import Tree, leaf_hash
-from registry.logcore.tiles import (TileRef, bundle_bytes, bundle_entries, index_path, parse_tile_path,
-                                         tile_bytes, tiles_for)
+from registry.logcore.tiles import (
+    TileRef,
+    bundle_bytes,
+    bundle_entries,
+    index_path,
+    parse_tile_path,
+    tile_bytes,
+    tiles_for,
+)
 
 
-@pytest.mark.parametrize(("index", "path"), [(0, "000"), (5, "005"), (999, "999"), (1000, "x001/000"),
-                                             (1234067, "x001/x234/067")])
+@pytest.mark.parametrize(
+    ("index", "path"), [(0, "000"), (5, "005"), (999, "999"), (1000, "x001/000"), (1234067, "x001/x234/067")]
+)
 def test_tiles_index_paths_follow_the_spec(index, path):
     assert index_path(index) == path
     assert parse_tile_path(f"tile/0/{path}") == TileRef(0, index, 256)
@@ -21,10 +29,25 @@ def test_tiles_partial_and_entry_paths_parse():
     assert TileRef(1, 0, 256).path() == "tile/1/000"
 
 
-@pytest.mark.parametrize("path", ["tile/0/1", "tile/0/000.p/256", "tile/0/000.p/0", "tile/0/000.p/07",
-                                  "tile/0/x000/001", "tile/x/000", "tile/0/000/", "tile/00/000.p/1", "tile/01/000",
-                                  "tile/64/000", "tile/\u0660/000", "tile/0/\u0660\u0660\u0661",
-                                  "tile/entries/000.p/\u0663", "tile/0/x\u0660\u0660\u0661/000"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tile/0/1",
+        "tile/0/000.p/256",
+        "tile/0/000.p/0",
+        "tile/0/000.p/07",
+        "tile/0/x000/001",
+        "tile/x/000",
+        "tile/0/000/",
+        "tile/00/000.p/1",
+        "tile/01/000",
+        "tile/64/000",
+        "tile/\u0660/000",
+        "tile/0/\u0660\u0660\u0661",
+        "tile/entries/000.p/\u0663",
+        "tile/0/x\u0660\u0660\u0661/000",
+    ],
+)
 def test_tiles_other_paths_are_not_tiles(path):
     assert parse_tile_path(path) is None
 

@@ -24,9 +24,9 @@ from django.db import connection
 from django.utils import timezone
 
 from registry import services, verify
+from registry.logcore.note import Signer
 from registry.lookup import registry_invalidate
 from registry.transparency.log import log_cache_clear
-from registry.logcore.note import Signer
 from registry.transparency.signer import log_sign
 
 from ..factories import proposal_factory, user_factory
@@ -46,8 +46,9 @@ def site(transactional_db, live_server):
     applicant, editor = user_factory("alice"), user_factory("erin", editor=True)
     for name in ("alpha", "beta", "gamma"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
-    services.namespace_reserve("held", editor, until=timezone.localdate() + dt.timedelta(days=9), reason="r",
-                               reserved_for=applicant)
+    services.namespace_reserve(
+        "held", editor, until=timezone.localdate() + dt.timedelta(days=9), reason="r", reserved_for=applicant
+    )
     live_server.applicant, live_server.editor = applicant, editor
     return live_server
 
@@ -65,16 +66,21 @@ def test_verify_a_faithful_registry_verifies_and_remembers_the_checkpoint(site, 
     assert status == 0, out
     assert "VERIFIED: the checkpoint of 7 entries is signed by registry.test/log+" in out
     assert "every one of its 7 leaves was read and they hash to its root" in out
-    assert ("3 registered SNID(s) with 3 version(s), the resolvers of 0, 3 steward(s), 0 deprecation(s), "
-            "1 reservation(s) in force — is what the site publishes now") in out
+    assert (
+        "3 registered SNID(s) with 3 version(s), the resolvers of 0, 3 steward(s), 0 deprecation(s), "
+        "1 reservation(s) in force — is what the site publishes now"
+    ) in out
     assert "not compared" not in out  # every kind the log holds, the registrants' stewardships included
     assert "first run: there is no earlier checkpoint to compare this one with" in out
     assert "consistent with the checkpoint" not in out and "seen before" not in out
     assert "(signature verified)" in out
     saved = json.loads(state.read_text())
     assert saved["size"] == 7 and saved["verifier_key"] == str(log_key.verifier())
-    assert [what for _, what in saved["leaves"]][:3] == ["urn:ogf:alpha: version 1", "steward-changed urn:ogf:alpha:",
-                                                         "urn:ogf:beta: version 1"]
+    assert [what for _, what in saved["leaves"]][:3] == [
+        "urn:ogf:alpha: version 1",
+        "steward-changed urn:ogf:alpha:",
+        "urn:ogf:beta: version 1",
+    ]
 
 
 def test_verify_a_grown_log_is_consistent_with_the_last_checkpoint(site, log_key, tmp_path):
@@ -103,9 +109,11 @@ def test_verify_a_deleted_entry_the_site_signed_is_a_difference_naming_it(site, 
     assert _checkpoint_served(site) == served  # the last good checkpoint, unchanged
     status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
     assert status == 1, out
-    assert ("DIFFERS: the site does not serve entries 4 to 6 (when last verified 4: urn:ogf:gamma: version 1; "
-            "5: steward-changed urn:ogf:gamma:; 6: reservation-granted urn:ogf:held:), which its signed "
-            "checkpoint of 7 entries covers (") in out
+    assert (
+        "DIFFERS: the site does not serve entries 4 to 6 (when last verified 4: urn:ogf:gamma: version 1; "
+        "5: steward-changed urn:ogf:gamma:; 6: reservation-granted urn:ogf:held:), which its signed "
+        "checkpoint of 7 entries covers ("
+    ) in out
     assert "HTTP 410 The transparency log is damaged: entry 4, covered by the signed checkpoint of 7 entries" in out
     assert "NOT VERIFIED: 1 difference(s)." in out
     assert "was not compared with what the site publishes: the site does not serve every entry" in out
@@ -123,14 +131,18 @@ def test_verify_reports_a_rewritten_version_the_signer_has_no_say_in(site, log_k
     state = tmp_path / "state.json"
     assert _run(site.url, "--key", log_key.verifier(), "--state", state)[0] == 0
     with guards_off() as cursor:
-        cursor.execute("UPDATE registry_proposal SET title = 'A quietly different title' "
-                       "WHERE snid = 'alpha' AND state = 'approved'")
+        cursor.execute(
+            "UPDATE registry_proposal SET title = 'A quietly different title' "
+            "WHERE snid = 'alpha' AND state = 'approved'"
+        )
     assert not log_sign().damage  # nothing in the log changed
     for path in (state, tmp_path / "fresh.json"):
         status, out = _run(site.url, "--key", log_key.verifier(), "--state", path)
         assert status == 1, out
-        assert ('DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "Example-URN: supercomputers '
-                'and clusters (the GFD.191 worked example)", the site publishes "A quietly different title"') in out
+        assert (
+            'DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "Example-URN: supercomputers '
+            'and clusters (the GFD.191 worked example)", the site publishes "A quietly different title"'
+        ) in out
         assert "NOT VERIFIED" in out
 
 
@@ -207,22 +219,30 @@ def test_verify_an_unreachable_site_could_not_be_checked(tmp_path):
 
 def test_verify_registry_command_wraps_the_verifier(site, log_key, tmp_path):
     out = io.StringIO()
-    call_command("verify_registry", site.url, "--key", str(log_key.verifier()), "--state",
-                 str(tmp_path / "s.json"), stdout=out)
+    call_command(
+        "verify_registry", site.url, "--key", str(log_key.verifier()), "--state", str(tmp_path / "s.json"), stdout=out
+    )
     assert "VERIFIED: the checkpoint of 7 entries" in out.getvalue()
 
 
 def test_verify_runs_without_django():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    code = ("import sys, registry.verify as v; "
-            "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django imported'; "
-            "print(v.build_parser().prog)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=60)
+    code = (
+        "import sys, registry.verify as v; "
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django imported'; "
+        "print(v.build_parser().prog)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "python -m registry.verify"
-    result = subprocess.run([sys.executable, "-m", "registry.verify", "--help"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "registry.verify", "--help"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0 and "--key" in result.stdout
 
 
@@ -256,8 +276,12 @@ def test_verify_a_registry_upgraded_to_the_log_verifies_once_backfilled(site, lo
     from registry.resolution.services import resolvers_replace
     from registry.stewardship import services as stewardship
 
-    resolvers_replace("alpha", [{"name": "main", "template": "https://a.example.org/{nss}"}],
-                      user_factory("otto", editor=True), "The resolver.")
+    resolvers_replace(
+        "alpha",
+        [{"name": "main", "template": "https://a.example.org/{nss}"}],
+        user_factory("otto", editor=True),
+        "The resolver.",
+    )
     stewardship.steward_add(services.namespace_get("beta"), user_factory("sam"), site.editor, reason="Maintainer.")
     stewardship.snid_deprecate(services.namespace_get("beta"), site.editor, reason="Superseded.", successor="alpha")
     with guards_off() as cursor:
@@ -266,13 +290,16 @@ def test_verify_a_registry_upgraded_to_the_log_verifies_once_backfilled(site, lo
     shutil.rmtree(settings.REGISTRY_LOG_STATE_DIR)
     out = io.StringIO()
     call_command("log_backfill", stdout=out)  # the signer signs once it commits (development)
-    assert ("Logged 3 versions, 4 stewards, 1 resolver set, 1 deprecation and 1 reservation; the log has 10 "
-            "entries.") in out.getvalue()
+    assert (
+        "Logged 3 versions, 4 stewards, 1 resolver set, 1 deprecation and 1 reservation; the log has 10 entries."
+    ) in out.getvalue()
     state = tmp_path / "state.json"
     status, out = _run(site.url, "--key", log_key.verifier(), "--state", state)
     assert status == 0, out
-    assert ("3 registered SNID(s) with 3 version(s), the resolvers of 1, 4 steward(s), 1 deprecation(s), "
-            "1 reservation(s) in force — is what the site publishes now") in out
+    assert (
+        "3 registered SNID(s) with 3 version(s), the resolvers of 1, 4 steward(s), 1 deprecation(s), "
+        "1 reservation(s) in force — is what the site publishes now"
+    ) in out
     again = io.StringIO()
     call_command("log_backfill", stdout=again)
     assert "Logged 0 versions, 0 stewards" in again.getvalue()
@@ -289,8 +316,10 @@ def test_verify_reports_a_reservation_moved_behind_the_log(site, log_key, tmp_pa
     _restart()
     status, out = _run(site.url, "--state", state)
     assert status == 1
-    assert (f"DIFFERS: the reservation of urn:ogf:held: (log entry 6): the log says until {granted}, "
-            f"registry.json says until {later}") in out
+    assert (
+        f"DIFFERS: the reservation of urn:ogf:held: (log entry 6): the log says until {granted}, "
+        f"registry.json says until {later}"
+    ) in out
 
 
 # --- freshness: a frozen or replaying site ---------------------------------------------------------
@@ -345,8 +374,9 @@ def test_verify_a_fault_serving_a_bundle_could_not_be_checked_and_is_no_differen
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Flaky, directory=str(copy)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        status, out = _run(f"http://127.0.0.1:{server.server_address[1]}/", "--key", log_key.verifier(),
-                           "--state", tmp_path / "s.json")
+        status, out = _run(
+            f"http://127.0.0.1:{server.server_address[1]}/", "--key", log_key.verifier(), "--state", tmp_path / "s.json"
+        )
     finally:
         server.shutdown()
     assert status == 2 and out.startswith("COULD NOT CHECK: ") and "HTTP 503" in out, out
@@ -395,8 +425,10 @@ def test_verify_reports_a_second_tree_signed_for_a_size_seen_before(replaying_si
     copy.write_text(log_key.sign(Checkpoint(signed.origin, signed.size, bytes(32), (when,)).text()))
     status, out = _run(url, "--state", state)
     assert status == 1, out
-    assert f"DIFFERS: the site signed two different trees of {signed.size} entries: this checkpoint's root is not " \
-           "the one seen before" in out
+    assert (
+        f"DIFFERS: the site signed two different trees of {signed.size} entries: this checkpoint's root is not "
+        "the one seen before" in out
+    )
     assert "DIFFERS: the entries served do not hash to the signed root" in out
 
 
@@ -432,8 +464,10 @@ def _rewrite_leaf(index: int, old: str, new: str, *, rehash: bool) -> None:
         leaf, hashed = cursor.fetchone()
         assert old in leaf
         leaf = leaf.replace(old, new)
-        cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = %s',
-                       [leaf, leaf_hash(leaf.encode()).hex() if rehash else hashed, index])
+        cursor.execute(
+            'UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = %s',
+            [leaf, leaf_hash(leaf.encode()).hex() if rehash else hashed, index],
+        )
 
 
 def test_verify_reads_every_leaf_on_every_run_and_keeps_the_verified_ones(site, log_key, tmp_path):
@@ -448,8 +482,10 @@ def test_verify_reads_every_leaf_on_every_run_and_keeps_the_verified_ones(site, 
     (mirror / "log/tile/entries/000").unlink()
     status, out = _run(mirror, "--state", state, "--no-save")
     assert status == 1, out
-    assert ("DIFFERS: the site does not serve entries 0 to 255 (when last verified 0: urn:ogf:alpha: version 1; "
-            "1: steward-changed urn:ogf:alpha:;") in out
+    assert (
+        "DIFFERS: the site does not serve entries 0 to 255 (when last verified 0: urn:ogf:alpha: version 1; "
+        "1: steward-changed urn:ogf:alpha:;"
+    ) in out
     assert "which its signed checkpoint of 300 entries covers (" in out and "log/tile/entries/000: no such file" in out
     _log_grown_to(site, 310)
     assert _run(site.url, "--state", state)[0] == 0
@@ -487,15 +523,19 @@ def test_verify_a_rewritten_leaf_and_hash_the_site_refuses_to_sign_is_named(site
     status, out = _run(site.url, "--state", state)
     assert status == 1, out
     assert "DIFFERS: the entries served do not hash to the signed root" in out
-    assert (f'DIFFERS: entry 10 (reservation-granted urn:ogf:fill10:) seen before was changed: it now reads '
-            f'reservation-granted urn:ogf:fill10:; reserved_until: was "{until}", now "2031-01-01"') in out
+    assert (
+        f"DIFFERS: entry 10 (reservation-granted urn:ogf:fill10:) seen before was changed: it now reads "
+        f'reservation-granted urn:ogf:fill10:; reserved_until: was "{until}", now "2031-01-01"'
+    ) in out
     assert "seen before is now entry" not in out and "DIFFERS: entry 11" not in out
     assert "does not extend" not in out and "a fork" not in out  # the checkpoint is the one seen before
     status, out = _run(site.url, "--state", tmp_path / "fresh.json")
     assert status == 1, out
     assert "DIFFERS: the entries served do not hash to the signed root" in out
-    assert (f"DIFFERS: the reservation of urn:ogf:fill10: (log entry 10): the log says until 2031-01-01, "
-            f"registry.json says until {until}") in out
+    assert (
+        f"DIFFERS: the reservation of urn:ogf:fill10: (log entry 10): the log says until 2031-01-01, "
+        f"registry.json says until {until}"
+    ) in out
 
 
 def test_verify_identical_leaves_are_matched_in_order(tmp_path):
@@ -507,17 +547,19 @@ def test_verify_identical_leaves_are_matched_in_order(tmp_path):
     now = [leaf_hash(x) for x in (a, b, a)]
     store = verify.BundleStore(tmp_path / "state.json")
     assert verify._entries_changed(seen, now, [None] * 3, store) == [
-        "entry 3 (A thrice) seen before is no longer in the log"]
+        "entry 3 (A thrice) seen before is no longer in the log"
+    ]
     # The middle copy deleted and the rest renumbered: what followed it moved down by one.
     c = b'{"c":3}'
     seen.append([leaf_hash(c).hex(), "C"])
     now = [leaf_hash(x) for x in (a, b, a, c)]
     assert verify._entries_changed(seen, now, [None] * 4, store) == [
-        "entry 4 (C) seen before is now entry 3", "entry 3 (A thrice) seen before is no longer in the log"]
+        "entry 4 (C) seen before is now entry 3",
+        "entry 3 (A thrice) seen before is no longer in the log",
+    ]
 
 
-@pytest.mark.parametrize("option", [["--max-age", "\u0664\u0661\u0665"], ["--max-age", "1e9"],
-                                    ["--quorum", "\u0662"]])
+@pytest.mark.parametrize("option", [["--max-age", "\u0664\u0661\u0665"], ["--max-age", "1e9"], ["--quorum", "\u0662"]])
 def test_verify_options_take_ascii_numbers_only(option):
     with pytest.raises(SystemExit) as exit:
         verify.build_parser().parse_args(["http://127.0.0.1:9/", *option])
@@ -528,10 +570,37 @@ def test_verify_malformed_exports_are_differences_not_crashes():
     from registry.verifier.compare import compare
     from registry.verifier.replay import replay
 
-    log = replay([{"kind": "snid-version", "snid": "a", "version": 1, "record_sha256": "0" * 64,
-                   "document_sha256": "0" * 64, "at": "2026-01-01T00:00:00Z", "v": 1}])
-    garbage = {"snids": [{"snid": "a", "version": "1", "versions": "x", "stewards": 5, "resolvers": {},
-                          "deprecation": 3, "status": None}, 7, {"snid": None}], "reservations": "y"}
+    log = replay(
+        [
+            {
+                "kind": "snid-version",
+                "snid": "a",
+                "version": 1,
+                "record_sha256": "0" * 64,
+                "document_sha256": "0" * 64,
+                "at": "2026-01-01T00:00:00Z",
+                "v": 1,
+            }
+        ]
+    )
+    garbage = {
+        "snids": [
+            {
+                "snid": "a",
+                "version": "1",
+                "versions": "x",
+                "stewards": 5,
+                "resolvers": {},
+                "deprecation": 3,
+                "status": None,
+            },
+            7,
+            {"snid": None},
+        ],
+        "reservations": "y",
+    }
     compared = compare(log, garbage, garbage, today=dt.date(2026, 1, 2), sections_before={"a/1": "z"})
-    assert compared.problems and any("urn:ogf:a: version 1 is in the log (entry 0) but the site no longer "
-                                     "publishes it" in p for p in compared.problems)
+    assert compared.problems and any(
+        "urn:ogf:a: version 1 is in the log (entry 0) but the site no longer publishes it" in p
+        for p in compared.problems
+    )

@@ -17,9 +17,9 @@ from django.utils import timezone
 
 from registry import services
 from registry.gfd191 import SECTIONS
+from registry.logcore.merkle import leaf_hash
 from registry.resolution.services import resolvers_replace
 from registry.stewardship import services as stewardship
-from registry.logcore.merkle import leaf_hash
 from registry.transparency.models import LogEntry
 from registry.transparency.signer import log_sign
 
@@ -36,12 +36,14 @@ def site(transactional_db, live_server):
     other_editor = user_factory("otto", editor=True)
     proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
     proposal_factory(applicant, state="approved", editor=editor, snid="alpha", version=2, title="Alpha, second")
-    resolvers_replace("alpha", [{"name": "main", "template": "https://a.example.org/{nss}"}], other_editor,
-                      "The resolver.")
+    resolvers_replace(
+        "alpha", [{"name": "main", "template": "https://a.example.org/{nss}"}], other_editor, "The resolver."
+    )
     proposal_factory(applicant, state="approved", editor=editor, snid="beta")
     stewardship.steward_add(services.namespace_get("beta"), user_factory("sam"), editor, reason="Maintainer.")
-    services.namespace_reserve("held", editor, until=timezone.localdate() + dt.timedelta(days=9), reason="r",
-                               reserved_for=applicant)
+    services.namespace_reserve(
+        "held", editor, until=timezone.localdate() + dt.timedelta(days=9), reason="r", reserved_for=applicant
+    )
     proposal_factory(applicant, state="approved", editor=editor, snid="gamma")
     return live_server
 
@@ -61,15 +63,21 @@ def leaf_and_hash_changed():
     with guards_off() as cursor:
         cursor.execute('SELECT leaf FROM registry_logentry WHERE "index" = 0')
         leaf = cursor.fetchone()[0].replace(TITLE, "A title the log never had")
-        cursor.execute('UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 0',
-                       [leaf, leaf_hash(leaf.encode()).hex()])
-    saved = ["DIFFERS: the entries served do not hash to the signed root",
-             'DIFFERS: entry 0 (urn:ogf:alpha: version 1) seen before was changed: it now reads urn:ogf:alpha: '
-             f'version 1; record.title: was "{TITLE}", now "A title the log never had"']
-    fresh = ["DIFFERS: the entries served do not hash to the signed root",
-             "DIFFERS: urn:ogf:alpha: version 1 (log entry 0): its record does not match its own record_sha256",
-             'DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "A title the log never had", '
-             f'the site publishes "{TITLE}"']
+        cursor.execute(
+            'UPDATE registry_logentry SET leaf = %s, leaf_hash = %s WHERE "index" = 0',
+            [leaf, leaf_hash(leaf.encode()).hex()],
+        )
+    saved = [
+        "DIFFERS: the entries served do not hash to the signed root",
+        "DIFFERS: entry 0 (urn:ogf:alpha: version 1) seen before was changed: it now reads urn:ogf:alpha: "
+        f'version 1; record.title: was "{TITLE}", now "A title the log never had"',
+    ]
+    fresh = [
+        "DIFFERS: the entries served do not hash to the signed root",
+        "DIFFERS: urn:ogf:alpha: version 1 (log entry 0): its record does not match its own record_sha256",
+        'DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "A title the log never had", '
+        f'the site publishes "{TITLE}"',
+    ]
     return saved, fresh
 
 
@@ -82,20 +90,27 @@ def last_leaf_deleted(move_head: bool):
                 cursor.execute("UPDATE registry_loghead SET size = size - 1")
         # The site keeps serving its checkpoint of 10 entries; the last is gone (HTTP 410).
         covered = f", which its signed checkpoint of {last + 1} entries covers (http"
-        saved = [f"DIFFERS: the site does not serve entry {last} (steward-changed urn:ogf:gamma: when last verified)"
-                 + covered, "HTTP 410 The transparency log is damaged"]
+        saved = [
+            f"DIFFERS: the site does not serve entry {last} (steward-changed urn:ogf:gamma: when last verified)"
+            + covered,
+            "HTTP 410 The transparency log is damaged",
+        ]
         fresh = [f"DIFFERS: the site does not serve entry {last}" + covered, "HTTP 410"]
         return saved, fresh
+
     return rewrite
 
 
 def resolver_template_changed():
     with guards_off() as cursor:
-        cursor.execute("UPDATE registry_resolver SET template = 'https://elsewhere.example.net/{nss}' "
-                       "WHERE retired_at IS NULL")
-    said = (f"urn:ogf:alpha: resolver 1 in registry-full.json (log entry {_index('snid-resolvers', 'alpha')}): "
-            'template: the log says "https://a.example.org/{nss}", the site publishes '
-            '"https://elsewhere.example.net/{nss}"')
+        cursor.execute(
+            "UPDATE registry_resolver SET template = 'https://elsewhere.example.net/{nss}' WHERE retired_at IS NULL"
+        )
+    said = (
+        f"urn:ogf:alpha: resolver 1 in registry-full.json (log entry {_index('snid-resolvers', 'alpha')}): "
+        'template: the log says "https://a.example.org/{nss}", the site publishes '
+        '"https://elsewhere.example.net/{nss}"'
+    )
     both = ["DIFFERS: " + said, "DIFFERS: " + said.replace("registry-full.json", "registry.json")]
     return both, both
 
@@ -103,24 +118,33 @@ def resolver_template_changed():
 def deprecation_inserted():
     beta, editor = services.namespace_get("beta"), user_factory("mallory", editor=True)
     with guards_off() as cursor:
-        cursor.execute("INSERT INTO registry_deprecation (namespace_id, reason, deprecated_by_id, deprecated_at, "
-                       "end_reason) VALUES (%s, 'Slipped in.', %s, %s, '')", [beta.pk, editor.pk, timezone.now()])
-    both = ['DIFFERS: urn:ogf:beta: is published as deprecated ({"since": "',
-            '"reason": "Slipped in.", "successor": null}), but the log never deprecated it',
-            'DIFFERS: urn:ogf:beta: registry.json says status "deprecated", successor null, but the log never '
-            "deprecated it"]
+        cursor.execute(
+            "INSERT INTO registry_deprecation (namespace_id, reason, deprecated_by_id, deprecated_at, "
+            "end_reason) VALUES (%s, 'Slipped in.', %s, %s, '')",
+            [beta.pk, editor.pk, timezone.now()],
+        )
+    both = [
+        'DIFFERS: urn:ogf:beta: is published as deprecated ({"since": "',
+        '"reason": "Slipped in.", "successor": null}), but the log never deprecated it',
+        'DIFFERS: urn:ogf:beta: registry.json says status "deprecated", successor null, but the log never '
+        "deprecated it",
+    ]
     return both, both
 
 
 def earlier_version_rewritten():
     with guards_off() as cursor:
-        cursor.execute("UPDATE registry_proposal SET title = 'Rewritten', grammar_abnf = 'x = \"y\"\n' "
-                       "WHERE snid = 'alpha' AND version = 1 AND state = 'approved'")
-    both = ['DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "' + TITLE + '", the site '
-            'publishes "Rewritten"',
-            'DIFFERS: urn:ogf:alpha: version 1 (log entry 0): grammar.abnf: the log says "',
-            "DIFFERS: urn:ogf:alpha: version 1 (log entry 0): the registration document the site holds no longer "
-            "hashes to the logged document_sha256"]
+        cursor.execute(
+            "UPDATE registry_proposal SET title = 'Rewritten', grammar_abnf = 'x = \"y\"\n' "
+            "WHERE snid = 'alpha' AND version = 1 AND state = 'approved'"
+        )
+    both = [
+        'DIFFERS: urn:ogf:alpha: version 1 (log entry 0): title: the log says "' + TITLE + '", the site '
+        'publishes "Rewritten"',
+        'DIFFERS: urn:ogf:alpha: version 1 (log entry 0): grammar.abnf: the log says "',
+        "DIFFERS: urn:ogf:alpha: version 1 (log entry 0): the registration document the site holds no longer "
+        "hashes to the logged document_sha256",
+    ]
     return both, both
 
 
@@ -133,9 +157,11 @@ def current_prose_rewritten():
         sections[key] = "Quietly rewritten prose."
         cursor.execute("UPDATE registry_proposal SET sections = %s WHERE id = %s", [json.dumps(sections), pk])
     index = _index("snid-version", "beta", 1)
-    said = (f"DIFFERS: urn:ogf:beta: version 1 (log entry {index}): the registration document the site holds no "
-            "longer hashes to the logged document_sha256: its prose sections or its unpublished registrant details "
-            "were changed")
+    said = (
+        f"DIFFERS: urn:ogf:beta: version 1 (log entry {index}): the registration document the site holds no "
+        "longer hashes to the logged document_sha256: its prose sections or its unpublished registrant details "
+        "were changed"
+    )
     heading = next(s.heading for s in SECTIONS if s.key == key)
     return [said + f"; changed since the last run: section {heading}"], [said]
 

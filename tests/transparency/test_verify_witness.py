@@ -18,8 +18,11 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from registry.logcore.cosignature import CosignatureVerifier, cosignature_check
 
-from .test_verify import _run, site  # noqa: F401  (the live site fixture)
-from .test_verify import replaying_site  # noqa: F401
+from .test_verify import (  # noqa: F401  (the live site fixture)
+    _run,
+    replaying_site,  # noqa: F401
+    site,
+)
 
 
 class Witness:
@@ -64,8 +67,9 @@ def test_verify_witness_key_ids_follow_the_spec():
     assert parsed.key_id == witness.key_id and parsed.public == witness.public and str(parsed) == witness.vkey
 
 
-@pytest.mark.parametrize("bad", ["witness.example/w1", "w+zz+AAAA",
-                                 "w+00000000+" + base64.b64encode(b"\x04" + bytes(32)).decode()])
+@pytest.mark.parametrize(
+    "bad", ["witness.example/w1", "w+zz+AAAA", "w+00000000+" + base64.b64encode(b"\x04" + bytes(32)).decode()]
+)
 def test_verify_witness_malformed_keys_are_refused(bad):
     with pytest.raises(ValueError):
         CosignatureVerifier.parse(bad)
@@ -80,8 +84,19 @@ def test_verify_with_a_quorum_of_two_witnesses(cosigned, log_key, tmp_path):
     url, cosign = cosigned
     one, two = Witness("witness.example/w1"), Witness("other.example/w2")
     cosign(one, two)
-    status, out = _run(url, "--key", log_key.verifier(), "--state", tmp_path / "s.json",
-                       "--witness", one.vkey, "--witness", two.vkey, "--quorum", "2")
+    status, out = _run(
+        url,
+        "--key",
+        log_key.verifier(),
+        "--state",
+        tmp_path / "s.json",
+        "--witness",
+        one.vkey,
+        "--witness",
+        two.vkey,
+        "--quorum",
+        "2",
+    )
     assert status == 0, out
     assert "cosigned by 2 witness(es): witness.example/w1 (" in out and "other.example/w2 (" in out
     assert "and cosigned by 2 of the 2 witness(es) given (quorum 2)" in out
@@ -91,12 +106,23 @@ def test_verify_fails_without_enough_cosignatures(cosigned, log_key, tmp_path):
     url, cosign = cosigned
     one, two = Witness("witness.example/w1"), Witness("other.example/w2")
     cosign(one)
-    args = (url, "--key", log_key.verifier(), "--state", tmp_path / "s.json", "--witness", one.vkey,
-            "--witness", two.vkey)
+    args = (
+        url,
+        "--key",
+        log_key.verifier(),
+        "--state",
+        tmp_path / "s.json",
+        "--witness",
+        one.vkey,
+        "--witness",
+        two.vkey,
+    )
     status, out = _run(*args)  # the default quorum: every witness given
     assert status == 1
-    assert (f"DIFFERS: the checkpoint carries 1 valid cosignature(s) of the 2 required (--quorum 2): no "
-            f"cosignature by other.example/w2+{two.key_id.hex()}") in out
+    assert (
+        f"DIFFERS: the checkpoint carries 1 valid cosignature(s) of the 2 required (--quorum 2): no "
+        f"cosignature by other.example/w2+{two.key_id.hex()}"
+    ) in out
     assert _run(*args, "--quorum", "1")[0] == 0
 
 
@@ -114,8 +140,11 @@ def test_verify_refuses_a_cosignature_of_another_checkpoint_or_from_the_future(c
 
 def test_verify_witness_options_are_checked_before_anything_is_fetched(log_key):
     witness = Witness("witness.example/w1")
-    for args in (["--witness", witness.vkey, "--quorum", "2"], ["--witness", witness.vkey, "--quorum", "\u0661"],
-                 ["--witness", str(log_key.verifier())]):
+    for args in (
+        ["--witness", witness.vkey, "--quorum", "2"],
+        ["--witness", witness.vkey, "--quorum", "\u0661"],
+        ["--witness", str(log_key.verifier())],
+    ):
         with pytest.raises(SystemExit) as exit:
             _run("http://127.0.0.1:9/", *args)
         assert exit.value.code == 2
@@ -133,8 +162,12 @@ def test_cosignature_check_reads_only_the_witness_it_is_asked_about():
 # --- against witnesses running as processes: ours and aics-witness (written elsewhere) ---------------
 
 
-def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_two(witnesses, site, log_key,  # noqa: F811
-                                                                                    tmp_path):
+def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_two(
+    witnesses,
+    site,  # noqa: F811
+    log_key,  # noqa: F811
+    tmp_path,
+):
     """The site's signer had both witnesses cosign each checkpoint (tests/transparency/conftest.py): the
     verifier accepts their cosignatures with --quorum 2, and refuses once one of them is missing."""
     import urllib.request
@@ -158,7 +191,9 @@ def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_
     assert "\n9\n" in served and set(cosignatures_valid(served, witnesses.keys)) == {"ours.test/w1"}
     status, out = _run(site.url, *args, "--quorum", "2", "--state", tmp_path / "b.json")
     assert status == 1, out
-    assert ("DIFFERS: the checkpoint carries 1 valid cosignature(s) of the 2 required (--quorum 2): no cosignature "
-            f"by aics.test/w2+{witnesses.aics_key.key_id.hex()}") in out
+    assert (
+        "DIFFERS: the checkpoint carries 1 valid cosignature(s) of the 2 required (--quorum 2): no cosignature "
+        f"by aics.test/w2+{witnesses.aics_key.key_id.hex()}"
+    ) in out
     assert _run(site.url, *args, "--quorum", "1", "--state", tmp_path / "c.json")[0] == 0
     witnesses.processes["aics"] = subprocess.Popen(["true"])  # stop() waits for it

@@ -12,8 +12,8 @@ from registry import services
 from registry.logcore.kinds import leaf_decode
 from registry.logcore.merkle import leaf_hash, verify_consistency, verify_inclusion
 from registry.logcore.note import Verifier, checkpoint_open
-from registry.transparency.signer import log_sign
 from registry.logcore.tiles import bundle_entries
+from registry.transparency.signer import log_sign
 
 from ..factories import proposal_factory
 
@@ -73,7 +73,9 @@ def test_log_page_lists_the_latest_entries_in_words(client, logged, editor):
     assert page.index("<h1") < page.index('<h2 id="entries">Latest entries</h2>') < page.index("<h2>Verifier key")
     assert "7 entries, newest first" in page  # three versions, their registrants' stewardships, the reservation
     assert page.index(f"Reserved until {until.isoformat()}") < page.index("Registered: “Example-URN")  # newest first
-    assert '<a href="/api/log/entries/6/proof"' in page and '<a href="/urn/held/"><code>urn:ogf:held:</code></a>' in page
+    assert (
+        '<a href="/api/log/entries/6/proof"' in page and '<a href="/urn/held/"><code>urn:ogf:held:</code></a>' in page
+    )
     assert '<th scope="col">What changed</th>' in page
 
 
@@ -99,28 +101,50 @@ def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
     assert client.get("/log/?page=\u0662").content.decode().count("page 1 of 2") == 2  # ASCII page numbers only
 
 
-@pytest.mark.parametrize(("leaf", "words"), [
-    ({"kind": "snid-version", "version": 2, "record": {"title": "T"}}, ("Version 2 registered: “T”", "")),
-    ({"kind": "reservation-granted", "reserved_until": None, "renewal": True},
-     ("Reservation renewed until further notice", "")),
-    ({"kind": "reservation-ended", "reserved_until": "2030-01-01", "how": "expired"},
-     ("Reservation expired (it ran until 2030-01-01)", "")),
-    ({"kind": "snid-resolvers", "version": 1, "how": "changed", "reason": "Moved.",
-      "resolvers": [{"name": "main", "template": "https://x.example/{nss}"}]},
-     ("Resolvers set by an editor: main (https://x.example/{nss})", "Moved.")),
-    ({"kind": "steward-changed", "change": "removed", "steward": "Sam", "reason": "Left."},
-     ("Steward removed: Sam", "Left.")),
-    ({"kind": "steward-renamed", "steward": "Sam Smith", "previous": "Sam"},
-     ("Steward renamed: Sam is now shown as Sam Smith", "")),
-    ({"kind": "administrative-change", "version": 1, "change": "contact", "fields": {"contact": "a@b.example"}},
-     ("Administrative change (contact) of version 1: contact now “a@b.example”", "")),
-    ({"kind": "snid-deprecated", "reason": "Old.", "successor": "beta"},
-     ("Deprecated; its successor is urn:ogf:beta:", "Old.")),
-    ({"kind": "snid-undeprecated", "reason": "Back."}, ("Deprecation withdrawn", "Back.")),
-])
+@pytest.mark.parametrize(
+    ("leaf", "words"),
+    [
+        ({"kind": "snid-version", "version": 2, "record": {"title": "T"}}, ("Version 2 registered: “T”", "")),
+        (
+            {"kind": "reservation-granted", "reserved_until": None, "renewal": True},
+            ("Reservation renewed until further notice", ""),
+        ),
+        (
+            {"kind": "reservation-ended", "reserved_until": "2030-01-01", "how": "expired"},
+            ("Reservation expired (it ran until 2030-01-01)", ""),
+        ),
+        (
+            {
+                "kind": "snid-resolvers",
+                "version": 1,
+                "how": "changed",
+                "reason": "Moved.",
+                "resolvers": [{"name": "main", "template": "https://x.example/{nss}"}],
+            },
+            ("Resolvers set by an editor: main (https://x.example/{nss})", "Moved."),
+        ),
+        (
+            {"kind": "steward-changed", "change": "removed", "steward": "Sam", "reason": "Left."},
+            ("Steward removed: Sam", "Left."),
+        ),
+        (
+            {"kind": "steward-renamed", "steward": "Sam Smith", "previous": "Sam"},
+            ("Steward renamed: Sam is now shown as Sam Smith", ""),
+        ),
+        (
+            {"kind": "administrative-change", "version": 1, "change": "contact", "fields": {"contact": "a@b.example"}},
+            ("Administrative change (contact) of version 1: contact now “a@b.example”", ""),
+        ),
+        (
+            {"kind": "snid-deprecated", "reason": "Old.", "successor": "beta"},
+            ("Deprecated; its successor is urn:ogf:beta:", "Old."),
+        ),
+        ({"kind": "snid-undeprecated", "reason": "Back."}, ("Deprecation withdrawn", "Back.")),
+    ],
+)
 def test_log_every_kind_of_entry_is_said_in_words(leaf, words):
-    from registry.transparency.entries import entry_in_words
     from registry.logcore.kinds import KINDS
+    from registry.transparency.entries import entry_in_words
 
     assert entry_in_words(leaf) == words
     assert leaf["kind"] in KINDS
@@ -142,12 +166,23 @@ def test_log_entries_bundle_holds_the_leaves_in_order(client, logged):
     assert response["Cache-Control"] == "public, max-age=60"
     leaves = [leaf_decode(leaf) for leaf in bundle_entries(response.content)]
     assert [(leaf["kind"], leaf["snid"]) for leaf in leaves] == [
-        (kind, snid) for snid in ("alpha", "beta", "gamma") for kind in ("snid-version", "steward-changed")]
+        (kind, snid) for snid in ("alpha", "beta", "gamma") for kind in ("snid-version", "steward-changed")
+    ]
 
 
-@pytest.mark.parametrize(("accept", "compressed"), [("gzip", True), ("gzip, deflate, br", True), ("*", True),
-                                                    ("gzip;q=0, identity", False), ("identity", False), ("", False),
-                                                    ("br;q=1, *;q=0.5", True), ("*;q=0", False)])
+@pytest.mark.parametrize(
+    ("accept", "compressed"),
+    [
+        ("gzip", True),
+        ("gzip, deflate, br", True),
+        ("*", True),
+        ("gzip;q=0, identity", False),
+        ("identity", False),
+        ("", False),
+        ("br;q=1, *;q=0.5", True),
+        ("*;q=0", False),
+    ],
+)
 def test_log_entry_bundles_are_gzipped_when_asked(client, logged, accept, compressed):
     plain = client.get("/log/tile/entries/000.p/3").content
     response = client.get("/log/tile/entries/000.p/3", HTTP_ACCEPT_ENCODING=accept)
@@ -173,8 +208,9 @@ def test_log_hash_tile_holds_the_leaf_hashes(client, logged):
 
 def test_log_full_tiles_are_immutable_for_a_year(client, applicant, editor):
     for day in range(256):
-        services.namespace_reserve(f"r{day}", editor, until=timezone.localdate() + dt.timedelta(days=1),
-                                   reason="x", reserved_for=applicant)
+        services.namespace_reserve(
+            f"r{day}", editor, until=timezone.localdate() + dt.timedelta(days=1), reason="x", reserved_for=applicant
+        )
     response = client.get("/log/tile/0/000")
     assert response.status_code == 200 and len(response.content) == 256 * 32
     assert response["Cache-Control"] == "public, max-age=31536000, immutable"
@@ -182,10 +218,22 @@ def test_log_full_tiles_are_immutable_for_a_year(client, applicant, editor):
     assert client.get("/log/tile/1/000.p/1").status_code == 200
 
 
-@pytest.mark.parametrize("path", ["/log/tile/0/000.p/7", "/log/tile/0/001.p/1", "/log/tile/0/000",
-                                  "/log/tile/entries/000.p/9", "/log/tile/1/000.p/1", "/log/tile/0/12",
-                                  "/log/tile/0/000.p/300", "/log/tile/00/000.p/1", "/log/tile/0/000.p/01",
-                                  "/log/tile/entries/0000.p/1", "/log/tile/0/x000/000.p/1"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/log/tile/0/000.p/7",
+        "/log/tile/0/001.p/1",
+        "/log/tile/0/000",
+        "/log/tile/entries/000.p/9",
+        "/log/tile/1/000.p/1",
+        "/log/tile/0/12",
+        "/log/tile/0/000.p/300",
+        "/log/tile/00/000.p/1",
+        "/log/tile/0/000.p/01",
+        "/log/tile/entries/0000.p/1",
+        "/log/tile/0/x000/000.p/1",
+    ],
+)
 def test_log_tiles_the_log_does_not_have_are_404(client, logged, path):
     response = client.get(path)
     assert response.status_code == 404
@@ -208,18 +256,26 @@ def test_log_version_proof_verifies_against_the_checkpoint(client, logged):
 def test_log_version_proof_against_an_earlier_size(client, logged):
     answer = orjson.loads(client.get("/api/snids/alpha/versions/1/proof?size=2").content)
     assert answer["tree_size"] == 2 and answer["checkpoint"] is None
-    assert verify_inclusion(0, 2, base64.b64decode(answer["leaf_hash"]),
-                            [base64.b64decode(p) for p in answer["proof"]], base64.b64decode(answer["root_hash"]))
+    assert verify_inclusion(
+        0,
+        2,
+        base64.b64decode(answer["leaf_hash"]),
+        [base64.b64decode(p) for p in answer["proof"]],
+        base64.b64decode(answer["root_hash"]),
+    )
 
 
-@pytest.mark.parametrize(("path", "status", "says"), [
-    ("/api/snids/alpha/versions/2/proof", 404, "not in the transparency log"),
-    ("/api/snids/nothere/versions/1/proof", 404, "not in the transparency log"),
-    ("/api/snids/gamma/versions/1/proof?size=1", 400, "not in a tree of size 1"),
-    ("/api/snids/gamma/versions/1/proof?size=x", 400, "must be a tree size"),
-    ("/api/snids/gamma/versions/1/proof?size=\u0663", 400, "must be a tree size"),
-    ("/api/log/consistency/?first=\u0661", 400, "must be a tree size"),
-])
+@pytest.mark.parametrize(
+    ("path", "status", "says"),
+    [
+        ("/api/snids/alpha/versions/2/proof", 404, "not in the transparency log"),
+        ("/api/snids/nothere/versions/1/proof", 404, "not in the transparency log"),
+        ("/api/snids/gamma/versions/1/proof?size=1", 400, "not in a tree of size 1"),
+        ("/api/snids/gamma/versions/1/proof?size=x", 400, "must be a tree size"),
+        ("/api/snids/gamma/versions/1/proof?size=\u0663", 400, "must be a tree size"),
+        ("/api/log/consistency/?first=\u0661", 400, "must be a tree size"),
+    ],
+)
 def test_log_version_proof_refusals_say_why(client, logged, path, status, says):
     response = client.get(path)
     assert response.status_code == status
@@ -250,8 +306,13 @@ def test_log_lookup_carries_the_proof_only_when_asked(client, logged):
     assert {k: v for k, v in answer.items() if k != "log"} == plain
     log = answer["log"]
     assert (log["snid"], log["version"], log["index"]) == ("beta", 1, 2)
-    assert verify_inclusion(2, log["tree_size"], leaf_hash(log["leaf"].encode()),
-                            [base64.b64decode(p) for p in log["proof"]], base64.b64decode(log["root_hash"]))
+    assert verify_inclusion(
+        2,
+        log["tree_size"],
+        leaf_hash(log["leaf"].encode()),
+        [base64.b64decode(p) for p in log["proof"]],
+        base64.b64decode(log["root_hash"]),
+    )
 
 
 def test_log_lookup_of_an_unregistered_snid_has_no_entry(client, logged):
@@ -291,7 +352,9 @@ def test_log_tiles_the_signed_checkpoint_covers_but_the_table_lost_are_410(clien
             continue
         assert response.status_code == 410, (path, response.content)
         assert response["Cache-Control"] == "no-store"
-        assert ("The transparency log is damaged: entry 5, covered by the signed checkpoint of 6 entries, is missing "
-                "from the log table") in response.content.decode()
+        assert (
+            "The transparency log is damaged: entry 5, covered by the signed checkpoint of 6 entries, is missing "
+            "from the log table"
+        ) in response.content.decode()
     assert client.get("/log/tile/entries/000.p/5").status_code == 200
     assert client.get("/log/tile/entries/000.p/7").status_code == 404  # beyond what was signed: not yet

@@ -17,13 +17,17 @@ import sys
 
 import pytest
 
-from registry.logcore.cosignature import (CosignatureVerifier, Cosigner, checkpoint_witnessed,
-                                               cosignature_message, cosignatures_valid)
+from registry.logcore.cosignature import (
+    CosignatureVerifier,
+    Cosigner,
+    checkpoint_witnessed,
+    cosignature_message,
+    cosignatures_valid,
+)
 from registry.logcore.merkle import Tree, leaf_hash
 from registry.logcore.note import Checkpoint, NoteError, Signer
+from registry.logcore.witness import SIZE_TYPE, Witness, WitnessRefused, WitnessStore, origin_hash, witness_cosign
 from registry.transparency.signer import log_sign
-from registry.logcore.witness import (SIZE_TYPE, Witness, WitnessRefused, WitnessStore,
-                                           origin_hash, witness_cosign)
 
 from ..factories import proposal_factory
 from .conftest import AICS, ORIGIN, ROOT
@@ -78,20 +82,31 @@ def test_witness_cosignature_is_over_the_specified_message(witness, log_key):
     assert cosignature_message(text, timestamp).startswith(f"cosignature/v1\ntime {timestamp}\n{ORIGIN}\n3\n".encode())
 
 
-@pytest.mark.parametrize(("case", "status"), [
-    ("wrong old size", 409), ("unknown origin", 404), ("signed by another key", 403), ("old larger", 400),
-    ("malformed", 400), ("leading zero", 400), ("non-ASCII digits", 400), ("proof with old 0", 422),
-    ("empty tree, wrong root", 422),
-])
+@pytest.mark.parametrize(
+    ("case", "status"),
+    [
+        ("wrong old size", 409),
+        ("unknown origin", 404),
+        ("signed by another key", 403),
+        ("old larger", 400),
+        ("malformed", 400),
+        ("leading zero", 400),
+        ("non-ASCII digits", 400),
+        ("proof with old 0", 422),
+        ("empty tree, wrong root", 422),
+    ],
+)
 def test_witness_refuses_what_the_specification_refuses(witness, log_key, case, status):
     tree = _tree(8)
     assert witness.add_checkpoint(_body(0, [], _note(log_key, tree, 5))).status == 200
     bodies = {
         "wrong old size": _body(3, tree.consistency_proof(3, 8), _note(log_key, tree, 8)),
-        "unknown origin": _body(5, [], Signer.generate("elsewhere.test/log").sign(
-            Checkpoint("elsewhere.test/log", 5, tree.root(5)).text())),
-        "signed by another key": _body(5, tree.consistency_proof(5, 8), Signer(ORIGIN, bytes(32)).sign(
-            Checkpoint(ORIGIN, 8, tree.root(8)).text())),
+        "unknown origin": _body(
+            5, [], Signer.generate("elsewhere.test/log").sign(Checkpoint("elsewhere.test/log", 5, tree.root(5)).text())
+        ),
+        "signed by another key": _body(
+            5, tree.consistency_proof(5, 8), Signer(ORIGIN, bytes(32)).sign(Checkpoint(ORIGIN, 8, tree.root(8)).text())
+        ),
         "old larger": _body(9, [], _note(log_key, tree, 8)),
         "malformed": b"old 5\nnot base64!\n\n" + _note(log_key, tree, 8).encode(),
         "leading zero": _body(5, [], _note(log_key, tree, 8)).replace(b"old 5", b"old 05"),
@@ -154,15 +169,24 @@ def test_cosignature_checks_say_what_is_missing(witness, log_key):
 
 def _aics_verifies(note: str, log_key, keys, quorum: int):
     """The other implementation's verdict: aics_tlog.verify_checkpoint with a quorum policy."""
-    code = ("import json, sys\nfrom aics_tlog import parse_vkey\nfrom aics_tlog.note import parse_note\n"
-            "from aics_tlog.checkpoint import verify_checkpoint, WitnessPolicy\n"
-            "req = json.load(sys.stdin)\n"
-            "policy = WitnessPolicy(quorum=req['quorum'], witnesses=tuple(parse_vkey(k) for k in req['witnesses']))\n"
-            "r = verify_checkpoint(parse_note(req['note']), parse_vkey(req['log']), policy=policy)\n"
-            "print(json.dumps({'ok': r.ok, 'witnesses': sorted(r.witnesses), 'error': r.error}))\n")
-    result = subprocess.run([sys.executable, "-c", code], input=json.dumps(
-        {"note": note, "log": str(log_key.verifier()), "witnesses": [str(k) for k in keys], "quorum": quorum}),
-        env={**os.environ, "PYTHONPATH": str(AICS)}, capture_output=True, text=True, timeout=60)
+    code = (
+        "import json, sys\nfrom aics_tlog import parse_vkey\nfrom aics_tlog.note import parse_note\n"
+        "from aics_tlog.checkpoint import verify_checkpoint, WitnessPolicy\n"
+        "req = json.load(sys.stdin)\n"
+        "policy = WitnessPolicy(quorum=req['quorum'], witnesses=tuple(parse_vkey(k) for k in req['witnesses']))\n"
+        "r = verify_checkpoint(parse_note(req['note']), parse_vkey(req['log']), policy=policy)\n"
+        "print(json.dumps({'ok': r.ok, 'witnesses': sorted(r.witnesses), 'error': r.error}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(
+            {"note": note, "log": str(log_key.verifier()), "witnesses": [str(k) for k in keys], "quorum": quorum}
+        ),
+        env={**os.environ, "PYTHONPATH": str(AICS)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -173,8 +197,7 @@ def _served(client) -> str:
     return response.content.decode()
 
 
-def test_witnesses_cosign_each_checkpoint_and_a_quorum_of_two_verifies(witnesses, log_key, client, applicant,
-                                                                        editor):
+def test_witnesses_cosign_each_checkpoint_and_a_quorum_of_two_verifies(witnesses, log_key, client, applicant, editor):
     for name in ("alpha", "beta"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
         outcome = log_sign()
@@ -223,8 +246,9 @@ def test_cosignatures_survive_a_witness_restart(witnesses, log_key, client, appl
             witness_cosign(endpoint, log_signed_only, 0, lambda old: [] if old == 0 else None)
 
 
-def test_a_witness_that_does_not_answer_leaves_the_checkpoint_published_without_it(witnesses, log_key, client,
-                                                                                   applicant, editor):
+def test_a_witness_that_does_not_answer_leaves_the_checkpoint_published_without_it(
+    witnesses, log_key, client, applicant, editor
+):
     witnesses.processes["aics"].terminate()
     witnesses.processes["aics"].wait(timeout=30)
     proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
@@ -238,16 +262,27 @@ def test_a_witness_that_does_not_answer_leaves_the_checkpoint_published_without_
     witnesses.processes["aics"] = subprocess.Popen(["true"])  # stop() waits for it
 
 
-
 def test_the_witness_and_the_signers_check_run_without_django(tmp_path):
-    code = ("import sys, registry.witness, registry.logcore.signer_state, registry.logcore.cosignature; "
-            "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django imported'")
+    code = (
+        "import sys, registry.witness, registry.logcore.signer_state, registry.logcore.cosignature; "
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'django'], 'django imported'"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    init = subprocess.run([sys.executable, "-m", "registry.witness", "init", "--state", str(tmp_path / "w"),
-                           "--name", "w.test/1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    init = subprocess.run(
+        [sys.executable, "-m", "registry.witness", "init", "--state", str(tmp_path / "w"), "--name", "w.test/1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert init.returncode == 0 and "Witness public key (give it to the log and to readers): w.test/1+" in init.stdout
-    again = subprocess.run([sys.executable, "-m", "registry.witness", "init", "--state", str(tmp_path / "w"),
-                            "--name", "w.test/1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    again = subprocess.run(
+        [sys.executable, "-m", "registry.witness", "init", "--state", str(tmp_path / "w"), "--name", "w.test/1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert again.returncode == 1 and "never overwritten" in again.stderr
     assert (tmp_path / "w" / "witness.key").stat().st_mode & 0o777 == 0o600

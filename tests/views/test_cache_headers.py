@@ -7,8 +7,14 @@ from registry import services
 
 from ..factories import proposal_factory, user_factory
 
-PAGES = ["/urn/", "/urn/example/", "/urn/example/1/", "/urn/search/?urn=urn:ogf:example:a:1:b:2",
-         "/urn/example/diff/", "/urn/feed.atom"]
+PAGES = [
+    "/urn/",
+    "/urn/example/",
+    "/urn/example/1/",
+    "/urn/search/?urn=urn:ogf:example:a:1:b:2",
+    "/urn/example/diff/",
+    "/urn/feed.atom",
+]
 LOOKUP = "/api/lookup/?urn=urn:ogf:example:cluster:2009:example.net:42"
 
 
@@ -71,7 +77,7 @@ def test_lookups_vary_only_on_origin_never_on_cookies(client, registered):
     assert strong(response["ETag"]) and response["Cache-Control"] == "public, max-age=60"
     assert response["Vary"] == "origin"
     assert "Set-Cookie" not in response
-    assert client.get(LOOKUP, HTTP_IF_NONE_MATCH=f'W/{response["ETag"]}').status_code == 304
+    assert client.get(LOOKUP, HTTP_IF_NONE_MATCH=f"W/{response['ETag']}").status_code == 304
 
 
 @pytest.mark.django_db

@@ -40,8 +40,8 @@ def test_review_diff_lines_are_blocks_with_no_blank_line_between(client, people)
     proposal = _round_two(people)
     client.force_login(people["editor"])
     page = client.get(f"/review/{proposal.pk}/").content.decode()
-    changes = page[page.index('id="round-changes"'):]
-    diff = changes[changes.index('<pre class="diff">'):changes.index("</pre>")]
+    changes = page[page.index('id="round-changes"') :]
+    diff = changes[changes.index('<pre class="diff">') : changes.index("</pre>")]
     assert "<ins>+ The WG chair assigns the index.</ins>" in diff
     assert "</ins>\n" not in diff and "</span>\n" not in diff
 
@@ -53,7 +53,7 @@ def test_review_history_gives_each_judgement_its_own_sentence(client, people):
     services.judgement_set(proposal, people["editor"], "subdelegation", ok=False, note="Unclear.")
     client.force_login(people["editor"])
     page = client.get(f"/review/{proposal.pk}/").content.decode()
-    history = page[page.index('id="history"'):]
+    history = page[page.index('id="history"') :]
     assert "Editor eve judged scope: satisfied." in history
     assert "Editor eve judged subdelegation: not satisfied. “Unclear.”" in history
     assert "changed the proposal" not in history
@@ -69,17 +69,21 @@ def test_review_of_a_decided_proposal_shows_the_judgements_read_only(client, peo
     page = client.get(f"/review/{proposal.pk}/").content.decode()
     assert f'action="/review/{proposal.pk}/judgement/"' not in page and 'name="verdict-scope"' not in page
     assert "Approved: the judgements are final." in page
-    assert '<li data-check="scope"><strong>Within the OGF&#x27;s scope</strong>: satisfied (eve,' in page and "“Clear.”" in page
+    assert (
+        '<li data-check="scope"><strong>Within the OGF&#x27;s scope</strong>: satisfied (eve,' in page
+        and "“Clear.”" in page
+    )
 
 
 def _panel_and_findings(page: str) -> tuple[str, str]:
-    findings = page[page.index('<section class="checklist"'):page.index('id="finding-threads-title"')]
-    return page[page.index('<aside class="side decision-panel"'):page.index("</aside>")], findings
+    findings = page[page.index('<section class="checklist"') : page.index('id="finding-threads-title"')]
+    return page[page.index('<aside class="side decision-panel"') : page.index("</aside>")], findings
 
 
 def _judge_all(proposal, editor, ok=True):
-    services.judgements_set(proposal, editor, {c: (ok, "") for c in ("scope", "snid-durable", "subdelegation",
-                                                                     "immutability")})
+    services.judgements_set(
+        proposal, editor, {c: (ok, "") for c in ("scope", "snid-durable", "subdelegation", "immutability")}
+    )
 
 
 @pytest.mark.django_db
@@ -94,18 +98,25 @@ def test_judged_questions_are_shown_as_judged_before_and_after_the_decision(clie
     today = timezone.localdate().isoformat()
     for who, path in (("editor", f"/review/{proposal.pk}/"), ("applicant", f"/proposals/{proposal.pk}/")):
         client.force_login(people[who])
-        panel, findings = _panel_and_findings(client.get(path).content.decode()) if who == "editor" else (
-            "", client.get(path).content.decode())
+        panel, findings = (
+            _panel_and_findings(client.get(path).content.decode())
+            if who == "editor"
+            else ("", client.get(path).content.decode())
+        )
         if who == "applicant":
-            findings = findings[findings.index('<section class="checklist"'):]
-            findings = findings[:findings.index("</section>")]
+            findings = findings[findings.index('<section class="checklist"') :]
+            findings = findings[: findings.index("</section>")]
         for check_id in ("scope", "snid-durable", "subdelegation", "immutability"):
-            item = findings[findings.index(f'data-check="{check_id}"'):]
-            item = item[:item.index("</li>")]
+            item = findings[findings.index(f'data-check="{check_id}"') :]
+            item = item[: item.index("</li>")]
             assert f"Judged satisfied by eve on {today}." in item, (who, check_id)
         assert "Needs the editor" not in findings and "needs the editor" not in findings, who
-        assert re.findall(r'<li class="finding (\w+)" data-check="(?:scope|snid-durable|subdelegation|immutability)"',
-                          findings) == ["pass"] * 4
+        assert (
+            re.findall(
+                r'<li class="finding (\w+)" data-check="(?:scope|snid-durable|subdelegation|immutability)"', findings
+            )
+            == ["pass"] * 4
+        )
         if who == "editor" and not decided:
             assert "All 4 judgements are recorded." in panel and "not yet recorded" not in panel
 
@@ -120,7 +131,7 @@ def test_a_decided_proposal_keeps_its_snapshot_and_its_recheck_apart_from_the_ju
     client.force_login(people["editor"])
     page = client.get(f"/review/{proposal.pk}/?recheck=1").content.decode()
     assert "Judged not satisfied by eve on" in page
-    recheck = page[page.index('id="recheck"'):]
+    recheck = page[page.index('id="recheck"') :]
     assert "Nothing changed since the decision." in recheck and "Judged" not in recheck
 
 
@@ -138,6 +149,7 @@ def test_the_panel_counts_the_judgements_recorded(client, people):
 @pytest.mark.django_db
 def test_a_new_version_is_called_so_before_and_after_its_approval(client, people):
     from ..factories import data_factory
+
     first = proposal_factory(people["applicant"], state="approved", editor=people["editor"])
     second = services.proposal_create(data_factory(version=2), people["applicant"])
     second = services.proposal_transition(second, "submit", people["applicant"])
@@ -167,8 +179,8 @@ def test_confirm_approval_with_failing_checks_lists_them_and_asks_for_a_written_
     assert failing
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    listed = page[page.index('<ul class="failing-checks">'):]
-    listed = listed[:listed.index("</ul>")]
+    listed = page[page.index('<ul class="failing-checks">') :]
+    listed = listed[: listed.index("</ul>")]
     for finding in failing:
         assert f'<li data-check="{finding["id"]}"><strong>{escape(CHECK_TITLES[finding["id"]])}</strong>' in listed
     assert re.search(r'<textarea id="confirm-override" name="override_reason" rows="[5-9]"[^>]*required>', page)
@@ -179,9 +191,10 @@ def test_confirm_approval_with_a_reason_typed_in_the_panel_still_lists_what_it_o
     proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
     failing = [f for f in proposal.findings if f["status"] == "fail"]
     client.force_login(people["editor"])
-    page = client.post(f"/review/{proposal.pk}/decide/",
-                       {"action": "approve", "override_reason": "As published in RFC."}).content.decode()
-    listed = page[page.index('<ul class="failing-checks">'):]
-    assert all(f'<li data-check="{finding["id"]}">' in listed[:listed.index("</ul>")] for finding in failing)
+    page = client.post(
+        f"/review/{proposal.pk}/decide/", {"action": "approve", "override_reason": "As published in RFC."}
+    ).content.decode()
+    listed = page[page.index('<ul class="failing-checks">') :]
+    assert all(f'<li data-check="{finding["id"]}">' in listed[: listed.index("</ul>")] for finding in failing)
     assert re.search(r'<textarea id="confirm-override"[^>]*>As published in RFC\.</textarea>', page)
     assert page.count('name="override_reason"') == 1

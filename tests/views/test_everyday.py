@@ -37,9 +37,15 @@ def test_new_proposal_offers_a_revision_only_to_a_holder_of_an_snid(client):
 def test_signup_error_puts_the_cursor_in_the_field_in_error(client):
     page = client.get("/accounts/signup/").content.decode()
     assert re.search(r'<input [^>]*name="username"[^>]*autofocus', page)
-    page = client.post("/accounts/signup/", {"username": "newbie", "email": "n@example.org",
-                                             "password1": "a-long-pass-phrase-1",
-                                             "password2": "another-pass-phrase"}).content.decode()
+    page = client.post(
+        "/accounts/signup/",
+        {
+            "username": "newbie",
+            "email": "n@example.org",
+            "password1": "a-long-pass-phrase-1",
+            "password2": "another-pass-phrase",
+        },
+    ).content.decode()
     assert re.search(r'<input [^>]*name="password2"[^>]*autofocus', page)
     assert len(re.findall(r"autofocus", page)) == 1
 
@@ -52,10 +58,10 @@ def test_my_proposals_shows_a_save_after_the_last_event_and_keeps_dates_whole(cl
     Proposal.objects.filter(pk=proposal.pk).update(updated_at=later)
     client.force_login(applicant)
     page = client.get("/proposals/").content.decode()
-    assert "<th scope=\"col\">Last change</th>" in page
+    assert '<th scope="col">Last change</th>' in page
     assert f'Saved <span class="nowrap">{later:%Y-%m-%d}</span> <span class="nowrap">{later:%H:%M}</span>' in page
     services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "submit", applicant)
-    assert "Submit for review <span class=\"nowrap\">" in client.get("/proposals/").content.decode()
+    assert 'Submit for review <span class="nowrap">' in client.get("/proposals/").content.decode()
 
 
 @pytest.mark.django_db
@@ -67,8 +73,8 @@ def test_reply_confirmation_is_shown_in_the_thread_the_page_lands_on(client):
     response = client.post(f"/threads/{thread.pk}/reply/", {"text": "The chair.", "next": f"/proposals/{proposal.pk}/"})
     assert response["Location"] == f"/proposals/{proposal.pk}/#thread-{thread.pk}"
     page = client.get(response["Location"]).content.decode()
-    in_thread = page[page.index(f'id="thread-{thread.pk}"'):]
-    in_thread = in_thread[:in_thread.index("</details>")]
+    in_thread = page[page.index(f'id="thread-{thread.pk}"') :]
+    in_thread = in_thread[: in_thread.index("</details>")]
     assert "Reply added; the GFD editors can read it in the thread." in in_thread
     assert page.count("Reply added") == 1
 
@@ -79,7 +85,7 @@ def test_edit_page_names_each_section_once_and_numbers_parts_like_sections(clien
     proposal = proposal_factory(applicant)
     client.force_login(applicant)
     page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
-    form = page[page.index('id="proposal-form"'):page.index('id="workbench"')]
+    form = page[page.index('id="proposal-form"') : page.index('id="workbench"')]
     assert form.count("1.1 Namespace Identifier") == 1  # the findings beside it link to it by that name
     assert "<legend>1 Registration</legend>" in page and "<h2>6 Examples</h2>" in page
     assert not re.search(r"<legend>\d\. ", page)
@@ -94,7 +100,7 @@ def test_queue_and_my_proposals_label_every_cell_for_narrow_screens(client):
     for user, path, columns in ((editor, "/review/", 8), (applicant, "/proposals/", 6)):
         client.force_login(user)
         page = client.get(path).content.decode()
-        body = page[page.index("<tbody>"):page.index("</tbody>")]
+        body = page[page.index("<tbody>") : page.index("</tbody>")]
         cells = re.findall(r"<td[^>]*>", body)
         assert len(cells) == columns and all("data-label=" in cell for cell in cells), path
 
@@ -108,8 +114,8 @@ def test_started_thread_confirmation_is_shown_in_the_thread_the_page_lands_on(cl
     thread = proposal.comments.get()
     assert response["Location"] == f"/review/{proposal.pk}/#thread-{thread.pk}"
     page = client.get(response["Location"]).content.decode()
-    in_thread = page[page.index(f'id="thread-{thread.pk}"'):]
-    in_thread = in_thread[:in_thread.index("</details>")]
+    in_thread = page[page.index(f'id="thread-{thread.pk}"') :]
+    in_thread = in_thread[: in_thread.index("</details>")]
     assert "Comment added; ann can see it beside the section and reply." in in_thread
     assert page.count("Comment added") == 1
 
@@ -122,13 +128,13 @@ def test_judgement_confirmation_is_shown_in_the_judgements_the_page_lands_on(cli
     response = client.post(f"/review/{proposal.pk}/judgement/", {"verdict-scope": "ok"})
     assert response["Location"] == f"/review/{proposal.pk}/#judgements"
     page = client.get(response["Location"]).content.decode()
-    judgements = page[page.index('id="judgements"'):]
-    judgements = judgements[:judgements.index("</form>")]
+    judgements = page[page.index('id="judgements"') :]
+    judgements = judgements[: judgements.index("</form>")]
     assert "1 judgement recorded; 3 still open." in judgements
     assert page.count("judgement recorded") == 1
     nothing = client.get(client.post(f"/review/{proposal.pk}/judgement/", {})["Location"]).content.decode()
-    judgements = nothing[nothing.index('id="judgements"'):]
-    assert "Nothing recorded: choose Satisfied or Not satisfied" in judgements[:judgements.index("</form>")]
+    judgements = nothing[nothing.index('id="judgements"') :]
+    assert "Nothing recorded: choose Satisfied or Not satisfied" in judgements[: judgements.index("</form>")]
 
 
 @pytest.mark.django_db
@@ -137,7 +143,7 @@ def test_new_proposal_start_choices_are_one_named_group(client):
     proposal_factory(holder, state="approved")
     client.force_login(holder)
     page = client.get("/proposals/new/").content.decode()
-    group = page[page.index('id="field-start"'):]
-    group = group[:group.index('id="field-snid"')]
+    group = page[page.index('id="field-start"') :]
+    group = group[: group.index('id="field-snid"')]
     assert '<fieldset class="choices"><legend>Start</legend>' in group and '<label for="">' not in group
     assert '<form method="post" class="narrow start-proposal">' in page

@@ -26,7 +26,7 @@ def test_help_page_renders_its_document(client, slug):
     source = (help_pages.DOCS / help_pages.PAGES[slug][0]).read_text(encoding="utf-8")
     title = source.splitlines()[0].removeprefix("# ").replace("`", "")
     assert f"<h1>{title}</h1>" in page
-    article = page[page.index('<article class="help markdown">'):page.index("</article>")]
+    article = page[page.index('<article class="help markdown">') : page.index("</article>")]
     assert "<h2 id=" in article and "<code>" in article and 'class="markdown-unrendered"' not in article
     assert "<h1>" not in article and not re.search(r"<h[2-6][^>]*>[^<]*`", article)
     assert "<script" not in article
@@ -52,7 +52,7 @@ def test_help_keeps_headings_inside_code_blocks():
 def test_help_page_headings_go_down_one_level_at_a_time(client, slug):
     """h1 the title, h2 each section, then the documents' own h3 and deeper: none skipped (axe heading-order)."""
     page = client.get(f"/help/{slug}/").content.decode()
-    levels = [int(n) for n in re.findall(r"<h([1-6])[\s>]", page[page.index("<main"):])]
+    levels = [int(n) for n in re.findall(r"<h([1-6])[\s>]", page[page.index("<main") :])]
     assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:], strict=False)), levels
 
 
@@ -70,8 +70,10 @@ def test_help_links_to_a_section_land_on_its_heading(client):
 
 
 def test_help_is_bounded_like_every_markdown_text():
-    assert all(len((help_pages.DOCS / f).read_text()) < markdown.MARKDOWN_SECTION_MAX_CHARS
-               for f, _ in help_pages.PAGES.values())
+    assert all(
+        len((help_pages.DOCS / f).read_text()) < markdown.MARKDOWN_SECTION_MAX_CHARS
+        for f, _ in help_pages.PAGES.values()
+    )
 
 
 @pytest.mark.django_db

@@ -8,8 +8,17 @@ from django.test.utils import CaptureQueriesContext
 from benchmarks.data import populate
 from registry.lookup import registry_invalidate
 
-LISTS = ["/urn/", "/urn/?page=2&sort=-date", "/urn/?q=bench1", "/api/snids/", "/api/snids/?page=2",
-         "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom"]
+LISTS = [
+    "/urn/",
+    "/urn/?page=2&sort=-date",
+    "/urn/?q=bench1",
+    "/api/snids/",
+    "/api/snids/?page=2",
+    "/urn/registry.json",
+    "/urn/registry.csv",
+    "/urn/registry.xml",
+    "/urn/feed.atom",
+]
 
 
 def fresh_get(client, path):
@@ -36,8 +45,19 @@ HEAVY_COLUMNS = ("sections", "findings", "findings_summary", "examples_equivalen
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", ["/urn/", "/urn/?page=2&sort=-date", "/api/snids/", "/api/snids/?page=2",
-                                  "/urn/feed.atom", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/urn/",
+        "/urn/?page=2&sort=-date",
+        "/api/snids/",
+        "/api/snids/?page=2",
+        "/urn/feed.atom",
+        "/urn/registry.json",
+        "/urn/registry.csv",
+        "/urn/registry.xml",
+    ],
+)
 def test_list_pages_read_only_the_columns_they_show(client, path):
     populate(110)
     with CaptureQueriesContext(connection) as captured:

@@ -25,8 +25,7 @@ def test_snid_page_is_case_insensitive_and_redirects_to_canonical_case(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("who", "status"), [("anonymous", 404), ("submitter", 200), ("other", 404),
-                                             ("editor", 200)])
+@pytest.mark.parametrize(("who", "status"), [("anonymous", 404), ("submitter", 200), ("other", 404), ("editor", 200)])
 def test_draft_is_visible_only_to_submitter_and_editors(client, who, status):
     proposal = proposal_factory(title="Secret draft title")
     users = {"submitter": proposal.submitter, "other": user_factory(), "editor": user_factory(editor=True)}
@@ -46,6 +45,7 @@ def test_approved_proposal_is_public(client):
 @pytest.mark.django_db
 def test_get_changes_nothing(client, django_assert_num_queries):
     from registry.models import Proposal, ProposalEvent
+
     proposal = proposal_factory(state="submitted")
     client.force_login(proposal.submitter)
     before = (list(Proposal.objects.values()), ProposalEvent.objects.count())

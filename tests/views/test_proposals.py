@@ -17,8 +17,7 @@ ROLES = ["anonymous", "submitter", "other", "editor"]
 
 @pytest.fixture
 def people(db):
-    return {"submitter": user_factory("sam"), "other": user_factory("olga"),
-            "editor": user_factory("ed", editor=True)}
+    return {"submitter": user_factory("sam"), "other": user_factory("olga"), "editor": user_factory("ed", editor=True)}
 
 
 def as_role(client, people, role):
@@ -84,21 +83,32 @@ def test_get_pages_change_nothing(client, people):
     proposal = proposal_factory(people["submitter"], state="changes_requested")
 
     def snapshot():
-        return (list(Proposal.objects.values()), ProposalEvent.objects.count(), Comment.objects.count(),
-                ReservationRequest.objects.count())
+        return (
+            list(Proposal.objects.values()),
+            ProposalEvent.objects.count(),
+            Comment.objects.count(),
+            ReservationRequest.objects.count(),
+        )
 
     before = snapshot()
     for role in ("submitter", "editor"):
         as_role(client, people, role)
-        for path in ("/proposals/", "/proposals/new/", f"/proposals/{proposal.pk}/",
-                     f"/proposals/{proposal.pk}/edit/", f"/proposals/{proposal.pk}/submit/",
-                     "/review/", f"/review/{proposal.pk}/"):
+        for path in (
+            "/proposals/",
+            "/proposals/new/",
+            f"/proposals/{proposal.pk}/",
+            f"/proposals/{proposal.pk}/edit/",
+            f"/proposals/{proposal.pk}/submit/",
+            "/review/",
+            f"/review/{proposal.pk}/",
+        ):
             client.get(path)
     assert snapshot() == before
 
 
 def _form_data(proposal, **changes):
     from registry.forms import ProposalForm
+
     initial = ProposalForm.initial_from(proposal.to_data())
     data = {key: value for key, value in initial.items() if value is not None and key != "equivalence"}
     data["equivalence"] = initial["equivalence"]
@@ -110,9 +120,10 @@ def _form_data(proposal, **changes):
 def test_save_draft_through_the_form(client, people):
     proposal = proposal_factory(people["submitter"])
     client.force_login(people["submitter"])
-    response = client.post(f"/proposals/{proposal.pk}/edit/",
-                           _form_data(proposal, title="Renamed", examples_valid="urn:ogf:example:a\nurn:ogf:example:b",
-                                      intent="save"))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/",
+        _form_data(proposal, title="Renamed", examples_valid="urn:ogf:example:a\nurn:ogf:example:b", intent="save"),
+    )
     assert response.status_code == 302
     stored = Proposal.objects.get(pk=proposal.pk)
     assert (stored.title, stored.examples_valid) == ("Renamed", ["urn:ogf:example:a", "urn:ogf:example:b"])
@@ -126,9 +137,10 @@ def test_a_draft_survives_a_failed_validation_intact(client, people):
     before = list(Proposal.objects.filter(pk=proposal.pk).values())
     client.force_login(people["submitter"])
     typed = "Text typed in the scope section that must not be lost."
-    response = client.post(f"/proposals/{proposal.pk}/edit/",
-                           _form_data(proposal, section_scope=typed, version="0",
-                                      document_url="ftp://nope", intent="save"))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/",
+        _form_data(proposal, section_scope=typed, version="0", document_url="ftp://nope", intent="save"),
+    )
     assert response.status_code == 400
     page = response.content.decode()
     assert typed in page and "Nothing was saved" in page
@@ -153,8 +165,9 @@ def test_check_without_saving_shows_findings_for_the_input_and_stores_nothing(cl
 def test_submit_is_refused_while_required_sections_are_missing(client, people):
     proposal = proposal_factory(people["submitter"])
     client.force_login(people["submitter"])
-    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, section_scope="", intent="submit"),
-                           follow=True)
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/", _form_data(proposal, section_scope="", intent="submit"), follow=True
+    )
     assert "Cannot submit yet: Section 4.1 Scope is required" in response.content.decode()
     assert Proposal.objects.get(pk=proposal.pk).state == "draft"
 
@@ -162,7 +175,7 @@ def test_submit_is_refused_while_required_sections_are_missing(client, people):
 @pytest.mark.django_db
 @pytest.mark.parametrize("key", PROSE_KEYS)
 def test_markdown_fields_are_sanitised_on_every_page(client, people, key):
-    payload = '<script>alert(1)</script><img src=x onerror=alert(2)>[x](javascript:alert(3))'
+    payload = "<script>alert(1)</script><img src=x onerror=alert(2)>[x](javascript:alert(3))"
     data = data_factory()
     data.sections[key] = payload
     proposal = services.proposal_create(data, people["submitter"])
@@ -201,8 +214,13 @@ def test_a_new_version_starts_from_the_snid_as_it_stands_and_any_steward_may_sta
     namespace = approved.namespace
     co_steward = user_factory("co-steward")
     stewardship.steward_add(namespace, co_steward, people["editor"], reason="Co-maintainer.")
-    request = stewardship.change_request_create(namespace, "contact", {"registrant_public_contact": "new@example.org"},
-                                                people["submitter"], reason="The old address is gone.")
+    request = stewardship.change_request_create(
+        namespace,
+        "contact",
+        {"registrant_public_contact": "new@example.org"},
+        people["submitter"],
+        reason="The old address is gone.",
+    )
     stewardship.change_request_decide(request, people["editor"], approve=True)
     Resolver.objects.create(namespace=namespace, name="main", template="https://data.example.org/{nss}", primary=True)
 
@@ -216,9 +234,11 @@ def test_a_new_version_starts_from_the_snid_as_it_stands_and_any_steward_may_sta
 
 @pytest.mark.django_db
 def test_my_proposals_shows_state_last_event_and_findings_in_constant_queries(
-        client, people, django_assert_max_num_queries):
+    client, people, django_assert_max_num_queries
+):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
+
     client.force_login(people["submitter"])
     proposal_factory(people["submitter"], state="submitted")
     with CaptureQueriesContext(connection) as few:
@@ -249,7 +269,8 @@ def test_my_proposals_queries_are_the_same_for_5_and_25_and_skip_the_big_columns
     rows = [q["sql"] for q in many.captured_queries if 'FROM "registry_proposal"' in q["sql"]]
     assert (len(many), shown) == (len(few), 25)
     assert [("grammar_abnf" in sql, '"sections"' in sql, '"validator"' in sql) for sql in rows] == [
-        (False, False, False)]
+        (False, False, False)
+    ]
 
 
 @pytest.mark.django_db
@@ -274,7 +295,7 @@ def test_editor_comments_show_next_to_their_section_for_the_applicant(client, pe
     services.comment_add(proposal, people["editor"], "Name the Unicode version.", section="lexical_equivalence")
     client.force_login(people["submitter"])
     edit = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
-    section = edit[edit.index('id="section-lexical_equivalence"'):edit.index('id="section-validation_mechanism"')]
+    section = edit[edit.index('id="section-lexical_equivalence"') : edit.index('id="section-validation_mechanism"')]
     assert "Name the Unicode version." in section
 
 
@@ -293,11 +314,18 @@ def test_reservation_request_while_writing(client, people, django_capture_on_com
 
 @pytest.mark.django_db
 def test_signup_confirmed_by_the_mailed_link_logs_in_and_leads_to_a_new_proposal(
-        client, django_capture_on_commit_callbacks):
+    client, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/accounts/signup/", {"username": "newbie", "email": "n@example.org",
-                                                      "password1": "a-long-pass-phrase-1",
-                                                      "password2": "a-long-pass-phrase-1"})
+        response = client.post(
+            "/accounts/signup/",
+            {
+                "username": "newbie",
+                "email": "n@example.org",
+                "password1": "a-long-pass-phrase-1",
+                "password2": "a-long-pass-phrase-1",
+            },
+        )
     assert response["Location"] == "/accounts/signup/sent/"
     assert client.get("/proposals/").status_code == 302  # not signed in yet
     (message,) = mail.outbox
@@ -336,7 +364,8 @@ def _stale_draft(submitter):
     proposal = proposal_factory(submitter)
     findings = run_checklist(data_factory("example", snid="-bad"))
     Proposal.objects.filter(pk=proposal.pk).update(
-        snid="-bad", findings=[f.as_dict() for f in findings], findings_summary=summarize(findings))
+        snid="-bad", findings=[f.as_dict() for f in findings], findings_summary=summarize(findings)
+    )
     proposal.refresh_from_db()
     return proposal
 
@@ -347,8 +376,9 @@ def test_invalid_post_checks_exactly_what_was_posted(client, people):
     client.force_login(people["submitter"])
     refused = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, snid="-bad", intent="save"))
     assert refused.status_code == 400
-    response = client.post(f"/proposals/{proposal.pk}/edit/",
-                           _form_data(proposal, snid="uuid-demo", version="0", intent="save"))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/", _form_data(proposal, snid="uuid-demo", version="0", intent="save")
+    )
     panel = _panel(response.content.decode())
     assert response.status_code == 400
     assert "must start with a letter or digit" not in panel
@@ -363,8 +393,9 @@ def test_invalid_post_checks_exactly_what_was_posted(client, people):
 def test_check_without_saving_never_falls_back_to_the_saved_draft(client, people):
     proposal = _stale_draft(people["submitter"])
     client.force_login(people["submitter"])
-    response = client.post(f"/proposals/{proposal.pk}/check/",
-                           _form_data(proposal, snid="uuid-demo", version="0", intent="check"))
+    response = client.post(
+        f"/proposals/{proposal.pk}/check/", _form_data(proposal, snid="uuid-demo", version="0", intent="check")
+    )
     panel = response.content.decode()
     assert response.status_code == 200
     assert "must start with a letter or digit" not in panel
@@ -431,10 +462,15 @@ def deprecated_example(people):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("role", ["submitter", "other", "editor"])
-@pytest.mark.parametrize("post", [{"start": "blank", "snid": "example"}, {"start": "example", "snid": "EXAMPLE"},
-                                  {"start": "version", "namespace": "example"}])
-def test_new_proposal_for_a_deprecated_snid_is_a_form_error_naming_it(client, people, deprecated_example, role,
-                                                                      post):
+@pytest.mark.parametrize(
+    "post",
+    [
+        {"start": "blank", "snid": "example"},
+        {"start": "example", "snid": "EXAMPLE"},
+        {"start": "version", "namespace": "example"},
+    ],
+)
+def test_new_proposal_for_a_deprecated_snid_is_a_form_error_naming_it(client, people, deprecated_example, role, post):
     client.force_login(people[role])
     before = Proposal.objects.count()
     response = client.post("/proposals/new/", post)
@@ -455,11 +491,18 @@ def test_new_proposal_for_an_snid_registered_or_reserved_for_someone_else_is_a_f
     from django.utils import timezone
 
     proposal_factory(people["submitter"], state="approved", editor=people["editor"], snid="taken")
-    services.namespace_reserve("kept", people["editor"], until=timezone.localdate() + dt.timedelta(days=30),
-                               reason="For sam.", reserved_for=people["submitter"])
+    services.namespace_reserve(
+        "kept",
+        people["editor"],
+        until=timezone.localdate() + dt.timedelta(days=30),
+        reason="For sam.",
+        reserved_for=people["submitter"],
+    )
     client.force_login(people["other"])
-    for snid, words in (("TAKEN", "urn:ogf:TAKEN: is already registered to someone else"),
-                        ("kept", "urn:ogf:kept: is reserved for someone else")):
+    for snid, words in (
+        ("TAKEN", "urn:ogf:TAKEN: is already registered to someone else"),
+        ("kept", "urn:ogf:kept: is reserved for someone else"),
+    ):
         page = client.post("/proposals/new/", {"start": "blank", "snid": snid}).content.decode()
         assert words in page, page
     assert not Proposal.objects.filter(submitter=people["other"]).exists()
@@ -551,12 +594,23 @@ def test_every_link_in_the_findings_panel_finds_its_target(client, people, page)
         client.force_login(people["editor"])
         html = client.get(f"/review/{proposal.pk}/").content.decode()
     # The diagrams load when their panel is opened: put them where the page's script puts them.
-    lazy = re.search(r'data-lazy-url="([^"]+)"><summary>Railroad diagrams of the grammar</summary>\s*'
-                     r'<div class="lazy-body">(.*?)</div>', html, re.S)
-    html = html[:lazy.start(2)] + client.get(lazy.group(1)).content.decode() + html[lazy.end(2):]
+    lazy = re.search(
+        r'data-lazy-url="([^"]+)"><summary>Railroad diagrams of the grammar</summary>\s*'
+        r'<div class="lazy-body">(.*?)</div>',
+        html,
+        re.S,
+    )
+    html = html[: lazy.start(2)] + client.get(lazy.group(1)).content.decode() + html[lazy.end(2) :]
     ids, links = _ids_and_panel_links(html)
-    for wanted in ("section-grammar", "section-document", "section-max_length", "section-examples",
-                   "rule-digit", "rule-hexdig", "rule-alpha"):
+    for wanted in (
+        "section-grammar",
+        "section-document",
+        "section-max_length",
+        "section-examples",
+        "rule-digit",
+        "rule-hexdig",
+        "rule-alpha",
+    ):
         assert wanted in links, wanted
     assert [link for link in links if link not in ids] == []
 
@@ -569,8 +623,10 @@ def test_document_type_is_saved_from_the_form_and_checked(client, people):
     proposal.refresh_from_db()
     assert proposal.document_type == "Experimental"
     warned = [f["message"] for f in proposal.findings if f["id"] == "document" and f["status"] == "warning"]
-    assert warned == ["The registering document's GFD type is Experimental; GFD.191 §4 says it SHOULD be "
-                      "Informational. Say why in the proposal, or publish it as Informational."]
+    assert warned == [
+        "The registering document's GFD type is Experimental; GFD.191 §4 says it SHOULD be "
+        "Informational. Say why in the proposal, or publish it as Informational."
+    ]
     refused = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(proposal, document_type="Standard"))
     assert refused.status_code == 400
 
@@ -602,13 +658,17 @@ def test_replying_from_the_edit_page_saves_the_typed_draft_first(client, people)
     page = client.get(f"/proposals/{proposal.pk}/edit/").content.decode()
     assert f'name="intent" value="reply-{thread.pk}"' in page and f'name="reply-{thread.pk}"' in page
     typed = proposal.sections["scope"] + "\n\nThe WG chair assigns the index."
-    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
-        proposal, section_scope=typed, intent=f"reply-{thread.pk}", **{f"reply-{thread.pk}": "Now said in 4.1."}))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/",
+        _form_data(
+            proposal, section_scope=typed, intent=f"reply-{thread.pk}", **{f"reply-{thread.pk}": "Now said in 4.1."}
+        ),
+    )
     assert response.status_code == 302 and response["Location"] == f"/proposals/{proposal.pk}/edit/#thread-{thread.pk}"
     assert Proposal.objects.get(pk=proposal.pk).sections["scope"] == typed
     assert thread.replies.get().text == "Now said in 4.1."
     landed = client.get(response["Location"]).content.decode()
-    in_thread = landed[landed.index(f'id="thread-{thread.pk}"'):]
+    in_thread = landed[landed.index(f'id="thread-{thread.pk}"') :]
     assert "Reply added; the GFD editors can read it" in in_thread[:3000]
     assert "Your changes to the draft were saved first." in in_thread[:3000]
 
@@ -618,9 +678,16 @@ def test_replying_from_the_edit_page_with_a_field_to_correct_keeps_everything_ty
     proposal, thread = _sent_back_with_a_thread(people)
     client.force_login(people["submitter"])
     typed = "A scope I typed and must not lose."
-    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
-        proposal, section_scope=typed, version="0", intent=f"reply-{thread.pk}",
-        **{f"reply-{thread.pk}": "Answered."}))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/",
+        _form_data(
+            proposal,
+            section_scope=typed,
+            version="0",
+            intent=f"reply-{thread.pk}",
+            **{f"reply-{thread.pk}": "Answered."},
+        ),
+    )
     page = response.content.decode()
     assert response.status_code == 400
     assert typed in page and "Nothing in the form was saved" in page
@@ -633,8 +700,10 @@ def test_a_refused_reply_from_the_edit_page_is_shown_again_and_the_draft_kept(cl
     proposal, thread = _sent_back_with_a_thread(people)
     client.force_login(people["submitter"])
     typed = proposal.sections["scope"] + " Changed."
-    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
-        proposal, section_scope=typed, intent=f"reply-{thread.pk}", **{f"reply-{thread.pk}": " " * 3}))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/",
+        _form_data(proposal, section_scope=typed, intent=f"reply-{thread.pk}", **{f"reply-{thread.pk}": " " * 3}),
+    )
     assert Proposal.objects.get(pk=proposal.pk).sections["scope"] == typed
     assert not thread.replies.exists()
     page = response.content.decode()
@@ -645,8 +714,10 @@ def test_a_refused_reply_from_the_edit_page_is_shown_again_and_the_draft_kept(cl
 def test_resolving_from_the_edit_page_keeps_the_typed_draft(client, people):
     proposal, thread = _sent_back_with_a_thread(people)
     client.force_login(people["submitter"])
-    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
-        proposal, title="Typed before resolving", intent=f"resolve-{thread.pk}"))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/",
+        _form_data(proposal, title="Typed before resolving", intent=f"resolve-{thread.pk}"),
+    )
     assert response.status_code == 302
     assert Proposal.objects.get(pk=proposal.pk).title == "Typed before resolving"
     thread.refresh_from_db()
@@ -658,6 +729,8 @@ def test_a_thread_of_another_proposal_cannot_be_answered_from_this_edit_page(cli
     proposal, _ = _sent_back_with_a_thread(people)
     _, elsewhere = _sent_back_with_a_thread(people)
     client.force_login(people["submitter"])
-    response = client.post(f"/proposals/{proposal.pk}/edit/", _form_data(
-        proposal, intent=f"reply-{elsewhere.pk}", **{f"reply-{elsewhere.pk}": "Hi."}))
+    response = client.post(
+        f"/proposals/{proposal.pk}/edit/",
+        _form_data(proposal, intent=f"reply-{elsewhere.pk}", **{f"reply-{elsewhere.pk}": "Hi."}),
+    )
     assert response.status_code == 404 and not elsewhere.replies.exists()

@@ -36,8 +36,9 @@ def registry(db):
     second = services.proposal_transition(second, "approve", editor)
     hidden = {}
     for state in ("draft", "submitted", "changes_requested", "rejected", "withdrawn"):
-        hidden[state] = proposal_factory(state=state, snid=f"secret-{state.replace('_', '-')}",
-                                         title=f"Hidden {state} title")
+        hidden[state] = proposal_factory(
+            state=state, snid=f"secret-{state.replace('_', '-')}", title=f"Hidden {state} title"
+        )
     return {"first": first, "second": second, "hidden": hidden}
 
 
@@ -69,6 +70,7 @@ def _queries(client, path):
     from django.core.cache import cache
 
     from registry.lookup import registry_invalidate
+
     cache.clear()
     registry_invalidate()
     with CaptureQueriesContext(connection) as captured:
@@ -80,6 +82,7 @@ def _queries(client, path):
 @pytest.mark.parametrize("path", ["/urn/", "/urn/registry.json", "/urn/feed.atom"])
 def test_query_count_is_the_same_for_1_and_100_snids(client, path):
     from registry.models import Namespace, Proposal, ProposalEvent
+
     applicant = user_factory()
     proposal_factory(applicant, state="approved", snid="snid0")
     one = _queries(client, path)
@@ -87,8 +90,13 @@ def test_query_count_is_the_same_for_1_and_100_snids(client, path):
     template = Proposal.objects.get()
     for index in range(1, 100):
         namespace = Namespace.objects.create(snid=f"snid{index}", status="registered")
-        copy = Proposal(**{f.attname: getattr(template, f.attname) for f in Proposal._meta.concrete_fields
-                           if f.attname not in ("id", "namespace_id", "snid", "state")})
+        copy = Proposal(
+            **{
+                f.attname: getattr(template, f.attname)
+                for f in Proposal._meta.concrete_fields
+                if f.attname not in ("id", "namespace_id", "snid", "state")
+            }
+        )
         copy.snid, copy.namespace, copy.state = f"snid{index}", namespace, "approved"
         copy.save()
         # An approval is recorded with its event (PostgreSQL checks at commit, migration 0007).
@@ -141,12 +149,15 @@ def test_check_form_validates_against_this_snid(client, registry):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("urn", "fragment"), [
-    ("urn:ogf:example:cluster:2009:example.net:42", "is <strong>valid</strong>"),
-    ("urn:ogf:unknown:x", "RFC 6453 §2.12"),
-    ("urn:ogf:example:supercomputer:2011:x.org:mark1", "does not match the grammar"),
-    ("isbn:123", "is not a urn:ogf: URN"),
-])
+@pytest.mark.parametrize(
+    ("urn", "fragment"),
+    [
+        ("urn:ogf:example:cluster:2009:example.net:42", "is <strong>valid</strong>"),
+        ("urn:ogf:unknown:x", "RFC 6453 §2.12"),
+        ("urn:ogf:example:supercomputer:2011:x.org:mark1", "does not match the grammar"),
+        ("isbn:123", "is not a urn:ogf: URN"),
+    ],
+)
 def test_urn_search(client, registry, urn, fragment):
     assert fragment in client.get("/urn/search/", {"urn": urn}).content.decode()
 
@@ -194,8 +205,12 @@ def test_exports_parse_and_agree(client, registry):
     root = ET.fromstring(client.get("/urn/registry.xml").content)
     ns = {"r": XML_NAMESPACE}
     records = root.findall("r:record", ns)
-    assert [r["snid"] for r in as_json["snids"]] == [r["snid"] for r in rows] == [
-        r.find("r:snid", ns).text for r in records] == ["example"]
+    assert (
+        [r["snid"] for r in as_json["snids"]]
+        == [r["snid"] for r in rows]
+        == [r.find("r:snid", ns).text for r in records]
+        == ["example"]
+    )
     assert as_json["snids"][0]["version"] == int(rows[0]["version"]) == int(records[0].find("r:version", ns).text) == 2
     assert as_json["snids"][0]["grammar"]["abnf"] == records[0].find("r:grammar", ns).text
     assert len(records[0].findall("r:examples/r:valid", ns)) == len(as_json["snids"][0]["examples"]["valid"]) == 4
@@ -212,17 +227,19 @@ def test_exports_answer_conditional_gets_with_304(client, registry, path):
 
 @pytest.mark.django_db
 def test_csv_cells_never_start_a_formula(client):
-    proposal_factory(state="approved", title="=HYPERLINK(\"http://evil\")")
+    proposal_factory(state="approved", title='=HYPERLINK("http://evil")')
     rows = list(csv.reader(io.StringIO(client.get("/urn/registry.csv").content.decode())))
-    assert rows[1][3] == "'=HYPERLINK(\"http://evil\")"
+    assert rows[1][3] == '\'=HYPERLINK("http://evil")'
 
 
 @pytest.mark.django_db
 def test_atom_feed_lists_registrations_and_new_versions(client, registry):
     feed = feedparser.parse(client.get("/urn/feed.atom").content)
     assert feed.bozo == 0
-    assert [e.title.split(" — ")[0] for e in feed.entries] == ["urn:ogf:example: version 2",
-                                                                "urn:ogf:example: registered"]
+    assert [e.title.split(" — ")[0] for e in feed.entries] == [
+        "urn:ogf:example: version 2",
+        "urn:ogf:example: registered",
+    ]
     assert feed.entries[0].link.endswith("/urn/example/2/")
 
 
@@ -237,6 +254,7 @@ def test_export_registry_command_matches_the_web_export(client, registry):
 @pytest.mark.django_db
 def test_reservations_are_listed_until_they_expire(client):
     import datetime as dt
+
     editor = user_factory(editor=True)
     services.namespace_reserve("future", editor, until=dt.date.today() + dt.timedelta(days=9), reason="r")
     expired_reservation("past", editor, reason="r")
@@ -268,9 +286,18 @@ def test_xss_in_registration_text_is_neutralised_on_every_public_surface(client)
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", ["/urn/", "/urn/example/", "/urn/example/1/", "/urn/example/diff/",
-                                  "/urn/search/?urn=urn:ogf:example:x", "/urn/search/?q=example+grid",
-                                  "/urn/nothing/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/urn/",
+        "/urn/example/",
+        "/urn/example/1/",
+        "/urn/example/diff/",
+        "/urn/search/?urn=urn:ogf:example:x",
+        "/urn/search/?q=example+grid",
+        "/urn/nothing/",
+    ],
+)
 def test_pages_are_valid_html5(client, registry, path):
     import html5lib
 
@@ -287,6 +314,7 @@ def test_every_page_has_the_urn_lookup_box(client, registry):
 @pytest.mark.django_db
 def test_anonymous_pages_are_cached_until_the_registry_changes(client, django_capture_on_commit_callbacks):
     from django.core.cache import cache
+
     cache.clear()
     applicant, editor = user_factory(), user_factory(editor=True)
     proposal_factory(applicant, state="approved", editor=editor)
@@ -314,6 +342,8 @@ def test_check_form_says_a_urn_valid_under_another_snid_belongs_there(client, re
 def test_check_form_says_where_the_urn_goes_wrong(client, registry):
     page = client.get("/urn/example/", {"urn": "urn:ogf:example:cluster:209:example.net:4"}).content.decode()
     assert "At character 28 (&#x27;:&#x27;): expected a digit (rule YEAR)." in page
+
+
 # --- the summary card ---------------------------------------------------------------------------
 
 
@@ -343,11 +373,19 @@ def test_card_on_every_registered_snid_shows_an_example_the_lookup_accepts(clien
 @pytest.mark.django_db
 def test_card_shows_version_document_equivalence_contact_and_pattern(client, demo_registry):
     page = client.get("/urn/example/").content.decode()
-    card = page[page.index('class="card"'):page.index("The registration (GFD.191 template)")]
-    for fact in ("Registered", "Version</dt>", "GFD.191", "(Grid Forum Document, published)", 'href="https://www.ogf.org/documents/GFD.191.pdf"',
-                 "case-insensitive (RFC 6453)", "The whole URN is case-insensitive",
-                 'href="mailto:urn-registry@example.org"',  # the demo's contact changed after approval
-                 'id="card-pattern">^(?:', 'id="check-urn"'):
+    card = page[page.index('class="card"') : page.index("The registration (GFD.191 template)")]
+    for fact in (
+        "Registered",
+        "Version</dt>",
+        "GFD.191",
+        "(Grid Forum Document, published)",
+        'href="https://www.ogf.org/documents/GFD.191.pdf"',
+        "case-insensitive (RFC 6453)",
+        "The whole URN is case-insensitive",
+        'href="mailto:urn-registry@example.org"',  # the demo's contact changed after approval
+        'id="card-pattern">^(?:',
+        'id="check-urn"',
+    ):
         assert fact in card, fact
 
 
@@ -363,8 +401,9 @@ def test_card_explains_an_approval_over_failing_checks_with_the_editors_note(cli
 def test_public_note_is_recorded_with_the_approval(client):
     proposal = proposal_factory(name="fdc", state="submitted")
     editor = user_factory(editor=True)
-    approved = services.proposal_transition(proposal, "approve", editor, override_reason="as published",
-                                            public_note="  Kept as RFC 4198 published it.  ")
+    approved = services.proposal_transition(
+        proposal, "approve", editor, override_reason="as published", public_note="  Kept as RFC 4198 published it.  "
+    )
     assert approved.public_note == "Kept as RFC 4198 published it."
     assert approved.events.last().data["public_note"] == "Kept as RFC 4198 published it."
     assert "Kept as RFC 4198 published it." in client.get("/urn/fdc/").content.decode()
@@ -389,14 +428,20 @@ def three_snids(db):
         ("beta", "Beta collections", "Identifies collections of sensor data; a zanzibarite registry."),
         ("gamma", "Gamma services", "Identifies services of grid collections."),
     ):
-        made[snid] = proposal_factory(snid=snid, title=title, state="approved", editor=editor,
-                                      sections={**data_factory().sections, "scope": scope})
+        made[snid] = proposal_factory(
+            snid=snid,
+            title=title,
+            state="approved",
+            editor=editor,
+            sections={**data_factory().sections, "scope": scope},
+        )
     return made
 
 
 @pytest.mark.django_db
 def test_search_finds_a_word_only_in_one_snids_section_text_first(client, three_snids):
     from registry.selectors import registry_search
+
     assert [hit.namespace.snid for hit in registry_search("zanzibarite")] == ["beta"]
     page = client.get("/urn/search/", {"q": "zanzibarite"}).content.decode()
     assert "<mark>zanzibarite</mark>" in page and 'href="/urn/beta/"' in page
@@ -408,6 +453,7 @@ def test_search_finds_a_word_only_in_one_snids_section_text_first(client, three_
 @pytest.mark.django_db
 def test_search_ranks_snid_and_title_above_section_text(client, three_snids):
     from registry.selectors import registry_search
+
     assert [hit.namespace.snid for hit in registry_search("collections")][:1] == ["beta"]
     assert [hit.namespace.snid for hit in registry_search("gamma")][:1] == ["gamma"]
     assert [hit.namespace.snid for hit in registry_search("grid jobs")][:1] == ["alpha"]
@@ -432,6 +478,7 @@ def test_api_search_for_a_urn_finds_its_snid(client, three_snids):
 @pytest.mark.django_db
 def test_search_finds_words_with_accents(client):
     from registry.selectors import registry_search
+
     proposal_factory(state="approved", sections={**data_factory().sections, "scope": "Made in Jyväskylä."})
     assert [hit.namespace.snid for hit in registry_search("jyväskylä")] == ["example"]
 
@@ -452,22 +499,41 @@ def test_search_never_reads_private_registrant_details(client):
 
 # --- registrant privacy -------------------------------------------------------------------------
 
-PRIVATE = {"name": "Ottoline Privatperson", "email": "ottoline@home.example",
-           "address": "7 Hidden Lane, Secretville"}
+PRIVATE = {"name": "Ottoline Privatperson", "email": "ottoline@home.example", "address": "7 Hidden Lane, Secretville"}
 
 
 @pytest.mark.django_db
 def test_personal_registrant_fields_not_chosen_appear_nowhere_public(client):
     applicant = user_factory()
-    proposal_factory(applicant, state="approved", registrant={
-        **PRIVATE, "organisation": "Public Org", "public_contact": "urn-desk@org.example",
-        "published": ["organisation"]})
-    paths = ["/urn/", "/urn/example/", "/urn/example/1/", "/urn/example/diff/?from=1&to=1",
-             "/urn/search/?q=example", "/urn/search/?urn=urn:ogf:example:x",
-             "/urn/example/1/registration.md", "/urn/example/1/registration.txt",
-             "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom",
-             "/api/snids/", "/api/snids/example/", "/api/snids/example/versions/1/", "/api/snids/?q=example",
-             "/api/lookup/?urn=urn:ogf:example:x"]
+    proposal_factory(
+        applicant,
+        state="approved",
+        registrant={
+            **PRIVATE,
+            "organisation": "Public Org",
+            "public_contact": "urn-desk@org.example",
+            "published": ["organisation"],
+        },
+    )
+    paths = [
+        "/urn/",
+        "/urn/example/",
+        "/urn/example/1/",
+        "/urn/example/diff/?from=1&to=1",
+        "/urn/search/?q=example",
+        "/urn/search/?urn=urn:ogf:example:x",
+        "/urn/example/1/registration.md",
+        "/urn/example/1/registration.txt",
+        "/urn/registry.json",
+        "/urn/registry.csv",
+        "/urn/registry.xml",
+        "/urn/feed.atom",
+        "/api/snids/",
+        "/api/snids/example/",
+        "/api/snids/example/versions/1/",
+        "/api/snids/?q=example",
+        "/api/lookup/?urn=urn:ogf:example:x",
+    ]
     client.logout()
     for path in paths:
         response = client.get(path)
@@ -477,10 +543,19 @@ def test_personal_registrant_fields_not_chosen_appear_nowhere_public(client):
             assert value not in body, (path, key)
     assert "urn-desk@org.example" in client.get("/urn/example/").content.decode()
     current = client.get("/api/snids/example/").json()["current"]
-    assert current["registrant"] == {"name": "", "organisation": "Public Org", "email": "",
-                                     "address": "", "public_contact": "urn-desk@org.example"}
+    assert current["registrant"] == {
+        "name": "",
+        "organisation": "Public Org",
+        "email": "",
+        "address": "",
+        "public_contact": "urn-desk@org.example",
+    }
     assert json.loads(client.get("/urn/registry.json").content)["snids"][0]["registrant"] == {
-        "name": "", "organisation": "Public Org", "email": "", "contact": "urn-desk@org.example"}
+        "name": "",
+        "organisation": "Public Org",
+        "email": "",
+        "contact": "urn-desk@org.example",
+    }
 
 
 @pytest.mark.django_db
@@ -507,8 +582,7 @@ def test_registrant_details_chosen_for_publication_are_published(client):
 def test_approved_proposal_pages_show_private_details_only_to_submitter_and_editors(client):
     applicant, other, editor = user_factory(), user_factory(), user_factory(editor=True)
     proposal = proposal_factory(applicant, state="approved", registrant={**PRIVATE, "published": []})
-    paths = [f"/proposals/{proposal.pk}/", f"/proposals/{proposal.pk}/export.md",
-             f"/api/proposals/{proposal.pk}/"]
+    paths = [f"/proposals/{proposal.pk}/", f"/proposals/{proposal.pk}/export.md", f"/api/proposals/{proposal.pk}/"]
     seen = {}
     for who, user in (("anonymous", None), ("other", other), ("submitter", applicant), ("editor", editor)):
         client.logout()
@@ -516,8 +590,12 @@ def test_approved_proposal_pages_show_private_details_only_to_submitter_and_edit
             client.force_login(user)
         bodies = [client.get(path) for path in paths]
         seen[who] = [PRIVATE["email"] in r.content.decode() for r in bodies if r.status_code == 200]
-    assert seen == {"anonymous": [False, False], "other": [False, False, False],
-                    "submitter": [True, True, True], "editor": [True, True, True]}
+    assert seen == {
+        "anonymous": [False, False],
+        "other": [False, False, False],
+        "submitter": [True, True, True],
+        "editor": [True, True, True],
+    }
 
 
 @pytest.mark.django_db

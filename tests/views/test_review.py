@@ -30,15 +30,23 @@ def status_of(response) -> str:
     return str(response.status_code)
 
 
-GETS = ["/review/", "/review/{pk}/", "/review/reservations/", "/review/snid/example/", "/review/{pk}/diagrams/",
-        "/review/{pk}/diagrams/?fragment=1"]
+GETS = [
+    "/review/",
+    "/review/{pk}/",
+    "/review/reservations/",
+    "/review/snid/example/",
+    "/review/{pk}/diagrams/",
+    "/review/{pk}/diagrams/?fragment=1",
+]
 POSTS = ["/review/{pk}/decide/", "/review/{pk}/comment/", "/review/{pk}/judgement/", "/review/reservations/act/"]
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", GETS + POSTS)
-@pytest.mark.parametrize(("role", "expected_get", "expected_post"), [
-    ("anonymous", "login", "login"), ("applicant", "403", "403"), ("editor", "200", "302")])
+@pytest.mark.parametrize(
+    ("role", "expected_get", "expected_post"),
+    [("anonymous", "login", "login"), ("applicant", "403", "403"), ("editor", "200", "302")],
+)
 def test_dashboard_permissions(client, people, path, role, expected_get, expected_post):
     proposal = proposal_factory(people["applicant"], state="submitted")
     if role != "anonymous":
@@ -94,12 +102,17 @@ def test_decision_matrix(client, people, state, action, django_capture_on_commit
     proposal = proposal_factory(people["applicant"], state=state, editor=user_factory(editor=True))
     client.force_login(people["editor"])
     with django_capture_on_commit_callbacks(execute=True):
-        page = client.post(f"/review/{proposal.pk}/decide/", {"action": action, "comment": "Reason given.",
-                                                              "confirm": "yes"}, follow=True).content.decode()
+        page = client.post(
+            f"/review/{proposal.pk}/decide/",
+            {"action": action, "comment": "Reason given.", "confirm": "yes"},
+            follow=True,
+        ).content.decode()
     stored = Proposal.objects.get(pk=proposal.pk)
     if state == "submitted":
-        assert stored.state == {"request_changes": "changes_requested", "approve": "approved",
-                                "reject": "rejected"}[action]
+        assert (
+            stored.state
+            == {"request_changes": "changes_requested", "approve": "approved", "reject": "rejected"}[action]
+        )
         assert mail.outbox[-1].to == ["ann@example.org"]
         event = stored.events.last()
         assert (event.action, event.actor, event.comment) == (action, people["editor"], "Reason given.")
@@ -113,12 +126,14 @@ def test_decision_matrix(client, people, state, action, django_capture_on_commit
 def test_approval_with_failing_check_needs_an_override_reason(client, people):
     proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
     client.force_login(people["editor"])
-    page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes"},
-                       follow=True).content.decode()
+    page = client.post(
+        f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes"}, follow=True
+    ).content.decode()
     assert "Cannot approve: 1 check(s) fail (examples-valid)" in page
     assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
-    client.post(f"/review/{proposal.pk}/decide/", {"action": "approve", "override_reason": "As published.",
-                                                    "confirm": "yes"})
+    client.post(
+        f"/review/{proposal.pk}/decide/", {"action": "approve", "override_reason": "As published.", "confirm": "yes"}
+    )
     stored = Proposal.objects.get(pk=proposal.pk)
     assert stored.state == "approved" and stored.events.last().data["override_reason"] == "As published."
     assert Namespace.objects.get().snid == "urn-5"
@@ -139,9 +154,15 @@ def test_review_page_shows_sections_checks_judgements_diagrams_examples(client, 
     proposal = proposal_factory(people["applicant"], state="submitted")
     client.force_login(people["editor"])
     page = client.get(f"/review/{proposal.pk}/").content.decode()
-    for fragment in ("2.1 Syntactic Structure", "Automated review", 'name="verdict-scope"',
-                     'name="verdict-snid-durable"', f'<a href="/review/{proposal.pk}/diagrams/">',
-                     "listed valid: accepted", "Request changes"):
+    for fragment in (
+        "2.1 Syntactic Structure",
+        "Automated review",
+        'name="verdict-scope"',
+        'name="verdict-snid-durable"',
+        f'<a href="/review/{proposal.pk}/diagrams/">',
+        "listed valid: accepted",
+        "Request changes",
+    ):
         assert fragment in page
     assert 'class="railroad-diagram"' in client.get(f"/review/{proposal.pk}/diagrams/").content.decode()
 
@@ -186,7 +207,11 @@ def test_judgements_are_recorded(client, people):
     client.post(f"/review/{proposal.pk}/judgement/", {"verdict-scope": "ok", "note-scope": "Grid resources."})
     judgement = Judgement.objects.get()
     assert (judgement.check_id, judgement.ok, judgement.note, judgement.editor) == (
-        "scope", True, "Grid resources.", people["editor"])
+        "scope",
+        True,
+        "Grid resources.",
+        people["editor"],
+    )
     client.post(f"/review/{proposal.pk}/judgement/", {"verdict-examples-valid": "ok"})
     assert Judgement.objects.count() == 1
 
@@ -211,7 +236,10 @@ def test_reservation_requests_are_granted_or_declined(client, people, django_cap
     assert [r.state for r in ReservationRequest.objects.order_by("id")] == ["granted", "declined"]
     namespace = Namespace.objects.get(snid="nsi")
     assert (namespace.status, namespace.reserved_for, namespace.reserved_until.isoformat()) == (
-        "reserved", people["applicant"], until)
+        "reserved",
+        people["applicant"],
+        until,
+    )
     assert "granted" in mail.outbox[-2].subject and "declined" in mail.outbox[-1].subject
     page = client.get("/review/reservations/").content.decode()
     assert "urn:ogf:nsi:" in page and "Requests waiting" in page
@@ -221,15 +249,19 @@ def test_reservation_requests_are_granted_or_declined(client, people, django_cap
 def test_editor_reserves_and_releases_directly(client, people):
     client.force_login(people["editor"])
     until = (timezone.localdate() + dt.timedelta(days=10)).isoformat()
-    reserved = client.post("/review/reservations/act/", {"action": "reserve", "snid": "glue", "until": until,
-                                                          "reason": "GLUE"}, follow=True).content.decode()
+    reserved = client.post(
+        "/review/reservations/act/",
+        {"action": "reserve", "snid": "glue", "until": until, "reason": "GLUE"},
+        follow=True,
+    ).content.decode()
     assert f"urn:ogf:glue: is reserved until {until}." in reserved
     assert "urn:ogf:glue:" in client.get("/urn/").content.decode()
     released = client.post("/review/reservations/act/", {"action": "release", "snid": "glue"}, follow=True)
     assert "anyone may now propose it" in released.content.decode()
     assert "urn:ogf:glue:" not in client.get("/urn/").content.decode()
-    bad = client.post("/review/reservations/act/", {"action": "reserve", "snid": "-bad", "until": until},
-                      follow=True).content.decode()
+    bad = client.post(
+        "/review/reservations/act/", {"action": "reserve", "snid": "-bad", "until": until}, follow=True
+    ).content.decode()
     assert "must start with a letter or digit" in bad
 
 
@@ -270,8 +302,11 @@ def test_decision_without_confirmation_changes_nothing_and_says_what_happens(cli
     assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
     assert ProposalEvent.objects.filter(proposal=proposal, action=action).count() == 0
     assert "ann, the applicant, gets an e-mail at ann@example.org" in page
-    assert {"request_changes": "edit it and submit it again", "approve": "published at once",
-            "reject": "rejected for good"}[action] in page
+    assert {
+        "request_changes": "edit it and submit it again",
+        "approve": "published at once",
+        "reject": "rejected for good",
+    }[action] in page
     assert 'name="confirm" value="yes"' in page and "Say who assigns." in page
 
 
@@ -281,8 +316,10 @@ def test_approval_confirmation_asks_for_the_override_reason_when_checks_fail(cli
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
     assert "approval needs a written reason" in page and 'id="confirm-override" name="override_reason"' in page
-    client.post(f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes",
-                                                    "override_reason": "As published in RFC."})
+    client.post(
+        f"/review/{proposal.pk}/decide/",
+        {"action": "approve", "confirm": "yes", "override_reason": "As published in RFC."},
+    )
     assert Proposal.objects.get(pk=proposal.pk).events.last().data["override_reason"] == "As published in RFC."
 
 
@@ -317,16 +354,24 @@ def test_recording_judgements_in_one_form_updates_the_panel_at_once(client, peop
     proposal = proposal_factory(people["applicant"], state="submitted")
     client.force_login(people["editor"])
     before = client.get(f"/review/{proposal.pk}/").content.decode()
-    waiting = before[before.index("Needs the editor&#x27;s judgement"):]
-    assert 'data-check="scope"' in waiting[:waiting.index("</ul>")]
-    response = client.post(f"/review/{proposal.pk}/judgement/", {
-        "verdict-scope": "ok", "note-scope": "Grid resources.", "verdict-snid-durable": "not-ok",
-        "verdict-subdelegation": "", "verdict-immutability": ""}, follow=True)
+    waiting = before[before.index("Needs the editor&#x27;s judgement") :]
+    assert 'data-check="scope"' in waiting[: waiting.index("</ul>")]
+    response = client.post(
+        f"/review/{proposal.pk}/judgement/",
+        {
+            "verdict-scope": "ok",
+            "note-scope": "Grid resources.",
+            "verdict-snid-durable": "not-ok",
+            "verdict-subdelegation": "",
+            "verdict-immutability": "",
+        },
+        follow=True,
+    )
     page = response.content.decode()
     assert "2 judgements recorded; 2 still open." in page
     assert sorted(Judgement.objects.values_list("check_id", "ok")) == [("scope", True), ("snid-durable", False)]
-    waiting = page[page.index("Needs the editor&#x27;s judgement"):]
-    assert 'data-check="scope"' not in waiting[:waiting.index("</ul>")]
+    waiting = page[page.index("Needs the editor&#x27;s judgement") :]
+    assert 'data-check="scope"' not in waiting[: waiting.index("</ul>")]
     today = timezone.localdate().isoformat()
     assert f"Judged satisfied by eve on {today}: Grid resources." in page
     assert f"Judged not satisfied by eve on {today}." in page
@@ -338,8 +383,9 @@ def test_messages_say_what_was_done_never_done(client, people):
     request = services.reservation_request_create("nsi", people["applicant"], reason="NSI WG")
     client.force_login(people["editor"])
     until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
-    page = client.post("/review/reservations/act/", {"action": "grant", "request": request.pk, "until": until},
-                       follow=True).content.decode()
+    page = client.post(
+        "/review/reservations/act/", {"action": "grant", "request": request.pk, "until": until}, follow=True
+    ).content.decode()
     assert f"Reservation of urn:ogf:nsi: granted to ann until {until}; ann has been told." in page
     assert "Done." not in page
 
@@ -381,22 +427,25 @@ class FailingBackend:
 
 @pytest.mark.django_db
 def test_mail_bodies_are_plain_sentences_with_links_to_the_configured_site(
-        client, people, settings, django_capture_on_commit_callbacks):
+    client, people, settings, django_capture_on_commit_callbacks
+):
     settings.SITE_URL = "https://urn.example.net"
     title = 'OCR\'d "Grid" registry <v2> & friends'
     with django_capture_on_commit_callbacks(execute=True):
         proposal = proposal_factory(people["applicant"], state="submitted", title=title)
-        thread = services.thread_start(proposal, people["editor"], "Isn't 4.1 too broad? Use <b>less</b> & more.",
-                                       section="scope")
-        services.comment_reply(thread, people["applicant"], "It's narrower now & \"quoted\".")
+        thread = services.thread_start(
+            proposal, people["editor"], "Isn't 4.1 too broad? Use <b>less</b> & more.", section="scope"
+        )
+        services.comment_reply(thread, people["applicant"], 'It\'s narrower now & "quoted".')
         services.proposal_transition(proposal, "request_changes", people["editor"], comment="Don't forget 4.1.")
         services.proposal_transition(proposal, "submit", people["applicant"])
         services.proposal_transition(proposal, "pull_back", people["applicant"])
         services.proposal_transition(proposal, "submit", people["applicant"])
         services.proposal_transition(proposal, "reject", people["editor"], comment="Out of scope & late.")
         request = services.reservation_request_create("nsi", people["applicant"], reason="Ann's WG")
-        services.reservation_request_decide(request, people["editor"], grant=True,
-                                            until=timezone.localdate() + dt.timedelta(days=5), note="Don't wait.")
+        services.reservation_request_decide(
+            request, people["editor"], grant=True, until=timezone.localdate() + dt.timedelta(days=5), note="Don't wait."
+        )
     assert len(mail.outbox) == 10
     for message in mail.outbox:
         assert ENTITY.search(message.subject + message.body) is None, message.body
@@ -421,13 +470,15 @@ def test_text_mail_templates_turn_autoescape_off():
 
 @pytest.mark.django_db
 def test_a_mail_that_cannot_be_sent_is_logged_and_the_decision_stands(
-        client, people, settings, caplog, django_capture_on_commit_callbacks):
+    client, people, settings, caplog, django_capture_on_commit_callbacks
+):
     settings.EMAIL_BACKEND = f"{__name__}.FailingBackend"
     proposal = proposal_factory(people["applicant"], state="submitted")
     client.force_login(people["editor"])
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(f"/review/{proposal.pk}/decide/",
-                               {"action": "request_changes", "comment": "Fix 4.1.", "confirm": "yes"})
+        response = client.post(
+            f"/review/{proposal.pk}/decide/", {"action": "request_changes", "comment": "Fix 4.1.", "confirm": "yes"}
+        )
     assert response.status_code == 302
     assert Proposal.objects.get(pk=proposal.pk).state == "changes_requested"
     assert "Could not send the 'decision' mail to ann@example.org" in caplog.text
@@ -438,8 +489,11 @@ def test_a_bad_header_is_logged_not_raised(people, caplog, django_capture_on_com
     proposal = proposal_factory(people["applicant"], state="submitted")
     with django_capture_on_commit_callbacks(execute=True):
         services.proposal_transition(proposal, "request_changes", people["editor"], comment="Fix it.")
-        notify.later("decision", ["ann@example.org\nBcc: everyone@example.org"],
-                     {"proposal": proposal, "actor": people["editor"]})
+        notify.later(
+            "decision",
+            ["ann@example.org\nBcc: everyone@example.org"],
+            {"proposal": proposal, "actor": people["editor"]},
+        )
     assert "Could not send the 'decision' mail" in caplog.text
     assert all("everyone@example.org" not in m.to for m in mail.outbox)
 
@@ -449,7 +503,7 @@ def test_a_bad_header_is_logged_not_raised(people, caplog, django_capture_on_com
 
 def _section(page: str, key: str) -> str:
     start = page.index(f'id="section-{key}"')
-    return page[start:page.index('class="template-section"', start + 1)]
+    return page[start : page.index('class="template-section"', start + 1)]
 
 
 @pytest.mark.django_db
@@ -488,7 +542,8 @@ def test_a_thread_on_a_finding_is_shown_beside_the_section_it_concerns(client, p
 
 @pytest.mark.django_db
 def test_applicant_replies_beside_the_section_and_either_side_resolves_and_reopens(
-        client, people, django_capture_on_commit_callbacks):
+    client, people, django_capture_on_commit_callbacks
+):
     proposal = proposal_factory(people["applicant"], state="submitted")
     thread = services.thread_start(proposal, people["editor"], "Who assigns the index?", section="scope")
     services.proposal_transition(proposal, "request_changes", people["editor"], comment="See 4.1.")
@@ -571,11 +626,25 @@ def discussed(people):
 def test_threads_never_reach_anyone_but_the_applicant_and_editors(client, people, discussed, role):
     if role == "other":
         client.force_login(user_factory("mallory"))
-    urls = [f"/proposals/{discussed.pk}/", f"/proposals/{discussed.pk}/export.md",
-            f"/proposals/{discussed.pk}/export.txt", "/urn/", "/urn/example/", "/urn/example/1/",
-            "/urn/example/1/registration.md", "/urn/example/1/registration.txt", "/urn/registry.json",
-            "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom", "/api/snids/", "/api/snids/example/",
-            "/api/snids/example/versions/1/", f"/api/proposals/{discussed.pk}/", "/api/proposals/"]
+    urls = [
+        f"/proposals/{discussed.pk}/",
+        f"/proposals/{discussed.pk}/export.md",
+        f"/proposals/{discussed.pk}/export.txt",
+        "/urn/",
+        "/urn/example/",
+        "/urn/example/1/",
+        "/urn/example/1/registration.md",
+        "/urn/example/1/registration.txt",
+        "/urn/registry.json",
+        "/urn/registry.csv",
+        "/urn/registry.xml",
+        "/urn/feed.atom",
+        "/api/snids/",
+        "/api/snids/example/",
+        "/api/snids/example/versions/1/",
+        f"/api/proposals/{discussed.pk}/",
+        "/api/proposals/",
+    ]
     seen = 0
     for url in urls:
         response = client.get(url)
@@ -610,7 +679,7 @@ def test_the_decision_banner_leads_the_applicants_pages_until_the_next_submissio
     client.force_login(people["applicant"])
     for url in (f"/proposals/{proposal.pk}/", f"/proposals/{proposal.pk}/edit/"):
         page = client.get(url).content.decode()
-        banner = page[page.index('id="decision"'):page.index("</section>", page.index('id="decision"'))]
+        banner = page[page.index('id="decision"') : page.index("</section>", page.index('id="decision"'))]
         assert page.index('id="decision"') < page.index('id="section-snid"')
         assert "Editor eve requested changes." in banner and "Please fix <strong>4.1</strong>." in banner
         assert f'href="#thread-{thread.pk}">4.1 Scope</a>' in banner and "1 open thread to answer" in banner
@@ -632,16 +701,16 @@ def test_the_editor_sees_what_changed_since_the_previous_round_and_which_threads
     services.comment_reply(answered, people["applicant"], "Done in 4.1.")
     services.proposal_transition(proposal, "submit", people["applicant"])
     page = client.get(f"/review/{proposal.pk}/").content.decode()
-    changes = page[page.index('id="round-changes"'):]
-    changes = changes[:changes.index("</section>")]
+    changes = page[page.index('id="round-changes"') :]
+    changes = changes[: changes.index("</section>")]
     assert "Changes since round 1" in page and "round 2" in page
     assert "<h3>4.1 Scope</h3>" in changes and "<ins>+ The WG chair assigns the index.</ins>" in changes
     assert "<h3>2.1 Syntactic Structure</h3>" not in changes
     assert "The applicant answered 1 thread since then" in changes
     assert f'href="#thread-{answered.pk}">4.1 Scope</a>' in changes and "And the examples?" not in changes
-    thread = page[page.index(f'id="thread-{answered.pk}"'):]
-    assert "Done in 4.1." in thread[:thread.index("</details>")]
-    assert "new since round 1" in thread[:thread.index("</details>")]
+    thread = page[page.index(f'id="thread-{answered.pk}"') :]
+    assert "Done in 4.1." in thread[: thread.index("</details>")]
+    assert "new since round 1" in thread[: thread.index("</details>")]
 
 
 # --- the applicant's safe actions ----------------------------------------------------------
@@ -677,7 +746,11 @@ def test_pull_back_is_a_logged_transition_back_to_draft(client, people, django_c
     assert response["Location"] == f"/proposals/{proposal.pk}/edit/"
     event = ProposalEvent.objects.filter(proposal=proposal).last()
     assert (event.action, event.from_state, event.to_state, event.actor) == (
-        "pull_back", "submitted", "draft", people["applicant"])
+        "pull_back",
+        "submitted",
+        "draft",
+        people["applicant"],
+    )
     assert Proposal.objects.get(pk=proposal.pk).state == "draft"
     assert mail.outbox[-1].to == ["eve@example.org"] and "pulled back to draft" in mail.outbox[-1].subject
     history = client.get(f"/proposals/{proposal.pk}/").content.decode()
@@ -701,9 +774,12 @@ def test_history_reads_as_sentences(client, people):
     services.proposal_transition(proposal, "submit", people["applicant"])
     client.force_login(people["applicant"])
     page = client.get(f"/proposals/{proposal.pk}/").content.decode()
-    for sentence in ("Applicant ann created the draft.", "Applicant ann submitted the proposal for review.",
-                     "Editor eve requested changes. “Please fix.”",
-                     "Applicant ann submitted the revised proposal for review."):
+    for sentence in (
+        "Applicant ann created the draft.",
+        "Applicant ann submitted the proposal for review.",
+        "Editor eve requested changes. “Please fix.”",
+        "Applicant ann submitted the revised proposal for review.",
+    ):
         assert sentence in page
     assert "Requestchanges" not in page and "request_changes" not in page
 
@@ -762,8 +838,8 @@ def test_queue_tells_a_new_snid_from_a_duplicate_and_a_new_version(client, peopl
     page = client.get("/review/").content.decode()
 
     def kind_of(proposal):
-        row = page[page.index(f'href="/review/{proposal.pk}/"'):]
-        return row[:row.index("</tr>")]
+        row = page[page.index(f'href="/review/{proposal.pk}/"') :]
+        return row[: row.index("</tr>")]
 
     assert "new version (2)" in kind_of(version)
     assert "duplicate of a registered SNID" in kind_of(duplicate)
@@ -809,10 +885,12 @@ def test_queue_rows_leave_the_big_columns_unread(client, people):
     client.force_login(people["editor"])
     with CaptureQueriesContext(connection) as queries:
         client.get("/review/")
-    rows = [q["sql"] for q in queries.captured_queries if 'FROM "registry_proposal"' in q["sql"]
-            and "LIMIT" in q["sql"]]
+    rows = [
+        q["sql"] for q in queries.captured_queries if 'FROM "registry_proposal"' in q["sql"] and "LIMIT" in q["sql"]
+    ]
     assert [("grammar_abnf" in sql, '"sections"' in sql, '"findings",' in sql) for sql in rows] == [
-        (False, False, False)]
+        (False, False, False)
+    ]
 
 
 @pytest.mark.django_db
@@ -823,7 +901,7 @@ def test_queue_pages_keep_their_order_and_page_two_shows_the_rest(client, people
     client.force_login(people["editor"])
 
     def snids(page):
-        return re.findall(r'<code>urn:ogf:([a-z]+):</code></a></td>', page)
+        return re.findall(r"<code>urn:ogf:([a-z]+):</code></a></td>", page)
 
     first = client.get("/review/", {"sort": "snid"}).content.decode()
     assert snids(first) == ["alpha", "bravo", "charlie"]

@@ -30,12 +30,18 @@ REQUEST_ADDRESS = re.compile(r"https?://(?:alpha\.test|beta\.test|testserver|127
 #: cached view fails ``test_every_shared_page_is_tested`` until it is listed here.
 SAMPLES: dict[str, list[str]] = {
     "registry:namespace_list": ["/urn/", "/urn/?q=exam&sort=-date"],
-    "registry:namespace_detail": ["/urn/example/", "/urn/example/?urn=urn:ogf:example:cluster:2009:example.net:42",
-                                  "/urn/fdc/"],
+    "registry:namespace_detail": [
+        "/urn/example/",
+        "/urn/example/?urn=urn:ogf:example:cluster:2009:example.net:42",
+        "/urn/fdc/",
+    ],
     "registry:namespace_version": ["/urn/example/1/"],
     "registry:namespace_diff": ["/urn/example/diff/"],
-    "registry:urn_search": ["/urn/search/", "/urn/search/?q=grid",
-                            "/urn/search/?urn=urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1"],
+    "registry:urn_search": [
+        "/urn/search/",
+        "/urn/search/?q=grid",
+        "/urn/search/?urn=urn:ogf:example:supercomputer:2011:colossus.bletchleypark.org.uk:mark1",
+    ],
     "registry:registry_export": ["/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml"],
     "registry:feed": ["/urn/feed.atom"],
     "registry:registry_full_export": ["/urn/registry-full.json"],
@@ -43,18 +49,29 @@ SAMPLES: dict[str, list[str]] = {
 }
 #: Answers not kept in the registry's own cache but marked ``public`` for every cache on the way (a
 #: proxy's, nginx's in front of the lookups: docs/deployment.md): the same rule holds for them.
-PUBLIC_ANSWERS = ["/api/lookup/?urn=urn:ogf:example:cluster:2009:example.net:42", "/api/snids/example/",
-                  "/api/snids/example/versions/1/", "/api/resolve/?urn=urn:ogf:example:cluster:2009:example.net:42"]
+PUBLIC_ANSWERS = [
+    "/api/lookup/?urn=urn:ogf:example:cluster:2009:example.net:42",
+    "/api/snids/example/",
+    "/api/snids/example/versions/1/",
+    "/api/resolve/?urn=urn:ogf:example:cluster:2009:example.net:42",
+]
 #: Pages that must name the site URL (an absolute address of the site is part of them).
-NAMES_THE_SITE = {"/urn/example/": f"{SITE_URL}/urn:ogf:example:", "/urn/registry.json": f"{SITE_URL}/urn/example/",
-                  "/urn/feed.atom": f"{SITE_URL}/urn/", "/api/snids/": f"{SITE_URL}/api/snids/example/",
-                  "/api/snids/example/": f"{SITE_URL}/urn/example/", PUBLIC_ANSWERS[0]: f"{SITE_URL}/urn/example/"}
+NAMES_THE_SITE = {
+    "/urn/example/": f"{SITE_URL}/urn:ogf:example:",
+    "/urn/registry.json": f"{SITE_URL}/urn/example/",
+    "/urn/feed.atom": f"{SITE_URL}/urn/",
+    "/api/snids/": f"{SITE_URL}/api/snids/example/",
+    "/api/snids/example/": f"{SITE_URL}/urn/example/",
+    PUBLIC_ANSWERS[0]: f"{SITE_URL}/urn/example/",
+}
 
 
 def _shared(callback) -> bool:
-    return bool(getattr(callback, "shared_page", False)
-                or getattr(getattr(callback, "view_class", None), "shared_page", False)
-                or getattr(getattr(callback, "cls", None), "shared_page", False))
+    return bool(
+        getattr(callback, "shared_page", False)
+        or getattr(getattr(callback, "view_class", None), "shared_page", False)
+        or getattr(getattr(callback, "cls", None), "shared_page", False)
+    )
 
 
 def shared_views(patterns=None, namespace: str = "") -> set[str]:
@@ -86,8 +103,9 @@ def _first_render(client, path: str, host: str, *, secure: bool, cookies: dict) 
     client.cookies.clear()
     for name, value in cookies.items():
         client.cookies[name] = value
-    response = client.get(path, HTTP_HOST=host, secure=secure,
-                          **({"HTTP_X_FORWARDED_PROTO": "https"} if secure else {}))
+    response = client.get(
+        path, HTTP_HOST=host, secure=secure, **({"HTTP_X_FORWARDED_PROTO": "https"} if secure else {})
+    )
     assert response.status_code == 200, (path, host, response.status_code)
     return response.content
 

@@ -20,8 +20,17 @@ from registry import demo, enums, services
 HIDDEN = {"script", "style", "code", "pre", "textarea", "kbd", "samp", "svg", "title"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SKIP = re.compile(r"^/(api|admin)/|/accounts/(logout|password_|reset)|\.(md|txt|json|csv|xml|atom)$")
-START = ["/", "/urn/", "/proposals/", "/proposals/new/", "/review/", "/review/?state=all",
-         "/review/reservations/", "/accounts/login/", "/accounts/signup/"]
+START = [
+    "/",
+    "/urn/",
+    "/proposals/",
+    "/proposals/new/",
+    "/review/",
+    "/review/?state=all",
+    "/review/reservations/",
+    "/accounts/login/",
+    "/accounts/signup/",
+]
 
 
 class Page(HTMLParser):

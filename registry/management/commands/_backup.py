@@ -44,11 +44,26 @@ FORMAT, VERSION = "urn-ogf-registry-backup", 2
 SIGNED_FIELDS = ("key_id", "hmac_sha256")
 
 #: In the order they are restored. Accounts and groups by natural key (name), the rest by pk.
-BACKUP_MODELS = ["auth.group", "auth.user", "authtoken.token", "registry.namespace", "registry.proposal",
-                 "registry.proposalevent", "registry.comment", "registry.reservationrequest",
-                 "registry.judgement", "registry.steward", "registry.changerequest", "registry.stewardshipevent",
-                 "registry.registrantoverlay", "registry.deprecation", "registry.resolver",
-                 "registry.resolvercheck", "registry.logentry", "registry.loghead"]
+BACKUP_MODELS = [
+    "auth.group",
+    "auth.user",
+    "authtoken.token",
+    "registry.namespace",
+    "registry.proposal",
+    "registry.proposalevent",
+    "registry.comment",
+    "registry.reservationrequest",
+    "registry.judgement",
+    "registry.steward",
+    "registry.changerequest",
+    "registry.stewardshipevent",
+    "registry.registrantoverlay",
+    "registry.deprecation",
+    "registry.resolver",
+    "registry.resolvercheck",
+    "registry.logentry",
+    "registry.loghead",
+]
 #: Restored last, after every SNID points at its current version: the database refuses to re-point a
 #: deprecated SNID (registry.dbguards), so its deprecation must not exist before then.
 RESTORED_LAST = {"registry.deprecation"}
@@ -70,9 +85,11 @@ def backup_key() -> bytes:
         return value.encode("utf-8")
     path = getattr(settings, "REGISTRY_BACKUP_KEY_FILE", "")
     if not path:
-        raise BackupError("No backup key is configured: set REGISTRY_BACKUP_KEY_FILE (a file holding a long "
-                          "random key, kept apart from the backups) or REGISTRY_BACKUP_KEY; see "
-                          "docs/operations.md. Nothing was exported or restored.")
+        raise BackupError(
+            "No backup key is configured: set REGISTRY_BACKUP_KEY_FILE (a file holding a long "
+            "random key, kept apart from the backups) or REGISTRY_BACKUP_KEY; see "
+            "docs/operations.md. Nothing was exported or restored."
+        )
     path = Path(path)
     if not path.exists() and path == Path(settings.BASE_DIR) / ".backup_key":
         # Development: one key per checkout, made on first use (like .secret_key).
@@ -80,11 +97,13 @@ def backup_key() -> bytes:
     try:
         key = path.read_text(encoding="utf-8").strip()
     except OSError as exc:
-        raise BackupError(f"Cannot read the backup key file {path}: {exc.strerror}. Nothing was exported or "
-                          "restored.") from None
+        raise BackupError(
+            f"Cannot read the backup key file {path}: {exc.strerror}. Nothing was exported or restored."
+        ) from None
     if len(key) < 32:
-        raise BackupError(f"The backup key in {path} is shorter than 32 characters; make a long random one "
-                          "(docs/operations.md).")
+        raise BackupError(
+            f"The backup key in {path} is shorter than 32 characters; make a long random one (docs/operations.md)."
+        )
     return key.encode("utf-8")
 
 
@@ -133,11 +152,18 @@ def backup_document() -> dict:
     for label in BACKUP_MODELS:
         model = apps.get_model(label)
         queryset = model._default_manager.order_by(model._meta.pk.name)
-        objects = serializers.serialize("python", queryset, use_natural_foreign_keys=True,
-                                        use_natural_primary_keys=label in ACCOUNT_MODELS)
+        objects = serializers.serialize(
+            "python", queryset, use_natural_foreign_keys=True, use_natural_primary_keys=label in ACCOUNT_MODELS
+        )
         records += json.loads(json.dumps(objects, default=_exact, ensure_ascii=False))
-    document = {"format": FORMAT, "version": VERSION, "created_at": timezone.now().isoformat(),
-                "key_id": "", "hmac_sha256": "", "records": records}
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "created_at": timezone.now().isoformat(),
+        "key_id": "",
+        "hmac_sha256": "",
+        "records": records,
+    }
     return sign(document)
 
 
@@ -173,19 +199,28 @@ def _record_schema(label: str) -> dict:
         fields = [f for f in model._meta.local_fields if f.name != "key"]
     properties = {f.name: _field_schema(f) for f in fields}
     record = {
-        "type": "object", "additionalProperties": False, "required": ["model", "fields"],
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["model", "fields"],
         "properties": {
             "model": {"const": label},
-            "fields": {"type": "object", "additionalProperties": False, "required": sorted(properties),
-                       "properties": properties},
+            "fields": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": sorted(properties),
+                "properties": properties,
+            },
         },
     }
     if label in ACCOUNT_MODELS:
         record["properties"]["pk"] = {"type": "null"}
     else:
         record["required"].append("pk")
-        record["properties"]["pk"] = {"type": "string", "minLength": 1} if label == "authtoken.token" else {
-            "type": "integer", "minimum": 0 if label == "registry.logentry" else 1}
+        record["properties"]["pk"] = (
+            {"type": "string", "minLength": 1}
+            if label == "authtoken.token"
+            else {"type": "integer", "minimum": 0 if label == "registry.logentry" else 1}
+        )
     return record
 
 
@@ -193,17 +228,27 @@ def backup_schema() -> dict:
     """The JSON Schema of a backup, derived from the models it holds."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object", "additionalProperties": False,
+        "type": "object",
+        "additionalProperties": False,
         "required": ["format", "version", "created_at", "key_id", "hmac_sha256", "records"],
         "properties": {
-            "format": {"const": FORMAT}, "version": {"const": VERSION}, "created_at": {"type": "string"},
+            "format": {"const": FORMAT},
+            "version": {"const": VERSION},
+            "created_at": {"type": "string"},
             "key_id": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
             "hmac_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-            "records": {"type": "array", "items": {
-                "type": "object", "required": ["model"],
-                "properties": {"model": {"enum": BACKUP_MODELS}},
-                "allOf": [{"if": {"properties": {"model": {"const": label}}}, "then": _record_schema(label)}
-                          for label in BACKUP_MODELS]}},
+            "records": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["model"],
+                    "properties": {"model": {"enum": BACKUP_MODELS}},
+                    "allOf": [
+                        {"if": {"properties": {"model": {"const": label}}}, "then": _record_schema(label)}
+                        for label in BACKUP_MODELS
+                    ],
+                },
+            },
         },
     }
 
@@ -219,31 +264,45 @@ def read_backup(raw: bytes) -> dict:
     except json.JSONDecodeError as exc:
         raise BackupError(f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise BackupError("This is not a registry backup (made by `manage.py export_registry --format backup`): "
-                          f"it has no \"format\": \"{FORMAT}\".")
+        raise BackupError(
+            "This is not a registry backup (made by `manage.py export_registry --format backup`): "
+            f'it has no "format": "{FORMAT}".'
+        )
     if document.get("version") == 1 and "sha256" in document:
-        raise BackupError("This backup was made by an older version of the registry, with an unkeyed digest that "
-                          "anyone could recompute, so it cannot be verified. Make a new, signed backup with "
-                          "`manage.py export_registry --format backup`. Nothing was restored.")
-    errors = sorted(jsonschema.Draft202012Validator(backup_schema()).iter_errors(document),
-                    key=lambda e: list(e.absolute_path))
+        raise BackupError(
+            "This backup was made by an older version of the registry, with an unkeyed digest that "
+            "anyone could recompute, so it cannot be verified. Make a new, signed backup with "
+            "`manage.py export_registry --format backup`. Nothing was restored."
+        )
+    errors = sorted(
+        jsonschema.Draft202012Validator(backup_schema()).iter_errors(document), key=lambda e: list(e.absolute_path)
+    )
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
-        raise BackupError(f"The backup does not match its schema at {where}: {first.message}"
-                          + (f" ({len(errors) - 1} more problem(s))" if len(errors) > 1 else ""))
+        raise BackupError(
+            f"The backup does not match its schema at {where}: {first.message}"
+            + (f" ({len(errors) - 1} more problem(s))" if len(errors) > 1 else "")
+        )
     key = backup_key()
     if document["key_id"] != key_id(key):
-        raise BackupError(f"The backup was signed with another key (key id {document['key_id']}; this registry's "
-                          f"is {key_id(key)}): restore it with the key it was made with "
-                          "(REGISTRY_BACKUP_KEY_FILE). Nothing was restored.")
+        raise BackupError(
+            f"The backup was signed with another key (key id {document['key_id']}; this registry's "
+            f"is {key_id(key)}): restore it with the key it was made with "
+            "(REGISTRY_BACKUP_KEY_FILE). Nothing was restored."
+        )
     if not hmac.compare_digest(signature(document, key), document["hmac_sha256"]):
-        raise BackupError("The backup's content does not match its HMAC-SHA256 signature: it was changed after "
-                          "export (or damaged). Nothing was restored.")
+        raise BackupError(
+            "The backup's content does not match its HMAC-SHA256 signature: it was changed after "
+            "export (or damaged). Nothing was restored."
+        )
     if render(document) != text:
-        raise BackupError("The backup's bytes differ from what export_registry writes for this content: the file "
-                          "was edited after export. Nothing was restored.")
+        raise BackupError(
+            "The backup's bytes differ from what export_registry writes for this content: the file "
+            "was edited after export. Nothing was restored."
+        )
     if not any(r["model"] == "registry.namespace" for r in document["records"]) and not any(
-            r["model"] == "auth.user" for r in document["records"]):
+        r["model"] == "auth.user" for r in document["records"]
+    ):
         raise BackupError("The backup holds no accounts and no SNIDs: there is nothing to restore.")
     return document

@@ -12,15 +12,20 @@ from ._common import read_proposal_file
 
 
 class Command(BaseCommand):
-    help = ("Run the automated review checklist on an interchange JSON file or a stored "
-            "proposal (by id). Exit status: 0 nothing fails, 1 something fails, 2 unreadable input.")
+    help = (
+        "Run the automated review checklist on an interchange JSON file or a stored "
+        "proposal (by id). Exit status: 0 nothing fails, 1 something fails, 2 unreadable input."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("source", help="a JSON file, or the id of a stored proposal")
         parser.add_argument("--json", action="store_true")
-        parser.add_argument("--submitter", metavar="USER",
-                            help="check a file as if USER submitted it (tells a new version of their "
-                                 "own SNID from someone else's); without it uniqueness is only reported")
+        parser.add_argument(
+            "--submitter",
+            metavar="USER",
+            help="check a file as if USER submitted it (tells a new version of their "
+            "own SNID from someone else's); without it uniqueness is only reported",
+        )
 
     def handle(self, source, json=False, submitter=None, **options):
         submitter_id = None
@@ -42,9 +47,13 @@ class Command(BaseCommand):
             snid, findings = data.snid, data_findings(data, submitter_id)
         summary = summarize(findings)
         if json:
-            self.stdout.write(dumps(
-                {"snid": snid, "findings": [f.as_dict() for f in findings], "summary": summary},
-                indent=2, ensure_ascii=False))
+            self.stdout.write(
+                dumps(
+                    {"snid": snid, "findings": [f.as_dict() for f in findings], "summary": summary},
+                    indent=2,
+                    ensure_ascii=False,
+                )
+            )
         else:
             for finding in findings:
                 where = ""

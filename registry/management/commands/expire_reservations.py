@@ -9,8 +9,10 @@ from ...transparency.records import log_reservation_ended
 
 
 class Command(BaseCommand):
-    help = ("List reservations whose date has passed. Every check already treats them as free; "
-            "with --release their reason records the expiry, so the record says why they ended.")
+    help = (
+        "List reservations whose date has passed. Every check already treats them as free; "
+        "with --release their reason records the expiry, so the record says why they ended."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--release", action="store_true")
@@ -25,11 +27,13 @@ class Command(BaseCommand):
             if release and "Expired on" not in namespace.reservation_reason:
                 with transaction.atomic():
                     namespace.reservation_reason = (
-                        f"{namespace.reservation_reason}\nExpired on {namespace.reserved_until}.").strip()
+                        f"{namespace.reservation_reason}\nExpired on {namespace.reserved_until}."
+                    ).strip()
                     namespace.reserved_for = None
                     namespace.save()
                     log_reservation_ended(namespace, namespace.reserved_until, how="expired")
         if release and count:
             registry_invalidate()
-        self.stdout.write(f"{count} expired reservation{'s' if count != 1 else ''}"
-                          + (" released." if release else "."))
+        self.stdout.write(
+            f"{count} expired reservation{'s' if count != 1 else ''}" + (" released." if release else ".")
+        )

@@ -1,10 +1,9 @@
+from functools import partial
 from json import dumps
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-
-from functools import partial
 
 from ... import interchange, sandbox, services
 from ...documents import DocumentError, document_import, read_document
@@ -13,10 +12,12 @@ from ._common import get_user
 
 
 class Command(BaseCommand):
-    help = ("Read a registration document (text, Markdown, LaTeX, PDF or Word .docx; GFD.191-style or "
-            "RFC 3406/8141-style) into a draft proposal and print the import report: every template "
-            "field found (with its source lines), uncertain (why) or not found. --json prints the "
-            "report, the proposal data and the new proposal's id; --dry-run creates nothing.")
+    help = (
+        "Read a registration document (text, Markdown, LaTeX, PDF or Word .docx; GFD.191-style or "
+        "RFC 3406/8141-style) into a draft proposal and print the import report: every template "
+        "field found (with its source lines), uncertain (why) or not found. --json prints the "
+        "report, the proposal data and the new proposal's id; --dry-run creates nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path")
@@ -28,10 +29,16 @@ class Command(BaseCommand):
         try:
             raw = Path(path).read_bytes()
             seconds = sandbox.import_cpu_seconds()
-            text, fmt, notes = sandbox.run_bounded(read_document, Path(path).name, raw, what="document",
-                                                   expected=(DocumentError,), seconds=seconds)
-            result = sandbox.run_bounded(partial(document_import, format=fmt, notes=notes), text,
-                                         what="document", expected=(DocumentError,), seconds=seconds)
+            text, fmt, notes = sandbox.run_bounded(
+                read_document, Path(path).name, raw, what="document", expected=(DocumentError,), seconds=seconds
+            )
+            result = sandbox.run_bounded(
+                partial(document_import, format=fmt, notes=notes),
+                text,
+                what="document",
+                expected=(DocumentError,),
+                seconds=seconds,
+            )
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}.") from None
         except sandbox.BudgetExceeded as exc:
@@ -41,8 +48,11 @@ class Command(BaseCommand):
         data = result.data
         proposal = None
         if not dry_run:
-            user = get_user(submitter) if submitter else get_user_model().objects.filter(
-                is_superuser=True).order_by("pk").first()
+            user = (
+                get_user(submitter)
+                if submitter
+                else get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+            )
             if user is None:
                 raise CommandError("Give --submitter USER (there is no superuser to default to), or --dry-run.")
             if not data.snid or snid_error(data.snid):

@@ -6,8 +6,10 @@ from ._common import get_user, read_proposal_file
 
 
 class Command(BaseCommand):
-    help = ("Create a proposal from an interchange JSON file (docs/proposal-format.md), "
-            "optionally submitting and approving it through the site's services; prints its id.")
+    help = (
+        "Create a proposal from an interchange JSON file (docs/proposal-format.md), "
+        "optionally submitting and approving it through the site's services; prints its id."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path")
@@ -15,11 +17,9 @@ class Command(BaseCommand):
         parser.add_argument("--submit", action="store_true", help="submit it for review")
         parser.add_argument("--approve", action="store_true", help="approve it (implies --submit)")
         parser.add_argument("--editor", help="username of the approving editor (with --approve)")
-        parser.add_argument("--override-reason", default="",
-                            help="written reason to approve although a check fails")
+        parser.add_argument("--override-reason", default="", help="written reason to approve although a check fails")
 
-    def handle(self, path, submitter=None, submit=False, approve=False, editor=None,
-               override_reason="", **options):
+    def handle(self, path, submitter=None, submit=False, approve=False, editor=None, override_reason="", **options):
         if approve and not editor:
             raise CommandError("--approve needs --editor USER.")
         data = read_proposal_file(path)
@@ -35,8 +35,9 @@ class Command(BaseCommand):
             if submit or approve:
                 proposal = services.proposal_transition(proposal, "submit", user)
             if approve:
-                proposal = services.proposal_transition(proposal, "approve", editor_user,
-                                                        override_reason=override_reason)
+                proposal = services.proposal_transition(
+                    proposal, "approve", editor_user, override_reason=override_reason
+                )
         except services.ServiceError as exc:
             raise CommandError(exc.message) from None
         self.stdout.write(str(proposal.pk))

@@ -20,20 +20,28 @@ MAX_BYTES = 2 * 1024**3
 
 
 class Command(BaseCommand):
-    help = ("Restore a backup made with `export_registry --format backup` into a migrated database "
-            "(docs/operations.md). The file is checked first (schema, HMAC-SHA256 signature under the backup "
-            "key, exact bytes); a "
-            "database that already holds registry data, or accounts with the backup's usernames, is "
-            "refused unless --replace is given. Accounts the backup does not hold are never touched.")
+    help = (
+        "Restore a backup made with `export_registry --format backup` into a migrated database "
+        "(docs/operations.md). The file is checked first (schema, HMAC-SHA256 signature under the backup "
+        "key, exact bytes); a "
+        "database that already holds registry data, or accounts with the backup's usernames, is "
+        "refused unless --replace is given. Accounts the backup does not hold are never touched."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path")
-        parser.add_argument("--replace", action="store_true",
-                            help="replace the registry data and the backup's own accounts already in the "
-                                 "database (other accounts stay as they are)")
-        parser.add_argument("--no-measure", action="store_true",
-                            help="do not measure the restored validators' matching cost now (until "
-                                 "measure_validators runs, every lookup and SNID page matches in the bounded worker)")
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="replace the registry data and the backup's own accounts already in the "
+            "database (other accounts stay as they are)",
+        )
+        parser.add_argument(
+            "--no-measure",
+            action="store_true",
+            help="do not measure the restored validators' matching cost now (until "
+            "measure_validators runs, every lookup and SNID page matches in the bounded worker)",
+        )
 
     def handle(self, path, replace=False, no_measure=False, **options):
         try:
@@ -48,42 +56,67 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {exc}") from None
         records = document["records"]
         # Nothing that is not RFC 6453 SNID syntax may enter the registry, not even by a backup.
-        bad = [r["fields"].get("snid", "") for r in records if r["model"] == "registry.namespace"
-               and snid_error(r["fields"].get("snid", ""))]
+        bad = [
+            r["fields"].get("snid", "")
+            for r in records
+            if r["model"] == "registry.namespace" and snid_error(r["fields"].get("snid", ""))
+        ]
         if bad:
-            raise CommandError(f"The backup holds {len(bad)} SNID(s) that are not valid, e.g. "
-                               f"{bad[0][:40]!r}: {snid_error(bad[0])} Nothing was restored.", returncode=2)
+            raise CommandError(
+                f"The backup holds {len(bad)} SNID(s) that are not valid, e.g. "
+                f"{bad[0][:40]!r}: {snid_error(bad[0])} Nothing was restored.",
+                returncode=2,
+            )
         usernames = [r["fields"]["username"] for r in records if r["model"] == "auth.user"]
         tokens = [r["pk"] for r in records if r["model"] == "authtoken.token"]
 
         held = [label for label in REGISTRY_MODELS if apps.get_model(label)._default_manager.exists()]
-        existing_users = sorted(get_user_model().objects.filter(username__in=usernames)
-                                .values_list("username", flat=True))
+        existing_users = sorted(
+            get_user_model().objects.filter(username__in=usernames).values_list("username", flat=True)
+        )
         Token = apps.get_model("authtoken.token")
         foreign_tokens = Token.objects.filter(key__in=tokens).exclude(user__username__in=usernames).exists()
         if foreign_tokens:
             raise CommandError("An API token in the backup belongs to another account here; nothing was restored.")
-        folded_here = dict(get_user_model().objects.filter(account__name_key__in=[name_key(u) for u in usernames])
-                           .values_list("account__name_key", "username"))
-        other_case = sorted(f"{here} (the backup's {theirs})" for theirs in usernames
-                            if (here := folded_here.get(name_key(theirs))) not in (None, theirs))
+        folded_here = dict(
+            get_user_model()
+            .objects.filter(account__name_key__in=[name_key(u) for u in usernames])
+            .values_list("account__name_key", "username")
+        )
+        other_case = sorted(
+            f"{here} (the backup's {theirs})"
+            for theirs in usernames
+            if (here := folded_here.get(name_key(theirs))) not in (None, theirs)
+        )
         if other_case:
-            raise CommandError("Accounts here have the backup's user names in another case: " + ", ".join(other_case)
-                               + ". User names are compared ignoring case, so both cannot exist and neither "
-                               "replaces the other; rename the accounts here first (admin → Users). Nothing was "
-                               "restored.")
+            raise CommandError(
+                "Accounts here have the backup's user names in another case: "
+                + ", ".join(other_case)
+                + ". User names are compared ignoring case, so both cannot exist and neither "
+                "replaces the other; rename the accounts here first (admin → Users). Nothing was "
+                "restored."
+            )
         if not replace and held:
-            raise CommandError("This database already holds registry data ("
-                               + ", ".join(label.split(".")[1] for label in held) + "); nothing was restored. "
-                               "Restore into an empty, migrated database, or give --replace to replace it.")
+            raise CommandError(
+                "This database already holds registry data ("
+                + ", ".join(label.split(".")[1] for label in held)
+                + "); nothing was restored. "
+                "Restore into an empty, migrated database, or give --replace to replace it."
+            )
         if not replace and existing_users:
-            raise CommandError("Accounts with the backup's usernames already exist here ("
-                               + ", ".join(existing_users) + "); nothing was restored. Give --replace to let "
-                               "the backup's accounts replace them (no other account is touched).")
+            raise CommandError(
+                "Accounts with the backup's usernames already exist here ("
+                + ", ".join(existing_users)
+                + "); nothing was restored. Give --replace to let "
+                "the backup's accounts replace them (no other account is touched)."
+            )
         # The backup's log replaces the one here: only if it is sound and extends what was signed, so a
         # restore never takes back or renumbers an entry that mirrors and witnesses hold.
-        entries = sorted((r["pk"], r["fields"]["leaf"].encode("utf-8"), r["fields"]["leaf_hash"])
-                         for r in records if r["model"] == "registry.logentry")
+        entries = sorted(
+            (r["pk"], r["fields"]["leaf"].encode("utf-8"), r["fields"]["leaf_hash"])
+            for r in records
+            if r["model"] == "registry.logentry"
+        )
         head = next((r["fields"]["size"] for r in records if r["model"] == "registry.loghead"), 0)
         try:
             problem = log_replacement_problem(entries, head)
@@ -100,10 +133,14 @@ class Command(BaseCommand):
         except DatabaseError as exc:
             raise CommandError(f"The database refused the restore, nothing was written: {exc}".strip()) from None
         registry_invalidate()
-        counts = {label: sum(1 for r in records if r["model"] == label) for label in
-                  ("registry.namespace", "registry.proposal", "auth.user", "authtoken.token")}
-        self.stdout.write(f"Restored {counts['registry.namespace']} SNIDs and {counts['registry.proposal']} "
-                          f"proposals, {counts['auth.user']} accounts and {counts['authtoken.token']} API tokens.")
+        counts = {
+            label: sum(1 for r in records if r["model"] == label)
+            for label in ("registry.namespace", "registry.proposal", "auth.user", "authtoken.token")
+        }
+        self.stdout.write(
+            f"Restored {counts['registry.namespace']} SNIDs and {counts['registry.proposal']} "
+            f"proposals, {counts['auth.user']} accounts and {counts['authtoken.token']} API tokens."
+        )
         if not no_measure:
             # The costs are derived and not in the backup: until measured, no validator is proven cheap,
             # so every lookup and SNID page would match in the bounded worker (grammar/cost.py).
@@ -137,11 +174,16 @@ class Command(BaseCommand):
                 obj.save_deferred_fields()
             for obj in serializers.deserialize("python", [r for r in records if r["model"] in RESTORED_LAST]):
                 obj.save()
-        connection.check_constraints(table_names=[apps.get_model(label)._meta.db_table for label in
-                                                  ["auth.user", "authtoken.token", *REGISTRY_MODELS]])
+        connection.check_constraints(
+            table_names=[
+                apps.get_model(label)._meta.db_table for label in ["auth.user", "authtoken.token", *REGISTRY_MODELS]
+            ]
+        )
         if connection.vendor == "postgresql":
             from django.core.management.color import no_style
+
             with connection.cursor() as cursor:
-                for sql in connection.ops.sequence_reset_sql(no_style(), [apps.get_model(label) for label in
-                                                                         REGISTRY_MODELS]):
+                for sql in connection.ops.sequence_reset_sql(
+                    no_style(), [apps.get_model(label) for label in REGISTRY_MODELS]
+                ):
                     cursor.execute(sql)

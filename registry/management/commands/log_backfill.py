@@ -6,12 +6,14 @@ from ...transparency.signer import log_damage_thorough
 
 
 class Command(BaseCommand):
-    help = ("Put into the transparency log what the registry published before the log recorded it: every "
-            "approved version not in it yet (in the order of approval), then each SNID's stewards, resolvers "
-            "and deprecation as they stand (those made before the log began, and the registrants' "
-            "stewardships), then the active reservations. Safe to run again: what is in the log already is "
-            "skipped, and nothing changed behind the log's back is ever logged. Run it once after upgrading "
-            "(docs/transparency.md); 'start' runs it.")
+    help = (
+        "Put into the transparency log what the registry published before the log recorded it: every "
+        "approved version not in it yet (in the order of approval), then each SNID's stewards, resolvers "
+        "and deprecation as they stand (those made before the log began, and the registrants' "
+        "stewardships), then the active reservations. Safe to run again: what is in the log already is "
+        "skipped, and nothing changed behind the log's back is ever logged. Run it once after upgrading "
+        "(docs/transparency.md); 'start' runs it."
+    )
 
     def handle(self, **options):
         # In a damaged log an append would give a signed number a second entry, or put back as new
@@ -19,11 +21,15 @@ class Command(BaseCommand):
         try:
             damage = log_damage_thorough()
         except LogError as exc:
-            raise CommandError(f"The transparency log cannot be checked, so nothing was added to it: {exc}",
-                               returncode=2) from None
+            raise CommandError(
+                f"The transparency log cannot be checked, so nothing was added to it: {exc}", returncode=2
+            ) from None
         if damage:
-            raise CommandError(f"{damage} log_backfill adds nothing to a damaged log; repair it first "
-                               "(docs/transparency.md, 'When the log is damaged').", returncode=1)
+            raise CommandError(
+                f"{damage} log_backfill adds nothing to a damaged log; repair it first "
+                "(docs/transparency.md, 'When the log is damaged').",
+                returncode=1,
+            )
         try:
             done, size = log_backfill()
         except LogError as exc:

@@ -6,24 +6,33 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from ...logcore.signer_state import SignerStateError
 from ...transparency.log import LogError
 from ...transparency.signer import log_sign, log_sign_watch
-from ...logcore.signer_state import SignerStateError
 
 
 class Command(BaseCommand):
-    help = ("The transparency log's signer (docs/transparency.md, 'The signer'): check that the log extends "
-            "the last checkpoint signed, sign the new one, have the witnesses cosign it and publish it for "
-            "the web workers. Exits 1 if the log is damaged (nothing signed). --watch keeps running: the one "
-            "signer of a deployment, as a service of its own.")
+    help = (
+        "The transparency log's signer (docs/transparency.md, 'The signer'): check that the log extends "
+        "the last checkpoint signed, sign the new one, have the witnesses cosign it and publish it for "
+        "the web workers. Exits 1 if the log is damaged (nothing signed). --watch keeps running: the one "
+        "signer of a deployment, as a service of its own."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--watch", action="store_true",
-                            help="keep signing: look at the log every REGISTRY_LOG_SIGN_POLL seconds "
-                                 f"(now {settings.REGISTRY_LOG_SIGN_POLL:g}) and sign when it grew, or every minute")
-        parser.add_argument("--adopt", metavar="FILE", default=None,
-                            help="the signer's record is lost: take this checkpoint (signed with the key, compared "
-                                 "with a mirror's or a witness's first) as the last one signed")
+        parser.add_argument(
+            "--watch",
+            action="store_true",
+            help="keep signing: look at the log every REGISTRY_LOG_SIGN_POLL seconds "
+            f"(now {settings.REGISTRY_LOG_SIGN_POLL:g}) and sign when it grew, or every minute",
+        )
+        parser.add_argument(
+            "--adopt",
+            metavar="FILE",
+            default=None,
+            help="the signer's record is lost: take this checkpoint (signed with the key, compared "
+            "with a mirror's or a witness's first) as the last one signed",
+        )
 
     def handle(self, watch=False, adopt=None, **options):
         if watch:
@@ -34,12 +43,15 @@ class Command(BaseCommand):
             def stop():
                 return bool(stopping) or (parent is not None and str(os.getppid()) != parent)
 
-            self.stdout.write(f"Signing the transparency log (record in {settings.REGISTRY_LOG_STATE_DIR}); "
-                              "stop with Ctrl-C or SIGTERM.")
+            self.stdout.write(
+                f"Signing the transparency log (record in {settings.REGISTRY_LOG_STATE_DIR}); "
+                "stop with Ctrl-C or SIGTERM."
+            )
             self.stdout.flush()
             try:
-                log_sign_watch(settings.REGISTRY_LOG_SIGN_POLL, stop=stop,
-                               passes=lambda outcome: self._said(outcome, quiet=True))
+                log_sign_watch(
+                    settings.REGISTRY_LOG_SIGN_POLL, stop=stop, passes=lambda outcome: self._said(outcome, quiet=True)
+                )
             except KeyboardInterrupt:
                 pass
             return

@@ -7,9 +7,11 @@ from ._common import get_user
 
 
 class Command(BaseCommand):
-    help = ("Make a user a GFD editor (the 'GFD editors' group: review, decide, reserve). --staff also "
-            "opens the read-mostly admin to them; --remove takes both away. For a full administrator "
-            "use `manage.py createsuperuser`.")
+    help = (
+        "Make a user a GFD editor (the 'GFD editors' group: review, decide, reserve). --staff also "
+        "opens the read-mostly admin to them; --remove takes both away. For a full administrator "
+        "use `manage.py createsuperuser`."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("username")

@@ -6,8 +6,10 @@ from ...accounts.services import UNCONFIRMED_DAYS, signups_unconfirmed, signups_
 
 
 class Command(BaseCommand):
-    help = (f"Delete accounts created by the sign-up form and never confirmed, older than --days "
-            f"(default {UNCONFIRMED_DAYS}; their links expired after three). --dry-run lists them.")
+    help = (
+        f"Delete accounts created by the sign-up form and never confirmed, older than --days "
+        f"(default {UNCONFIRMED_DAYS}; their links expired after three). --dry-run lists them."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--days", type=int, default=UNCONFIRMED_DAYS)
@@ -23,5 +25,7 @@ class Command(BaseCommand):
             names = signups_unconfirmed_purge(days)
         for name in names:
             self.stdout.write(f"{name}: never confirmed{' (would be deleted)' if dry_run else ' — deleted'}")
-        self.stdout.write(f"{len(names)} unconfirmed sign-up{'s' if len(names) != 1 else ''} "
-                          f"{'to delete' if dry_run else 'deleted'} (older than {days} days).")
+        self.stdout.write(
+            f"{len(names)} unconfirmed sign-up{'s' if len(names) != 1 else ''} "
+            f"{'to delete' if dry_run else 'deleted'} (older than {days} days)."
+        )

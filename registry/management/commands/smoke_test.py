@@ -8,8 +8,11 @@ CHECKS = [
     ("/urn/", "text/html", None),
     ("/urn/registry.json", "application/json", lambda body: "snids" in json.loads(body)),
     ("/api/snids/", "application/json", lambda body: "results" in json.loads(body)),
-    ("/api/lookup/?urn=urn:ogf:example:cluster:2009:example.net:42", "application/json",
-     lambda body: {"valid", "normalized"} <= set(json.loads(body))),
+    (
+        "/api/lookup/?urn=urn:ogf:example:cluster:2009:example.net:42",
+        "application/json",
+        lambda body: {"valid", "normalized"} <= set(json.loads(body)),
+    ),
     ("/api/schema/", "application/vnd.oai.openapi", None),
     ("/static/registry/site.css", "text/css", None),
     # The checkpoint the log's signer published (503 while no signer has run).

@@ -39,15 +39,18 @@ PREVIEW_SETTINGS = "registry.preview_settings"
 
 
 class Command(BaseCommand):
-    help = ("Set up and run the registry for a first look: migrate, load the demo data into an "
-            "empty database, create the demo accounts, then serve on 127.0.0.1 as deployed "
-            "(granian, DEBUG off); --debug serves the development server instead.")
+    help = (
+        "Set up and run the registry for a first look: migrate, load the demo data into an "
+        "empty database, create the demo accounts, then serve on 127.0.0.1 as deployed "
+        "(granian, DEBUG off); --debug serves the development server instead."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--no-serve", action="store_true", help="set up only; do not serve")
-        parser.add_argument("--debug", action="store_true",
-                            help="serve Django's development server with DEBUG on (for developers)")
+        parser.add_argument(
+            "--debug", action="store_true", help="serve Django's development server with DEBUG on (for developers)"
+        )
 
     def handle(self, port=8000, no_serve=False, debug=False, **options):
         address = f"http://127.0.0.1:{port}"
@@ -72,14 +75,17 @@ class Command(BaseCommand):
                 self.stdout.write("The database already has data; demo data not loaded.")
             if to_files:
                 written = len(_files(mail_dir) - before)
-                self.stdout.write(f"{written} mail{'' if written == 1 else 's'} written to {mail_dir}/ "
-                                  "(one file each; nothing is sent from here).")
+                self.stdout.write(
+                    f"{written} mail{'' if written == 1 else 's'} written to {mail_dir}/ "
+                    "(one file each; nothing is sent from here)."
+                )
             if no_serve:
                 self._credentials(accounts, address)
                 return
             if debug:
-                self.stdout.write(f"\nServing Django's development server (DEBUG on) at {address}/ — "
-                                  "press Ctrl-C to stop.")
+                self.stdout.write(
+                    f"\nServing Django's development server (DEBUG on) at {address}/ — press Ctrl-C to stop."
+                )
                 self._credentials(accounts, address)
                 call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
                 return
@@ -106,13 +112,18 @@ class Command(BaseCommand):
             environment["REGISTRY_MAIL_DIR"] = str(mail_dir)
         collected = subprocess.run(
             [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
-            cwd=settings.BASE_DIR, env=environment, capture_output=True, text=True)
+            cwd=settings.BASE_DIR,
+            env=environment,
+            capture_output=True,
+            text=True,
+        )
         if collected.returncode:
             raise CommandError(f"Could not collect the static files:\n{collected.stderr.strip()}")
         self.stdout.write(
             f"\nServing the registry at {address}/ as deployed: granian (registry/serve.py), "
             "DEBUG off, static files by whitenoise.\nPress Ctrl-C to stop. "
-            "Developers: `python manage.py start --debug` serves the development server instead.")
+            "Developers: `python manage.py start --debug` serves the development server instead."
+        )
         self._credentials(accounts, address)
         self.stdout.flush()
         sys.stdout.flush()
@@ -126,13 +137,20 @@ class Command(BaseCommand):
     def _start_signer(self, environment):
         """The log's signer beside the web server, as deployed: it alone holds the key (and the record of
         what it signed); it stops when the server (which replaces this process) does."""
-        signer = {**environment, "REGISTRY_LOG_VERIFIER_KEY": "",
-                  "REGISTRY_LOG_KEY": os.environ.get("REGISTRY_LOG_KEY", ""),
-                  "REGISTRY_LOG_KEY_FILE": os.environ.get("REGISTRY_LOG_KEY_FILE") or settings.REGISTRY_LOG_KEY_FILE,
-                  "REGISTRY_LOG_STATE_DIR": settings.REGISTRY_LOG_STATE_DIR,
-                  "REGISTRY_LOG_SIGNER_PARENT": str(os.getpid())}
-        subprocess.Popen([sys.executable, "manage.py", "log_sign", "--watch"], cwd=settings.BASE_DIR, env=signer,
-                         stdout=subprocess.DEVNULL)
+        signer = {
+            **environment,
+            "REGISTRY_LOG_VERIFIER_KEY": "",
+            "REGISTRY_LOG_KEY": os.environ.get("REGISTRY_LOG_KEY", ""),
+            "REGISTRY_LOG_KEY_FILE": os.environ.get("REGISTRY_LOG_KEY_FILE") or settings.REGISTRY_LOG_KEY_FILE,
+            "REGISTRY_LOG_STATE_DIR": settings.REGISTRY_LOG_STATE_DIR,
+            "REGISTRY_LOG_SIGNER_PARENT": str(os.getpid()),
+        }
+        subprocess.Popen(
+            [sys.executable, "manage.py", "log_sign", "--watch"],
+            cwd=settings.BASE_DIR,
+            env=signer,
+            stdout=subprocess.DEVNULL,
+        )
 
     def _credentials(self, accounts, address):
         """The last thing printed: who to sign in as, and where."""

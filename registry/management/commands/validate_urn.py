@@ -9,9 +9,11 @@ from ...lookup import lookup_for_snid, registry_index
 
 
 class Command(BaseCommand):
-    help = ("Validate urn:ogf: URNs against an ABNF grammar file or a registered SNID's grammar. "
-            "URNs come from the arguments or, if none, from standard input, one per line. "
-            "Exit status: 0 all valid, 1 some invalid, 2 bad grammar or usage.")
+    help = (
+        "Validate urn:ogf: URNs against an ABNF grammar file or a registered SNID's grammar. "
+        "URNs come from the arguments or, if none, from standard input, one per line. "
+        "Exit status: 0 all valid, 1 some invalid, 2 bad grammar or usage."
+    )
 
     def add_arguments(self, parser):
         source = parser.add_mutually_exclusive_group(required=True)
@@ -51,8 +53,9 @@ class Command(BaseCommand):
         compiled = grammar_compile(text, rule)
         errors = [issue.message for issue in compiled.errors]
         if errors or not compiled.ok:
-            raise CommandError("The grammar cannot be used:\n  " + "\n  ".join(errors or ["it has no rules"]),
-                               returncode=2)
+            raise CommandError(
+                "The grammar cannot be used:\n  " + "\n  ".join(errors or ["it has no rules"]), returncode=2
+            )
 
         def validate(urn):
             try:
