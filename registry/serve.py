@@ -52,7 +52,7 @@ What granian does not do as gunicorn did, done here instead (``served``):
   address it becomes ``RAW_URI``.
 - granian copies its own process environment into every request's environ; those keys
   (the database URL, the secret key) are removed before Django sees a request
-  (``without_process_environment``, applied in registry/wsgi.py), so no error report or
+  (``without_process_environment`` in registry/processenv.py, applied in registry/wsgi.py), so no error report or
   debug view can show them.
 - A worker that dies is replaced at once; one that dies again within 5.5 s of its
   replacement stops the whole server (granian's crash-loop rule), for the service manager to
@@ -85,27 +85,6 @@ import sys
 import threading
 import time
 
-#: The environ keys a WSGI server sets itself (PEP 3333 and CGI): never taken for the process's own.
-CGI_KEYS = frozenset(
-    {
-        "REQUEST_METHOD",
-        "SCRIPT_NAME",
-        "PATH_INFO",
-        "QUERY_STRING",
-        "CONTENT_TYPE",
-        "CONTENT_LENGTH",
-        "SERVER_NAME",
-        "SERVER_PORT",
-        "SERVER_PROTOCOL",
-        "SERVER_SOFTWARE",
-        "GATEWAY_INTERFACE",
-        "REMOTE_ADDR",
-        "REMOTE_HOST",
-        "REMOTE_PORT",
-        "RAW_URI",
-        "REQUEST_URI",
-    }
-)
 #: Bytes of a header block granian buffers before it answers 431 (its minimum is 8 KB): more than
 #: the 16 KB request line docs/nginx.conf passes, so the application's JSON 414 answers those.
 HTTP1_BUFFER = 64 * 1024
@@ -134,24 +113,6 @@ def config(environ=os.environ) -> dict:
             a.strip() for a in environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1").split(",") if a.strip()
         ),
     }
-
-
-def without_process_environment(application):
-    """``application`` (Django) without the server process's own environment variables in its requests.
-
-    granian builds each request's environ on a copy of ``os.environ``; a key that is neither a
-    CGI variable nor a WSGI one is the process's, not the request's. An ``HTTP_*`` variable of
-    the process (``HTTP_PROXY``) goes too: a request header of that name would be taken for it.
-    Only the requests that reach Django pay for this; the hot paths read none of these keys.
-    """
-    process_keys = tuple(key for key in os.environ if key not in CGI_KEYS and not key.startswith("wsgi."))
-
-    def application_without_process_environment(environ, start_response):
-        for key in process_keys:
-            environ.pop(key, None)
-        return application(environ, start_response)
-
-    return application_without_process_environment
 
 
 def served(application, settings: dict | None = None):

@@ -20,7 +20,7 @@ if settings.REGISTRY_MISSING_TO_SERVE:
 from registry import warmup  # noqa: E402 - needs the app set up first
 from registry.api.hotpath import with_fast_lookup  # noqa: E402
 from registry.api.resolve_hotpath import with_fast_resolve  # noqa: E402
-from registry.serve import without_process_environment  # noqa: E402
+from registry.processenv import without_process_environment  # noqa: E402
 
 warmup.prepare()  # before the first request, and before the server's master forks its workers
 application = with_fast_resolve(with_fast_lookup(without_process_environment(application)))

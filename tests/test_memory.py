@@ -61,8 +61,8 @@ def test_remembered_lookup_answers_stay_bounded(settings, monkeypatch, keep_conn
     """A crawl of distinct URNs must not grow the per-stamp answer table without end."""
     from django.test import RequestFactory
 
-    from registry.api import http
     from registry.lookup import registry_index
+    from registry.views import http
     from registry.wsgi import application
 
     settings.REGISTRY_ANON_RATE = "off"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from registry import serve
+from registry import processenv, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,7 +98,7 @@ def test_served_takes_the_raw_request_target_only_from_a_trusted_proxy():
 def test_without_process_environment_keeps_the_servers_variables_out_of_requests(monkeypatch):
     monkeypatch.setenv("DATABASE_URL", "postgres://registry:secret@db/registry")
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.internal:3128")
-    application = serve.without_process_environment(_echo)
+    application = processenv.without_process_environment(_echo)
     leaked = {**os.environ, "PATH_INFO": "/x", "HTTP_HOST": "registry.example.org"}  # as granian builds it
     seen = json.loads(_call(application, **leaked)[2])
     assert "DATABASE_URL" not in seen and "HTTP_PROXY" not in seen

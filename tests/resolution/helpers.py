@@ -1,10 +1,19 @@
 from __future__ import annotations
 
 # The capture-heavy grammars are the benchmark's too (benchmarks/capture.py): one definition.
-from benchmarks.capture import (
-    capture_heavy,  # noqa: F401
-)
+from benchmarks.capture import CAPTURE_HEAVY, CAPTURE_TEMPLATES, LADDER, capture_heavy, costliest_accepted, long_urn
 from tests.factories import proposal_factory
+
+__all__ = [
+    "CAPTURE_HEAVY",
+    "CAPTURE_TEMPLATES",
+    "LADDER",
+    "capture_heavy",
+    "costliest_accepted",
+    "long_urn",
+    "EXAMPLE",
+    "registered",
+]
 
 EXAMPLE = "urn:ogf:example:cluster:2009:example.net:42"
 
