@@ -217,6 +217,7 @@ def test_serve_replaces_a_killed_worker_and_keeps_answering(launch, tmp_path):
     assert process.poll() is None
 
 
+@pytest.mark.serial  # times a stop against the worker's start-up; once took the graceful 20 s beside another test
 def test_serve_stops_promptly_on_sigterm_even_before_its_workers_are_ready(launch, tmp_path):
     """Stopped the moment its first worker is forked: that worker is still loading or warming up, with
     the master's signal handlers or the warm-up's, and must leave at once all the same."""
