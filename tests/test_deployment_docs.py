@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,8 @@ import urllib.request
 from pathlib import Path
 
 from registry.logcore.note import Verifier, checkpoint_open
+
+from .ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "deployment.md"
@@ -75,12 +76,6 @@ def _fresh_checkout(target: Path) -> None:
         assert (target / name).is_file()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(url: str) -> tuple[int, str]:
     try:
         with urllib.request.urlopen(url, timeout=15) as response:
@@ -128,7 +123,7 @@ def test_deployment_steps_run_in_order_on_a_fresh_machine(tmp_path):
     assert not any(name.startswith("REGISTRY_LOG_KEY") for name in web_env)  # the web never holds the key
     assert (conf / "log.key").stat().st_mode & 0o777 == 0o600
 
-    units, port = _units(), _free_port()
+    units, port = _units(), free_port()
     processes = [
         _service(units["urn-registry-signer.service"], prefix, checkout, {}, tmp_path / "signer.log"),
         _service(

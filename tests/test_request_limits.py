@@ -6,7 +6,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,13 +18,9 @@ from django.test import RequestFactory
 from registry import serve
 from registry.api.errors import bad_request
 
+from .ports import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _get(port: int, path: str) -> tuple[int, str, str]:
@@ -39,7 +34,7 @@ def _get(port: int, path: str) -> tuple[int, str, str]:
 def server(tmp_path_factory):
     """The deployed server (registry/serve.py: granian) in production mode on a scratch SQLite database."""
     database = tmp_path_factory.mktemp("server") / "db.sqlite3"
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
@@ -115,8 +110,8 @@ def nginx_without_upstream():
     from tests.conftest import require_external
 
     require_external("nginx", shutil.which("nginx") is not None, "apt-get install nginx-light to include this test")
-    port = _free_port()
-    server, workdir = start_nginx(port, [_free_port()], "/static/")
+    port = free_port()
+    server, workdir = start_nginx(port, [free_port()], "/static/")
     yield port
     stop_nginx(server, workdir)
 

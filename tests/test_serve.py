@@ -6,7 +6,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from registry import processenv, serve
+
+from .ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,12 +124,6 @@ def test_serve_worker_application_shortens_the_lock_hand_over_and_stops_on_sigte
 # --- a real server ------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _status(port: int, path: str) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     conn.request("GET", path)
@@ -172,7 +167,7 @@ def launch(tmp_path):
     started = []
 
     def start(**extra: str) -> tuple[subprocess.Popen, int]:
-        port = _free_port()
+        port = free_port()
         with (tmp_path / "server.log").open("ab") as log:  # the server's own account, for a failure
             process = subprocess.Popen(
                 serve.command(),

@@ -3,7 +3,6 @@
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,13 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from .ports import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -33,7 +28,7 @@ def _get(url: str) -> tuple[int, str]:
 @pytest.fixture
 def started(tmp_path):
     """``manage.py start`` in its own process on a free port, with its own database and mail folder."""
-    port = _free_port()
+    port = free_port()
     environment = {
         key: value
         for key, value in os.environ.items()

@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .redis import free_port
+from ..ports import free_port
 
 ACCOUNT = "postgres"
 

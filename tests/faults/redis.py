@@ -9,11 +9,7 @@ import socket
 import subprocess
 import time
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from ..ports import free_port
 
 
 class RedisServer:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from registry import serve
 
+from ..ports import free_port
 from .conftest import request
-from .redis import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

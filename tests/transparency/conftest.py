@@ -15,6 +15,8 @@ from registry.logcore.note import Signer
 from registry.logcore.witness import WitnessEndpoint
 from registry.witness import witness_init
 
+from ..ports import free_port
+
 
 @pytest.fixture(scope="session")
 def log_signer_key():
@@ -84,12 +86,6 @@ AICS = Path(os.environ.get("REGISTRY_AICS_WITNESS", "/opt/aics-witness"))
 ORIGIN = "registry.test/log"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_listening(port: int, process) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -134,7 +130,7 @@ class Witnesses:
             text=True,
         )
         self.aics_key = CosignatureVerifier.parse(json.loads(status.stdout)["witness"]["vkey"])
-        self.ports = {"ours": _free_port(), "aics": _free_port()}
+        self.ports = {"ours": free_port(), "aics": free_port()}
         self.start()
 
     def _aics_env(self) -> dict:

@@ -4,7 +4,6 @@ that ask (C2SP tlog-tiles: they SHOULD be compressed), hash tiles are not, and t
 import gzip
 import http.client
 import shutil
-import socket
 from urllib.parse import urlsplit
 
 import pytest
@@ -14,12 +13,7 @@ from registry.logcore.tiles import bundle_entries
 
 from ..conftest import require_external
 from ..factories import proposal_factory, user_factory
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from ..ports import free_port
 
 
 def _get(port: int, path: str, **headers) -> http.client.HTTPResponse:
@@ -38,7 +32,7 @@ def nginx(transactional_db, live_server):
     applicant, editor = user_factory("alice"), user_factory("erin", editor=True)
     for name in ("alpha", "beta", "gamma"):
         proposal_factory(applicant, state="approved", editor=editor, snid=name)
-    port = _free_port()
+    port = free_port()
     server, workdir = start_nginx(port, [urlsplit(live_server.url).port], "/log/checkpoint")
     yield port
     stop_nginx(server, workdir)
