@@ -191,6 +191,16 @@ def acted(request, call, success: str, *, again, back: str):
     return redirect(back)
 
 
+def acted_once_confirmed(request, form, call, success: str, *, again, back: str):
+    """A confirmation page's two visits: the GET (``form`` unbound) shows it; a POST whose form is valid
+    acts (``acted``); one that is not shows the page again with the form's errors."""
+    if not form.is_bound:
+        return again(status=200)
+    if not form.is_valid():
+        return again()
+    return acted(request, call, success, again=again, back=back)
+
+
 def reason_form(kind, data=None) -> ChangeRequestReasonForm:
     form = ChangeRequestReasonForm(data=data, prefix=kind.name)
     form.fields["reason"].label = kind.reason_label

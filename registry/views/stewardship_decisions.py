@@ -37,6 +37,7 @@ from .stewardship import (
     _stewardship_url,
     account_step,
     acted,
+    acted_once_confirmed,
     confirm_page,
     form_page,
     hidden_of,
@@ -99,10 +100,9 @@ def steward_remove(request, namespace, pk):
             status=status,
         )
 
-    if data is None or not form.is_valid():
-        return again(status=200 if data is None else 400)
-    return acted(
+    return acted_once_confirmed(
         request,
+        form,
         lambda: services.steward_remove(steward, request.user, reason=form.cleaned_data["reason"]),
         f"{person(steward.user)} is no longer a steward; the stewards are told by e-mail.",
         again=again,
@@ -208,10 +208,9 @@ def undeprecate(request, namespace):
             status=status,
         )
 
-    if data is None or not form.is_valid():
-        return again(status=200 if data is None else 400)
-    return acted(
+    return acted_once_confirmed(
         request,
+        form,
         lambda: services.snid_undeprecate(namespace, request.user, reason=form.cleaned_data["reason"]),
         f"The deprecation of urn:ogf:{namespace.snid}: is withdrawn; its stewards are told by e-mail.",
         again=again,
@@ -312,11 +311,10 @@ def change_decide(request, pk):
             cancel=_queue_url(),
         )
 
-    if data is None or not form.is_valid():
-        return again(status=200 if data is None else 400)
     done = "approved and public" if decision == "approve" else "declined"
-    return acted(
+    return acted_once_confirmed(
         request,
+        form,
         lambda: services.change_request_transition(item, decision, request.user, note=form.cleaned_data["note"]),
         f"The request of urn:ogf:{namespace.snid}: is {done}; the stewards are told by e-mail.",
         again=again,
@@ -362,11 +360,10 @@ def invitation_decide(request, pk):
             cancel=_queue_url(),
         )
 
-    if data is None or not form.is_valid():
-        return again(status=200 if data is None else 400)
     done = "now a steward" if decision == "confirm" else "not added"
-    return acted(
+    return acted_once_confirmed(
         request,
+        form,
         lambda: services.steward_invitation_decide(
             steward, request.user, confirm=decision == "confirm", note=form.cleaned_data["note"]
         ),
