@@ -22,8 +22,58 @@ from registry.transparency.log import log_cache_clear
 from .factories import proposal_factory, user_factory
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--reverse",
+        action="store_true",
+        help="run the tests in the reverse of their collected order (serial ones still last): a test that "
+        "passes only after another one set something up, or fails only after another left something behind, "
+        "shows (.ci/run's PostgreSQL pass runs this way)",
+    )
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only the tests that can reach the suite's database (DATABASE_URL): pytest-django refuses "
+        "every other test any access to it, so on a second database they would run again unchanged "
+        "(.ci/run's PostgreSQL pass; the SQLite pass runs everything)",
+    )
+
+
+#: Fixtures through which a test reaches the suite's database (pytest-django's, and ours that read its vendor).
+DATABASE_FIXTURES = frozenset(
+    {
+        "_django_db_helper",
+        "db",
+        "transactional_db",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "live_server",
+        "postgres",
+    }
+)
+
+
+def reaches_database(item) -> bool:
+    """Whether ``item`` may touch the suite's database: a ``django_db`` mark or a database fixture. Any
+    other test is refused database access by pytest-django ("Database access not allowed"); the
+    servers the drills start are given databases of their own (a scratch SQLite file, their own
+    PostgreSQL cluster) or, where they share the suite's, the test asks for it through these."""
+    if item.get_closest_marker("django_db") is not None:
+        return True
+    return not DATABASE_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``serial`` go last, together, so they wait for the other worker once."""
+    """Tests marked ``serial`` go last, together, so they wait for the other worker once; ``--reverse``
+    turns the order of everything else (and of the serial ones among themselves) around;
+    ``--database-tests-only`` keeps only the tests that can reach the database."""
+    if config.getoption("--database-tests-only", default=False):
+        elsewhere = [item for item in items if not reaches_database(item)]
+        if elsewhere:
+            config.hook.pytest_deselected(items=elsewhere)
+            items[:] = [item for item in items if reaches_database(item)]
+    if config.getoption("--reverse", default=False):
+        items.reverse()
     items.sort(key=lambda item: item.get_closest_marker("serial") is not None)
 
 

@@ -35,11 +35,16 @@ def test_beside(n):
 """
 
 
-def test_suite_parallel_runs_serial_tests_alone(tmp_path):
+def _probe_suite(tmp_path, *options: str, probe: str = PROBE) -> list[list]:
+    """Run ``probe`` as a suite of its own with the suite's conftest hooks; (name, worker, start, end) per
+    test (or pytest's output with ``--collect-only``)."""
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "conftest.py").write_text(
-        "from tests.conftest import pytest_collection_modifyitems, run_alone_when_serial  # noqa: F401\n"
+        "from tests.conftest import (  # noqa: F401\n"
+        "    pytest_addoption, pytest_collection_modifyitems, run_alone_when_serial\n"
+        ")\n"
     )
-    (tmp_path / "test_probe.py").write_text(PROBE)
+    (tmp_path / "test_probe.py").write_text(probe)
     log = tmp_path / "log.jsonl"
     environment = {**os.environ, "PROBE_LOG": str(log), "PYTHONPATH": str(ROOT)}
     environment.pop("PYTEST_XDIST_WORKER", None)
@@ -51,8 +56,7 @@ def test_suite_parallel_runs_serial_tests_alone(tmp_path):
             "-q",
             "-p",
             "no:cacheprovider",
-            "-n",
-            "2",
+            *options,
             "--rootdir",
             str(tmp_path),
             "-c",
@@ -66,7 +70,13 @@ def test_suite_parallel_runs_serial_tests_alone(tmp_path):
         timeout=120,
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
-    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    if "--collect-only" in options:
+        return finished.stdout.splitlines()
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_suite_parallel_runs_serial_tests_alone(tmp_path):
+    runs = _probe_suite(tmp_path, "-n", "2")
     assert len(runs) == 8 and {worker for _, worker, _, _ in runs} == {"gw0", "gw1"}  # both cores used
     plain = [run for run in runs if run[0].startswith("plain")]
     assert any(a[2] < b[3] and b[2] < a[3] for a in plain for b in plain if a is not b)  # side by side
@@ -74,3 +84,45 @@ def test_suite_parallel_runs_serial_tests_alone(tmp_path):
         if name.startswith("serial"):
             overlapping = [other[0] for other in runs if other[0] != name and other[2] < end and start < other[3]]
             assert overlapping == [], f"{name} ran beside {overlapping}"
+
+
+def test_suite_reverse_runs_everything_backwards_serial_still_last(tmp_path):
+    forward = [name for name, *_ in _probe_suite(tmp_path / "forward", "-n", "0")]
+    backward = [name for name, *_ in _probe_suite(tmp_path / "backward", "-n", "0", "--reverse")]
+    assert forward == [*(f"plain-{n}" for n in range(6)), "serial-1", "serial-2"]
+    assert backward == [*(f"plain-{n}" for n in reversed(range(6))), "serial-2", "serial-1"]
+
+
+DATABASE_PROBE = """
+import pytest
+
+def test_engine_alone():
+    pass
+
+@pytest.mark.django_db
+def test_marked():
+    pass
+
+def test_through_db(db):
+    pass
+
+def test_through_live_server(live_server):
+    pass
+
+@pytest.mark.django_db
+class TestMarkedClass:
+    def test_in_class(self):
+        pass
+"""
+
+
+def test_suite_database_tests_only_keeps_what_can_reach_the_database(tmp_path):
+    everything = _probe_suite(tmp_path / "all", "-n", "0", "--collect-only", probe=DATABASE_PROBE)
+    database = _probe_suite(
+        tmp_path / "database", "-n", "0", "--collect-only", "--database-tests-only", probe=DATABASE_PROBE
+    )
+    assert any(line.endswith("::test_engine_alone") for line in everything)
+    assert not any("test_engine_alone" in line for line in database)
+    kept = {line.rsplit("::", 1)[1] for line in database if "::" in line}
+    assert kept == {"test_marked", "test_through_db", "test_through_live_server", "test_in_class"}
+    assert "4/5 tests collected (1 deselected)" in "\n".join(database)
