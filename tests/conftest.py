@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -64,8 +65,8 @@ def reaches_database(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``serial`` go last, together, so they wait for the other worker once; ``--reverse``
-    turns the order of everything else (and of the serial ones among themselves) around;
+    """Tests marked ``serial`` go last, together, so they wait for the other worker once; long ones first
+    (``runs_long``); ``--reverse`` turns the order within each of these groups around;
     ``--database-tests-only`` keeps only the tests that can reach the database."""
     if config.getoption("--database-tests-only", default=False):
         elsewhere = [item for item in items if not reaches_database(item)]
@@ -74,7 +75,16 @@ def pytest_collection_modifyitems(config, items):
             items[:] = [item for item in items if reaches_database(item)]
     if config.getoption("--reverse", default=False):
         items.reverse()
-    items.sort(key=lambda item: item.get_closest_marker("serial") is not None)
+    items.sort(key=lambda item: (item.get_closest_marker("serial") is not None, not runs_long(item)))
+
+
+BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+
+def runs_long(item) -> bool:
+    """Browser tests (a Chromium session each, up to ~45 s) and tests marked ``long``: started first, so
+    the two workers are not left with one of them each at the end while the other core idles."""
+    return item.get_closest_marker("long") is not None or BROWSER_TESTS in item.path.parents
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from registry.logcore.note import Verifier, checkpoint_open
 
 from .ports import free_port
@@ -93,6 +95,7 @@ def _service(unit: dict, prefix: Path, checkout: Path, extra: dict, log: Path) -
         return subprocess.Popen(command, cwd=checkout, env=environment, stdout=sink, stderr=subprocess.STDOUT)
 
 
+@pytest.mark.long
 def test_deployment_steps_run_in_order_on_a_fresh_machine(tmp_path):
     checkout, prefix = tmp_path / "srv" / "registry", tmp_path / "root"
     checkout.mkdir(parents=True)

@@ -49,6 +49,7 @@ def test_import_page_shows_the_cut(client):
     assert f"the registry reads the first {MAX_PAGES} of a PDF" in page
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_two_hundred_rfc_density_pages_are_imported_within_the_budget(client, settings):
     """pdfminer needs 6.5 to 20 s of CPU for these pages, by the machine: within the import's own

@@ -32,6 +32,10 @@ def test_alone_second():
 @pytest.mark.parametrize("n", range(6))
 def test_beside(n):
     _record(f"plain-{n}")
+
+@pytest.mark.long
+def test_long_written_last():
+    _record("long")
 """
 
 
@@ -77,7 +81,7 @@ def _probe_suite(tmp_path, *options: str, probe: str = PROBE) -> list[list]:
 
 def test_suite_parallel_runs_serial_tests_alone(tmp_path):
     runs = _probe_suite(tmp_path, "-n", "2")
-    assert len(runs) == 8 and {worker for _, worker, _, _ in runs} == {"gw0", "gw1"}  # both cores used
+    assert len(runs) == 9 and {worker for _, worker, _, _ in runs} == {"gw0", "gw1"}  # both cores used
     plain = [run for run in runs if run[0].startswith("plain")]
     assert any(a[2] < b[3] and b[2] < a[3] for a in plain for b in plain if a is not b)  # side by side
     for name, _, start, end in runs:
@@ -86,11 +90,11 @@ def test_suite_parallel_runs_serial_tests_alone(tmp_path):
             assert overlapping == [], f"{name} ran beside {overlapping}"
 
 
-def test_suite_reverse_runs_everything_backwards_serial_still_last(tmp_path):
+def test_suite_reverse_runs_everything_backwards_long_still_first_serial_still_last(tmp_path):
     forward = [name for name, *_ in _probe_suite(tmp_path / "forward", "-n", "0")]
     backward = [name for name, *_ in _probe_suite(tmp_path / "backward", "-n", "0", "--reverse")]
-    assert forward == [*(f"plain-{n}" for n in range(6)), "serial-1", "serial-2"]
-    assert backward == [*(f"plain-{n}" for n in reversed(range(6))), "serial-2", "serial-1"]
+    assert forward == ["long", *(f"plain-{n}" for n in range(6)), "serial-1", "serial-2"]  # long ones first
+    assert backward == ["long", *(f"plain-{n}" for n in reversed(range(6))), "serial-2", "serial-1"]
 
 
 DATABASE_PROBE = """

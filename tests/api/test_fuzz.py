@@ -30,6 +30,7 @@ from rest_framework.authtoken.models import Token
 from registry import demo
 
 
+@pytest.mark.long
 @pytest.mark.django_db(transaction=True)
 def test_api_fuzzing_finds_no_server_error_or_schema_violation(live_server, settings, tmp_path):
     settings.REGISTRY_ANON_RATE = "off"
