@@ -114,6 +114,9 @@ MIDDLEWARE = [
     "registry.lookup.AnsweredFromMemoryMiddleware",
 ]
 
+#: Django's database sessions; a lost database while saving one is a storage fault, not a 400.
+SESSION_ENGINE = "registry.storage"
+
 ROOT_URLCONF = "registry.urls"
 WSGI_APPLICATION = "registry.wsgi.application"
 

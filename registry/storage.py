@@ -18,6 +18,8 @@ from __future__ import annotations
 import logging
 import sys
 
+from django.contrib.sessions.backends.base import UpdateError
+from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.db import DatabaseError, InterfaceError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
@@ -47,7 +49,15 @@ _LOST = (
     "the connection is closed",
     "disk i/o error",
     "unable to open database",
+    "connection failed",  # psycopg's opening words for every failure to connect
+    "the database system is",  # PostgreSQL refusing connections: shutting down, starting up, in recovery
+    "no connection to the server",
+    "timeout expired",
 )
+#: SQLSTATE classes of a lost server, where the driver gives one: connection exceptions (08…) and
+#: operator intervention (57P…: shut down, crashed, not accepting connections yet); not 57014, a
+#: cancelled statement.
+_LOST_SQLSTATES = ("08", "57P")
 
 
 def storage_fault(exc: BaseException | None, *, reading: bool = False) -> str | None:
@@ -65,7 +75,8 @@ def storage_fault(exc: BaseException | None, *, reading: bool = False) -> str | 
         )
     if any(marker in text for marker in _BUSY):
         return "The registry's database was busy for too long, so nothing was saved. Please try again in a moment."
-    if isinstance(exc, InterfaceError) or any(marker in text for marker in _LOST):
+    sqlstate = getattr(exc.__cause__, "sqlstate", None) or ""
+    if isinstance(exc, InterfaceError) or sqlstate.startswith(_LOST_SQLSTATES) or any(m in text for m in _LOST):
         if reading:
             return "The registry could not reach its database. Please try again in a moment."
         return "The registry could not reach its database, so nothing was saved. Please try again in a moment."
@@ -123,3 +134,21 @@ class StorageFaultMiddleware:
             return None
         logger.error("storage fault on %s %s: %s", request.method, request.path, exception)
         return unavailable(request, message)
+
+
+class SessionStore(DatabaseSessionStore):
+    """Django's database sessions (``SESSION_ENGINE = "registry.storage"``), except that a session
+    that cannot be saved because the database is lost is that storage fault, a 503 with
+    ``Retry-After`` (``unhandled_fault``). Django turns every database error of an update into
+    ``UpdateError``, which its session middleware reports as a 400 "session interrupted" — meant
+    for a session deleted by a log-out in a concurrent request, and wrong for a database that
+    went away between reading the session and saving it (seen in tests/faults/test_postgres_lost.py)."""
+
+    def save(self, must_create=False):
+        try:
+            return super().save(must_create=must_create)
+        except UpdateError as exc:
+            cause = exc.__context__
+            if cause is not None and storage_fault(cause) is not None:
+                raise cause from None
+            raise

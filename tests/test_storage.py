@@ -36,7 +36,50 @@ def test_a_lost_database_says_nothing_was_saved_only_to_a_request_that_saves():
     )
 
 
+def _from_driver(driver_error: Exception) -> OperationalError:
+    """As Django raises it: its OperationalError, caused by the driver's."""
+    try:
+        try:
+            raise driver_error
+        except Exception as exc:
+            raise OperationalError(str(exc)) from exc
+    except OperationalError as wrapped:
+        return wrapped
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # What psycopg says while PostgreSQL stops ("fast" mode) or starts again: seen as a 500 in
+        # tests/faults/test_postgres_lost.py when only the words of a refused connection were known.
+        'connection failed: connection to server at "127.0.0.1", port 5432 failed: FATAL:  the database system '
+        "is shutting down",
+        'connection failed: connection to server at "db", port 5432 failed: FATAL:  the database system is starting up',
+        'connection failed: connection to server at "db", port 5432 failed: FATAL:  the database system is in '
+        "recovery mode",
+        'connection failed: connection to server at "db" (10.0.0.5), port 5432 failed: timeout expired',
+        "consuming input failed: no connection to the server",
+    ],
+)
+def test_a_database_refusing_or_dropping_connections_is_a_lost_database(message):
+    import psycopg
+
+    assert "could not reach its database" in storage_fault(_from_driver(psycopg.OperationalError(message)))
+
+
+@pytest.mark.parametrize("sqlstate", ["57P01", "57P02", "57P03", "08006", "08003"])
+def test_a_lost_server_is_known_by_its_sqlstate_whatever_its_words(sqlstate):
+    import psycopg.errors
+
+    error = _from_driver(psycopg.errors.lookup(sqlstate)("words this registry has never seen"))
+    assert "could not reach its database" in storage_fault(error, reading=True)
+
+
 def test_other_database_errors_are_not_storage_faults():
+    import psycopg.errors
+
+    # A cancelled statement (57014) is of class 57 but not a lost server.
+    assert storage_fault(_from_driver(psycopg.errors.lookup("57014")("canceling statement"))) is None
     assert storage_fault(IntegrityError("approved proposals are immutable")) is None
     assert storage_fault(OperationalError("no such table: registry_thing")) is None
     assert storage_fault(ValueError("database is locked")) is None
@@ -183,3 +226,25 @@ def test_an_edit_refused_by_storage_shows_the_form_again_with_the_typed_text(cli
     assert (response.status_code, response["Retry-After"]) == (503, "30")
     assert "Typed on a full disk." in response.content.decode()
     assert Proposal.objects.get(pk=proposal.pk).sections.get("scope") != "Typed on a full disk."
+
+
+@pytest.mark.django_db
+def test_a_session_that_cannot_be_saved_for_a_lost_database_is_a_storage_fault_not_a_400():
+    from django.conf import settings
+    from django.contrib.sessions.backends.base import UpdateError
+    from django.contrib.sessions.models import Session
+    from django.utils.module_loading import import_string
+
+    store = import_string(f"{settings.SESSION_ENGINE}.SessionStore")
+    session = store()
+    session["step"] = 1
+    session.create()
+    session["step"] = 2
+    with database_lost(), pytest.raises(OperationalError) as lost:  # Django's own store: UpdateError, a 400
+        session.save()
+    assert "could not reach its database" in storage_fault(lost.value, reading=True)
+
+    # A session deleted meanwhile (a log-out in another tab) is still Django's "session interrupted".
+    Session.objects.filter(session_key=session.session_key).delete()
+    with pytest.raises(UpdateError):
+        session.save()
