@@ -59,7 +59,8 @@ What granian does not do as gunicorn did, done here instead (``served``):
   restart it (``Restart=always``, docs/deployment.md).
 - A stop (SIGTERM, SIGINT) reaches a worker still loading or warming up, which granian's own
   handlers, not yet installed there, would miss: the worker leaves at once (``main``'s ``stop``,
-  then ``_stop_warming``) instead of being killed after the graceful timeout.
+  then ``_stop_warming``) instead of being killed after the graceful timeout — also when the stop
+  lands right after the fork, where the exit raised is only reported (``_stop_unready``).
 - On Linux each granian worker listens on the port itself (``SO_REUSEPORT``) once it is warm;
   the master holds no socket. While no worker of an instance is ready — at start, or when its
   only ready worker has died — a connection is refused instead of waiting in gunicorn's queue:
@@ -148,8 +149,14 @@ def served(application, settings: dict | None = None):
     return registry_application
 
 
+#: Set in a worker that a stop reached before it served (``_stop_unready``).
+_stopping = False
+
+
 def worker_application(target: str = "registry.wsgi:application"):
     """Run in each worker after the fork, before it takes a connection: the WSGI application, warm."""
+    if _stopping:  # told to stop right after the fork, where the exit could not be raised
+        raise SystemExit(0)
     settings = config()
     # Until granian installs its own handlers (once this returns), a stop during the warm-up
     # ends the worker at once: it has taken no connection yet.
@@ -169,11 +176,24 @@ def worker_application(target: str = "registry.wsgi:application"):
             started.join(timeout=10)  # the first SNID page renders its Markdown in the job process
         seconds = settings["warm_seconds"] if settings["warm_seconds"] is not None else warmup.WARM_SECONDS
         warmup.warm_pages(application, seconds=seconds)
+    if _stopping:  # a stop whose exit was swallowed on the way (a finaliser, a thread's last words)
+        raise SystemExit(0)
     return served(application, settings)
 
 
-def _stop_warming(signum, frame):
+def _stop_unready() -> None:
+    """End a worker that has not served yet. The exit is raised where the signal lands, which may be
+    a place that only reports an exception and goes on — Python's after-fork hooks, where a stop
+    sent together with the fork arrives — so the stop is also remembered and ``worker_application``
+    raises it again before the worker could take a connection (granian's own handlers, installed
+    after that, would not know of it and the worker would be killed after the graceful timeout)."""
+    global _stopping
+    _stopping = True
     raise SystemExit(0)
+
+
+def _stop_warming(signum, frame):
+    _stop_unready()
 
 
 def _watch_master(master: int, seconds: float = 1.0) -> threading.Thread:
@@ -245,7 +265,7 @@ def main() -> None:
         """granian's stop handler, which a new worker inherits until it installs its own: in a worker
         (told to stop before it ever served) it ends the worker instead of setting the master's flag."""
         if os.getpid() != master:
-            raise SystemExit(0)
+            _stop_unready()
         return interrupt(*args, **kwargs)
 
     site.signal_handler_interrupt = stop
