@@ -246,13 +246,19 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def test_serve_a_stop_swallowed_right_after_the_fork_still_ends_the_worker():
+def test_serve_a_stop_swallowed_right_after_the_fork_still_ends_the_worker(tmp_path):
     """The stop-before-ready race, made certain: the exit raised in an after-fork hook is lost there,
     and the worker must still leave before it would take a connection (not be killed 20 s later)."""
     done = subprocess.run(
         [sys.executable, "-c", SWALLOWED_STOP],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "registry.settings"},
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "registry.settings",
+            # A worker that missed the stop warms up on a database: a scratch one, not the checkout's.
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        },
         capture_output=True,
         text=True,
         timeout=120,
