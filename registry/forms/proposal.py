@@ -1,9 +1,7 @@
-"""Forms. They validate; services write.
+"""The proposal form, built from the GFD.191 template data.
 
-The proposal form is built from the GFD.191 template data (one field per
-section, in template order, with its guidance) and validates by turning its
-input into the interchange format, so the browser and JSON imports obey one
-set of rules and messages.
+One field per section, in template order, with its guidance; it validates by turning its input into
+the interchange format, so the browser and JSON imports obey one set of rules and messages.
 """
 
 from __future__ import annotations
@@ -11,63 +9,14 @@ from __future__ import annotations
 import re
 
 from django import forms
-from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
 from django.utils.html import format_html
 
-from . import documents, interchange, sandbox
-from .enums import DocumentStatus, DocumentType
-from .gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
-from .grammar import EQUIVALENCE_STEPS, snid_error
-from .resolving import lines as resolution_lines
-from .selectors import snid_refusal
-
-_MONO = {"class": "mono", "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off"}
-
-
-class FocusFirstErrorMixin:
-    """After a failed submission the page opens with the cursor in the first field in error.
-
-    Django's user forms put ``autofocus`` on the username field, which sent the cursor
-    back there even when only the password was wrong.
-    """
-
-    def full_clean(self):
-        super().full_clean()
-        first = next((name for name in self.fields if name in self._errors), None)
-        if first is None:
-            return
-        for field in self.fields.values():
-            field.widget.attrs.pop("autofocus", None)
-        self.fields[first].widget.attrs["autofocus"] = True
-
-
-class SignUpForm(FocusFirstErrorMixin, UserCreationForm):
-    """A new account, confirmed by a link mailed to its address before it can sign in.
-
-    The form never says that a user name or an address is taken (that would tell anyone which
-    accounts exist): the sign-up service mails the address what happened instead
-    (registry.accounts.services.signup_register).
-    """
-
-    email = forms.EmailField(
-        help_text="We mail you a link: the account can sign in once you follow it. "
-        "Also for notices about your proposals and password resets."
-    )
-
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username", "email")
-
-    def clean_email(self) -> str:
-        return self.cleaned_data["email"].strip()
-
-    def validate_unique(self):
-        """Uniqueness is the service's business (see the class docstring), not an error shown here."""
-
-    def clean_username(self):
-        # UserCreationForm says "A user with that username already exists."; the service decides instead.
-        return self.cleaned_data.get("username")
+from .. import interchange
+from ..enums import DocumentStatus, DocumentType
+from ..gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL
+from ..grammar import EQUIVALENCE_STEPS, snid_error
+from ..resolving import lines as resolution_lines
+from .common import MONO
 
 
 def _prose_field(section) -> forms.CharField:
@@ -85,11 +34,11 @@ def _prose_field(section) -> forms.CharField:
     )
 
 
-def _lines(text: str) -> list[str]:
+def lines_of(text: str) -> list[str]:
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
 
 
-def _snid_checked(value: str) -> str:
+def snid_checked(value: str) -> str:
     """An SNID in RFC 6453 syntax, or a ValidationError saying what is wrong."""
     value = (value or "").strip()
     if value and (problem := snid_error(value)):
@@ -104,7 +53,7 @@ class ProposalForm(forms.Form):
         label="SNID",
         max_length=32,
         help_text=SECTIONS_BY_KEY["snid"].guidance,
-        widget=forms.TextInput(attrs={**_MONO, "pattern": "[A-Za-z0-9][A-Za-z0-9-]{0,31}"}),
+        widget=forms.TextInput(attrs={**MONO, "pattern": "[A-Za-z0-9][A-Za-z0-9-]{0,31}"}),
     )
     title = forms.CharField(
         label="Title",
@@ -177,14 +126,14 @@ class ProposalForm(forms.Form):
         help_text='The grammar may describe the whole URN (starting with "urn:ogf:") or only the '
         'string after urn:ogf:<snid>:. Quoted strings are case-insensitive; use %s"…" '
         "for case-sensitive ones.",
-        widget=forms.Textarea(attrs={**_MONO, "rows": 12}),
+        widget=forms.Textarea(attrs={**MONO, "rows": 12}),
     )
     grammar_rule = forms.CharField(
         label="Top rule",
         required=False,
         max_length=interchange.MAX_LINE,
         help_text="Default: the first rule.",
-        widget=forms.TextInput(attrs=_MONO),
+        widget=forms.TextInput(attrs=MONO),
     )
     max_length = forms.IntegerField(
         label="Maximum URN length (characters)",
@@ -204,7 +153,7 @@ class ProposalForm(forms.Form):
         label="Resolvers",
         required=False,
         max_length=interchange.MAX_TEXT,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
+        widget=forms.Textarea(attrs={**MONO, "rows": 3}),
         help_text="One resolver per line: " + resolution_lines.LINE_FORMAT + ". Example: "
         "Provider | https://data.example.org/{nss} — https only (http with a warning), the "
         "host written out, {nss} or a rule of the grammar as {RuleName}.",
@@ -213,20 +162,20 @@ class ProposalForm(forms.Form):
         label="Valid example URNs",
         required=False,
         max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EXAMPLES * 2,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
+        widget=forms.Textarea(attrs={**MONO, "rows": 4}),
         help_text="One URN per line.",
     )
     examples_invalid = forms.CharField(
         label="Invalid example URNs",
         required=False,
         max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EXAMPLES * 2,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 4}),
+        widget=forms.Textarea(attrs={**MONO, "rows": 4}),
         help_text="One URN per line; say in section 6 why each is invalid.",
     )
     examples_equivalent = forms.CharField(
         label="Equivalent URNs",
         required=False,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
+        widget=forms.Textarea(attrs={**MONO, "rows": 3}),
         max_length=interchange.MAX_EXAMPLES_CHARS + interchange.MAX_EQUIVALENT_GROUPS * interchange.MAX_GROUP_URNS,
         help_text="One group per line: URNs that must be equivalent, separated by spaces.",
     )
@@ -333,7 +282,7 @@ class ProposalForm(forms.Form):
         return initial
 
     def clean_snid(self):
-        return _snid_checked(self.cleaned_data.get("snid"))
+        return snid_checked(self.cleaned_data.get("snid"))
 
     def clean(self):
         # Validate the rest even when a field failed on its own, so every problem shows at once.
@@ -369,9 +318,11 @@ class ProposalForm(forms.Form):
             "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
             "grammar": {"abnf": cleaned.get("grammar_abnf", ""), "rule": cleaned.get("grammar_rule", "")},
             "examples": {
-                "valid": _lines(cleaned.get("examples_valid")),
-                "invalid": _lines(cleaned.get("examples_invalid")),
-                "equivalent": [line.replace(" = ", " ").split() for line in _lines(cleaned.get("examples_equivalent"))],
+                "valid": lines_of(cleaned.get("examples_valid")),
+                "invalid": lines_of(cleaned.get("examples_invalid")),
+                "equivalent": [
+                    line.replace(" = ", " ").split() for line in lines_of(cleaned.get("examples_equivalent"))
+                ],
             },
             "equivalence": list(cleaned.get("equivalence") or []),
             "max_length": cleaned.get("max_length"),
@@ -419,7 +370,7 @@ class ProposalForm(forms.Form):
             return value if value in values else ""
 
         def lines(name: str) -> list[str]:
-            return [line[: interchange.MAX_EXAMPLE_LENGTH] for line in _lines(text(name, interchange.MAX_TEXT))][
+            return [line[: interchange.MAX_EXAMPLE_LENGTH] for line in lines_of(text(name, interchange.MAX_TEXT))][
                 : interchange.MAX_EXAMPLES
             ]
 
@@ -482,227 +433,3 @@ def _field_for(key: str) -> str:
     if key.startswith("sections."):
         return "section_" + key.split(".", 1)[1]
     return key.replace(".", "_")
-
-
-class NewProposalForm(forms.Form):
-    START_CHOICES = [
-        ("blank", "A new SNID, starting from an empty template"),
-        (
-            "example",
-            "A new SNID, starting from the GFD.191 worked example (urn:ogf:example:), moved to the SNID you give",
-        ),
-        ("version", "A new version of an SNID registered to me"),
-    ]
-    start = forms.ChoiceField(choices=START_CHOICES, widget=forms.RadioSelect, initial="blank")
-    snid = forms.CharField(
-        label="SNID",
-        max_length=32,
-        required=False,
-        help_text="For a new SNID; you can change it while writing.",
-        widget=forms.TextInput(attrs=_MONO),
-    )
-    namespace = forms.ChoiceField(label="SNID to revise", required=False)
-
-    def __init__(self, *args, own_snids=(), submitter=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.submitter = submitter
-        if not own_snids:  # nothing to revise: no third choice, no empty list to choose from
-            self.fields["start"].choices = [c for c in self.START_CHOICES if c[0] != "version"]
-            del self.fields["namespace"]
-            return
-        self.fields["namespace"].choices = [("", "—")] + [(s, s) for s in own_snids]
-
-    def clean_snid(self):
-        return _snid_checked(self.cleaned_data.get("snid"))
-
-    def clean(self):
-        cleaned = super().clean()
-        start = cleaned.get("start")
-        snid = (cleaned.get("snid") or "").strip()
-        if start in ("blank", "example") and "snid" not in self.errors:  # one error per mistake
-            if not snid:
-                self.add_error("snid", "Give the SNID you want to register.")
-            elif problem := snid_error(snid) or self._refusal(snid):
-                self.add_error("snid", problem)
-        if start == "version":
-            if not cleaned.get("namespace"):
-                self.add_error("namespace", "Choose which of your SNIDs to revise.")
-            elif problem := self._refusal(cleaned["namespace"]):
-                self.add_error("namespace", problem)
-        return cleaned
-
-    def _refusal(self, snid: str) -> str | None:
-        """A deprecated SNID, or one registered or reserved for someone else, never gets a draft:
-        the form says so, naming the SNID (a draft could never be approved anyway)."""
-        return snid_refusal(snid, getattr(self.submitter, "pk", None))
-
-
-class CommentForm(forms.Form):
-    section = forms.ChoiceField(required=False, choices=[("", "General")] + [(s.key, s.heading) for s in SECTIONS])
-    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=20_000)
-
-
-class ReservationRequestForm(forms.Form):
-    reason = forms.CharField(
-        required=False,
-        max_length=2_000,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Why you need the name reserved before approval.",
-    )
-
-
-class ImportDocumentForm(forms.Form):
-    """A registration document, pasted or uploaded; the file's bytes are checked, not only its name."""
-
-    text = forms.CharField(
-        label="Paste the document",
-        required=False,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 14}),
-        max_length=documents.MAX_DOCUMENT,
-    )
-    file = forms.FileField(
-        label=f"…or upload it ({documents.ACCEPTED}, up to {documents.MAX_FILE // 1_000_000} MB)", required=False
-    )
-
-    def clean(self):
-        cleaned = super().clean()
-        cleaned["format"] = "text"
-        upload = cleaned.get("file")
-        if upload:
-            if upload.size > documents.MAX_FILE:
-                self.add_error("file", f"The file is {upload.size:,} bytes; the limit is {documents.MAX_FILE:,}.")
-            else:
-                try:
-                    # PDF and Word extraction read untrusted bytes: inside the job budget.
-                    cleaned["text"], cleaned["format"], cleaned["notes"] = sandbox.run_bounded(
-                        documents.read_document,
-                        upload.name,
-                        upload.read(),
-                        what="document",
-                        expected=(documents.DocumentError,),
-                        seconds=sandbox.import_cpu_seconds(),
-                    )
-                except documents.DocumentError as exc:
-                    self.add_error("file", str(exc))
-                except sandbox.BudgetExceeded as exc:
-                    self.add_error("file", exc.message + " Nothing was imported.")
-        elif "\\documentclass" in (cleaned.get("text") or ""):
-            cleaned["format"] = "latex"
-        if not self.errors and not (cleaned.get("text") or "").strip():
-            raise forms.ValidationError("Paste the document's text or upload a file.")
-        return cleaned
-
-
-class ImportReviewForm(forms.Form):
-    """The applicant's corrections of an import, checked as interchange data before a draft is made."""
-
-    source = forms.CharField(widget=forms.HiddenInput, max_length=documents.MAX_DOCUMENT, required=False, strip=False)
-    format = forms.CharField(widget=forms.HiddenInput, max_length=16, required=False)
-    snid = forms.CharField(label=f"{place_name('snid')} (SNID)", max_length=64, widget=forms.TextInput(attrs=_MONO))
-    title = forms.CharField(label="Title", required=False, max_length=interchange.MAX_LINE)
-    version = forms.IntegerField(
-        label=f"{place_name('version')}: version", min_value=1, max_value=interchange.MAX_VERSION, initial=1
-    )
-    registration_date = forms.DateField(
-        label=f"{place_name('version')}: registration date",
-        required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
-    )
-    document_type = forms.ChoiceField(
-        label="Document type (GFD)",
-        required=False,
-        choices=[("", "(not given)")] + [(t, t) for t in interchange.DOCUMENT_TYPES],
-    )
-    registrant_name = forms.CharField(label="Registrant name", required=False, max_length=interchange.MAX_LINE)
-    registrant_organisation = forms.CharField(
-        label="Registrant organisation", required=False, max_length=interchange.MAX_LINE
-    )
-    registrant_email = forms.CharField(label="Registrant e-mail", required=False, max_length=interchange.MAX_LINE)
-    registrant_address = forms.CharField(
-        label="Registrant postal address",
-        required=False,
-        max_length=interchange.MAX_LINE * 4,
-        widget=forms.Textarea(attrs={"rows": 4}),
-    )
-    abnf = forms.CharField(
-        label=place_name("grammar"),
-        required=False,
-        max_length=interchange.MAX_TEXT,
-        strip=False,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 10}),
-    )
-    rule = forms.CharField(label="Top rule", required=False, max_length=200, widget=forms.TextInput(attrs=_MONO))
-    examples_valid = forms.CharField(
-        label=f"{place_name('examples_valid')} (one per line)",
-        required=False,
-        max_length=interchange.MAX_TEXT,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 5}),
-    )
-    examples_invalid = forms.CharField(
-        label=f"{place_name('examples_invalid')} (one per line)",
-        required=False,
-        max_length=interchange.MAX_TEXT,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 3}),
-    )
-    unplaced = forms.CharField(
-        label=UNPLACED_LABEL,
-        required=False,
-        max_length=interchange.MAX_TEXT,
-        widget=forms.Textarea(attrs={"rows": 6}),
-        help_text="Kept apart in the draft: move it into its sections or delete it before submitting.",
-    )
-    resolvers = forms.CharField(
-        label="3.2 Resolvers",
-        required=False,
-        max_length=interchange.MAX_TEXT,
-        widget=forms.Textarea(attrs={**_MONO, "rows": 2}),
-        help_text="One resolver per line: " + resolution_lines.LINE_FORMAT + ".",
-    )
-    confirmed = forms.BooleanField(label="I have checked the highlighted items against the source", required=False)
-
-    def __init__(self, *args, uncertain: int = 0, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.uncertain = uncertain
-        for section in SECTIONS:
-            if section.kind == "prose":
-                self.fields[f"section_{section.key}"] = forms.CharField(
-                    label=section.heading,
-                    required=False,
-                    max_length=interchange.MAX_TEXT,
-                    widget=forms.Textarea(attrs={"rows": 4}),
-                )
-
-    def clean(self):
-        cleaned = super().clean()
-        if self.uncertain and not cleaned.get("confirmed"):
-            self.add_error(
-                "confirmed",
-                f"{self.uncertain} item(s) are marked uncertain: check them against the "
-                "source, correct what is wrong, then tick this box.",
-            )
-        if self.errors:
-            return cleaned
-        raw = {
-            "snid": cleaned["snid"],
-            "title": cleaned.get("title", ""),
-            "version": cleaned["version"],
-            "registration_date": cleaned["registration_date"].isoformat() if cleaned.get("registration_date") else None,
-            "registrant": {
-                key: cleaned.get(f"registrant_{key}", "") for key in ("name", "organisation", "email", "address")
-            },
-            "document": {"type": cleaned.get("document_type", "")},
-            "grammar": {"abnf": cleaned.get("abnf", ""), "rule": cleaned.get("rule", "")},
-            "examples": {
-                "valid": _lines(cleaned.get("examples_valid", "")),
-                "invalid": _lines(cleaned.get("examples_invalid", "")),
-            },
-            "sections": {s.key: cleaned.get(f"section_{s.key}", "") for s in SECTIONS if s.kind == "prose"},
-            "unplaced": cleaned.get("unplaced", ""),
-            "resolvers": resolution_lines.resolvers_from_lines(cleaned.get("resolvers", "")),
-        }
-        try:
-            cleaned["data"] = interchange.load(raw)
-        except interchange.InterchangeError as exc:
-            for error in exc.errors:
-                self.add_error(None, error)
-        return cleaned
