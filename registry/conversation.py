@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 
 from . import interchange, rules
-from .diffs import SectionDiff, proposal_diff
+from .diffs import Changes, SectionDiff, proposal_changes
 from .enums import DECISIONS, ProposalAction
 from .models import Comment, Proposal, ProposalEvent
 
@@ -81,18 +81,24 @@ def latest_decision(proposal: Proposal, threads: Threads | None = None) -> Decis
 
 @dataclass(frozen=True)
 class RoundChanges:
-    """What changed between the previous round and the current one, for the editor."""
+    """What changed between the round the editor last decided on and the current one."""
 
     number: int
+    #: The round compared with: the last one an editor decided on (or, with no decision since a
+    #: pull-back, the one before the current).
+    base_number: int
     previous_at: object
-    diff: list[SectionDiff]
-    #: Threads the applicant wrote in since the previous round's decision.
+    changes: Changes
+    #: Threads the applicant wrote in since the base round.
     answered: list[Comment]
 
     @property
+    def diff(self) -> list[SectionDiff]:
+        return self.changes.sections
+
+    @property
     def changed(self) -> list[SectionDiff]:
-        """Sections with a real change (saving through the form may only add or drop blank lines)."""
-        return [d for d in self.diff if any(op != " " and line.strip() for op, line in d.lines)]
+        return self.changes.changed_sections
 
 
 def _as_proposal(content: dict) -> Proposal:
@@ -154,11 +160,16 @@ def submitted_content(event, depth: int = 0) -> dict | None:
 
 
 def round_changes(proposal: Proposal, threads: Threads | None = None) -> RoundChanges | None:
-    """The current round against the previous one; None in round 1 or when no copy was kept."""
-    submits = list(proposal.events.filter(action=ProposalAction.SUBMIT).order_by("created_at", "id"))
+    """The current round against the round the editor last decided on (title, every section,
+    resolvers: ``diffs.proposal_changes``); None in round 1 or when no copy was kept."""
+    events = list(proposal.events.filter(action__in=[ProposalAction.SUBMIT, *DECISIONS]).order_by("created_at", "id"))
+    submits = [e for e in events if e.action == ProposalAction.SUBMIT]
     if len(submits) < 2:
         return None
-    previous, current = submits[-2], submits[-1]
+    current = submits[-1]
+    decided = [e for e in events if e.action in DECISIONS and e.created_at <= current.created_at]
+    before = [s for s in submits[:-1] if not decided or s.created_at <= decided[-1].created_at]
+    previous = before[-1] if before else submits[-2]
     older = submitted_content(previous)
     if older is None:
         return None
@@ -170,4 +181,10 @@ def round_changes(proposal: Proposal, threads: Threads | None = None) -> RoundCh
         for t in threads.all
         if any(r.author_id == proposal.submitter_id and r.created_at > previous.created_at for r in t.replies.all())
     ]
-    return RoundChanges(len(submits), previous.created_at, proposal_diff(_as_proposal(older), newer), answered)
+    return RoundChanges(
+        len(submits),
+        submits.index(previous) + 1,
+        previous.created_at,
+        proposal_changes(_as_proposal(older), newer),
+        answered,
+    )

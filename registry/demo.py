@@ -56,6 +56,9 @@ def demo_load(applicant, editor) -> list[Proposal]:
         proposal = services.proposal_create(interchange.load(raw), applicant, is_demo=True)
         for step in entry["steps"]:
             actor = applicant if step["action"] in ("submit", "withdraw") else editor
+            if step["action"] == "judge":  # the four judgements of GFD.191 §5, recorded before a decision
+                services.judgements_set(proposal, editor, {c: (ok, "") for c, ok in step["judgements"].items()})
+                continue
             proposal = services.proposal_transition(
                 proposal,
                 step["action"],

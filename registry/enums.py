@@ -32,6 +32,30 @@ class ProposalAction(models.TextChoices):
     REJECT = "reject", "Reject"
 
 
+class ProposalKind(models.TextChoices):
+    """What a proposal asks for, fixed at its first submission."""
+
+    NEW_SNID = "new-snid", "New SNID"
+    NEW_VERSION = "new-version", "New version"
+
+
+#: What happened, as a page's "last change" says it ("Approved"), for each action and event kind.
+ACTION_DONE = {
+    "submit": "Submitted",
+    "pull_back": "Pulled back",
+    "withdraw": "Withdrawn",
+    "request_changes": "Changes requested",
+    "approve": "Approved",
+    "reject": "Rejected",
+    "judge": "Judged",
+}
+
+
+def action_done(action: str) -> str:
+    """ "Approved" for "approve": the past tense people read in lists, histories and mails."""
+    return ACTION_DONE.get(action, "Changed")
+
+
 class Actor(models.TextChoices):
     """Who may perform an action: the proposal's submitter or a GFD editor."""
 
@@ -118,7 +142,14 @@ DECISIONS = (A.REQUEST_CHANGES, A.APPROVE, A.REJECT)
 
 
 def event_sentence(
-    kind: str, action: str, from_state: str, actor_name: str, *, named: bool = True, data: dict | None = None
+    kind: str,
+    action: str,
+    from_state: str,
+    actor_name: str,
+    *,
+    named: bool = True,
+    data: dict | None = None,
+    titles: dict[str, str] | None = None,
 ) -> str:
     """One History entry as a sentence: "Editor erin requested changes."
 
@@ -126,10 +157,11 @@ def event_sentence(
     transition, so a page never shows a raw action value ("request_changes").
     With ``named=False`` (readers who may not see the review) only the role is
     given: "An editor requested changes." A judgement names its check and verdict
-    from the event's ``data``: "Editor erin judged scope: satisfied."
+    from the event's ``data`` by the name the review panel gives it (``titles``: check id -> title):
+    "Editor erin judged Within the OGF's scope: satisfied."
     """
     if kind == EventKind.JUDGEMENT:
-        return _judgement_sentence(actor_name if named else "", data or {})
+        return _judgement_sentence(actor_name if named else "", data or {}, titles or {})
     if not named:
         if kind == EventKind.CREATED:
             return "The draft was created."
@@ -149,13 +181,13 @@ def event_sentence(
     return f"{role} {actor_name} {transition.done}." if actor_name else f"The system {transition.done}."
 
 
-def _judgement_sentence(actor_name: str, data: dict) -> str:
+def _judgement_sentence(actor_name: str, data: dict, titles: dict[str, str]) -> str:
     who = f"Editor {actor_name}" if actor_name else "An editor"
     check = data.get("check")
     if not check:
         return f"{who} recorded a judgement."
     verdict = "satisfied" if data.get("ok") else "not satisfied"
-    return f"{who} judged {check}: {verdict}."
+    return f"{who} judged “{titles.get(check, check)}”: {verdict}."
 
 
 class FindingStatus(models.TextChoices):

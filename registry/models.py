@@ -20,6 +20,7 @@ from .enums import (
     DocumentType,
     EventKind,
     NamespaceStatus,
+    ProposalKind,
     ProposalState,
     ReservationRequestState,
 )
@@ -76,6 +77,11 @@ class Namespace(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
+    )
+    #: An editor's early end of a reservation: when and by whom (a released reservation did not expire).
+    released_at = models.DateTimeField(null=True, blank=True)
+    released_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     registered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -190,6 +196,14 @@ class Proposal(models.Model):
     #: Written by the editor at approval and shown on the public page, e.g. why failing
     #: checks were overridden.
     public_note = models.TextField(blank=True)
+    #: The editor's written reason for approving over what the approval rule stops
+    #: (verdicts.approval_blockers), and those blockers as they were: shown on the public page,
+    #: logged and mailed. Empty when nothing was overridden.
+    override_reason = models.TextField(blank=True, default="", db_default="")
+    overridden = models.JSONField(default=list, blank=True)
+    #: What the proposal asks for, fixed when it is first submitted (a later registration of the
+    #: SNID, or of a later version, never changes what this proposal was).
+    kind = models.CharField(max_length=16, choices=ProposalKind.choices, blank=True, default="", db_default="")
 
     objects = ProposalQuerySet.as_manager()
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from .checklist import DRAFT, FAIL, SUBMITTED, Context, Finding, RegistryFacts, run_checklist
 from .checklist.registration import snid_unique
-from .enums import NamespaceStatus, ProposalState
+from .enums import NamespaceStatus, ProposalKind, ProposalState
 from .gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from .interchange import ProposalData
 from .models import Namespace, Proposal, ValidatorCost
@@ -159,15 +159,19 @@ def with_registration_kind(proposals):
 
 
 def registration_kind(proposal) -> str:
-    """ "new", "version" or "duplicate", from the annotations of ``with_registration_kind``."""
+    """ "new", "version" or "duplicate".
+
+    What a proposal asks for is fixed at its first submission (``Proposal.kind``); a later
+    registration (of its SNID by someone else, or of a later version) never changes it. Only a
+    proposal still in review can turn out a duplicate: its SNID registered meanwhile to another
+    (from the annotations of ``with_registration_kind``). A proposal from before the kind was kept
+    is a new version when it proposes version 2 or later of an SNID it belongs to."""
     namespace_id = getattr(proposal, "registered_namespace_id", None)
-    if namespace_id is None:
-        return "new"
-    if proposal.pk == proposal.registered_current_id:
-        return "new" if proposal.version == 1 else "version"
-    if proposal.namespace_id == namespace_id:
-        return "version"
-    return "duplicate"
+    if proposal.state != ProposalState.APPROVED and namespace_id is not None and proposal.namespace_id != namespace_id:
+        return "duplicate"
+    if proposal.kind:
+        return "version" if proposal.kind == ProposalKind.NEW_VERSION else "new"
+    return "version" if proposal.namespace_id and proposal.version > 1 else "new"
 
 
 # --- search over the registry ------------------------------------------------------------------

@@ -24,7 +24,7 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 
-from .checklist import SUBMITTED, Finding, summarize
+from .checklist import CHECK_TITLES, MANUAL_CHECKS, SUBMITTED, Finding, summarize
 from .enums import FindingStatus, ProposalAction, ProposalState
 from .models import Proposal
 from .selectors import proposal_findings
@@ -109,9 +109,110 @@ def judged(findings: list[Finding], judgements) -> list[Finding]:
     return out
 
 
+def review_summary(findings, judgements) -> dict[str, int]:
+    """The counts every page, list and mail shows (failing, warning, for the editor's judgement, ...).
+
+    One function over the checklist's findings and the editor's judgements, so the queue, the review
+    page, the history, My proposals and the mails never disagree: a judgement recorded as satisfied
+    counts as a pass, one recorded as not satisfied as a failure, and a question answered is no
+    longer "for the editor's judgement". ``findings``: Findings or their stored dicts;
+    ``judgements``: check id -> anything with ``ok``."""
+    statuses = []
+    for finding in findings:
+        check_id, status = (
+            (finding.id, finding.status) if isinstance(finding, Finding) else (finding["id"], finding["status"])
+        )
+        judgement = judgements.get(check_id)
+        if status == FindingStatus.EDITOR and judgement is not None:
+            status = FindingStatus.PASS if judgement.ok else FindingStatus.FAIL
+        statuses.append({"status": status})
+    return summarize(statuses)
+
+
+#: How each count reads, in the order pages, lists and mails give them (``counts_sentence``).
+COUNT_WORDS = (
+    (FindingStatus.FAIL, "failing"),
+    (FindingStatus.WARNING, "with a warning"),
+    (FindingStatus.EDITOR, "for the editor's judgement"),
+    (FindingStatus.NOT_RUN, "not run"),
+)
+
+
+def count_parts(summary: dict | None) -> list[tuple[str, int, str]]:
+    """(status, count, words) for a summary (``review_summary``): the three counts always, "not
+    run" only when there is one."""
+    summary = summary or {}
+    return [
+        (status, summary.get(status, 0), words)
+        for status, words in COUNT_WORDS
+        if status != FindingStatus.NOT_RUN or summary.get(status, 0)
+    ]
+
+
+def counts_sentence(summary: dict | None) -> str:
+    """ "1 failing, 0 with a warning, 0 for the editor's judgement": the same words everywhere."""
+    return ", ".join(f"{n} {words}" for _, n, words in count_parts(summary))
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """One reason an approval needs the editor's written reason: a failing check, a judgement
+    recorded as not satisfied, or a judgement not recorded at all."""
+
+    check_id: str
+    kind: str  # "fail" | "not-satisfied" | "not-recorded"
+    message: str
+
+    @property
+    def title(self) -> str:
+        return CHECK_TITLES.get(self.check_id, self.check_id)
+
+    @property
+    def sentence(self) -> str:
+        """How the blocker reads in a list, a mail, the public page and the log."""
+        if self.kind == "not-satisfied":  # the editor's note stays in the review, not in public
+            return f"{self.title}: judged not satisfied"
+        if self.kind == "not-recorded":
+            return f"{self.title}: not judged"
+        return f"{self.title}: fails ({self.message})" if self.message else f"{self.title}: fails"
+
+    def as_dict(self) -> dict:
+        return {"check": self.check_id, "title": self.title, "kind": self.kind, "sentence": self.sentence}
+
+
+def approval_blockers(findings, judgements) -> list[Blocker]:
+    """What stands in the way of an approval: the one rule, for the web, the API and the command.
+
+    Approval is refused while any automated check fails, or any of the four judgements of
+    GFD.191 §5 is recorded as not satisfied or not recorded, unless the editor writes a reason
+    (``services.proposal_transition`` enforces it; the confirmation page lists these)."""
+    out = []
+    for finding in findings:
+        raw = finding.as_dict() if isinstance(finding, Finding) else finding
+        if raw["status"] == FindingStatus.FAIL:
+            out.append(Blocker(raw["id"], "fail", raw.get("message", "")))
+    for check_id in MANUAL_CHECKS:
+        judgement = judgements.get(check_id)
+        if judgement is None:
+            if not any(b.check_id == check_id for b in out):  # one cause, one line
+                out.append(Blocker(check_id, "not-recorded", ""))
+        elif not judgement.ok:
+            out.append(Blocker(check_id, "not-satisfied", (getattr(judgement, "note", "") or "").strip()))
+    return out
+
+
 def judgements_of(proposal: Proposal) -> dict:
     """The editor's judgements on ``proposal``: check id -> Judgement (with its editor)."""
     return {j.check_id: j for j in proposal.judgements.select_related("editor")}
+
+
+def overridden_of(proposal: Proposal) -> list[dict]:
+    """What an approved version was approved over (``Blocker.as_dict`` each): stored with the
+    decision; for a version approved before the rule covered judgements, its failing checks."""
+    if proposal.overridden:
+        return list(proposal.overridden)
+    failed = sorted({f["id"] for f in (proposal.findings or []) if f.get("status") == FindingStatus.FAIL})
+    return [Blocker(check_id, "fail", "").as_dict() for check_id in failed]
 
 
 def with_judgements(verdict: Verdict, judgements) -> Verdict:

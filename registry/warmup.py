@@ -208,7 +208,7 @@ def _warm_workbench(deadline: float | None = None, tick=None) -> int:
     from .markdown import prerender_page
     from .models import Proposal
     from .selectors import data_findings
-    from .views.proposals import _workbench
+    from .views.workbench import workbench
 
     example = load(json.loads((FIXTURES / "proposals" / "example.json").read_text(encoding="utf-8")))
     active = (
@@ -228,7 +228,7 @@ def _warm_workbench(deadline: float | None = None, tick=None) -> int:
             continue
         seen.add(key)
         str(ProposalForm(initial=ProposalForm.initial_from(data)))
-        _workbench(data, data_findings(data), diagrams_url="/")
+        workbench(data, data_findings(data), diagrams_url="/")
         prerender_page(list((data.sections or {}).values()))
         prepared += 1
         if tick:

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 
 from registry import interchange, services
+from registry.checklist import MANUAL_CHECKS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 _counter = itertools.count(1)
@@ -67,5 +68,17 @@ def proposal_factory(submitter=None, *, name: str = "example", state: str = "dra
     if state == "rejected":
         return services.proposal_transition(proposal, "reject", editor, comment="Out of scope.")
     if state == "approved":
-        return services.proposal_transition(proposal, "approve", editor, override_reason="test data")
+        return approve(proposal, editor, override_reason="test data")
     raise ValueError(state)
+
+
+def judge_all(proposal, editor, *, ok: bool = True) -> None:
+    """The four judgements of GFD.191 §5 recorded by ``editor`` (all satisfied by default)."""
+    services.judgements_set(proposal, editor, {check: (ok, "") for check in MANUAL_CHECKS})
+
+
+def approve(proposal, editor, **options):
+    """Approve as an editor does who judged the four questions satisfied first (the approval rule asks
+    for them); ``options`` go to the service (an ``override_reason`` where a check fails)."""
+    judge_all(proposal, editor)
+    return services.proposal_transition(proposal, "approve", editor, **options)

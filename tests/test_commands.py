@@ -84,10 +84,11 @@ def test_import_with_approve_uses_the_services():
         "--approve",
         "--editor",
         "gfd-editor",
+        *[f"--judge={check}=satisfied" for check in ("scope", "snid-durable", "subdelegation", "immutability")],
     )
     proposal = Proposal.objects.get(pk=int(out.strip()))
-    assert proposal.state == ProposalState.APPROVED
-    assert [e.action for e in proposal.events.all()] == ["", "submit", "approve"]
+    assert proposal.state == ProposalState.APPROVED and proposal.overridden == []
+    assert [e.action for e in proposal.events.all()] == ["", "submit", "judge", "judge", "judge", "judge", "approve"]
     assert Namespace.objects.get().status == NamespaceStatus.REGISTERED
 
 

@@ -118,6 +118,8 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "api:proposal_list": ("GET", "/api/proposals/", ("403", "200", "200", "200")),
     "api:proposal_detail": ("GET", "/api/proposals/{draft}/", ("403", "200", "404", "200")),
     "api:proposal_action": ("POST", "/api/proposals/{draft}/actions/withdraw/", ("403", "200", "404", "403")),
+    # an editor without a body: 400 (which judgements?); the applicant may read the draft, not judge it
+    "api:proposal_judgements": ("POST", "/api/proposals/{draft}/judgements/", ("403", "403", "404", "400")),
     "api:review_queue": ("GET", "/api/review/", ("403", "403", "403", "200")),
     "api:schema": ("GET", "/api/schema/", EVERYONE_200),
     "api:docs": ("GET", "/api/docs/", EVERYONE_200),

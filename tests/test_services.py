@@ -10,7 +10,7 @@ from registry import services
 from registry.enums import TRANSITIONS, Actor, NamespaceStatus, ProposalAction, ProposalState
 from registry.models import Namespace, Proposal, ProposalEvent
 
-from .factories import data_factory, proposal_factory, user_factory
+from .factories import approve, data_factory, judge_all, proposal_factory, user_factory
 
 ALL_STATES = list(ProposalState.values)
 ALL_ACTIONS = list(ProposalAction.values)
@@ -92,7 +92,8 @@ def test_submit_is_refused_while_required_sections_are_missing(applicant):
 @pytest.mark.django_db
 def test_approve_is_refused_while_a_check_fails_unless_overridden(applicant, editor):
     proposal = proposal_factory(applicant, name="urn-5", state="submitted")
-    with pytest.raises(services.ServiceError, match="examples-valid"):
+    judge_all(proposal, editor)
+    with pytest.raises(services.ServiceError, match="Valid examples accepted: fails"):
         services.proposal_transition(proposal, "approve", editor)
     approved = services.proposal_transition(proposal, "approve", editor, override_reason="Published as is in 2003.")
     event = approved.events.last()
@@ -130,7 +131,7 @@ def test_new_versions_are_numbered_previous_plus_one(applicant, editor):
         draft = services.proposal_create(data, applicant)
         assert draft.namespace is not None  # recognised as a new version of own SNID
         services.proposal_transition(draft, "submit", applicant)
-        versions.append(services.proposal_transition(draft, "approve", editor).version)
+        versions.append(approve(draft, editor).version)
     assert versions == [2, 3]
     assert Namespace.objects.get().current.version == 3
 
@@ -153,7 +154,7 @@ def test_reserved_snid_blocks_others_until_it_expires(applicant, other_applicant
     with pytest.raises(services.Conflict, match="reserved"):
         services.proposal_transition(rival, "approve", editor, override_reason="x")
     own = proposal_factory(applicant, state="submitted")
-    services.proposal_transition(own, "approve", editor)
+    approve(own, editor)
     assert Namespace.objects.get().status == NamespaceStatus.REGISTERED
 
 

@@ -11,6 +11,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from .. import interchange, rules
+from ..checklist import MANUAL_CHECKS
 from ..enums import EventKind, FindingStatus, NamespaceStatus, ProposalAction, ProposalState, actions_from
 from ..gfd191 import PROSE_KEYS, SECTIONS_BY_KEY
 from ..grammar import EQUIVALENCE_STEPS
@@ -396,6 +397,37 @@ class ActionSerializer(serializers.Serializer):
         max_length=5_000,
         help_text="approve only: a note shown on the public page, e.g. why failing checks were overridden",
     )
+
+
+class JudgementSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="true: satisfied; false: not satisfied")
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
+
+
+class JudgementsSerializer(serializers.Serializer):
+    """The editor's judgements of GFD.191 §5, as the review page's one form records them."""
+
+    judgements = serializers.DictField(
+        child=JudgementSerializer(),
+        help_text="check id (scope, snid-durable, subdelegation, immutability) -> {ok, note}",
+    )
+    conflict_reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=20_000,
+        help_text="superusers only: why they judge a proposal or SNID of their own (recorded)",
+    )
+
+    def validate_judgements(self, value: dict) -> dict:
+        unknown = sorted(set(value) - set(MANUAL_CHECKS))
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown judgement(s) {', '.join(unknown)}; the four are {', '.join(MANUAL_CHECKS)}."
+            )
+        if not value:
+            raise serializers.ValidationError("Give at least one judgement.")
+        return value
 
 
 ACTIONS = list(ProposalAction.values)

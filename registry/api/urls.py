@@ -22,6 +22,7 @@ urlpatterns = [
     path("proposals/", views.ProposalList.as_view(), name="proposal_list"),
     path("proposals/<int:pk>/", views.ProposalDetail.as_view(), name="proposal_detail"),
     path("proposals/<int:pk>/actions/<str:action>/", views.ProposalAction.as_view(), name="proposal_action"),
+    path("proposals/<int:pk>/judgements/", views.ProposalJudgements.as_view(), name="proposal_judgements"),
     path("review/", views.ReviewQueue.as_view(), name="review_queue"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

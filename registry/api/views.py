@@ -368,3 +368,36 @@ class ProposalAction(APIView):
         updated = services.proposal_transition(proposal, action, request.user, **body.validated_data)
         fresh = ProposalDetail.queryset.get(pk=updated.pk)
         return Response(s.ProposalDetailSerializer(fresh, context={"request": request}).data)
+
+
+class ProposalJudgements(APIView):
+    """Record the editor's judgements (GFD.191 §5): the approval rule asks for all four, satisfied."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        summary="Record the editor's judgements of GFD.191 §5 (editors only)",
+        request=s.JudgementsSerializer,
+        responses={
+            200: s.ProposalDetailSerializer,
+            400: s.ErrorSerializer,
+            401: s.ErrorSerializer,
+            403: s.ErrorSerializer,
+            404: s.ErrorSerializer,
+            409: OpenApiResponse(s.ErrorSerializer, "already decided: judgements are final"),
+        },
+    )
+    def post(self, request, pk):
+        proposal = Proposal.objects.filter(pk=pk).select_related("submitter").first()
+        if proposal is None or not rules.can_view_proposal(request.user, proposal):
+            raise Http404("No such proposal.")
+        if not rules.is_editor(request.user):
+            raise PermissionDenied("Only GFD editors record judgements.")
+        body = s.JudgementsSerializer(data=request.data if isinstance(request.data, dict) else {})
+        body.is_valid(raise_exception=True)
+        verdicts = {check: (j["ok"], j["note"]) for check, j in body.validated_data["judgements"].items()}
+        services.judgements_set(
+            proposal, request.user, verdicts, conflict_reason=body.validated_data["conflict_reason"]
+        )
+        fresh = ProposalDetail.queryset.get(pk=proposal.pk)
+        return Response(s.ProposalDetailSerializer(fresh, context={"request": request}).data)

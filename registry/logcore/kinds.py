@@ -115,13 +115,25 @@ SNID_VERSION = register(
     1,
     "A version of an SNID was registered (approved): its public record, the record's digest and the "
     "digest of the whole registration document (unpublished registrant details included). A record too "
-    "large for one entry bundle is carried by its digest alone.",
+    "large for one entry bundle is carried by its digest alone. A version approved over the review's rule "
+    "(a failing check, a judgement not satisfied or not recorded) carries ``approval``: what it was approved "
+    "over and the editor's reason (by its digest alone where the text would not fit).",
     {
         "snid": _SNID,
         "version": {"type": "integer", "minimum": 1},
         "record": RECORD_SCHEMA,
         "record_sha256": _SHA256,
         "document_sha256": _SHA256,
+        "approval": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["overridden", "override_sha256"],
+            "properties": {
+                "overridden": {"type": "array", "items": {"type": "string", "maxLength": 1000}, "maxItems": 100},
+                "override_reason": {"type": "string", "maxLength": 20000},
+                "override_sha256": _SHA256,
+            },
+        },
     },
     ["snid", "version", "record_sha256", "document_sha256"],
 )
@@ -137,8 +149,15 @@ RESERVATION_GRANTED = register(
 RESERVATION_ENDED = register(
     "reservation-ended",
     1,
-    "A reservation ended without a registration: it expired, or an editor released it.",
-    {"snid": _SNID, "reserved_until": _DATE, "how": {"enum": ["expired", "released"]}},
+    "A reservation ended without a registration: it expired, or an editor released it (then when, and who: "
+    "``released_on``, ``released_by``; ``reserved_until`` is the date it was to run until).",
+    {
+        "snid": _SNID,
+        "reserved_until": _DATE,
+        "how": {"enum": ["expired", "released"]},
+        "released_on": _DATE,
+        "released_by": {"type": "string", "minLength": 1, "maxLength": 150},
+    },
     ["snid", "reserved_until", "how"],
 )
 
@@ -273,6 +292,8 @@ def leaf_encode(kind: str, fields: dict, at: str) -> bytes:
     leaf = {**fields, "kind": kind, "v": KINDS[kind].version, "at": at}
     if kind == SNID_VERSION.name and len(canonical(leaf)) > MAX_ENTRY:
         leaf.pop("record", None)  # the digest still commits to it
+    if kind == SNID_VERSION.name and len(canonical(leaf)) > MAX_ENTRY and "approval" in leaf:
+        leaf["approval"] = {k: v for k, v in leaf["approval"].items() if k != "override_reason"}  # its digest stays
     leaf_validate(leaf)
     data = canonical(leaf)
     if len(data) > MAX_ENTRY:

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from .. import markdown, notify, rules
-from ..checklist import SUBMITTED, has_failures, summarize
+from ..checklist import SUBMITTED
 from ..conversation import CONTENT_CHAIN_MAX, content_changes
 from ..conversation import submitted_content as submitted_content_of
 from ..enums import (
@@ -19,7 +19,9 @@ from ..enums import (
     EventKind,
     NamespaceStatus,
     ProposalAction,
+    ProposalKind,
     ProposalState,
+    action_done,
     transition_for,
 )
 from ..errors import Conflict, NotAllowed, ServiceError
@@ -34,6 +36,7 @@ from ..selectors import latest_version, namespace_get, proposal_findings, reserv
 from ..stewardship.models import Deprecation
 from ..stewardship.registration import steward_first
 from ..transparency.records import log_version_registered
+from ..verdicts import approval_blockers, review_summary
 
 
 def _snid_refuse_invalid(snid: str) -> None:
@@ -65,8 +68,19 @@ def _findings_refresh(proposal: Proposal, stage: str | None = None) -> dict:
     default a draft is checked as a draft (see selectors.checklist_stage)."""
     findings = proposal_findings(proposal, stage=stage)
     proposal.findings = [f.as_dict() for f in findings]
-    proposal.findings_summary = summarize(findings)
+    proposal.findings_summary = review_summary(findings, _judgements(proposal))
     return {"findings": proposal.findings, "summary": proposal.findings_summary}
+
+
+def _judgements(proposal: Proposal) -> dict:
+    """check id -> Judgement; none for a proposal not saved yet."""
+    return {j.check_id: j for j in proposal.judgements.all()} if proposal.pk else {}
+
+
+def summary_refresh(proposal: Proposal) -> None:
+    """Count the stored findings again with the judgements recorded now (after a judgement)."""
+    proposal.findings_summary = review_summary(proposal.findings or [], _judgements(proposal))
+    proposal.save(update_fields=["findings_summary"])
 
 
 def _event(
@@ -154,7 +168,7 @@ def proposal_transition(
         label = ProposalAction(action).label.lower() if action in ProposalAction.values else action
         state = locked.get_state_display().lower()
         if locked.state in FINAL_STATES:
-            raise Conflict(f"This proposal is already {state}; it cannot be {_past(action)} now.")
+            raise Conflict(f"This proposal is already {state}; it cannot be {_undone(action)} now.")
         raise Conflict(f"A proposal that is {state} cannot {label}.")
     conflict = {}
     if transition.actor == "editor" and rules.is_editor(actor):
@@ -181,14 +195,20 @@ def proposal_transition(
             leftover = [f["message"] for f in data["findings"] if f["id"] == "unplaced-text"]
             if leftover:
                 raise ServiceError("Cannot submit yet: " + leftover[0])
-        elif action == ProposalAction.APPROVE and has_failures(data["findings"]):
-            if not override_reason:
+        elif action == ProposalAction.APPROVE:
+            # The one approval rule (verdicts.approval_blockers), for the web, the API and the command.
+            blockers = approval_blockers(data["findings"], _judgements(locked))
+            if blockers and not override_reason:
                 raise ServiceError(
-                    f"Cannot approve: {len(failed)} check(s) fail ("
-                    + ", ".join(sorted({f["id"] for f in failed}))
-                    + "). Give a written reason to override."
+                    "Cannot approve: "
+                    + "; ".join(b.sentence for b in blockers)
+                    + ". Give a written reason to approve anyway."
                 )
-            data["override_reason"] = override_reason
+            if blockers:
+                locked.override_reason = override_reason
+                locked.overridden = [b.as_dict() for b in blockers]
+                data["override_reason"] = override_reason
+                data["overridden"] = locked.overridden
 
     if action == ProposalAction.SUBMIT:
         # Each submission is a review round; keep what was submitted so the editor can
@@ -197,6 +217,9 @@ def proposal_transition(
         # resubmission of the same text adds no copy).
         data.update(submitted_content(locked, interchange_dump(locked.to_data())))
         data["round"] = locked.events.filter(action=ProposalAction.SUBMIT).count() + 1
+        if not locked.kind:  # fixed at the first submission, never recomputed
+            current = locked.namespace.current_id if locked.namespace_id else None
+            locked.kind = ProposalKind.NEW_VERSION if current is not None else ProposalKind.NEW_SNID
 
     data.update(conflict)
     now = timezone.now()
@@ -262,15 +285,9 @@ def submitted_content(proposal: Proposal, content: dict) -> dict:
     return kept
 
 
-def _past(action: str) -> str:
-    return {
-        "submit": "submitted",
-        "withdraw": "withdrawn",
-        "request_changes": "sent back",
-        "pull_back": "pulled back",
-        "approve": "approved",
-        "reject": "rejected",
-    }.get(action, action)
+def _undone(action: str) -> str:
+    """ "sent back", "approved": the end of "it cannot be … now"."""
+    return "sent back" if action == ProposalAction.REQUEST_CHANGES else action_done(action).lower()
 
 
 def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:

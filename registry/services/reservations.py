@@ -76,6 +76,7 @@ def namespace_reserve(
     namespace.reserved_until = until
     namespace.reservation_reason = reason
     namespace.reserved_for = reserved_for
+    namespace.released_at, namespace.released_by = None, None
     namespace.save()
     log_reservation_granted(namespace, renewal=renewal)
     transaction.on_commit(registry_invalidate)
@@ -100,11 +101,16 @@ def namespace_release(snid: str, actor, note: str = "") -> Namespace:
         namespace = Namespace.objects.select_for_update().by_snid(snid).first()
         if namespace is None or namespace.status != NamespaceStatus.RESERVED:
             raise Conflict(f"urn:ogf:{snid}: is not reserved.")
-        log_reservation_ended(namespace, namespace.reserved_until, how="released")
-        namespace.reserved_until = timezone.localdate() - dt.timedelta(days=1)
-        namespace.reservation_reason = (
-            namespace.reservation_reason + f"\nReleased by {actor.get_username()}" + (f": {note}" if note else ".")
-        ).strip()
+        today = timezone.localdate()
+        log_reservation_ended(
+            namespace, namespace.reserved_until, how="released", released_on=today, released_by=actor.get_username()
+        )
+        # It blocks nobody from today: it ended yesterday; when and by whom it was released is kept apart.
+        namespace.reserved_until = today - dt.timedelta(days=1)
+        namespace.released_at = timezone.now()
+        namespace.released_by = actor
+        if note:
+            namespace.reservation_reason = f"{namespace.reservation_reason}\nReleased: {note}".strip()
         namespace.save()
         transaction.on_commit(registry_invalidate)
     return namespace

@@ -16,7 +16,7 @@ from ..enums import (
 from ..errors import Conflict, NotAllowed, ServiceError
 from ..gfd191 import SECTIONS_BY_KEY
 from ..models import Comment, Judgement, Proposal
-from .proposals import _conflict_of_interest, _event
+from .proposals import _conflict_of_interest, _event, summary_refresh
 
 MAX_COMMENT = 20_000
 
@@ -164,6 +164,7 @@ def judgement_set(
         comment=note,
         data={"check": check_id, "ok": ok, **conflict},
     )
+    summary_refresh(locked)  # the queue and the mails count as the review page does
     return judgement
 
 
@@ -171,7 +172,10 @@ def judgement_set(
 def judgements_set(
     proposal: Proposal, editor, verdicts: dict[str, tuple[bool, str]], *, conflict_reason: str = ""
 ) -> list[Judgement]:
-    """Record several judgements at once (the editor's one form): check id -> (ok, note)."""
+    """Record several judgements at once (the editor's one form): check id -> (ok, note).
+
+    The proposal's counts are taken again (verdicts.review_summary), so the queue and the mails
+    say what the review page says."""
     return [
         judgement_set(proposal, editor, check_id, ok=ok, note=note, conflict_reason=conflict_reason)
         for check_id, (ok, note) in verdicts.items()

@@ -7,6 +7,7 @@ from ..enums import event_sentence as _sentence
 from ..gfd191 import SECTIONS_BY_KEY
 from ..markdown import render_markdown
 from ..places import finding_place as _finding_place
+from ..verdicts import count_parts, counts_sentence
 
 register = template.Library()
 
@@ -43,11 +44,22 @@ def event_sentence(event, named=True):
     ``named=False`` leaves out who acted, for readers who may not see the review
     (``rules.can_see_review``).
     """
-    if not named:
-        return _sentence(event.kind, event.action, event.from_state, "", named=False, data=event.data)
+    actor = event.actor.get_username() if named and event.actor else ""
     return _sentence(
-        event.kind, event.action, event.from_state, event.actor.get_username() if event.actor else "", data=event.data
+        event.kind, event.action, event.from_state, actor, named=named, data=event.data, titles=CHECK_TITLES
     )
+
+
+@register.filter
+def counts(summary):
+    """The review's counts as one sentence (mails, histories): verdicts.counts_sentence."""
+    return counts_sentence(summary)
+
+
+@register.inclusion_tag("registry/_counts.html")
+def counts_badges(summary):
+    """The review's counts as badges (queue, My proposals, review page), in the same words."""
+    return {"parts": count_parts(summary) if summary else []}
 
 
 @register.filter

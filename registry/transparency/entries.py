@@ -55,13 +55,23 @@ def entry_in_words(leaf: dict) -> tuple[str, str]:
     if kind == SNID_VERSION.name:
         title = (leaf.get("record") or {}).get("title")
         what = "Registered" if leaf.get("version") == 1 else f"Version {leaf.get('version')} registered"
-        return (f"{what}: {_quoted(title)}" if title else what), ""
+        what = f"{what}: {_quoted(title)}" if title else what
+        approval = leaf.get("approval")
+        if approval:  # approved over the review's rule: the reason is the entry's reason
+            what += f", approved although {'; '.join(approval.get('overridden', []))}"
+            return what, approval.get("override_reason", "") or "(the reason is logged by its digest)"
+        return what, ""
     if kind == RESERVATION_GRANTED.name:
         until = leaf.get("reserved_until") or "further notice"
         return (f"Reservation renewed until {until}" if leaf.get("renewal") else f"Reserved until {until}"), ""
     if kind == RESERVATION_ENDED.name:
-        how = "released by an editor" if leaf.get("how") == "released" else "expired"
-        return f"Reservation {how} (it ran until {leaf.get('reserved_until') or 'further notice'})", ""
+        until = leaf.get("reserved_until") or "further notice"
+        if leaf.get("how") != "released":
+            return f"Reservation expired (it ran until {until})", ""
+        if leaf.get("released_on"):
+            who = f" by {leaf['released_by']}" if leaf.get("released_by") else " by an editor"
+            return f"Reservation released on {leaf['released_on']}{who} (it was to run until {until})", ""
+        return f"Reservation released by an editor (it was to run until {until})", ""
     if kind == SNID_RESOLVERS.name:
         when = f"on approval of version {leaf.get('version')}" if leaf.get("how") == "approved" else "by an editor"
         return f"Resolvers set {when}: {_resolvers(leaf)}", leaf.get("reason", "")

@@ -41,16 +41,20 @@ def version_record(proposal) -> dict:
 def log_version_registered(proposal) -> LogEntry:
     """An approved version: its public record and the digest of its whole registration document."""
     record = version_record(proposal)
-    return log_append(
-        SNID_VERSION.name,
-        {
-            "snid": record["snid"],
-            "version": record["version"],
-            "record": record,
-            "record_sha256": sha256_hex(record),
-            "document_sha256": sha256_hex(interchange.dump(proposal.to_data())),
-        },
-    )
+    fields = {
+        "snid": record["snid"],
+        "version": record["version"],
+        "record": record,
+        "record_sha256": sha256_hex(record),
+        "document_sha256": sha256_hex(interchange.dump(proposal.to_data())),
+    }
+    if proposal.overridden:  # approved over the review's rule: what, and the editor's reason
+        fields["approval"] = {
+            "overridden": [b.get("sentence", b.get("check", ""))[:1000] for b in proposal.overridden],
+            "override_reason": proposal.override_reason,
+            "override_sha256": sha256_hex(proposal.override_reason),
+        }
+    return log_append(SNID_VERSION.name, fields)
 
 
 def log_reservation_granted(namespace, *, renewal: bool) -> LogEntry:
@@ -61,8 +65,10 @@ def log_reservation_granted(namespace, *, renewal: bool) -> LogEntry:
     )
 
 
-def log_reservation_ended(namespace, until, *, how: str) -> LogEntry:
-    return log_append(
-        RESERVATION_ENDED.name,
-        {"snid": namespace.snid, "reserved_until": until.isoformat() if until else None, "how": how},
-    )
+def log_reservation_ended(namespace, until, *, how: str, released_on=None, released_by: str = "") -> LogEntry:
+    fields = {"snid": namespace.snid, "reserved_until": until.isoformat() if until else None, "how": how}
+    if released_on is not None:
+        fields["released_on"] = released_on.isoformat()
+    if released_by:
+        fields["released_by"] = released_by
+    return log_append(RESERVATION_ENDED.name, fields)

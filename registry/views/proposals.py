@@ -6,7 +6,6 @@ import dataclasses
 import datetime as dt
 import json
 import re
-from collections import defaultdict
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -15,39 +14,30 @@ from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import fairshare, markdown, rules, services
-from ..checklist import DRAFT, SUBMITTED, example_subjects, one_line_per_cause, progress
+from .. import fairshare, rules, services
+from ..checklist import DRAFT, SUBMITTED, progress
 from ..conversation import latest_decision, threads_of
 from ..demo import FIXTURES
-from ..diagram_cache import cached_diagrams
 from ..documents import document_export
-from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, actions_from, transition_for
+from ..enums import EventKind, FindingStatus, ProposalAction, ProposalState, action_done, actions_from, transition_for
 from ..forms import NewProposalForm, ProposalForm, ReservationRequestForm
 from ..gfd191 import sections_by_part
-from ..grammar import UrnSyntaxError, grammar_compile, parse_urn
 from ..interchange import ProposalData, load, rebased
 from ..models import Comment, Namespace, Proposal, ProposalEvent
 from ..selectors import next_version_data, proposal_findings, proposals_for
 from ..stewardship.selectors import snids_stewarded_by
 from ..storage import RETRY_AFTER_SECONDS, storage_fault
-from ..verdicts import judgements_of, proposal_verdict, recheck, with_judgements
+from ..verdicts import judgements_of, proposal_verdict, with_judgements
 from .errors import NextStep, conflict, forbidden
 from .threads import thread_act
+from .workbench import diagram_page, finding_lines, grouped, markdown_ready, recheck_context, workbench
 
 #: The columns a row of "My proposals" shows; the big ones (sections, grammar, findings) stay unread.
 LIST_COLUMNS = ("id", "snid", "title", "version", "state", "updated_at", "findings_summary")
 #: A save this long after a proposal's last event is shown as its last change.
 SAVE_AFTER_EVENT = dt.timedelta(seconds=1)
-STATUS_ORDER = [
-    FindingStatus.FAIL,
-    FindingStatus.WARNING,
-    FindingStatus.EDITOR,
-    FindingStatus.NOT_RUN,
-    FindingStatus.PASS,
-]
 
 
 def home(request):
@@ -74,11 +64,7 @@ def my_proposals(request):
         if proposal.last_at is None or proposal.updated_at - proposal.last_at > SAVE_AFTER_EVENT:
             proposal.last_label, proposal.last_at = "Saved", proposal.updated_at
         elif proposal.last_action:
-            proposal.last_label = (
-                ProposalAction(proposal.last_action).label
-                if proposal.last_action in ProposalAction.values
-                else "Changed"
-            )
+            proposal.last_label = action_done(proposal.last_action)
         else:
             proposal.last_label = "Created"
     return render(request, "registry/proposals/list.html", {"proposals": proposals})
@@ -129,49 +115,6 @@ def _visible_proposal(request, pk) -> Proposal:
     return proposal
 
 
-#: What a decided proposal calls the findings left to the editor without a judgement to record:
-#: the decision was made, so they no longer "need" anything.
-DECIDED_LABELS = {FindingStatus.EDITOR: "Left to the editor's judgement"}
-
-
-def _grouped(findings, *, decided: bool = False) -> list[tuple[str, list]]:
-    """The findings by status, in the panel's order; the checks waiting for one cause on one line."""
-    groups = defaultdict(list)
-    for finding in one_line_per_cause(findings):
-        groups[finding.status].append(finding)
-    labels = DECIDED_LABELS if decided else {}
-    return [
-        (labels.get(status, status.label), [*groups[status.value]]) for status in STATUS_ORDER if groups[status.value]
-    ]
-
-
-def markdown_ready(sections: dict, threads=None) -> None:
-    """Format the page's sections and thread messages in one bounded job (``prerender_page``)."""
-    texts = list((sections or {}).values())
-    for thread in threads.all if threads is not None else ():
-        texts += [thread.text, *(reply.text for reply in thread.replies.all())]
-    markdown.prerender_page(texts)
-
-
-def diagram_page(request, data: ProposalData, *, title: str, back: str) -> HttpResponse:
-    """The railroad diagrams of a grammar, served on their own so the page they belong to
-    need not draw them first.
-
-    ``?fragment=1`` gives only the figures (what the page's script puts into its closed
-    "Railroad diagrams" panel); without it, a page of its own (the link without JavaScript).
-    The grammar is compiled as the checklist compiles it (same arguments, so the same cached
-    compilation), inside the registry's budget.
-    """
-    diagrams = []
-    if data.grammar.abnf.strip():
-        compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
-        diagrams = cached_diagrams(data.grammar.abnf, lambda: compiled.parsed.rules)
-    context = {"diagrams": diagrams, "title": title, "back": back}
-    if request.GET.get("fragment") == "1":
-        return render(request, "registry/proposals/_diagrams.html", context)
-    return render(request, "registry/proposals/diagrams.html", context)
-
-
 def _conversation(request, proposal) -> dict:
     """Threads and the editor's latest decision, for the applicant and editors only."""
     if not rules.can_see_review(request.user, proposal):
@@ -185,122 +128,11 @@ def _conversation(request, proposal) -> dict:
     }
 
 
-def _field_section(name: str) -> str:
-    """The template section (finding ``item.section``) a form field belongs to."""
-    if name.startswith("section_"):
-        return name[len("section_") :]
-    for prefix, section in (
-        ("registrant_", "registrant"),
-        ("document_", "document"),
-        ("examples_", "examples"),
-        ("grammar_", "grammar"),
-    ):
-        if name.startswith(prefix):
-            return section
-    return name
-
-
-def _not_checked(findings, field_errors) -> list:
-    """Findings about a field whose input the form refused are replaced by "not checked: fix
-    that field first": the panel never shows a verdict on a value that is not the one on screen."""
-    refused = {_field_section(e["name"]): e["label"] for e in field_errors}
-    out = []
-    for finding in findings:
-        section = (finding.item or {}).get("section")
-        if finding.id == "max-length" and "max_length" in refused:
-            section = "max_length"  # its verdict is about the declared length, whatever it points at
-        if section in refused and finding.status != FindingStatus.NOT_RUN:
-            finding = dataclasses.replace(
-                finding, status=FindingStatus.NOT_RUN, message=f"Not checked: fix the {refused[section]} field first."
-            )
-        out.append(finding)
-    return out
-
-
-def _line_marks(findings, data: ProposalData) -> dict[str, list[dict]]:
-    """The field lines findings point at, by form field name: the grammar's (line, column) and the
-    examples' lines. Pages put an anchor and a visible marker on each, so a finding's link to its line
-    (places.finding_place) lands there without JavaScript (with it, the page's script also puts the
-    cursor there)."""
-    texts = {
-        "grammar_abnf": data.grammar.abnf.replace("\r\n", "\n").split("\n"),
-        "examples_valid": list(data.examples.valid),
-        "examples_invalid": list(data.examples.invalid),
-    }
-    marks: dict[str, dict[int, dict]] = {name: {} for name in texts}
-    for finding in findings:
-        item = finding.item or {}
-        if item.get("section") == "grammar" and item.get("line"):
-            name, line, column = "grammar_abnf", item["line"], item.get("column")
-        elif item.get("example_line") and item.get("list") in ("valid", "invalid"):
-            name, line, column = f"examples_{item['list']}", item["example_line"], None
-        else:
-            continue
-        lines = texts[name]
-        if 1 <= line <= len(lines) and line not in marks[name]:
-            marks[name][line] = {
-                "line": line,
-                "column": column,
-                "text": lines[line - 1][:200],
-                "prefix": "grammar" if name == "grammar_abnf" else name,
-            }
-    return {name: [marks[name][n] for n in sorted(marks[name])] for name in marks if marks[name]}
-
-
-def _workbench(data: ProposalData, findings, form=None, *, source: str = "form", diagrams_url: str = "") -> dict:
-    """What the applicant sees beside the form: findings, diagrams, example results.
-
-    ``data`` is always what the form shows (posted or saved), never a mix; the
-    form's own field errors are listed with the findings, and the panel says when
-    it was computed (``source``: "form" for posted input, "saved" for the stored draft).
-    ``findings`` are the checklist's on ``data`` (or a decided proposal's verdict).
-    With ``diagrams_url`` (saved data, which that URL draws) the diagrams are not drawn
-    here: the panel links to them and its script loads them when opened.
-    """
-    field_errors = form.error_list() if form is not None and form.is_bound else []
-    findings = _not_checked(findings, field_errors)
-    line_marks = _line_marks(findings, data)
-    if form is not None:
-        for name in line_marks:
-            form.fields[name].widget.attrs["aria-invalid"] = "true"
-    context = {
-        "findings": findings,
-        "finding_groups": _grouped(findings),
-        "diagrams": [],
-        "examples": [],
-        "field_errors": field_errors,
-        "line_marks": line_marks,
-        "checked_at": timezone.now(),
-        "checked_source": source,
-        "diagrams_url": diagrams_url,
-    }
-    if data.grammar.abnf.strip():
-        compiled = grammar_compile(data.grammar.abnf, data.grammar.rule, examples=example_subjects(data))
-        if not diagrams_url:
-            context["diagrams"] = cached_diagrams(data.grammar.abnf, lambda: compiled.parsed.rules)
-        for kind, urns in (("valid", data.examples.valid), ("invalid", data.examples.invalid)):
-            for urn in urns:
-                try:
-                    errors = compiled.check(parse_urn(urn)) if compiled.ok else None
-                except UrnSyntaxError as exc:
-                    errors = [exc.message]
-                context["examples"].append(
-                    {
-                        "urn": urn,
-                        "kind": kind,
-                        "checked": errors is not None,
-                        "accepted": errors == [],
-                        "errors": errors or [],
-                    }
-                )
-    return context
-
-
 def proposal_detail(request, pk):
     proposal = _visible_proposal(request, pk)
     see_review = rules.can_see_review(request.user, proposal)
     verdict = proposal_verdict(proposal)
-    rechecked = _recheck_context(request, proposal, verdict)
+    rechecked = recheck_context(request, proposal, verdict)
     shown = with_judgements(verdict, judgements_of(proposal)) if see_review else verdict  # as on the review page
     # A re-check's new findings link to their lines as the decision's do.
     marked = [*verdict.findings, *(rechecked["recheck"].new if rechecked["recheck"] else [])]
@@ -309,7 +141,7 @@ def proposal_detail(request, pk):
         "parts": sections_by_part(),
         "findings": shown.findings,
         "verdict": verdict,
-        "line_marks": _line_marks(marked, proposal.to_data()),
+        "line_marks": finding_lines(marked, proposal.to_data()),
         **rechecked,
         "events": proposal.events.select_related("actor")
         if see_review
@@ -330,17 +162,9 @@ def proposal_detail(request, pk):
         else [],
         **_conversation(request, proposal),
     }
-    context["finding_groups"] = _grouped(context["findings"], decided=verdict.decided)
+    context["finding_groups"] = grouped(context["findings"], decided=verdict.decided)
     markdown_ready(proposal.sections, context["threads"])
     return render(request, "registry/proposals/detail.html", context)
-
-
-def _recheck_context(request, proposal, verdict) -> dict:
-    """A decided proposal's live re-check, on request (``?recheck=1``): shown apart from the
-    decision's findings, with what changed since."""
-    if not (verdict.decided and request.GET.get("recheck") == "1"):
-        return {"recheck": None}
-    return {"recheck": recheck(proposal, verdict, timezone.now())}
 
 
 def _cannot_edit(request, proposal):
@@ -524,7 +348,7 @@ def _edit_page(request, proposal, form, data, *, unsaved=False, status=200, sour
         "parts": sections_by_part(),
         "reservation_form": ReservationRequestForm(),
         **_conversation(request, proposal),
-        **_workbench(
+        **workbench(
             data, proposal_findings(proposal, data, stage=DRAFT), form, source=source, diagrams_url=diagrams_url
         ),
         "progress": progress(data),
@@ -563,7 +387,7 @@ def proposal_check(request, pk):
     context = {
         "proposal": proposal,
         "form": form,
-        **_workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
+        **workbench(data, proposal_findings(proposal, data, stage=DRAFT), form),
         "progress": progress(data),
         "fresh_marks": True,
     }

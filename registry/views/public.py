@@ -39,6 +39,7 @@ from ..selectors import registry_search, reservation_active, search_text, snid_s
 from ..stewardship.changes import overlay_of
 from ..stewardship.models import StewardshipEvent, deprecated_in_force, successor_in_force
 from ..stewardship.selectors import overlay_apply, public_changes, public_life
+from ..verdicts import overridden_of
 from .log import version_log_status
 
 PAGE_SIZE = 100
@@ -216,7 +217,6 @@ def _document_type(reference: str) -> str:
 def _card(namespace: Namespace, proposal: Proposal, examples: list[dict], is_current: bool) -> dict:
     """The facts a reader comes for, at the top of the page (status, version, document, example,
     pattern, equivalence, contact, and the editor's note when failing checks were overridden)."""
-    failed = [f for f in (proposal.findings or []) if f.get("status") == "fail"]
     public = proposal.registrant_public()
     return {
         "example": _example(proposal, examples, is_current),
@@ -228,7 +228,9 @@ def _card(namespace: Namespace, proposal: Proposal, examples: list[dict], is_cur
         "contact_is_email": "@" in public["contact"] and " " not in public["contact"].strip(),
         "contact_is_url": public["contact"].startswith(("https://", "http://")),
         "organisation": public["organisation"] or public["name"],
-        "failed_checks": sorted({f["id"] for f in failed}),
+        # Approved over the approval rule (verdicts.approval_blockers): what, and the editor's reason.
+        "overridden": overridden_of(proposal),
+        "override_reason": proposal.override_reason,
         "public_note": proposal.public_note,
     }
 

@@ -8,10 +8,8 @@ asks for confirmation saying what will happen and who is told.
 
 from __future__ import annotations
 
-import datetime as dt
 from functools import wraps
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
@@ -31,8 +29,7 @@ from ..enums import (
     DECISIONS,
     FINAL_STATES,
     FindingStatus,
-    NamespaceStatus,
-    ProposalAction,
+    ProposalKind,
     ProposalState,
     ReservationRequestState,
 )
@@ -40,10 +37,10 @@ from ..gfd191 import sections_by_part
 from ..grammar import is_valid_snid
 from ..grammar.limits import MATCH_BUDGET_MS
 from ..models import Comment, Namespace, Proposal, ReservationRequest
-from ..selectors import registration_kind, reservation_active, search_text, slow_validators, with_registration_kind
-from ..verdicts import judged, judgements_of, proposal_verdict
-from .errors import NextStep, conflict, forbidden
-from .proposals import _grouped, _line_marks, _recheck_context, _workbench, diagram_page, markdown_ready
+from ..selectors import registration_kind, search_text, slow_validators, with_registration_kind
+from ..verdicts import approval_blockers, judged, judgements_of, proposal_verdict, review_summary
+from .errors import forbidden
+from .workbench import diagram_page, finding_lines, grouped, markdown_ready, recheck_context, workbench
 
 #: Rows per page of the queue: an editor reads one screenful at a time, and the page costs
 #: the same whether 10 or 10,000 proposals wait.
@@ -69,6 +66,7 @@ QUEUE_COLUMNS = (
     "state",
     "submitted_at",
     "findings_summary",
+    "kind",
     "submitter__username",
 )
 #: The queue's orders: (label, ordering); every one ends on the primary key, so pages never overlap.
@@ -128,6 +126,7 @@ def review_queue(request):
             "proposal": p,
             "days": (now - p.submitted_at).days if p.submitted_at else None,
             "kind": registration_kind(p),
+            # Stored by verdicts.review_summary at each check and judgement: the review page's counts.
             "summary": p.findings_summary,
         }
         for p in page
@@ -157,10 +156,12 @@ def _review_context(request, proposal) -> dict:
     judgements = judgements_of(proposal)
     verdict = proposal_verdict(proposal)
     data = proposal.to_data()
-    bench = _workbench(data, verdict.findings, diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk]))
-    rechecked = _recheck_context(request, proposal, verdict)
+    bench = workbench(
+        data, verdict.findings, source="submitted", diagrams_url=reverse("registry:review_diagrams", args=[proposal.pk])
+    )
+    rechecked = recheck_context(request, proposal, verdict)
     if rechecked["recheck"]:  # a re-check's new findings link to their lines as the decision's do
-        bench["line_marks"] = _line_marks([*bench["findings"], *rechecked["recheck"].new], data)
+        bench["line_marks"] = finding_lines([*bench["findings"], *rechecked["recheck"].new], data)
     machine = bench["findings"]
     # Decided or not, what the editor judged is shown as judged (verdicts.judged): a decided
     # proposal shows the findings it was decided on with the judgements it was decided with.
@@ -174,8 +175,14 @@ def _review_context(request, proposal) -> dict:
     weigh = [f for f in machine if f.status == FindingStatus.EDITOR and f.id not in MANUAL_CHECKS]
     previous = _approved_before(proposal)
     # A new version stays one once approved (then it is the namespace's current version, not "previous").
-    new_version = previous is not None or bool(
-        proposal.namespace_id and proposal.namespace.proposals.approved().filter(version__lt=proposal.version).exists()
+    new_version = (
+        (proposal.kind == ProposalKind.NEW_VERSION)
+        if proposal.kind
+        else previous is not None
+        or bool(
+            proposal.namespace_id
+            and proposal.namespace.proposals.approved().filter(version__lt=proposal.version).exists()
+        )
     )
     threads = threads_of(proposal)
     return {
@@ -186,6 +193,8 @@ def _review_context(request, proposal) -> dict:
         "recorded_judgements": [m["id"] for m in manual if m["judgement"] is not None],
         "weigh": weigh,
         "checks_fail": has_failures(machine),
+        "blockers": approval_blockers(machine, judgements) if proposal.state == ProposalState.SUBMITTED else [],
+        "review_counts": review_summary(machine, judgements),
         "judgements_final": proposal.state in FINAL_STATES,
         "threads": threads,
         "can_start_threads": True,
@@ -202,7 +211,7 @@ def _review_context(request, proposal) -> dict:
         "decision": latest_decision(proposal, threads),
         **bench,
         "findings": findings,
-        "finding_groups": _grouped(findings, decided=verdict.decided),
+        "finding_groups": grouped(findings, decided=verdict.decided),
         "verdict": verdict,
         **rechecked,
     }
@@ -263,99 +272,6 @@ def review_diff(request, pk):
     if request.GET.get("fragment") == "1":
         return render(request, "registry/review/_diff.html", context)
     return render(request, "registry/review/diff.html", context)
-
-
-DECISION_OUTCOMES = {
-    ProposalAction.REQUEST_CHANGES: "The proposal goes back to its applicant, who can edit it and submit it "
-    "again; your message is shown at the top of their pages.",
-    ProposalAction.APPROVE: "urn:ogf:{snid}: is registered and published at once in the public registry "
-    "under /urn/. Approved proposals can never be changed; later changes need a new version.",
-    ProposalAction.REJECT: "The review ends: the proposal is rejected for good and cannot be submitted again. "
-    "The applicant can only start a new proposal.",
-}
-
-
-@editor_required
-@require_POST
-def review_decide(request, pk):
-    """Without ``confirm`` this only shows what the decision will do; nothing changes."""
-    proposal = get_object_or_404(Proposal.objects.select_related("submitter"), pk=pk)
-    action = request.POST.get("action", "")
-    if action not in DECISIONS:
-        messages.error(request, "Choose request changes, approve or reject.")
-        return redirect("registry:review_detail", pk=pk)
-    label = ProposalAction(action).label
-    comment = request.POST.get("comment", "").strip()
-    override = request.POST.get("override_reason", "").strip()
-    back = [
-        NextStep("Back to the proposal and its history", reverse("registry:review_detail", args=[pk])),
-        NextStep("The review queue", reverse("registry:review_queue")),
-    ]
-    if proposal.state != ProposalState.SUBMITTED:
-        return conflict(
-            request,
-            f"This proposal is {proposal.get_state_display().lower()}; only a submitted "
-            f"proposal can be decided, so it cannot be {_DONE[action]} now.",
-            back,
-        )
-    if request.POST.get("confirm") != "yes":
-        if action != ProposalAction.APPROVE and not comment:
-            messages.error(
-                request, f"{label} needs a message to the applicant saying why; write it in the decision panel."
-            )
-            return redirect("registry:review_detail", pk=pk)
-        recorded = set(proposal.judgements.values_list("check_id", flat=True))
-        failing = action == ProposalAction.APPROVE and has_failures(proposal.findings)
-        context = {
-            "proposal": proposal,
-            "action": action,
-            "label": label,
-            "comment": comment,
-            "override": override,
-            "outcome": DECISION_OUTCOMES[action].format(snid=proposal.snid),
-            "open_judgements": [c for c in MANUAL_CHECKS if c not in recorded]
-            if action == ProposalAction.APPROVE
-            else [],
-            "open_threads": proposal.comments.open_threads().count(),
-            # Listed whether or not a reason was typed in the panel: the editor confirms what they override.
-            "failing": [f for f in proposal.findings if f["status"] == FindingStatus.FAIL] if failing else [],
-            "judgement_count": len(MANUAL_CHECKS),
-            "back": reverse("registry:review_detail", args=[pk]),
-            "conflict_reason": request.POST.get("conflict_reason", "").strip(),
-            "public_note": request.POST.get("public_note", "").strip()[:5000],
-        }
-        return render(request, "registry/review/confirm_decision.html", context)
-    try:
-        services.proposal_transition(
-            proposal,
-            action,
-            request.user,
-            comment=comment,
-            override_reason=override,
-            conflict_reason=request.POST.get("conflict_reason", ""),
-            public_note=request.POST.get("public_note", "")[:5000],
-        )
-        who = f"{proposal.submitter.get_username()} has been told by e-mail"
-        messages.success(
-            request,
-            {
-                ProposalAction.APPROVE: f"Approved: urn:ogf:{proposal.snid}: is registered and published; {who}.",
-                ProposalAction.REJECT: f"Rejected; {who}.",
-                ProposalAction.REQUEST_CHANGES: f"Changes requested; {who} and sees your message first.",
-            }[action],
-        )
-    except services.Conflict as exc:
-        return conflict(request, exc.message, back)
-    except services.ServiceError as exc:
-        messages.error(request, exc.message)
-    return redirect("registry:review_detail", pk=pk)
-
-
-_DONE = {
-    ProposalAction.REQUEST_CHANGES: "sent back",
-    ProposalAction.APPROVE: "approved",
-    ProposalAction.REJECT: "rejected",
-}
 
 
 @editor_required
@@ -422,75 +338,6 @@ def review_judgement(request, pk):
         messages.error(request, exc.message, extra_tags="judgements")
     # The page lands on the judgements, which show these messages (the top of the page is out of view).
     return redirect(reverse("registry:review_detail", args=[pk]) + "#judgements")
-
-
-@editor_required
-def reservations(request):
-    namespaces = Namespace.objects.filter(status=NamespaceStatus.RESERVED).select_related("reserved_for")
-    context = {
-        "pending": ReservationRequest.objects.filter(state=ReservationRequestState.PENDING).select_related(
-            "requester", "proposal"
-        ),
-        "active": [ns for ns in namespaces if reservation_active(ns)],
-        "expired": [ns for ns in namespaces if not reservation_active(ns)],
-        "default_until": timezone.localdate() + dt.timedelta(days=min(180, settings.RESERVATION_MAX_DAYS)),
-        "latest_until": timezone.localdate() + dt.timedelta(days=settings.RESERVATION_MAX_DAYS),
-    }
-    return render(request, "registry/review/reservations.html", context)
-
-
-def _date(value: str) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(value)
-    except (TypeError, ValueError):
-        return None
-
-
-@editor_required
-@require_POST
-def reservation_action(request):
-    action = request.POST.get("action")
-    try:
-        if action in ("grant", "decline"):
-            reservation = get_object_or_404(ReservationRequest, pk=request.POST.get("request"))
-            decided = services.reservation_request_decide(
-                reservation,
-                request.user,
-                grant=action == "grant",
-                until=_date(request.POST.get("until")),
-                note=request.POST.get("note", ""),
-            )
-            who = decided.requester.get_username()
-            done = (
-                f"Reservation of urn:ogf:{decided.snid}: granted to {who} until "
-                f"{_date(request.POST.get('until'))}; {who} has been told."
-                if action == "grant"
-                else f"Request to reserve urn:ogf:{decided.snid}: declined; {who} has been told."
-            )
-        elif action == "reserve":
-            namespace = services.namespace_reserve(
-                request.POST.get("snid", ""),
-                request.user,
-                until=_date(request.POST.get("until")),
-                reason=request.POST.get("reason", ""),
-            )
-            done = f"urn:ogf:{namespace.snid}: is reserved until {namespace.reserved_until}."
-        elif action == "renew":
-            namespace = services.namespace_renew(
-                request.POST.get("snid", ""), request.user, until=_date(request.POST.get("until"))
-            )
-            done = f"The reservation of urn:ogf:{namespace.snid}: is renewed until {namespace.reserved_until}."
-        elif action == "release":
-            namespace = services.namespace_release(
-                request.POST.get("snid", ""), request.user, request.POST.get("note", "")
-            )
-            done = f"The reservation of urn:ogf:{namespace.snid}: is released; anyone may now propose it."
-        else:
-            raise services.ServiceError("Choose grant, decline, reserve, renew or release.")
-        messages.success(request, done)
-    except services.ServiceError as exc:
-        messages.error(request, exc.message)
-    return redirect("registry:review_reservations")
 
 
 @editor_required

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import accounts, help, identity, imports, proposals, public, review, threads
+from . import accounts, help, identity, imports, proposals, public, reservations, review, review_decide, threads
 from .stewardship_urls import urlpatterns as stewardship_urlpatterns
 
 app_name = "registry"
@@ -52,13 +52,13 @@ urlpatterns = [
     path("threads/<int:pk>/reopen/", threads.thread_reopen, name="thread_reopen"),
     # GFD editors
     path("review/", review.review_queue, name="review_queue"),
-    path("review/reservations/", review.reservations, name="review_reservations"),
-    path("review/reservations/act/", review.reservation_action, name="review_reservation_action"),
+    path("review/reservations/", reservations.reservations, name="review_reservations"),
+    path("review/reservations/act/", reservations.reservation_action, name="review_reservation_action"),
     path("review/snid/<str:snid>/", review.snid_history, name="review_snid_history"),
     path("review/<int:pk>/", review.review_detail, name="review_detail"),
     path("review/<int:pk>/diagrams/", review.review_diagrams, name="review_diagrams"),
     path("review/<int:pk>/diff/", review.review_diff, name="review_diff"),
-    path("review/<int:pk>/decide/", review.review_decide, name="review_decide"),
+    path("review/<int:pk>/decide/", review_decide.review_decide, name="review_decide"),
     path("review/<int:pk>/comment/", review.review_comment, name="review_comment"),
     path("review/<int:pk>/judgement/", review.review_judgement, name="review_judgement"),
 ]

@@ -11,7 +11,7 @@ from registry import services
 from registry.lookup import STAMP_TTL, registry_index, registry_invalidate
 
 from ..conftest import database_lost
-from ..factories import proposal_factory, user_factory
+from ..factories import approve, proposal_factory, user_factory
 
 LOOKUP_KEYS = {"urn", "normalized", "snid", "registered", "valid", "grammar_checked", "errors", "registration"}
 
@@ -166,7 +166,7 @@ def test_index_is_invalidated_when_a_version_is_approved(client, django_capture_
     assert lookup(client, urn).json()["registered"] is False
     proposal = proposal_factory(applicant, state="submitted")
     with django_capture_on_commit_callbacks(execute=True):
-        services.proposal_transition(proposal, "approve", editor)
+        approve(proposal, editor)
     assert lookup(client, urn).json()["valid"] is True
 
 

@@ -26,7 +26,7 @@ from registry.resolution.services import ResolutionError, resolvers_replace, res
 from registry.resolving import review
 from registry.resolving.cost import ResolutionCost, measure_resolution
 from registry.resolving.expand import program_of, urls_for
-from tests.factories import data_factory, proposal_factory
+from tests.factories import data_factory, judge_all, proposal_factory
 from tests.resolution.helpers import CAPTURE_HEAVY, CAPTURE_TEMPLATES, capture_heavy, costliest_accepted, long_urn
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +65,7 @@ def test_capture_heavy_grammar_passes_validation_but_fails_the_resolvers_check_w
 def test_capture_heavy_set_is_refused_at_approval_unless_overridden_in_writing(editor):
     proposal = services.proposal_create(_heavy_data(), editor.__class__.objects.create_user("applicant-x"))
     services.proposal_transition(proposal, "submit", proposal.submitter)
+    judge_all(proposal, editor)
     with pytest.raises(services.ServiceError) as caught:
         services.proposal_transition(proposal, "approve", editor)
     assert "resolvers" in caught.value.message and "written reason" in caught.value.message

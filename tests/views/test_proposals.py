@@ -10,7 +10,7 @@ from registry.checklist import run_checklist, summarize
 from registry.gfd191 import PROSE_KEYS
 from registry.models import Comment, Proposal, ProposalEvent, ReservationRequest
 
-from ..factories import data_factory, proposal_factory, user_factory
+from ..factories import approve, data_factory, proposal_factory, user_factory
 
 ROLES = ["anonymous", "submitter", "other", "editor"]
 
@@ -197,7 +197,7 @@ def test_new_proposal_from_the_example_and_as_a_new_version(client, people):
     example.title = "Supercomputers"
     example.save(update_fields=["title"])
     services.proposal_transition(example, "submit", people["submitter"])
-    services.proposal_transition(example, "approve", people["editor"])
+    approve(example, people["editor"])
     client.post("/proposals/new/", {"start": "version", "namespace": "supercomputers"})
     revision = Proposal.objects.filter(submitter=people["submitter"]).latest("id")
     assert (revision.version, revision.namespace.snid, revision.title) == (2, "supercomputers", example.title)

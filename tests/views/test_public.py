@@ -18,7 +18,7 @@ from registry.exports import XML_NAMESPACE
 from registry.lookup import lookup_urn
 from registry.models import Namespace
 
-from ..factories import data_factory, expired_reservation, proposal_factory, user_factory
+from ..factories import approve, data_factory, expired_reservation, proposal_factory, user_factory
 
 OUR_SCRIPT = '<script src="/static/registry/site.js" defer></script>'
 PUBLIC_PATHS = ["/urn/", "/urn/registry.json", "/urn/registry.csv", "/urn/registry.xml", "/urn/feed.atom"]
@@ -33,7 +33,7 @@ def registry(db):
     data.sections["changes"] = "Added a second edition."
     second = services.proposal_create(data, applicant)
     services.proposal_transition(second, "submit", applicant)
-    second = services.proposal_transition(second, "approve", editor)
+    second = approve(second, editor)
     hidden = {}
     for state in ("draft", "submitted", "changes_requested", "rejected", "withdrawn"):
         hidden[state] = proposal_factory(

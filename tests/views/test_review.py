@@ -16,7 +16,8 @@ from registry import notify, services
 from registry.enums import ProposalState
 from registry.models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
 
-from ..factories import data_factory, expired_reservation, proposal_factory, user_factory
+from ..confirming import decide, reservation_act
+from ..factories import data_factory, expired_reservation, judge_all, proposal_factory, user_factory
 
 
 @pytest.fixture
@@ -101,12 +102,15 @@ def test_queue_query_count_is_constant(client, people, django_assert_num_queries
 def test_decision_matrix(client, people, state, action, django_capture_on_commit_callbacks):
     proposal = proposal_factory(people["applicant"], state=state, editor=user_factory(editor=True))
     client.force_login(people["editor"])
+    if state == "submitted":
+        judge_all(proposal, people["editor"])
     with django_capture_on_commit_callbacks(execute=True):
-        page = client.post(
-            f"/review/{proposal.pk}/decide/",
-            {"action": action, "comment": "Reason given.", "confirm": "yes"},
-            follow=True,
-        ).content.decode()
+        if state == "submitted":
+            page = decide(client, proposal.pk, action, comment="Reason given.", follow=True).content.decode()
+        else:  # no confirmation page for a proposal that cannot be decided: the POST says why
+            page = client.post(
+                f"/review/{proposal.pk}/decide/", {"action": action, "comment": "Reason given."}, follow=True
+            ).content.decode()
     stored = Proposal.objects.get(pk=proposal.pk)
     if state == "submitted":
         assert (
@@ -125,15 +129,14 @@ def test_decision_matrix(client, people, state, action, django_capture_on_commit
 @pytest.mark.django_db
 def test_approval_with_failing_check_needs_an_override_reason(client, people):
     proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
+    judge_all(proposal, people["editor"])
     client.force_login(people["editor"])
-    page = client.post(
-        f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes"}, follow=True
-    ).content.decode()
-    assert "Cannot approve: 1 check(s) fail (examples-valid)" in page
+    response = decide(client, proposal.pk, "approve")
+    page = response.content.decode()
+    assert response.status_code == 400 and "needs your written reason" in page
+    assert "Valid examples accepted: fails" in page
     assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
-    client.post(
-        f"/review/{proposal.pk}/decide/", {"action": "approve", "override_reason": "As published.", "confirm": "yes"}
-    )
+    decide(client, proposal.pk, "approve", override_reason="As published.")
     stored = Proposal.objects.get(pk=proposal.pk)
     assert stored.state == "approved" and stored.events.last().data["override_reason"] == "As published."
     assert Namespace.objects.get().snid == "urn-5"
@@ -231,8 +234,8 @@ def test_reservation_requests_are_granted_or_declined(client, people, django_cap
     client.force_login(people["editor"])
     until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
     with django_capture_on_commit_callbacks(execute=True):
-        client.post("/review/reservations/act/", {"action": "grant", "request": first.pk, "until": until})
-        client.post("/review/reservations/act/", {"action": "decline", "request": second.pk, "note": "Too vague."})
+        reservation_act(client, action="grant", request=first.pk, until=until)
+        reservation_act(client, action="decline", request=second.pk, note="Too vague.")
     assert [r.state for r in ReservationRequest.objects.order_by("id")] == ["granted", "declined"]
     namespace = Namespace.objects.get(snid="nsi")
     assert (namespace.status, namespace.reserved_for, namespace.reserved_until.isoformat()) == (
@@ -249,19 +252,18 @@ def test_reservation_requests_are_granted_or_declined(client, people, django_cap
 def test_editor_reserves_and_releases_directly(client, people):
     client.force_login(people["editor"])
     until = (timezone.localdate() + dt.timedelta(days=10)).isoformat()
-    reserved = client.post(
-        "/review/reservations/act/",
-        {"action": "reserve", "snid": "glue", "until": until, "reason": "GLUE"},
-        follow=True,
+    reserved = reservation_act(
+        client, action="reserve", snid="glue", until=until, reason="GLUE", follow=True
     ).content.decode()
     assert f"urn:ogf:glue: is reserved until {until}." in reserved
     assert "urn:ogf:glue:" in client.get("/urn/").content.decode()
-    released = client.post("/review/reservations/act/", {"action": "release", "snid": "glue"}, follow=True)
-    assert "anyone may now propose it" in released.content.decode()
+    released = reservation_act(client, action="release", snid="glue", follow=True).content.decode()
+    today = timezone.localdate().isoformat()
+    assert f"is released (on {today} by eve); anyone may now propose it" in released
     assert "urn:ogf:glue:" not in client.get("/urn/").content.decode()
-    bad = client.post(
-        "/review/reservations/act/", {"action": "reserve", "snid": "-bad", "until": until}, follow=True
-    ).content.decode()
+    listed = client.get("/review/reservations/").content.decode()
+    assert f"<code>glue</code> released on {today} by eve" in listed and "<h2>Expired</h2>" not in listed
+    bad = reservation_act(client, action="reserve", snid="-bad", until=until).content.decode()
     assert "must start with a letter or digit" in bad
 
 
@@ -315,11 +317,9 @@ def test_approval_confirmation_asks_for_the_override_reason_when_checks_fail(cli
     proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    assert "approval needs a written reason" in page and 'id="confirm-override" name="override_reason"' in page
-    client.post(
-        f"/review/{proposal.pk}/decide/",
-        {"action": "approve", "confirm": "yes", "override_reason": "As published in RFC."},
-    )
+    assert "The review&#x27;s rule stops this approval" in page and "Valid examples accepted: fails" in page
+    assert 'id="confirm-override" name="override_reason"' in page
+    decide(client, proposal.pk, "approve", override_reason="As published in RFC.")
     assert Proposal.objects.get(pk=proposal.pk).events.last().data["override_reason"] == "As published in RFC."
 
 
@@ -338,11 +338,11 @@ def test_approving_with_open_judgements_asks_to_record_them_or_confirm(client, p
     services.judgement_set(proposal, people["editor"], "scope", ok=True)
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    assert "3 of the 4 judgements are not recorded yet" in page
-    assert "“SNID durable”, “Sub-delegation”, “Identifier immutability”" in page
+    for title in ("SNID durable", "Sub-delegation", "Identifier immutability"):
+        assert f"{title}: not judged" in page
     assert "<code>snid-durable</code>" not in page  # people read the checks' names, not their ids
-    assert f'href="/review/{proposal.pk}/#judgements">Record them first</a>' in page
-    assert "Approve anyway" in page
+    assert f'href="/review/{proposal.pk}/#judgements">record it first</a>' in page
+    assert "Approve anyway, with this reason" in page
     for check_id in ("snid-durable", "subdelegation", "immutability"):
         services.judgement_set(proposal, people["editor"], check_id, ok=True)
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
@@ -383,9 +383,7 @@ def test_messages_say_what_was_done_never_done(client, people):
     request = services.reservation_request_create("nsi", people["applicant"], reason="NSI WG")
     client.force_login(people["editor"])
     until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
-    page = client.post(
-        "/review/reservations/act/", {"action": "grant", "request": request.pk, "until": until}, follow=True
-    ).content.decode()
+    page = reservation_act(client, action="grant", request=request.pk, until=until, follow=True).content.decode()
     assert f"Reservation of urn:ogf:nsi: granted to ann until {until}; ann has been told." in page
     assert "Done." not in page
 
@@ -476,9 +474,7 @@ def test_a_mail_that_cannot_be_sent_is_logged_and_the_decision_stands(
     proposal = proposal_factory(people["applicant"], state="submitted")
     client.force_login(people["editor"])
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(
-            f"/review/{proposal.pk}/decide/", {"action": "request_changes", "comment": "Fix 4.1.", "confirm": "yes"}
-        )
+        response = decide(client, proposal.pk, "request_changes", comment="Fix 4.1.")
     assert response.status_code == 302
     assert Proposal.objects.get(pk=proposal.pk).state == "changes_requested"
     assert "Could not send the 'decision' mail to ann@example.org" in caplog.text
