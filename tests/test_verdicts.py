@@ -9,9 +9,8 @@ import pytest
 from django.utils import timezone
 
 from registry import demo, services
-from registry.checklist import summarize
 from registry.models import Proposal
-from registry.verdicts import decision_snapshot, proposal_verdict, recheck
+from registry.verdicts import decision_snapshot, judged, judgements_of, proposal_verdict, recheck, review_summary
 
 from .factories import data_factory, proposal_factory, user_factory
 
@@ -65,7 +64,10 @@ def test_every_approved_demo_and_seed_proposal_reports_its_decision_snapshot_eve
     assert len(approved) == 2 + len(FIXTURE_NAMES)
     for proposal in approved:
         snapshot = decision_snapshot(proposal)
-        expected = Counter(f.status for f in snapshot.findings)
+        # Every page counts the findings as judged (verdicts.review_summary): the four judgements were
+        # recorded before the approval.
+        expected = Counter(f.status for f in judged(snapshot.findings, judgements_of(proposal)))
+        assert expected == _nonzero(review_summary(snapshot.findings, judgements_of(proposal)))
         review, mine, queue, api = _approved_everywhere(client, proposal, editor, proposal.submitter)
         assert review == expected, proposal.snid
         assert mine == expected, proposal.snid
@@ -77,7 +79,8 @@ def test_every_approved_demo_and_seed_proposal_reports_its_decision_snapshot_eve
         # The queue row shows the same counts.
         row = queue[queue.index(f'href="/review/{proposal.pk}/"') :]
         row = row[: row.index("</tr>")]
-        assert f"{expected.get('fail', 0)} fail" in row, proposal.snid
+        assert f"{expected.get('fail', 0)} failing" in row, proposal.snid
+        assert f"{expected.get('editor', 0)} for the editor" in row, proposal.snid
 
 
 @pytest.mark.django_db
@@ -85,7 +88,8 @@ def test_every_decision_event_keeps_the_findings_it_was_made_on(applicant, edito
     for state in ("approved", "rejected", "changes_requested"):
         proposal = proposal_factory(applicant, snid=f"kept-{state.replace('_', '-')}", state=state, editor=editor)
         event = proposal.events.order_by("-id").first()
-        assert event.data["findings"] and event.data["summary"] == summarize(event.data["findings"])
+        counted = review_summary(event.data["findings"], judgements_of(proposal))
+        assert event.data["findings"] and event.data["summary"] == counted
 
 
 @pytest.mark.django_db

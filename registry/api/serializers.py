@@ -18,7 +18,7 @@ from ..grammar import EQUIVALENCE_STEPS
 from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
 from ..stewardship.selectors import current_with_overlay, deprecation_of
-from ..verdicts import decision_snapshot
+from ..verdicts import decision_snapshot, judgements_of, review_summary
 from .resolution_serializers import DeclaredResolverSerializer, ResolverStatusSerializer
 
 #: What the API says of an SNID: reserved, registered, or deprecated (registered, no longer recommended).
@@ -362,7 +362,8 @@ class ProposalDetailSerializer(ProposalSummarySerializer):
         if snapshot is not None:
             # A decided proposal's findings are those it was decided on (registry/verdicts.py).
             data["findings"] = [f.as_dict() for f in snapshot.findings]
-            data["findings_summary"] = snapshot.summary
+            # Counted as every page counts them: with the judgements it was decided with.
+            data["findings_summary"] = review_summary(snapshot.findings, judgements_of(proposal))
         if not rules.can_see_review(self.context["request"].user, proposal):
             data["events"] = [
                 {**event, "actor": None, "comment": ""}

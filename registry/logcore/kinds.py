@@ -116,8 +116,8 @@ SNID_VERSION = register(
     "A version of an SNID was registered (approved): its public record, the record's digest and the "
     "digest of the whole registration document (unpublished registrant details included). A record too "
     "large for one entry bundle is carried by its digest alone. A version approved over the review's rule "
-    "(a failing check, a judgement not satisfied or not recorded) carries ``approval``: what it was approved "
-    "over and the editor's reason (by its digest alone where the text would not fit).",
+    "(a failing check, a judgement not satisfied or not recorded) also carries what it was approved over and "
+    "the editor's reason (by its digest alone where the text would not fit).",
     {
         "snid": _SNID,
         "version": {"type": "integer", "minimum": 1},
@@ -149,8 +149,8 @@ RESERVATION_GRANTED = register(
 RESERVATION_ENDED = register(
     "reservation-ended",
     1,
-    "A reservation ended without a registration: it expired, or an editor released it (then when, and who: "
-    "``released_on``, ``released_by``; ``reserved_until`` is the date it was to run until).",
+    "A reservation ended without a registration: it expired, or an editor released it (then the day it was "
+    "released and the editor who released it; the date it was to run until is kept as well).",
     {
         "snid": _SNID,
         "reserved_until": _DATE,

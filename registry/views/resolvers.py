@@ -13,15 +13,17 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import rules
+from ..diffs import resolver_changes
 from ..grammar import grammar_compile
 from ..models import Namespace, Proposal
 from ..resolution import health
 from ..resolution.models import Resolver
-from ..resolution.services import REASON_MAX, ResolutionError, resolvers_replace
+from ..resolution.services import REASON_MAX, ResolutionError, resolvers_replace, resolvers_validate
 from ..resolving.lines import LINE_FORMAT, resolvers_from_lines, resolvers_to_lines
 from ..resolving.review import resolvers_review
 from .errors import forbidden
 from .review import editor_required
+from .seen import seen_matches, seen_token
 
 
 class ResolversForm(forms.Form):
@@ -52,14 +54,35 @@ def resolvers_edit(request, snid):
     current = [r.as_data() for r in Resolver.objects.current().filter(namespace=namespace)]
     form = ResolversForm(request.POST or None, initial={"resolvers": resolvers_to_lines(current)})
     errors = []
-    if request.method == "POST" and form.is_valid():
-        try:
-            resolvers_replace(
-                namespace.snid,
-                resolvers_from_lines(form.cleaned_data["resolvers"]),
-                request.user,
-                form.cleaned_data["reason"],
+    if request.method == "POST" and form.is_valid() and not request.POST.get("edit"):
+        new = resolvers_from_lines(form.cleaned_data["resolvers"])
+        facts = (namespace.pk, current, new, form.cleaned_data["reason"])
+        confirmed = request.POST.get("confirm") == "yes"
+        errors = resolvers_validate(namespace.snid, new)
+        if errors:  # said on the form, before any confirmation
+            return render(
+                request,
+                "registry/resolution/edit.html",
+                {"namespace": namespace, "form": form, "errors": errors},
+                status=400,
             )
+        if not (confirmed and seen_matches(request.POST.get("seen", ""), request.user, *facts)):
+            # A public change: first the page saying what changes (the form's POST lands here).
+            return render(
+                request,
+                "registry/resolution/confirm_edit.html",
+                {
+                    "namespace": namespace,
+                    "form": form,
+                    "changes": resolver_changes(current, new),
+                    "reason": form.cleaned_data["reason"],
+                    "seen": seen_token(request.user, *facts),
+                    "moved_on": confirmed,
+                },
+                status=409 if confirmed else 200,
+            )
+        try:
+            resolvers_replace(namespace.snid, new, request.user, form.cleaned_data["reason"])
         except ResolutionError as exc:
             errors = exc.errors
         else:

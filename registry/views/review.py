@@ -328,12 +328,14 @@ def review_judgement(request, pk):
             proposal, request.user, verdicts, conflict_reason=request.POST.get("conflict_reason", "")
         )
         open_left = len(MANUAL_CHECKS) - proposal.judgements.count()
-        messages.success(
-            request,
-            f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
-            + (f"; {open_left} still open." if open_left else "; all four are recorded."),
-            extra_tags="judgements",
-        )
+        recorded = f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
+        if open_left:
+            said = f"{recorded}; {open_left} still open."
+        elif len(verdicts) == len(MANUAL_CHECKS):
+            said = f"All {len(MANUAL_CHECKS)} judgements are recorded."
+        else:
+            said = f"{recorded}; with it, all {len(MANUAL_CHECKS)} are recorded."
+        messages.success(request, said, extra_tags="judgements")
     except services.ServiceError as exc:
         messages.error(request, exc.message, extra_tags="judgements")
     # The page lands on the judgements, which show these messages (the top of the page is out of view).

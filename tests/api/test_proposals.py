@@ -5,7 +5,7 @@ from rest_framework.authtoken.models import Token
 
 from registry.models import Proposal
 
-from ..factories import proposal_factory, user_factory
+from ..factories import judge_all, proposal_factory, user_factory
 
 
 @pytest.fixture
@@ -87,6 +87,7 @@ def test_state_is_read_only_and_changes_only_through_actions(client, people):
 )
 def test_actions_use_the_service_and_its_rules(client, people, who, action, status):
     proposal = proposal_factory(people["submitter"], state="submitted")
+    judge_all(proposal, people["editor"])  # the approval rule asks for the four judgements
     response = as_user(client, people[who]).post(
         f"/api/proposals/{proposal.pk}/actions/{action}/", {}, content_type="application/json"
     )
@@ -97,6 +98,7 @@ def test_actions_use_the_service_and_its_rules(client, people, who, action, stat
 @pytest.mark.django_db
 def test_second_decision_is_a_409_already_decided(client, people):
     proposal = proposal_factory(people["submitter"], state="submitted")
+    judge_all(proposal, people["editor"])
     as_user(client, people["editor"])
     client.post(f"/api/proposals/{proposal.pk}/actions/approve/", {}, content_type="application/json")
     response = client.post(

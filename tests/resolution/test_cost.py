@@ -68,7 +68,8 @@ def test_capture_heavy_set_is_refused_at_approval_unless_overridden_in_writing(e
     judge_all(proposal, editor)
     with pytest.raises(services.ServiceError) as caught:
         services.proposal_transition(proposal, "approve", editor)
-    assert "resolvers" in caught.value.message and "written reason" in caught.value.message
+    assert "Resolvers give URLs for the examples: fails" in caught.value.message
+    assert "written reason" in caught.value.message
     assert not Resolver.objects.exists()
     approved = services.proposal_transition(proposal, "approve", editor, override_reason="Known slow; accepted.")
     rows = list(Resolver.objects.current().filter(namespace=approved.namespace))

@@ -11,6 +11,7 @@ from registry.models import ProposalEvent
 from registry.resolution.models import Resolver
 from registry.resolution.services import ResolutionError, resolvers_replace, resolvers_validate
 from registry.transparency.models import LogEntry
+from tests.confirming import seen_of
 from tests.factories import user_factory
 from tests.resolution.helpers import registered
 
@@ -78,7 +79,13 @@ def test_editor_form_replaces_resolvers_and_permissions(client, editor, applican
     assert b"data.example.org" in client.get(url).content
     bad = client.post(url, {"resolvers": "x | javascript:alert(1)", "reason": "r"})
     assert bad.status_code == 400 and b"https://" in bad.content
-    good = client.post(url, {"resolvers": "new | https://n.example.org/{INDEX}", "reason": "Moved."})
+    asked = {"resolvers": "new | https://n.example.org/{INDEX}", "reason": "Moved."}
+    shown = client.post(url, asked)  # the confirmation page first: what changes, who is told
+    assert shown.status_code == 200 and b"What changes" in shown.content and b"n.example.org/{INDEX}" in shown.content
+    assert b"n.example.org" not in client.get("/urn/example/").content
+    skipped = client.post(url, {**asked, "confirm": "yes"})
+    assert skipped.status_code == 409 and b"n.example.org" not in client.get("/urn/example/").content
+    good = client.post(url, {**asked, "confirm": "yes", "seen": seen_of(shown)})
     assert good.status_code == 302
     page = client.get("/urn/example/")
     assert b"n.example.org/{INDEX}" in page.content and b"Moved." in page.content

@@ -54,8 +54,8 @@ def test_review_history_gives_each_judgement_its_own_sentence(client, people):
     client.force_login(people["editor"])
     page = client.get(f"/review/{proposal.pk}/").content.decode()
     history = page[page.index('id="history"') :]
-    assert "Editor eve judged scope: satisfied." in history
-    assert "Editor eve judged subdelegation: not satisfied. “Unclear.”" in history
+    assert "Editor eve judged “Within the OGF&#x27;s scope”: satisfied." in history
+    assert "Editor eve judged “Sub-delegation”: not satisfied. “Unclear.”" in history
     assert "changed the proposal" not in history
 
 
@@ -169,7 +169,8 @@ def test_confirm_decision_is_titled_for_what_it_confirms(client, people):
     assert "<title>Confirm: reject urn:ogf:example: — urn:ogf registry</title>" in page
     assert '<h1 id="confirm-title">Confirm: reject <code>urn:ogf:example:</code></h1>' in page
     approve = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    assert "None of the 4 judgements is recorded yet" in approve
+    for title in ("Within the OGF&#x27;s scope", "SNID durable", "Sub-delegation", "Identifier immutability"):
+        assert f"{title}: not judged" in approve
 
 
 @pytest.mark.django_db
@@ -182,7 +183,8 @@ def test_confirm_approval_with_failing_checks_lists_them_and_asks_for_a_written_
     listed = page[page.index('<ul class="failing-checks">') :]
     listed = listed[: listed.index("</ul>")]
     for finding in failing:
-        assert f'<li data-check="{finding["id"]}"><strong>{escape(CHECK_TITLES[finding["id"]])}</strong>' in listed
+        title = escape(CHECK_TITLES[finding["id"]])
+        assert f'<li data-check="{finding["id"]}" data-kind="fail">{title}: fails' in listed
     assert re.search(r'<textarea id="confirm-override" name="override_reason" rows="[5-9]"[^>]*required>', page)
 
 
@@ -195,6 +197,8 @@ def test_confirm_approval_with_a_reason_typed_in_the_panel_still_lists_what_it_o
         f"/review/{proposal.pk}/decide/", {"action": "approve", "override_reason": "As published in RFC."}
     ).content.decode()
     listed = page[page.index('<ul class="failing-checks">') :]
-    assert all(f'<li data-check="{finding["id"]}">' in listed[: listed.index("</ul>")] for finding in failing)
+    assert all(
+        f'<li data-check="{finding["id"]}" data-kind="fail">' in listed[: listed.index("</ul>")] for finding in failing
+    )
     assert re.search(r'<textarea id="confirm-override"[^>]*>As published in RFC\.</textarea>', page)
     assert page.count('name="override_reason"') == 1

@@ -61,7 +61,7 @@ def test_my_proposals_shows_a_save_after_the_last_event_and_keeps_dates_whole(cl
     assert '<th scope="col">Last change</th>' in page
     assert f'Saved <span class="nowrap">{later:%Y-%m-%d}</span> <span class="nowrap">{later:%H:%M}</span>' in page
     services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "submit", applicant)
-    assert 'Submit for review <span class="nowrap">' in client.get("/proposals/").content.decode()
+    assert 'Submitted <span class="nowrap">' in client.get("/proposals/").content.decode()
 
 
 @pytest.mark.django_db

@@ -567,7 +567,7 @@ def test_diff_of_a_changed_registrant_shows_only_published_details(client):
     services.proposal_transition(second, "submit", applicant)
     services.proposal_transition(second, "approve", editor, override_reason="test")
     page = client.get("/urn/example/diff/", {"from": 1, "to": 2}).content.decode()
-    assert "<ins>+ Org Two</ins>" in page
+    assert "<ins>+ Organisation: Org Two</ins>" in page
     assert [value for value in PRIVATE.values() if value in page] == []
 
 

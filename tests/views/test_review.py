@@ -317,7 +317,7 @@ def test_approval_confirmation_asks_for_the_override_reason_when_checks_fail(cli
     proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    assert "The review&#x27;s rule stops this approval" in page and "Valid examples accepted: fails" in page
+    assert "The review's rule stops this approval" in page and "Valid examples accepted: fails" in page
     assert 'id="confirm-override" name="override_reason"' in page
     decide(client, proposal.pk, "approve", override_reason="As published in RFC.")
     assert Proposal.objects.get(pk=proposal.pk).events.last().data["override_reason"] == "As published in RFC."

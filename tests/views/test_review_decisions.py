@@ -16,6 +16,7 @@ from registry.enums import ProposalState
 from registry.logcore.kinds import leaf_decode
 from registry.models import Namespace, Proposal
 from registry.transparency.models import LogEntry
+from registry.verdicts import counts_sentence
 
 from ..confirming import decide, reservation_act, seen_of
 from ..factories import FIXTURES, approve, judge_all, proposal_factory, user_factory
@@ -47,7 +48,7 @@ def test_approval_over_a_judgement_not_satisfied_needs_a_reason_shown_publicly_l
     judged_scope_not_satisfied(proposal, people["editor"])
     client.force_login(people["editor"])
     page = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"}).content.decode()
-    assert "The review&#x27;s rule stops this approval" in page
+    assert "The review's rule stops this approval" in page
     assert 'data-kind="not-satisfied">Within the OGF&#x27;s scope: judged not satisfied' in page
     assert "Approve anyway, with this reason" in page and 'name="override_reason" rows="6"' in page
 
@@ -269,12 +270,19 @@ def test_counts_agree_on_the_queue_the_review_page_the_history_my_proposals_and_
     assert expected in client.get("/proposals/").content.decode()
     with django_capture_on_commit_callbacks(execute=True):
         services.proposal_transition(proposal, "submit", people["applicant"])
+    stored = Proposal.objects.get(pk=proposal.pk).findings_summary
+    said = counts_sentence(stored)  # "1 failing, N with a warning, 0 for the editor's judgement"
+    assert said.startswith("1 failing, ") and said.endswith(" 0 for the editor's judgement")
     resubmitted = mail.outbox[-1]
-    assert "submitted again" in resubmitted.subject
-    assert "1 failing, 0 with a warning, 0 for the editor's judgement" in resubmitted.body
+    assert "submitted again" in resubmitted.subject and f"The review's counts: {said}." in resubmitted.body
     client.force_login(people["editor"])
-    history = client.get(f"/review/{proposal.pk}/").content.decode()
-    assert "Counts then: 1 failing, 0 with a warning, 0 for the editor&#x27;s judgement." in history
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    assert f"Counts then: {said}.".replace("'", "&#x27;") in page
+    assert f'<span class="count warning">{stored["warning"]} with a warning</span>' in page
+    assert (
+        f'<span class="count warning">{stored["warning"]} with a warning</span>'
+        in client.get("/review/").content.decode()
+    )
 
 
 @pytest.mark.django_db
