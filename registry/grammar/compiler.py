@@ -24,12 +24,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import re2
 
+from .. import engineconfig
 from .analysis import INFINITE, Analysis, Scope, analyse
 from .cost import Cost, measure, measure_locator
-from .crosscheck import CrossCheck, cross_check
 from .ir import Ref
 from .limits import LOCATE_BUDGET_MS, LOCATOR_PROGRAM_MAX, MATCH_BUDGET_MS, RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
@@ -39,6 +40,9 @@ from .re2match import PatternError, compile_anchored
 from .regex import RECURSION_DEPTH, TooComplex, build_pattern
 from .samples import _Generator
 from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
+
+if TYPE_CHECKING:
+    from .crosscheck import CrossCheck
 
 CACHE_SIZE = 256
 #: The kind of the one issue of a grammar whose check stopped (registry.sandbox faults):
@@ -364,7 +368,8 @@ def shared_key(key: str) -> str:
 
 
 #: () -> the cache shared by the registry's processes (get/set), or None: Django's cache once the
-#: app is ready (``shared_cache_from``, registry/apps.py); the engine imports no Django itself.
+#: app is ready (registry/engineconfig.py, set by registry/apps.py; ``shared_cache_from`` overrides it);
+#: the engine imports no Django itself.
 _shared_cache_source: Callable[[], object] | None = None
 
 
@@ -376,7 +381,8 @@ def shared_cache_from(source: Callable[[], object] | None) -> None:
 
 def _shared_cache():
     """The shared cache when one was given (the engine also runs without it)."""
-    return _shared_cache_source() if _shared_cache_source is not None else None
+    source = _shared_cache_source or engineconfig.shared_cache_source  # the app's (registry/engineconfig.py)
+    return source() if source is not None else None
 
 
 def _shared_get(shared, key: str) -> CompiledGrammar | None:
@@ -498,6 +504,10 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
                 f"Recursive rules are checked to a nesting depth of {RECURSION_DEPTH}; deeper nesting is rejected.",
             )
         )
+    # The cross-check (and the ``abnf`` package it compares with) is imported by a compilation, not
+    # with the module: a lookup of a stored validator needs neither (tests/test_startup.py).
+    from .crosscheck import CrossCheck, cross_check
+
     if analysis.recursive:
         compiled.crosscheck = CrossCheck(skipped="recursive grammar: compared to the bounded form only")
         return compiled

@@ -2,7 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from ... import services
-from ._common import get_user, read_proposal_file
+from ._common import SCRIPTED_COMMAND_CHECKS, get_user, read_proposal_file
 
 
 class Command(BaseCommand):
@@ -10,6 +10,8 @@ class Command(BaseCommand):
         "Create a proposal from an interchange JSON file (docs/proposal-format.md), "
         "optionally submitting and approving it through the site's services; prints its id."
     )
+
+    requires_system_checks = SCRIPTED_COMMAND_CHECKS  # see _common.py
 
     def add_arguments(self, parser):
         parser.add_argument("path")
