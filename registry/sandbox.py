@@ -186,8 +186,11 @@ def _initialize(memory_bytes: int) -> None:
     sys.setrecursionlimit(WORKER_RECURSION_LIMIT)
 
 
-#: Imported once by the fork server, so a new worker (after one was killed) starts at once.
+#: Imported once by a server's fork server (``warm``), so a new worker (after one was killed) starts at once.
 PRELOAD = ["registry.sandbox", "registry.grammar.compiler", "registry.markdown", "registry.documents"]
+#: A command or a test, which never warms: its worker imports what its jobs use, nothing more.
+PRELOAD_UNWARMED = ["registry.sandbox"]
+_warmed = False
 
 
 def _context():
@@ -196,7 +199,7 @@ def _context():
     driver's pipes, a listening socket) and keep them open after the web process closed
     them."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
+    context.set_forkserver_preload(PRELOAD if _warmed else PRELOAD_UNWARMED)
     return context
 
 
@@ -306,8 +309,10 @@ def warm() -> threading.Thread | None:
     each web worker before it takes a connection (registry/serve.py); not in tests or
     commands, which start the pool when they need it.
     """
+    global _warmed
     if _in_worker:
         return None
+    _warmed = True
 
     def start() -> None:
         try:
