@@ -187,7 +187,7 @@ def _initialize(memory_bytes: int) -> None:
 
 
 #: Imported once by a server's fork server (``warm``), so a new worker (after one was killed) starts at once.
-PRELOAD = ["registry.sandbox", "registry.grammar.compiler", "registry.markdown", "registry.documents"]
+PRELOAD = ["registry.sandbox", "registry.grammar.compiler", "registry.markdown", "registry.documents.importer"]
 #: A command or a test, which never warms: its worker imports what its jobs use, nothing more.
 PRELOAD_UNWARMED = ["registry.sandbox"]
 _warmed = False

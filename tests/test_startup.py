@@ -130,3 +130,14 @@ def test_startup_check_proposal_loads_no_url_configuration_or_schemas(demo_datab
     site = ("registry.urls", "registry.views", "registry.api", "drf_spectacular.openapi", "jsonschema")
     assert loaded(report, site) == []
     assert not report["templates"]
+
+
+def test_startup_import_document_dry_run_loads_no_services_or_site(demo_database):
+    """A report on a document needs the importer (in the bounded worker and here), not the proposals'
+    services, the checklist or the site."""
+    document = str(ROOT / "tests" / "seeds" / "urn-5-registration.txt")
+    report = probe("import_document", document, "--dry-run", database=demo_database)
+    assert report["code"] == 0
+    site = ("registry.urls", "registry.views", "registry.api", "registry.services", "registry.checklist", "jsonschema")
+    assert loaded(report, site) == []
+    assert not report["templates"]
