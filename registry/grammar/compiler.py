@@ -24,7 +24,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import re2
 
@@ -40,9 +39,6 @@ from .re2match import PatternError, compile_anchored
 from .regex import RECURSION_DEPTH, TooComplex, build_pattern
 from .samples import _Generator
 from .urn import PREFIX, URN_MAX_LENGTH, ParsedUrn
-
-if TYPE_CHECKING:
-    from .crosscheck import CrossCheck
 
 CACHE_SIZE = 256
 #: The kind of the one issue of a grammar whose check stopped (registry.sandbox faults):
@@ -257,7 +253,7 @@ class CompiledGrammar:
     analysis: Analysis
     issues: list[Issue] = field(default_factory=list)
     pattern: str | None = None
-    crosscheck: CrossCheck | None = None
+    crosscheck: object | None = None  # crosscheck.CrossCheck (imported by a compilation only)
     validator: Validator | None = None
     #: The cost measured for a validator refused for it (the figure the finding names).
     measured: Cost | None = None
@@ -368,8 +364,7 @@ def shared_key(key: str) -> str:
 
 
 #: () -> the cache shared by the registry's processes (get/set), or None: Django's cache once the
-#: app is ready (registry/engineconfig.py, set by registry/apps.py; ``shared_cache_from`` overrides it);
-#: the engine imports no Django itself.
+#: app is ready (registry/engineconfig.py, or ``shared_cache_from``); the engine imports no Django itself.
 _shared_cache_source: Callable[[], object] | None = None
 
 
@@ -504,9 +499,7 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
                 f"Recursive rules are checked to a nesting depth of {RECURSION_DEPTH}; deeper nesting is rejected.",
             )
         )
-    # The cross-check (and the ``abnf`` package it compares with) is imported by a compilation, not
-    # with the module: a lookup of a stored validator needs neither (tests/test_startup.py).
-    from .crosscheck import CrossCheck, cross_check
+    from .crosscheck import CrossCheck, cross_check  # with a compilation: a lookup needs no abnf package
 
     if analysis.recursive:
         compiled.crosscheck = CrossCheck(skipped="recursive grammar: compared to the bounded form only")
