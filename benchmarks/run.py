@@ -13,8 +13,10 @@ Figures are ratios measured in one run on one machine; the machine, versions,
 date and commands are written with them. The section between the
 ``<!-- hostile:start -->`` and ``<!-- hostile:end -->`` markers of the existing
 file is kept as it is, and so are the transparency log's (``tlog``, written by
-``python -m benchmarks.bench_tlog --write``) and the page weight's (``weight``, written by
-``python -m benchmarks.bench_weight --write``).
+``python -m benchmarks.bench_tlog --write``), the page weight's (``weight``, written by
+``python -m benchmarks.bench_weight --write``), command start-up's (``startup``, written by
+``python -m benchmarks.bench_startup --before <commit> --write``) and the review's resolution
+figure against the measured cost (``estimate``, ``python -m benchmarks.bench_estimate --write``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ OUT = ROOT / "docs" / "performance.md"
 HOSTILE = re.compile(r"<!-- hostile:start -->.*?<!-- hostile:end -->", re.S)
 TLOG = re.compile(r"<!-- tlog:start -->.*?<!-- tlog:end -->", re.S)
 WEIGHT = re.compile(r"<!-- weight:start -->.*?<!-- weight:end -->", re.S)
+STARTUP = re.compile(r"<!-- startup:start -->.*?<!-- startup:end -->", re.S)
+ESTIMATE = re.compile(r"<!-- estimate:start -->.*?<!-- estimate:end -->", re.S)
 
 REPRODUCE = """## Reproduce
 
@@ -95,6 +99,7 @@ def main() -> None:
     from benchmarks import bench_engine, bench_first_request, bench_http, bench_pages, bench_position, bench_resolution
 
     hostile, tlog, weight = kept_section(), kept_section(TLOG, "tlog"), kept_section(WEIGHT, "weight")
+    startup, estimate = kept_section(STARTUP, "startup"), kept_section(ESTIMATE, "estimate")
     text = [
         "# Performance",
         "",
@@ -107,11 +112,13 @@ def main() -> None:
         bench_position.report(),
         bench_pages.report(),
         bench_resolution.report(),
+        estimate,
         bench_first_request.report(),
         bench_http.report(),
         hostile,
         tlog,
         weight,
+        startup,
         "",
     ]
     OUT.write_text("\n".join(text))

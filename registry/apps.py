@@ -31,16 +31,20 @@ class RegistryConfig(AppConfig):
             import_module(f"{self.name}.{room}.models")
 
     def ready(self):
+        """Registration only — signals, checks, the hooks the rooms and engines are given — and
+        nothing that costs: every command, ``manage.py help`` included, runs this, so what only a
+        request, a job or a review needs is imported there (tests/test_startup.py)."""
         post_migrate.connect(_guards_after_migrate, sender=self)
-        # The engines import no Django: they are given the settings and the shared cache here.
+        # The engines import no Django: they read the settings and the shared cache through
+        # registry/engineconfig.py, without this importing them (the bounded worker's process pool,
+        # the grammar compiler).
         from django.conf import settings
         from django.core.cache import cache
 
-        from . import sandbox
-        from .grammar import compiler
+        from . import engineconfig
 
-        sandbox.settings_from(lambda name, default: getattr(settings, name, default))
-        compiler.shared_cache_from(lambda: cache)
+        engineconfig.settings_reader = lambda name, default: getattr(settings, name, default)
+        engineconfig.shared_cache_source = lambda: cache
         from django.contrib.auth import get_user_model
         from django.core import checks
         from django.db.models.signals import post_save, pre_save

@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass, field
 from .enums import DocumentStatus, DocumentType
 from .gfd191 import PROSE_KEYS
 from .grammar import EQUIVALENCE_STEPS
-from .grammar.parse import parse_grammar
 from .resolving.templates import RESOLVERS_MAX, resolvers_errors
 
 FORMAT = "urn-ogf-proposal/1"
@@ -364,6 +363,8 @@ def load(data) -> ProposalData:
 
 def grammar_rule_names(abnf: str) -> list[str]:
     """The rule names of a grammar as written (a linear parse, no compilation)."""
+    from .grammar.parse import parse_grammar  # the ABNF parser, on first use (tests/test_startup.py)
+
     return [rule.name for rule in parse_grammar(abnf).rules.values()] if abnf.strip() else []
 
 

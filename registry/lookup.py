@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Count, Max, Subquery
-from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.http import http_date
 
@@ -56,6 +55,13 @@ STAMP_TTL = 1.0  # seconds between checks of the shared stamp
 AS_OF_HEADER = "Registry-As-Of"  # on answers given from memory during a database outage
 #: On every lookup answer while the log's signer finds the transparency log damaged: what is wrong.
 LOG_DAMAGE_HEADER = "Registry-Log-Damage"
+
+
+#: The route of an SNID's page (registry/views/urls.py ``namespace_detail``, under the site's root):
+#: a lookup's answer links it without reversing the name, which imports the whole URL configuration
+#: — every view, the API — that a command validating URNs never needs (tests/test_startup.py;
+#: tests/api/test_lookup.py holds it equal to ``reverse``).
+SNID_PAGE_ROUTE = "urn/<str:snid>/"
 
 
 class NotAnOgfUrn(ValueError):
@@ -142,7 +148,7 @@ def _build(stamp: tuple) -> Index:
     """One query over the namespace table (tuples, not model instances: 10,000 SNIDs stay cheap)."""
     entries, reserved, shared = {}, {}, {}
     # Absolute, from the one configured site URL, and built here once: no per-lookup work.
-    page = settings.SITE_URL + reverse("registry:namespace_detail", args=["SNID"]).replace("SNID", "{}")
+    page = settings.SITE_URL + "/" + SNID_PAGE_ROUTE.replace("<str:snid>", "{}")
     rows = Namespace.objects.annotate(deprecated=deprecated_in_force(), successor=successor_in_force()).values_list(
         "snid",
         "status",

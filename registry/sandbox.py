@@ -30,8 +30,8 @@ REGISTRY_IMPORT_CPU_SECONDS (30 s; ``import_cpu_seconds``), which its callers pa
 started from inside a worker runs inline there, already under the worker's limits.
 
 An engine with no Django dependency, like the grammar engine that uses it, so both run
-from scripts and benchmarks too: the settings above are read through ``settings_from``,
-which the app's ``ready`` (registry/apps.py) points at Django's settings; until then
+from scripts and benchmarks too: the settings above are read through registry/engineconfig.py
+(or ``settings_from``), which the app's ``ready`` (registry/apps.py) points at Django's settings; until then
 (and outside Django) the defaults hold.
 """
 
@@ -53,6 +53,8 @@ from typing import TypeVar
 
 import pebble
 import pebble.common.types
+
+from . import engineconfig
 
 #: A job inside C code (an RE2 match) runs its SIGTERM handler only when the call returns,
 #: so pebble's stop (SIGTERM, then SIGKILL after this many seconds; its default is 3)
@@ -128,9 +130,10 @@ def settings_from(reader: Callable[[str, object], object] | None) -> None:
 
 
 def _setting(name: str, default, kind):
-    if _settings_reader is None:
+    reader = _settings_reader or engineconfig.settings_reader  # the app's settings (registry/engineconfig.py)
+    if reader is None:
         return default
-    return kind(_settings_reader(name, default))
+    return kind(reader(name, default))
 
 
 def budget() -> tuple[float, int]:
@@ -183,8 +186,11 @@ def _initialize(memory_bytes: int) -> None:
     sys.setrecursionlimit(WORKER_RECURSION_LIMIT)
 
 
-#: Imported once by the fork server, so a new worker (after one was killed) starts at once.
-PRELOAD = ["registry.sandbox", "registry.grammar", "registry.markdown", "registry.documents"]
+#: Imported once by a server's fork server (``warm``), so a new worker (after one was killed) starts at once.
+PRELOAD = ["registry.sandbox", "registry.grammar.compiler", "registry.markdown", "registry.documents.importer"]
+#: A command or a test, which never warms: its worker imports what its jobs use, nothing more.
+PRELOAD_UNWARMED = ["registry.sandbox"]
+_warmed = False
 
 
 def _context():
@@ -193,7 +199,7 @@ def _context():
     driver's pipes, a listening socket) and keep them open after the web process closed
     them."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
+    context.set_forkserver_preload(PRELOAD if _warmed else PRELOAD_UNWARMED)
     return context
 
 
@@ -303,8 +309,10 @@ def warm() -> threading.Thread | None:
     each web worker before it takes a connection (registry/serve.py); not in tests or
     commands, which start the pool when they need it.
     """
+    global _warmed
     if _in_worker:
         return None
+    _warmed = True
 
     def start() -> None:
         try:

@@ -541,8 +541,9 @@ REGISTRY_RESOLVER_TIMEOUT = float(os.environ.get("REGISTRY_RESOLVER_TIMEOUT", "1
 REGISTRY_RESOLVER_RUN_CAP = int(os.environ.get("REGISTRY_RESOLVER_RUN_CAP", "500"))
 REGISTRY_RESOLVER_PROBE_SECONDS = float(os.environ.get("REGISTRY_RESOLVER_PROBE_SECONDS", "15"))
 #: CPU seconds the bounded worker may spend resolving one URN of an SNID whose resolvers were
-#: approved over the resolution budget (registry/resolving/cost.py); past it the landing page.
-REGISTRY_RESOLVE_JOB_SECONDS = float(os.environ.get("REGISTRY_RESOLVE_JOB_SECONDS", "1"))
+#: approved over the resolution budget (registry/resolution/budget.py: stated on the SNID's page and in
+#: the API); past it, or predicted far past it, the lookup's answer without those addresses.
+REGISTRY_RESOLVE_JOB_SECONDS = float(os.environ.get("REGISTRY_RESOLVE_JOB_SECONDS", "0.05"))
 #: Backups (export_registry --format backup) are signed with HMAC-SHA256 under this key, kept
 #: apart from the backups: the key itself, or a file holding it. Development makes one in
 #: .backup_key (git-ignored) on first use; production has none until one is set.

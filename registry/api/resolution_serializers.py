@@ -33,3 +33,16 @@ class ResolverStatusSerializer(DeclaredResolverSerializer):
     last_http_code = serializers.IntegerField(allow_null=True)
     last_latency_ms = serializers.IntegerField(allow_null=True)
     last_error = serializers.CharField(allow_blank=True)
+
+
+class ResolutionBudgetSerializer(serializers.Serializer):
+    """What one URN of an SNID whose resolvers were approved over the review's budget may cost
+    (registry/resolution/budget.py)."""
+
+    approved_over_budget = serializers.BooleanField()
+    review_budget_ms = serializers.FloatField(help_text="the review's budget per URN of up to 4,096 characters")
+    budget_ms_per_urn = serializers.FloatField(help_text="CPU time the registry gives one URN of this SNID")
+    measured_ms = serializers.FloatField(allow_null=True, help_text="the review's figure; null if never measured")
+    measured_is_lower_bound = serializers.BooleanField(allow_null=True, help_text="measuring stopped: at least this")
+    measured_length = serializers.IntegerField(allow_null=True, help_text="the longest URN measured, in characters")
+    summary = serializers.CharField()

@@ -19,7 +19,7 @@ from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
 from ..stewardship.selectors import current_with_overlay, deprecation_of
 from ..verdicts import decision_snapshot, judgements_of, review_summary
-from .resolution_serializers import DeclaredResolverSerializer, ResolverStatusSerializer
+from .resolution_serializers import DeclaredResolverSerializer, ResolutionBudgetSerializer, ResolverStatusSerializer
 
 #: What the API says of an SNID: reserved, registered, or deprecated (registered, no longer recommended).
 SNID_STATUS_CHOICES = [*NamespaceStatus.choices, ("deprecated", "Deprecated")]
@@ -155,12 +155,25 @@ class SnidSerializer(serializers.Serializer):
         ),
     )
 
+    resolution_budget = ResolutionBudgetSerializer(
+        allow_null=True,
+        required=False,
+        help_text=(
+            "registered SNIDs only: null when resolving a URN is proven within the review's budget (or needs no "
+            "capture); for resolvers an editor approved over that budget, the CPU time the registry gives each "
+            "URN and the figure the review measured"
+        ),
+    )
+
     def to_representation(self, namespace) -> dict:
-        from ..resolution.selectors import resolver_status
+        from ..resolution.selectors import resolvers_and_budget
 
         registered = namespace.status == NamespaceStatus.REGISTERED and namespace.current_id
         versions = list(self.context.get("versions", []))
-        resolvers = {"resolvers": resolver_status(namespace)} if registered else {}
+        resolvers = {}
+        if registered:
+            rows, budget = resolvers_and_budget(namespace)
+            resolvers = {"resolvers": rows, "resolution_budget": budget.as_dict() if budget else None}
         deprecation = deprecation_of(namespace) if registered else None
         current = VersionSerializer(current_with_overlay(namespace)).data if registered else None
         if current is not None and deprecation is not None:

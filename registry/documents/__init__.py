@@ -8,12 +8,16 @@
   the structured parts, with their source lines;
 * report.py: found / uncertain / not found for every template field;
 * importer.py: puts it together; export.py: the way back out, markers.py: reading our own export back.
+
+Only reading files (formats.py, text.py) is imported with the package; the importer, the report
+and the export (which reach the interchange format and Django's models) are imported on first use
+of a name they define, so the bounded worker reading a document, and the web process checking an
+upload's size, load neither (tests/test_startup.py).
 """
 
-from .export import document_export
+from importlib import import_module
+
 from .formats import ACCEPTED, MAX_FILE, MAX_PAGES, read_document, read_file
-from .importer import EMPTY, GFD_TYPES, UNMAPPED_MARK, ImportResult, document_import
-from .report import FOUND, MISSING, UNCERTAIN, Report
 from .text import MAX_DOCUMENT, MAX_LINE, DocumentError
 
 __all__ = [
@@ -36,3 +40,25 @@ __all__ = [
     "read_document",
     "read_file",
 ]
+
+#: Names imported on first use, and the module of the package that defines each.
+_LAZY = {
+    "document_export": "export",
+    "EMPTY": "importer",
+    "GFD_TYPES": "importer",
+    "UNMAPPED_MARK": "importer",
+    "ImportResult": "importer",
+    "document_import": "importer",
+    "FOUND": "report",
+    "MISSING": "report",
+    "UNCERTAIN": "report",
+    "Report": "report",
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value

@@ -6,11 +6,15 @@ checklist, the pages, the API and the commands all call it.
 - ``parse_urn`` / ``normalize``: urn:ogf: syntax and lexical equivalence.
 - ``grammar_compile``: ABNF text -> issues, analysis and an RE2 validator.
 - ``grammar_diagrams``: railroad diagrams of the rules.
+
+Only the URN syntax is imported with the package: the compiler (the ABNF parser, the analysis,
+the cross-check against the ``abnf`` package) and the diagrams are imported on first use of a
+name they define, so a command or a model that only checks an SNID's spelling does not pay for
+them at start-up (tests/test_startup.py).
 """
 
-from .compiler import CompiledGrammar, Validator, cache_clear, grammar_compile
-from .diagrams import grammar_diagrams, rule_svg
-from .parse import Issue
+from importlib import import_module
+
 from .urn import (
     EQUIVALENCE_STEPS,
     PREFIX,
@@ -43,3 +47,22 @@ __all__ = [
     "snid_error",
     "unknown_steps",
 ]
+
+#: Names imported on first use, and the module of the package that defines each.
+_LAZY = {
+    "CompiledGrammar": "compiler",
+    "Validator": "compiler",
+    "cache_clear": "compiler",
+    "grammar_compile": "compiler",
+    "grammar_diagrams": "diagrams",
+    "rule_svg": "diagrams",
+    "Issue": "parse",
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value

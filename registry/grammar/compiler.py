@@ -27,9 +27,9 @@ from pathlib import Path
 
 import re2
 
+from .. import engineconfig
 from .analysis import INFINITE, Analysis, Scope, analyse
 from .cost import Cost, measure, measure_locator
-from .crosscheck import CrossCheck, cross_check
 from .ir import Ref
 from .limits import LOCATE_BUDGET_MS, LOCATOR_PROGRAM_MAX, MATCH_BUDGET_MS, RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
@@ -253,7 +253,7 @@ class CompiledGrammar:
     analysis: Analysis
     issues: list[Issue] = field(default_factory=list)
     pattern: str | None = None
-    crosscheck: CrossCheck | None = None
+    crosscheck: object | None = None  # crosscheck.CrossCheck (imported by a compilation only)
     validator: Validator | None = None
     #: The cost measured for a validator refused for it (the figure the finding names).
     measured: Cost | None = None
@@ -364,7 +364,7 @@ def shared_key(key: str) -> str:
 
 
 #: () -> the cache shared by the registry's processes (get/set), or None: Django's cache once the
-#: app is ready (``shared_cache_from``, registry/apps.py); the engine imports no Django itself.
+#: app is ready (registry/engineconfig.py, or ``shared_cache_from``); the engine imports no Django itself.
 _shared_cache_source: Callable[[], object] | None = None
 
 
@@ -376,7 +376,8 @@ def shared_cache_from(source: Callable[[], object] | None) -> None:
 
 def _shared_cache():
     """The shared cache when one was given (the engine also runs without it)."""
-    return _shared_cache_source() if _shared_cache_source is not None else None
+    source = _shared_cache_source or engineconfig.shared_cache_source  # the app's (registry/engineconfig.py)
+    return source() if source is not None else None
 
 
 def _shared_get(shared, key: str) -> CompiledGrammar | None:
@@ -498,6 +499,8 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
                 f"Recursive rules are checked to a nesting depth of {RECURSION_DEPTH}; deeper nesting is rejected.",
             )
         )
+    from .crosscheck import CrossCheck, cross_check  # with a compilation: a lookup needs no abnf package
+
     if analysis.recursive:
         compiled.crosscheck = CrossCheck(skipped="recursive grammar: compared to the bounded form only")
         return compiled

@@ -8,6 +8,11 @@ second) and the kind's own fields beside it. A new kind of public change adds on
 ``register(...)`` call here and one ``log_append`` call in the service that makes the
 change; a changed shape of an existing kind raises its version, and old leaves keep
 the version they were written with.
+
+``jsonschema`` is imported, and each kind's schema checked, when a leaf of that kind is first
+encoded or validated — not when this module is imported: every command imports the log through
+the lookup, and checking the nine schemas cost a quarter of a second of each start
+(tests/test_startup.py; tests/transparency/test_kinds.py checks them all).
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ import functools
 import hashlib
 import json
 from dataclasses import dataclass
-
-import jsonschema
+from typing import TYPE_CHECKING
 
 from .tiles import MAX_ENTRY
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _TEXT = {"type": "string", "maxLength": 100_000}
 _SNID = {"type": "string", "minLength": 1, "maxLength": 32}
@@ -53,7 +60,6 @@ def register(name: str, version: int, description: str, properties: dict, requir
         "properties": {**envelope, **properties},
         "required": ["kind", "v", "at", *required],
     }
-    jsonschema.Draft202012Validator.check_schema(schema)
     KINDS[name] = kind = LeafKind(name, version, description, schema)
     return kind
 
@@ -268,7 +274,12 @@ class LeafError(ValueError):
 
 @functools.cache
 def _validator(name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(KINDS[name].schema)
+    """The kind's validator, its schema checked first (once per process: see the module's docstring)."""
+    import jsonschema
+
+    schema = KINDS[name].schema
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
 
 
 def leaf_validate(leaf: dict) -> LeafKind:
@@ -278,7 +289,9 @@ def leaf_validate(leaf: dict) -> LeafKind:
     validator = _validator(kind.name)
     if validator.is_valid(leaf):  # a verifier validates every leaf of the log: the common case first
         return kind
-    error = jsonschema.exceptions.best_match(validator.iter_errors(leaf))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(leaf))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the leaf"
         raise LeafError(f"{kind.name} leaf, at {where}: {error.message}")

@@ -12,7 +12,6 @@ from ..resolving.lines import resolvers_from_lines, resolvers_to_lines
 from ..stewardship.changes import ChangeKind, register_change_kind, register_resolvers_reader, resolvers_in_force
 from ..stewardship.forms import ResolversChangeForm
 from .models import Resolver
-from .services import resolvers_replace, resolvers_validate
 
 
 def resolvers_read(ids: set[int]) -> dict[int, list[dict]]:
@@ -42,6 +41,8 @@ def _resolvers_initial(values: dict) -> dict:
 
 
 def _resolvers_validate(namespace, data: dict) -> dict:
+    from .services import resolvers_validate  # the review and the log, on first use (registry/apps.py)
+
     resolvers = resolvers_parsed(data.get("resolvers", ""))
     errors = resolvers_validate(namespace.snid, resolvers)  # checked as at registration: [] when they can be set
     if errors:
@@ -53,6 +54,8 @@ def _resolvers_validate(namespace, data: dict) -> dict:
 
 
 def _resolvers_apply(namespace, data: dict, editor, reason: str) -> dict:
+    from .services import resolvers_replace
+
     before = resolvers_in_force(namespace)
     resolvers_replace(namespace.snid, resolvers_parsed(data["resolvers"]), editor, reason)
     return {"resolvers": before}

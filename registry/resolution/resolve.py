@@ -22,6 +22,7 @@ from ..grammar import URN_MAX_LENGTH
 from ..lookup import Index, NotAnOgfUrn, lookup_urn, registry_index
 from ..resolving.cost import ResolutionCost
 from ..resolving.expand import ExpandError, percent_encode, url_bounded, urls_for, urls_grouped
+from .budget import budget_ms, clearly_over, predicted_ms
 from .models import Resolver, ResolverStatus
 
 
@@ -334,6 +335,20 @@ def _filled(targets: list[Target], normalized: str, nss: str, slow) -> list[tupl
     pairs = [(t.template, t.program) for t in targets]
     if targets.proven if isinstance(targets, Targets) else _proven(targets):
         return urls_grouped(pairs, normalized, nss)
+    unfilled = NOT_FILLED
     if slow is not None:
-        return slow(pairs, normalized, nss)
-    return [urls_for([t.template], None, normalized, nss)[0] if not t.program else ("", NOT_FILLED) for t in targets]
+        cost = ResolutionCost.from_dict(next((t.cost for t in targets if t.program), None))
+        if not clearly_over(cost, len(normalized)):
+            return slow(pairs, normalized, nss)
+        unfilled = over_budget_reason(cost, len(normalized))
+    return [urls_for([t.template], None, normalized, nss)[0] if not t.program else ("", unfilled) for t in targets]
+
+
+def over_budget_reason(cost: ResolutionCost, length: int) -> str:
+    """Why a rule placeholder was not filled for a URN the review's figure puts far over the budget."""
+    return (
+        f"Working out the values of this resolver's placeholders for a URN of {length:,} characters would cost "
+        f"about {predicted_ms(cost, length):,.0f} ms of CPU time by the figure the review measured, more than the "
+        f"{budget_ms():g} ms the registry gives one URN of this SNID (its resolvers were approved over the "
+        "registry's budget), so it is not tried."
+    )

@@ -6,11 +6,18 @@ from django.db.models import OuterRef, Subquery
 
 from ..enums import EventKind
 from ..models import ProposalEvent
+from .budget import OverrideBudget, override_budget
 from .models import Resolver, ResolverCheck
 
 
 def resolver_status(namespace) -> list[dict]:
-    """Each current resolver's declaration, status and last check, in one query.
+    """Each current resolver's declaration, status and last check, in one query (``resolvers_and_budget``)."""
+    return resolvers_and_budget(namespace)[0]
+
+
+def resolvers_and_budget(namespace) -> tuple[list[dict], OverrideBudget | None]:
+    """Each current resolver's declaration, status and last check, in one query, and the budget
+    per URN the registry keeps for a set approved over the review's (registry/resolution/budget.py).
 
     The last check is read by a subquery per column (the newest row of the resolver's
     history, on the (resolver, checked_at) index): the history grows every run, for years,
@@ -25,6 +32,7 @@ def resolver_status(namespace) -> list[dict]:
             last_error=Subquery(last.values("error")[:1]),
         )[:20]
     )
+    resolvers = list(resolvers)
     return [
         {
             **resolver.as_data(),
@@ -35,7 +43,7 @@ def resolver_status(namespace) -> list[dict]:
             "last_error": resolver.last_error or "",
         }
         for resolver in resolvers
-    ]
+    ], override_budget(resolvers)
 
 
 def resolver_changes(namespace) -> list:

@@ -21,11 +21,21 @@ grammar accepts (runs of one character, alternations of its classes), long strin
 the grammar's own shape (``grammar.samples.long_samples``: every repetition pumped to
 the maximum length), URNs whose every character must be encoded, and the examples.
 Only valid URNs matter: on an invalid one the capture stops at the DFA's "no", which
-the validator's measurement already covers. Each is matched at 512 characters first,
-so a set that is far over the budget is stopped after a few short matches; the three
-costliest are timed three times and count with their median (one match on a busy machine
-can be disturbed either way); the whole measurement stops past ``MEASURE_MAX_MS`` (then
-not ``complete``: not proven cheap).
+the validator's measurement already covers.
+
+The figure is measured at the full length, never scaled up from a short cut: RE2 picks the
+engine that captures by the length of the text (a backtracker with a bitmap of program × text
+while it fits, its NFA past it), and the NFA costs tens of times more per character, so a cost
+at 512 characters scaled to 4,096 said 10 to 40 times too little. Each input is resolved cut to
+``FIRST_STEP`` characters only to rank them; then, costliest first, each is resolved at 1,024
+and 2,048 characters and whole, unless the cost so far, scaled to the whole, passes what the
+measurement may still spend (``MEASURE_MAX_MS`` in all): then the figure is that scaled cost and
+says so ("at least …, measured at 2,048 characters"). Once the worst passes the budget by
+``CLEARLY_OVER`` the measurement stops — the set is refused, and its figure is a lower bound, said
+"at least". A set within the budget has every input measured whole, and the three costliest timed
+three times, each counting with its median (one match on a busy machine can be disturbed either
+way). tests/resolution/test_estimate.py holds the figure within 2× of the cost of the costliest
+input by counting work.
 
 A set whose figure passes the budget is a failing check with the figure; an editor may
 approve it over that with a written reason, as for validation, and the registry then
@@ -38,6 +48,7 @@ says everything a URN of the SNID may cost.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from ..grammar import PREFIX, UrnSyntaxError, normalize, parse_urn
@@ -75,6 +86,7 @@ class ResolutionCost:
     locate_ms: float | None = None  # the failure position's measured worst case (its own budget)
     compile_ms: float = 0.0  # compiling the capture program (once per process, not per URN)
     budget_ms: float = BUDGET_MS
+    scaled_from: int = 0  # the figure was measured at this many characters and scaled (0: at full length)
 
     @property
     def total_ms(self) -> float:
@@ -105,10 +117,16 @@ class ResolutionCost:
 
     @property
     def figure(self) -> str:
-        """The measured figure, said as a person would (for findings and pages)."""
+        """The measured figure, said as a person would (for findings and pages): "about" only when
+        every input was measured whole; else a lower bound, and why."""
         if self.complete:
             return f"about {self.total_ms:,.2f} ms"
-        return f"more than {self.total_ms:,.1f} ms (measuring stopped)"
+        if self.scaled_from:
+            return (
+                f"at least {self.total_ms:,.1f} ms (measured at {self.scaled_from:,} characters and scaled to the "
+                "full length; measuring stopped)"
+            )
+        return f"at least {self.total_ms:,.1f} ms (measuring stopped once over the budget)"
 
     @property
     def message(self) -> str:
@@ -204,66 +222,92 @@ def measure_resolution(
     examples=(),
     steps=(),
     length: int = URN_MAX_LENGTH,
+    clock: Callable[[], float] = time.thread_time,
+    fill: Callable | None = None,
 ) -> ResolutionCost:
     """The costliest whole resolution of one URN (``expand.urls_for`` after parsing and normalising)
-    over long valid URNs, in CPU milliseconds of this thread; see the module's docstring."""
+    over long valid URNs, in CPU milliseconds of this thread; see the module's docstring.
+
+    ``clock`` (seconds) and ``fill`` (``urls_for``'s stand-in) let a test count work instead of
+    timing the machine (tests/resolution/test_estimate.py)."""
     from .expand import _compiled as compiled_program
     from .expand import _plan
 
-    started = time.thread_time()
+    fill = fill or urls_for
+    started = clock()
     if program:
         compiled_program(program["pattern"])
     for template in templates:
         _plan(template)  # read once per process, as in service
-    compile_ms = (time.thread_time() - started) * 1000
+    compile_ms = (clock() - started) * 1000
     cost = compiled.validator.cost if compiled is not None and compiled.validator is not None else None
     match_ms = cost.match_ms if cost is not None else 0.0
     locate_ms = cost.locate_ms if cost is not None else None
 
-    def result(resolve_ms: float, worst: str, longest: int, inputs: int, complete: bool) -> ResolutionCost:
+    def spent_ms() -> float:
+        return (clock() - started) * 1000
+
+    def result(resolve_ms: float, worst: str, longest: int, inputs: int, complete: bool, scaled: int = 0):
         return ResolutionCost(
-            resolve_ms, match_ms, worst, longest, inputs, complete, len(templates), locate_ms, compile_ms
+            resolve_ms,
+            match_ms,
+            worst,
+            longest,
+            inputs,
+            complete,
+            len(templates),
+            locate_ms,
+            compile_ms,
+            scaled_from=scaled,
         )
 
     def work(urn: str) -> float | None:
-        before = time.thread_time()
+        before = clock()
         parts = _prepared(urn, steps)
         if parts is None or not _valid(compiled, *parts):
             return None
-        urls_for(templates, program, *parts)
-        return (time.thread_time() - before) * 1000
+        fill(templates, program, *parts)
+        return (clock() - before) * 1000
 
     candidates = _candidates(compiled, snid, length, examples)
-    worst_ms, worst_label, longest, measured = 0.0, "no valid URN", 0, 0
-    timed: list[tuple[float, str, str]] = []  # (ms, label, urn) of each valid input
-    # Short first: a set far over the budget is stopped before any 4,096-character match.
+    # 1. Rank the inputs by their cost cut to FIRST_STEP characters: cheap, and never the figure — a
+    #    capture costs per character what the engine RE2 picks for the whole text costs, and it picks
+    #    a slower one for longer texts, so a short cut scaled up said 10 to 40 times too little.
+    #    A cut already over the budget by far (scaled up: a lower bound) ends the ranking: that input
+    #    is measured whole first, and the set is refused.
+    ranked, ranking = [], True
     for label, urn in candidates:
-        if len(urn) <= FIRST_STEP:
-            continue
-        spent = work(urn[:FIRST_STEP])
-        if spent is not None and spent * (length / FIRST_STEP) > BUDGET_MS * CLEARLY_OVER:
-            return result(
-                spent * (length / FIRST_STEP),
-                f"{label}, cut to {FIRST_STEP} characters (scaled to {length:,})",
-                FIRST_STEP,
-                1,
-                False,
-            )
-        if (time.thread_time() - started) * 1000 > MEASURE_MAX_MS:
-            return result(max(worst_ms, BUDGET_MS * CLEARLY_OVER), "measuring stopped", FIRST_STEP, measured, False)
-    for label, urn in candidates:
-        spent = work(urn)
-        if spent is None:
+        short = work(urn[:FIRST_STEP]) if ranking and len(urn) > FIRST_STEP else None
+        ranked.append((short or 0.0, label, urn))
+        if short is not None and short * length / FIRST_STEP > BUDGET_MS * CLEARLY_OVER:
+            ranking = False
+        if spent_ms() > MEASURE_MAX_MS / 2:
+            ranking = False
+    ranked.sort(key=lambda item: item[0], reverse=True)
+    # 2. Each at its full length, costliest first, grown to it (GROWTH) so that no match the
+    #    measurement cannot afford is started: past the allowance, the figure is the longest cut
+    #    measured scaled to the full length, and says so.
+    worst_ms, worst_label, longest, measured, scaled = 0.0, "no valid URN", 0, 0, 0
+    timed: list[tuple[float, str, str]] = []
+    for _short, label, urn in ranked:
+        figure, at = _grown(work, urn, lambda: MEASURE_MAX_MS - spent_ms())
+        if figure is None:
             continue
         measured += 1
-        longest = max(longest, len(urn))
-        timed.append((spent, label, urn))
-        if spent > worst_ms:
-            worst_ms, worst_label = spent, label
-        if match_ms + worst_ms > BUDGET_MS * CLEARLY_OVER:
-            return result(worst_ms, worst_label, longest, measured, True)
-        if (time.thread_time() - started) * 1000 > MEASURE_MAX_MS:
-            return result(worst_ms, worst_label, longest, measured, False)
+        longest = max(longest, at)
+        if at == len(urn):
+            timed.append((figure, label, urn))
+        if figure > worst_ms:
+            worst_ms = figure
+            worst_label = (
+                label if at == len(urn) else f"{label}, measured at {at:,} characters (scaled to {len(urn):,})"
+            )
+            scaled = 0 if at == len(urn) else at
+        if match_ms + worst_ms > BUDGET_MS * CLEARLY_OVER or at < len(urn):
+            # Over the budget by far (the other inputs can only cost more), or not measurable in full.
+            return result(worst_ms, worst_label, longest, measured, False, scaled)
+        if spent_ms() > MEASURE_MAX_MS:
+            return result(worst_ms, worst_label, longest, measured, False, scaled)
     # One match can be disturbed (a busy machine's caches): the costliest inputs are timed again
     # and each counts with the median of its runs, the figure a resolution of it costs in service.
     figures = []
@@ -273,6 +317,28 @@ def measure_resolution(
     if figures:
         worst_ms, worst_label = max(figures, key=lambda item: item[0])
     return result(worst_ms, worst_label, longest, measured, True)
+
+
+#: Lengths an input is resolved at before its full length, while the projection allows.
+GROWTH = (1024, 2048)
+
+
+def _grown(work, urn: str, allowance: Callable[[], float]) -> tuple[float | None, int]:
+    """(ms, length measured at) of ``urn``'s resolution: at GROWTH lengths first, then whole unless
+    the last cut's cost, scaled to the whole (linear: the engine no longer changes past these
+    lengths' slowest), passes what the measurement may still spend; then that scaled figure."""
+    for size in GROWTH:
+        if size >= len(urn):
+            break
+        spent = work(urn[:size])
+        if spent is None:
+            continue  # a cut the grammar does not accept
+        if spent * len(urn) / size > allowance():
+            return spent * len(urn) / size, size
+    spent = work(urn)
+    if spent is None:
+        return None, 0
+    return spent, len(urn)
 
 
 __all__ = ["BUDGET_MS", "LOCATE_BUDGET_MS", "ResolutionCost", "measure_resolution"]

@@ -34,7 +34,7 @@ from ..grammar.portable import published_pattern
 from ..interchange import PUBLISHABLE
 from ..lookup import NotAnOgfUrn, lookup_for_snid, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal, ValidatorCost
-from ..resolution.selectors import resolver_changes, resolver_status
+from ..resolution.selectors import resolver_changes, resolver_status, resolvers_and_budget
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 from ..stewardship.changes import overlay_of
 from ..stewardship.models import StewardshipEvent, deprecated_in_force, successor_in_force
@@ -258,6 +258,7 @@ def namespace_detail(request, snid, version=None):
     if "urn" in request.GET:
         check = _check(request.GET["urn"][:5000], namespace)
     is_current = proposal.pk == namespace.current_id
+    resolvers, budget = resolvers_and_budget(namespace) if is_current else ([], None)
     examples = _examples(proposal)
     sections = proposal.sections or {}
     markdown.prerender_page(text for key in PROSE_KEYS if isinstance(text := sections.get(key), str))
@@ -273,7 +274,8 @@ def namespace_detail(request, snid, version=None):
         "check": check,
         "card": _card(namespace, proposal, examples, is_current),
         "log": version_log_status(namespace.snid, proposal.version),
-        "resolvers": resolver_status(namespace) if is_current else [],
+        "resolvers": resolvers,
+        "resolution_budget": budget,
         "resolver_changes": resolver_changes(namespace) if is_current else [],
         "can_change_resolvers": is_current and rules.can_decide_for_snid(request.user, namespace),
         "life": public_life(namespace),

@@ -97,8 +97,8 @@ def urls_bounded(pairs, normalized: str, nss: str) -> list[tuple[str, str]]:
             return sandbox.run_bounded(urls_grouped, pairs, normalized, nss, what="resolution", seconds=seconds)
         except sandbox.BudgetExceeded as exc:
             why = (
-                f"The values of this resolver's placeholders could not be worked out within the {seconds:g} s "
-                "of CPU time the registry gives one URN of this SNID (its resolvers were approved over "
+                f"The values of this resolver's placeholders could not be worked out within the {seconds * 1000:g} "
+                "ms of CPU time the registry gives one URN of this SNID (its resolvers were approved over "
                 "the resolution budget)."
                 if not exc.fault
                 else exc.message

@@ -1,5 +1,6 @@
 from django.urls import path, re_path
 
+from ..lookup import SNID_PAGE_ROUTE
 from . import accounts, help, identity, imports, proposals, public, reservations, review, review_decide, threads
 from .stewardship_urls import urlpatterns as stewardship_urlpatterns
 
@@ -15,7 +16,7 @@ urlpatterns = [
     re_path(r"^urn/registry\.(?P<fmt>json|csv|xml)$", public.registry_export, name="registry_export"),
     path("urn/registry-full.json", public.registry_full_export, name="registry_full_export"),
     *stewardship_urlpatterns,
-    path("urn/<str:snid>/", public.namespace_detail, name="namespace_detail"),
+    path(SNID_PAGE_ROUTE, public.namespace_detail, name="namespace_detail"),
     path("urn/<str:snid>/diff/", public.namespace_diff, name="namespace_diff"),
     path("urn/<str:snid>/<int:version>/", public.namespace_detail, name="namespace_version"),
     re_path(

@@ -545,3 +545,15 @@ def test_an_answer_from_memory_keeps_what_was_private_private(rf, demo_registry,
     assert set(response["Cache-Control"].split(", ")) == {"private", "max-age=60", "no-cache"}
     fresh = AnsweredFromMemoryMiddleware(lambda request: HttpResponse("x"))(rf.get("/"))
     assert "Registry-As-Of" not in fresh  # a request that did not use the index says nothing
+
+
+@pytest.mark.django_db
+def test_lookup_page_url_is_the_url_configurations_own(client, demo_registry):
+    """The answer's page link is written without reversing (the lookup imports no URL configuration):
+    it must still be the URL Django routes to the SNID's page."""
+    from django.urls import resolve, reverse
+
+    url = lookup(client, "urn:ogf:example:cluster:2009:example.net:42").json()["registration"]["url"]
+    path = reverse("registry:namespace_detail", args=["example"])
+    assert url == settings.SITE_URL + path
+    assert resolve(path).url_name == "namespace_detail"

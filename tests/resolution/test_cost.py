@@ -93,17 +93,27 @@ def test_a_set_over_the_budget_is_resolved_only_in_a_bounded_job(client, setting
     outcome = resolve(urn)
     assert time.thread_time() - started < 0.05
     assert outcome.kind == "landing" and all("not worked out here" in r["problem"] for r in outcome.answer["resolvers"])
-    # Through the view: in the bounded worker, its CPU time counted there, not in this thread.
+    # Through the view: in the bounded worker, its CPU time counted there, not in this thread (a
+    # budget the measured figure surely fits in, whatever the machine's load when it was measured).
+    settings.REGISTRY_RESOLVE_JOB_SECONDS = 1
     jobs = sandbox.jobs_cpu_seconds()
     started = time.thread_time()
     response = client.get("/" + urn)
     assert time.thread_time() - started < 0.5
     assert sandbox.jobs_cpu_seconds() > jobs
     assert response.status_code == 302 and response["Location"].startswith("https://data1.example.org/")
-    # Past the job's CPU time: the landing page, saying why, never minutes in the request.
-    settings.REGISTRY_RESOLVE_JOB_SECONDS = 0.01
+    # A URN the review's figure puts far past the budget: answered without trying, saying why.
+    settings.REGISTRY_RESOLVE_JOB_SECONDS = 0.001
+    jobs = sandbox.jobs_cpu_seconds()
     response = client.get("/" + urn)
-    assert response.status_code == 200 and b"could not be worked out within" in response.content
+    assert response.status_code == 200 and b"so it is not tried" in response.content
+    assert sandbox.jobs_cpu_seconds() == jobs
+    # One the figure allows but that passes the budget in the worker: stopped there, saying why.
+    figure = ResolutionCost.from_dict(Resolver.objects.current().first().cost).as_dict()
+    Resolver.objects.current().update(cost={**figure, "resolve_ms": 0.0001, "match_ms": 0.0, "complete": False})
+    registry_invalidate()
+    response = client.get("/" + urn)
+    assert response.status_code == 200 and b"could not be worked out within the 1 ms" in response.content
     assert proposal.pk
 
 
@@ -116,6 +126,7 @@ def test_the_bounded_resolution_taken_answers_503_with_retry_after(client, setti
         resolvers=CAPTURE_TEMPLATES,
         examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []},
     )
+    settings.REGISTRY_RESOLVE_JOB_SECONDS = 1  # tried whatever the figure measured at approval
     with fairshare.slots.hold("resolve:bounded", 1, 99) as held:
         assert held
         page = client.get("/" + long_urn())
@@ -245,3 +256,29 @@ def test_sets_stored_before_the_measurement_are_measured_on_first_use_and_by_mea
     assert "urn:ogf:example: resolvers: ok:" in out and "0 resolver sets over" in out
     assert Resolver.objects.filter(namespace=approved.namespace).get().cost is not None
     assert Proposal.objects.filter(pk=approved.pk).exists()
+
+
+def test_an_snid_approved_over_the_budget_states_its_budget_on_its_page_and_in_the_api(client, settings):
+    settings.REGISTRY_RESOLVE_JOB_SECONDS = 0.05
+    proposal_factory(
+        state="approved",
+        grammar={"abnf": CAPTURE_HEAVY, "rule": ""},
+        resolvers=CAPTURE_TEMPLATES,
+        examples={"valid": ["urn:ogf:example:" + "a" * 60], "invalid": []},
+    )
+    figure = ResolutionCost.from_dict(Resolver.objects.current().first().cost)
+    page = client.get("/urn/example/").content.decode()
+    assert 'id="resolution-budget"' in page and "at most 50 ms of CPU time" in page
+    assert figure.figure in page  # the figure the review measured, as it said it
+    stated = client.get("/api/snids/example/").json()["resolution_budget"]
+    assert stated["approved_over_budget"] is True and stated["budget_ms_per_urn"] == 50
+    assert stated["review_budget_ms"] == MATCH_BUDGET_MS
+    assert stated["measured_ms"] == round(figure.total_ms, 3)
+    assert stated["measured_is_lower_bound"] is (not figure.complete)
+
+
+def test_an_snid_within_the_budget_states_no_override_budget(client):
+    proposal_factory(state="approved", resolvers=[{"name": "main", "template": "https://data.example.org/{DOMAIN}"}])
+    assert Resolver.objects.current().first().program  # a rule to capture, proven within the budget
+    assert client.get("/api/snids/example/").json()["resolution_budget"] is None
+    assert 'id="resolution-budget"' not in client.get("/urn/example/").content.decode()

@@ -10,6 +10,13 @@ from django.core.management.base import CommandError
 from ... import interchange
 from ...accounts.names import user_by_name
 
+#: ``requires_system_checks`` of the commands people script (validate, check, import, export one
+#: proposal): none. Django's system checks import the whole URL configuration — every view, the
+#: API, its schema generator — which was most of such a command's start (tests/test_startup.py);
+#: they guard a server's configuration, and run where one starts (``start``, ``migrate``,
+#: ``check --deploy``, the server's own start), not before each URN is validated.
+SCRIPTED_COMMAND_CHECKS: list[str] = []
+
 
 def read_proposal_file(path: str) -> interchange.ProposalData:
     """Read and validate an interchange JSON file, or raise CommandError saying why."""

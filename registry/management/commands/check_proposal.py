@@ -8,7 +8,7 @@ from ...accounts.names import user_by_name
 from ...checklist import summarize
 from ...models import Proposal
 from ...selectors import data_findings, proposal_findings
-from ._common import read_proposal_file
+from ._common import SCRIPTED_COMMAND_CHECKS, read_proposal_file
 
 
 class Command(BaseCommand):
@@ -16,6 +16,8 @@ class Command(BaseCommand):
         "Run the automated review checklist on an interchange JSON file or a stored "
         "proposal (by id). Exit status: 0 nothing fails, 1 something fails, 2 unreadable input."
     )
+
+    requires_system_checks = SCRIPTED_COMMAND_CHECKS  # see _common.py
 
     def add_arguments(self, parser):
         parser.add_argument("source", help="a JSON file, or the id of a stored proposal")

@@ -4,10 +4,13 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ... import interchange
 from ...models import Proposal
+from ._common import SCRIPTED_COMMAND_CHECKS
 
 
 class Command(BaseCommand):
     help = "Print a stored proposal in the interchange JSON format (docs/proposal-format.md)."
+
+    requires_system_checks = SCRIPTED_COMMAND_CHECKS  # see _common.py
 
     def add_arguments(self, parser):
         parser.add_argument("id", type=int)

@@ -5,10 +5,10 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from ... import interchange, sandbox, services
+from ... import interchange, sandbox
 from ...documents import DocumentError, document_import, read_document
 from ...grammar import snid_error
-from ._common import get_user
+from ._common import SCRIPTED_COMMAND_CHECKS, get_user
 
 
 class Command(BaseCommand):
@@ -18,6 +18,8 @@ class Command(BaseCommand):
         "field found (with its source lines), uncertain (why) or not found. --json prints the "
         "report, the proposal data and the new proposal's id; --dry-run creates nothing."
     )
+
+    requires_system_checks = SCRIPTED_COMMAND_CHECKS  # see _common.py
 
     def add_arguments(self, parser):
         parser.add_argument("path")
@@ -57,6 +59,8 @@ class Command(BaseCommand):
                 raise CommandError("Give --submitter USER (there is no superuser to default to), or --dry-run.")
             if not data.snid or snid_error(data.snid):
                 data.snid = "unnamed"
+            from ... import services  # the proposals' services (the checklist, the log): only to create
+
             try:
                 proposal = services.proposal_create(data, user)
             except services.ServiceError as exc:

@@ -2,8 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from ... import services
-from ...checklist import MANUAL_CHECKS
-from ._common import get_user, read_proposal_file
+from ._common import SCRIPTED_COMMAND_CHECKS, get_user, read_proposal_file
 
 
 class Command(BaseCommand):
@@ -12,7 +11,11 @@ class Command(BaseCommand):
         "optionally submitting and approving it through the site's services; prints its id."
     )
 
+    requires_system_checks = SCRIPTED_COMMAND_CHECKS  # see _common.py
+
     def add_arguments(self, parser):
+        from ...checklist import MANUAL_CHECKS  # here, not at import: commands start without the checklist
+
         parser.add_argument("path")
         parser.add_argument("--submitter", help="username of the submitter (default: the first superuser)")
         parser.add_argument("--submit", action="store_true", help="submit it for review")
@@ -66,6 +69,8 @@ class Command(BaseCommand):
 
 def _judgements(options) -> dict[str, tuple[bool, str]]:
     """``--judge scope=satisfied`` options as the service takes them; a mistake is a usage error."""
+    from ...checklist import MANUAL_CHECKS
+
     out = {}
     for option in options:
         check, _, verdict = option.partition("=")

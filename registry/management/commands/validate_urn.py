@@ -4,8 +4,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...grammar import UrnSyntaxError, grammar_compile, normalize, parse_urn
+from ...grammar import UrnSyntaxError, normalize, parse_urn
 from ...lookup import lookup_for_snid, registry_index
+from ._common import SCRIPTED_COMMAND_CHECKS
 
 
 class Command(BaseCommand):
@@ -14,6 +15,8 @@ class Command(BaseCommand):
         "URNs come from the arguments or, if none, from standard input, one per line. "
         "Exit status: 0 all valid, 1 some invalid, 2 bad grammar or usage."
     )
+
+    requires_system_checks = SCRIPTED_COMMAND_CHECKS  # see _common.py
 
     def add_arguments(self, parser):
         source = parser.add_mutually_exclusive_group(required=True)
@@ -50,6 +53,8 @@ class Command(BaseCommand):
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"Cannot read the grammar {path}: {exc}.", returncode=2) from None
+        from ...grammar import grammar_compile  # the compiler, only for a grammar file
+
         compiled = grammar_compile(text, rule)
         errors = [issue.message for issue in compiled.errors]
         if errors or not compiled.ok:
