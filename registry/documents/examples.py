@@ -386,14 +386,17 @@ def _for_registry(urn: str, snid: str, nids: set[str], prefixes: list[str], plac
     )
 
 
-def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, accepts=None) -> None:
+def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, accepts=None, sub=None) -> None:
     """The document's example URNs into ``data.examples``, each reported with its line.
 
     Where examples are looked for, in order: the examples section, then the syntax part,
     then the rest of the document (there only URNs of the document's own namespace). An
     example of the document's own namespace (an RFC's ``urn:fdc:…`` for the SNID ``fdc``) is
     re-cast as ``urn:ogf:<snid>:…`` and a note asks to check it; one of another namespace is
-    kept exactly as written and reported uncertain (see ``_for_registry``)."""
+    kept exactly as written and reported uncertain (see ``_for_registry``).
+
+    ``sub`` is the sub-namespace the document registers (snid.SubNamespace), if it is one: its
+    prefix is the document's own namespace, its deeper ``URN Prefix:`` entries are URNs of it."""
     from ..interchange import MAX_EXAMPLES, Examples
 
     if "examples" in exported:
@@ -405,6 +408,10 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         return
     snid = data.snid
     nids, prefixes = own_prefixes(sections.get("snid", []), snid)
+    entries: set[int] = set()  # lines of 1.1 that list URN prefixes under the sub-namespace
+    if sub is not None:
+        prefixes = [sub.prefix] + [p for p in prefixes if p != sub.prefix]
+        entries = set(sub.lines)
     placeholders = placeholder_nids(line for ls in list(sections.values()) + unmapped for line in ls)
     tiers = [
         list(sections.get("examples", [])),
@@ -415,8 +422,10 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             if key not in ("examples", "syntactic_structure", "validation_mechanism", "snid", "version")
             for line in ls
         ]
-        + [line for lines in unmapped for line in lines],
+        + [line for lines in unmapped for line in lines]
+        + [line for line in sections.get("snid", []) if line.number in entries],
     ]
+    tiers[2].sort(key=lambda line: line.number)
     candidates: list[Found] = []
     example_lines: list[Line] = []
     chosen = None
@@ -431,7 +440,11 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         for text, number in scanned.literals:
             report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
         for f in scanned.found:
-            if chosen is not None and chosen != tier:
+            bare = f.urn.lower().rstrip(":") + ":"
+            if sub is not None and sub.prefix.startswith(bare):
+                what = "the prefix of the sub-namespace registered" if sub.prefix == bare else "a prefix above it"
+                report.left_out.append({"text": f.urn, "line": f.line, "why": f"{what}, not an example"})
+            elif chosen is not None and chosen != tier:
                 report.left_out.append(
                     {"text": f.urn, "line": f.line, "why": "outside the section the examples were taken from"}
                 )
@@ -460,6 +473,8 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         why = []
         if f.ocr:
             why.append("spaces were removed from an OCR-damaged URN; compare with the source")
+        if f.line in entries:
+            why.append("listed as a URN prefix under the sub-namespace registered; taken as an example of it")
         if f.doubt:
             why.append(f.doubt)
         elif f.end_line != f.line:
@@ -475,7 +490,7 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             "Example (invalid)" if bad else "Example",
             urn,
             [f.line, f.end_line],
-            uncertain=bool(f.ocr or f.doubt or taken.uncertain),
+            uncertain=bool(f.ocr or f.doubt or taken.uncertain or f.line in entries),
             why="; ".join(why),
         )
     if len(valid) + len(invalid) > MAX_EXAMPLES:
