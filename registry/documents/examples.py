@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import tables
 from .grammar import rule_start
 from .text import Line
 
@@ -136,7 +137,19 @@ def scan(lines: list[Line], accepts=None) -> Scan:
     """Every URN of ``lines``, in order, with its source line.
 
     ``accepts(urn)`` (True, False or None: cannot tell) is the document's grammar, asked only
-    about a URN that may continue on the next line."""
+    about a URN that may continue on the next line. A table is read cell by cell (tables.py),
+    so a URN wrapped inside its cell goes on on the cell's next line, not on the table's."""
+    result = Scan()
+    for run in tables.runs(lines):
+        part = _scan_run(run, accepts)
+        result.found += part.found
+        result.templates += part.templates
+        result.literals += part.literals
+    result.found.sort(key=lambda f: f.line)  # a table's columns were read one after the other
+    return result
+
+
+def _scan_run(lines: list[Line], accepts) -> Scan:
     result = Scan()
     index = 0
     resume = 0  # where scanning starts on the current line (after a wrapped URN's second part)
@@ -207,6 +220,8 @@ def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, 
     if not piece or piece.lower().startswith("urn:") or piece.strip(_SENTENCE_END + ")'") == "":
         return None
     rest = stripped[piece_end:]
+    if isinstance(line, tables.Cell) and line.width and line.width - len(line.text.rstrip()) >= len(piece):
+        return None  # its cell had room for the next line's text: the URN ends in it, the cell goes on
     joined = _trim(raw + piece, before)
     if joined == urn:
         return None
@@ -224,6 +239,8 @@ def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, 
         proof = "a percent-encoding cannot end a URN"
     elif end in ":-/=" and alone:
         proof = f"line {line.number} breaks it after {end!r}, the rest alone on the next line"
+    elif isinstance(line, tables.Cell) and line.full and isinstance(following, tables.Cell) and alone:
+        proof = f"it fills its table cell on line {line.number}, and the cell goes on below"
     verdict = (accepts(urn), accepts(joined)) if accepts is not None else (None, None)
     if verdict == (False, True):
         return joined, "", proof or f"the grammar accepts it joined, not line {line.number}'s part alone", taken
@@ -442,7 +459,7 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         for f in scanned.found:
             bare = f.urn.lower().rstrip(":") + ":"
             if sub is not None and sub.prefix.startswith(bare):
-                what = "the prefix of the sub-namespace registered" if sub.prefix == bare else "a prefix above it"
+                what = "the prefix of the sub-namespace registered" if sub.prefix == bare else "the namespace above it"
                 report.left_out.append({"text": f.urn, "line": f.line, "why": f"{what}, not an example"})
             elif chosen is not None and chosen != tier:
                 report.left_out.append(
