@@ -145,13 +145,8 @@ REGISTRANTS = {
         "   Registering organization:  The Example Engineering Forum\n\n"
         "   Designated contact:  An expert chosen by the forum will read the demo mailing list,\n"
         "      demo-list@example.org.\n",
-        (
-            "An expert chosen by the forum will read the demo mailing list.",
-            "The Example Engineering Forum",
-            "demo-list@example.org",
-            "",
-        ),
-        {"name"},
+        ("", "The Example Engineering Forum", "demo-list@example.org", ""),  # a sentence is no one's name
+        set(),
     ),
     "role-with-a-comma": (
         "   Registering organization:  Example Cable Laboratories\n\n   Designated contact:\n\n"
@@ -178,7 +173,7 @@ REGISTRANTS = {
     "organisation-perhaps-wrapped": (
         "   Registering organization:\n      Name:  Example Broadcasting Standards\n"
         "      Committee of the Americas\n      1 Example Plaza\n      Example City\n",
-        ("", "Example Broadcasting Standards", "", "Committee of the Americas\n1 Example Plaza\nExample City"),
+        ("", "Example Broadcasting Standards Committee of the Americas", "", "1 Example Plaza\nExample City"),
         {"organisation", "address"},
     ),
     "declared-contact-label": (
@@ -234,11 +229,14 @@ def test_each_registrant_reading_says_why_and_shows_the_other_reading():
     assert "the other reading is 'The Example Registry Services Administrator (attn: Kim Q. Sample)'" in why(
         "role-with-person-in-parentheses", "name"
     )
-    assert why("contact-sentence", "name") == "the contact is described in a sentence, not named"
+    assert why("contact-sentence", "name") == (
+        "a designated expert is described, not a person named ('An expert chosen by the forum will read the demo "
+        "mailing list, demo-list@example.org.', line 7): fill in a person"
+    )
     assert why("role-with-a-comma", "name") == "the contact is given only by a role title"
     assert why("organisation-perhaps-wrapped", "organisation") == (
-        "line 7 ('Committee of the Americas') may be the second half of the name rather than text of its own; the "
-        "other reading is 'Example Broadcasting Standards Committee of the Americas'"
+        "line 7 ('Committee of the Americas') was read as the second half of the name; the other reading is "
+        "'Example Broadcasting Standards'"
     )
 
 

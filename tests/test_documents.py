@@ -501,7 +501,7 @@ PUBLISHED = {
         [],
         "",
         (
-            "A designated expert will monitor the WHIP public mailing list.",
+            "",  # "A designated expert will monitor the WHIP public mailing list.": no one's name
             "The Internet Engineering Task Force.",
             "wish@ietf.org",
             "",

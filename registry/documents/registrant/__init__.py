@@ -40,7 +40,7 @@ from ..lineshapes import (
 )
 from ..text import Line
 from .labelled import Reader, is_label
-from .people import organisation_of, person_after_role, person_name
+from .people import ends_in_role, holder, no_one, organisation_of, person_after_role, person_name
 from .unlabelled import from_paragraphs
 from .values import HOW, NOT_GIVEN, Registrant, Value
 
@@ -69,7 +69,11 @@ def read(lines: list[Line]) -> Registrant:
     organisation = first(("org", "organisation"), ("", "organisation"), ("contact", "organisation"))
     person = first(("contact", "person"), ("", "person"))
     named = first(("", "name"))
-    if named is not None:
+    if named is not None and person is None and ("(attn" in named.text.lower() or holder(named.text)):
+        # "Name: The Registry Administrator (attn: A. Person)", "Name: Example Project Lead" and a
+        # sentence naming who holds it: a person is named, not an organisation.
+        person = named
+    elif named is not None:
         # "Name:" outside a block: the organisation when a contact is named elsewhere
         # (RFC 3406's own illustration), else the person.
         if (reader.contact_seen or person is not None) and organisation is None:
@@ -101,6 +105,8 @@ def read(lines: list[Line]) -> Registrant:
             f"An additional contact, {extra.text!r} (line {extra.lines[0]}), has no registrant "
             "field; the first contact was taken."
         )
+    if organisation is not None and person is None and holder(organisation.text):
+        person, organisation = organisation, None  # a position and its holder, not an organisation
     email = _email(values, result, lines)
     if person is None and roles:
         role = roles[0]
@@ -111,14 +117,23 @@ def read(lines: list[Line]) -> Registrant:
             f"The role {role.text!r} (line {role.lines[0]}) has no registrant field; it was not copied."
         )
     if person is not None:
+        written = " ".join(person.text.split())
         person = person_after_role(person, result)
         person = person_name(person, email, result)
         if _is_role(person.text) and not _is_person(person.text) and not person.why:
             person.why = "the contact is given only by a role title"
-        _set(result, "name", person)
+        reason = no_one(person.text) if person.how != "cut" else ""
+        if reason:
+            # Never a sentence for a name: left empty, and the report says what the document wrote.
+            result.lines["name"] = sorted(set(person.lines))
+            result.uncertain["name"] = f"{reason} ({written!r}, line {person.lines[0]}): fill in a person"
+            result.notes.append(f"The registrant section names no one: {reason} ({written!r}).")
+        else:
+            _set(result, "name", person)
     if organisation is not None:
         organisation = organisation_of(organisation, email)
-        if _is_role(organisation.text) and not _is_org(organisation.text) and not organisation.why:
+        role_only = _is_role(organisation.text) and not _is_org(organisation.text) or ends_in_role(organisation.text)
+        if role_only and not organisation.why:
             organisation.why = "it reads like a role title, not an organisation"
         _set(result, "organisation", organisation)
     if address is not None:
@@ -130,9 +145,6 @@ def read(lines: list[Line]) -> Registrant:
         _set(result, "address", Value(text, address.lines, address.how, address.why))
     if result.name and result.name == result.organisation and "name" not in result.uncertain:
         result.uncertain["name"] = "the designated contact is the organisation itself; name a person if there is one"
-    words = result.name.lower().split()
-    if len(words) > 6 and {"will", "shall", "is", "the", "a", "an"} & set(words):
-        result.uncertain["name"] = "the contact is described in a sentence, not named"
     return result
 
 

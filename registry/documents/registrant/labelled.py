@@ -12,6 +12,7 @@ from ..lineshapes import (
 )
 from ..lineshapes import (
     email_in,
+    second_half,
 )
 from ..lineshapes import (
     is_address as _is_address,
@@ -216,7 +217,14 @@ class Reader:
                 and not value.why
             ):
                 # "Name: Example Broadcasting Standards" / "Committee of the Americas" at the label's own
-                # indentation: its second half, or the first address line; the layout does not say.
+                # indentation: its second half, or the first address line; the layout does not say, the
+                # words may (second_half): the likelier reading is taken, the other shown.
+                if second_half(value.text, stripped):
+                    first = value.text
+                    value.extend(" ", stripped, line.number)
+                    value.other = first
+                    value.why = f"line {line.number} ({stripped!r}) was read as the second half of the name"
+                    return
                 value.other = f"{value.text} {stripped}"
                 value.why = (
                     f"line {line.number} ({stripped!r}) may be the second half of the name rather than text of its own"

@@ -5,6 +5,7 @@ cut out of "Example, Inc. is a subsidiary of …"."""
 from __future__ import annotations
 
 from ..lineshapes import (
+    ROLE_WORDS,
     email_in,
 )
 from ..lineshapes import (
@@ -25,6 +26,8 @@ from ..lineshapes import (
 from .values import Registrant, Value
 
 _SENTENCE = (" is a ", " is the ", " is an ", " will ", " shall ")
+# Role words that end a position's title ("Project Lead"; "head of" never ends one).
+_ROLE_ENDS = frozenset(word for word in ROLE_WORDS if " " not in word)
 
 
 def person_name(value: Value, email: str, result: Registrant) -> Value:
@@ -34,7 +37,14 @@ def person_name(value: Value, email: str, result: Registrant) -> Value:
         index = text.lower().find(marker)
         if index >= 0:  # "The Secretary (attn: Mr. Paul Burton)"
             inner = text[index + len(marker) :].rstrip(")").strip()
-            return Value(_strip_honorific(inner), value.lines, "cut", "", text)
+            role = text[:index].strip()
+            if role:
+                result.notes.append(
+                    f"{role!r} (line {value.lines[0]}), for whose attention the contact is named, has no "
+                    "registrant field; it was not copied."
+                )
+            why = f"the person named for the attention of {role!r}" if role else ""
+            return Value(_strip_honorific(inner), value.lines, "cut", why, text)
     name = _strip_honorific(text)
     head, paren, inner = name.partition(" (")
     if paren and inner.endswith(")") and _is_org(head) and _is_person(inner[:-1]):
@@ -51,36 +61,73 @@ def person_name(value: Value, email: str, result: Registrant) -> Value:
     return Value(name, value.lines, value.how, value.why, value.other)
 
 
+# Capitalised words that start a sentence, never a name ("The current lead is Sam Sample").
+_NOT_NAMES = frozenset("the this that it its our their he she they currently contact email e-mail mail see".split())
+
+
+def holder(text: str) -> tuple[str, str] | None:
+    """(role, person) when ``text`` starts with a position ("The Example Project Lead", "Working
+    Group Chair") and goes on to name the person who holds it ("The current lead is Sam Sample",
+    "Sam Sample keeps the list"): two to four capitalised words, read as a person's name."""
+    words = text.replace(",", " , ").replace("(", " ( ").replace(")", " ) ").replace(";", " ; ").split()
+    role_end = -1
+    for index, word in enumerate(words[:10]):
+        if ends_in_role(word) and _is_role(" ".join(words[: index + 1])):
+            role_end = index
+            break
+    if role_end < 0:
+        return None
+    role = " ".join(words[: role_end + 1]).rstrip(".")
+    run: list[str] = []
+    for word in words[role_end + 1 :] + [""]:
+        bare = word.rstrip(".")
+        capital = bare[:1].isupper() and bare.lower() not in _NOT_NAMES and bare.replace("-", "").isalpha()
+        initial = len(word) == 2 and word[0].isupper() and word[1] == "."
+        if (capital or initial) and len(run) < 4 and not (run and word.endswith(".") and not initial):
+            run.append(bare if not initial else word)
+            continue
+        if word.endswith(".") and capital and run and len(run) < 4:
+            run.append(bare)  # "… is Sam Sample."
+        if len(run) >= 2 and _is_person(" ".join(run)):
+            return role, " ".join(run)
+        run = []
+    return None
+
+
+def ends_in_role(text: str) -> bool:
+    """Whether ``text``'s last word is a role title's ("Project Lead", "Registry Manager"): a
+    position, whatever organisation words stand before it."""
+    words = text.lower().replace(",", " ").replace(".", " ").split()
+    return bool(words) and words[-1] in _ROLE_ENDS
+
+
 def person_after_role(value: Value, result: Registrant) -> Value:
     """ "The Example Project Lead. Steve Sample maintains the list.": the person named in the
     sentence after a role title, read from the sentence (uncertain), the role kept as a note."""
-    text = value.text
-    sentences, start = [], 0
-    for index in range(1, len(text) - 1):
-        if text[index] == "." and text[index + 1] == " " and text[index - 1].islower():
-            sentences.append(text[start:index].strip())
-            start = index + 1
-    sentences.append(text[start:].strip())
-    for position, sentence in enumerate(sentences[1:], start=1):
-        words = []
-        for word in sentence.replace(",", " , ").split():
-            if not (word[:1].isupper() or len(word) == 2 and word[1] == ".") or len(words) == 4:
-                break
-            words.append(word)
-        name = " ".join(words)
-        roles = [s for s in sentences[:position] if _is_role(s)]
-        if roles and 2 <= len(words) and _is_person(name):
-            result.notes.append(
-                f"The role title {roles[-1]!r} (line {value.lines[0]}) has no registrant field; it was not copied."
-            )
-            return Value(
-                name,
-                value.lines,
-                "cut",
-                f"read from a sentence: the person named after the role title {roles[-1]!r}",
-                text,
-            )
-    return value
+    found = holder(value.text) if "(attn" not in value.text.lower() else None  # attn: read by person_name
+    if found is None:
+        return value
+    role, person = found
+    result.notes.append(f"The role title {role!r} (line {value.lines[0]}) has no registrant field; it was not copied.")
+    return Value(
+        person, value.lines, "cut", f"read from a sentence: the person named after the role title {role!r}", value.text
+    )
+
+
+def no_one(text: str) -> str:
+    """Why ``text`` names no one ("" when it may): a sentence about a designated expert, a mailing
+    list, or a description of who will answer."""
+    if _is_person(text):
+        return ""
+    lowered = " " + " ".join(text.lower().replace(",", " ").replace("(", " ").split()) + " "
+    if " expert " in lowered or " experts " in lowered:
+        return "a designated expert is described, not a person named"
+    if " list " in lowered or " list. " in lowered or lowered.endswith(" list "):
+        return "a mailing list is given, not a person"
+    words = lowered.split()
+    if len(words) > 6 and {"will", "shall", "is", "are", "the", "a", "an"} & set(words):
+        return "the contact is described in a sentence, not named"
+    return ""
 
 
 def organisation_of(value: Value, email: str) -> Value:

@@ -9,6 +9,7 @@ from ..lineshapes import (
 )
 from ..lineshapes import (
     email_in,
+    second_half,
 )
 from ..lineshapes import (
     has_initial as _has_initial,
@@ -32,6 +33,7 @@ from ..lineshapes import (
     without_email as _without_email,
 )
 from ..text import Line
+from .people import ends_in_role, holder
 from .values import Registrant, Value
 
 
@@ -101,7 +103,25 @@ def from_paragraphs(reader, result: Registrant, values) -> None:
         ):
             reader.add("person", pieces[0])
             index = 1
-        while index < len(pieces) and _is_role(pieces[index].text) and not _is_org(pieces[index].text):
+        if (
+            block == ""
+            and not has_person
+            and index + 1 < len(pieces)
+            and ends_in_role(pieces[index].text)
+            and (held := holder(f"{pieces[index].text} {pieces[index + 1].text}"))
+        ):
+            # "Example Metadata Project Lead" / "Sam Sample holds this position.": a position and
+            # the sentence naming who holds it, neither an organisation nor an address.
+            role, sentence = pieces[index], pieces[index + 1]
+            why = f"read from a sentence: the person named after the role title {held[0]!r}"
+            reader.add("person", Value(held[1], role.lines + sentence.lines, "cut", why, sentence.text))
+            reader.add("role", role)
+            index += 2
+        while (
+            index < len(pieces)
+            and _is_role(pieces[index].text)
+            and (not _is_org(pieces[index].text) or ends_in_role(pieces[index].text))
+        ):
             reader.add("role", pieces[index])
             index += 1
         if index < len(pieces) and not has_org and not _is_address(pieces[index].text):
@@ -130,7 +150,7 @@ def _continues_name(name: Value, candidate: Value, following: Value) -> bool:
     "Committee of the Americas") rather than the first address line: it is the next line, reads as
     words of a name (no digit, no street word), and the line after it is an address line."""
     return _may_continue_name(name, candidate, following) and (
-        _runs_on(name.text, line_length=name.length) or candidate.text[:1].islower()
+        _runs_on(name.text, line_length=name.length) or second_half(name.text, candidate.text)
     )
 
 
