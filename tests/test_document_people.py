@@ -1,5 +1,5 @@
 """People and organisations as a reader takes them, from registrant blocks written for these tests:
-continuation lines of a value joined, the person in ``attn:``, a position separated from the person
+continuation lines of a value joined, the person in ``attn:`` or ``c/o``, a position separated from the person
 the next sentence names, and a sentence about an expert or a list that names no one (left empty,
 and said so). Every reading that is a guess is flagged. Imported as text, PDF and Word."""
 
@@ -41,6 +41,16 @@ SHAPES = {
         ("Kim Q. Sample", "", "kim@example.org", ""),
         {"name"},
     ),
+    "name-an-office-c/o-a-person": (
+        "   Name:  Example Standards Office c/o Kim Sample\n   Email:  kim@example.org\n",
+        ("Kim Sample", "Example Standards Office", "kim@example.org", ""),
+        {"name", "organisation"},
+    ),
+    "c/o-line-above-the-street": (
+        "      Example Standards Office\n      c/o Kim Sample\n      1 Example Road\n      Example City\n",
+        ("Kim Sample", "Example Standards Office", "", "c/o Kim Sample\n1 Example Road\nExample City"),
+        {"name", "organisation", "address"},
+    ),
     "position-then-the-sentence-naming-its-holder": (
         "   Name:  Example Metadata Project Lead\n      The current lead is Sam Sample (sam@example.org).\n",
         ("Sam Sample", "", "sam@example.org", ""),
@@ -81,6 +91,12 @@ WHY = {
         "the person named for the attention of 'Registry Services Administrator'; the other reading is "
         "'Registry Services Administrator (attn: Kim Sample)'",
     ),
+    "name-an-office-c/o-a-person": (
+        "organisation",
+        "cut at 'c/o': the organisation before it, the person 'Kim Sample' in whose care it is; the other reading "
+        "is 'Example Standards Office c/o Kim Sample'",
+    ),
+    "c/o-line-above-the-street": ("name", "read from the address's c/o line: the person in whose care it is"),
     "position-then-the-sentence-naming-its-holder": (
         "name",
         "read from a sentence: the person named after the role title 'Example Metadata Project Lead'; the other "

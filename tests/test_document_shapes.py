@@ -126,6 +126,19 @@ def test_wrapped_urn_against_its_grammar_stays_uncertain():
     assert item.status == "uncertain" and "the grammar accepts only 'urn:ogf:demo:abc-'" in item.why
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_wrapped_urn_the_grammar_joins_but_words_follow_is_joined_uncertain(fmt):
+    """The grammar alone does not decide a break that the layout contradicts: the next line goes on
+    in words after the piece, so the join is a reading, flagged with the other one."""
+    text = (
+        WRAPPED.split("Examples:")[0] + "Examples:\n\n   The name urn:ogf:demo:alpha:123\n   456 is the alpha report.\n"
+    )
+    item = example(imported(text, fmt), "urn:ogf:demo:alpha:123456")
+    assert item.status == "uncertain" and item.why.endswith(
+        "but words follow it there; the other reading is 'urn:ogf:demo:alpha:123'"
+    )
+
+
 # --- registrants that are not a name on a line -----------------------------------------------------
 
 REGISTRANTS = {

@@ -172,3 +172,35 @@ def test_two_sub_namespaces_side_by_side_the_first_is_taken_and_the_other_shown(
     item = document_import(text).report.item("snid")
     assert item.value == "demo" and item.status == "uncertain"
     assert item.why.endswith("the document also names 'urn:ietf:params:other', not taken")
+
+
+# Tables and sub-namespace fields read in linear time: the work from n/4 to n grows about 4-fold
+# (16-fold if quadratic), measured as in tests/test_documents.py.
+HOSTILE = {
+    "boxed-rows": lambda n: "Examples:\n   +---+---+\n" + "   | urn:a:b:c | x |\n" * int(n * 20_000),
+    "boxed-full-cells": lambda n: "Examples:\n   +------+\n" + "   |urn:a:|\n" * int(n * 20_000),
+    "unboxed-rows": lambda n: "Examples:\n   ---------  ---\n" + "   urn:a:b:  x\n" * int(n * 20_000),
+    "many-registry-names": lambda n: "   Registry name:  demo\n" * int(n * 20_000),
+    "many-prefixes": lambda n: "".join(f"   URN Prefix:  urn:ietf:params:d{i}\n" for i in range(int(n * 10_000))),
+    "many-contacts": lambda n: "IANA Considerations\n\n" + "   Contact:  Ada Sample\n\n   text\n\n" * int(n * 5_000),
+}
+
+
+def _cpu_seconds(text):
+    import time
+
+    started = time.process_time()
+    document_import(text)
+    return time.process_time() - started
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_sub_namespace_text_is_read_in_linear_time(case):
+    make = HOSTILE[case]
+    small, large = make(0.25), make(1)
+    quarters, fulls = [], []
+    for _ in range(3):
+        quarters.append(_cpu_seconds(small))
+        fulls.append(_cpu_seconds(large))
+    quarter, full = min(quarters), min(fulls)
+    assert full < 10 * quarter + 0.25, f"{case}: {quarters} s at n/4, {fulls} s at n"

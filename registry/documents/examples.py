@@ -242,8 +242,18 @@ def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, 
     elif isinstance(line, tables.Cell) and line.full and isinstance(following, tables.Cell) and alone:
         proof = f"it fills its table cell on line {line.number}, and the cell goes on below"
     verdict = (accepts(urn), accepts(joined)) if accepts is not None else (None, None)
-    if verdict == (False, True):
+    if verdict == (False, True) and (proof or alone or not words):
         return joined, "", proof or f"the grammar accepts it joined, not line {line.number}'s part alone", taken
+    if verdict == (False, True):
+        # The grammar takes the join, but the next line goes on in words after the piece: the break
+        # is judged by the layout too, and the two disagree.
+        return (
+            joined,
+            f"{reading}, taken as its continuation (the grammar accepts it joined, not line {line.number}'s "
+            f"part alone), but words follow it there; the other reading is {urn!r}",
+            "",
+            taken,
+        )
     if proof and verdict == (True, False):
         return (
             joined,

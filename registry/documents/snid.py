@@ -84,7 +84,8 @@ def read(
     template = [line for line in lines if titles.get(line.number) in _REGISTRY_NAME | _PREFIX]
     if not snid and template:
         snid, snid_line, why, sub = _sub_namespace(template, titles, everything)
-    others = [line for line in lines if line not in template]
+    in_template = {line.number for line in template}
+    others = [line for line in lines if line.number not in in_template]
     if not snid and not why:
         snid, snid_line = _quoted(others)
     if not snid and not why:  # "Namespace ID: urn:ietf:params:demo": a sub-namespace by its prefix
@@ -146,7 +147,10 @@ def _sub_namespace(lines: list[Line], titles: dict[int, str], everything: list[L
         if named and named[0].lower() != name.lower():
             why += f"; the registry name is {named[0]!r} (line {named[1]}), the other reading"
         if others:
-            why += f"; the document also names {', '.join(repr(o) for o in others)}, not taken"
+            listed = ", ".join(repr(o) for o in others[:5]) + (
+                f" and {len(others) - 5} more" if len(others) > 5 else ""
+            )
+            why += f"; the document also names {listed}, not taken"
         sub = SubNamespace(chosen.lower() + ":", True, {n for t, n in prefixes if t in under or t == chosen})
         return name, [number], why, sub
     if named is None:

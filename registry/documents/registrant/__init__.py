@@ -40,7 +40,7 @@ from ..lineshapes import (
 )
 from ..text import Line
 from .labelled import Reader, is_label
-from .people import ends_in_role, holder, no_one, organisation_of, person_after_role, person_name
+from .people import care_of, ends_in_role, holder, no_one, organisation_of, person_after_role, person_name
 from .unlabelled import from_paragraphs
 from .values import HOW, NOT_GIVEN, Registrant, Value
 
@@ -105,6 +105,16 @@ def read(lines: list[Line]) -> Registrant:
             f"An additional contact, {extra.text!r} (line {extra.lines[0]}), has no registrant "
             "field; the first contact was taken."
         )
+    if organisation is not None and (cared := care_of(organisation)) is not None:
+        organisation = cared[0]  # "Name: Example Office c/o A. Person": never the whole as the organisation
+        person = person or cared[1]
+    if person is None and address is not None and address.text.lower().startswith("c/o "):
+        # "c/o A. Person" heading the postal lines: the person in whose care mail goes (the line stays
+        # in the address, where it belongs).
+        line = address.text.split("\n", 1)[0]
+        if _is_person(line[4:].strip()):
+            why = "read from the address's c/o line: the person in whose care it is"
+            person = Value(line[4:].strip(), address.lines[:1], "cut", why)
     if organisation is not None and person is None and holder(organisation.text):
         person, organisation = organisation, None  # a position and its holder, not an organisation
     email = _email(values, result, lines)

@@ -33,7 +33,7 @@ _ROLE_ENDS = frozenset(word for word in ROLE_WORDS if " " not in word)
 def person_name(value: Value, email: str, result: Registrant) -> Value:
     text = _without_email(value.text, email)
     text = _without_email(text, email_in(text))
-    for marker in ("(attn:", "(attn.", "(attn "):
+    for marker in ("(attn:", "(attn.", "(attn ", "(c/o ", " c/o "):
         index = text.lower().find(marker)
         if index >= 0:  # "The Secretary (attn: Mr. Paul Burton)"
             inner = text[index + len(marker) :].rstrip(")").strip()
@@ -44,6 +44,8 @@ def person_name(value: Value, email: str, result: Registrant) -> Value:
                     "registrant field; it was not copied."
                 )
             why = f"the person named for the attention of {role!r}" if role else ""
+            if "c/o" in marker:
+                why = f"the person named in care of {role!r}" if role else ""
             return Value(_strip_honorific(inner), value.lines, "cut", why, text)
     name = _strip_honorific(text)
     head, paren, inner = name.partition(" (")
@@ -104,7 +106,8 @@ def ends_in_role(text: str) -> bool:
 def person_after_role(value: Value, result: Registrant) -> Value:
     """ "The Example Project Lead. Steve Sample maintains the list.": the person named in the
     sentence after a role title, read from the sentence (uncertain), the role kept as a note."""
-    found = holder(value.text) if "(attn" not in value.text.lower() else None  # attn: read by person_name
+    lowered = value.text.lower()
+    found = holder(value.text) if "(attn" not in lowered and "c/o " not in lowered else None  # by person_name
     if found is None:
         return value
     role, person = found
@@ -142,3 +145,16 @@ def organisation_of(value: Value, email: str) -> Value:
         # "Director, The International ISBN Agency": a role title before the organisation
         return Value(rest.strip(), value.lines, "cut", f"the role title {head.strip()!r} was left out", text)
     return Value(text, value.lines, value.how, value.why, value.other)
+
+
+def care_of(value: Value) -> tuple[Value, Value] | None:
+    """ "Example Standards Office c/o A. Person": (the organisation, the person), both cut out of
+    the value (uncertain), or None when the value names no one in care of it."""
+    index = value.text.lower().find(" c/o ")
+    if index < 0:
+        return None
+    head, person = value.text[:index].strip(" ,("), value.text[index + 5 :].strip(" ,)")
+    if not head or not _is_person(_without_email(person, email_in(person))):
+        return None
+    why = f"cut at 'c/o': the organisation before it, the person {person!r} in whose care it is"
+    return Value(head, value.lines, "cut", why, value.text), Value(person, value.lines, "cut", "", value.text)
