@@ -42,13 +42,13 @@ SHAPES = {
         {"name"},
     ),
     "name-an-office-c/o-a-person": (
-        "   Name:  Example Standards Office c/o Kim Sample\n   Email:  kim@example.org\n",
-        ("Kim Sample", "Example Standards Office", "kim@example.org", ""),
+        "   Name:  Example Standards Office c/o Kim Q. Sample\n   Email:  kim@example.org\n",
+        ("Kim Q. Sample", "Example Standards Office", "kim@example.org", ""),
         {"name", "organisation"},
     ),
     "c/o-line-above-the-street": (
-        "      Example Standards Office\n      c/o Kim Sample\n      1 Example Road\n      Example City\n",
-        ("Kim Sample", "Example Standards Office", "", "c/o Kim Sample\n1 Example Road\nExample City"),
+        "      Example Standards Office\n      c/o Kim Q. Sample\n      1 Example Road\n      Example City\n",
+        ("Kim Q. Sample", "Example Standards Office", "", "c/o Kim Q. Sample\n1 Example Road\nExample City"),
         {"name", "organisation", "address"},
     ),
     "position-then-the-sentence-naming-its-holder": (
@@ -93,8 +93,8 @@ WHY = {
     ),
     "name-an-office-c/o-a-person": (
         "organisation",
-        "cut at 'c/o': the organisation before it, the person 'Kim Sample' in whose care it is; the other reading "
-        "is 'Example Standards Office c/o Kim Sample'",
+        "cut at 'c/o': the organisation before it, 'Kim Q. Sample' in whose care it is; the other reading "
+        "is 'Example Standards Office c/o Kim Q. Sample'",
     ),
     "c/o-line-above-the-street": ("name", "read from the address's c/o line: the person in whose care it is"),
     "position-then-the-sentence-naming-its-holder": (
@@ -154,3 +154,18 @@ def test_a_position_is_never_the_organisation():
     result = _import("position-then-the-sentence-naming-its-holder")
     assert result.data.registrant.organisation == ""
     assert any("'Example Metadata Project Lead'" in note and "not copied" in note for note in result.notes)
+
+
+def test_a_company_in_whose_care_mail_goes_is_not_a_person():
+    """ "c/o Alliances Management" reads like a name but is written as none (no initial): it stays an
+    address line, and in a value it is cut from the organisation without becoming the contact."""
+    block = "      Example Standards Office\n      c/o Example Management\n      1 Example Road\n"
+    result = imported("Namespace ID:  demo\n\nDeclared registrant of the namespace:\n\n" + block, "text")
+    r = result.data.registrant
+    assert (r.name, r.organisation) == ("", "Example Standards Office")
+    assert r.address == "c/o Example Management\n1 Example Road"
+    block = "   Name:  Example Standards Office c/o Example Management\n   Email:  office@example.org\n"
+    result = imported("Namespace ID:  demo\n\nDeclared registrant of the namespace:\n\n" + block, "text")
+    item = result.report.item("registrant.organisation")
+    assert (item.value, item.status) == ("Example Standards Office", "uncertain")
+    assert result.data.registrant.name == ""

@@ -175,7 +175,7 @@ def test_two_sub_namespaces_side_by_side_the_first_is_taken_and_the_other_shown(
 
 
 # Tables and sub-namespace fields read in linear time: the work from n/4 to n grows about 4-fold
-# (16-fold if quadratic), measured as in tests/test_documents.py.
+# (16-fold if quadratic), measured as in tests/test_documents_robust.py.
 HOSTILE = {
     "boxed-rows": lambda n: "Examples:\n   +---+---+\n" + "   | urn:a:b:c | x |\n" * int(n * 20_000),
     "boxed-full-cells": lambda n: "Examples:\n   +------+\n" + "   |urn:a:|\n" * int(n * 20_000),

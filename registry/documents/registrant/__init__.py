@@ -40,7 +40,7 @@ from ..lineshapes import (
 )
 from ..text import Line
 from .labelled import Reader, is_label
-from .people import care_of, ends_in_role, holder, no_one, organisation_of, person_after_role, person_name
+from .people import care_of, cared_for_by, ends_in_role, holder, no_one, organisation_of, person_after_role, person_name
 from .unlabelled import from_paragraphs
 from .values import HOW, NOT_GIVEN, Registrant, Value
 
@@ -112,7 +112,7 @@ def read(lines: list[Line]) -> Registrant:
         # "c/o A. Person" heading the postal lines: the person in whose care mail goes (the line stays
         # in the address, where it belongs).
         line = address.text.split("\n", 1)[0]
-        if _is_person(line[4:].strip()):
+        if cared_for_by(line[4:].strip()):
             why = "read from the address's c/o line: the person in whose care it is"
             person = Value(line[4:].strip(), address.lines[:1], "cut", why)
     if organisation is not None and person is None and holder(organisation.text):

@@ -4,25 +4,13 @@ cut out of "Example, Inc. is a subsidiary of …"."""
 
 from __future__ import annotations
 
-from ..lineshapes import (
-    ROLE_WORDS,
-    email_in,
-)
-from ..lineshapes import (
-    is_org as _is_org,
-)
-from ..lineshapes import (
-    is_person as _is_person,
-)
-from ..lineshapes import (
-    is_role as _is_role,
-)
-from ..lineshapes import (
-    strip_honorific as _strip_honorific,
-)
-from ..lineshapes import (
-    without_email as _without_email,
-)
+from ..lineshapes import ROLE_WORDS, email_in
+from ..lineshapes import has_initial as _has_initial
+from ..lineshapes import is_org as _is_org
+from ..lineshapes import is_person as _is_person
+from ..lineshapes import is_role as _is_role
+from ..lineshapes import strip_honorific as _strip_honorific
+from ..lineshapes import without_email as _without_email
 from .values import Registrant, Value
 
 _SENTENCE = (" is a ", " is the ", " is an ", " will ", " shall ")
@@ -147,14 +135,22 @@ def organisation_of(value: Value, email: str) -> Value:
     return Value(text, value.lines, value.how, value.why, value.other)
 
 
-def care_of(value: Value) -> tuple[Value, Value] | None:
-    """ "Example Standards Office c/o A. Person": (the organisation, the person), both cut out of
-    the value (uncertain), or None when the value names no one in care of it."""
+def cared_for_by(text: str) -> bool:
+    """Whether the name after "c/o" is written as a person's ("A. Person", "Mr. A. Person"): a
+    company in whose care mail goes ("c/o Alliances Management") reads like a name too."""
+    return _is_person(text) and _has_initial(text)
+
+
+def care_of(value: Value) -> tuple[Value, Value | None] | None:
+    """ "Example Standards Office c/o A. Q. Person": (the organisation, the person or None), cut
+    out of the value (uncertain); None when the value has no "c/o" in it."""
     index = value.text.lower().find(" c/o ")
     if index < 0:
         return None
     head, person = value.text[:index].strip(" ,("), value.text[index + 5 :].strip(" ,)")
-    if not head or not _is_person(_without_email(person, email_in(person))):
+    if not head:
         return None
-    why = f"cut at 'c/o': the organisation before it, the person {person!r} in whose care it is"
-    return Value(head, value.lines, "cut", why, value.text), Value(person, value.lines, "cut", "", value.text)
+    named = _without_email(person, email_in(person))
+    why = f"cut at 'c/o': the organisation before it, {person!r} in whose care it is"
+    organisation = Value(head, value.lines, "cut", why, value.text)
+    return organisation, Value(person, value.lines, "cut", "", value.text) if cared_for_by(named) else None
