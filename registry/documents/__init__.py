@@ -4,7 +4,9 @@
 * text.py: numbered lines, LaTeX, page furniture, hyphenation, size bounds;
 * headings.py: headings to template sections by meaning, with a confidence; blocks.py: the
   document cut at its headings; known.py: the known titles and labels, data in labels.toml;
-* examples.py, grammar.py, registrant.py (lineshapes.py: what a registrant line looks like):
+* examples.py (tables.py: tables read cell by cell), grammar.py, snid.py (the SNID, or a
+  sub-namespace's name and prefix; the version and date), registrant/ (labelled lines,
+  unlabelled lines, who a value names; lineshapes.py: what a registrant line looks like):
   the structured parts, with their source lines;
 * report.py: found / uncertain / not found for every template field;
 * importer.py: puts it together; export.py: the way back out, markers.py: reading our own export back.

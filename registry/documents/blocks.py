@@ -52,7 +52,7 @@ def split(lines: list[Line], report: Report) -> list[Block]:
             and _unknown_heading_at(found, position, heading_indent)
         ):
             found_heading = unknown_heading(line.text)
-        previous_blank = not line.text.strip()
+        blank_before, previous_blank = previous_blank, not line.text.strip()
         if found_heading is None and _number_above_heading(found, position):
             report.notes.append(
                 f"The section number {line.text.strip()!r} on line {line.number} stands alone above "
@@ -106,18 +106,28 @@ def split(lines: list[Line], report: Report) -> list[Block]:
             and found_heading.confidence < CERTAIN
             and found_heading.key == "registrant"
             and current.key not in (None, "registrant")
-            and ("registrant" in seen or found_heading.rest)
+            and ("registrant" in seen or found_heading.rest and found_heading.indent != heading_indent)
         ):
             # A contact label read only by its words ("Contact: assign@example.org for new names")
             # inside another section, after the registrant was given or with its text on the same
             # line, as labels inside prose are written: text of that section, not a second registrant.
             found_heading = None
+        if found_heading is None and blank_before and _leaves_its_label(blocks, line):
+            # "Contact:  Ada Sample" then, after a blank line, a paragraph at the label's own
+            # indentation: the template's fields are over, the text is the enclosing part's again.
+            parent = next(
+                b for b in reversed(blocks) if b.heading is not None and b.heading.indent < current.heading.indent
+            )
+            blocks.append(Block(parent.key, parent.heading, parent.line))
+            current = blocks[-1]
         if found_heading is None:
             current.lines.append(line)
             continue
         seen.add(found_heading.key)
         block = Block(found_heading.key, found_heading, line.number)
-        if found_heading.rest:
+        if found_heading.rest and found_heading.key == "registrant" and registrant_reader.is_label(line.text):
+            block.lines.append(Line(line.number, line.text.strip()))  # "Contact:  A. Person": a labelled value
+        elif found_heading.rest:
             block.lines.append(Line(line.number, found_heading.rest))
         blocks.append(block)
         report.headings.append(
@@ -130,6 +140,19 @@ def split(lines: list[Line], report: Report) -> list[Block]:
             }
         )
     return blocks
+
+
+def _leaves_its_label(blocks: list[Block], line: Line) -> bool:
+    """Whether ``line`` (after a blank line) is no longer text of the label block above: that label
+    held its value on its own line, and ``line`` stands at the label's indentation, inside a part
+    whose heading is less indented (the template's fields written in an "IANA Considerations")."""
+    current = blocks[-1]
+    heading = current.heading
+    if heading is None or not heading.rest or not line.text.strip() or heading.indent == 0:
+        return False
+    if len(line.text) - len(line.text.lstrip()) != heading.indent or registrant_reader.is_label(line.text):
+        return False
+    return any(b.heading is not None and b.heading.indent < heading.indent for b in blocks[:-1])
 
 
 def _number_above_heading(found, position: int) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import tables
 from .grammar import rule_start
 from .text import Line
 
@@ -136,7 +137,19 @@ def scan(lines: list[Line], accepts=None) -> Scan:
     """Every URN of ``lines``, in order, with its source line.
 
     ``accepts(urn)`` (True, False or None: cannot tell) is the document's grammar, asked only
-    about a URN that may continue on the next line."""
+    about a URN that may continue on the next line. A table is read cell by cell (tables.py),
+    so a URN wrapped inside its cell goes on on the cell's next line, not on the table's."""
+    result = Scan()
+    for run in tables.runs(lines):
+        part = _scan_run(run, accepts)
+        result.found += part.found
+        result.templates += part.templates
+        result.literals += part.literals
+    result.found.sort(key=lambda f: f.line)  # a table's columns were read one after the other
+    return result
+
+
+def _scan_run(lines: list[Line], accepts) -> Scan:
     result = Scan()
     index = 0
     resume = 0  # where scanning starts on the current line (after a wrapped URN's second part)
@@ -207,6 +220,8 @@ def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, 
     if not piece or piece.lower().startswith("urn:") or piece.strip(_SENTENCE_END + ")'") == "":
         return None
     rest = stripped[piece_end:]
+    if isinstance(line, tables.Cell) and line.width and line.width - len(line.text.rstrip()) >= len(piece):
+        return None  # its cell had room for the next line's text: the URN ends in it, the cell goes on
     joined = _trim(raw + piece, before)
     if joined == urn:
         return None
@@ -224,9 +239,21 @@ def _continuation(raw: str, urn: str, before: str, line: Line, following: Line, 
         proof = "a percent-encoding cannot end a URN"
     elif end in ":-/=" and alone:
         proof = f"line {line.number} breaks it after {end!r}, the rest alone on the next line"
+    elif isinstance(line, tables.Cell) and line.full and isinstance(following, tables.Cell) and alone:
+        proof = f"it fills its table cell on line {line.number}, and the cell goes on below"
     verdict = (accepts(urn), accepts(joined)) if accepts is not None else (None, None)
-    if verdict == (False, True):
+    if verdict == (False, True) and (proof or alone or not words):
         return joined, "", proof or f"the grammar accepts it joined, not line {line.number}'s part alone", taken
+    if verdict == (False, True):
+        # The grammar takes the join, but the next line goes on in words after the piece: the break
+        # is judged by the layout too, and the two disagree.
+        return (
+            joined,
+            f"{reading}, taken as its continuation (the grammar accepts it joined, not line {line.number}'s "
+            f"part alone), but words follow it there; the other reading is {urn!r}",
+            "",
+            taken,
+        )
     if proof and verdict == (True, False):
         return (
             joined,
@@ -386,14 +413,17 @@ def _for_registry(urn: str, snid: str, nids: set[str], prefixes: list[str], plac
     )
 
 
-def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, accepts=None) -> None:
+def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, accepts=None, sub=None) -> None:
     """The document's example URNs into ``data.examples``, each reported with its line.
 
     Where examples are looked for, in order: the examples section, then the syntax part,
     then the rest of the document (there only URNs of the document's own namespace). An
     example of the document's own namespace (an RFC's ``urn:fdc:…`` for the SNID ``fdc``) is
     re-cast as ``urn:ogf:<snid>:…`` and a note asks to check it; one of another namespace is
-    kept exactly as written and reported uncertain (see ``_for_registry``)."""
+    kept exactly as written and reported uncertain (see ``_for_registry``).
+
+    ``sub`` is the sub-namespace the document registers (snid.SubNamespace), if it is one: its
+    prefix is the document's own namespace, its deeper ``URN Prefix:`` entries are URNs of it."""
     from ..interchange import MAX_EXAMPLES, Examples
 
     if "examples" in exported:
@@ -405,6 +435,10 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         return
     snid = data.snid
     nids, prefixes = own_prefixes(sections.get("snid", []), snid)
+    entries: set[int] = set()  # lines of 1.1 that list URN prefixes under the sub-namespace
+    if sub is not None:
+        prefixes = [sub.prefix] + [p for p in prefixes if p != sub.prefix]
+        entries = set(sub.lines)
     placeholders = placeholder_nids(line for ls in list(sections.values()) + unmapped for line in ls)
     tiers = [
         list(sections.get("examples", [])),
@@ -415,8 +449,10 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             if key not in ("examples", "syntactic_structure", "validation_mechanism", "snid", "version")
             for line in ls
         ]
-        + [line for lines in unmapped for line in lines],
+        + [line for lines in unmapped for line in lines]
+        + [line for line in sections.get("snid", []) if line.number in entries],
     ]
+    tiers[2].sort(key=lambda line: line.number)
     candidates: list[Found] = []
     example_lines: list[Line] = []
     chosen = None
@@ -431,7 +467,11 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         for text, number in scanned.literals:
             report.left_out.append({"text": text, "line": number, "why": "a literal of the grammar, not an example"})
         for f in scanned.found:
-            if chosen is not None and chosen != tier:
+            bare = f.urn.lower().rstrip(":") + ":"
+            if sub is not None and sub.prefix.startswith(bare):
+                what = "the prefix of the sub-namespace registered" if sub.prefix == bare else "the namespace above it"
+                report.left_out.append({"text": f.urn, "line": f.line, "why": f"{what}, not an example"})
+            elif chosen is not None and chosen != tier:
                 report.left_out.append(
                     {"text": f.urn, "line": f.line, "why": "outside the section the examples were taken from"}
                 )
@@ -460,6 +500,8 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
         why = []
         if f.ocr:
             why.append("spaces were removed from an OCR-damaged URN; compare with the source")
+        if f.line in entries:
+            why.append("listed as a URN prefix under the sub-namespace registered; taken as an example of it")
         if f.doubt:
             why.append(f.doubt)
         elif f.end_line != f.line:
@@ -475,7 +517,7 @@ def choose(sections, unmapped: list[list[Line]], exported: dict, data, report, a
             "Example (invalid)" if bad else "Example",
             urn,
             [f.line, f.end_line],
-            uncertain=bool(f.ocr or f.doubt or taken.uncertain),
+            uncertain=bool(f.ocr or f.doubt or taken.uncertain or f.line in entries),
             why="; ".join(why),
         )
     if len(valid) + len(invalid) > MAX_EXAMPLES:

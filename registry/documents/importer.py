@@ -11,7 +11,6 @@ template field is reported found, uncertain or not found.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 
 from ..gfd191 import SECTIONS, SECTIONS_BY_KEY, UNPLACED_LABEL, place_name
@@ -20,16 +19,17 @@ from ..interchange import DOCUMENT_TYPES, Grammar, ProposalData, Registrant, res
 from . import examples as example_scan
 from . import grammar as abnf
 from . import registrant as registrant_reader
+from . import snid as snid_reader
 from .blocks import Block, split
-from .headings import CERTAIN
+from .headings import CERTAIN, normal
 from .markers import export_markers
 from .report import Report
 from .text import Line, normalise, numbered_lines
 
 #: What the import report calls the fields, in the template's own words (gfd191: defined once).
-SNID_LABEL = place_name("snid")
-VERSION_LABEL = f"{place_name('version')}: version"
-DATE_LABEL = f"{place_name('version')}: registration date"
+SNID_LABEL = snid_reader.SNID_LABEL
+VERSION_LABEL = snid_reader.VERSION_LABEL
+DATE_LABEL = snid_reader.DATE_LABEL
 GRAMMAR_LABEL = place_name("grammar")
 
 UNMAPPED_MARK = UNPLACED_LABEL
@@ -99,6 +99,7 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
     data = result.data
     _preamble(blocks[0], data, report)
     sections: dict[str, list[Line]] = {}
+    snid_titles: dict[int, str] = {}  # line of 1.1 -> the heading it came from ("registryname")
     unmapped: list[Block] = []
     for block in blocks:
         content = _text(block.lines).strip()
@@ -125,6 +126,8 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
             indent = first[: len(first) - len(first.lstrip())]
             body = [Line(block.line, ""), Line(block.line, f"{indent}{block.heading.title}:")] + body
         sections.setdefault(block.key, []).extend(body)
+        if block.key == "snid":
+            snid_titles.update((line.number, normal(block.heading.title)) for line in body)
     preamble = blocks[0]
     if "syntactic_structure" not in sections and _text(preamble.lines).strip() and abnf.extract(preamble.lines).rules:
         # RFC-style extracts often start straight with the grammar and its description.
@@ -143,7 +146,7 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
         )
     for problem in resolver_problems(data.resolvers):  # checked where every resolver is (templates.py)
         report.notes.append(problem)
-    _snid_and_version(sections, data, report)
+    sub_namespace = snid_reader.read(sections, snid_titles, lines, data, report)
     _document_type(lines, result)
     _registrant(sections.get("registrant", []), data, report)
     _grammar(sections, lines, exported, data, report)
@@ -154,6 +157,7 @@ def document_import(text: str, *, format: str = "text", notes=()) -> ImportResul
         data,
         report,
         abnf.judge(data.grammar.abnf, data.grammar.rule, data.snid),
+        sub_namespace,
     )
     grammar_lines = set(next((item.lines for item in report.items if item.field == "grammar.abnf"), []))
     for section in SECTIONS:
@@ -234,147 +238,6 @@ def _preamble(block: Block, data: ProposalData, report: Report) -> None:
             continue
         kept.append(line)
     block.lines[:] = kept
-
-
-def _snid_and_version(sections: dict[str, list[Line]], data: ProposalData, report: Report) -> None:
-    snid, snid_line = "", []
-    for line in sections.get("snid", []):
-        index = line.text.lower().find("urn:ogf:")
-        candidate = line.text[index + 8 :].split(":", 1)[0].strip("`\"' ") if index >= 0 else ""
-        if candidate and not snid_error(candidate):
-            snid, snid_line = candidate, [line.number]
-            break
-    for line in [] if snid else sections.get("snid", []):
-        # A quoted name first: 'To be assigned.  Request the string "S1000D".'
-        for quote in ('"', "'", "`"):
-            parts = line.text.split(quote)
-            for candidate in parts[1:-1:2]:
-                candidate = candidate.strip()
-                if candidate and not snid_error(candidate):
-                    snid, snid_line = candidate, [line.number]
-                    break
-            if snid:
-                break
-        if snid:
-            break
-    sub_namespace = ""
-    for line in [] if snid else sections.get("snid", []):
-        # A sub-namespace written as its URN prefix ("urn:ietf:params:demo"): its last name.
-        for token in line.text.replace('"', " ").replace("`", " ").split():
-            parts = [part for part in token.strip(".,;'()").split(":") if part]
-            if len(parts) >= 3 and parts[0].lower() == "urn" and not snid_error(parts[-1]):
-                snid, snid_line, sub_namespace = parts[-1], [line.number], token.strip(".,;'()")
-                break
-        if snid:
-            break
-    for line in [] if snid else sections.get("snid", []):
-        text = line.text
-        for token in text.replace('"', " ").replace("`", " ").replace("(", " ").replace(")", " ").split():
-            token = token.strip(".,:;'")
-            if token.lower() in {
-                "urn",
-                "requested",
-                "the",
-                "namespace",
-                "id",
-                "nid",
-                "is",
-                "formal",
-                "informal",
-                "identifier",
-                "has",
-                "been",
-                "assigned",
-                "this",
-                "document",
-                "requests",
-            }:
-                continue
-            if token and not snid_error(token):
-                snid, snid_line = token, [line.number]
-                break
-        if snid:
-            break
-    data.snid = snid.lower()
-    if sub_namespace:
-        report.add(
-            "snid",
-            SNID_LABEL,
-            snid.lower(),
-            snid_line,
-            uncertain=True,
-            why=f"the document registers the sub-namespace {sub_namespace!r}; its last name was taken as the SNID",
-        )
-    elif snid and snid != snid.lower():
-        report.add(
-            "snid",
-            SNID_LABEL,
-            snid.lower(),
-            snid_line,
-            uncertain=True,
-            why=f"written {snid!r} in the document; SNIDs are case-insensitive and registered in lower case",
-        )
-    else:
-        report.add("snid", SNID_LABEL, snid, snid_line, why="" if snid else "fill in the SNID you request")
-    if not snid:
-        report.notes.append("No SNID was found: fill in 1.1 Namespace Identifier.")
-    version_lines = sections.get("version", [])
-    version_text, version_line = "", []
-    for line in version_lines:
-        lowered = line.text.lower()
-        index = lowered.find("version")
-        if index < 0:
-            word = line.text.strip().rstrip(".")
-            if word.replace(".", "").isdigit() and not version_text:
-                version_text, version_line = word, [line.number]  # "Version:" heading, number below
-            continue
-        rest = line.text[index + 7 :].replace("number", " ").replace("Number", " ").replace(":", " ").strip()
-        word = rest.split()[0] if rest.split() else ""
-        if word[:1].isdigit():
-            version_text, version_line = word.rstrip(".,;"), [line.number]
-            break
-    data.version = 1
-    if version_text.isdigit() and 1 <= int(version_text) <= 100_000:
-        data.version = int(version_text)
-        report.add(
-            "version",
-            VERSION_LABEL,
-            version_text,
-            version_line,
-            uncertain=data.version != 1,
-            why=f"the document is version {data.version}; a new SNID starts at version 1" if data.version != 1 else "",
-        )
-    elif version_text:
-        report.add(
-            "version",
-            VERSION_LABEL,
-            version_text,
-            version_line,
-            uncertain=True,
-            why=f"{version_text!r} is not a whole number; registry versions are whole numbers, so 1 was used",
-        )
-    else:
-        report.add("version", VERSION_LABEL, "", why="no version given; 1 is used")
-    if data.version != 1:
-        report.notes.append(f"The document is version {data.version}; for a new SNID the registry starts at version 1.")
-    for line in version_lines:
-        for word in line.text.replace(",", " ").split():
-            if len(word) >= 10 and word[4:5] == "-" and word[7:8] == "-" and word[:4].isdigit():
-                try:
-                    data.registration_date = dt.date.fromisoformat(word[:10])
-                    report.add("registration_date", DATE_LABEL, word[:10], [line.number])
-                except ValueError:
-                    report.add(
-                        "registration_date",
-                        DATE_LABEL,
-                        word[:10],
-                        [line.number],
-                        uncertain=True,
-                        why="not a valid date",
-                    )
-                    report.notes.append(f"{word[:10]!r} in 1.2 is not a valid date.")
-                return
-    report.add("registration_date", DATE_LABEL, "", why="set on publication")
 
 
 def _document_type(lines: list[Line], result: ImportResult) -> None:

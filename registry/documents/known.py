@@ -44,6 +44,15 @@ def load(path: Path = LABELS_FILE) -> dict:
                 f"{', '.join(sorted(_KINDS))}."
             )
     registrant = data.get("registrant", {})
+    sub_namespace = data.get("sub_namespace", {})
+    normal = {"".join(c for c in title.lower() if "a" <= c <= "z"): title for title in headings}
+    for kind in ("registry_name", "prefix"):
+        for title in sub_namespace.get(kind, []):
+            key = "".join(c for c in title.lower() if "a" <= c <= "z")
+            if headings.get(normal.get(key, ""), "") != "snid":
+                raise LabelsError(
+                    f"{path}: the sub-namespace title {title!r} must also be a heading of the section 'snid'."
+                )
     return {
         "headings": headings,
         "ambiguous": ambiguous,
@@ -51,6 +60,11 @@ def load(path: Path = LABELS_FILE) -> dict:
         "openers": frozenset(" ".join(o.lower().split()) for o in registrant.get("openers", [])),
         "role_words": tuple(registrant.get("role_words", [])),
         "organisation_words": tuple(registrant.get("organisation_words", [])),
+        "sub_namespace": {
+            "registry_name": tuple(sub_namespace.get("registry_name", [])),
+            "prefix": tuple(sub_namespace.get("prefix", [])),
+            "parents": tuple(p.lower().rstrip(":") + ":" for p in sub_namespace.get("parents", [])),
+        },
     }
 
 

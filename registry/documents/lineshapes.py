@@ -153,3 +153,19 @@ def runs_on(text: str, *, line_length: int) -> bool:
         or stripped.endswith(",")
         or line_length >= 66
     )
+
+
+def second_half(name: str, candidate: str) -> bool:
+    """Whether ``candidate``, the line below an organisation's name at the same indentation and
+    not an address line, reads as the name's second half rather than a line of its own: it starts
+    in lower case, or brings the organisation word the first line lacks ("Example Broadcasting
+    Standards" / "Committee of the Americas"), or the first line's organisation word is followed
+    by a preposition that the line below completes ("Example Institute for Open" / "Metadata
+    Standards"). A reader takes it so; the importer says it is a reading (uncertain)."""
+    if candidate[:1].islower():
+        return True
+    if not is_org(name) and is_org(candidate):
+        return True
+    words = name.lower().replace(",", " ").split()
+    org_at = next((i for i, word in enumerate(words) if word in ORG_WORDS), -1)
+    return 0 <= org_at < len(words) - 2 and words[org_at + 1] in ("for", "of", "on", "in") and not is_org(candidate)
