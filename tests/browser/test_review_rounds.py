@@ -71,7 +71,9 @@ def _mails(subject_part: str) -> list:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_two_rounds_judged_changed_then_approved_over_a_judgement_with_a_reason(chromium, live_server, width):
+def test_two_rounds_judged_changed_then_approved_over_a_judgement_with_a_reason(
+    chromium, live_server, screenshot, width
+):
     applicant = user_factory(APPLICANT[0], password=APPLICANT[1])
     user_factory(EDITOR[0], editor=True, password=EDITOR[1])
     proposal = services.proposal_create(data_factory(title="Historic supercomputers"), applicant)
@@ -145,6 +147,7 @@ def test_two_rounds_judged_changed_then_approved_over_a_judgement_with_a_reason(
         approve = confirm.get_by_role("button", name="Approve anyway, with this reason")
         reason = confirm.get_by_label("Why approve anyway (public)")
         _clean(editor_page, "round 2: the confirmation of an approval over a judgement", found)
+        screenshot(editor_page, f"review-approve-over-a-judgement-{width}", full_page=True)
         approve.click()  # no reason: the page itself refuses to send the form
         assert reason.evaluate("field => !field.validity.valid && document.activeElement === field")
         assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
@@ -171,6 +174,7 @@ def test_two_rounds_judged_changed_then_approved_over_a_judgement_with_a_reason(
         expect(note).to_contain_text(f"because {REASON}")
         expect(editor_page.locator("main")).to_contain_text(NEW_TITLE)
         _clean(editor_page, "the public page of the SNID", found)
+        screenshot(editor_page, f"snid-approved-although-{width}")
     finally:
         for context in contexts:
             context.close()
@@ -196,7 +200,7 @@ def _expect_the_four_changes(where) -> None:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_a_reservation_is_reserved_then_released_each_confirmed_first(chromium, live_server, width):
+def test_a_reservation_is_reserved_then_released_each_confirmed_first(chromium, live_server, screenshot, width):
     user_factory(EDITOR[0], editor=True, password=EDITOR[1])
     context = _context(chromium, live_server, width)
     found: list[str] = []
@@ -224,6 +228,7 @@ def test_a_reservation_is_reserved_then_released_each_confirmed_first(chromium, 
         )
         expect(page.locator("section.confirm")).to_contain_text(f"released on {today} by erin")
         _clean(page, "the confirmation of a release", found)
+        screenshot(page, f"reservation-release-confirmation-{width}")
         assert Namespace.objects.by_snid("glue").get().released_at is None
         page.get_by_role("button", name="Release the reservation now").click()
         page.get_by_text(f"is released (on {today} by erin)").wait_for()
