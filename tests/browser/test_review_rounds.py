@@ -213,7 +213,7 @@ def test_a_reservation_is_reserved_then_released_each_confirmed_first(chromium, 
         page.locator("#r-snid").fill("glue")
         page.locator("#r-reason").fill("While the GLUE WG writes its proposal.")
         page.get_by_role("button", name="Reserve…").click()
-        expect(page.get_by_role("heading", level=1)).to_have_text("Confirm: reserve of urn:ogf:glue:")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Confirm: reserve urn:ogf:glue:")
         expect(page.locator("section.confirm")).to_contain_text("urn:ogf:glue: is reserved until")
         _clean(page, "the confirmation of a reservation", found)
         assert not Namespace.objects.by_snid("glue").exists()  # the confirmation changed nothing
@@ -224,7 +224,7 @@ def test_a_reservation_is_reserved_then_released_each_confirmed_first(chromium, 
         active = page.locator("form.reservation", has_text="urn:ogf:glue:")
         active.get_by_role("button", name="Release now…").click()
         expect(page.get_by_role("heading", level=1)).to_have_text(
-            "Confirm: release the reservation now of urn:ogf:glue:"
+            "Confirm: release the reservation of urn:ogf:glue: now"
         )
         expect(page.locator("section.confirm")).to_contain_text(f"released on {today} by erin")
         _clean(page, "the confirmation of a release", found)
