@@ -98,12 +98,13 @@ def judged(findings: list[Finding], judgements) -> list[Finding]:
         judgement = judgements.get(finding.id)
         if finding.status == FindingStatus.EDITOR and judgement is not None:
             verdict = "satisfied" if judgement.ok else "not satisfied"
-            note = f": {judgement.note}" if judgement.note else ""
+            note = f": {judgement.note.strip()}" if judgement.note.strip() else ""
+            end = "" if note.endswith((".", "!", "?")) else "."  # the note's own full stop ends the sentence
             finding = dataclasses.replace(
                 finding,
                 status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
                 message=f"{finding.message} Judged {verdict} by {judgement.editor.get_username()} "
-                f"on {judgement.updated_at:%Y-%m-%d}{note}.",
+                f"on {judgement.updated_at:%Y-%m-%d}{note}{end}",
             )
         out.append(finding)
     return out

@@ -113,3 +113,16 @@ def test_live_recheck_is_separate_and_says_what_changed_since_the_decision(clien
     section = rechecked[rechecked.index('id="recheck"') :]
     assert "Found now, not at the decision" in section and "The version should be 3" in section
     assert _checklist_statuses(rechecked) == _checklist_statuses(page)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("note", "sentence_end"),
+    [("Not the OGF's to name.", ": Not the OGF's to name."), ("Is it?", ": Is it?"), ("Grid", ": Grid."), ("", ".")],
+)
+def test_judged_finding_ends_its_sentence_once_whatever_the_note_ends_with(applicant, editor, note, sentence_end):
+    proposal = proposal_factory(applicant, state="submitted")
+    services.judgement_set(proposal, editor, "scope", ok=False, note=note)
+    (scope,) = [f for f in judged(proposal_verdict(proposal).findings, judgements_of(proposal)) if f.id == "scope"]
+    today = timezone.localdate().isoformat()
+    assert scope.message.endswith(f" Judged not satisfied by {editor.get_username()} on {today}{sentence_end}")

@@ -31,6 +31,14 @@ ACTIONS = {
     "renew": "Renew the reservation",
     "release": "Release the reservation now",
 }
+#: The confirmation page's title for each action, around the URN it is about.
+TITLES = {
+    "grant": "Confirm: grant the reservation of {urn}",
+    "decline": "Confirm: decline the request to reserve {urn}",
+    "reserve": "Confirm: reserve {urn}",
+    "renew": "Confirm: renew the reservation of {urn}",
+    "release": "Confirm: release the reservation of {urn} now",
+}
 
 
 @editor_required
@@ -140,7 +148,7 @@ def _confirm(request, action: str, data, reservation, namespace, snid: str, *, e
     outcome, told = _what_happens(action, data, reservation, namespace, snid, request.user)
     hidden = [(name, data.get(name, "")) for name in ("action", "request", "snid", "until", "reason", "note")]
     context = {
-        "title": f"Confirm: {ACTIONS[action].lower()}" + (f" of urn:ogf:{snid}:" if snid else ""),
+        "title": TITLES[action].format(urn=f"urn:ogf:{snid}:" if snid else "an SNID"),
         "button": ACTIONS[action],
         "outcome": outcome,
         "told": told,

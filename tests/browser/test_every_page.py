@@ -282,9 +282,15 @@ def approve_with_every_judgement(page, site):
     page.get_by_text("Approved: urn:ogf:clusters:").wait_for()
 
 
-def grant_a_reservation(page, site):
+def confirm_a_reservation(page, site):
     page.goto("/review/reservations/")
-    page.get_by_role("button", name="Grant").first.click()
+    page.get_by_role("button", name="Grant…").first.click()
+    page.get_by_role("button", name="Grant the reservation").wait_for()
+
+
+def grant_a_reservation(page, site):
+    confirm_a_reservation(page, site)
+    page.get_by_role("button", name="Grant the reservation").click()
     page.get_by_text("granted to").wait_for()
 
 
@@ -401,6 +407,7 @@ WALKS: dict[str, list[str | Step]] = {
         act("request for changes", _decision("img", "Request changes…", "Say who assigns the identifiers.")),
         act("changes requested", request_changes_confirmed),
         act("approved with every judgement", approve_with_every_judgement),
+        act("a reservation's confirmation", confirm_a_reservation),
         act("a reservation granted", grant_a_reservation),
     ],
     "steward": [

@@ -67,8 +67,8 @@ def test_approval_over_failing_checks_gives_the_reason_a_full_width_box_under_it
         page.goto(f"/review/{proposal.pk}/")
         page.get_by_role("button", name="Approve and register…").click()
         assert page.locator("ul.failing-checks li").count() >= 1
-        label = page.get_by_text("Why approve anyway (override reason)").bounding_box()
-        box = page.get_by_label("Why approve anyway (override reason)").bounding_box()
+        label = page.get_by_text("Why approve anyway (public)").bounding_box()
+        box = page.get_by_label("Why approve anyway (public)").bounding_box()
         form = page.locator("section.confirm form").bounding_box()
         assert box["y"] >= label["y"] + label["height"] - 1  # under its label, not beside it
         assert box["width"] >= 0.9 * (form["width"] - 32) and box["height"] >= 100
