@@ -99,8 +99,9 @@ def namespace_release(snid: str, actor, note: str = "") -> Namespace:
         raise NotAllowed("Only GFD editors can release reservations.")
     with transaction.atomic():
         namespace = Namespace.objects.select_for_update().by_snid(snid).first()
-        if namespace is None or namespace.status != NamespaceStatus.RESERVED:
-            raise Conflict(f"urn:ogf:{snid}: is not reserved.")
+        if namespace is None or namespace.status != NamespaceStatus.RESERVED or not reservation_active(namespace):
+            # Released or expired already: a second release would log a second end and rewrite who ended it.
+            raise Conflict(f"urn:ogf:{snid}: has no active reservation to release.")
         today = timezone.localdate()
         log_reservation_ended(
             namespace, namespace.reserved_until, how="released", released_on=today, released_by=actor.get_username()
@@ -113,6 +114,13 @@ def namespace_release(snid: str, actor, note: str = "") -> Namespace:
             namespace.reservation_reason = f"{namespace.reservation_reason}\nReleased: {note}".strip()
         namespace.save()
         transaction.on_commit(registry_invalidate)
+        if namespace.reserved_for is not None and namespace.reserved_for.email:
+            # The person it was held for learns it ended early, from whom, and why.
+            notify.later(
+                "reservation_released",
+                [namespace.reserved_for.email],
+                {"namespace": namespace, "editor": actor, "note": note.strip()},
+            )
     return namespace
 
 

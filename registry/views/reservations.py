@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from .. import services
 from ..enums import NamespaceStatus, ReservationRequestState
+from ..grammar import snid_error
 from ..models import Namespace, ReservationRequest
 from ..selectors import namespace_get, reservation_active
 from .review import editor_required
@@ -101,6 +102,24 @@ def _facts(action: str, data, reservation, namespace) -> tuple:
     )
 
 
+def _refusal(action: str, namespace, snid: str) -> list[str]:
+    """Why the action cannot be taken, said on its confirmation page rather than after the click."""
+    urn = f"urn:ogf:{snid}:"
+    if action in ("grant", "decline"):
+        return []
+    if problem := snid_error(snid):
+        return [problem]
+    if action == "reserve":
+        if namespace is not None and namespace.status == NamespaceStatus.REGISTERED:
+            return [f"{urn} is already registered."]
+        if namespace is not None and reservation_active(namespace):
+            return [f"{urn} is already reserved until {namespace.reserved_until}: renew it instead."]
+        return []
+    if namespace is None or namespace.status != NamespaceStatus.RESERVED or not reservation_active(namespace):
+        return [f"{urn} has no active reservation to {action}."]
+    return []
+
+
 def _what_happens(action: str, data, reservation, namespace, snid: str, editor) -> tuple[str, str]:
     """(what will happen, who is told), in the words of the confirmation page."""
     until = _date(data.get("until"))
@@ -136,15 +155,24 @@ def _what_happens(action: str, data, reservation, namespace, snid: str, editor) 
             "Nobody is mailed.",
         )
     before = namespace.reserved_until if namespace else None
+    held_for = namespace.reserved_for if namespace else None
+    told = (
+        f"{held_for.get_username()}, for whom it was held, gets an e-mail saying so"
+        + (" with your note." if data.get("note") else ".")
+        if held_for is not None
+        else "Nobody is mailed: it was held for nobody in particular."
+    )
     return (
         f"The reservation of {urn} ends today (it was to run until {before or 'further notice'}): anyone may "
         f"propose the SNID from now on. The page of reservations and the registry's log say it was released on "
         f"{timezone.localdate().isoformat()} by {editor.get_username()}.",
-        "Nobody is mailed.",
+        told,
     )
 
 
-def _confirm(request, action: str, data, reservation, namespace, snid: str, *, errors=(), status: int = 200):
+def _confirm(
+    request, action: str, data, reservation, namespace, snid: str, *, errors=(), status: int = 200, blocked=False
+):
     outcome, told = _what_happens(action, data, reservation, namespace, snid, request.user)
     hidden = [(name, data.get(name, "")) for name in ("action", "request", "snid", "until", "reason", "note")]
     context = {
@@ -159,6 +187,7 @@ def _confirm(request, action: str, data, reservation, namespace, snid: str, *, e
         "namespace": namespace,
         "danger": action in ("release", "decline"),
         "back": reverse("registry:review_reservations"),
+        "blocked": blocked,
     }
     return render(request, "registry/review/confirm_reservation.html", context, status=status)
 
@@ -176,7 +205,18 @@ def reservation_action(request):
         messages.error(request, "That reservation request does not exist (any more).")
         return redirect("registry:review_reservations")
     if request.method != "POST":
-        return _confirm(request, action, data, reservation, namespace, snid)
+        refused = _refusal(action, namespace, snid)
+        return _confirm(
+            request,
+            action,
+            data,
+            reservation,
+            namespace,
+            snid,
+            errors=refused,
+            status=409 if refused else 200,
+            blocked=bool(refused),
+        )
     if not seen_matches(data.get("seen", ""), request.user, *_facts(action, data, reservation, namespace)):
         return _confirm(
             request,

@@ -233,7 +233,7 @@ def test_a_reservation_is_reserved_then_released_each_confirmed_first(chromium, 
         page.get_by_role("button", name="Release the reservation now").click()
         page.get_by_text(f"is released (on {today} by erin)").wait_for()
         released = page.locator("h2", has_text="Released").locator("xpath=following-sibling::ul[1]/li")
-        expect(released).to_have_text([f"glue released on {today} by erin"])
+        expect(released).to_have_text([f"urn:ogf:glue: released on {today} by erin"])
         expect(page.locator("form.reservation", has_text="urn:ogf:glue:")).to_have_count(0)
         expect(page.get_by_role("heading", name="Expired")).to_have_count(0)
         _clean(page, "the reservations after the release", found)

@@ -324,11 +324,11 @@ def test_a_released_reservation_says_when_and_by_whom_on_its_page_and_in_the_log
     services.namespace_reserve("glue", people["editor"], until=dt.date(2027, 1, 31), reason="GLUE")
     client.force_login(people["editor"])
     shown = client.get("/review/reservations/act/", {"action": "release", "snid": "glue"}).content.decode()
-    assert "it was to run until 2027-01-31" in shown and "Nobody is mailed." in shown
+    assert "it was to run until 2027-01-31" in shown and "Nobody is mailed: it was held for nobody" in shown
     reservation_act(client, action="release", snid="glue")
     today = timezone.localdate().isoformat()
     listed = client.get("/review/reservations/").content.decode()
-    assert f"<code>glue</code> released on {today} by eve" in listed and "<h2>Expired</h2>" not in listed
+    assert f"<code>urn:ogf:glue:</code> released on {today} by eve" in listed and "<h2>Expired</h2>" not in listed
     leaf = json.loads(LogEntry.objects.filter(kind="reservation-ended").get().leaf)
     assert (leaf["how"], leaf["released_on"], leaf["released_by"], leaf["reserved_until"]) == (
         "released",
@@ -377,3 +377,36 @@ def test_the_kind_of_a_proposal_is_fixed_when_it_is_submitted(client, people):
     queue = client.get("/review/?state=approved").content.decode()
     assert queue.count("new version (2)") == 1 and "new version (1)" not in queue
     assert queue.count('data-label="Kind">new SNID') == 1
+
+
+@pytest.mark.django_db
+def test_a_release_tells_whom_it_was_held_for_and_cannot_be_repeated(
+    client, people, django_capture_on_commit_callbacks
+):
+    services.namespace_reserve(
+        "glue", people["editor"], until=dt.date(2027, 1, 31), reason="GLUE", reserved_for=people["applicant"]
+    )
+    client.force_login(people["editor"])
+    shown = client.get("/review/reservations/act/", {"action": "release", "snid": "glue", "note": "WG closed."})
+    assert "ann, for whom it was held, gets an e-mail saying so with your note." in shown.content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        reservation_act(client, action="release", snid="glue", note="WG closed.")
+    told = mail.outbox[-1]
+    assert told.to == ["ann@example.org"] and "was released" in told.subject and "WG closed." in told.body
+    again = client.get("/review/reservations/act/", {"action": "release", "snid": "glue"})
+    page = again.content.decode()
+    assert again.status_code == 409 and "has no active reservation to release" in page and "Release the" not in page
+    entries = LogEntry.objects.count()
+    with pytest.raises(services.Conflict, match="no active reservation"):
+        services.namespace_release("glue", people["editor"])
+    assert LogEntry.objects.count() == entries
+
+
+@pytest.mark.django_db
+def test_a_reservation_that_cannot_be_made_is_refused_on_its_confirmation_page(client, people):
+    proposal_factory(people["applicant"], state="approved", editor=people["editor"])
+    client.force_login(people["editor"])
+    until = (timezone.localdate() + dt.timedelta(days=5)).isoformat()
+    taken = client.get("/review/reservations/act/", {"action": "reserve", "snid": "example", "until": until})
+    assert taken.status_code == 409 and "urn:ogf:example: is already registered." in taken.content.decode()
+    assert "What will happen" not in taken.content.decode()
