@@ -171,7 +171,18 @@ def first_record(signer, rows, *, adopt: str | None, begin: bool, identity: str)
 def witness_floor(signer, record: SignerRecord, rows) -> SignerRecord:
     """A signer process's first pass, with witnesses: if one holds a later checkpoint than ``record`` (a
     record restored from an old backup), that checkpoint is the floor, when the table extends it."""
-    later = [k for k in witnesses_known(signer, every=False) if k.checkpoint.size > record.size]
+    known = witnesses_known(signer, every=False)
+    tree = Tree(record.leaf_hashes)
+    for other in known:
+        if other.checkpoint.size <= record.size and tree.root(other.checkpoint.size) != other.checkpoint.root:
+            raise SignerStateError(
+                f"The signer's record ({record.described()}) does not extend the checkpoint of size "
+                f"{other.checkpoint.size} that {other.holder} cosigned: the record is not the one of the "
+                "checkpoints this log published (a record restored from an old backup that then signed on). "
+                "Nothing is signed; restore the latest record, or adopt the witness's checkpoint with "
+                "`manage.py log_sign --adopt` in an empty record directory (docs/transparency.md, 'Lost record')."
+            )
+    later = [k for k in known if k.checkpoint.size > record.size]
     if not later:
         return record
     latest = max(later, key=lambda k: k.checkpoint.size)
