@@ -395,9 +395,14 @@ def _local_record() -> SignerRecord | None:
     if not directory or not Path(directory).is_dir():
         return None
     try:
-        return SignerState(Path(directory)).load()
+        record = SignerState(Path(directory)).load()
     except SignerStateError:
         return None
+    if record is not None and settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG and record.identity:
+        identity = LogHead.objects.values_list("identity", flat=True).first()
+        if identity is not None and identity != record.identity:
+            return None  # development: another database's log (the signer's next pass sets it aside)
+    return record
 
 
 def log_damage_thorough() -> str | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from registry.logcore.signer_state import SignerState
 from registry.transparency.log import log_cache_clear, log_damage
@@ -125,3 +126,18 @@ def test_start_says_in_one_line_that_a_new_database_is_a_new_log(settings):
     said = [line for line in out.getvalue().splitlines() if "new log" in line]
     assert len(said) == 1 and said[0].startswith("A new database: a new log begins (the signer's record of the ")
     assert "Loaded 5 demonstration proposals." not in out.getvalue()  # the namespaces are still there
+
+
+def test_development_backfill_on_a_new_database_is_not_refused_for_the_old_logs_record(eight, settings):
+    settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG = True
+    _new_database()
+    LogHead.objects.create(pk=1, size=0)  # the new database's log, with an identity of its own
+    log_cache_clear()  # the processes start again on the new database
+    call_command("log_backfill", stdout=io.StringIO())  # the old log's record is not this log's
+    assert LogHead.objects.get().size == 8  # the four SNIDs and their stewards, logged again from the start
+    settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG = False
+    with pytest.raises(CommandError, match="the database holds no published checkpoint, but this server served one"):
+        _new_database()
+        LogHead.objects.create(pk=1, size=0)
+        log_cache_clear()
+        call_command("log_backfill", stdout=io.StringIO())
