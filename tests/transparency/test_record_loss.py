@@ -231,3 +231,26 @@ def test_the_witness_latest_command_prints_what_a_witness_cosigned(witnesses, si
     nobody = WitnessEndpoint(witnesses.ours_key, "http://127.0.0.1:9/")
     with pytest.raises(Exception, match="could not be reached"):
         witness_latest(nobody, ORIGIN, timeout=2)
+
+
+def test_a_witness_ahead_of_the_record_is_used_as_the_floor_before_anything_else_is_signed(
+    witnesses, signed, client, settings, tmp_path, applicant, editor
+):
+    """A witness answers the stale size with 409 and the larger size it holds: the signer does not publish,
+    and its next pass asks its witnesses for that checkpoint, which the table must extend."""
+    state = Path(settings.REGISTRY_LOG_STATE_DIR)
+    shutil.copytree(state, tmp_path / "old-backup")  # the record of size 6
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")
+    assert log_sign().signed
+    eight = _served(client)
+    shutil.rmtree(state)
+    shutil.copytree(tmp_path / "old-backup", state)
+    with guards_off() as cursor:  # entry 7 deleted and the head moved back: the table holds 7 entries
+        cursor.execute('DELETE FROM registry_logentry WHERE "index" = 7')
+        cursor.execute("UPDATE registry_loghead SET size = 7")
+    outcome = log_sign(full=True)  # the running signer: its record (6) is extended by the table (7)
+    assert outcome.signed and outcome.size == 7 and outcome.unpublished
+    assert any("holds a checkpoint of size 8, larger than this one of size 7" in p for p in outcome.witness_problems)
+    with pytest.raises(SignerStateError, match="does not hold the tree of the checkpoint of size 8 that witness"):
+        log_sign()  # its next pass looks at its witnesses first
+    assert LogSigned.objects.get().note == eight and _served(client) == eight
