@@ -50,6 +50,7 @@ from .signals import registry_changed
 from .stewardship.models import deprecated_in_force, successor_in_force
 from .storage import storage_fault
 from .transparency.models import LogSigned
+from .transparency.served import log_served_problem
 
 STAMP_TTL = 1.0  # seconds between checks of the shared stamp
 AS_OF_HEADER = "Registry-As-Of"  # on answers given from memory during a database outage
@@ -135,13 +136,16 @@ _lock = threading.Lock()
 
 
 def _stamp() -> tuple:
-    """The namespace table's count and last change, and the log signer's verdict, in one query."""
+    """The namespace table's count and last change, and the log signer's verdict, in one query; and what
+    this server finds wrong with the checkpoint the database offers (a row older than it served: read
+    with the checkpoint it serves, at most once a second)."""
     row = Namespace.objects.aggregate(
         count=Count("id"),
         changed=Max("updated_at"),
         log_damage=Max(Subquery(LogSigned.objects.filter(pk=1).values("damage")[:1])),
     )
-    return row["count"], row["changed"], row["log_damage"] or ""
+    damage = " ".join(part for part in (row["log_damage"], log_served_problem()) if part)
+    return row["count"], row["changed"], damage
 
 
 def _build(stamp: tuple) -> Index:

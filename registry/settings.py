@@ -31,6 +31,16 @@ from .keyfiles import key_file_create
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+def _env_count(name: str) -> int | None:
+    """A whole number in ASCII digits, or None when unset."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    if not text.isascii() or not text.isdigit():
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {text[:20]!r}.")
+    return int(text)
+
+
 def _env_bool(name: str, default: bool) -> bool:
     value = os.environ.get(name)
     if value is None or value.strip() == "":
@@ -375,6 +385,18 @@ def _development_log_state() -> str:
 #: The signer's own record of what it signed (a directory beside its key that only the signer
 #: writes; the database cannot rewrite it). Development: under ``.log_state`` in the checkout.
 REGISTRY_LOG_STATE_DIR = os.environ.get("REGISTRY_LOG_STATE_DIR", _development_log_state() if DEBUG else "")
+#: Each app server's floor: the last checkpoint this host served, kept outside the database (a small
+#: file per host, written atomically), so that no restart serves an older or inconsistent one.
+REGISTRY_LOG_SERVED_FILE = os.environ.get(
+    "REGISTRY_LOG_SERVED_FILE",
+    str(Path(REGISTRY_LOG_STATE_DIR).with_name(Path(REGISTRY_LOG_STATE_DIR).name + "-served.json"))
+    if DEBUG
+    else "/var/lib/urn-registry/log-served.json",
+)
+#: Development: a new database is a new log. The signer's record and the app servers' floor belong to
+#: one database's log (its identity, made with it); a database with another identity begins a new log.
+#: Off in production, where an emptied or replaced log table is refused as damage.
+REGISTRY_LOG_NEW_DATABASE_NEW_LOG = _env_bool("REGISTRY_LOG_NEW_DATABASE_NEW_LOG", DEBUG)
 #: The log's public verifier key (what ``log_keygen`` prints): web workers check with it the
 #: checkpoint the signer published before serving it. Derived from the signer key when unset.
 REGISTRY_LOG_VERIFIER_KEY = os.environ.get("REGISTRY_LOG_VERIFIER_KEY", "").strip()
@@ -403,6 +425,14 @@ def _witnesses() -> list[dict]:
 #: waits for each.
 REGISTRY_LOG_WITNESSES = _witnesses()
 REGISTRY_LOG_WITNESS_TIMEOUT = float(os.environ.get("REGISTRY_LOG_WITNESS_TIMEOUT", "5"))
+#: How many of REGISTRY_LOG_WITNESSES must cosign a checkpoint before it is published (default: all of
+#: them). A checkpoint without the quorum stays unpublished, so a fork is never published unwitnessed.
+REGISTRY_LOG_WITNESS_QUORUM = _env_count("REGISTRY_LOG_WITNESS_QUORUM")
+if REGISTRY_LOG_WITNESS_QUORUM is not None and REGISTRY_LOG_WITNESS_QUORUM > len(REGISTRY_LOG_WITNESSES):
+    raise ImproperlyConfigured(
+        f"REGISTRY_LOG_WITNESS_QUORUM is {REGISTRY_LOG_WITNESS_QUORUM}, but {len(REGISTRY_LOG_WITNESSES)} "
+        "witness(es) are configured in REGISTRY_LOG_WITNESSES; see docs/transparency.md."
+    )
 #: Who is mailed when the signer finds the log damaged, besides the GFD editors.
 REGISTRY_LOG_ALARM_EMAILS = _env_list("REGISTRY_LOG_ALARM_EMAILS")
 

@@ -5,8 +5,8 @@ and as ``manage.py verify_registry``. It
 
 1. checks the checkpoint's signature with the verifier key you give (``--key``) or the one it
    pinned on its first run (it then says it trusted the site on first use), and with
-   ``--witness KEY`` (repeatable) that at least ``--quorum N`` of those witnesses validly
-   cosigned it (C2SP tlog-cosignature);
+   ``--witness KEY`` (repeatable) that at least ``--quorum N`` distinct witness keys validly
+   cosigned this very checkpoint (C2SP tlog-cosignature; ``verifier.signed``);
 2. reads every leaf the site serves, on every run (C2SP tlog-tiles entry bundles, compressed
    when the site offers it), checks each is a canonical leaf of a known kind, and recomputes
    the tree: its root must be the signed one (if not, the site's hash tiles name the entries
@@ -20,6 +20,8 @@ and as ``manage.py verify_registry``. It
    publishes now (``verifier.compare``): every version's record and registration document,
    resolvers, stewards, deprecations and reservations, against ``urn/registry.json`` and
    ``urn/registry-full.json`` (or ``--export`` / ``--full-export`` files), both ways.
+
+The parts are in ``registry/verifier/``, by what they check.
 
 It reports exactly what differs and exits 0 (all verified), 1 (something differs) or 2 (could
 not check: unreachable, malformed answers). The state file, the kept leaves and a ``--mirror``
@@ -35,102 +37,24 @@ import json
 import os
 import re
 import sys
-import urllib.error
-import urllib.request
-import zlib
-from collections import defaultdict, deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from .logcore.cosignature import CosignatureVerifier, cosignature_check
+from .logcore.cosignature import CosignatureVerifier
 from .logcore.kinds import LeafError, describe, leaf_decode
 from .logcore.merkle import Tree, leaf_hash
 from .logcore.note import TIME_FORMAT, NoteError, Verifier, checkpoint_open
-from .logcore.tiles import WIDTH, TileRef, bundle_entries, tile_bytes, tiles_for
-from .verifier.compare import compare, differences
+from .verifier.compare import compare
+from .verifier.fetch import CannotCheck, NotServed, Source, gather, unserved_said
+from .verifier.history import history, name_changed_leaves, signed_history
 from .verifier.mirror import mirror_write
 from .verifier.replay import replay
+from .verifier.report import Report
+from .verifier.signed import MAX_AGE_SECONDS, distinct_witnesses, judge_freshness, witnessed
 from .verifier.store import BundleStore
 
-USER_AGENT = "urn-ogf-registry-verify/2"
-MAX_DOWNLOAD = 64 * 1024 * 1024
+__all__ = ["CannotCheck", "NotServed", "Report", "Source", "build_parser", "main", "verify"]
+
 EXPORTS = {"export": "urn/registry.json", "full_export": "urn/registry-full.json"}
-
-
-class CannotCheck(Exception):
-    """The source could not be read; nothing about the log is concluded from it."""
-
-
-class NotServed(CannotCheck):
-    """The source answered that it does not have something (HTTP 404 or 410, or no such file)."""
-
-
-@dataclass
-class Report:
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    size: int = 0
-    signed_at: str | None = None  # the checkpoint's signed time, if it has one
-    verdict: str = ""  # what a clean run checked, in one sentence
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def text(self) -> str:
-        lines = [f"  {n}" for n in self.notes] + [f"DIFFERS: {p}" for p in self.problems]
-        verdict = f"VERIFIED: {self.verdict}" if self.ok else f"NOT VERIFIED: {len(self.problems)} difference(s)."
-        return "\n".join(lines + [verdict]) + "\n"
-
-
-class Source:
-    """A site (http[s]://...) or a mirror directory with the same layout."""
-
-    def __init__(self, base: str):
-        self.remote = bool(re.match(r"(?i)https?://", base))
-        self.base = base if self.remote else str(Path(base))
-
-    def get(self, path: str) -> bytes:
-        if self.remote:
-            url = self.base.rstrip("/") + "/" + path
-            request = urllib.request.Request(
-                url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip, identity"}
-            )
-            try:
-                with urllib.request.urlopen(request, timeout=30) as response:
-                    data = response.read(MAX_DOWNLOAD + 1)
-                    encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
-            except urllib.error.HTTPError as exc:
-                detail = exc.read(2000).decode("utf-8", "replace").strip()
-                raise (NotServed if exc.code in (404, 410) else CannotCheck)(
-                    f"{url}: HTTP {exc.code} {detail}"
-                ) from None
-            except (urllib.error.URLError, OSError) as exc:
-                raise CannotCheck(f"{url}: {getattr(exc, 'reason', exc)}") from None
-            if encoding == "gzip":
-                data = _gunzip(data, url)
-            elif encoding != "identity":
-                raise CannotCheck(f"{url}: answered in {encoding!r}, which was not asked for")
-        else:
-            try:
-                data = (Path(self.base) / path).read_bytes()
-            except FileNotFoundError:
-                raise NotServed(f"{Path(self.base) / path}: no such file") from None
-            except OSError as exc:
-                raise CannotCheck(f"{Path(self.base) / path}: {exc.strerror or exc}") from None
-        if len(data) > MAX_DOWNLOAD:
-            raise CannotCheck(f"{path} is larger than {MAX_DOWNLOAD:,} bytes")
-        return data
-
-
-def _gunzip(data: bytes, where: str) -> bytes:
-    """Decompressed, at most MAX_DOWNLOAD + 1 bytes of it (a small answer may inflate to gigabytes)."""
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(data, MAX_DOWNLOAD + 1)
-    except zlib.error as exc:
-        raise CannotCheck(f"{where}: not valid gzip ({exc})") from None
-    return out
 
 
 def default_state_path(source: str) -> Path:
@@ -145,246 +69,6 @@ def _load_state(path: Path) -> dict:
         return {}
     except (OSError, ValueError) as exc:
         raise CannotCheck(f"the state file {path} cannot be read ({exc}); move it away to start afresh") from None
-
-
-#: How old a site's checkpoint may be (it signs a new one every minute) before it is reported.
-MAX_AGE_SECONDS = 24 * 3600
-
-
-def _judge_freshness(report: Report, checkpoint, state: dict, max_age: float | None) -> None:
-    """A frozen or replayed site keeps serving an old, validly signed checkpoint: its signed time says so."""
-    signed = checkpoint.time
-    if signed is None:
-        report.notes.append("the checkpoint carries no time: how fresh it is cannot be told")
-        return
-    age = (dt.datetime.now(dt.UTC) - signed).total_seconds()
-    said = f"signed {signed:%Y-%m-%d %H:%M:%S} UTC ({_age(age)} ago)"
-    before = state.get("time")
-    if before and signed.strftime(TIME_FORMAT) < before:
-        report.problems.append(
-            f"the checkpoint was {said}, earlier than the one the last run saw ({before}): "
-            "the site is serving an older checkpoint than before"
-        )
-    elif max_age is not None and age > max_age:
-        report.problems.append(
-            f"the checkpoint was {said}, over {_age(max_age)}: the site signs a new one "
-            "every minute, so it may be frozen or replaying an old answer"
-        )
-    else:
-        report.notes.append(f"the checkpoint was {said}")
-    report.signed_at = signed.strftime(TIME_FORMAT)
-
-
-def _age(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"
-
-
-def _witnessed(report: Report, note: str, witnesses: list[CosignatureVerifier], quorum: int) -> int:
-    """How many of ``witnesses`` validly cosigned the checkpoint (fewer than ``quorum``: reported)."""
-    if not witnesses:
-        return 0
-    valid, missing = [], []
-    for witness in witnesses:
-        when, why = cosignature_check(note, witness)
-        if when is None:
-            missing.append(why)
-        else:
-            valid.append(f"{witness.name} ({dt.datetime.fromtimestamp(when, dt.UTC):%Y-%m-%d %H:%M:%S} UTC)")
-    if valid:
-        report.notes.append(f"cosigned by {len(valid)} witness(es): {', '.join(valid)}")
-    if len(valid) < quorum:
-        report.problems.append(
-            f"the checkpoint carries {len(valid)} valid cosignature(s) of the {quorum} required "
-            f"(--quorum {quorum}): " + "; ".join(missing)
-        )
-    return len(valid)
-
-
-@dataclass
-class Unserved:
-    """Entries ``start..stop-1``, which the signed checkpoint covers, that the site does not serve."""
-
-    start: int
-    stop: int
-    why: str
-
-
-def _gather(site: Source, size: int) -> tuple[list[bytes], dict[str, bytes], list[Unserved]]:
-    """Every leaf the site serves for its checkpoint of ``size`` entries, the bundles as served (by path), and
-    the entries it does not serve although the checkpoint covers them.
-
-    A site that answers that it does not have a bundle (404, 410: it says so itself, unlike a fault, which
-    raises CannotCheck) is asked for narrower copies of it, to name the first entry it cannot serve."""
-    leaves: list[bytes] = []
-    bundles: dict[str, bytes] = {}
-    unserved: list[Unserved] = []
-    for ref in tiles_for(size, None):
-        start = ref.index * WIDTH
-        try:
-            entries, data = _bundle(site, ref)
-        except NotServed as exc:
-            served = _served_part(site, ref)
-            leaves += served
-            unserved.append(Unserved(start + len(served), start + ref.width, str(exc)))
-            continue
-        bundles[ref.path()] = data
-        leaves += entries
-    return leaves, bundles, unserved
-
-
-def _bundle(site: Source, ref: TileRef) -> tuple[list[bytes], bytes]:
-    """The entries of the bundle ``ref`` and its bytes as served (NotServed for a bundle holding another
-    number of entries than its name says)."""
-    data = site.get("log/" + ref.path())
-    try:
-        entries = bundle_entries(data)
-    except ValueError as exc:
-        raise CannotCheck(f"{ref.path()}: {exc}") from None
-    if len(entries) != ref.width:
-        raise NotServed(f"{ref.path()} holds {len(entries)} entries, not {ref.width}")
-    return entries, data
-
-
-def _served_part(site: Source, ref: TileRef) -> list[bytes]:
-    """The leaves of the widest narrower copy of bundle ``ref`` the site serves (tlog-tiles lets a log serve
-    partial bundles of any width; ours does): at most eight requests, by halving."""
-    low, high, best = 1, ref.width - 1, []
-    while low <= high:
-        width = (low + high) // 2
-        try:
-            best = _bundle(site, TileRef(None, ref.index, width))[0]
-        except NotServed:
-            high = width - 1
-            continue
-        low = width + 1
-    return best
-
-
-def _unserved_said(gap: Unserved, size: int, seen: list) -> str:
-    """One sentence for entries the signed checkpoint covers and the site does not serve."""
-
-    def what(index: int) -> str:
-        return f"{seen[index][1]}" if index < len(seen) else "?"
-
-    if gap.stop - gap.start == 1:
-        entries = f"entry {gap.start}" + (f" ({what(gap.start)} when last verified)" if gap.start < len(seen) else "")
-    else:
-        entries = f"entries {gap.start} to {gap.stop - 1}"
-        if gap.start < len(seen):
-            shown = "; ".join(f"{i}: {what(i)}" for i in range(gap.start, min(gap.stop, gap.start + 10)))
-            entries += f" (when last verified {shown}{'; …' if gap.stop - gap.start > 10 else ''})"
-    return (
-        f"the site does not serve {entries}, which its signed checkpoint of {size} entries covers "
-        f"({gap.why}): the log no longer holds what was signed"
-    )
-
-
-def _name_changed_leaves(site: Source, tree: Tree, size: int, report: Report) -> None:
-    """The served leaves do not hash to the signed root: the site's hash tiles say which no longer match."""
-    report.problems.append(
-        "the entries served do not hash to the signed root: the log's leaves were changed after they were logged"
-    )
-    for ref in tiles_for(size, 0):
-        try:
-            served = site.get("log/" + ref.path())
-        except NotServed:
-            continue
-        ours = tile_bytes(tree, ref)
-        for i in range(ref.width):
-            if served[32 * i : 32 * i + 32] != ours[32 * i : 32 * i + 32]:
-                report.problems.append(
-                    f"entry {ref.index * WIDTH + i}: its leaf no longer matches the hash the log's tree holds for it"
-                )
-
-
-def _signed_history(report: Report, state: dict, checkpoint) -> bool:
-    """What the checkpoints alone show against the one the last run saw: a log that shrank, or a second
-    tree of a size signed before (a fork). True if either is reported."""
-    if state.get("size") is None:
-        return False
-    old_size, old_root, when = state["size"], base64.b64decode(state["root"]), state.get("checked_at", "earlier")
-    if old_size > checkpoint.size:
-        report.problems.append(
-            f"the log shrank: it had {old_size} entries when last checked ({when}), it now has {checkpoint.size}"
-        )
-        return True
-    if old_size == checkpoint.size and checkpoint.root != old_root:
-        report.problems.append(
-            f"the site signed two different trees of {old_size} entries: this checkpoint's "
-            f"root is not the one seen before ({when}), a fork"
-        )
-        return True
-    return False
-
-
-def _history(
-    report: Report, state: dict, checkpoint, tree: Tree, hashes: list[bytes], decoded: list, store: BundleStore
-) -> str:
-    """The log against the checkpoint the last run saw; what the verdict says of it.
-
-    ``tree`` is made of the leaves served now. When they make the signed root, the signed tree must extend
-    the one seen before; when they do not (the site serves leaves that are not the ones it signed), the
-    checkpoints are compared as signed and every entry seen before that is served otherwise is named."""
-    if state.get("size") is None:
-        return "first run: there is no earlier checkpoint to compare this one with"
-    size = checkpoint.size
-    old_size, old_root = state["size"], base64.b64decode(state["root"])
-    since = f"the checkpoint of {old_size} entries seen on {state.get('checked_at', 'an earlier run')}"
-    served_as_signed = tree.root() == checkpoint.root
-    if not _signed_history(report, state, checkpoint) and served_as_signed:
-        if tree.root(old_size) == old_root:
-            report.notes.append(f"consistent with the checkpoint of {old_size} entries seen before")
-            return f"it extends {since}"
-        report.problems.append(
-            f"the log of {size} entries does not extend the checkpoint of {old_size} "
-            "entries seen before: its history was rewritten or forked"
-        )
-    report.problems += _entries_changed(state.get("leaves") or [], hashes, decoded, store)
-    return ""
-
-
-def _entries_changed(seen: list, hashes: list[bytes], decoded: list, store: BundleStore) -> list[str]:
-    """Each entry seen before that is gone, moved or changed. Entries are matched in order (the n-th copy
-    of a leaf seen before with the n-th copy now), so identical leaves are never confused."""
-    where: dict[str, deque] = defaultdict(deque)
-    for index, hashed in enumerate(hashes):
-        where[hashed.hex()].append(index)
-    problems, unmatched, matched, last = [], [], set(), -1
-    for index, (hashed, what) in enumerate(seen):
-        queue = where.get(hashed, deque())
-        while queue and queue[0] <= last:
-            queue.popleft()
-        if not queue:
-            unmatched.append(index)
-            continue
-        last = queue.popleft()
-        matched.add(last)
-        if last != index:
-            problems.append(f"entry {index} ({what}) seen before is now entry {last}")
-    for index in unmatched:
-        what = seen[index][1]
-        if index >= len(hashes) or index in matched:
-            problems.append(f"entry {index} ({what}) seen before is no longer in the log")
-            continue
-        now = decoded[index]
-        said = f"entry {index} ({what}) seen before was changed: it now reads {describe(now) if now else '?'}"
-        old = store.leaf(index)
-        if old is not None and leaf_hash(old).hex() == seen[index][0] and now is not None:
-            try:
-                changes = differences(leaf_decode(old), now)
-            except LeafError:
-                changes = []
-            said += "".join(
-                "; " + c.replace(": the log says ", ": was ", 1).replace(", the site publishes ", ", now ")
-                for c in changes[:10]
-            )
-        problems.append(said)
-    return problems
 
 
 def _document(site: Source, path: str, given: Path | None) -> tuple[dict, bytes]:
@@ -444,7 +128,10 @@ def verify(
     state_path = state_path or default_state_path(source)
     state = _load_state(state_path)
     witnesses = [CosignatureVerifier.parse(w) if isinstance(w, str) else w for w in witnesses]
-    quorum = len(witnesses) if quorum is None else quorum
+    keys = len(distinct_witnesses(witnesses)[0])
+    quorum = keys if quorum is None else quorum
+    if quorum > keys:
+        raise ValueError(f"a quorum of {quorum} needs at least {quorum} distinct witness keys ({keys} given)")
 
     # 1. the key, the checkpoint and its cosignatures
     pinned = state.get("verifier_key")
@@ -476,14 +163,14 @@ def verify(
         f"checkpoint of {checkpoint.origin}: {size} entries, root "
         f"{base64.b64encode(checkpoint.root).decode()} (signature verified)"
     )
-    _judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
-    cosigned = (_witnessed(report, note, witnesses, quorum), len(witnesses), quorum)
+    judge_freshness(report, checkpoint, state, max_age=max_age if site.remote else None)
+    cosigned = (witnessed(report, note, witnesses, quorum), keys, quorum)
 
     # 2. every leaf, as served now, and the tree they make
-    leaves, bundles, unserved = _gather(site, size)
+    leaves, bundles, unserved = gather(site, size)
     if unserved:  # the site says it no longer has entries it signed: a difference, not a fault
-        _signed_history(report, state, checkpoint)
-        report.problems += [_unserved_said(gap, size, state.get("leaves") or []) for gap in unserved]
+        signed_history(report, state, checkpoint)
+        report.problems += [unserved_said(gap, size, state.get("leaves") or []) for gap in unserved]
         report.notes.append(
             "what the log holds was not compared with what the site publishes: the site does not "
             "serve every entry of its signed checkpoint"
@@ -492,7 +179,7 @@ def verify(
     hashes = [leaf_hash(leaf) for leaf in leaves]
     tree = Tree(hashes)
     if tree.root() != checkpoint.root:
-        _name_changed_leaves(site, tree, size, report)
+        name_changed_leaves(site, tree, size, report)
     decoded: list[dict | None] = []
     for index, leaf in enumerate(leaves):
         try:
@@ -503,7 +190,7 @@ def verify(
 
     # 3. the log only grew since the last run
     store = BundleStore(state_path)
-    history = _history(report, state, checkpoint, tree, hashes, decoded, store)
+    seen_before = history(report, state, checkpoint, tree, hashes, decoded, store)
 
     # 4. what the log holds is what the site publishes, both ways
     registry, registry_raw = _document(site, EXPORTS["export"], export)
@@ -516,7 +203,7 @@ def verify(
     report.notes += compared.notes
 
     if report.ok:
-        report.verdict = _verdict(checkpoint, verifier, cosigned, compared.counts, history)
+        report.verdict = _verdict(checkpoint, verifier, cosigned, compared.counts, seen_before)
     if report.ok and save:
         state_path.parent.mkdir(parents=True, exist_ok=True)
         state_path.write_text(
@@ -624,12 +311,17 @@ def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.quorum is not None and args.quorum > len(args.witness):
-        parser.error(f"--quorum {args.quorum} needs at least {args.quorum} --witness keys ({len(args.witness)} given)")
     try:
         witnesses = [CosignatureVerifier.parse(w) for w in args.witness]
     except NoteError as exc:
         parser.error(f"--witness: {exc}")
+    groups, duplicates = distinct_witnesses(witnesses)
+    if args.quorum is not None and args.quorum > len(groups):
+        also = f" ({'; '.join(duplicates)})" if duplicates else ""
+        parser.error(
+            f"--quorum {args.quorum} needs at least {args.quorum} distinct --witness keys, and "
+            f"{len(groups)} are given{also}"
+        )
     try:
         report = verify(
             args.source,

@@ -6,6 +6,7 @@ operator runs it anywhere:
     python -m registry.witness init  --state /var/lib/urn-witness --name witness.example.org/w1
     python -m registry.witness serve --state /var/lib/urn-witness --listen 127.0.0.1:7380 \\
         --log 'urn.ogf.org/log+<key id>+<key>'
+    python -m registry.witness latest https://witness.example.org/ --log '<log key>' --witness '<witness key>'
 
 ``init`` makes the witness's key (``witness.key``, readable by its owner only; never
 overwritten) and prints its public key, which the registry's operator adds to
@@ -26,9 +27,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from .keyfiles import key_file_create
-from .logcore.cosignature import Cosigner
+from .logcore.cosignature import CosignatureVerifier, Cosigner, checkpoint_witnessed
 from .logcore.note import NoteError, Verifier
-from .logcore.witness import MAX_BODY, Answer, Witness, WitnessStore
+from .logcore.witness import (
+    MAX_BODY,
+    Answer,
+    Witness,
+    WitnessEndpoint,
+    WitnessRefused,
+    WitnessStore,
+    witness_latest,
+)
 
 KEY_FILE, STORE_FILE = "witness.key", "witness.sqlite3"
 
@@ -106,6 +115,31 @@ def witness_server(state: Path, logs: list[Verifier], listen: str, prefix: str =
     return server
 
 
+def _latest(args) -> int:
+    """``latest``: the witness's last cosigned checkpoint of the log (what a signer that lost its record
+    adopts, docs/transparency.md 'Lost record'); 0 printed, 1 none or not valid, 2 not reachable."""
+    try:
+        log, witness = Verifier.parse(args.log), CosignatureVerifier.parse(args.witness)
+    except NoteError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    try:
+        note = witness_latest(WitnessEndpoint(witness, args.url), log.name)
+    except WitnessRefused as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if note is None:
+        print(f"{witness.name} has cosigned no checkpoint of {log.name}.", file=sys.stderr)
+        return 1
+    try:
+        checkpoint_witnessed(note, log, [witness], 1)
+    except NoteError as exc:
+        print(f"{witness.name} serves a checkpoint that does not verify: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.write(note)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m registry.witness",
@@ -131,6 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     status = commands.add_parser("status", help="what the witness cosigned last, per log, and refused forks")
     status.add_argument("--state", required=True, type=Path)
+    latest = commands.add_parser(
+        "latest",
+        help="print the last checkpoint a witness (any C2SP tlog-witness: its URL) cosigned for a log, "
+        "checked with the log's key and the witness's",
+    )
+    latest.add_argument("url", help="the witness's URL prefix, as in REGISTRY_LOG_WITNESSES")
+    latest.add_argument("--log", required=True, metavar="KEY", help="the log's verifier key (its name is the origin)")
+    latest.add_argument("--witness", required=True, metavar="KEY", help="the witness's public key")
     args = parser.parse_args(argv)
 
     if args.command == "init":
@@ -148,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "key":
         print(witness_load(args.state).verifier())
         return 0
+    if args.command == "latest":
+        return _latest(args)
     if args.command == "status":
         store = WitnessStore(args.state / STORE_FILE)
         with store._connect() as connection:

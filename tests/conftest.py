@@ -122,8 +122,10 @@ def fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def log_signer_state(settings, tmp_path_factory):
-    """Each test's log signer keeps its record apart (the databases are per test, so are the logs)."""
+    """Each test's log signer keeps its record apart, and its app server its floor (the databases are per
+    test, so are the logs)."""
     settings.REGISTRY_LOG_STATE_DIR = str(tmp_path_factory.mktemp("log-state"))
+    settings.REGISTRY_LOG_SERVED_FILE = str(Path(settings.REGISTRY_LOG_STATE_DIR) / "served.json")
     return settings.REGISTRY_LOG_STATE_DIR
 
 

@@ -58,6 +58,7 @@ class SignerRecord:
     leaf_hashes: list[bytes]  # the leaf hashes of that tree, in order
     published: str = ""  # the same checkpoint with the witnesses' cosignatures, as published
     witnesses: dict[str, int] = field(default_factory=dict)  # witness name -> size it cosigned last
+    identity: str = ""  # the identity of the log it signed (kept with the log in its database too)
 
     @property
     def checkpoint(self) -> Checkpoint:
@@ -142,7 +143,13 @@ class SignerState:
                 f"checkpoint it signed (size {checkpoint.size}); restore the directory from "
                 "its backup (docs/transparency.md, 'The signer')."
             )
-        record = SignerRecord(note, hashes, data.get("published") or note, dict(data.get("witnesses") or {}))
+        record = SignerRecord(
+            note,
+            hashes,
+            data.get("published") or note,
+            dict(data.get("witnesses") or {}),
+            str(data.get("identity") or ""),
+        )
         _loaded[self.directory] = (text, raw, record, tree)
         return record, tree
 
@@ -159,12 +166,28 @@ class SignerState:
             handle.flush()
             os.fsync(handle.fileno())
         text = self._write(
-            STATE_FILE, {"note": record.note, "published": record.published, "witnesses": record.witnesses}
+            STATE_FILE,
+            {
+                "note": record.note,
+                "published": record.published,
+                "witnesses": record.witnesses,
+                "identity": record.identity,
+            },
         )
         if tree is not None and tree.size == record.size:
             _loaded[self.directory] = (text, b"".join(record.leaf_hashes), record, tree)
         else:
             _loaded.pop(self.directory, None)
+
+    def retire(self, identity: str) -> Path:
+        """Set the record aside (into ``retired-<identity>/``, kept, never read again): it is another log's."""
+        retired = self.directory / f"retired-{(identity or 'unknown')[:16]}-{int(time.time())}"
+        retired.mkdir(mode=0o700)
+        for name in (STATE_FILE, HASHES_FILE, ALARM_FILE):
+            if (self.directory / name).exists():
+                os.replace(self.directory / name, retired / name)
+        _loaded.pop(self.directory, None)
+        return retired
 
     def alarm(self) -> tuple[str, float]:
         """The damage last reported by mail ("" when none) and when (POSIX seconds)."""

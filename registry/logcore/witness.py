@@ -234,6 +234,34 @@ class WitnessRefused(Exception):
     """The witness did not cosign; the message says why (its answer, or the network error)."""
 
 
+class WitnessAhead(WitnessRefused):
+    """The witness holds a larger tree of the log than the checkpoint sent (its 409 names the size): the
+    signer's record is older than what it signed last (restored from an old backup), or the key signed
+    elsewhere. ``size``: what the witness holds."""
+
+    def __init__(self, message: str, size: int):
+        super().__init__(message)
+        self.size = size
+
+
+def witness_latest(endpoint: WitnessEndpoint, origin: str, timeout: float = 5.0) -> str | None:
+    """The last checkpoint ``endpoint`` cosigned for the log ``origin`` (its note, with the log's signature
+    and the cosignatures it holds), from the witness's monitoring endpoint ``GET <prefix>/<sha256 of the
+    origin, hex>/checkpoint`` (served by ours and by aics-witness); None if it has cosigned none (404).
+    WitnessRefused if it cannot be read. The caller checks the note's signatures."""
+    url = f"{endpoint.url.rstrip('/')}/{origin_hash(origin)}/checkpoint"
+    request = urllib.request.Request(url, headers={"User-Agent": "urn-ogf-registry-signer/1"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.read(MAX_BODY).decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return None
+        raise WitnessRefused(f"{endpoint.name} ({url}) answered HTTP {exc.code} for its latest checkpoint") from None
+    except (OSError, http.client.HTTPException) as exc:
+        raise WitnessRefused(f"{endpoint.name} ({url}) could not be reached: {exc}") from None
+
+
 def witness_request(
     endpoint: WitnessEndpoint, old: int, proof: list[bytes], note: str, timeout: float = 5.0
 ) -> tuple[int, str]:
@@ -276,7 +304,13 @@ def witness_cosign(
         status, answer = witness_request(endpoint, old, proof, note, timeout)
         if status == 409:
             held = _decimal(answer.strip())
-            if held is None or held == old or held > size:
+            if held is not None and held > size:
+                raise WitnessAhead(
+                    f"{endpoint.name} holds a checkpoint of size {held}, larger than this one of size {size}: "
+                    "the log was signed further than this signer's record says",
+                    held,
+                )
+            if held is None or held == old:
                 raise WitnessRefused(
                     f"{endpoint.name} answered 409 with size {answer.strip()[:30]!r}, which cannot precede size {size}."
                 )

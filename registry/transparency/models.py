@@ -10,6 +10,8 @@ versions.
 
 from __future__ import annotations
 
+import secrets
+
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -60,9 +62,11 @@ class LogEntry(models.Model):
 
 
 class LogHead(models.Model):
-    """The single row (pk 1) every append locks: the log's size."""
+    """The single row (pk 1) every append locks: the log's size, and the identity of the log (made with
+    it, kept by the signer in its record too: a new database is a new log, docs/transparency.md)."""
 
     size = models.BigIntegerField(default=0)
+    identity = models.CharField(max_length=64, default=secrets.token_hex, editable=False)  # random, made once
 
     class Meta:
         app_label = "registry"

@@ -35,12 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ..logcore.cosignature import CosignatureVerifier
-from ..logcore.merkle import Tree, leaf_hash
-from ..logcore.note import NoteError, checkpoint_open, note_split
+from ..logcore.cosignature import cosignatures_valid
+from ..logcore.note import NoteError, checkpoint_open
 from ..logcore.signer_state import (
     SignerRecord,
     SignerState,
@@ -51,9 +50,11 @@ from ..logcore.signer_state import (
     log_examine,
     log_examine_since,
 )
-from ..logcore.witness import WitnessEndpoint, WitnessRefused, witness_cosign
-from .log import CHECKPOINT_PERIOD, LogError, log_damage, log_published, log_published_forget, log_signer
+from ..logcore.witness import WitnessAhead, WitnessRefused, witness_cosign
+from .floor import first_record, log_witness_quorum, log_witnesses, witness_floor
 from .models import LogEntry, LogHead, LogSigned
+from .served import CHECKPOINT_PERIOD, log_damage, log_published, log_published_forget
+from .tree import LogError, log_signer
 
 logger = logging.getLogger("registry.transparency.signer")
 
@@ -77,6 +78,8 @@ class SignOutcome:
     full: bool = False
     cosigned_by: list[str] = field(default_factory=list)
     witness_problems: list[str] = field(default_factory=list)
+    unpublished: str = ""  # why the signed checkpoint is not published (the witnesses' quorum not reached)
+    new_log: str = ""  # development: the database holds a new log, and the record of the old one was set aside
 
 
 def signer_state() -> SignerState:
@@ -87,13 +90,6 @@ def signer_state() -> SignerState:
             "that directory, beside its key (docs/transparency.md, 'The signer')."
         )
     return SignerState(Path(directory))
-
-
-def log_witnesses() -> list[WitnessEndpoint]:
-    try:
-        return [WitnessEndpoint(CosignatureVerifier.parse(w["key"]), w["url"]) for w in settings.REGISTRY_LOG_WITNESSES]
-    except NoteError as exc:
-        raise LogError(f"REGISTRY_LOG_WITNESSES holds a key that is not a witness key: {exc}") from None
 
 
 def _read_log():
@@ -128,14 +124,32 @@ def _read_log_since(signed: int):
         return head, stored, [(index, leaf.encode("utf-8"), hashed) for index, leaf, hashed in rows]
 
 
-def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None, full: bool | None = None) -> SignOutcome:
+def _log_identity() -> str:
+    """The identity of the log the database holds; its head (and so its identity) is made if it has none."""
+    head = LogHead.objects.filter(pk=1).values_list("identity", flat=True).first()
+    if head is None:
+        try:
+            with transaction.atomic():
+                LogHead.objects.create(pk=1, size=0)
+        except IntegrityError:
+            pass  # the first append made it a moment ago
+        head = LogHead.objects.values_list("identity", flat=True).get(pk=1)
+    return head
+
+
+def log_sign(
+    *, now: dt.datetime | None = None, adopt: str | None = None, full: bool | None = None, begin: bool = False
+) -> SignOutcome:
     """One pass of the signer (see the module's docstring). ``adopt``: a checkpoint note signed with
-    this key, taken as the last one signed when the signer's own record is lost. ``full``: read and
+    this key, taken as the last one signed when the signer's own record is lost. ``begin``: the first
+    signing of a new log (refused when anyone knows a checkpoint of this origin). ``full``: read and
     re-hash every leaf (True), make the quick check first (False), or the full check when this process
     has not made one for ``FULL_CHECK_PERIOD`` seconds (None)."""
     signer = log_signer()
     state = signer_state()
     now = now or timezone.now()
+    identity = _log_identity()
+    new_log = ""
     with state.lock():
         record, record_tree = state.load_with_tree()
         if record is not None and record.checkpoint.origin != signer.name:
@@ -144,105 +158,146 @@ def log_sign(*, now: dt.datetime | None = None, adopt: str | None = None, full: 
                 f"{record.checkpoint.origin!r}, not {signer.name!r}: the key or the "
                 "directory is the wrong one."
             )
+        if record is not None and record.identity and record.identity != identity:
+            if settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG:  # development: a new database is a new log
+                retired = state.retire(record.identity)
+                new_log = (
+                    f"A new database: a new log begins (the signer's record of the previous database's log, "
+                    f"{record.described()}, is kept in {retired})."
+                )
+                logger.warning("%s", new_log)
+                record, record_tree = None, None
+        if record is not None and (adopt is not None or begin):
+            raise SignerStateError(
+                f"This signer has its record (the checkpoint it signed last: {record.described()}); "
+                "--adopt and --begin are only for a signer that has none (docs/transparency.md, 'Lost record')."
+            )
         key = str(state.directory)
+        first_pass = key not in _full_checked
         if full is None:
             full = now.timestamp() - _full_checked.get(key, -float("inf")) >= FULL_CHECK_PERIOD
         exam = None
-        if record is not None and not full:
+        if record is not None and not full and not first_pass:
             head, stored, rows = _read_log_since(record.size)
             exam = log_examine_since(record, record_tree, stored, rows, head)
         if exam is None:  # the full check: asked for, due, or the quick one found something odd
             head, rows = _read_log()
             if record is None:
-                record = _first_record(signer, rows, adopt)
+                record = first_record(signer, rows, adopt=adopt, begin=begin, identity=identity)
                 if record is not None:
-                    state.save(record, None)  # adopted: from now on it is this signer's record
+                    state.save(record, None)  # learned: from now on it is this signer's record
+            elif first_pass and settings.REGISTRY_LOG_WITNESSES:
+                floor = witness_floor(signer, record, rows)
+                if floor is not record:
+                    logger.warning(
+                        "The signer's record (%s) is older than a witness's checkpoint (%s): the record was "
+                        "restored from an older backup; signing on from the witness's.",
+                        record.described(),
+                        floor.described(),
+                    )
+                    state.save(floor, None)
+                    record = floor
             exam = log_examine(record, rows, head)
             _full_checked[key] = now.timestamp()
             full = True
         if exam.problems:
             damage = damage_sentence(record, exam.problems)
             logger.error("The transparency log is damaged; nothing was signed. %s", damage)
-            _publish(record.published if record else None, damage, now)
+            _publish(record.published if record and _quorate(record.published) else None, damage, now)
             _alarm(state, damage, now)
-            return SignOutcome(record.size if record else 0, damage=damage, full=full)
+            return SignOutcome(record.size if record else 0, damage=damage, full=full, new_log=new_log)
         if (
             record is not None
             and _signed_by(record.note, signer)
             and not checkpoint_due(record, exam.tree, now, CHECKPOINT_PERIOD)
         ):
-            if _row() != (record.published, ""):
+            outcome = SignOutcome(record.size, full=full, new_log=new_log)
+            if not _quorate(record.published):  # the witnesses did not all answer last time: ask again
+                _cosign(state, record, exam.tree, outcome)
+            if _quorate(record.published) and _row() != (record.published, ""):
                 _publish(record.published, "", now)  # the row was changed or rolled back: put it right
-            return SignOutcome(record.size, full=full)
+            if record.identity != identity:
+                record.identity = identity
+                state.save(record, record, exam.tree)
+            return outcome
         note = signer.sign(checkpoint_text(signer.name, exam.tree, now))
-        signed = SignerRecord(note, list(exam.tree.levels[0]), note, dict(record.witnesses) if record else {})
+        witnessed = dict(record.witnesses) if record else {}
+        signed = SignerRecord(note, list(exam.tree.levels[0]), note, witnessed, identity)
         state.save(signed, record, exam.tree)  # remembered before anybody sees it
-        outcome = SignOutcome(signed.size, signed=True, full=full)
-        lines = []
-        for endpoint in log_witnesses():
-
-            def proof_from(old, tree=exam.tree):
-                return tree.consistency_proof(old, tree.size) if old <= tree.size else None
-
-            try:
-                line, size = witness_cosign(
-                    endpoint,
-                    note,
-                    signed.witnesses.get(endpoint.name, 0),
-                    proof_from,
-                    settings.REGISTRY_LOG_WITNESS_TIMEOUT,
-                )
-            except (WitnessRefused, NoteError) as exc:
-                logger.warning(
-                    "Witness %s did not cosign the checkpoint of size %d: %s", endpoint.name, signed.size, exc
-                )
-                outcome.witness_problems.append(str(exc))
-                continue
-            signed.witnesses[endpoint.name] = size
-            lines.append(line)
-            outcome.cosigned_by.append(endpoint.name)
-        if lines:
-            signed.published = note + "".join(lines)
-            state.save(signed, signed, exam.tree)
-        _publish(signed.published, "", now)
+        outcome = SignOutcome(signed.size, signed=True, full=full, new_log=new_log)
+        if _cosign(state, signed, exam.tree, outcome):
+            _publish(signed.published, "", now)
         if state.alarm()[0]:
             state.alarm_save("", now.timestamp())
             logger.warning("The transparency log extends the last checkpoint again; signing resumed.")
         return outcome
 
 
-def _first_record(signer, rows, adopt: str | None) -> SignerRecord | None:
-    """The signer has no record: start from nothing, from the adopted checkpoint, or refuse."""
-    published = LogSigned.objects.filter(pk=1).values_list("note", flat=True).first()
-    if adopt is None:
-        if published:
-            try:
-                size = checkpoint_open(published, signer.verifier()).size
-            except NoteError:
-                size = None
-            if size is not None and size > 0:
-                raise SignerStateError(
-                    f"This signer has no record of what it signed ({settings.REGISTRY_LOG_STATE_DIR} is empty), but "
-                    f"the database holds a checkpoint of size {size} signed with its key. Restore the directory "
-                    "from its backup; if it is lost, compare /log/checkpoint with a mirror's or a witness's and "
-                    "run `manage.py log_sign --adopt FILE` with that checkpoint (docs/transparency.md)."
-                )
-        return None
+def _quorate(published: str) -> bool:
+    """Whether ``published`` carries the cosignatures of the configured quorum of witnesses."""
+    quorum = log_witness_quorum()
+    if not quorum:
+        return True
     try:
-        checkpoint = checkpoint_open(adopt, signer.verifier())
-    except NoteError as exc:
-        raise SignerStateError(f"The checkpoint to adopt is not one this key signed: {exc}") from None
-    hashes = [leaf_hash(leaf) for _, leaf, _ in rows[: checkpoint.size]]
-    if len(hashes) < checkpoint.size or Tree(hashes).root() != checkpoint.root:
-        raise SignerStateError(
-            f"The log table does not hold the tree of the adopted checkpoint (size "
-            f"{checkpoint.size}); it cannot be adopted."
-        )
-    text = note_split(adopt)[0]
-    note = f"{text}\n" + "".join(
-        line for line in adopt[len(text) + 1 :].splitlines(keepends=True) if line.startswith(f"\u2014 {signer.name} ")
+        return len(cosignatures_valid(published, [w.key for w in log_witnesses()])) >= quorum
+    except NoteError:
+        return False
+
+
+def _cosign(state: SignerState, signed: SignerRecord, tree, outcome: SignOutcome) -> bool:
+    """Ask every witness that has not cosigned ``signed`` yet, with the consistency proof from the size it
+    cosigned last (C2SP tlog-witness); keep their cosignatures in the record. True once the quorum holds:
+    only then is the checkpoint published, so a checkpoint (a fork) the witnesses refuse is never published.
+
+    A witness that holds a later checkpoint than this one (it answers 409 with a larger size) shows that
+    the record is older than what was signed: the next pass is a first pass again, which takes the
+    witness's checkpoint as the floor if the table extends it (``floor.witness_floor``)."""
+    witnesses = log_witnesses()
+    try:
+        already = cosignatures_valid(signed.published, [w.key for w in witnesses])
+    except NoteError:
+        already, signed.published = {}, signed.note
+    lines = []
+    for endpoint in witnesses:
+        if endpoint.name in already:
+            continue
+
+        def proof_from(old, tree=tree):
+            return tree.consistency_proof(old, tree.size) if old <= tree.size else None
+
+        try:
+            line, size = witness_cosign(
+                endpoint,
+                signed.note,
+                signed.witnesses.get(endpoint.name, 0),
+                proof_from,
+                settings.REGISTRY_LOG_WITNESS_TIMEOUT,
+            )
+        except WitnessAhead as exc:
+            logger.error("%s; the signer looks at its witnesses again before signing anything else.", exc)
+            _full_checked.pop(str(state.directory), None)
+            outcome.witness_problems.append(str(exc))
+            continue
+        except (WitnessRefused, NoteError) as exc:
+            logger.warning("Witness %s did not cosign the checkpoint of size %d: %s", endpoint.name, signed.size, exc)
+            outcome.witness_problems.append(str(exc))
+            continue
+        signed.witnesses[endpoint.name] = size
+        lines.append(line)
+        outcome.cosigned_by.append(endpoint.name)
+    if lines:
+        signed.published = signed.published + "".join(lines)
+        state.save(signed, signed, tree)
+    if _quorate(signed.published):
+        return True
+    got = len(cosignatures_valid(signed.published, [w.key for w in witnesses]))
+    outcome.unpublished = (
+        f"The checkpoint of size {signed.size} is not published: it carries {got} of the "
+        f"{log_witness_quorum()} witnesses' cosignatures required (REGISTRY_LOG_WITNESS_QUORUM); the last "
+        "witnessed checkpoint stays published"
     )
-    return SignerRecord(note, hashes, adopt, {})
+    logger.error("%s.", outcome.unpublished)
+    return False
 
 
 def _signed_by(note: str, signer) -> bool:
@@ -340,9 +395,14 @@ def _local_record() -> SignerRecord | None:
     if not directory or not Path(directory).is_dir():
         return None
     try:
-        return SignerState(Path(directory)).load()
+        record = SignerState(Path(directory)).load()
     except SignerStateError:
         return None
+    if record is not None and settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG and record.identity:
+        identity = LogHead.objects.values_list("identity", flat=True).first()
+        if identity is not None and identity != record.identity:
+            return None  # development: another database's log (the signer's next pass sets it aside)
+    return record
 
 
 def log_damage_thorough() -> str | None:

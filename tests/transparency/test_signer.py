@@ -257,7 +257,10 @@ def test_restore_refuses_a_backup_whose_log_does_not_extend_what_was_signed(tmp_
 def test_a_signer_that_lost_its_record_refuses_until_it_adopts_a_checkpoint(logged, settings, tmp_path):
     published = LogSigned.objects.get().note
     settings.REGISTRY_LOG_STATE_DIR = str(tmp_path / "new-machine")
-    with pytest.raises(SignerStateError, match="has no record of what it signed .* size 6 signed with its key"):
+    with pytest.raises(
+        SignerStateError,
+        match="has no record of what it signed .* holds a checkpoint of size 6 of this log, and no witness holds one",
+    ):
         log_sign()
     outcome = log_sign(adopt=published)
     assert outcome.size == 6 and not outcome.damage
@@ -269,7 +272,9 @@ def test_a_signer_refuses_a_checkpoint_to_adopt_that_the_log_does_not_hold(logge
 
     forged = log_key.sign(Checkpoint(log_key.name, 3, bytes(32)).text())
     settings.REGISTRY_LOG_STATE_DIR = str(tmp_path / "new-machine")
-    with pytest.raises(SignerStateError, match="does not hold the tree of the adopted checkpoint"):
+    with pytest.raises(
+        SignerStateError, match="does not hold the tree of the checkpoint of size 3 that the checkpoint to adopt holds"
+    ):
         log_sign(adopt=forged)
     with pytest.raises(SignerStateError, match="not one this key signed"):
         log_sign(adopt=Signer.generate(log_key.name).sign(Checkpoint(log_key.name, 3, bytes(32)).text()))
@@ -370,7 +375,7 @@ def test_the_signers_record_is_what_it_signed(logged, settings):
     record = SignerState(Path(settings.REGISTRY_LOG_STATE_DIR)).load()
     assert record.size == 6 and record.note == LogSigned.objects.get().note
     state = json.loads((Path(settings.REGISTRY_LOG_STATE_DIR) / "state.json").read_text())
-    assert set(state) == {"note", "published", "witnesses"}
+    assert set(state) == {"note", "published", "witnesses", "identity"}
     # A record whose leaf hashes do not make its checkpoint's root is refused, not trusted.
     hashes = Path(settings.REGISTRY_LOG_STATE_DIR) / "leaf-hashes"
     hashes.write_bytes(bytes(32) + hashes.read_bytes()[32:])

@@ -541,19 +541,19 @@ def test_verify_a_rewritten_leaf_and_hash_the_site_refuses_to_sign_is_named(site
 def test_verify_identical_leaves_are_matched_in_order(tmp_path):
     """Two identical leaves (one change logged twice in the same second): deleting the last names the last."""
     from registry.logcore.merkle import leaf_hash
+    from registry.verifier.history import entries_changed
+    from registry.verifier.store import BundleStore
 
     a, b = b'{"a":1}', b'{"b":2}'
     seen = [[leaf_hash(x).hex(), name] for x, name in ((a, "A"), (b, "B"), (a, "A again"), (a, "A thrice"))]
     now = [leaf_hash(x) for x in (a, b, a)]
-    store = verify.BundleStore(tmp_path / "state.json")
-    assert verify._entries_changed(seen, now, [None] * 3, store) == [
-        "entry 3 (A thrice) seen before is no longer in the log"
-    ]
+    store = BundleStore(tmp_path / "state.json")
+    assert entries_changed(seen, now, [None] * 3, store) == ["entry 3 (A thrice) seen before is no longer in the log"]
     # The middle copy deleted and the rest renumbered: what followed it moved down by one.
     c = b'{"c":3}'
     seen.append([leaf_hash(c).hex(), "C"])
     now = [leaf_hash(x) for x in (a, b, a, c)]
-    assert verify._entries_changed(seen, now, [None] * 4, store) == [
+    assert entries_changed(seen, now, [None] * 4, store) == [
         "entry 4 (C) seen before is now entry 3",
         "entry 3 (A thrice) seen before is no longer in the log",
     ]

@@ -138,6 +138,63 @@ def test_verify_refuses_a_cosignature_of_another_checkpoint_or_from_the_future(c
     assert status == 1 and "the cosignature by witness.example/w1 is dated 86" in out and "s in the future" in out
 
 
+def test_verify_quorum_counts_a_key_given_twice_once_and_warns(cosigned, log_key, tmp_path):
+    url, cosign = cosigned
+    one = Witness("witness.example/w1")
+    cosign(one)
+    args = (url, "--key", log_key.verifier(), "--state", tmp_path / "s.json", "--witness", one.vkey)
+    with pytest.raises(SystemExit) as exit:  # two lines, one key: a quorum of two cannot be met
+        _run(*args, "--witness", one.vkey, "--quorum", "2")
+    assert exit.value.code == 2
+    status, out = _run(*args, "--witness", one.vkey)  # the default quorum: every distinct key, one
+    assert status == 0, out
+    assert f"WARNING: --witness {one.vkey} is given twice; it counts once" in out
+    assert "and cosigned by 1 of the 1 witness(es) given (quorum 1)" in out
+
+
+def test_verify_quorum_counts_one_key_under_two_names_once(cosigned, log_key, tmp_path, capsys):
+    """A cosignature's signature does not cover the name it is filed under: the line of one witness, copied
+    under a second name with that name's key id, verifies for both names. It is still one witness."""
+    url, cosign = cosigned
+    one = Witness("witness.example/w1")
+    alias = Witness("another.example/w9")
+    alias.private, alias.public = one.private, one.public
+    alias.key_id = hashlib.sha256(alias.name.encode() + b"\n\x04" + alias.public).digest()[:4]
+    when = int(time.time())
+    cosign(one, alias, when=when)  # two lines, both valid, one key
+    args = (url, "--key", log_key.verifier(), "--state", tmp_path / "s.json", "--witness", one.vkey)
+    with pytest.raises(SystemExit) as exit:
+        _run(*args, "--witness", alias.vkey, "--quorum", "2")
+    assert exit.value.code == 2
+    assert "--quorum 2 needs at least 2 distinct --witness keys, and 1 are given" in capsys.readouterr().err
+    status, out = _run(*args, "--witness", alias.vkey)
+    assert status == 0, out
+    assert "is the key of witness.example/w1 under another name; the two count as one witness" in out
+    assert "cosigned by 1 witness(es): witness.example/w1 (" in out
+    assert "and cosigned by 1 of the 1 witness(es) given (quorum 1)" in out
+    # With a second, real witness required too, the alias does not stand in for it.
+    two = Witness("other.example/w2")
+    status, out = _run(*args, "--witness", alias.vkey, "--witness", two.vkey, "--quorum", "2")
+    assert status == 1 and "carries 1 valid cosignature(s) of the 2 required (--quorum 2)" in out
+
+
+def test_verify_counts_only_cosignatures_of_this_origin_and_this_checkpoint(cosigned, log_key, tmp_path):
+    url, cosign = cosigned
+    one, two = Witness("witness.example/w1"), Witness("other.example/w2")
+    args = (url, "--key", log_key.verifier(), "--state", tmp_path / "s.json")
+    args += ("--witness", one.vkey, "--witness", two.vkey, "--quorum", "1")
+    served = (tmp_path / "copy" / "log" / "checkpoint").read_text().split("\n\n", 1)[0] + "\n"
+    elsewhere = served.replace("registry.test/log\n", "elsewhere.test/log\n", 1)  # the same tree, another log
+    cosign(one, text=elsewhere)
+    status, out = _run(*args)
+    assert status == 1 and "the cosignature by witness.example/w1 does not verify" in out
+    size, root = served.split("\n")[1:3]
+    older = served.replace(f"\n{size}\n{root}\n", f"\n{int(size) - 1}\n{root}\n", 1)  # another checkpoint
+    cosign(two, text=older)
+    status, out = _run(*args)
+    assert status == 1 and "the cosignature by other.example/w2 does not verify" in out
+
+
 def test_verify_witness_options_are_checked_before_anything_is_fetched(log_key):
     witness = Witness("witness.example/w1")
     for args in (
@@ -167,6 +224,7 @@ def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_
     site,  # noqa: F811
     log_key,  # noqa: F811
     tmp_path,
+    settings,
 ):
     """The site's signer had both witnesses cosign each checkpoint (tests/transparency/conftest.py): the
     verifier accepts their cosignatures with --quorum 2, and refuses once one of them is missing."""
@@ -182,7 +240,9 @@ def test_verify_a_checkpoint_cosigned_by_ours_and_aics_witness_with_a_quorum_of_
     assert status == 0, out
     assert "cosigned by 2 witness(es): ours.test/w1 (" in out and "aics.test/w2 (" in out
     assert "and cosigned by 2 of the 2 witness(es) given (quorum 2)" in out
-    # aics-witness stops answering: the next checkpoint is published with our witness's cosignature only.
+    # aics-witness stops answering, and the site publishes with one witness's cosignature
+    # (REGISTRY_LOG_WITNESS_QUORUM=1): the next checkpoint carries our witness's only.
+    settings.REGISTRY_LOG_WITNESS_QUORUM = 1
     witnesses.processes["aics"].terminate()
     witnesses.processes["aics"].wait(timeout=30)
     proposal_factory(site.applicant, state="approved", editor=site.editor, snid="delta")  # signed once committed

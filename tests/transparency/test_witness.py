@@ -26,11 +26,19 @@ from registry.logcore.cosignature import (
 )
 from registry.logcore.merkle import Tree, leaf_hash
 from registry.logcore.note import Checkpoint, NoteError, Signer
-from registry.logcore.witness import SIZE_TYPE, Witness, WitnessRefused, WitnessStore, origin_hash, witness_cosign
+from registry.logcore.witness import (
+    SIZE_TYPE,
+    Witness,
+    WitnessAhead,
+    WitnessRefused,
+    WitnessStore,
+    origin_hash,
+    witness_cosign,
+)
 from registry.transparency.signer import log_sign
 
 from ..factories import proposal_factory
-from .conftest import AICS, ORIGIN, ROOT
+from .conftest import AICS, ORIGIN, ROOT, _wait_listening
 
 
 def _tree(n: int) -> Tree:
@@ -242,19 +250,48 @@ def test_cosignatures_survive_a_witness_restart(witnesses, log_key, client, appl
     text, signatures = before.split("\n\n")
     log_signed_only = f"{text}\n\n{signatures.splitlines()[0]}\n"
     for endpoint in witnesses.endpoints():
-        with pytest.raises(WitnessRefused, match="cannot precede size 2"):
+        with pytest.raises(WitnessAhead, match="holds a checkpoint of size 4, larger than this one of size 2"):
             witness_cosign(endpoint, log_signed_only, 0, lambda old: [] if old == 0 else None)
 
 
-def test_a_witness_that_does_not_answer_leaves_the_checkpoint_published_without_it(
+def test_a_checkpoint_without_the_quorum_of_cosignatures_is_not_published_until_it_has_it(
     witnesses, log_key, client, applicant, editor
 ):
+    proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
+    log_sign()
+    before = _served(client)
     witnesses.processes["aics"].terminate()
     witnesses.processes["aics"].wait(timeout=30)
-    proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
-    outcome = log_sign()
+    proposal_factory(applicant, state="approved", editor=editor, snid="beta")
+    outcome = log_sign()  # the quorum is every witness (REGISTRY_LOG_WITNESS_QUORUM unset)
     assert outcome.signed and outcome.cosigned_by == ["ours.test/w1"]
     assert "could not be reached" in outcome.witness_problems[0]
+    assert "not published: it carries 1 of the 2 witnesses' cosignatures required" in outcome.unpublished
+    assert _served(client) == before  # the last witnessed checkpoint stays published
+    witnesses.processes["aics"] = subprocess.Popen(
+        [sys.executable, "-m", "aics_witness", "serve", "--listen", f"127.0.0.1:{witnesses.ports['aics']}"],
+        env=witnesses._aics_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _wait_listening(witnesses.ports["aics"], witnesses.processes["aics"])
+    again = log_sign()  # nothing new to sign: the missing witness is asked again
+    assert not again.signed and again.cosigned_by == ["aics.test/w2"] and not again.unpublished
+    note = _served(client)
+    assert checkpoint_witnessed(note, log_key.verifier(), witnesses.keys, 2)[0].size == 4
+
+
+def test_with_a_quorum_of_one_a_witness_that_does_not_answer_is_left_out(
+    witnesses, log_key, client, applicant, editor, settings
+):
+    settings.REGISTRY_LOG_WITNESS_QUORUM = 1
+    proposal_factory(applicant, state="approved", editor=editor, snid="alpha")
+    log_sign()
+    witnesses.processes["aics"].terminate()
+    witnesses.processes["aics"].wait(timeout=30)
+    proposal_factory(applicant, state="approved", editor=editor, snid="beta")
+    outcome = log_sign()
+    assert outcome.signed and outcome.cosigned_by == ["ours.test/w1"] and not outcome.unpublished
     note = _served(client)
     assert checkpoint_witnessed(note, log_key.verifier(), witnesses.keys, 1)
     with pytest.raises(NoteError, match="none from aics.test/w2"):

@@ -30,11 +30,18 @@ class Command(BaseCommand):
             "--adopt",
             metavar="FILE",
             default=None,
-            help="the signer's record is lost: take this checkpoint (signed with the key, compared "
-            "with a mirror's or a witness's first) as the last one signed",
+            help="the signer's record is lost: take this checkpoint (signed with the key: a mirror's copy of "
+            "log/checkpoint, or `python -m registry.witness latest`) as the last one signed; the table must "
+            "extend it, and no witness may hold a later one",
+        )
+        parser.add_argument(
+            "--begin",
+            action="store_true",
+            help="the very first signing of a new log (refused when a witness or the published row already "
+            "knows a checkpoint of this origin)",
         )
 
-    def handle(self, watch=False, adopt=None, **options):
+    def handle(self, watch=False, adopt=None, begin=False, **options):
         if watch:
             stopping = []
             signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
@@ -60,12 +67,12 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"Cannot read {adopt}: {exc.strerror}.") from None
         try:
-            outcome = log_sign(adopt=text, full=True)  # run by hand: every leaf re-hashed
+            outcome = log_sign(adopt=text, begin=begin, full=True)  # run by hand: every leaf re-hashed
         except (LogError, SignerStateError) as exc:
             raise CommandError(str(exc), returncode=2) from None
         self._said(outcome)
-        if outcome.damage:
-            raise CommandError(outcome.damage, returncode=1)
+        if outcome.damage or outcome.unpublished:
+            raise CommandError(outcome.damage or outcome.unpublished, returncode=1)
 
     def _said(self, outcome, quiet=False):
         """What a pass did; ``quiet`` (the watching signer): nothing when there was nothing to sign."""
@@ -79,4 +86,8 @@ class Command(BaseCommand):
             self.stdout.write(f"The checkpoint of size {outcome.size} is current; nothing to sign.")
         for problem in outcome.witness_problems:
             self.stdout.write(f"Witness: {problem}")
+        if outcome.unpublished:
+            self.stdout.write(f"NOT PUBLISHED: {outcome.unpublished}.")
+        if outcome.new_log:
+            self.stdout.write(outcome.new_log)
         self.stdout.flush()

@@ -31,7 +31,8 @@ from django.db import connections
 from django.test.utils import override_settings
 
 from ... import demo, sandbox, serve
-from ...transparency.log import log_verifier
+from ...logcore.signer_state import SignerStateError
+from ...transparency.log import LogError, log_sign, log_verifier
 
 CONSOLE_MAIL = "django.core.mail.backends.console.EmailBackend"
 FILE_MAIL = "django.core.mail.backends.filebased.EmailBackend"
@@ -65,6 +66,13 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
             self.stdout.write(f"Transparency log key: {log_verifier(create=True)} (see /log/).")
+            # A new database is a new log: the signer's first pass says so, and sets the old log's record aside.
+            try:
+                new_log = log_sign(full=True).new_log
+            except (LogError, SignerStateError) as exc:
+                raise CommandError(str(exc)) from None
+            if new_log:
+                self.stdout.write(new_log)
             # Versions approved before the log; refuses (CommandError) to touch a damaged log.
             call_command("log_backfill", verbosity=0, stdout=io.StringIO())
             accounts = demo.demo_accounts()
@@ -105,6 +113,9 @@ class Command(BaseCommand):
             "REGISTRY_LOG_VERIFIER_KEY": str(log_verifier()),
             "REGISTRY_LOG_KEY": "",
             "REGISTRY_LOG_KEY_FILE": "",
+            # Each server's floor (what it served) and the development rule: a new database is a new log.
+            "REGISTRY_LOG_SERVED_FILE": settings.REGISTRY_LOG_SERVED_FILE,
+            "REGISTRY_LOG_NEW_DATABASE_NEW_LOG": "1" if settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG else "0",
             "BIND": f"127.0.0.1:{port}",
             "WEB_CONCURRENCY": os.environ.get("WEB_CONCURRENCY", "2"),
         }
