@@ -29,6 +29,7 @@ urlpatterns = [
     # applicants
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/signup/sent/", accounts.signup_sent, name="signup_sent"),
+    path("accounts/confirm/again/", accounts.signup_confirm_again, name="signup_confirm_again"),
     path("accounts/identities/", identity.identities, name="identities"),
     path("accounts/confirm/<str:uidb64>/<str:token>/", accounts.signup_confirm, name="signup_confirm"),
     path("proposals/", proposals.my_proposals, name="proposal_list"),
