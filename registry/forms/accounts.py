@@ -63,3 +63,46 @@ class LogInForm(AuthenticationForm):
             if getattr(self.request, "unconfirmed_signup", None) is not None:
                 raise forms.ValidationError(self.error_messages["unconfirmed"], code="unconfirmed") from None
             raise
+
+
+# --- the account page (registry.views.account) ------------------------------------------------------
+
+
+class AccountNameForm(FocusFirstErrorMixin, forms.Form):
+    public_name = forms.CharField(
+        label="Your public name",
+        max_length=150,
+        required=False,
+        help_text="How pages name you to others (as a steward, on the SNID's public page and in the "
+        "transparency log). Leave it empty to be named by nothing but your role. A name that reads like "
+        "another person's is refused.",
+    )
+
+
+class AccountAddressForm(FocusFirstErrorMixin, forms.Form):
+    email = forms.EmailField(
+        label="New e-mail address",
+        help_text="We mail a link to the new address; your address changes when you follow it. Until then "
+        "mails keep going to the address you have now.",
+    )
+
+    def clean_email(self) -> str:
+        return self.cleaned_data["email"].strip()
+
+
+class AccountCloseForm(FocusFirstErrorMixin, forms.Form):
+    """Closing is confirmed by typing the account's user name (an ORCID-only account has no password)."""
+
+    username = forms.CharField(label="Type your user name to confirm", max_length=150)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_username(self) -> str:
+        typed = self.cleaned_data["username"].strip()
+        if typed.casefold() != self.user.get_username().casefold():
+            raise forms.ValidationError(
+                f"That is not your user name: type {self.user.get_username()} to close this account."
+            )
+        return typed
