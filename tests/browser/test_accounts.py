@@ -18,7 +18,9 @@ from django.core.management import call_command
 from ..factories import proposal_factory, user_factory
 from .conftest import login
 from .test_accessibility import axe_violations
-from .test_identity import ORCID_ID, _sign_in_with_orcid, provider, start_provider  # noqa: F401 (fixtures)
+from .test_identity import ORCID_ID, _sign_in_with_orcid
+from .test_identity import provider as provider  # noqa: F401 (a fixture)
+from .test_identity import start_provider as start_provider  # noqa: F401 (a fixture)
 
 WIDTHS = (1280, 375)
 PASSWORD = "a-long-pass-phrase-1"
