@@ -145,3 +145,54 @@ def test_a_steward_cannot_take_a_public_name_that_reads_like_anothers(make_propo
         stewardship.steward_public_name(steward, "Alice Smith")
     stewardship.steward_public_name(steward, "Bob Jones")
     assert Account.objects.get(user=steward).public_skeleton == public_skeleton("Bob Jones")
+
+
+# --- where people decide about a person, a name mixing scripts is flagged ------------------------------
+
+
+@pytest.mark.django_db
+def test_a_mixed_script_name_made_before_the_rule_is_flagged_to_editors_and_stewards(client, make_proposal, editor):
+    from registry.stewardship.selectors import person
+
+    legacy = get_user_model().objects.create_user(f"{CYRILLIC_A}lice", "legacy@example.org", PASSWORD)
+    assert person(legacy) == f"{CYRILLIC_A}lice [warning: the name mixes the scripts Cyrillic, Latin]"
+    assert person(user_factory("plain")) == "plain"
+    make_proposal(legacy, state="submitted", editor=editor)
+    client.force_login(editor)
+    queue = client.get("/review/").content.decode()
+    assert f"{CYRILLIC_A}lice [warning: the name mixes the scripts Cyrillic, Latin]" in queue
+
+
+@pytest.mark.django_db
+def test_a_closed_account_is_named_by_its_public_name_alone():
+    from django.utils import timezone
+
+    from registry.stewardship.selectors import person
+
+    user = user_factory("gone")
+    user.first_name = "Gwen Gone"
+    user.is_active = False
+    user.save()
+    Account.objects.filter(user=user).update(closed_at=timezone.now())
+    user = get_user_model().objects.get(pk=user.pk)
+    assert person(user) == "Gwen Gone (account closed)"
+    user.first_name = ""
+    assert person(user) == "a closed account"
+
+
+@pytest.mark.django_db
+def test_accounts_that_read_alike_from_before_the_rule_are_reported_by_check():
+    from registry.accounts.checks import name_clashes_check
+
+    user_factory("alice")
+    legacy = user_factory("bob")
+    # as migration 0013 leaves an account that read like an older one: its own name, no skeleton
+    get_user_model().objects.filter(pk=legacy.pk).update(username=f"{CYRILLIC_A}lice")
+    Account.objects.filter(user=legacy).update(name_skeleton=None, name_key=f"{CYRILLIC_A}lice")
+    warnings = name_clashes_check(databases=["default"])
+    assert [w.id for w in warnings] == ["registry.W011"]
+    assert "'alice', 'аlice'" in warnings[0].msg and "'alice' (the oldest) keeps its name" in warnings[0].msg
+    legacy.refresh_from_db()
+    legacy.first_name = "Not Alice"
+    legacy.save()  # saved under its own name: kept, still without a skeleton
+    assert Account.objects.get(user=legacy).name_skeleton is None

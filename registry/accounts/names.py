@@ -148,6 +148,24 @@ def name_clashes() -> list[list[str]]:
     return [names for names in groups.values() if len(names) > 1]
 
 
+def names_read_alike() -> list[list[str]]:
+    """Groups of accounts whose names read alike (one skeleton), made before names were compared as read:
+    each group's oldest account keeps the skeleton; the others must be renamed (migration 0013, check)."""
+    groups: dict[str, list[str]] = {}
+    for username in (
+        get_user_model()
+        ._default_manager.filter(account__name_skeleton__isnull=True, account__name_key__isnull=False)
+        .values_list("username", flat=True)
+    ):
+        groups.setdefault(name_skeleton(username), [])
+    if not groups:
+        return []
+    for username in get_user_model()._default_manager.order_by("date_joined", "pk").values_list("username", flat=True):
+        if name_skeleton(username) in groups:
+            groups[name_skeleton(username)].append(username)
+    return [names for names in groups.values() if len(names) > 1]
+
+
 class NameTaken(IntegrityError):
     """A user name already held, compared folded: what the unique index would say, said sooner and
     naming the account. An IntegrityError, so every caller that handles the index's error handles it."""

@@ -81,6 +81,9 @@ UNNAMED = "a steward without a public name"
 
 
 def account_closed(user) -> bool:
+    """Whether the owner closed the account (registry.people); an active account is not (no query)."""
+    if user.is_active:
+        return False
     account = getattr(user, "account", None)
     return bool(account and account.closed_at)
 
@@ -105,8 +108,16 @@ def person(user) -> str:
     if account_closed(user):
         return f"{name} (account closed)" if name else "a closed account"
     shown = f"{name} ({user.get_username()})" if name else user.get_username()
-    mixed = sorted({s.title() for text in (name, user.get_username()) if mixed_scripts(text) for s in scripts(text)})
-    return f"{shown} [warning: mixes the scripts {', '.join(mixed)}]" if mixed else shown
+    return shown + script_warning(user)
+
+
+def script_warning(user) -> str:
+    """ " [warning: …]" when the user name or public name mixes scripts (made before the rule, or named by an
+    identity provider): shown where people decide about a person, invitations and the review queue."""
+    mixed = sorted(
+        {s.title() for text in (public_name(user), user.get_username()) if mixed_scripts(text) for s in scripts(text)}
+    )
+    return f" [warning: the name mixes the scripts {', '.join(mixed)}]" if mixed else ""
 
 
 def steward_display(steward: Steward) -> dict:
