@@ -114,9 +114,11 @@ def person(user) -> str:
 def script_warning(user) -> str:
     """ " [warning: …]" when the user name or public name mixes scripts (made before the rule, or named by an
     identity provider): shown where people decide about a person, invitations and the review queue."""
-    mixed = sorted(
-        {s.title() for text in (public_name(user), user.get_username()) if mixed_scripts(text) for s in scripts(text)}
-    )
+    return names_warning(public_name(user), user.get_username())
+
+
+def names_warning(*names: str) -> str:
+    mixed = sorted({s.title() for text in names if mixed_scripts(text) for s in scripts(text)})
     return f" [warning: the name mixes the scripts {', '.join(mixed)}]" if mixed else ""
 
 

@@ -8,6 +8,11 @@ register = template.Library()
 
 
 @register.filter
-def script_warning(user):
-    """ " [warning: the name mixes the scripts Cyrillic, Latin]", or "" (registry.accounts.lookalike)."""
-    return selectors.script_warning(user) if user is not None else ""
+def script_warning(name):
+    """ " [warning: the name mixes the scripts Cyrillic, Latin]", or "" (registry.accounts.lookalike).
+
+    Given an account, its user name and public name are examined; given a name (a list that loads only
+    the user names), that name alone."""
+    if name is None:
+        return ""
+    return selectors.script_warning(name) if not isinstance(name, str) else selectors.names_warning(name)
