@@ -196,3 +196,42 @@ def test_accounts_that_read_alike_from_before_the_rule_are_reported_by_check():
     legacy.first_name = "Not Alice"
     legacy.save()  # saved under its own name: kept, still without a skeleton
     assert Account.objects.get(user=legacy).name_skeleton is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_0013_gives_every_account_its_skeletons_and_reports_look_alikes_without_merging(client, capsys):
+    import datetime as dt
+
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+    from django.utils import timezone
+
+    from registry.accounts.checks import name_clashes_check
+    from registry.accounts.names import name_key
+
+    before = ("registry", "0012_tlog_signed_checkpoint")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])  # before names were compared as read
+    old_account = executor.loader.project_state(before).apps.get_model("registry", "Account")
+    now, made = timezone.now(), []
+    for n, name in enumerate(["alice", f"{CYRILLIC_A}lice"]):
+        user = get_user_model()(
+            username=name, email=f"{n}@example.org", first_name=f"Person {n}", date_joined=now + dt.timedelta(minutes=n)
+        )
+        user.set_password(PASSWORD)
+        made.append(user)
+    for user in get_user_model().objects.bulk_create(made):  # no signals: records as 0012 kept them
+        old_account.objects.create(user_id=user.pk, name_key=name_key(user.username), email_key="", origin="other")
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert f"'{CYRILLIC_A}lice' reads like the older 'alice', which keeps its name" in capsys.readouterr().out
+    records = {a.user.username: (a.name_skeleton, a.public_skeleton) for a in Account.objects.select_related("user")}
+    assert records == {
+        "alice": ("alice", public_skeleton("Person 0")),
+        f"{CYRILLIC_A}lice": (None, public_skeleton("Person 1")),
+    }
+    assert [w.id for w in name_clashes_check(databases=["default"])] == ["registry.W011"]
+    for name in ("alice", f"{CYRILLIC_A}lice"):  # nothing merged: each still signs in with its own name
+        client.post("/accounts/login/", {"username": name, "password": PASSWORD})
+        assert client.session["_auth_user_id"] == str(get_user_model().objects.get(username=name).pk)
+        client.logout()
