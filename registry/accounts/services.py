@@ -6,11 +6,16 @@ name or the address is taken — the password is always hashed, exactly one mail
 typed — so neither the page nor its timing tells anyone which accounts exist; only the mailbox's
 owner learns it, from the mail (limited per client address and per e-mail address by the view).
 
+A lost mail is never a dead end: signing up again with the address, the password-reset form and the
+log-in page (after the right password) mail an unconfirmed sign-up a fresh link (``signup_link_again``).
+
 Left alone, anyone could hold any number of names — "ogf", "gfd-editor" — forever with addresses
 they do not own. The link is valid for ``PASSWORD_RESET_TIMEOUT`` (three days); an account made by
-the form and still unconfirmed well after that is deleted, with nothing else: it never signed in, so
-it owns nothing. Which accounts the form made is recorded when it makes them (Account.origin), never
-guessed from what an account lacks: an account an administrator made, or deactivated, is not one.
+the form and still unconfirmed a week after its last link is deleted — unless it holds something
+after all (a role, a proposal, a stewardship, an identity, a token: ``kept_because``), which the
+purge keeps and lists. Which accounts the form made is recorded when it makes them
+(Account.origin), never guessed from what an account lacks: an account an administrator made, or
+deactivated, is not one.
 """
 
 from __future__ import annotations
