@@ -134,6 +134,14 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "password_reset_confirm": ("GET", "/accounts/reset/MQ/bad-token/", EVERYONE_200),
     "password_reset_complete": ("GET", "/accounts/reset/done/", EVERYONE_200),
     "registry:identities": ("GET", "/accounts/identities/", LOGGED_IN_200),
+    "registry:account": ("GET", "/accounts/", LOGGED_IN_200),
+    "registry:account_data": ("GET", "/accounts/data.json", LOGGED_IN_200),
+    "registry:account_close": ("GET", "/accounts/close/", LOGGED_IN_200),
+    "registry:account_name": ("POST", "/accounts/name/", ("login", "302", "302", "302")),
+    "registry:account_address": ("POST", "/accounts/address/", ("login", "400", "400", "400")),
+    "registry:account_address_confirm": ("GET", "/accounts/address/forged/", ("400", "400", "400", "400")),
+    # without the right password first (kept in the session), back to the log-in page: for everyone
+    "registry:signup_confirm_again": ("POST", "/accounts/confirm/again/", ("login", "login", "login", "login")),
     # sign-in with an identity provider (django-allauth): none is configured in this table's world
     "account_login": ("GET", "/accounts/login/", EVERYONE_200),
     "account_logout": ("POST", "/accounts/logout/", ("302", "302", "302", "302")),

@@ -12,13 +12,24 @@ def name_clashes_check(app_configs=None, databases=None, **kwargs):
     an administrator renames them (admin → Users). Said at every ``migrate`` until then."""
     if not databases:
         return []
-    from .names import name_clashes
+    from .names import name_clashes, names_read_alike
 
     try:
         clashes = name_clashes()
-    except DatabaseError:  # not migrated yet: migration 0010 reports them as it runs
+        alike = names_read_alike()
+    except DatabaseError:  # not migrated yet: migrations 0010 and 0013 report them as they run
         return []
     return [
+        checks.Warning(
+            "These accounts' user names read alike (letters that look the same): "
+            + ", ".join(repr(n) for n in names)
+            + f". {names[0]!r} (the oldest) keeps its name; the others should be renamed so nobody is taken "
+            "for another.",
+            hint="Rename all but one in the admin (Users → the account → Username), or ask their owners.",
+            id="registry.W011",
+        )
+        for names in alike
+    ] + [
         checks.Warning(
             "These accounts' user names are one name when case is ignored: "
             + ", ".join(repr(n) for n in names)

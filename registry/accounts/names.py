@@ -19,13 +19,24 @@ from django.contrib.auth.backends import ModelBackend
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from .models import Account, AccountOrigin
+from .lookalike import skeleton
+from .models import Account, AccountOrigin, unconfirmed_signup
 
 
 def name_key(name: str | None) -> str:
     """The form of a user name that is compared: NFKC, case-folded, NFKC again (Unicode's NFKC_Casefold
     but for default-ignorable characters, which the user-name validator refuses anyway)."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name or "").casefold())
+
+
+def name_skeleton(name: str | None) -> str:
+    """A user name as people read it: the TR39 skeleton of its folded form (registry.accounts.lookalike)."""
+    return skeleton(name_key(name))
+
+
+def public_skeleton(name: str | None) -> str:
+    """A public name as people read it ("" for none): spaces collapsed, folded, its skeleton."""
+    return skeleton(name_key(" ".join((name or "").split())))
 
 
 def email_key(address: str | None) -> str:
@@ -46,11 +57,62 @@ def user_by_name(name: str | None, users=None):
 
 
 def name_taken(name: str, *, except_pk=None) -> bool:
-    """Whether another account has ``name`` (compared folded)."""
+    """Whether another account has ``name``, compared folded or as read (its skeleton)."""
     return (
-        Account.objects.filter(name_key=name_key(name)).exclude(user_id=except_pk).exists()
+        Account.objects.filter(Q(name_key=name_key(name)) | Q(name_skeleton=name_skeleton(name)))
+        .exclude(user_id=except_pk)
+        .exists()
         or get_user_model()._default_manager.filter(username=name).exclude(pk=except_pk).exists()
     )
+
+
+def name_read_alike(name: str, *, except_pk=None) -> str | None:
+    """The user name of another account that reads like ``name`` but is not it folded, or None."""
+    return (
+        Account.objects.filter(name_skeleton=name_skeleton(name))
+        .exclude(name_key=name_key(name))
+        .exclude(user_id=except_pk)
+        .values_list("user__username", flat=True)
+        .first()
+    )
+
+
+def public_name_read_alike(name: str, *, except_pk=None) -> str | None:
+    """The public name of another account that reads like ``name`` ("" names none), or None."""
+    key = public_skeleton(name)
+    if not key:
+        return None
+    other = (
+        Account.objects.filter(public_skeleton=key)
+        .exclude(user_id=except_pk)
+        .select_related("user")
+        .order_by("user_id")
+        .first()
+    )
+    return other.user.get_full_name().strip() if other else None
+
+
+def public_name_problem(name: str, *, user) -> str | None:
+    """Why ``user`` cannot take the public name ``name`` (it reads like another person's, or mixes
+    scripts), or None. The sentence names the other public name: public names are public."""
+    from .lookalike import mixed_scripts_problem
+
+    name = " ".join((name or "").split())
+    if not name:
+        return None
+    other = public_name_read_alike(name, except_pk=user.pk)
+    if other is not None:
+        return (
+            f"“{name}” reads like “{other}”, the public name of another person (names are compared as "
+            "they read: letters that look alike, and case, are one). Choose a name people can tell apart, "
+            "for example with your full name or your organisation."
+        )
+    return mixed_scripts_problem(name, "A public name")
+
+
+def public_name_record(user) -> None:
+    """Store the skeleton of ``user``'s public name (its services call this after changing it)."""
+    Account.objects.filter(user_id=user.pk).update(public_skeleton=public_skeleton(user.get_full_name()))
 
 
 def users_with_address(address: str | None):
@@ -86,6 +148,24 @@ def name_clashes() -> list[list[str]]:
     return [names for names in groups.values() if len(names) > 1]
 
 
+def names_read_alike() -> list[list[str]]:
+    """Groups of accounts whose names read alike (one skeleton), made before names were compared as read:
+    each group's oldest account keeps the skeleton; the others must be renamed (migration 0013, check)."""
+    groups: dict[str, list[str]] = {}
+    for username in (
+        get_user_model()
+        ._default_manager.filter(account__name_skeleton__isnull=True, account__name_key__isnull=False)
+        .values_list("username", flat=True)
+    ):
+        groups.setdefault(name_skeleton(username), [])
+    if not groups:
+        return []
+    for username in get_user_model()._default_manager.order_by("date_joined", "pk").values_list("username", flat=True):
+        if name_skeleton(username) in groups:
+            groups[name_skeleton(username)].append(username)
+    return [names for names in groups.values() if len(names) > 1]
+
+
 class NameTaken(IntegrityError):
     """A user name already held, compared folded: what the unique index would say, said sooner and
     naming the account. An IntegrityError, so every caller that handles the index's error handles it."""
@@ -95,30 +175,36 @@ class NameTaken(IntegrityError):
 
 
 def _name_fields_saved(update_fields) -> bool:
-    return update_fields is None or bool({"username", "email"} & set(update_fields))
+    return update_fields is None or bool({"username", "email", "first_name", "last_name"} & set(update_fields))
 
 
 def user_name_claim(sender, instance, raw=False, update_fields=None, **kwargs):
     """pre_save: refuse a new or changed user name that another account holds (folded)."""
     if not _name_fields_saved(update_fields):
         return
-    holder = (
-        Account.objects.filter(name_key=name_key(instance.username))
-        .exclude(user_id=instance.pk)
-        .values_list("user__username", flat=True)
-        .first()
+    others = Account.objects.exclude(user_id=instance.pk)
+    holder = others.filter(name_key=name_key(instance.username)).values_list("user__username", flat=True).first()
+    look_alike = (
+        others.filter(name_skeleton=name_skeleton(instance.username)).values_list("user__username", flat=True).first()
     )
     instance._name_clashed_before = False
-    if holder is None:
+    instance._name_read_alike_before = False
+    if holder is None and look_alike is None:
         return
     if instance.pk is not None and sender._default_manager.filter(pk=instance.pk, username=instance.username).exists():
-        # An account that clashed before names were folded, saved under its own name: it keeps it (and
-        # no name_key) until renamed; migration 0010 and ``manage.py check`` report it.
-        instance._name_clashed_before = True
+        # An account that clashed before names were folded (or compared as read), saved under its own
+        # name: it keeps it (without the clashing key) until renamed; ``manage.py check`` reports it.
+        instance._name_clashed_before = holder is not None
+        instance._name_read_alike_before = look_alike is not None
         return
+    if holder is not None:
+        raise NameTaken(
+            f"The user name {instance.username!r} is taken: {holder!r} is the same name (user names "
+            "are compared ignoring case). Choose another."
+        )
     raise NameTaken(
-        f"The user name {instance.username!r} is taken: {holder!r} is the same name (user names "
-        "are compared ignoring case). Choose another."
+        f"The user name {instance.username!r} reads like {look_alike!r}, another account's (user names are "
+        "compared as they read: letters that look alike are one). Choose another."
     )
 
 
@@ -133,7 +219,11 @@ def user_name_record(sender, instance, created=False, raw=False, update_fields=N
         return
     names = {
         "name_key": None if getattr(instance, "_name_clashed_before", False) else name_key(instance.username),
+        "name_skeleton": (
+            None if getattr(instance, "_name_read_alike_before", False) else name_skeleton(instance.username)
+        ),
         "email_key": email_key(instance.email),
+        "public_skeleton": public_skeleton(instance.get_full_name()),
     }
     try:
         with transaction.atomic():
@@ -146,8 +236,7 @@ def user_name_record(sender, instance, created=False, raw=False, update_fields=N
         if created:
             sender._default_manager.filter(pk=instance.pk).delete()
         raise NameTaken(
-            f"The user name {instance.username!r} was taken a moment ago (user names are compared "
-            "ignoring case). Choose another."
+            f"The user name {instance.username!r} (or one that reads like it) was taken a moment ago. Choose another."
         ) from None
 
 
@@ -164,6 +253,10 @@ class FoldedNameBackend(ModelBackend):
         if user is None:
             get_user_model()().set_password(password)  # as long as a wrong password (Django's own defence)
             return None
-        if user.check_password(password) and self.user_can_authenticate(user):
-            return user
+        if user.check_password(password):
+            if self.user_can_authenticate(user):
+                return user
+            if request is not None and unconfirmed_signup(user):
+                # Only after the right password: the log-in page offers a new confirmation link.
+                request.unconfirmed_signup = user.pk
         return None

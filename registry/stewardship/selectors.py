@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q
 
+from ..accounts.lookalike import mixed_scripts, scripts
 from .changes import OVERLAY_FIELDS, overlay_of
 from .models import ChangeRequest, ChangeState, Deprecation, Steward, StewardshipEvent, StewardState
 
@@ -79,6 +80,14 @@ def snids_without_steward():
 UNNAMED = "a steward without a public name"
 
 
+def account_closed(user) -> bool:
+    """Whether the owner closed the account (registry.people); an active account is not (no query)."""
+    if user.is_active:
+        return False
+    account = getattr(user, "account", None)
+    return bool(account and account.closed_at)
+
+
 def public_name(user) -> str:
     """The name a person chose to be shown under in public ("" if none): never the login name."""
     return (user.get_full_name() or "").strip() if user is not None else ""
@@ -91,11 +100,26 @@ def logged_name(user) -> str:
 
 
 def person(user) -> str:
-    """A person as editors and stewards see them: the chosen name with the user name, or the user name."""
+    """A person as editors and stewards see them: the chosen name with the user name, or the user name; a
+    closed account by its public name alone; a name mixing scripts (``аlice``) with a warning."""
     if user is None:
         return ""
     name = public_name(user)
-    return f"{name} ({user.get_username()})" if name else user.get_username()
+    if account_closed(user):
+        return f"{name} (account closed)" if name else "a closed account"
+    shown = f"{name} ({user.get_username()})" if name else user.get_username()
+    return shown + script_warning(user)
+
+
+def script_warning(user) -> str:
+    """ " [warning: …]" when the user name or public name mixes scripts (made before the rule, or named by an
+    identity provider): shown where people decide about a person, invitations and the review queue."""
+    return names_warning(public_name(user), user.get_username())
+
+
+def names_warning(*names: str) -> str:
+    mixed = sorted({s.title() for text in names if mixed_scripts(text) for s in scripts(text)})
+    return f" [warning: the name mixes the scripts {', '.join(mixed)}]" if mixed else ""
 
 
 def steward_display(steward: Steward) -> dict:

@@ -27,6 +27,7 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from .. import notify, rules
+from ..accounts.names import public_name_problem, public_name_record
 from ..errors import Conflict, NotAllowed, ServiceError
 from ..logcore.kinds import (
     ADMINISTRATIVE_CHANGE,
@@ -334,9 +335,12 @@ def steward_public_name(user, name: str):
     name = " ".join((name or "").split())
     if len(name) > 150:
         raise ServiceError(f"The name is {len(name):,} characters long; the limit is 150.")
+    if problem := public_name_problem(name, user=user):
+        raise ServiceError(problem)
     previous = logged_name(user)
     get_user_model().objects.filter(pk=user.pk).update(first_name=name, last_name="")
     user.first_name, user.last_name = name, ""
+    public_name_record(user)
     stewarded = list(
         Namespace.objects.filter(stewards__user_id=user.pk, stewards__state=StewardState.ACTIVE)
         .order_by("pk")

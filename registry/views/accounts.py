@@ -31,8 +31,9 @@ from django.utils.http import urlsafe_base64_decode
 
 from .. import rules
 from ..accounts.services import signup_confirm as signup_confirmed
-from ..accounts.services import signup_register
+from ..accounts.services import signup_link_again, signup_links_resend, signup_register
 from ..forms import SignUpForm
+from ..forms.accounts import LogInForm
 from ..middleware import client_address
 
 # --- log-in limits --------------------------------------------------------------------------
@@ -121,8 +122,17 @@ class LoginView(auth_views.LoginView):
     """Django's log-in page; the limits live in the authentication backend (axes).
 
     With no page to return to, a GFD editor lands on the review queue, where their work is;
-    everyone else on their proposals.
+    everyone else on their proposals. The right password on a sign-up whose address is not confirmed
+    yet offers a new confirmation link (``signup_confirm_again``), remembered in the session only.
     """
+
+    form_class = LogInForm
+
+    def form_invalid(self, form):
+        unconfirmed = getattr(self.request, "unconfirmed_signup", None)
+        if unconfirmed is not None and form.has_error("__all__", "unconfirmed"):
+            self.request.session["unconfirmed_signup"] = unconfirmed
+        return self.render_to_response(self.get_context_data(form=form, confirm_again=unconfirmed is not None))
 
     def get_default_redirect_url(self):
         if rules.is_editor(self.request.user):
@@ -183,12 +193,46 @@ def signup(request):
                 form.cleaned_data["username"], address, form.cleaned_data["password1"], tokens=signup_tokens
             )
             request.session["signup_address"] = address
+            request.session.pop("signup_again", None)
             return redirect("registry:signup_sent")
     return render(request, "registration/signup.html", {"form": form})
 
 
+def signup_confirm_again(request):
+    """POST from the log-in page, after the right password on an unconfirmed sign-up: a new link to the
+    account's own address, limited per client address and per account."""
+    if request.method != "POST":
+        return redirect("login")
+    pk = request.session.get("unconfirmed_signup")
+    user = get_user_model().objects.select_related("account").filter(pk=pk).first() if pk else None
+    if user is None:
+        messages.error(request, "Log in with the account's user name and password first; then ask for a new link.")
+        return redirect("login")
+    if rate_exceeded("confirm-again-addr", client_address(request), settings.SIGNUP_RATE_PER_ADDRESS) or (
+        rate_exceeded("confirm-again-account", str(user.pk), settings.PASSWORD_RESET_RATE_PER_EMAIL)
+    ):
+        response = render(
+            request,
+            "registration/login.html",
+            {
+                "form": LogInForm(request),
+                "lockout": "Too many new confirmation links were asked for from your network address or for "
+                "this account. The last one is on its way; try again in an hour.",
+            },
+            status=429,
+        )
+        response["Retry-After"] = str(settings.ACCOUNT_RATE_WINDOW)
+        return response
+    signup_link_again(user, tokens=signup_tokens)
+    del request.session["unconfirmed_signup"]
+    request.session["signup_address"] = user.email
+    request.session["signup_again"] = True
+    return redirect("registry:signup_sent")
+
+
 def signup_sent(request):
-    return render(request, "registration/signup_sent.html", {"address": request.session.get("signup_address", "")})
+    context = {"address": request.session.get("signup_address", ""), "again": request.session.get("signup_again")}
+    return render(request, "registration/signup_sent.html", context)
 
 
 def signup_confirm(request, uidb64, token):
@@ -217,7 +261,8 @@ class PasswordResetView(auth_views.PasswordResetView):
     """Reset mails: limited per address and per e-mail; links use settings.SITE_URL.
 
     Known and unknown addresses get the same page, and no answer comes sooner than
-    PASSWORD_RESET_MIN_SECONDS, so its timing does not tell them apart either.
+    PASSWORD_RESET_MIN_SECONDS, so its timing does not tell them apart either. An address whose
+    sign-up was never confirmed gets a fresh confirmation link instead (Django mails active accounts only).
     """
 
     form_class = PasswordResetForm
@@ -234,6 +279,8 @@ class PasswordResetView(auth_views.PasswordResetView):
         else:
             self.extra_email_context = {"site_url": settings.SITE_URL}
             response = super().post(request, *args, **kwargs)
+            if form.is_valid():
+                signup_links_resend(form.cleaned_data["email"], tokens=signup_tokens)
         remaining = settings.PASSWORD_RESET_MIN_SECONDS - (time.monotonic() - started)
         if remaining > 0:
             time.sleep(remaining)

@@ -1,7 +1,19 @@
 from django.urls import path, re_path
 
 from ..lookup import SNID_PAGE_ROUTE
-from . import accounts, help, identity, imports, proposals, public, reservations, review, review_decide, threads
+from . import (
+    account,
+    accounts,
+    help,
+    identity,
+    imports,
+    proposals,
+    public,
+    reservations,
+    review,
+    review_decide,
+    threads,
+)
 from .stewardship_urls import urlpatterns as stewardship_urlpatterns
 
 app_name = "registry"
@@ -28,8 +40,15 @@ urlpatterns = [
     path("help/", help.help_index, name="help_index"),
     path("help/<slug:slug>/", help.help_page, name="help_page"),
     # applicants
+    path("accounts/", account.account, name="account"),
+    path("accounts/name/", account.account_name, name="account_name"),
+    path("accounts/address/", account.account_address, name="account_address"),
+    path("accounts/address/<str:token>/", account.account_address_confirm, name="account_address_confirm"),
+    path("accounts/data.json", account.account_data, name="account_data"),
+    path("accounts/close/", account.account_close, name="account_close"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/signup/sent/", accounts.signup_sent, name="signup_sent"),
+    path("accounts/confirm/again/", accounts.signup_confirm_again, name="signup_confirm_again"),
     path("accounts/identities/", identity.identities, name="identities"),
     path("accounts/confirm/<str:uidb64>/<str:token>/", accounts.signup_confirm, name="signup_confirm"),
     path("proposals/", proposals.my_proposals, name="proposal_list"),

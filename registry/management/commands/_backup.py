@@ -6,10 +6,15 @@ A backup is one JSON document written by ``export_registry --format backup``::
      "key_id": "<first 16 hex digits of SHA-256 of the key>",
      "hmac_sha256": "<HMAC-SHA256 of everything else under the backup key>", "records": [ ... ]}
 
-``records`` are Django's serialisation of every SNID, version, event, comment, judgement,
-reservation request, group, account (with its password hash) and API token. Accounts and
-groups are identified by name, never by their row number, so a restore cannot overwrite an
-unrelated account that happens to have the same number in the target database.
+``records`` are Django's serialisation of every table the site needs to be the same site
+(``BACKUP_MODELS``): every SNID, version, event, comment, judgement, reservation request,
+stewardship, resolver and log entry; every group and account (with its password hash), each
+account's record (how it was made, when its address was confirmed, its names as compared), its
+e-mail addresses, its linked sign-in identities (ORCID, OpenID Connect) and its API token.
+Accounts and groups are identified by name, never by their row number, and so are the records
+that belong to one account (``PER_ACCOUNT_MODELS``, written without a row number), so a restore
+cannot overwrite an unrelated account that happens to have the same number in the target
+database. What a backup leaves out, and why, is ``LEFT_OUT`` (docs/operations.md lists both).
 
 The backup proves itself with a keyed signature: an unkeyed digest could be recomputed by
 whoever changed a grammar or an owner. The key is kept outside the backup
@@ -40,13 +45,18 @@ from django.utils import timezone
 
 from ...keyfiles import key_file_create
 
-FORMAT, VERSION = "urn-ogf-registry-backup", 2
+FORMAT, VERSION = "urn-ogf-registry-backup", 3
+#: Versions this registry restores: 2 held no account records, addresses nor identities.
+VERSIONS_READ = (2, 3)
 SIGNED_FIELDS = ("key_id", "hmac_sha256")
 
 #: In the order they are restored. Accounts and groups by natural key (name), the rest by pk.
 BACKUP_MODELS = [
     "auth.group",
     "auth.user",
+    "registry.account",
+    "account.emailaddress",
+    "socialaccount.socialaccount",
     "authtoken.token",
     "registry.namespace",
     "registry.proposal",
@@ -68,10 +78,32 @@ BACKUP_MODELS = [
 #: deprecated SNID (registry.dbguards), so its deprecation must not exist before then.
 RESTORED_LAST = {"registry.deprecation"}
 ACCOUNT_MODELS = {"auth.group", "auth.user"}
-REGISTRY_MODELS = [label for label in BACKUP_MODELS if label.startswith("registry.")]
+#: Rows that belong to one account, named by it (its user name), written without their row number.
+PER_ACCOUNT_MODELS = {"registry.account", "account.emailaddress", "socialaccount.socialaccount"}
+REGISTRY_MODELS = [
+    label for label in BACKUP_MODELS if label.startswith("registry.") and label not in PER_ACCOUNT_MODELS
+]
 #: Figures derived from the record, not part of it: not backed up, cleared with the registry on a
 #: restore (they refer to its rows) and measured again at its end (``measure_validators``).
 DERIVED_MODELS = ["registry.validatorcost"]
+#: Every other table, and why a backup leaves it out (tests/test_backup_accounts.py holds every table to
+#: being in BACKUP_MODELS, DERIVED_MODELS or here).
+LEFT_OUT = {
+    "sessions.session": "who is signed in where: everyone signs in again after a restore",
+    "registry.validatorcost": "measured again at the end of the restore (measure_validators)",
+    "registry.logsigned": "the signed checkpoint is signed again by `log_sign`, which alone holds the key",
+    "auth.permission": "made by `migrate`; accounts' and groups' permissions are in the backup by name",
+    "contenttypes.contenttype": "made by `migrate`",
+    "admin.logentry": "the admin's own history of its edits; the registry's history is its events and its log",
+    "axes.accessattempt": "failed log-ins counted for the log-in limits: short-lived",
+    "axes.accessfailurelog": "failed log-ins counted for the log-in limits: short-lived",
+    "axes.accessattemptexpiration": "failed log-ins counted for the log-in limits: short-lived",
+    "axes.accesslog": "log-in history for the log-in limits: short-lived",
+    "account.emailconfirmation": "allauth's address confirmations, unused (sign-ups confirm by the registry's link)",
+    "socialaccount.socialapp": "identity providers are configured by the environment (docs/deployment.md)",
+    "socialaccount.socialtoken": "a provider's access tokens: secrets of the provider, renewed at the next sign-in",
+    "authtoken.tokenproxy": "the same table as authtoken.token",
+}
 
 
 class BackupError(Exception):
@@ -152,9 +184,15 @@ def backup_document() -> dict:
     for label in BACKUP_MODELS:
         model = apps.get_model(label)
         queryset = model._default_manager.order_by(model._meta.pk.name)
+        if label in PER_ACCOUNT_MODELS:
+            queryset = queryset.select_related("user").order_by("user__username", model._meta.pk.name)
         objects = serializers.serialize(
             "python", queryset, use_natural_foreign_keys=True, use_natural_primary_keys=label in ACCOUNT_MODELS
         )
+        if label in PER_ACCOUNT_MODELS:
+            for obj, record in zip(queryset, objects, strict=True):
+                record["pk"] = None  # named by its account, never by its row number here
+                record["fields"]["user"] = list(obj.user.natural_key())
         records += json.loads(json.dumps(objects, default=_exact, ensure_ascii=False))
     document = {
         "format": FORMAT,
@@ -197,6 +235,8 @@ def _record_schema(label: str) -> dict:
     fields += [f for f in model._meta.local_many_to_many if f.serialize]
     if label == "authtoken.token":  # its primary key is the token itself
         fields = [f for f in model._meta.local_fields if f.name != "key"]
+    if label == "registry.account":  # its primary key is its user, named
+        fields = [model._meta.pk, *fields]
     properties = {f.name: _field_schema(f) for f in fields}
     record = {
         "type": "object",
@@ -212,7 +252,7 @@ def _record_schema(label: str) -> dict:
             },
         },
     }
-    if label in ACCOUNT_MODELS:
+    if label in ACCOUNT_MODELS or label in PER_ACCOUNT_MODELS:
         record["properties"]["pk"] = {"type": "null"}
     else:
         record["required"].append("pk")
@@ -233,7 +273,7 @@ def backup_schema() -> dict:
         "required": ["format", "version", "created_at", "key_id", "hmac_sha256", "records"],
         "properties": {
             "format": {"const": FORMAT},
-            "version": {"const": VERSION},
+            "version": {"enum": list(VERSIONS_READ)},
             "created_at": {"type": "string"},
             "key_id": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
             "hmac_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},

@@ -14,7 +14,14 @@ from ...grammar import snid_error
 from ...lookup import registry_invalidate
 from ...transparency.log import LogError
 from ...transparency.signer import log_replacement_problem
-from ._backup import DERIVED_MODELS, REGISTRY_MODELS, RESTORED_LAST, BackupError, read_backup
+from ._backup import (
+    DERIVED_MODELS,
+    PER_ACCOUNT_MODELS,
+    REGISTRY_MODELS,
+    RESTORED_LAST,
+    BackupError,
+    read_backup,
+)
 
 MAX_BYTES = 2 * 1024**3
 
@@ -129,17 +136,28 @@ class Command(BaseCommand):
                 if replace:
                     self._clear_registry()
                     Token.objects.filter(user__username__in=usernames).delete()
+                    for label in sorted(PER_ACCOUNT_MODELS - {"registry.account"}):  # the backup's, instead
+                        apps.get_model(label)._default_manager.filter(user__username__in=usernames).delete()
                 self._load(records)
         except DatabaseError as exc:
             raise CommandError(f"The database refused the restore, nothing was written: {exc}".strip()) from None
         registry_invalidate()
         counts = {
             label: sum(1 for r in records if r["model"] == label)
-            for label in ("registry.namespace", "registry.proposal", "auth.user", "authtoken.token")
+            for label in (
+                "registry.namespace",
+                "registry.proposal",
+                "auth.user",
+                "account.emailaddress",
+                "socialaccount.socialaccount",
+                "authtoken.token",
+            )
         }
         self.stdout.write(
             f"Restored {counts['registry.namespace']} SNIDs and {counts['registry.proposal']} "
-            f"proposals, {counts['auth.user']} accounts and {counts['authtoken.token']} API tokens."
+            f"proposals, {counts['auth.user']} accounts with {counts['account.emailaddress']} e-mail "
+            f"addresses, {counts['socialaccount.socialaccount']} sign-in identities and "
+            f"{counts['authtoken.token']} API tokens."
         )
         if not no_measure:
             # The costs are derived and not in the backup: until measured, no validator is proven cheap,
@@ -176,7 +194,8 @@ class Command(BaseCommand):
                 obj.save()
         connection.check_constraints(
             table_names=[
-                apps.get_model(label)._meta.db_table for label in ["auth.user", "authtoken.token", *REGISTRY_MODELS]
+                apps.get_model(label)._meta.db_table
+                for label in ["auth.user", *sorted(PER_ACCOUNT_MODELS), "authtoken.token", *REGISTRY_MODELS]
             ]
         )
         if connection.vendor == "postgresql":

@@ -2,13 +2,15 @@
 
 from django.core.management.base import BaseCommand
 
-from ...accounts.services import UNCONFIRMED_DAYS, signups_unconfirmed, signups_unconfirmed_purge
+from ...accounts.services import UNCONFIRMED_DAYS, signups_unconfirmed_purge
 
 
 class Command(BaseCommand):
     help = (
-        f"Delete accounts created by the sign-up form and never confirmed, older than --days "
-        f"(default {UNCONFIRMED_DAYS}; their links expired after three). --dry-run lists them."
+        f"Delete accounts created by the sign-up form and never confirmed, whose last confirmation link "
+        f"was mailed more than --days ago (default {UNCONFIRMED_DAYS}; links expire after three). An "
+        "account with a role, a proposal, a stewardship, an identity or an API token is kept and listed "
+        "with the reason. --dry-run lists what would be deleted."
     )
 
     def add_arguments(self, parser):
@@ -19,13 +21,14 @@ class Command(BaseCommand):
         if days < 1:
             self.stderr.write("--days must be at least 1: a confirmation link is valid for three days.")
             raise SystemExit(2)
-        if dry_run:
-            names = [u.get_username() for u in signups_unconfirmed(days)]
-        else:
-            names = signups_unconfirmed_purge(days)
-        for name in names:
+        report = signups_unconfirmed_purge(days, dry_run=dry_run)
+        for name in report.deleted:
             self.stdout.write(f"{name}: never confirmed{' (would be deleted)' if dry_run else ' — deleted'}")
+        for name, reasons in report.kept:
+            self.stdout.write(f"{name}: never confirmed, kept — it has {'; '.join(reasons)}")
+        deleted = len(report.deleted)
         self.stdout.write(
-            f"{len(names)} unconfirmed sign-up{'s' if len(names) != 1 else ''} "
-            f"{'to delete' if dry_run else 'deleted'} (older than {days} days)."
+            f"{deleted} unconfirmed sign-up{'s' if deleted != 1 else ''} "
+            f"{'to delete' if dry_run else 'deleted'} (older than {days} days)"
+            + (f"; {len(report.kept)} kept (listed above with the reason)." if report.kept else ".")
         )
