@@ -123,7 +123,7 @@ def test_lookup_preflight_lets_a_script_revalidate_with_if_none_match(client, de
 
 @pytest.mark.django_db
 def test_lookup_runs_no_query_once_warm(client, demo_registry, django_assert_num_queries):
-    with django_assert_num_queries(3):  # stamp, index, this SNID's validator
+    with django_assert_num_queries(4):  # stamp, index, this SNID's validator, the published checkpoint (once)
         lookup(client, "urn:ogf:example:cluster:2009:example.net:42")
     with django_assert_num_queries(1):  # another SNID's validator, on its first lookup
         lookup(client, "urn:ogf:fdc:example.com:2002:A572007")

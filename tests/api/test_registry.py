@@ -39,6 +39,9 @@ def _queries(client, path) -> int:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from registry.transparency.log import log_published_forget
+
+    log_published_forget()  # the published checkpoint is read again, as on a worker's first request
     with CaptureQueriesContext(connection) as captured:
         assert client.get(path).status_code == 200
     return len(captured)
@@ -56,7 +59,7 @@ def test_snid_list_query_count_is_constant(client):
     from registry.lookup import registry_invalidate
 
     registry_invalidate()
-    assert _queries(client, "/api/snids/") == few <= 4
+    assert _queries(client, "/api/snids/") == few <= 5  # with the published checkpoint, read once per worker
 
 
 @pytest.mark.django_db
