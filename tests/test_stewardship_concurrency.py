@@ -11,6 +11,7 @@ from django.db import connections, transaction
 from registry import services
 from registry.models import Namespace
 from registry.stewardship import services as stewardship
+from registry.stewardship import writes as stewardship_writes
 from registry.stewardship.models import Deprecation
 
 from .factories import proposal_factory, user_factory
@@ -79,7 +80,7 @@ def test_a_deadlock_the_database_reports_is_tried_again(postgres, two_snids):
     meet = threading.Barrier(2)
 
     def locking(first, second):
-        @stewardship._retried
+        @stewardship_writes._retried
         @transaction.atomic
         def service():
             attempts.append(first.snid)
@@ -99,12 +100,12 @@ def test_a_deadlock_the_database_reports_is_tried_again(postgres, two_snids):
 
 def test_a_deadlock_left_after_the_last_try_is_a_conflict_not_a_500(postgres, two_snids, monkeypatch):
     """With one try left, the service PostgreSQL breaks off answers Conflict (a 409 on the pages)."""
-    monkeypatch.setattr(stewardship, "DEADLOCK_ATTEMPTS", 1)
+    monkeypatch.setattr(stewardship_writes, "DEADLOCK_ATTEMPTS", 1)
     a, b = two_snids["a"], two_snids["b"]
     meet = threading.Barrier(2)
 
     def locking(first, second):
-        @stewardship._retried
+        @stewardship_writes._retried
         @transaction.atomic
         def service():
             Namespace.objects.select_for_update().get(pk=first.pk)

@@ -120,6 +120,8 @@ class Registrant:
     organisation: str = ""
     email: str = ""
     address: str = ""
+    #: The contact the registry shows in public ("Public contact:", as its own export writes it).
+    public_contact: str = ""
     lines: dict[str, list[int]] = field(default_factory=dict)
     uncertain: dict[str, str] = field(default_factory=dict)  # field -> why (with the other reading)
     notes: list[str] = field(default_factory=list)  # what was read but has no field (role titles)
@@ -398,6 +400,9 @@ def read(lines: list[Line]) -> Registrant:
             if part and not part.lower().startswith("http")
         )
         _set(result, "address", Value(text, address.lines, address.how, address.why))
+    public = first(("", "public-contact"), ("org", "public-contact"), ("contact", "public-contact"))
+    if public is not None:
+        _set(result, "public_contact", public)
     if result.name and result.name == result.organisation and "name" not in result.uncertain:
         result.uncertain["name"] = "the designated contact is the organisation itself; name a person if there is one"
     words = result.name.lower().split()
