@@ -11,7 +11,7 @@ from django.utils import timezone
 from registry import demo, services
 from registry.checklist import summarize
 from registry.models import Proposal
-from registry.verdicts import decision_snapshot, proposal_verdict, recheck
+from registry.verdicts import decision_snapshot, proposal_verdict, recheck, sentence
 
 from .factories import data_factory, proposal_factory, user_factory
 
@@ -109,3 +109,11 @@ def test_live_recheck_is_separate_and_says_what_changed_since_the_decision(clien
     section = rechecked[rechecked.index('id="recheck"') :]
     assert "Found now, not at the decision" in section and "The version should be 3" in section
     assert _checklist_statuses(rechecked) == _checklist_statuses(page)
+
+
+@pytest.mark.parametrize(
+    "text, closed",
+    [("Fine", "Fine."), ("Fine.", "Fine."), ("Why?", "Why?"), ("As “agreed.”", "As “agreed.”"), ("Ok  ", "Ok.")],
+)
+def test_a_sentence_gets_a_full_stop_only_when_it_has_none(text, closed):
+    assert sentence(text) == closed
