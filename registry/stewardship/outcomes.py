@@ -110,7 +110,7 @@ def change_decided(request, kind, action: str, *, summary: str) -> Outcome:
                 f"The public history says: “{summary}” The resolver changes list the old and the new ones "
                 f"with the reason: “{request.reason}”",
             ],
-            log="a snid-resolvers leaf with the new resolvers, and an administrative-change leaf.",
+            log="a snid-resolvers leaf with the new resolvers (the log page says what was added, removed or changed).",
             told=told,
         )
     return Outcome(
