@@ -436,3 +436,17 @@ def test_a_resolver_change_is_one_entry_of_the_log_said_in_words(client, world, 
     page = _text(client.get("/log/"))
     assert "Resolvers changed: added “archive” (https://archive.example.org/{nss}), removed “mirror”" in page
     assert "|" not in page[page.index('id="entries"') : page.index("</table>")]
+
+
+@pytest.mark.django_db
+def test_the_registrant_becoming_first_steward_is_public_as_the_log_shows_it(client, world):
+    client.force_login(world["ed1"])
+    page = _text(client.get("/urn/example/stewardship/"))
+    line = next(li for li in re.findall(r"<li>[^<]*first steward[^\n]*?</li>", page))
+    assert "(not public)" not in line
+    client.logout()
+    cache.clear()
+    assert "The registrant became the SNID&#x27;s first steward." in _text(client.get("/urn/example/"))
+    from registry.transparency.models import LogEntry
+
+    assert LogEntry.objects.filter(kind="steward-changed", snid="example", leaf__contains='"change":"added"').exists()
