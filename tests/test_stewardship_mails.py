@@ -132,3 +132,31 @@ def test_an_editors_mail_goes_to_each_editor_alone(client, walk, django_capture_
     )
     editors = [m for m in sent if "change of the contact requested" in m.subject]
     assert sorted(m.to for m in editors) == [[walk["ed"].email], [walk["eve"].email]]  # Erin stewards it
+
+
+@pytest.mark.django_db
+def test_an_editors_own_steps_mail_each_steward_once_in_words(client, walk, django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    sam, erin = walk["sam"].email, walk["erin"].email
+    # Eve deprecates urn:ogf:successor: (Sam stewards it), then withdraws it.
+    sent = _step(
+        client,
+        walk["eve"],
+        "/urn/successor/stewardship/deprecate/",
+        {"deprecate-reason": "Superseded.", "deprecate-successor": ""},
+        capture,
+    )
+    _words_of(sent)
+    assert _who(sent) == Counter({(sam, "[urn:ogf] urn:ogf:successor: is deprecated"): 1})
+    sent = _step(
+        client, walk["eve"], "/urn/successor/stewardship/undeprecate/", {"undeprecate-reason": "Still used."}, capture
+    )
+    _words_of(sent)
+    assert [m.to for m in sent] == [[sam]]
+    # Ed removes Erin as a steward of urn:ogf:example:: the stewards (Erin among them), once each.
+    steward = Steward.objects.get(user=walk["erin"], state="active")
+    sent = _step(
+        client, walk["ed"], f"/urn/example/stewardship/remove/{steward.pk}/", {"remove-reason": "Left."}, capture
+    )
+    _words_of(sent)
+    assert Counter(m.to[0] for m in sent) == Counter({sam: 1, erin: 1})
