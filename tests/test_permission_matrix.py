@@ -119,6 +119,7 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "api:proposal_detail": ("GET", "/api/proposals/{draft}/", ("403", "200", "404", "200")),
     "api:proposal_action": ("POST", "/api/proposals/{draft}/actions/withdraw/", ("403", "200", "404", "403")),
     "api:review_queue": ("GET", "/api/review/", ("403", "403", "403", "200")),
+    "api:index": ("GET", "/api/", EVERYONE_200),
     "api:schema": ("GET", "/api/schema/", EVERYONE_200),
     "api:docs": ("GET", "/api/docs/", EVERYONE_200),
     "api:redoc": ("GET", "/api/redoc/", EVERYONE_200),
