@@ -53,7 +53,7 @@ def two_snids(transactional_db):
 
 def test_crossed_deprecations_on_postgres_never_deadlock(postgres, two_snids):
     """A in favour of B and B in favour of A, by two editors at the same moment, six rounds: each round
-    one deprecation stands and the other is refused as a conflict naming the reason."""
+    one deprecation stands and the other is refused as a conflict naming the reason (a cycle)."""
     a, b, first, second = (two_snids[k] for k in ("a", "b", "first", "second"))
     for _ in range(ROUNDS):
         results = _at_once(
@@ -67,7 +67,8 @@ def test_crossed_deprecations_on_postgres_never_deadlock(postgres, two_snids):
         done = [r for r in results if isinstance(r, Deprecation)]
         refused = [r for r in results if not isinstance(r, Deprecation)]
         assert len(done) == 1 and len(refused) == 1, results
-        assert isinstance(refused[0], services.Conflict) and "itself deprecated" in refused[0].message
+        # The second to lock finds the first standing: its successor now points back to it, a cycle.
+        assert isinstance(refused[0], services.Conflict) and "would close a cycle" in refused[0].message
         assert Deprecation.objects.in_force().count() == 1
         stewardship.snid_undeprecate(done[0].namespace, first, reason="Next round.")
 
