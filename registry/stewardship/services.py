@@ -12,7 +12,7 @@ see them at once.
 Rows are locked in one order: the SNIDs concerned by id (a deprecation locks its successor too),
 then the stewardship or request, then the log's head (``log_append``, last). Two editors
 deprecating A in favour of B and B in favour of A at once therefore queue instead of deadlocking,
-and the second is told that its successor is now deprecated. Should the database still report a
+and the second is told that naming its successor would close a cycle. Should the database still report a
 deadlock, the service is tried again and then refused as a conflict (409), never a 500.
 """
 
