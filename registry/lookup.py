@@ -48,6 +48,7 @@ from .grammar.compiler import NotChecked
 from .models import Namespace, Proposal
 from .signals import registry_changed
 from .stewardship.models import deprecated_in_force, successor_in_force
+from .stewardship.selectors import chain_of
 from .storage import storage_fault
 from .transparency.models import LogSigned
 from .transparency.served import log_served_problem
@@ -79,6 +80,10 @@ class Entry:
     #: Deprecated SNIDs stay valid (URNs already issued keep working); the answer says so and names the successor.
     deprecated: bool = False
     successor: str | None = None
+    #: The chain of successors, nearest first (``stewardship.selectors.Chain``): B, and C once B is itself
+    #: deprecated in favour of C; the last is the live end unless ``dead_end``.
+    successors: tuple[str, ...] = ()
+    dead_end: bool = False
     _validator: Validator | None = field(default=None, repr=False)
     _loaded: bool = field(default=False, repr=False)
     #: Validators already built for this index, by stored content: SNIDs registered with the
@@ -163,8 +168,11 @@ def _build(stamp: tuple) -> Index:
         "deprecated",
         "successor",
     )
+    rows = list(rows)
+    successors = {snid: successor for snid, _, _, _, _, _, deprecated, successor in rows if deprecated}
     for snid, status, until, current_id, version, equivalence, deprecated, successor in rows:
         key = snid.lower()
+        chain = chain_of(successor, successors) if deprecated else chain_of(None, {})
         if status == NamespaceStatus.REGISTERED and current_id is not None:
             entries[key] = Entry(
                 snid,
@@ -174,6 +182,8 @@ def _build(stamp: tuple) -> Index:
                 current_id,
                 bool(deprecated),
                 successor,
+                chain.snids,
+                chain.dead_end,
                 _shared=shared,
             )
         elif status == NamespaceStatus.RESERVED:
@@ -341,8 +351,18 @@ def _registration(entry: Entry) -> dict:
             "url": entry.url,
             "status": "deprecated",
             "successor": entry.successor,
+            "successors": list(entry.successors),
+            "successor_current": entry.successors[-1] if entry.successors and not entry.dead_end else None,
         }
-    return {"snid": entry.snid, "version": entry.version, "url": entry.url, "status": "registered", "successor": None}
+    return {
+        "snid": entry.snid,
+        "version": entry.version,
+        "url": entry.url,
+        "status": "registered",
+        "successor": None,
+        "successors": [],
+        "successor_current": None,
+    }
 
 
 def refused(urn: str, message: str) -> dict:

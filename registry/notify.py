@@ -26,11 +26,14 @@ from .rules import EDITOR_GROUP
 logger = logging.getLogger(__name__)
 
 
-def editors_emails() -> list[str]:
+def editors_emails(*, besides=()) -> list[str]:
+    """The GFD editors' addresses; ``besides``: accounts told of the same step in another role (the one who
+    asked, a steward of the SNID), who get that mail alone: one mail per person per event."""
     users = (
         get_user_model()
         .objects.filter(Q(groups__name=EDITOR_GROUP) | Q(is_superuser=True), is_active=True)
         .exclude(email="")
+        .exclude(pk__in=[user.pk for user in besides if user is not None])
         .distinct()
     )
     return sorted(users.values_list("email", flat=True))
@@ -44,14 +47,24 @@ def render(template: str, context: dict) -> tuple[str, str]:
 
 
 def _send(template: str, recipients: list[str], context: dict) -> None:
-    recipients = [r for r in recipients if r]
-    if not recipients:
+    """One mail per address (each once, whatever its letter case): people told of the same step (an
+    SNID's stewards, the GFD editors) never learn each other's addresses."""
+    unique: dict[str, str] = {}
+    for address in (r.strip() for r in recipients if r):
+        if address:
+            unique.setdefault(address.lower(), address)
+    if not unique:
         return
     try:
         subject, body = render(template, context)
-        send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, recipients)
     except Exception:  # noqa: BLE001 - the change is committed; a lost mail must not turn it into an error page
-        logger.exception("Could not send the %r mail to %s", template, ", ".join(recipients))
+        logger.exception("Could not render the %r mail", template)
+        return
+    for recipient in unique.values():
+        try:
+            send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [recipient])
+        except Exception:  # noqa: BLE001 - as above: one address refused never stops the others
+            logger.exception("Could not send the %r mail to %s", template, recipient)
 
 
 def now(template: str, recipients, context: dict) -> None:
@@ -59,17 +72,9 @@ def now(template: str, recipients, context: dict) -> None:
     _send(template, list(recipients), context)
 
 
-def _send_each(template: str, recipients: list[str], context: dict) -> None:
-    for recipient in dict.fromkeys(r for r in recipients if r):
-        _send(template, [recipient], context)
-
-
-def later(template: str, recipients, context: dict, *, each: bool = False) -> None:
-    """Send once the current transaction commits (``recipients`` may be a callable, read then).
-
-    ``each``: one mail per address, so people told of the same step (an SNID's stewards) do not
-    learn each other's addresses."""
-    send = _send_each if each else _send
+def later(template: str, recipients, context: dict) -> None:
+    """Send once the current transaction commits (``recipients`` may be a callable, read then), one mail
+    per address."""
     transaction.on_commit(
-        lambda: send(template, list(recipients() if callable(recipients) else recipients), context), robust=True
+        lambda: _send(template, list(recipients() if callable(recipients) else recipients), context), robust=True
     )

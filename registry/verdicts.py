@@ -89,6 +89,13 @@ def decision_snapshot(proposal: Proposal) -> Verdict | None:
     return Verdict([finding_from(f) for f in raw], action, decided_at)
 
 
+def sentence(text: str) -> str:
+    """``text`` closed as a sentence: a full stop added only when it does not end with one already (an
+    editor's note "Fine." stays "Fine.", never "Fine..")."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", "…", ".”", "!”", "?”", ".)", "!)", "?)")) else text + "."
+
+
 def judged(findings: list[Finding], judgements) -> list[Finding]:
     """The findings as the editor has judged them: a judgement recorded on a check that asks for
     one replaces "needs the editor's judgement" with its answer (satisfied: pass; not satisfied:
@@ -99,12 +106,13 @@ def judged(findings: list[Finding], judgements) -> list[Finding]:
         if finding.status == FindingStatus.EDITOR and judgement is not None:
             verdict = "satisfied" if judgement.ok else "not satisfied"
             note = f": {judgement.note.strip()}" if judgement.note.strip() else ""
-            end = "" if note.endswith((".", "!", "?")) else "."  # the note's own full stop ends the sentence
             finding = dataclasses.replace(
                 finding,
                 status=FindingStatus.PASS if judgement.ok else FindingStatus.FAIL,
-                message=f"{finding.message} Judged {verdict} by {judgement.editor.get_username()} "
-                f"on {judgement.updated_at:%Y-%m-%d}{note}{end}",
+                message=sentence(
+                    f"{finding.message} Judged {verdict} by {judgement.editor.get_username()} "
+                    f"on {judgement.updated_at:%Y-%m-%d}{note}"
+                ),
             )
         out.append(finding)
     return out

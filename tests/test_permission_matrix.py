@@ -121,6 +121,7 @@ MATRIX: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # an editor without a body: 400 (which judgements?); the applicant may read the draft, not judge it
     "api:proposal_judgements": ("POST", "/api/proposals/{draft}/judgements/", ("403", "403", "404", "400")),
     "api:review_queue": ("GET", "/api/review/", ("403", "403", "403", "200")),
+    "api:index": ("GET", "/api/", EVERYONE_200),
     "api:schema": ("GET", "/api/schema/", EVERYONE_200),
     "api:docs": ("GET", "/api/docs/", EVERYONE_200),
     "api:redoc": ("GET", "/api/redoc/", EVERYONE_200),

@@ -285,3 +285,28 @@ def test_signup_answers_are_identical_whether_or_not_the_name_or_address_is_take
         for name in ("taken", "someone")
     ]
     assert "This password is too common." in errors[0] and errors[0] == errors[1]
+
+
+@pytest.mark.django_db
+def test_a_used_link_opened_while_signed_in_does_not_ask_to_log_in(client):
+    user = user_factory("signed-in")
+    client.force_login(user)
+    page = client.get("/accounts/confirm/xx/nonsense/").content.decode()
+    assert "<title>This link does not work — urn:ogf registry</title>" in page
+    assert "You are signed in as <strong>signed-in</strong>" in page and ">Log in</a>, or" not in page
+    client.logout()
+    assert ">Log in</a>, or" in client.get("/accounts/confirm/xx/nonsense/").content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path, title",
+    [
+        ("/accounts/password_reset/done/", "Check your e-mail"),
+        ("/accounts/reset/done/", "Password changed"),
+        ("/accounts/reset/xx/nonsense/", "Choose a new password"),
+    ],
+)
+def test_the_password_reset_pages_say_what_they_are_in_their_title(client, path, title):
+    page = client.get(path, follow=True).content.decode()
+    assert f"<title>{title} — urn:ogf registry</title>" in page

@@ -11,6 +11,7 @@ from django.db import connections, transaction
 from registry import services
 from registry.models import Namespace
 from registry.stewardship import services as stewardship
+from registry.stewardship import writes as stewardship_writes
 from registry.stewardship.models import Deprecation
 
 from .factories import proposal_factory, user_factory
@@ -52,7 +53,7 @@ def two_snids(transactional_db):
 
 def test_crossed_deprecations_on_postgres_never_deadlock(postgres, two_snids):
     """A in favour of B and B in favour of A, by two editors at the same moment, six rounds: each round
-    one deprecation stands and the other is refused as a conflict naming the reason."""
+    one deprecation stands and the other is refused as a conflict naming the reason (a cycle)."""
     a, b, first, second = (two_snids[k] for k in ("a", "b", "first", "second"))
     for _ in range(ROUNDS):
         results = _at_once(
@@ -66,7 +67,8 @@ def test_crossed_deprecations_on_postgres_never_deadlock(postgres, two_snids):
         done = [r for r in results if isinstance(r, Deprecation)]
         refused = [r for r in results if not isinstance(r, Deprecation)]
         assert len(done) == 1 and len(refused) == 1, results
-        assert isinstance(refused[0], services.Conflict) and "itself deprecated" in refused[0].message
+        # The second to lock finds the first standing: its successor now points back to it, a cycle.
+        assert isinstance(refused[0], services.Conflict) and "would close a cycle" in refused[0].message
         assert Deprecation.objects.in_force().count() == 1
         stewardship.snid_undeprecate(done[0].namespace, first, reason="Next round.")
 
@@ -79,7 +81,7 @@ def test_a_deadlock_the_database_reports_is_tried_again(postgres, two_snids):
     meet = threading.Barrier(2)
 
     def locking(first, second):
-        @stewardship._retried
+        @stewardship_writes._retried
         @transaction.atomic
         def service():
             attempts.append(first.snid)
@@ -99,12 +101,12 @@ def test_a_deadlock_the_database_reports_is_tried_again(postgres, two_snids):
 
 def test_a_deadlock_left_after_the_last_try_is_a_conflict_not_a_500(postgres, two_snids, monkeypatch):
     """With one try left, the service PostgreSQL breaks off answers Conflict (a 409 on the pages)."""
-    monkeypatch.setattr(stewardship, "DEADLOCK_ATTEMPTS", 1)
+    monkeypatch.setattr(stewardship_writes, "DEADLOCK_ATTEMPTS", 1)
     a, b = two_snids["a"], two_snids["b"]
     meet = threading.Barrier(2)
 
     def locking(first, second):
-        @stewardship._retried
+        @stewardship_writes._retried
         @transaction.atomic
         def service():
             Namespace.objects.select_for_update().get(pk=first.pk)

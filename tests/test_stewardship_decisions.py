@@ -180,10 +180,12 @@ def test_a_steward_asks_for_a_deprecation_and_an_editor_decides_it(people, djang
     assert public[-1] == ("Deprecated by an editor at a steward's request; its successor is urn:ogf:successor:.")
     leaf = leaf_decode(LogEntry.objects.order_by("-index").first().leaf.encode())
     assert (leaf["kind"], leaf["successor"]) == ("snid-deprecated", "successor")
-    assert sorted(_subjects(steward.email)) == [
-        "[urn:ogf] urn:ogf:example: is deprecated",
-        "[urn:ogf] urn:ogf:example: the request to deprecate it was approved",
+    # One mail per steward saying both: the request was approved and the SNID is deprecated.
+    assert _subjects(steward.email) == [
+        "[urn:ogf] urn:ogf:example: is deprecated: the request to deprecate it was approved"
     ]
+    body = next(m.body for m in mail.outbox if steward.email in m.to)
+    assert "is deprecated now; its successor is urn:ogf:successor:" in body and "tombstone" in body
 
 
 @pytest.mark.django_db

@@ -290,5 +290,5 @@ def test_registry_list_marks_a_deprecated_snid_and_names_its_successor(client, d
     page = client.get("/urn/").content.decode()
     row = page.split('href="/urn/example/"', 1)[1].split("</tr>", 1)[0]
     assert '<span class="badge deprecated">deprecated</span>' in row
-    assert 'use <a href="/urn/successor/"><code>urn:ogf:successor:</code></a>' in row
+    assert 'superseded by <a href="/urn/successor/"><code>urn:ogf:successor:</code></a>' in row
     assert page.count("badge deprecated") == 1  # the successor's own row is not marked

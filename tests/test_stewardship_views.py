@@ -398,7 +398,7 @@ def test_public_pages_name_stewards_as_they_chose_never_by_login_name(client, wo
     section = page[page.index('id="stewards-title"') :]
     section = section[: section.index("</section>")]
     assert "Stella Steward" in section and "stella" not in section.replace("Stella", "")
-    assert "anon-login" not in page and "A steward who has chosen no public name" in section
+    assert "anon-login" not in page and "one steward who has chosen no public name" in section
 
 
 @pytest.mark.django_db
@@ -411,3 +411,42 @@ def test_a_steward_chooses_the_name_public_pages_give_them(client, world):
     other = user_factory("not-a-steward")
     client.force_login(other)
     assert client.post("/urn/example/stewardship/name/", {"name-public_name": "Me"}).status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_resolver_change_is_one_entry_of_the_log_said_in_words(client, world, django_capture_on_commit_callbacks):
+    from registry.transparency.models import LogEntry
+
+    client.force_login(world["steward"])
+    lines = (
+        "catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
+        "archive | https://archive.example.org/{nss}"
+    )
+    form = {"resolvers-resolvers": lines, "resolvers-reason": "The mirror closed.", "confirm": "yes"}
+    assert client.post("/urn/example/stewardship/change/resolvers/", form).status_code == 302
+    request = ChangeRequest.objects.get()
+    client.force_login(world["ed1"])
+    size = LogEntry.objects.count()
+    with django_capture_on_commit_callbacks(execute=True):
+        decided = client.post(
+            f"/review/stewardship/change/{request.pk}/", {"decision": "approve", "decision-note": "", "confirm": "yes"}
+        )
+    assert decided.status_code == 302
+    assert LogEntry.objects.count() == size + 1  # one change, one entry
+    page = _text(client.get("/log/"))
+    assert "Resolvers changed: added “archive” (https://archive.example.org/{nss}), removed “mirror”" in page
+    assert "|" not in page[page.index('id="entries"') : page.index("</table>")]
+
+
+@pytest.mark.django_db
+def test_the_registrant_becoming_first_steward_is_public_as_the_log_shows_it(client, world):
+    client.force_login(world["ed1"])
+    page = _text(client.get("/urn/example/stewardship/"))
+    line = next(li for li in re.findall(r"<li>[^<]*first steward[^\n]*?</li>", page))
+    assert "(not public)" not in line
+    client.logout()
+    cache.clear()
+    assert "The registrant became the SNID&#x27;s first steward." in _text(client.get("/urn/example/"))
+    from registry.transparency.models import LogEntry
+
+    assert LogEntry.objects.filter(kind="steward-changed", snid="example", leaf__contains='"change":"added"').exists()

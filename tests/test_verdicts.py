@@ -10,7 +10,15 @@ from django.utils import timezone
 
 from registry import demo, services
 from registry.models import Proposal
-from registry.verdicts import decision_snapshot, judged, judgements_of, proposal_verdict, recheck, review_summary
+from registry.verdicts import (
+    decision_snapshot,
+    judged,
+    judgements_of,
+    proposal_verdict,
+    recheck,
+    review_summary,
+    sentence,
+)
 
 from .factories import data_factory, proposal_factory, user_factory
 
@@ -126,3 +134,11 @@ def test_judged_finding_ends_its_sentence_once_whatever_the_note_ends_with(appli
     (scope,) = [f for f in judged(proposal_verdict(proposal).findings, judgements_of(proposal)) if f.id == "scope"]
     today = timezone.localdate().isoformat()
     assert scope.message.endswith(f" Judged not satisfied by {editor.get_username()} on {today}{sentence_end}")
+
+
+@pytest.mark.parametrize(
+    "text, closed",
+    [("Fine", "Fine."), ("Fine.", "Fine."), ("Why?", "Why?"), ("As “agreed.”", "As “agreed.”"), ("Ok  ", "Ok.")],
+)
+def test_a_sentence_gets_a_full_stop_only_when_it_has_none(text, closed):
+    assert sentence(text) == closed

@@ -262,6 +262,16 @@ class RegistrationRefSerializer(serializers.Serializer):
         help_text="deprecated: URNs already issued stay valid, new ones should use the successor",
     )
     successor = serializers.CharField(allow_null=True, help_text="the successor SNID of a deprecated SNID, if named")
+    successors = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the chain of successors, nearest first: the successor, its own successor once it is itself "
+        "deprecated, and so on ([] if none is named)",
+    )
+    successor_current = serializers.CharField(
+        allow_null=True,
+        help_text="the live end of the chain: the SNID new identifiers should use (null if none is named, or if "
+        "the last successor is itself deprecated with none named)",
+    )
 
 
 class LookupResultSerializer(serializers.Serializer):

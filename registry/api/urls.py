@@ -3,6 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from . import docs_ui, log, views
 from .errors import not_found
+from .index import api_index
 from .resolve import ResolveApi
 
 app_name = "api"
@@ -10,6 +11,7 @@ app_name = "api"
 urlpatterns = [
     # The hot endpoints first: URL resolution tries patterns in order.
     path("lookup/", views.Lookup.as_view(), name="lookup"),
+    path("", api_index, name="index"),  # registry/api/index.py: a page for browsers, JSON for clients
     path("validate/", views.Validate.as_view(), name="validate"),
     path("resolve/", ResolveApi.as_view(), name="resolve"),  # registry/api/resolve.py
     path("snids/", views.SnidList.as_view(), name="snid_list"),

@@ -44,6 +44,7 @@ def _structured(data: ProposalData, key: str, markdown: bool) -> str:
                 ("Organisation", r.organisation),
                 ("E-mail", r.email),
                 ("Address", r.address.replace("\n", ", ")),
+                ("Public contact", r.public_contact),
             )
             if value
         )

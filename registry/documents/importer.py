@@ -275,8 +275,10 @@ def _document_type(lines: list[Line], result: ImportResult) -> None:
 
 def _registrant(lines: list[Line], data: ProposalData, report: Report) -> None:
     found = registrant_reader.read(lines)
-    data.registrant = Registrant(found.name, found.organisation, found.email, found.address)
+    data.registrant = Registrant(found.name, found.organisation, found.email, found.address, found.public_contact)
     report.notes.extend(found.notes)
+    if found.public_contact:
+        report.add("registrant.public_contact", "Public contact", found.public_contact, found.lines["public_contact"])
     for key, label in (
         ("name", "Registrant name"),
         ("organisation", "Registrant organisation"),

@@ -15,7 +15,19 @@ from ..gfd191 import SECTIONS_BY_KEY
 
 LABELS_FILE = Path(__file__).with_name("labels.toml")
 
-_KINDS = {"name", "person", "contact", "organisation", "org-block", "address", "email", "coordinates", "role", "skip"}
+_KINDS = {
+    "name",
+    "person",
+    "contact",
+    "organisation",
+    "org-block",
+    "address",
+    "email",
+    "coordinates",
+    "role",
+    "skip",
+    "public-contact",
+}
 
 
 class LabelsError(RuntimeError):

@@ -70,6 +70,8 @@ RESOLVERS_KIND = ChangeKind(
     _resolvers_current,
     validate=_resolvers_validate,
     initial=_resolvers_initial,
+    # The change is logged once, by the snid-resolvers entry resolvers_replace appends.
+    logged=False,
 )
 
 

@@ -142,7 +142,7 @@ def _deprecation_current(namespace) -> dict:
 
 def _deprecation_validate(namespace, data: dict) -> dict:
     from ..errors import ServiceError
-    from .services import deprecation_check
+    from .deprecation import deprecation_check
 
     try:
         heir = deprecation_check(namespace, data.get("successor", ""))
@@ -152,7 +152,7 @@ def _deprecation_validate(namespace, data: dict) -> dict:
 
 
 def _deprecation_apply(namespace, data: dict, editor, reason: str) -> dict:
-    from .services import deprecation_write
+    from .deprecation import deprecation_write
 
     deprecation_write(namespace, editor, reason=reason, successor=data.get("successor", ""), requested=True)
     return {"successor": ""}

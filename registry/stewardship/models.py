@@ -276,6 +276,11 @@ class ChangeRequest(models.Model):
         raise StewardshipImmutableError("Change requests are never deleted.")
 
 
+#: Events the public sees: those written public, and the registrant becoming the first steward, which the
+#: transparency log and the SNID's list of stewards show (rows written before it was marked public too).
+SHOWN_IN_PUBLIC = models.Q(public=True) | models.Q(kind=StewardshipEventKind.STEWARD_ADDED, actor__isnull=True)
+
+
 class StewardshipEventQuerySet(models.QuerySet):
     def update(self, **kwargs):
         raise StewardshipImmutableError("An SNID's history is append-only.")
@@ -310,6 +315,11 @@ class StewardshipEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.namespace_id}: {self.kind}"
+
+    @property
+    def shown_in_public(self) -> bool:
+        """Whether the public sees this line (``SHOWN_IN_PUBLIC``)."""
+        return self.public or (self.kind == StewardshipEventKind.STEWARD_ADDED and self.actor_id is None)
 
     def save(self, *args, **kwargs):
         if not self._state.adding:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .selectors import UNNAMED, person, public_name, stewards_told
+from .selectors import UNNAMED, chain_of, person, predecessors_of, public_name, stewards_told, successors_in_force
 
 
 @dataclass
@@ -35,8 +35,45 @@ def _logged(user) -> str:
     return f"“{name}”" if name else f"“{UNNAMED}” (they have chosen none)"
 
 
-def change_requested(namespace, kind, requester) -> Outcome:
-    public = ["Nothing yet: the change is made only when an editor approves it."]
+def _deprecation_public(namespace, successor: str | None, *, requested: bool) -> list[str]:
+    """What a deprecation makes public, said alike before a steward asks for it and before an editor makes it."""
+    said = "“deprecated”" + (f" and name urn:ogf:{successor}: as its successor" if successor else "")
+    by = "Deprecated by an editor at a steward's request" if requested else "Deprecated by an editor"
+    return [
+        f"The SNID's page becomes a tombstone; the lookup, the API, the exports and the feed say {said}.",
+        "Its URNs stay valid; the SNID is never registered, reserved or reassigned again while the deprecation stands.",
+        f"The public history says “{by}”, with the reason.",
+    ] + _chain_lines(namespace, successor)
+
+
+#: Deprecated SNIDs named one by one on a confirmation page when the step changes their chains (the rest counted).
+PREDECESSORS_SHOWN = 20
+
+
+def _chain_lines(namespace, successor: str | None) -> list[str]:
+    """The deprecated SNIDs whose chain of successors passes through this one, and what their tombstones will
+    say once it is deprecated too: they send readers on past it, to ``successor`` and beyond."""
+    successors = successors_in_force()
+    before = predecessors_of(namespace, successors)
+    after = {**successors, namespace.snid: successor or None}
+    lines = []
+    for snid in before[:PREDECESSORS_SHOWN]:
+        now, then = chain_of(successors[snid], successors), chain_of(successors[snid], after)
+        onward = f"sending readers on to urn:ogf:{then.live}:" if then.live else "naming no current SNID"
+        lines.append(f"urn:ogf:{snid}: is deprecated, {now}: its tombstone will read “{then}”, {onward}.")
+    if len(before) > PREDECESSORS_SHOWN:
+        lines.append(f"And {len(before) - PREDECESSORS_SHOWN} more deprecated SNIDs whose chains pass through it.")
+    return lines
+
+
+def change_requested(namespace, kind, requester, data: dict | None = None) -> Outcome:
+    if kind.name == "deprecation":
+        public = [
+            "Nothing until an editor approves it. Then:",
+            *_deprecation_public(namespace, (data or {}).get("successor"), requested=True),
+        ]
+    else:
+        public = ["Nothing yet: the change is made only when an editor approves it."]
     return Outcome(
         public=public,
         private=[
@@ -60,16 +97,8 @@ def change_decided(request, kind, action: str, *, summary: str) -> Outcome:
             told=told,
         )
     if kind.name == "deprecation":
-        successor = request.data.get("successor")
         return Outcome(
-            public=[
-                "The SNID's page becomes a tombstone; the lookup, the API, the exports and the feed say "
-                "“deprecated”" + (f" and name urn:ogf:{successor}: as its successor." if successor else "."),
-                "Its URNs stay valid; the SNID is never registered, reserved or reassigned again while the "
-                "deprecation stands.",
-                "The public history says “Deprecated by an editor at a steward's request”, with the reason: "
-                f"“{request.reason}”",
-            ],
+            public=_deprecation_public(namespace, request.data.get("successor"), requested=True),
             log="a snid-deprecated leaf with the reason and the successor.",
             told=told,
         )
@@ -81,7 +110,7 @@ def change_decided(request, kind, action: str, *, summary: str) -> Outcome:
                 f"The public history says: “{summary}” The resolver changes list the old and the new ones "
                 f"with the reason: “{request.reason}”",
             ],
-            log="a snid-resolvers leaf with the new resolvers, and an administrative-change leaf.",
+            log="a snid-resolvers leaf with the new resolvers (the log page says what was added, removed or changed).",
             told=told,
         )
     return Outcome(
@@ -169,15 +198,8 @@ def deprecation_outcome(namespace, action: str, *, successor=None) -> Outcome:
             log="a snid-undeprecated leaf with the reason.",
             told=told,
         )
-    heir = f" and name urn:ogf:{successor.snid}: as its successor" if successor is not None else ""
     return Outcome(
-        public=[
-            f"The SNID's page becomes a tombstone; the lookup, the API, the exports and the feed "
-            f"say “deprecated”{heir}.",
-            "Its URNs stay valid; the SNID is never registered, reserved or reassigned again while "
-            "the deprecation stands.",
-            "The public history says “Deprecated by an editor”, with the reason.",
-        ],
+        public=_deprecation_public(namespace, successor.snid if successor is not None else None, requested=False),
         log="a snid-deprecated leaf with the reason and the successor.",
         told=told,
     )

@@ -33,6 +33,7 @@ def steward_first(namespace, user) -> Steward:
             namespace=namespace,
             actor=None,
             kind=StewardshipEventKind.STEWARD_ADDED,
+            public=True,  # the log and the SNID's list of stewards show it
             summary="The registrant became the SNID's first steward.",
             data={"user": user.get_username()},
         )

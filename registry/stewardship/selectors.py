@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Exists, OuterRef, Q
 
 from ..accounts.lookalike import mixed_scripts, scripts
 from .changes import OVERLAY_FIELDS, overlay_of
-from .models import ChangeRequest, ChangeState, Deprecation, Steward, StewardshipEvent, StewardState
+from .models import (
+    SHOWN_IN_PUBLIC,
+    ChangeRequest,
+    ChangeState,
+    Deprecation,
+    Steward,
+    StewardshipEvent,
+    StewardshipEventKind,
+    StewardState,
+)
 
 
 def overlay_apply(proposal, values: dict):
@@ -41,8 +52,76 @@ def deprecation_of(namespace) -> Deprecation | None:
     return Deprecation.objects.of(namespace)
 
 
+#: Links followed at most along a chain of successors: a cycle is refused when a deprecation is written
+#: (``deprecation.deprecation_check``), and this bounds any read whatever the table holds.
+CHAIN_MAX = 32
+
+
+def successors_in_force() -> dict[str, str | None]:
+    """Every deprecation in force as {deprecated SNID: its successor SNID, or None}, in one query."""
+    return dict(Deprecation.objects.in_force().values_list("namespace__snid", "successor__snid"))
+
+
+def chain_from(successor: str | None, successors: dict[str, str | None]) -> list[str]:
+    """The chain of successors from ``successor`` on: ``[B]`` while B is current, ``[B, C]`` once B is itself
+    deprecated in favour of C. The last is the live end, unless it is deprecated with no successor named
+    (``successors`` says so)."""
+    chain: list[str] = []
+    while successor and successor not in chain and len(chain) < CHAIN_MAX:
+        chain.append(successor)
+        successor = successors.get(successor)
+    return chain
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A deprecated SNID's successors, nearest first, as every page, mail and answer names them."""
+
+    snids: tuple[str, ...]
+    #: The last is itself deprecated and names no successor: the chain has no live end.
+    dead_end: bool = False
+
+    @property
+    def live(self) -> str | None:
+        """The SNID new identifiers should use: the live end of the chain (None if it has none)."""
+        return self.snids[-1] if self.snids and not self.dead_end else None
+
+    def __bool__(self) -> bool:
+        return bool(self.snids)
+
+    def __str__(self) -> str:
+        """'superseded by urn:ogf:b:, itself superseded by urn:ogf:c:' (one sentence everywhere)."""
+        if not self.snids:
+            return ""
+        words = [f"superseded by urn:ogf:{self.snids[0]}:"] + [
+            f"itself superseded by urn:ogf:{s}:" for s in self.snids[1:]
+        ]
+        if self.dead_end:
+            words.append("itself deprecated with no successor named")
+        return ", ".join(words)
+
+
+def successor_chain(namespace, successors: dict[str, str | None] | None = None) -> Chain:
+    """The chain of successors of a deprecated SNID (empty if it is current or names none)."""
+    successors = successors_in_force() if successors is None else successors
+    return chain_of(successors.get(namespace.snid), successors)
+
+
+def chain_of(successor: str | None, successors: dict[str, str | None]) -> Chain:
+    snids = chain_from(successor, successors)
+    return Chain(tuple(snids), bool(snids) and snids[-1] in successors)
+
+
+def predecessors_of(namespace, successors: dict[str, str | None] | None = None) -> list[str]:
+    """The deprecated SNIDs whose chain of successors passes through ``namespace``, nearest first: those
+    that name it as their successor, then those that name one of them, and so on."""
+    successors = successors_in_force() if successors is None else successors
+    found = [snid for snid in successors if namespace.snid in chain_from(successors[snid], successors)]
+    return sorted(found, key=lambda snid: (chain_from(successors[snid], successors).index(namespace.snid), snid))
+
+
 def public_history(namespace) -> list[StewardshipEvent]:
-    return list(namespace.stewardship_events.filter(public=True).order_by("created_at", "id"))
+    return list(namespace.stewardship_events.filter(SHOWN_IN_PUBLIC).order_by("created_at", "id"))
 
 
 def full_history(namespace) -> list[StewardshipEvent]:
@@ -154,13 +233,24 @@ def orcid_of(user) -> str:
 
 def public_life(namespace) -> dict:
     """What the SNID's public page shows of its life after approval: stewards, deprecation, history."""
+    deprecation = deprecation_of(namespace)
+    shown = [steward_display(s) for s in stewards_active(namespace) if s.user.is_active]
     return {
-        "stewards": [steward_display(s) for s in stewards_active(namespace) if s.user.is_active],
-        "deprecation": deprecation_of(namespace),
+        # Stewards by the names they chose (or the ORCID iD they chose to show); the others are counted, once.
+        "stewards": [s for s in shown if s["name"] or s["orcid"]],
+        "unnamed": sum(1 for s in shown if not (s["name"] or s["orcid"])),
+        "deprecation": deprecation,
+        "successors": successor_chain(namespace) if deprecation is not None else Chain(()),
         "history": public_history(namespace),
     }
 
 
 def public_changes():
     """Every SNID's public changes after approval, newest first (the Atom feed)."""
-    return StewardshipEvent.objects.filter(public=True).select_related("namespace").order_by("-created_at", "-id")
+    # The registrant becoming the first steward is part of the registration, which the feed announces already.
+    return (
+        StewardshipEvent.objects.filter(public=True)
+        .exclude(kind=StewardshipEventKind.STEWARD_ADDED, actor__isnull=True)
+        .select_related("namespace")
+        .order_by("-created_at", "-id")
+    )

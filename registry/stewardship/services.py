@@ -12,139 +12,47 @@ see them at once.
 Rows are locked in one order: the SNIDs concerned by id (a deprecation locks its successor too),
 then the stewardship or request, then the log's head (``log_append``, last). Two editors
 deprecating A in favour of B and B in favour of A at once therefore queue instead of deadlocking,
-and the second is told that its successor is now deprecated. Should the database still report a
+and the second is told that naming its successor would close a cycle. Should the database still report a
 deadlock, the service is tried again and then refused as a conflict (409), never a 500.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from functools import wraps
-
 from django.contrib.auth import get_user_model
-from django.db import OperationalError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from .. import notify, rules
 from ..accounts.names import public_name_problem, public_name_record
 from ..errors import Conflict, NotAllowed, ServiceError
-from ..logcore.kinds import (
-    ADMINISTRATIVE_CHANGE,
-    SNID_DEPRECATED,
-    SNID_UNDEPRECATED,
-    STEWARD_CHANGED,
-    STEWARD_RENAMED,
-    sha256_hex,
-)
+from ..logcore.kinds import ADMINISTRATIVE_CHANGE, STEWARD_CHANGED, STEWARD_RENAMED, sha256_hex
 from ..models import Namespace
 from ..signals import registry_changed_send
 from ..transparency.log import log_append
 from ..transparency.records import version_record
 from .changes import CHANGE_KINDS, OVERLAY_FIELDS
+
+# Deprecation has its own module; the pages and the tests reach every stewardship service here.
+from .deprecation import (  # noqa: F401 - re-exported
+    deprecation_check,
+    deprecation_write,
+    snid_deprecate,
+    snid_undeprecate,
+    successor_snid,
+)
 from .models import (
     CHANGE_MOVE_BY_KEY,
     STEWARD_MOVE_BY_KEY,
     ChangeRequest,
     ChangeState,
-    Deprecation,
     Steward,
-    StewardshipEvent,
     StewardState,
 )
 from .models import (
     StewardshipEventKind as K,
 )
-from .selectors import current_with_overlay, deprecation_of, emails_of, logged_name, stewards_told
-
-REASON_MAX = 2000
-#: Tries of a service the database broke off as a deadlock or a serialisation failure.
-DEADLOCK_ATTEMPTS = 3
-_RETRIED_SQLSTATES = {"40P01", "40001"}  # deadlock_detected, serialization_failure
-#: Seconds, at most, before the next try (times the tries so far).
-DEADLOCK_PAUSE = 0.05
-
-
-def _reason(text: str, what: str) -> str:
-    text = (text or "").strip()
-    if not text:
-        raise ServiceError(f"{what} needs a reason; it is recorded in the SNID's history.")
-    if len(text) > REASON_MAX:
-        raise ServiceError(f"The reason is {len(text):,} characters long; the limit is {REASON_MAX:,}.")
-    return text
-
-
-def _note(text: str) -> str:
-    text = (text or "").strip()
-    if len(text) > REASON_MAX:
-        raise ServiceError(f"The note is {len(text):,} characters long; the limit is {REASON_MAX:,}.")
-    return text
-
-
-def _retried(service):
-    """Run ``service`` (itself atomic) again when the database broke it off as a deadlock; refuse as a
-    conflict after ``DEADLOCK_ATTEMPTS``. Inside a caller's transaction nothing can be tried again."""
-
-    @wraps(service)
-    def call(*args, **kwargs):
-        attempts = 1 if transaction.get_connection().in_atomic_block else DEADLOCK_ATTEMPTS
-        for attempt in range(1, attempts + 1):
-            try:
-                return service(*args, **kwargs)
-            except OperationalError as exc:
-                if getattr(exc.__cause__, "sqlstate", None) not in _RETRIED_SQLSTATES:
-                    raise
-                if attempt == attempts:
-                    raise Conflict(
-                        "Another editor was changing the same SNIDs at the same moment, so nothing "
-                        "was changed. Look at the SNID's page again and try once more."
-                    ) from None
-                # A short pause, different for each: the two do not meet again at once.
-                time.sleep(random.uniform(0, DEADLOCK_PAUSE * attempt))
-        raise AssertionError("unreachable")  # the loop returns or raises
-
-    return call
-
-
-def _locked(namespace, *also: str) -> Namespace:
-    """Lock the SNID's row, and those of the SNIDs named in ``also``, in the order of their ids (so
-    that no two services wait on each other); the SNID must be registered."""
-    ids = {namespace.pk}
-    for snid in also:
-        other = Namespace.objects.by_snid(snid).values_list("pk", flat=True).first()
-        if other is not None:
-            ids.add(other)
-    rows = {
-        row.pk: row
-        for row in Namespace.objects.select_for_update(of=("self",))
-        .select_related("current")
-        .filter(pk__in=ids)
-        .order_by("pk")
-    }
-    locked = rows[namespace.pk]
-    if locked.status != "registered" or locked.current is None:
-        raise Conflict(f"urn:ogf:{locked.snid}: is not registered; only a registered SNID has stewards.")
-    return locked
-
-
-def _event(namespace, actor, kind, summary, *, public=False, reason="", data=None) -> StewardshipEvent:
-    return StewardshipEvent.objects.create(
-        namespace=namespace, actor=actor, kind=kind, public=public, summary=summary, reason=reason, data=data or {}
-    )
-
-
-def _touch(namespace) -> None:
-    """Public views of the SNID changed: move the registry stamp (lookup, page cache, exports)."""
-    Namespace.objects.filter(pk=namespace.pk).update(updated_at=timezone.now())
-    transaction.on_commit(registry_changed_send)
-
-
-def _tell(template: str, namespace, context: dict, *also) -> None:
-    """Mail the SNID's stewards (as they stand after the commit) and ``also``, one mail each."""
-    notify.later(
-        template, lambda: emails_of(stewards_told(namespace, *also)), {"namespace": namespace, **context}, each=True
-    )
-
+from .selectors import current_with_overlay, logged_name
+from .writes import _ask_editors, _event, _locked, _note, _reason, _retried, _tell, _touch
 
 # --- stewards ------------------------------------------------------------------------------------
 
@@ -291,7 +199,7 @@ def steward_transition(
     context = {"steward": steward, "move": move, "actor": actor, "reason": recorded, "note": note}
     _tell(move.mail, namespace, context, user, steward.invited_by)
     if action == "invite":  # a new request: the editors decide it
-        notify.later("steward_invited", notify.editors_emails, {"namespace": namespace, "steward": steward})
+        _ask_editors("steward_invited", namespace, {"steward": steward}, user, steward.invited_by)
     return steward
 
 
@@ -439,7 +347,7 @@ def change_request_create(namespace, kind: str, data: dict, requester, *, reason
         data={"request": request.pk, "kind": kind, "base": change.current(namespace)},
     )
     context = {"request": request, "change": change, "move": move}
-    notify.later("change_requested", notify.editors_emails, {"namespace": namespace, **context})
+    _ask_editors("change_requested", namespace, context, requester)
     _tell(move.mail, namespace, context, requester)
     return request
 
@@ -527,97 +435,3 @@ def _log_change(namespace, change, request) -> None:
     else:
         fields.update({k: str(v) for k, v in change.initial(request.data).items()})
     log_append(ADMINISTRATIVE_CHANGE.name, leaf)
-
-
-# --- deprecation ---------------------------------------------------------------------------------
-
-
-def successor_snid(text: str) -> str:
-    """The SNID a successor field names: ``example2``, ``EXAMPLE2`` or ``urn:ogf:example2:``."""
-    text = (text or "").strip()
-    if text.lower().startswith("urn:ogf:"):
-        text = text[len("urn:ogf:") :].rstrip(":")
-    return text
-
-
-def deprecation_check(namespace, successor: str) -> Namespace | None:
-    """The successor of a deprecation of ``namespace`` (None if none is named), or a refusal: Conflict
-    when the state stands in the way (already deprecated, the successor deprecated meanwhile), else
-    ServiceError (a successor that is no registered SNID, or the SNID itself)."""
-    if deprecation_of(namespace) is not None:
-        raise Conflict(f"urn:ogf:{namespace.snid}: is already deprecated.")
-    successor = successor_snid(successor)
-    if not successor:
-        return None
-    heir = Namespace.objects.by_snid(successor).first()
-    if heir is None or heir.status != "registered" or heir.current_id is None:
-        raise ServiceError(f"The successor urn:ogf:{successor[:40]}: is not a registered SNID.")
-    if heir.pk == namespace.pk:
-        raise ServiceError("An SNID cannot be its own successor.")
-    if deprecation_of(heir) is not None:
-        raise Conflict(f"The successor urn:ogf:{heir.snid}: is itself deprecated; name a current SNID.")
-    return heir
-
-
-def deprecation_write(namespace, actor, *, reason: str, successor: str = "", requested: bool = False) -> Deprecation:
-    """Deprecate ``namespace`` in the caller's transaction, the SNID and its successor locked (``_locked``):
-    the row, the public history line, the log's leaf, and a mail to its stewards."""
-    heir = deprecation_check(namespace, successor)
-    deprecation = Deprecation.objects.create(namespace=namespace, reason=reason, successor=heir, deprecated_by=actor)
-    by = "Deprecated by an editor at a steward's request" if requested else "Deprecated by an editor"
-    sentence = by + (f"; its successor is urn:ogf:{heir.snid}:." if heir else ".")
-    _event(
-        namespace,
-        actor,
-        K.DEPRECATED,
-        sentence,
-        public=True,
-        reason=reason,
-        data={"successor": heir.snid if heir else None},
-    )
-    _touch(namespace)
-    log_append(
-        SNID_DEPRECATED.name, {"snid": namespace.snid, "reason": reason, "successor": heir.snid if heir else None}
-    )
-    _tell("snid_deprecated", namespace, {"deprecation": deprecation, "actor": actor})
-    return deprecation
-
-
-@_retried
-@transaction.atomic
-def snid_deprecate(namespace, editor, *, reason: str, successor: str = "") -> Deprecation:
-    """Mark a registered SNID deprecated. It stays registered, its URNs stay valid, and it is never
-    reassigned, reserved or registered again while the mark stands."""
-    successor = successor_snid(successor)
-    namespace = _locked(namespace, *([successor] if successor else []))
-    if not rules.can_deprecate(editor, namespace):
-        raise NotAllowed(
-            "Only GFD editors can deprecate an SNID."
-            if not rules.is_editor(editor)
-            else f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must deprecate it."
-        )
-    reason = _reason(reason, "Deprecating an SNID")
-    return deprecation_write(namespace, editor, reason=reason, successor=successor)
-
-
-@_retried
-@transaction.atomic
-def snid_undeprecate(namespace, editor, *, reason: str) -> Deprecation:
-    namespace = _locked(namespace)
-    if not rules.can_deprecate(editor, namespace):
-        raise NotAllowed(
-            "Only GFD editors can withdraw a deprecation."
-            if not rules.is_editor(editor)
-            else f"You are a steward of urn:ogf:{namespace.snid}:, so another editor must withdraw its deprecation."
-        )
-    reason = _reason(reason, "Withdrawing a deprecation")
-    deprecation = Deprecation.objects.select_for_update().in_force().filter(namespace=namespace).first()
-    if deprecation is None:
-        raise Conflict(f"urn:ogf:{namespace.snid}: is not deprecated.")
-    deprecation.ended_at, deprecation.ended_by, deprecation.end_reason = timezone.now(), editor, reason
-    deprecation.save()
-    _event(namespace, editor, K.UNDEPRECATED, "An editor withdrew the deprecation.", public=True, reason=reason)
-    _touch(namespace)
-    log_append(SNID_UNDEPRECATED.name, {"snid": namespace.snid, "reason": reason})
-    _tell("snid_undeprecated", namespace, {"deprecation": deprecation, "actor": editor})
-    return deprecation

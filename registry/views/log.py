@@ -20,7 +20,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from ..logcore.kinds import KINDS
 from ..logcore.merkle import leaf_hash, verify_inclusion
 from ..logcore.tiles import HEIGHT, WIDTH, bundle_bytes, parse_tile_path, tile_bytes
-from ..transparency.entries import entries_page
+from ..transparency.entries import entries_page, repeats_count
 from ..transparency.log import (
     LogError,
     inclusion_of,
@@ -67,6 +67,7 @@ def log_page(request):
         "damage": log_damage(),
         "kinds": sorted(KINDS.values(), key=lambda k: k.name),
         "entries": entries_page(int(number) if re.fullmatch(r"[0-9]{1,9}", number) else 1),
+        "repeats": repeats_count(),
         "site_url": settings.SITE_URL,  # the command a reader copies names the site, not the request's host
         "root_b64": base64.b64encode(checkpoint.root).decode() if checkpoint else "",
     }

@@ -38,7 +38,7 @@ from ..resolution.selectors import resolver_changes, resolver_status, resolvers_
 from ..selectors import registry_search, reservation_active, search_text, snid_suggestions
 from ..stewardship.changes import overlay_of
 from ..stewardship.models import StewardshipEvent, deprecated_in_force, successor_in_force
-from ..stewardship.selectors import overlay_apply, public_changes, public_life
+from ..stewardship.selectors import chain_of, overlay_apply, public_changes, public_life, successors_in_force
 from ..verdicts import overridden_of
 from .log import version_log_status
 
@@ -147,12 +147,27 @@ def namespace_list(request):
         .only(*LIST_FIELDS)
         .annotate(deprecated=deprecated_in_force(), successor=successor_in_force())
     )
-    if text:
+    # A URN typed into the filter is looked up as the header's box and the lookup page do (one answer),
+    # and the list shows its SNID.
+    answer = _check(text) if text[:4].lower() == "urn:" else None
+    if answer is not None:
+        namespaces = namespaces.filter(snid__iexact=answer["snid"] or "")
+    elif text:
         namespaces = namespaces.filter(Q(snid__icontains=text) | Q(current__title__icontains=text))
     namespaces = namespaces.order_by(SORTS.get(sort, "snid"), "snid")
     page = Paginator(namespaces, PAGE_SIZE).get_page(request.GET.get("page"))
+    if any(ns.deprecated for ns in page):  # a chain of successors is named to its live end
+        successors = successors_in_force()
+        for ns in page:
+            ns.chain = chain_of(ns.successor, successors) if ns.deprecated else None
     reservations = [ns for ns in Namespace.objects.filter(status=NamespaceStatus.RESERVED) if reservation_active(ns)]
-    context = {"page": page, "q": text, "sort": sort if sort in SORTS else "snid", "reservations": reservations}
+    context = {
+        "page": page,
+        "q": text,
+        "answer": answer,
+        "sort": sort if sort in SORTS else "snid",
+        "reservations": reservations,
+    }
     return _public(render(request, "registry/urn/list.html", context), request)
 
 
@@ -278,6 +293,7 @@ def namespace_detail(request, snid, version=None):
         "resolution_budget": budget,
         "resolver_changes": resolver_changes(namespace) if is_current else [],
         "can_change_resolvers": is_current and rules.can_decide_for_snid(request.user, namespace),
+        "can_manage": rules.can_see_stewardship(request.user, namespace),
         "life": public_life(namespace),
         "site_url": settings.SITE_URL,  # never the request's host: the page is shared (anonymous_cache)
     }
@@ -456,8 +472,13 @@ def namespace_document(request, snid, version, fmt):
     proposal = namespace.proposals.approved().filter(version=version).first() if namespace else None
     if proposal is None:
         return snid_not_found(request, snid, version)
-    # The current version's document also says which resolvers are in force and how they fare.
-    status = resolver_status(namespace) if proposal.pk == namespace.current_id else None
+    # The current version's document says what its page says: the details in force (a contact changed at a
+    # steward's request since approval), which resolvers are in force and how they fare.
+    status = None
+    if proposal.pk == namespace.current_id:
+        proposal.namespace = namespace
+        overlay_apply(proposal, overlay_of(namespace))
+        status = resolver_status(namespace)
     return document_response(proposal.public_copy(), fmt, resolver_status=status)
 
 

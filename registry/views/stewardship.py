@@ -43,6 +43,7 @@ from ..stewardship.selectors import (
     public_name,
     stewards_active,
     stewards_invited,
+    successor_chain,
 )
 from .errors import NextStep, error_page, forbidden
 
@@ -241,6 +242,7 @@ def stewardship(request, namespace):
         "history": full_history(namespace),
         "kinds": kinds,
         "deprecation": deprecation,
+        "chain": successor_chain(namespace) if deprecation is not None else None,
         "own": own,
         "own_orcid": orcid_of(user) if own else "",
         "name_form": PublicNameForm(initial={"public_name": public_name(user)}, prefix="name"),
@@ -315,7 +317,7 @@ def change_request(request, namespace, kind):
         namespace,
         title=f"Check your request: {asking.lower()}",
         lead=("Nothing is sent yet. This is what you ask for, beside what stands now; an editor will see it so."),
-        outcome=outcome,
+        outcome=outcomes.change_requested(namespace, change, request.user, cleaned),
         button="Send the request",
         hidden=hidden_of(request, [form, why]),
         facts=facts_of(change, now, cleaned),

@@ -27,6 +27,7 @@ from ..stewardship.selectors import (
     deprecation_of,
     invitations_pending,
     person,
+    predecessors_of,
     snids_without_steward,
 )
 from .errors import NextStep, error_page, forbidden
@@ -166,6 +167,9 @@ def deprecate(request, namespace):
         ("Reason (public)", form.cleaned_data["reason"]),
         ("Successor", f"urn:ogf:{heir.snid}:" if heir else "none named"),
     ]
+    before = predecessors_of(namespace)
+    if before:  # their chains of successors pass through this SNID: what they say changes too
+        details.append(("Named as successor by", ", ".join(f"urn:ogf:{snid}:" for snid in before)))
     return confirm_page(
         request,
         namespace,
@@ -292,11 +296,11 @@ def change_decide(request, pk):
     move = CHANGE_MOVE_BY_KEY[(ChangeState.PENDING, decision)]
 
     def again(errors=(), status=400):
-        asked = "a deprecation" if kind.name == "deprecation" else f"to change the {kind.what}"
+        asked = "to deprecate" if kind.name == "deprecation" else f"to change the {kind.what} of"
         return confirm_page(
             request,
             namespace,
-            title=f"Confirm: {decision} the request {asked} of urn:ogf:{namespace.snid}:",
+            title=f"Confirm: {decision} the request {asked} urn:ogf:{namespace.snid}:",
             lead=f"{person(item.requested_by)} asked on {item.created_at:%Y-%m-%d}.",
             outcome=outcomes.change_decided(item, kind, decision, summary=kind.summary(move)),
             facts=request_facts(item, base=base),

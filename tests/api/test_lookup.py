@@ -38,6 +38,8 @@ def test_lookup_contract_for_a_valid_urn(client, demo_registry):
             "url": f"{settings.SITE_URL}/urn/example/",
             "status": "registered",
             "successor": None,
+            "successors": [],
+            "successor_current": None,
         },
     }
 

@@ -123,7 +123,7 @@ def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
                 "reason": "Moved.",
                 "resolvers": [{"name": "main", "template": "https://x.example/{nss}"}],
             },
-            ("Resolvers set by an editor: main (https://x.example/{nss})", "Moved."),
+            ("Resolvers set by an editor: “main” (https://x.example/{nss})", "Moved."),
         ),
         (
             {"kind": "steward-changed", "change": "removed", "steward": "Sam", "reason": "Left."},
@@ -135,7 +135,7 @@ def test_log_page_is_paged_in_a_fixed_number_of_queries(client, logged, editor):
         ),
         (
             {"kind": "administrative-change", "version": 1, "change": "contact", "fields": {"contact": "a@b.example"}},
-            ("Administrative change (contact) of version 1: contact now “a@b.example”", ""),
+            ("Public contact of version 1 changed: public contact now “a@b.example”", ""),
         ),
         (
             {"kind": "snid-deprecated", "reason": "Old.", "successor": "beta"},
@@ -150,6 +150,30 @@ def test_log_every_kind_of_entry_is_said_in_words(leaf, words):
 
     assert entry_in_words(leaf) == words
     assert leaf["kind"] in KINDS
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "words"),
+    [
+        ([], [{"name": "a", "template": "https://a/{nss}"}], "added “a” (https://a/{nss})"),
+        (
+            [{"name": "a", "template": "https://a/{nss}"}, {"name": "b", "template": "https://b/{nss}"}],
+            [{"name": "a", "template": "https://a2/{nss}"}, {"name": "c", "template": "https://c/{nss}"}],
+            "added “c” (https://c/{nss}), removed “b”, changed “a”",
+        ),
+        (
+            [{"name": "a", "template": "x"}, {"name": "b", "template": "y"}],
+            [{"name": "b", "template": "y"}, {"name": "a", "template": "x"}],
+            "put in a new order",
+        ),
+    ],
+)
+def test_log_a_resolver_change_is_said_as_what_was_added_removed_or_changed(before, after, words):
+    from registry.transparency.entries import entry_in_words
+
+    leaf = {"kind": "snid-resolvers", "version": 1, "how": "changed", "reason": "R.", "resolvers": after}
+    assert entry_in_words(leaf, before) == (f"Resolvers changed: {words}", "R.")
+    assert "|" not in entry_in_words(leaf, before)[0]
 
 
 def test_log_any_entry_has_its_proof(client, logged):
@@ -360,3 +384,31 @@ def test_log_tiles_the_signed_checkpoint_covers_but_the_table_lost_are_410(clien
         ) in response.content.decode()
     assert client.get("/log/tile/entries/000.p/5").status_code == 200
     assert client.get("/log/tile/entries/000.p/7").status_code == 404  # beyond what was signed: not yet
+
+
+def test_log_an_entry_repeating_a_resolver_change_is_not_listed_as_a_change_of_its_own(client, logged):
+    from django.db import transaction
+
+    from registry.transparency.log import log_append
+
+    resolvers = [
+        {
+            "name": "main",
+            "template": "https://x.example/{nss}",
+            "returns": "landing",
+            "media_types": [],
+            "primary": True,
+        }
+    ]
+    with transaction.atomic():
+        log_append(
+            "snid-resolvers", {"snid": "alpha", "version": 1, "how": "changed", "reason": "R.", "resolvers": resolvers}
+        )
+        log_append(
+            "administrative-change",
+            {"snid": "alpha", "version": 1, "change": "resolvers", "fields": {"resolvers": "main | https://x…"}},
+        )
+    page = client.get("/log/").content.decode()
+    assert "Resolvers changed: added “main” (https://x.example/{nss})" in page
+    assert "main | https://x" not in page and "7 entries, newest first" in page
+    assert "1 older entry repeats a resolver change as an administrative change" in page

@@ -153,6 +153,9 @@ def read(lines: list[Line]) -> Registrant:
             if part and not part.lower().startswith("http")
         )
         _set(result, "address", Value(text, address.lines, address.how, address.why))
+    public = first(("", "public-contact"), ("org", "public-contact"), ("contact", "public-contact"))
+    if public is not None:
+        _set(result, "public_contact", public)
     if result.name and result.name == result.organisation and "name" not in result.uncertain:
         result.uncertain["name"] = "the designated contact is the organisation itself; name a person if there is one"
     return result

@@ -60,6 +60,8 @@ class Registrant:
     organisation: str = ""
     email: str = ""
     address: str = ""
+    #: The contact the registry shows in public ("Public contact:", as its own export writes it).
+    public_contact: str = ""
     lines: dict[str, list[int]] = field(default_factory=dict)
     uncertain: dict[str, str] = field(default_factory=dict)  # field -> why (with the other reading)
     notes: list[str] = field(default_factory=list)  # what was read but has no field (role titles)
