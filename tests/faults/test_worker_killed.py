@@ -67,7 +67,7 @@ def fresh():
     cache.clear()
 
 
-#: A grammar whose check takes the reference parser its full second of CPU time: every try of it
+#: A grammar whose check takes the reference parser its whole budget of steps: every try of it
 #: is still running when the killer looks, however loaded the machine. Its true verdict is a
 #: warning naming that limit.
 SLOW_GRAMMAR = 'a = *(*"x" *"x" *"x") "y"\n'
