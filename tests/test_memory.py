@@ -17,6 +17,10 @@ def test_compiling_grammars_leaves_nothing_in_the_abnf_registry():
     assert len(Rule._obj_map) == before
 
 
+#: Windows of 2,000 lookups each: a leak shows in all of them.
+WINDOWS = 3
+
+
 @pytest.mark.django_db
 def test_lookups_do_not_grow_process_memory(settings, keep_connection):
     """Drive the real WSGI handler (the test client itself keeps a little per request)."""
@@ -48,12 +52,19 @@ def test_lookups_do_not_grow_process_memory(settings, keep_connection):
     lookups(300)  # warm every cache first
     gc.collect()
     tracemalloc.start()
-    start, _ = tracemalloc.get_traced_memory()
-    lookups(1500)
-    gc.collect()
-    end, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert end - start < 64 * 1024, f"6,000 lookups grew memory by {(end - start) / 1024:.0f} KiB"
+    growth = []
+    try:
+        for _ in range(WINDOWS):
+            start, _ = tracemalloc.get_traced_memory()
+            lookups(500)
+            gc.collect()
+            end, _ = tracemalloc.get_traced_memory()
+            growth.append(end - start)
+    finally:
+        tracemalloc.stop()
+    # A leak grows every window by about the same amount; what happens once (a table resized, an
+    # entry refreshed because a clock said so, which a busy machine makes likelier) grows one.
+    assert min(growth) < 16 * 1024, f"every 2,000 lookups grew memory: {[round(g / 1024) for g in growth]} KiB"
 
 
 @pytest.mark.django_db
