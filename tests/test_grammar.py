@@ -204,6 +204,7 @@ def _cpu() -> float:
     return time.thread_time() + sandbox.jobs_cpu_seconds()
 
 
+@pytest.mark.budget
 def test_nested_star_grammar_on_long_input_is_linear():
     compiled = grammar_compile('a = *( *"a" ) "b"\n')
     started = _cpu()
@@ -212,6 +213,7 @@ def test_nested_star_grammar_on_long_input_is_linear():
     assert _cpu() - started < 0.5
 
 
+@pytest.mark.budget
 def test_nested_star_grammar_on_10000_characters_is_refused_by_the_cap():
     compiled = grammar_compile('a = *( *"a" ) "b"\n')
     started = _cpu()
@@ -227,6 +229,7 @@ def test_100kb_urn_is_rejected_with_a_clear_message():
         parse_urn("urn:ogf:example:" + "a" * 100_000)
 
 
+@pytest.mark.budget
 def test_grammar_of_5000_rules_is_refused_at_once():
     text = "\n".join(f'r{i} = r{i + 1} / "{i % 10}"' for i in range(4_999)) + '\nr4999 = "x"\n'
     started = _cpu()
@@ -242,6 +245,7 @@ def test_grammar_over_the_size_limit_is_refused_at_once():
     assert "at most 100,000 characters" in compiled.issues[0].message
 
 
+@pytest.mark.budget
 def test_deeply_chained_grammar_at_the_rule_limit_is_answered_quickly():
     from registry.grammar.parse import MAX_RULES
 
@@ -292,6 +296,7 @@ def _chain(rules: int) -> str:
     return "\n".join([f"r{n} = 2r{n - 1}" for n in range(rules - 1, 0, -1)] + ['r0 = "x"']) + "\n"
 
 
+@pytest.mark.budget
 @pytest.mark.parametrize(
     ("text", "kind", "says"),
     [
@@ -354,6 +359,7 @@ def test_prefix_is_capped_however_counts_multiply():
     assert len(compiled.analysis.prefix) == 64
 
 
+@pytest.mark.budget
 def test_reading_abnf_is_linear_in_the_length_of_a_rule():
     def seconds(n):
         """CPU time of this thread (the work, not the machine's load), best of five, for a rule of
@@ -385,6 +391,7 @@ def _work(call):
 HANG = 60.0  # wall seconds: only a hang takes this long, however busy the machine (the work is CPU time)
 
 
+@pytest.mark.budget
 def test_backtracking_cross_check_is_cut_short_by_its_step_limit_not_passed():
     cache_clear()
     compiled, work, wall = _work(lambda: grammar_compile('a = *(*"x" *"x" *"x") "y"\n', examples=("x" * 150 + "z",)))
@@ -402,6 +409,7 @@ def test_examples_too_long_for_the_reference_parser_are_said_to_be_skipped():
     assert compiled.crosscheck.skipped == ("1 example(s) longer than 200 characters were checked by the validator only")
 
 
+@pytest.mark.budget
 def test_grammar_check_over_the_job_budget_is_an_error_naming_the_limit(settings):
     settings.REGISTRY_JOB_SECONDS = 0.1  # less than the cross-check's steps take on any machine
     cache_clear()
@@ -416,6 +424,7 @@ def test_grammar_check_over_the_job_budget_is_an_error_naming_the_limit(settings
     cache_clear()
 
 
+@pytest.mark.budget
 def test_gfd191_example_compiles_and_checks_well_under_a_second():
     cache_clear()
     started = _cpu()

@@ -10,6 +10,8 @@ from registry.grammar import cache_clear, compiler, grammar_compile
 
 from .factories import demo_raw, proposal_factory
 
+pytestmark = pytest.mark.budget  # run again beside CPU burners (.ci/run)
+
 
 @pytest.fixture
 def compiles(monkeypatch):

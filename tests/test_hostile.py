@@ -363,6 +363,7 @@ def test_hostile_markdown_is_rendered_once_within_budget_and_never_per_view(clie
     assert page.status_code == 200 and b"<script" not in page.content.replace(b"<script src", b"")
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 @pytest.mark.parametrize("text", CASES["documents"], ids=lambda c: repr(expand(c)[:16]))
 def test_hostile_document_import_answers_within_budget(client, text, tmp_path, fresh_grammars):
@@ -459,6 +460,7 @@ def _rendering_forbidden():
 # --- checks cut short by a limit are never a pass ----------------------------------------------
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 def test_cut_short_cross_check_is_a_warning_naming_the_limit(fresh_grammars):
     data = data_factory()
@@ -469,6 +471,7 @@ def test_cut_short_cross_check_is_a_warning_naming_the_limit(fresh_grammars):
     assert [(f.status, "limit of 60,000 steps of work" in f.message) for f in findings] == [("warning", True)]
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 def test_grammar_check_over_budget_fails_naming_the_limit(settings, fresh_grammars):
     settings.REGISTRY_JOB_SECONDS = 0.1
@@ -481,6 +484,7 @@ def test_grammar_check_over_budget_fails_naming_the_limit(settings, fresh_gramma
     assert "too complex to check within the registry's limits (0.1 s CPU / 512 MB)" in findings[0].message
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 def test_document_import_over_budget_is_refused_naming_the_limit(client, settings):
     settings.REGISTRY_IMPORT_CPU_SECONDS = 0.05  # document import has its own CPU budget

@@ -8,6 +8,8 @@ from abnf.parser import Rule
 
 from registry.grammar import grammar_compile
 
+pytestmark = pytest.mark.budget  # run again beside CPU burners (.ci/run)
+
 
 def test_compiling_grammars_leaves_nothing_in_the_abnf_registry():
     grammar_compile('warm = "up"\n', examples=["up"])

@@ -10,6 +10,8 @@ import pytest
 
 from registry import sandbox
 
+pytestmark = pytest.mark.budget  # run again beside CPU burners (.ci/run)
+
 
 def _pid_and_sum(numbers):
     return os.getpid(), sum(numbers)

@@ -220,6 +220,7 @@ TAKEN_CASES = {
 }
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 def test_signup_takes_as_long_whether_or_not_the_name_or_address_is_taken(client, clean_cache, settings, mailoutbox):
     """The same work whoever exists, measured as the CPU time of the request's thread (what a

@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from .. import rules, services
-from ..checklist import MANUAL_CHECKS, has_failures
+from ..checklist import MANUAL_CHECKS, has_failures, unchecked
 from ..conversation import latest_decision, round_changes, threads_of
 from ..diffs import proposal_diff
 from ..enums import (
@@ -319,6 +319,10 @@ def review_decide(request, pk):
             "open_threads": proposal.comments.open_threads().count(),
             # Listed whether or not a reason was typed in the panel: the editor confirms what they override.
             "failing": [f for f in proposal.findings if f["status"] == FindingStatus.FAIL] if failing else [],
+            # What could not be checked asks for a fresh check (confirming runs one), never an override.
+            "unchecked": [f for f in unchecked(proposal.findings) if f["status"] != FindingStatus.NOT_RUN]
+            if action == ProposalAction.APPROVE
+            else [],
             "judgement_count": len(MANUAL_CHECKS),
             "back": reverse("registry:review_detail", args=[pk]),
             "conflict_reason": request.POST.get("conflict_reason", "").strip(),
