@@ -388,7 +388,8 @@ def _work(call):
     return result, work, time.perf_counter() - started
 
 
-HANG = 60.0  # wall seconds: only a hang takes this long, however busy the machine (the work is CPU time)
+#: Wall seconds: only a hang takes this long, however busy the machine (the work is asserted in CPU time).
+HANG = 300.0
 
 
 @pytest.mark.budget
