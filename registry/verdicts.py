@@ -24,7 +24,7 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 
-from .checklist import CHECK_TITLES, MANUAL_CHECKS, SUBMITTED, Finding, summarize
+from .checklist import CHECK_TITLES, MANUAL_CHECKS, SUBMITTED, Finding, could_not_check, summarize
 from .enums import FindingStatus, ProposalAction, ProposalState
 from .models import Proposal
 from .selectors import proposal_findings
@@ -198,6 +198,8 @@ def approval_blockers(findings, judgements) -> list[Blocker]:
     out = []
     for finding in findings:
         raw = finding.as_dict() if isinstance(finding, Finding) else finding
+        if could_not_check(raw):  # not a failure to override: a fresh check answers it (the service's refusal)
+            continue
         if raw["status"] == FindingStatus.FAIL:
             out.append(Blocker(raw["id"], "fail", raw.get("message", "")))
     for check_id in MANUAL_CHECKS:

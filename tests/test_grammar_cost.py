@@ -70,7 +70,7 @@ def test_overlapping_character_classes_are_refused_naming_the_budget(fresh_gramm
     # Refused after a few short matches, not after a 4-second one: the work, measured in CPU time
     # (the compile's bounded job), not the machine's load; the wall clock bounds a hang only.
     assert 0 < work < 2.0, work
-    assert wall < 20
+    assert wall < HANG
 
 
 def test_dfa_cache_fallback_is_detected_and_named():
@@ -110,9 +110,8 @@ def test_checklist_fails_the_costly_grammar_naming_the_limit(db, fresh_grammars)
     data.grammar.abnf = overlapping_classes(120)
     data.grammar.rule = ""
     data.examples.valid = ["urn:ogf:example:" + "a" * 4000]
-    started = time.monotonic()
-    findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
-    assert time.monotonic() - started < 6.0  # the whole checklist, on a loaded machine
+    findings, work, wall = _work(lambda: [f for f in run_checklist(data) if f.id == "grammar-parses"])
+    assert work < 6.0 and wall < HANG  # the whole checklist's work; the wall clock bounds a hang only
     assert [f.status for f in findings] == ["fail"]
     assert f"limit of {MATCH_BUDGET_MS:g} ms" in findings[0].message
 
@@ -187,7 +186,8 @@ def test_cheap_stored_validator_matches_in_the_web_process(db, fresh_grammars, m
     assert "At character 43" in answer["errors"][0]  # the error position, located here
 
 
-HANG = 8.0  # wall seconds: only a hang or a runaway takes this long, however busy the machine
+#: Wall seconds: only a hang takes this long, however busy the machine (the work is asserted in CPU time).
+HANG = 300.0
 
 
 def _work(call):
@@ -209,10 +209,8 @@ def test_stored_costly_validator_does_not_stall_lookups(slow_snid):
     # only has to show no hang (a loaded machine stretches it, not the work).
     assert work < 0.5 + 2.0 and wall < HANG
     # Later URNs of the same SNID (a batch) are answered at once, not one budget each.
-    started = time.monotonic()
-    for _ in range(20):
-        assert not lookup_urn(long_urn)["grammar_checked"]
-    assert time.monotonic() - started < 0.5
+    batch, work, _wall = _work(lambda: [lookup_urn(long_urn)["grammar_checked"] for _ in range(20)])
+    assert batch == [False] * 20 and work < 0.5
 
 
 def test_short_invalid_urn_of_a_costly_grammar_is_bounded(slow_snid):
@@ -234,9 +232,10 @@ def test_other_lookups_are_answered_while_a_costly_one_runs(slow_snid):
     thread = threading.Thread(target=costly)
     thread.start()
     time.sleep(0.05)
-    started = time.monotonic()
     answer = lookup_urn("urn:ogf:nothing:x", index)
-    assert time.monotonic() - started < 0.2 and not answer["registered"]
+    # Answered while the costly one still runs (its job takes its CPU budget, longer on a busy machine):
+    # it did not wait for it, which is the promise; how fast is the machine's business (benchmarks/).
+    assert "slow" not in results and not answer["registered"]
     thread.join(10)
     assert not results["slow"]["grammar_checked"]
 

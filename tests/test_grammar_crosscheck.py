@@ -86,3 +86,27 @@ def test_cross_check_catches_a_validator_that_accepts_too_much():
     result = crosscheck.cross_check(scope, analysis.top, analysis.reachable, lambda text: True, [])
     assert result.checked == 100 and result.disagreements != []
     assert {(ours, theirs) for _, ours, theirs in result.disagreements} == {(True, False)}
+
+
+def test_the_cross_check_is_cut_short_after_the_same_strings_every_time(monkeypatch):
+    """Its limit is counted work, not time: where it stops is a property of the grammar."""
+    monkeypatch.setattr(crosscheck, "STEP_BUDGET", 3_000)
+    scope, analysis = _read(demo_raw("example")["grammar"]["abnf"])
+    runs = {
+        crosscheck.cross_check(scope, analysis.top, analysis.reachable, lambda text: True, []).cut_short
+        for _ in range(3)
+    }
+    assert len(runs) == 1
+    (cut,) = runs
+    assert re.fullmatch(
+        r"the reference ABNF parser reached its limit of 3,000 steps of work after \d+ test string\(s\)", cut
+    )
+    assert not cut.endswith("after 0 test string(s)")  # it stopped part of the way through
+
+
+def test_counted_reference_rules_read_as_the_package_reads_them():
+    scope, analysis = _read(CONSTRUCTS[2])
+    read, built = type("G", (Rule,), {}), type("G", (Rule,), {})
+    read.load_grammar(crosscheck._abnf_text(scope, analysis.reachable))
+    crosscheck._reference_rules(built, scope, analysis.reachable, crosscheck._Meter(10_000))
+    assert _definitions(built, scope, analysis.reachable) == _definitions(read, scope, analysis.reachable)

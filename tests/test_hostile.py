@@ -36,11 +36,17 @@ from registry.models import Proposal
 from .factories import data_factory, demo_raw, proposal_factory, user_factory
 
 CASES = json.loads((Path(__file__).parent / "hostile" / "cases.json").read_text())
-# The hard budget of one job is 2 s (REGISTRY_JOB_SECONDS). On a shared, loaded test
-# machine a request also waits for a core, so this bound only catches a hang or a
-# runaway (an unbounded request takes tens of seconds); each case's wall time and
-# peak memory against the deployed server are measured by benchmarks/bench_hostile.py.
-LIMIT = 8.0
+# The hard budget of one job is 2 s of CPU time (REGISTRY_JOB_SECONDS): what a request may
+# cost is asserted in CPU time (``within_budget``), which a loaded machine does not stretch.
+# A request also waits for a core, as long as the machine is busy (82 s for 6 s of CPU time
+# at a load of 21 on two cores), so the wall clock only catches a hang: ten times the
+# wall-clock ceiling of one job (sandbox.wall_ceiling, when a stuck job is stopped as a
+# fault). Each case's wall time and peak memory against the deployed server are measured by
+# benchmarks/bench_hostile.py, figures in docs/performance.md.
+HANG = 10 * sandbox.wall_ceiling()
+#: CPU seconds for what runs several jobs (an approval: the grammar, the resolvers, the
+#: validator's cost; a body refused before it is read costs next to nothing).
+SEVERAL_JOBS = 8.0
 
 
 def expand(value):
@@ -63,7 +69,7 @@ def timed(call):
     started = time.perf_counter()
     response = call()
     elapsed = time.perf_counter() - started
-    assert elapsed < LIMIT, f"took {elapsed:.2f} s"
+    assert elapsed < HANG, f"took {elapsed:.2f} s: hung"
     assert response.status_code < 500, response.status_code
     return response
 
@@ -160,13 +166,13 @@ OVER_BUDGET = 2.5
 
 def within_budget(call, limit=BUDGET):
     """The call's work — this thread's CPU time plus that of the bounded jobs it ran — is within
-    ``limit`` (budgets measure work, not the machine's load), and it answers before LIMIT."""
+    ``limit`` (budgets measure work, not the machine's load), and it answers before HANG."""
     started, cpu, jobs = time.perf_counter(), time.thread_time(), sandbox.jobs_cpu_seconds()
     result = call()
     elapsed = time.perf_counter() - started
     work = time.thread_time() - cpu + sandbox.jobs_cpu_seconds() - jobs
     assert work <= limit, f"used {work:.2f} s of CPU time ({elapsed:.2f} s)"
-    assert elapsed < LIMIT, f"took {elapsed:.2f} s"
+    assert elapsed < HANG, f"took {elapsed:.2f} s: hung"
     return result
 
 
@@ -275,7 +281,7 @@ def test_hostile_grammar_through_approval_lookup_and_bulk_validation(client, cas
     abnf, examples = grammar_case(case)
     try:
         proposal = within_budget(
-            lambda: proposal_factory(state="approved", grammar={"abnf": abnf, "rule": ""}), limit=LIMIT
+            lambda: proposal_factory(state="approved", grammar={"abnf": abnf, "rule": ""}), limit=SEVERAL_JOBS
         )
     except interchange.InterchangeError as exc:
         assert "the limit is" in str(exc) or "NUL" in str(exc)  # refused: never stored, nothing to look up
@@ -304,7 +310,7 @@ def test_hostile_huge_body_is_refused_before_it_is_read(client, case):
     client.force_login(proposal.submitter)
     data = edit_data(proposal, intent="save", **{case["field"]: expand(case["value"])})
     for path in (f"/proposals/{proposal.pk}/check/", f"/proposals/{proposal.pk}/edit/"):
-        response = within_budget(lambda path=path: client.post(path, data), limit=LIMIT)
+        response = within_budget(lambda path=path: client.post(path, data), limit=SEVERAL_JOBS)
         assert response.status_code == 413 and len(response.content) < 2_000
     assert list(Proposal.objects.filter(pk=proposal.pk).values()) == before
 
@@ -357,6 +363,7 @@ def test_hostile_markdown_is_rendered_once_within_budget_and_never_per_view(clie
     assert page.status_code == 200 and b"<script" not in page.content.replace(b"<script src", b"")
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 @pytest.mark.parametrize("text", CASES["documents"], ids=lambda c: repr(expand(c)[:16]))
 def test_hostile_document_import_answers_within_budget(client, text, tmp_path, fresh_grammars):
@@ -453,6 +460,7 @@ def _rendering_forbidden():
 # --- checks cut short by a limit are never a pass ----------------------------------------------
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 def test_cut_short_cross_check_is_a_warning_naming_the_limit(fresh_grammars):
     data = data_factory()
@@ -460,21 +468,23 @@ def test_cut_short_cross_check_is_a_warning_naming_the_limit(fresh_grammars):
     data.grammar.rule = ""
     data.examples.valid = ["urn:ogf:example:" + "x" * 150 + "z"]
     findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
-    assert [(f.status, "limit of 1.0 s of CPU time" in f.message) for f in findings] == [("warning", True)]
+    assert [(f.status, "limit of 60,000 steps of work" in f.message) for f in findings] == [("warning", True)]
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 def test_grammar_check_over_budget_fails_naming_the_limit(settings, fresh_grammars):
-    settings.REGISTRY_JOB_SECONDS = 0.2
+    settings.REGISTRY_JOB_SECONDS = 0.1
     data = data_factory()
     data.grammar.abnf = 'a = *(*"x" *"x" *"x") "y"\n'
     data.grammar.rule = ""
     data.examples.valid = ["urn:ogf:example:" + "x" * 150 + "z"]
     findings = [f for f in run_checklist(data) if f.id == "grammar-parses"]
     assert [f.status for f in findings] == ["fail"]
-    assert "too complex to check within the registry's limits (0.2 s CPU / 512 MB)" in findings[0].message
+    assert "too complex to check within the registry's limits (0.1 s CPU / 512 MB)" in findings[0].message
 
 
+@pytest.mark.budget
 @pytest.mark.django_db
 def test_document_import_over_budget_is_refused_naming_the_limit(client, settings):
     settings.REGISTRY_IMPORT_CPU_SECONDS = 0.05  # document import has its own CPU budget

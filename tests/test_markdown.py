@@ -46,9 +46,9 @@ def test_markdown_keeps_formatting_and_safe_links():
 
 def test_very_long_text_is_shown_escaped_instead_of_rendered():
     text = "# heading <script>x</script>\n" * 30000
-    started = time.perf_counter()
+    started = time.thread_time()  # the work, which a busy machine does not stretch
     html = str(render_markdown(text))
-    assert time.perf_counter() - started < 1
+    assert time.thread_time() - started < 1
     assert html.startswith(
         '<div class="markdown-unrendered"><p class="notice">This text is 870,000 '
         "characters long; the registry formats sections of at most 100,000."
@@ -65,7 +65,7 @@ def test_pathological_markdown_is_cut_short_by_the_time_limit_and_says_so(text):
     html = str(render_markdown(text))
     work = time.thread_time() - cpu + sandbox.jobs_cpu_seconds() - jobs
     assert work < 2, f"used {work:.2f} s of CPU time"
-    assert time.perf_counter() - started < 8  # a hang, not a budget
+    assert time.perf_counter() - started < 300  # a hang, not a budget (that is the CPU time above)
     assert html.startswith(
         '<div class="markdown-unrendered"><p class="notice">This text could not be '
         "formatted within the registry&#x27;s limits (0.5 s of CPU time per section, "

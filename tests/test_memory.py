@@ -8,6 +8,8 @@ from abnf.parser import Rule
 
 from registry.grammar import grammar_compile
 
+pytestmark = pytest.mark.budget  # run again beside CPU burners (.ci/run)
+
 
 def test_compiling_grammars_leaves_nothing_in_the_abnf_registry():
     grammar_compile('warm = "up"\n', examples=["up"])
@@ -15,6 +17,10 @@ def test_compiling_grammars_leaves_nothing_in_the_abnf_registry():
     for index in range(25):
         grammar_compile(f'top{index} = "x{index}" 1*DIGIT\n', examples=[f"x{index}1"])
     assert len(Rule._obj_map) == before
+
+
+#: Windows of 2,000 lookups each: a leak shows in all of them.
+WINDOWS = 3
 
 
 @pytest.mark.django_db
@@ -48,12 +54,19 @@ def test_lookups_do_not_grow_process_memory(settings, keep_connection):
     lookups(300)  # warm every cache first
     gc.collect()
     tracemalloc.start()
-    start, _ = tracemalloc.get_traced_memory()
-    lookups(1500)
-    gc.collect()
-    end, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert end - start < 64 * 1024, f"6,000 lookups grew memory by {(end - start) / 1024:.0f} KiB"
+    growth = []
+    try:
+        for _ in range(WINDOWS):
+            start, _ = tracemalloc.get_traced_memory()
+            lookups(500)
+            gc.collect()
+            end, _ = tracemalloc.get_traced_memory()
+            growth.append(end - start)
+    finally:
+        tracemalloc.stop()
+    # A leak grows every window by about the same amount; what happens once (a table resized, an
+    # entry refreshed because a clock said so, which a busy machine makes likelier) grows one.
+    assert min(growth) < 16 * 1024, f"every 2,000 lookups grew memory: {[round(g / 1024) for g in growth]} KiB"
 
 
 @pytest.mark.django_db

@@ -10,6 +10,8 @@ import pytest
 
 from registry import sandbox
 
+pytestmark = pytest.mark.budget  # run again beside CPU burners (.ci/run)
+
 
 def _pid_and_sum(numbers):
     return os.getpid(), sum(numbers)
@@ -43,10 +45,8 @@ def _burn(seconds):
 
 def test_job_past_its_cpu_time_is_stopped_with_a_message_naming_it(settings):
     settings.REGISTRY_JOB_SECONDS = 0.5
-    started = time.perf_counter()
     with pytest.raises(sandbox.BudgetExceeded) as caught:
-        sandbox.run_bounded(_burn, 30, what="grammar")
-    assert time.perf_counter() - started < 10
+        sandbox.run_bounded(_burn, 30, what="grammar")  # stopped after 0.5 of its 30 s, however long that takes
     assert (caught.value.limit, caught.value.deterministic) == ("time", True)
     assert caught.value.message == (
         "This grammar is too complex to check within the registry's limits (0.5 s CPU / 512 MB): "
@@ -100,8 +100,9 @@ def test_a_stuck_job_meets_the_wall_clock_ceiling_and_is_a_fault_not_a_verdict(s
     settings.REGISTRY_JOB_WALL_SECONDS = 0.1  # raised to 4 x the CPU budget: 0.4 s
     started = time.perf_counter()
     with pytest.raises(sandbox.BudgetExceeded) as caught:
-        sandbox.run_bounded(_sleep, 30, what="grammar")
-    assert time.perf_counter() - started < 15  # two tries of 0.4 s, and fresh workers
+        sandbox.run_bounded(_sleep, 600, what="grammar")
+    # Two tries of 0.4 s and fresh workers, however slowly a busy machine starts them; not the 600 s sleep.
+    assert time.perf_counter() - started < 300
     assert (caught.value.limit, caught.value.fault) == ("stopped", True)
     assert caught.value.message == (
         "This grammar could not be checked (the checker stopped: no answer "

@@ -38,6 +38,7 @@ from .core import (
     Finding,
     RegistryFacts,
     check,
+    could_not_check,
     example_subjects,
     grammar_blocker,
     has_failures,
@@ -46,6 +47,7 @@ from .core import (
     run_checklist,
     section_written,
     summarize,
+    unchecked,
 )
 
 # The checks register themselves as they are imported, in this order: the order of the report.
@@ -74,6 +76,7 @@ __all__ = [
     "Finding",
     "RegistryFacts",
     "check",
+    "could_not_check",
     "example_subjects",
     "grammar_blocker",
     "has_failures",
@@ -82,5 +85,6 @@ __all__ = [
     "run_checklist",
     "section_written",
     "summarize",
+    "unchecked",
     "unplaced_source_lines",
 ]

@@ -178,7 +178,7 @@ def _need_grammar(ctx: Context):
     if issue is None:
         return None
     if issue.kind == NOT_CHECKED:
-        why = NOT_CHECKED_REASON
+        return NOT_CHECKED_REASON, {"section": "grammar", UNCHECKED: True}
     elif issue.kind in ("too-complex", "too-large", "too-costly"):
         why = "the grammar must be built into a validator first (the failure on the grammar says why)"
     elif issue.kind == "undefined":
@@ -220,7 +220,7 @@ def _need_grammar_parsed(ctx: Context):
     missing from what was read, and the rules using it would seem to refer to nothing."""
     grammar = ctx.grammar
     if grammar is not None and grammar.not_checked:
-        return NOT_CHECKED_REASON, {"section": "grammar"}
+        return NOT_CHECKED_REASON, {"section": "grammar", UNCHECKED: True}
     unread = {"syntax", "empty"} | ({"too-large"} if grammar is not None and not grammar.parsed.rules else set())
     issue = (
         next((i for i in grammar.issues if i.severity == "error" and i.kind in unread), None)
@@ -375,3 +375,20 @@ def summarize(findings) -> dict[str, int]:
 
 def has_failures(findings) -> bool:
     return summarize(findings)[FAIL] > 0
+
+
+#: The mark (in a finding's ``item``) of a finding about a check that could not be done now: its job
+#: was stopped by the machine (killed, starved past the wall-clock ceiling), not by anything in the text.
+UNCHECKED = "unchecked"
+
+
+def could_not_check(finding) -> bool:
+    """Whether ``finding`` (a Finding or its stored dict) says "could not be checked now — try again":
+    neither a pass nor a failure. Nothing may be decided on it; a fresh check answers it."""
+    item = finding.item if isinstance(finding, Finding) else finding.get("item")
+    return bool(item and item.get(UNCHECKED))
+
+
+def unchecked(findings) -> list:
+    """The findings of ``findings`` that could not be checked now (see ``could_not_check``)."""
+    return [f for f in findings if could_not_check(f)]

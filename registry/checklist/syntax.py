@@ -12,7 +12,7 @@ from ..grammar import EQUIVALENCE_STEPS, UrnSyntaxError, is_valid_snid, normaliz
 from ..grammar.analysis import Scope
 from ..grammar.compiler import NOT_CHECKED
 from ..grammar.samples import character_samples
-from .core import EDITOR, FAIL, NOT_RUN, PASS, WARNING, Context, Finding, _at, _one, check, grammar_blocker
+from .core import EDITOR, FAIL, NOT_RUN, PASS, UNCHECKED, WARNING, Context, Finding, _at, _one, check, grammar_blocker
 
 # --- 2 Syntax: the grammar -----------------------------------------------------------------
 
@@ -58,7 +58,7 @@ def grammar_parses(ctx: Context):
     if grammar.not_checked:
         # A fault (the checker was killed or stuck) is not a verdict on the grammar.
         return [
-            Finding("grammar-parses", WARNING, i.message, "RFC 5234", {"section": "grammar"})
+            Finding("grammar-parses", WARNING, i.message, "RFC 5234", {"section": "grammar", UNCHECKED: True})
             for i in grammar.issues
             if i.kind == NOT_CHECKED
         ]

@@ -15,10 +15,16 @@ grammar) straight from the IR. What is compared is unchanged: our RE2
 translation against the package's matching engine and its own core rules.
 
 The reference parser backtracks: one string can take it exponential time and
-memory. It therefore only ever runs inside a bounded job (registry.sandbox):
-there, an interval timer interrupts it when TIME_BUDGET is spent, even in the
-middle of one string, and the job's own time and memory limits are the
-backstop. A check cut short says so (``cut_short``) and is never a pass.
+memory. Its work is therefore counted (``_Meter``): every call of one of its
+combinators and every match one yields is a step, and the comparison stops,
+even in the middle of one string, once STEP_BUDGET steps are done. Counting
+rather than timing makes where a comparison stops a property of the grammar: the
+same text is cut short after the same test strings on an idle and on a busy
+machine, so its finding is the same and may be kept. It runs inside a bounded
+job (registry.sandbox), whose time and memory limits are the backstop, as is an
+interval timer at TIME_BUDGET seconds of CPU time (a result cut short by that
+or by memory depends on the machine: ``load_dependent``, never shared). A check
+cut short says so (``cut_short``) and is never a pass.
 
 The ``abnf`` package keeps every loaded rule in a process-wide table forever,
 so each grammar is loaded into a class of its own and removed from that table
@@ -58,11 +64,13 @@ from .limits import (
     CROSSCHECK_SAMPLE_MAX_CHARS,
     CROSSCHECK_SAMPLES,
     CROSSCHECK_SECONDS,
+    CROSSCHECK_STEPS,
 )
 
 SAMPLES = CROSSCHECK_SAMPLES
 MAX_SAMPLE_LENGTH = CROSSCHECK_SAMPLE_MAX_CHARS
 TIME_BUDGET = CROSSCHECK_SECONDS
+STEP_BUDGET = CROSSCHECK_STEPS
 _counter = itertools.count()
 
 
@@ -80,6 +88,45 @@ class CrossCheck:
 
 class _OutOfTime(Exception):
     pass
+
+
+class _OutOfSteps(Exception):
+    pass
+
+
+class _Meter:
+    """The reference parser's work so far, in steps; raises _OutOfSteps past ``limit``."""
+
+    __slots__ = ("steps", "limit")
+
+    def __init__(self, limit: int):
+        self.steps, self.limit = 0, limit
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.limit:
+            raise _OutOfSteps
+
+
+class _Counted:
+    """One combinator of the reference parser, its work counted on ``meter``: the call, and each
+    match it yields. Reads as the combinator it wraps (``str``), so the reference built here can
+    still be compared with the one the package's reader makes from the text."""
+
+    __slots__ = ("inner", "meter")
+
+    def __init__(self, inner, meter: _Meter):
+        self.inner, self.meter = inner, meter
+
+    def lparse(self, source, start):
+        meter = self.meter
+        meter.tick()
+        for match in self.inner.lparse(source, start):
+            meter.tick()
+            yield match
+
+    def __str__(self) -> str:
+        return str(self.inner)
 
 
 class _Timer:
@@ -129,7 +176,7 @@ def _printable(text: str) -> bool:
     return '"' not in text and all(0x20 <= ord(c) <= 0x7E for c in text)
 
 
-def _reference_rules(cls: type[Rule], scope: Scope, keys: list[str]) -> None:
+def _reference_rules(cls: type[Rule], scope: Scope, keys: list[str], meter: _Meter | None = None) -> None:
     """Define the rules ``keys`` on ``cls`` as the package's reader would from ``_abnf_text``.
 
     Each IR node becomes what the reader makes of its ``to_abnf`` rendering: a
@@ -138,24 +185,31 @@ def _reference_rules(cls: type[Rule], scope: Scope, keys: list[str]) -> None:
     ``[x]`` an ``Option``, ``n*m x`` a ``Repetition``, a one-item group the item
     itself, ``""`` an empty ``Literal``, unknown ``<prose>`` a ``Prose`` that never
     matches unless its text is a rule name (RFC 5234 §2.1, as the reader does).
+    With a ``meter``, every node below a rule's own definition counts its work there.
     """
+
+    def counted(parser):
+        return parser if meter is None else _Counted(parser, meter)
 
     def name_of(ref: Ref) -> str:
         return f"u-{ref.name}" if ref.key in scope.rules else ref.name
 
+    def child(node):
+        return counted(build(node))
+
     def build(node):
         if isinstance(node, Alt):
-            items = [build(item) for item in node.items]
+            items = [child(item) for item in node.items]
             return items[0] if len(items) == 1 else Alternation(*items, first_match=cls._first_match_default)
         if isinstance(node, Cat):
             if not node.items:
                 return Literal("", False)
-            items = [build(item) for item in node.items]
+            items = [child(item) for item in node.items]
             return items[0] if len(items) == 1 else Concatenation(*items)
         if isinstance(node, Rep):
             if node.min == 0 and node.max == 1:
-                return Option(build(node.item))
-            return Repetition(Repeat(node.min, node.max), build(node.item))
+                return Option(child(node.item))
+            return Repetition(Repeat(node.min, node.max), child(node.item))
         if isinstance(node, Lit):
             if _printable(node.text):
                 return Literal(node.text, node.case_sensitive and any(c.isalpha() for c in node.text))
@@ -178,7 +232,7 @@ def _reference_rules(cls: type[Rule], scope: Scope, keys: list[str]) -> None:
 
     for key in keys:
         rule = scope.rules[key]
-        cls(f"u-{rule.name}").definition = build(rule.expr)
+        cls(f"u-{rule.name}").definition = build(rule.expr)  # its parts are counted
 
 
 class _Generator:
@@ -249,9 +303,10 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
         return result
     cls = type(f"Grammar{next(_counter)}", (Rule,), {})
     timer = _Timer(TIME_BUDGET)
+    meter = _Meter(STEP_BUDGET)
     try:
         timer.start()
-        _reference_rules(cls, scope, reachable)
+        _reference_rules(cls, scope, reachable, meter)
         reference = cls(f"u-{scope.rules[top].name}")
         rng = random.Random(0x0F6)
         generator = _Generator(scope, rng)
@@ -271,7 +326,7 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
         candidates = list(dict.fromkeys(candidates))[:CROSSCHECK_MAX_STRINGS]
         deadline = time.process_time() + TIME_BUDGET
         for text in candidates:
-            if time.process_time() > deadline:
+            if time.process_time() > deadline:  # the backstop where the timer cannot run
                 raise _OutOfTime
             if not text.isascii():
                 continue
@@ -292,11 +347,17 @@ def cross_check(scope: Scope, top: str, reachable: list[str], matches, extra: li
                 f"{CROSSCHECK_EXAMPLE_MAX_CHARS} characters were checked by the "
                 "validator only"
             )
+    except _OutOfSteps:
+        # Counted work: the same grammar stops at the same string on any machine.
+        result.cut_short = (
+            f"the reference ABNF parser reached its limit of {STEP_BUDGET:,} steps of work "
+            f"after {result.checked} test string(s)"
+        )
     except (_OutOfTime, MemoryError) as exc:
-        limit = f"its limit of {TIME_BUDGET} s of CPU time" if isinstance(exc, _OutOfTime) else "the memory limit"
-        # CPU time measures the work, whatever the machine's load; memory is counted per job
-        # too, but a fragmented worker may reach it sooner: only that is not shared.
-        result.load_dependent = isinstance(exc, MemoryError)
+        limit = f"its limit of {TIME_BUDGET:g} s of CPU time" if isinstance(exc, _OutOfTime) else "the memory limit"
+        # Backstops: where they stop depends on the machine (its caches and clocks, a fragmented
+        # worker's memory), so such a result is used but never shared.
+        result.load_dependent = True
         result.cut_short = f"the reference ABNF parser reached {limit} after {result.checked} test string(s)"
     except Exception as exc:  # the reference parser refused the grammar we fed it
         result.skipped = f"the reference parser could not load the grammar ({exc})"

@@ -10,13 +10,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from .. import markdown, notify, rules
-from ..checklist import SUBMITTED
+from ..checklist import SUBMITTED, unchecked
 from ..conversation import CONTENT_CHAIN_MAX, content_changes
 from ..conversation import submitted_content as submitted_content_of
 from ..enums import (
     EDITABLE_STATES,
     FINAL_STATES,
     EventKind,
+    FindingStatus,
     NamespaceStatus,
     ProposalAction,
     ProposalKind,
@@ -195,6 +196,14 @@ def proposal_transition(
             leftover = [f["message"] for f in data["findings"] if f["id"] == "unplaced-text"]
             if leftover:
                 raise ServiceError("Cannot submit yet: " + leftover[0])
+        elif action == ProposalAction.APPROVE and unchecked(data["findings"]):
+            # Not a failure to override: nothing is known yet, and a fresh check gives the verdict.
+            found = unchecked(data["findings"])
+            cause = next((f for f in found if f["status"] != FindingStatus.NOT_RUN), found[0])
+            raise ServiceError(
+                f"Cannot approve yet: {cause['message']} Nothing was decided; confirm again in a moment "
+                "to check afresh."
+            )
         elif action == ProposalAction.APPROVE:
             # The one approval rule (verdicts.approval_blockers), for the web, the API and the command.
             blockers = approval_blockers(data["findings"], _judgements(locked))

@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import services
-from ..checklist import MANUAL_CHECKS
+from ..checklist import MANUAL_CHECKS, unchecked
 from ..conversation import round_changes
 from ..diffs import proposal_changes
-from ..enums import DECISIONS, ProposalAction, ProposalState
+from ..enums import DECISIONS, FindingStatus, ProposalAction, ProposalState
 from ..models import Proposal
 from ..verdicts import approval_blockers, judged, judgements_of, proposal_verdict, review_summary
 from .errors import NextStep, conflict
@@ -68,6 +68,10 @@ def _facts(proposal: Proposal, action: str) -> dict:
         "findings": findings,
         "finding_groups": grouped(findings),
         "review_counts": review_summary(verdict.findings, judgements),
+        # What could not be checked asks for a fresh check (confirming runs one), never an override.
+        "unchecked": [f for f in unchecked(verdict.findings) if f.status != FindingStatus.NOT_RUN]
+        if action == ProposalAction.APPROVE
+        else [],
         "blockers": blockers,
         "changes": changes,
         "changes_since": since,

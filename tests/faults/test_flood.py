@@ -38,7 +38,7 @@ def test_a_flood_of_checks_from_one_account_leaves_pages_and_lookups_served(tmp_
 
         def check(n):
             # A grammar of its own each time (a comment differs), so every check costs the
-            # reference parser its full second of CPU time: nothing comes from the cache.
+            # reference parser its whole budget of steps: nothing comes from the cache.
             body = {**form, "grammar_abnf": f'a = *(*"x" *"x" *"x") "y"\n; flood {n}\n', "grammar_rule": ""}
             return request(site.url, "POST", f"/proposals/{setup['pk']}/check/", body, auth, timeout=60)
 

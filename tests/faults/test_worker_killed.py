@@ -13,11 +13,12 @@ import pytest
 from django.core.cache import cache
 
 from registry import sandbox, services
-from registry.checklist import run_checklist
+from registry.checklist import could_not_check, run_checklist
 from registry.grammar import cache_clear
 from registry.models import Proposal
 
-from ..factories import data_factory, proposal_factory
+from ..confirming import decide, seen_of
+from ..factories import data_factory, judge_all, proposal_factory
 
 pytestmark = [pytest.mark.faults]
 
@@ -67,7 +68,7 @@ def fresh():
     cache.clear()
 
 
-#: A grammar whose check takes the reference parser its full second of CPU time: every try of it
+#: A grammar whose check takes the reference parser its whole budget of steps: every try of it
 #: is still running when the killer looks, however loaded the machine. Its true verdict is a
 #: warning naming that limit.
 SLOW_GRAMMAR = 'a = *(*"x" *"x" *"x") "y"\n'
@@ -134,8 +135,10 @@ def test_an_approval_while_the_checker_is_killed_is_refused_not_stored_without_v
     )
     cache_clear()
     cache.clear()
-    with Killer(), pytest.raises(services.ServiceError, match="try again"):
+    with Killer(), pytest.raises(services.ServiceError, match="try again") as refused:
         services.proposal_transition(proposal, "approve", editor, override_reason="drill")
+    # Not a failure to override: the same words whatever reason is given, and nothing decided.
+    assert "Nothing was decided; confirm again in a moment to check afresh." in str(refused.value)
     assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
     approved = services.proposal_transition(
         Proposal.objects.get(pk=proposal.pk), "approve", editor, override_reason="drill"
@@ -151,3 +154,47 @@ def test_checks_that_need_the_grammar_are_not_run_while_its_checker_is_killed(fr
     needing = {f.id: f for f in findings if f.id in ("grammar-complete", "grammar-charset", "max-length")}
     assert needing and {f.status for f in needing.values()} == {"not_run"}
     assert all("could not be checked this time" in f.message for f in needing.values())
+
+
+@pytest.mark.django_db
+def test_what_could_not_be_checked_is_marked_so_and_only_that(fresh):
+    data = _slow(data_factory())
+    with Killer():
+        killed = run_checklist(data)
+    marked = {f.id: f.status for f in killed if could_not_check(f)}
+    assert marked["grammar-parses"] == "warning" and "grammar-complete" in marked
+    assert set(marked.values()) == {"warning", "not_run"}  # neither a pass nor a failure
+    # Checks that need nothing of the grammar still give their verdict: it stands in the way of nothing else.
+    assert {f.id for f in killed if not could_not_check(f)} >= {"snid-syntax", "required-sections"}
+    assert not [f for f in run_checklist(data) if could_not_check(f)]  # checked again: every verdict
+
+
+@pytest.mark.django_db
+def test_the_approval_page_asks_for_a_fresh_check_not_an_override(client, fresh, editor):
+    proposal = proposal_factory(
+        state="submitted",
+        grammar={"abnf": SLOW_GRAMMAR, "rule": ""},
+        examples={"valid": [SLOW_EXAMPLE], "invalid": [], "equivalent": []},
+    )
+    judge_all(proposal, editor)  # only the checks are in question here
+    cache_clear()  # creating it checked it; the checks below must run
+    cache.clear()
+    client.force_login(editor)
+    with Killer():  # the confirmation page checks afresh while the checker is killed
+        shown = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"})
+    page = shown.content.decode()
+    assert "Not checked yet:" in page and "confirming checks everything afresh" in page
+    assert 'data-check="grammar-parses"' in page
+    assert 'name="override_reason" rows' not in page  # no reason is asked for: nothing failed
+    # Confirmed on a machine whose checker runs: the fresh check gives the true verdict (here, failures
+    # the stopped check had hidden, which need a written reason), and the decision rests on it: the page
+    # is shown again with them, and nothing is decided.
+    answer = client.post(
+        f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes", "seen": seen_of(shown)}
+    )
+    again = answer.content.decode()
+    assert answer.status_code == 409 and "Nothing was decided" in again and "Not checked yet:" not in again
+    assert 'name="override_reason" rows' in again
+    assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
+    decide(client, proposal.pk, "approve", override_reason="drill")
+    assert Proposal.objects.get(pk=proposal.pk).state == "approved"
