@@ -340,25 +340,41 @@ class ReviewQueue(generics.ListAPIView):
         return pending_proposals()
 
 
+def _proposal_write_responses(conflict: str) -> dict:
+    """What a write to one proposal answers: the proposal, or why not."""
+    return {
+        200: s.ProposalDetailSerializer,
+        400: s.ErrorSerializer,
+        401: s.ErrorSerializer,
+        403: s.ErrorSerializer,
+        404: s.ErrorSerializer,
+        409: OpenApiResponse(s.ErrorSerializer, conflict),
+    }
+
+
+def _visible_proposal(request, pk) -> Proposal:
+    """The proposal, or a 404 for one that does not exist or that this person may not see."""
+    proposal = Proposal.objects.filter(pk=pk).select_related("submitter").first()
+    if proposal is None or not rules.can_view_proposal(request.user, proposal):
+        raise Http404("No such proposal.")
+    return proposal
+
+
+def _proposal_answer(request, pk) -> Response:
+    fresh = ProposalDetail.queryset.get(pk=pk)
+    return Response(s.ProposalDetailSerializer(fresh, context={"request": request}).data)
+
+
 class ProposalAction(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
         summary="Take a workflow action (submit, withdraw, request_changes, approve, reject)",
         request=s.ActionSerializer,
-        responses={
-            200: s.ProposalDetailSerializer,
-            400: s.ErrorSerializer,
-            401: s.ErrorSerializer,
-            403: s.ErrorSerializer,
-            404: s.ErrorSerializer,
-            409: OpenApiResponse(s.ErrorSerializer, "already decided"),
-        },
+        responses=_proposal_write_responses("already decided"),
     )
     def post(self, request, pk, action):
-        proposal = Proposal.objects.filter(pk=pk).select_related("submitter").first()
-        if proposal is None or not rules.can_view_proposal(request.user, proposal):
-            raise Http404("No such proposal.")
+        proposal = _visible_proposal(request, pk)
         if action not in s.ACTIONS:
             raise Http404(f"Unknown action {action!r}; one of: {', '.join(s.ACTIONS)}.")
         body = s.ActionSerializer(data=request.data if isinstance(request.data, dict) else {})
@@ -366,8 +382,7 @@ class ProposalAction(APIView):
         if not (rules.is_submitter(request.user, proposal) or rules.is_editor(request.user)):
             raise PermissionDenied("You may not act on this proposal.")
         updated = services.proposal_transition(proposal, action, request.user, **body.validated_data)
-        fresh = ProposalDetail.queryset.get(pk=updated.pk)
-        return Response(s.ProposalDetailSerializer(fresh, context={"request": request}).data)
+        return _proposal_answer(request, updated.pk)
 
 
 class ProposalJudgements(APIView):
@@ -378,19 +393,10 @@ class ProposalJudgements(APIView):
     @extend_schema(
         summary="Record the editor's judgements of GFD.191 §5 (editors only)",
         request=s.JudgementsSerializer,
-        responses={
-            200: s.ProposalDetailSerializer,
-            400: s.ErrorSerializer,
-            401: s.ErrorSerializer,
-            403: s.ErrorSerializer,
-            404: s.ErrorSerializer,
-            409: OpenApiResponse(s.ErrorSerializer, "already decided: judgements are final"),
-        },
+        responses=_proposal_write_responses("already decided: judgements are final"),
     )
     def post(self, request, pk):
-        proposal = Proposal.objects.filter(pk=pk).select_related("submitter").first()
-        if proposal is None or not rules.can_view_proposal(request.user, proposal):
-            raise Http404("No such proposal.")
+        proposal = _visible_proposal(request, pk)
         if not rules.is_editor(request.user):
             raise PermissionDenied("Only GFD editors record judgements.")
         body = s.JudgementsSerializer(data=request.data if isinstance(request.data, dict) else {})
@@ -399,5 +405,4 @@ class ProposalJudgements(APIView):
         services.judgements_set(
             proposal, request.user, verdicts, conflict_reason=body.validated_data["conflict_reason"]
         )
-        fresh = ProposalDetail.queryset.get(pk=proposal.pk)
-        return Response(s.ProposalDetailSerializer(fresh, context={"request": request}).data)
+        return _proposal_answer(request, proposal.pk)
