@@ -42,6 +42,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/api/proposals/", "Your proposals.", who="signed-in applicants"),
     Endpoint("GET", "/api/proposals/{id}/", "One of your proposals, whole.", who="signed-in applicants"),
     Endpoint("POST", "/api/proposals/{id}/actions/{action}/", "Submit, withdraw and more.", who="signed-in applicants"),
+    Endpoint(
+        "POST", "/api/proposals/{id}/judgements/", "Record the editor's judgements of GFD.191 §5.", who="GFD editors"
+    ),
     Endpoint("GET", "/api/review/", "The proposals waiting for review.", who="GFD editors"),
 )
 

@@ -53,7 +53,10 @@ def _heavy_data(**changes):
 def test_capture_heavy_grammar_passes_validation_but_fails_the_resolvers_check_with_its_figure():
     data = _heavy_data()
     findings = run_checklist(data)
-    assert {f.id: f.status for f in findings}["grammar-parses"] == "pass"  # its validator is cheap
+    parses = {f.id: f for f in findings}["grammar-parses"]
+    # Its validator is cheap: it parses. (The cross-check with the reference parser may be cut short by its
+    # counted budget of steps, a warning saying so: a limit of work, the same on any machine.)
+    assert parses.status == "pass" or "60,000 steps of work" in parses.message, parses.message
     failed = [f for f in findings if f.id == "resolvers" and f.status == "fail"]
     assert len(failed) == 1, [f.message for f in findings if f.id == "resolvers"]
     message = failed[0].message

@@ -29,6 +29,7 @@ from registry.transparency.log import (
 from registry.transparency.models import LogEntry, LogSigned
 from registry.transparency.signer import log_sign, log_sign_watch
 
+from ..confirming import reservation_act
 from ..factories import proposal_factory, user_factory
 from .conftest import guards_off
 
@@ -222,9 +223,7 @@ def test_nothing_is_appended_while_signed_entries_are_missing(logged, applicant,
     # nothing is saved.
     client.force_login(editor)
     until = (timezone.localdate() + dt.timedelta(days=3)).isoformat()
-    response = client.post(
-        "/review/reservations/act/", {"action": "reserve", "snid": "held", "until": until, "reason": "r"}
-    )
+    response = reservation_act(client, action="reserve", snid="held", until=until, reason="r")
     assert response.status_code == 503
     assert "its table holds 5 entries but 6 were signed" in response.content.decode()
     from registry.models import Namespace
