@@ -329,12 +329,7 @@ def review_judgement(request, pk):
         )
         open_left = len(MANUAL_CHECKS) - proposal.judgements.count()
         recorded = f"{len(verdicts)} judgement{'s' if len(verdicts) != 1 else ''} recorded"
-        if open_left:
-            said = f"{recorded}; {open_left} still open."
-        elif len(verdicts) == len(MANUAL_CHECKS):
-            said = f"All {len(MANUAL_CHECKS)} judgements are recorded."
-        else:
-            said = f"{recorded}; with it, all {len(MANUAL_CHECKS)} are recorded."
+        said = f"{recorded}; {open_left} still open." if open_left else f"{recorded}: none is left to judge."
         messages.success(request, said, extra_tags="judgements")
     except services.ServiceError as exc:
         messages.error(request, exc.message, extra_tags="judgements")

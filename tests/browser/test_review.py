@@ -88,7 +88,7 @@ def test_two_rounds_of_review_as_a_conversation(new_page, screenshot):
     for check_id in ("scope", "snid-durable", "subdelegation", "immutability"):
         panel.locator(f'input[name="verdict-{check_id}"][value="ok"]').check()
     panel.get_by_role("button", name="Record judgements").click()
-    editor_page.get_by_text("All 4 judgements are recorded.").wait_for()
+    editor_page.get_by_text("4 judgements recorded: none is left to judge.").wait_for()
     editor_page.get_by_role("button", name="Approve and register…").click()
     editor_page.get_by_role("button", name="Yes, approve").click()
     editor_page.get_by_text("Approved: urn:ogf:example: is registered and published").wait_for()

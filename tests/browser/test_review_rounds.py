@@ -98,7 +98,7 @@ def test_two_rounds_judged_changed_then_approved_over_a_judgement_with_a_reason(
         scope.locator("details.question > summary").click()
         scope.get_by_label("Note on Within the OGF's scope").fill(SCOPE_NOTE)
         panel.get_by_role("button", name="Record judgements").click()
-        editor_page.get_by_text("4 judgements recorded; all four are recorded.").wait_for()
+        editor_page.get_by_text("4 judgements recorded: none is left to judge.").wait_for()
         expect(editor_page.locator("#review-counts")).to_have_text(COUNTS)
         _clean(editor_page, "round 1: the review page, judged", found)
         editor_page.get_by_label("Message to the applicant").fill(REQUEST)
