@@ -126,11 +126,13 @@ def test_urn_list_answers_within_a_second_while_six_clients_resolve_4k_urns(site
     assert pages and all(p.status == 200 for p in pages)
     assert max(p.seconds for p in pages) < 1.0, sorted(round(p.seconds, 2) for p in pages)[-5:]
     # The set approved over the budget: bounded, one at a time per process, the rest told to come back;
-    # a URN its review figure puts far over the stated budget is answered without trying, saying why.
+    # a URN its review figure puts far over the stated budget, or whose job runs out of it, is answered
+    # with the lookup's answer, saying why.
     answers, pages = _load(site.url, "fdc")
     statuses = {a.status for a in answers}
     assert statuses <= {200, 302, 503}, [(a.status, a.text[:200]) for a in answers]
-    assert all("so it is not tried" in a.text for a in answers if a.status == 200)
+    said = ("so it is not tried", "could not be worked out within")  # untried, or stopped at its budget
+    assert all(any(words in a.text for words in said) for a in answers if a.status == 200)
     assert all(a.headers.get("Retry-After") == "5" for a in answers if a.status == 503)
     assert max(p.seconds for p in pages) < 1.0, sorted(round(p.seconds, 2) for p in pages)[-5:]
     # "Check without saving" of that costly set with eight long examples and ten resolvers: the
