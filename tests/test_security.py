@@ -356,9 +356,10 @@ APP_ROLE_TAMPERING = {
         "registrant_email, registrant_address, registrant_public_contact, registrant_published, "
         "document_reference, document_url, document_status, document_type, sections, "
         "grammar_abnf, grammar_rule, examples_valid, examples_invalid, examples_equivalent, equivalence, "
-        "findings, findings_summary, submitter_id, state, is_demo, public_note, created_at, updated_at, resolvers) "
+        "findings, findings_summary, submitter_id, state, is_demo, public_note, created_at, updated_at, resolvers, "
+        "overridden) "
         "SELECT 'forged', '', 1, '', '', '', '', '', '[]', '', '', '', '', '{{}}', '', '', '[]', '[]', '[]', "
-        "'[]', '[]', '{{}}', submitter_id, 'approved', false, '', now(), now(), '[]' "
+        "'[]', '[]', '{{}}', submitter_id, 'approved', false, '', now(), now(), '[]', '[]' "
         "FROM registry_proposal WHERE id = {draft}"
     ),
     "delete events": "DELETE FROM registry_proposalevent",
