@@ -299,3 +299,27 @@ def test_borderline_cost_is_not_kept_in_the_shared_cache(fresh_grammars, monkeyp
     assert len(stored) == 1
     compiled = grammar_compile("a = 1*8DIGIT\n")
     assert compiled.validator.cost.decisive == (len(stored) == 2)
+
+
+def test_locator_too_large_to_compile_is_judged_by_its_instruction_count(fresh_grammars):
+    """Compiling this locator costs some 40 to 60 ms of CPU, near any time limit: judged by the
+    stopwatch it gave error positions on one run and not on the next (by the machine's load)."""
+    grammar = 'a = 1000"x" 1000"y" 1000"z" 1000"w" 1000"v"\n'
+    verdicts = set()
+    for _ in range(3):
+        cache_clear()
+        compiled = grammar_compile(grammar)
+        cost = compiled.validator.cost
+        verdicts.add((cost.locate_size, cost.locate_cheap, compiled.validator.locator is None))
+        warning = next(issue for issue in compiled.issues if issue.kind == "positions-not-given")
+    assert verdicts == {(28_010, False, True)}
+    assert "28,010 RE2 instructions, more than the 24,000" in warning.message
+    assert "ms" not in warning.message  # no figure of this run in the verdict
+
+
+def test_locator_size_is_part_of_the_cheap_and_decisive_verdict():
+    small = Cost(match_ms=0.05, worst="x", length=4096, complete=True, locate_ms=2.0, locate_size=3_000)
+    large = Cost(match_ms=0.05, worst="x", length=4096, complete=True, locate_ms=None, locate_size=30_000)
+    assert small.locate_cheap and small.decisive
+    assert not large.locate_cheap and large.decisive  # a count is never borderline
+    assert Cost.from_dict(large.as_dict()) == large

@@ -31,7 +31,7 @@ from .. import engineconfig
 from .analysis import INFINITE, Analysis, Scope, analyse
 from .cost import Cost, measure, measure_locator
 from .ir import Ref
-from .limits import LOCATE_BUDGET_MS, LOCATOR_PROGRAM_MAX, MATCH_BUDGET_MS, RE2_MAX_MEM
+from .limits import LOCATOR_PROGRAM_MAX, MATCH_BUDGET_MS, RE2_MAX_MEM
 from .parse import Issue, ParsedGrammar, parse_grammar
 from .portable import stored_body
 from .position import Locator, Position, build_prefix
@@ -484,8 +484,7 @@ def _compile(abnf: str, rule: str | None, examples: tuple[str, ...]) -> Compiled
                     "positions-not-given",
                     "warning",
                     f"URNs are validated, but the registry will not say where an invalid URN goes "
-                    f"wrong: locating the error costs about {cost.locate_ms:,.0f} ms, more than its "
-                    f"limit of {LOCATE_BUDGET_MS:g} ms.",
+                    f"wrong: {cost.locate_why}.",
                 )
             )
     compiled.validator = Validator(

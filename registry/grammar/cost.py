@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
-from .limits import LOCATE_BUDGET_MS, MATCH_BUDGET_MS, MEASURE_MAX_MS, URN_MAX_LENGTH
+from .limits import LOCATE_BUDGET_MS, LOCATOR_COMPILED_MAX, MATCH_BUDGET_MS, MEASURE_MAX_MS, URN_MAX_LENGTH
 from .re2match import compile_anchored
 
 #: Every printable ASCII character: the only ones a URN can contain unencoded.
@@ -67,6 +67,7 @@ class Cost:
     complete: bool  # every adversarial string was measured at full length
     fallback: bool = False  # the DFA fell back to the NFA on the costliest input
     locate_ms: float | None = None  # the costliest error location (None: no locator)
+    locate_size: int | None = None  # RE2 instructions of the locator's programs (compiled once)
     compile_ms: float = 0.0  # compiling the programs a lookup needs
     target: int = URN_MAX_LENGTH  # the longest subject the validator matches (its length cap)
 
@@ -77,7 +78,24 @@ class Cost:
 
     @property
     def locate_cheap(self) -> bool:
-        return self.locate_ms is not None and self.locate_ms <= LOCATE_BUDGET_MS
+        return (
+            self.locate_ms is not None
+            and self.locate_ms <= LOCATE_BUDGET_MS
+            and (self.locate_size or 0) <= LOCATOR_COMPILED_MAX
+        )
+
+    @property
+    def locate_why(self) -> str:
+        """Why error positions are not given, naming the limit (only when not ``locate_cheap``)."""
+        if (self.locate_size or 0) > LOCATOR_COMPILED_MAX:
+            return (
+                f"the program that locates errors has {self.locate_size:,} RE2 instructions, more than "
+                f"the {LOCATOR_COMPILED_MAX:,} the registry compiles for error positions"
+            )
+        return (
+            f"locating the error costs about {self.locate_ms or 0:,.0f} ms, more than its limit of "
+            f"{LOCATE_BUDGET_MS:g} ms"
+        )
 
     @property
     def decisive(self) -> bool:
@@ -231,45 +249,51 @@ def _result(inputs, spent, index, longest, complete, match, compile_ms) -> Cost:
 
 
 def measure_locator(locator, cost: Cost, length: int, heads=("",), costliest=()) -> Cost:
-    """``cost`` with the costliest error location of ``locator`` (compiling it included).
+    """``cost`` with the costliest error location of ``locator`` and the size of its programs.
 
-    The strings that cost most to match (``costliest``) and runs of a few characters,
+    Compiling the locator happens once per worker; its cost is judged by the programs'
+    size (a count, the same on a busy machine: ``LOCATOR_COMPILED_MAX``), never by the
+    compile's CPU time, which a grammar near any limit would cross either way by load.
+    Then the strings that cost most to match (``costliest``) and runs of a few characters,
     each cut short and cut short then spoilt (a space, never in a URN), are located
     at growing lengths up to the maximum, shortest first, stopping at the first whose
     cost (scaled to the maximum length) passes the budget, so a grammar whose
     positions would take seconds is found after a few short ones.
     """
     started = time.thread_time()
-    locator._program()
+    size = locator.program_size()
     compile_ms = (time.thread_time() - started) * 1000
-    worst = compile_ms
-    if compile_ms <= LOCATE_BUDGET_MS:
-        units = [char for char in ALPHABET if char.isalnum()][:4] + ["-", ".", ":"]
-        bases = list(costliest) + [heads[-1] + unit * length for unit in units]
-        for size in (*LOCATE_STEPS, length - 1):
-            size = min(size, length - 1)
-            for base in bases:
-                for subject in (base[:size], base[:size] + " "):
-                    before = time.thread_time()
-                    locator._locate(subject, 0, None)
-                    spent = (time.thread_time() - before) * 1000
-                    # Locating is linear in the length: from 256 characters on, where the length
-                    # outweighs the fixed part, scale to what the maximum length would cost.
-                    scale = (length - 1) / size if size >= SCALE_FROM else 1.0
-                    worst = max(worst, spent * max(1.0, scale))
-                    if worst > LOCATE_BUDGET_MS:
-                        return _located(cost, worst, compile_ms)
-                    if (time.thread_time() - started) * 1000 > MEASURE_MAX_MS:
-                        # Not measured in full: not proven cheap (the validator keeps no positions).
-                        return _located(cost, max(worst, LOCATE_BUDGET_MS * 2), compile_ms)
-    return _located(cost, worst, compile_ms)
+    worst = 0.0
+    if size > LOCATOR_COMPILED_MAX:
+        return _located(cost, None, compile_ms, size)
+    started = time.thread_time()
+    units = [char for char in ALPHABET if char.isalnum()][:4] + ["-", ".", ":"]
+    bases = list(costliest) + [heads[-1] + unit * length for unit in units]
+    for size_step in (*LOCATE_STEPS, length - 1):
+        size_step = min(size_step, length - 1)
+        for base in bases:
+            for subject in (base[:size_step], base[:size_step] + " "):
+                before = time.thread_time()
+                locator._locate(subject, 0, None)
+                spent = (time.thread_time() - before) * 1000
+                # Locating is linear in the length: from 256 characters on, where the length
+                # outweighs the fixed part, scale to what the maximum length would cost.
+                scale = (length - 1) / size_step if size_step >= SCALE_FROM else 1.0
+                worst = max(worst, spent * max(1.0, scale))
+                if worst > LOCATE_BUDGET_MS:
+                    return _located(cost, worst, compile_ms, size)
+                if (time.thread_time() - started) * 1000 > MEASURE_MAX_MS:
+                    # Not measured in full: not proven cheap (the validator keeps no positions).
+                    return _located(cost, max(worst, LOCATE_BUDGET_MS * 2), compile_ms, size)
+    return _located(cost, worst, compile_ms, size)
 
 
-def _located(cost: Cost, locate_ms: float, compile_ms: float) -> Cost:
+def _located(cost: Cost, locate_ms: float | None, compile_ms: float, size: int) -> Cost:
     return Cost(
         **{
             **{name: getattr(cost, name) for name in Cost.__dataclass_fields__},
             "locate_ms": locate_ms,
+            "locate_size": size,
             "compile_ms": cost.compile_ms + compile_ms,
         }
     )

@@ -81,9 +81,15 @@ DIAGRAM_MAX_NODES = 1_000
 #: real registration's worst case is tens of microseconds.
 MATCH_BUDGET_MS = 5.0
 #: Locating where an invalid URN goes wrong (position.py) runs a few dozen matches of
-#: a second program and compiles it once; past this budget a grammar's validator is
-#: kept, only without error positions.
+#: a second program; past this budget per location a grammar's validator is kept, only
+#: without error positions.
 LOCATE_BUDGET_MS = 50.0
+#: That second program (two RE2 programs: with and without capture groups) is compiled
+#: once per worker, on the first invalid URN. Its cost is decided by its size, counted in
+#: RE2 instructions, not by a stopwatch: a count is the same on a busy machine as on an
+#: idle one, where a compile near any time limit would fall on either side of it by load.
+#: About 1.5 µs of CPU per instruction here: 24,000 is some 35 ms, once.
+LOCATOR_COMPILED_MAX = 24_000
 #: The whole measurement of one grammar (all adversarial strings) stops past this
 #: many CPU milliseconds; a grammar not measured in full is not proven cheap.
 MEASURE_MAX_MS = 400.0

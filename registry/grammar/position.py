@@ -261,6 +261,11 @@ class Locator:
                     self._compiled = program
         return self._compiled
 
+    def program_size(self) -> int:
+        """RE2 instructions of the two programs locating needs (compiling them if not yet)."""
+        program = self._program()
+        return program.programsize + getattr(self._viable, "program_size", 0)
+
     def locate(self, subject: str, offset: int = 0, complete=None) -> Position | None:
         """Where ``subject`` stops being completable; ``offset`` characters precede it in the URN.
 
