@@ -33,3 +33,17 @@ def reservation_act(client, *, follow: bool = False, **fields):
     """A reservation action's confirmation page (GET), then its button."""
     shown = client.get("/review/reservations/act/", {k: v for k, v in fields.items() if v is not None})
     return client.post("/review/reservations/act/", {**fields, "seen": seen_of(shown)}, follow=follow)
+
+
+def step(client, url: str, data: dict, *, follow: bool = False):
+    """A stewardship step as a person takes it: the page that confirms it, then its button.
+
+    A step with a form of its own (deprecate, ask for a change, add or invite a steward) shows its
+    confirmation when the form is sent; the others (withdraw a deprecation, remove a steward, decide
+    a request or an invitation) are opened as their confirmation page."""
+    fields = {key: value for key, value in data.items() if key not in ("confirm", "seen")}
+    if "decision" in fields or "/remove/" in url or url.endswith("/undeprecate/"):
+        shown = client.get(url, {"decision": fields["decision"]} if "decision" in fields else {})
+    else:
+        shown = client.post(url, fields)
+    return client.post(url, {**fields, "confirm": "yes", "seen": seen_of(shown)}, follow=follow)

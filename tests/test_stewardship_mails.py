@@ -13,6 +13,7 @@ from django.core import mail
 from registry.models import Namespace
 from registry.stewardship.models import ChangeRequest, Steward
 
+from .confirming import step
 from .factories import proposal_factory, user_factory
 
 #: What a mail must never say: doubled punctuation, template syntax, internal keys, Python's None.
@@ -30,9 +31,9 @@ def walk(db, client, django_capture_on_commit_callbacks):
     proposal_factory(sam, state="approved", editor=ed, snid="successor")
     namespace = Namespace.objects.get(snid="example")
     client.force_login(eve)
-    form = {"add-username": "erin", "add-reason": "Maintainer.", "confirm": "yes"}
+    form = {"add-username": "erin", "add-reason": "Maintainer."}
     with django_capture_on_commit_callbacks(execute=True):
-        assert client.post("/urn/example/stewardship/add/", form).status_code == 302
+        assert step(client, "/urn/example/stewardship/add/", form).status_code == 302
     mail.outbox.clear()
     return {"sam": sam, "erin": erin, "ed": ed, "eve": eve, "namespace": namespace}
 
@@ -40,7 +41,7 @@ def walk(db, client, django_capture_on_commit_callbacks):
 def _step(client, user, path, data, capture):
     client.force_login(user)
     with capture(execute=True):
-        response = client.post(path, {**data, "confirm": "yes"})
+        response = step(client, path, data)
     assert response.status_code == 302, response.content.decode()[:2000]
     sent = list(mail.outbox)
     mail.outbox.clear()

@@ -18,6 +18,7 @@ from registry.stewardship import services as stewardship
 from registry.stewardship.models import Steward
 from registry.transparency.log import log_cache_clear
 
+from .confirming import step
 from .factories import proposal_factory, user_factory
 
 NEW_CONTACT = "urn-registry@new.example.org"
@@ -111,13 +112,13 @@ def test_stewardship_page_lets_a_steward_ask_and_an_editor_approve(client, db):
     assert "Ask for a change" in page and "grammar_abnf" not in page
     form = {"contact-registrant_public_contact": NEW_CONTACT, "contact-reason": "Role address."}
     assert client.post("/urn/example/stewardship/change/contact/", form).status_code == 200  # the preview
-    response = client.post("/urn/example/stewardship/change/contact/", {**form, "confirm": "yes"})
+    response = step(client, "/urn/example/stewardship/change/contact/", form)
     assert response.status_code == 302
     client.force_login(editor)
     queue = client.get("/review/stewardship/").content.decode()
     assert NEW_CONTACT in queue and "Role address." in queue
     change = Namespace.objects.get(snid="example").change_requests.get()
-    assert client.post(f"/review/stewardship/change/{change.pk}/", {"decision": "approve"}).status_code == 302
+    assert step(client, f"/review/stewardship/change/{change.pk}/", {"decision": "approve"}).status_code == 302
     client.logout()
     cache.clear()
     assert NEW_CONTACT in client.get("/urn/example/").content.decode()

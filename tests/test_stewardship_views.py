@@ -15,6 +15,7 @@ from registry.models import Namespace
 from registry.stewardship import services as stewardship
 from registry.stewardship.models import ChangeRequest, ChangeState, Deprecation, Steward, StewardState
 
+from .confirming import step
 from .factories import proposal_factory, user_factory
 
 RESOLVERS = [
@@ -99,7 +100,7 @@ def test_deprecation_is_previewed_then_confirmed_and_the_stewards_are_told(
     assert "Stella Steward (stella)" in page  # who is told
     assert 'name="deprecate-reason" value="Superseded."' in page  # carried to the confirmation
     with django_capture_on_commit_callbacks(execute=True):
-        done = client.post("/urn/example/stewardship/deprecate/", {**form, "confirm": "yes"})
+        done = step(client, "/urn/example/stewardship/deprecate/", form)
     assert done.status_code == 302 and Deprecation.objects.in_force().get().successor.snid == "successor"
     assert [m.to for m in mail.outbox] == [["stella@example.org"]]
 
@@ -125,15 +126,15 @@ def test_withdrawing_a_deprecation_and_removing_a_steward_are_confirmed_first(cl
     client.force_login(ed1)
     page = _text(client.get("/urn/example/stewardship/undeprecate/"))
     assert "Confirm: withdraw the deprecation" in page and "snid-undeprecated" in page
-    assert client.post("/urn/example/stewardship/undeprecate/", {"undeprecate-reason": ""}).status_code == 400
+    assert step(client, "/urn/example/stewardship/undeprecate/", {"undeprecate-reason": ""}).status_code == 400
     assert Deprecation.objects.in_force().exists()
     assert (
-        client.post("/urn/example/stewardship/undeprecate/", {"undeprecate-reason": "Still used."}).status_code == 302
+        step(client, "/urn/example/stewardship/undeprecate/", {"undeprecate-reason": "Still used."}).status_code == 302
     )
     assert not Deprecation.objects.in_force().exists()
     page = _text(client.get(f"/urn/example/stewardship/remove/{partner.pk}/"))
     assert "Confirm: remove partner as a steward" in page and "steward-changed" in page
-    assert client.post(f"/urn/example/stewardship/remove/{partner.pk}/", {"remove-reason": "Left."}).status_code == 302
+    assert step(client, f"/urn/example/stewardship/remove/{partner.pk}/", {"remove-reason": "Left."}).status_code == 302
     assert Steward.objects.get(pk=partner.pk).state == StewardState.REMOVED
     again = client.post(f"/urn/example/stewardship/remove/{partner.pk}/", {"remove-reason": "Left."})
     assert again.status_code == 409
@@ -173,7 +174,7 @@ def test_a_resolver_request_shows_the_old_and_new_tables_before_it_is_sent(
     edit = _text(client.post("/urn/example/stewardship/change/resolvers/", {**form, "edit": "1"}))
     assert lines in edit  # "Change it" brings the form back as typed
     with django_capture_on_commit_callbacks(execute=True):
-        assert client.post("/urn/example/stewardship/change/resolvers/", {**form, "confirm": "yes"}).status_code == 302
+        assert step(client, "/urn/example/stewardship/change/resolvers/", form).status_code == 302
     request = ChangeRequest.objects.get()
     assert [r["name"] for r in request.data["resolvers"]] == ["catalogue", "archive"]
 
@@ -210,12 +211,12 @@ def test_a_steward_asks_for_a_deprecation_through_the_pages(client, world, djang
     preview = _text(client.post("/urn/example/stewardship/change/deprecation/", form))
     assert "Status" in preview and "deprecated" in preview and "urn:ogf:successor:" in preview
     with django_capture_on_commit_callbacks(execute=True):
-        client.post("/urn/example/stewardship/change/deprecation/", {**form, "confirm": "yes"})
+        step(client, "/urn/example/stewardship/change/deprecation/", form)
     request = ChangeRequest.objects.get(kind="deprecation")
     client.force_login(world["ed1"])
     queue = _text(client.get("/review/stewardship/"))
     assert "urn:ogf:example:</code></a> — Deprecation" in queue and "Superseded by urn:ogf:successor:." in queue
-    client.post(f"/review/stewardship/change/{request.pk}/", {"decision": "approve"})
+    step(client, f"/review/stewardship/change/{request.pk}/", {"decision": "approve"})
     assert Deprecation.objects.in_force().get().successor.snid == "successor"
 
 
@@ -295,8 +296,8 @@ def test_a_decision_is_confirmed_on_its_page_then_made(client, queued, django_ca
     assert ChangeRequest.objects.get(pk=contact.pk).state == ChangeState.PENDING
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        done = client.post(
-            f"/review/stewardship/change/{contact.pk}/", {"decision": "approve", "decision-note": "Thanks."}
+        done = step(
+            client, f"/review/stewardship/change/{contact.pk}/", {"decision": "approve", "decision-note": "Thanks."}
         )
     assert done.status_code == 302 and ChangeRequest.objects.get(pk=contact.pk).state == ChangeState.APPROVED
     assert "Thanks." in mail.outbox[0].body
@@ -309,7 +310,7 @@ def test_an_invitation_is_confirmed_on_its_page(client, queued):
     client.force_login(queued["ed1"])
     page = _text(client.get(f"/review/stewardship/invitation/{invitation.pk}/?decision=confirm"))
     assert "Confirm: confirm the invitation of Ivan Invitee (ivan)" in page and "0000-0002-1825-0097" in page
-    assert client.post(f"/review/stewardship/invitation/{invitation.pk}/", {"decision": "confirm"}).status_code == 302
+    assert step(client, f"/review/stewardship/invitation/{invitation.pk}/", {"decision": "confirm"}).status_code == 302
     assert Steward.objects.get(pk=invitation.pk).state == StewardState.ACTIVE
 
 
@@ -422,14 +423,14 @@ def test_a_resolver_change_is_one_entry_of_the_log_said_in_words(client, world, 
         "catalogue | https://data.example.org/{nss} | metadata | application/json | primary\n"
         "archive | https://archive.example.org/{nss}"
     )
-    form = {"resolvers-resolvers": lines, "resolvers-reason": "The mirror closed.", "confirm": "yes"}
-    assert client.post("/urn/example/stewardship/change/resolvers/", form).status_code == 302
+    form = {"resolvers-resolvers": lines, "resolvers-reason": "The mirror closed."}
+    assert step(client, "/urn/example/stewardship/change/resolvers/", form).status_code == 302
     request = ChangeRequest.objects.get()
     client.force_login(world["ed1"])
     size = LogEntry.objects.count()
     with django_capture_on_commit_callbacks(execute=True):
-        decided = client.post(
-            f"/review/stewardship/change/{request.pk}/", {"decision": "approve", "decision-note": "", "confirm": "yes"}
+        decided = step(
+            client, f"/review/stewardship/change/{request.pk}/", {"decision": "approve", "decision-note": ""}
         )
     assert decided.status_code == 302
     assert LogEntry.objects.count() == size + 1  # one change, one entry

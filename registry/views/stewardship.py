@@ -7,10 +7,16 @@ its page (GET) has the form, starting from what stands; sending it (POST) shows 
 change — the values side by side, what becomes public, what the log records and who is told —
 and only the confirmation (``confirm=yes``) calls the service. A refusal comes back on the form
 with everything typed kept; a step overtaken by another is a 409 page.
+
+The confirmation page carries a token of what it showed (``views.seen``): the step is taken only
+when the page, built again from what stands at the moment of confirming, gives the same token. A
+POST that skipped the page, or came after what it said moved on (another steward was added, the
+request was decided, the deprecation's chain changed), changes nothing and shows the page anew.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import wraps
 
 from django.contrib import messages
@@ -46,6 +52,13 @@ from ..stewardship.selectors import (
     successor_chain,
 )
 from .errors import NextStep, error_page, forbidden
+from .seen import seen_token
+
+#: Said on a confirmation page shown again because its POST did not come from it as things stand.
+NOT_SEEN = (
+    "Nothing was done: this page has changed since it was shown (or it was not shown). Read what will "
+    "happen now, then confirm."
+)
 
 
 def _namespace(snid: str) -> Namespace:
@@ -140,8 +153,12 @@ def confirm_page(
     cancel: str = "",
     extra=None,
 ):
-    """What the step will do, and the button that does it; ``hidden``: what the form sent, sent again."""
-    return render(
+    """What the step will do, and the button that does it; ``hidden``: what the form sent, sent again.
+
+    The response carries ``seen``, the token of what the page says (title, lead, facts, details, outcome
+    and what it sends again), also in its form: ``confirmed`` compares the two."""
+    seen = seen_token(request.user, title, lead, list(hidden), _said(facts), details or [], asdict(outcome))
+    response = render(
         request,
         "registry/stewardship/confirm.html",
         {
@@ -158,10 +175,29 @@ def confirm_page(
             "editable": editable,
             "errors": list(errors),
             "cancel": cancel or _stewardship_url(namespace),
+            "seen": seen,
             **(extra or {}),
         },
         status=status,
     )
+    response.seen = seen
+    return response
+
+
+def _said(facts) -> list | None:
+    """What a page shows of a change's facts, as plain values (their kind holds functions, whose
+    names differ from one worker process to the next)."""
+    if facts is None:
+        return None
+    rows = [[(row.resolver, row.fate) for row in rows or []] for rows in (facts.resolvers_now, facts.resolvers_asked)]
+    return [facts.kind.name, [(f.key, f.current, f.requested) for f in facts.fields], rows, facts.moved]
+
+
+def confirmed(request, shown) -> bool:
+    """Whether this POST was sent from the confirmation page ``shown`` (built again from what stands now)."""
+    from django.utils.crypto import constant_time_compare
+
+    return bool(request.POST.get("seen")) and constant_time_compare(request.POST["seen"], shown.seen)
 
 
 def hidden_of(request, forms) -> list[tuple[str, str]]:
@@ -193,10 +229,14 @@ def acted(request, call, success: str, *, again, back: str):
 
 
 def acted_once_confirmed(request, form, call, success: str, *, again, back: str):
-    """A confirmation page's two visits: the GET (``form`` unbound) shows it; a POST whose form is valid
-    acts (``acted``); one that is not shows the page again with the form's errors."""
+    """A confirmation page's two visits: the GET (``form`` unbound) shows it; a POST sent from that page
+    as things stand (``confirmed``) whose form is valid acts (``acted``); one whose form is not valid
+    shows the page again with the form's errors, one not sent from the page (or after it changed)
+    with ``NOT_SEEN``, as a 409."""
     if not form.is_bound:
         return again(status=200)
+    if not confirmed(request, again(status=200)):
+        return again([NOT_SEEN], status=409)
     if not form.is_valid():
         return again()
     return acted(request, call, success, again=again, back=back)
@@ -303,25 +343,33 @@ def change_request(request, namespace, kind):
         return forbidden(request, exc.message)
     except ServiceError as exc:
         return again([exc.message])
-    if data.get("confirm") == "yes":
-        return acted(
+
+    def confirmation(errors=(), status=200):
+        return confirm_page(
             request,
-            lambda: services.change_request_create(namespace, kind, raw, request.user, reason=reason),
-            f"Your request is sent: {_asked(change)}; an editor will approve or decline it, and you and "
-            "the other stewards will be told by e-mail.",
-            again=again,
-            back=_stewardship_url(namespace),
+            namespace,
+            title=f"Check your request: {asking.lower()}",
+            lead=("Nothing is sent yet. This is what you ask for, beside what stands now; an editor will see it so."),
+            outcome=outcomes.change_requested(namespace, change, request.user, cleaned),
+            button="Send the request",
+            hidden=hidden_of(request, [form, why]),
+            facts=facts_of(change, now, cleaned),
+            details=[("Why", reason)],
+            errors=errors,
+            status=status,
         )
-    return confirm_page(
+
+    if data.get("confirm") != "yes":
+        return confirmation()
+    if not confirmed(request, confirmation()):
+        return confirmation([NOT_SEEN], status=409)
+    return acted(
         request,
-        namespace,
-        title=f"Check your request: {asking.lower()}",
-        lead=("Nothing is sent yet. This is what you ask for, beside what stands now; an editor will see it so."),
-        outcome=outcomes.change_requested(namespace, change, request.user, cleaned),
-        button="Send the request",
-        hidden=hidden_of(request, [form, why]),
-        facts=facts_of(change, now, cleaned),
-        details=[("Why", reason)],
+        lambda: services.change_request_create(namespace, kind, raw, request.user, reason=reason),
+        f"Your request is sent: {_asked(change)}; an editor will approve or decline it, and you and "
+        "the other stewards will be told by e-mail.",
+        again=again,
+        back=_stewardship_url(namespace),
     )
 
 
@@ -375,23 +423,32 @@ def account_step(
     except ServiceError as exc:
         return again([exc.message])
     words = {"person": person(user), "snid": namespace.snid}
-    if data.get("confirm") == "yes":
-        return acted(
+
+    def confirmation(errors=(), status=200):
+        inviter = request.user if action == "invite" else None
+        return confirm_page(
             request,
-            lambda: services.steward_transition(namespace, action, request.user, user=user, reason=reason),
-            done.format(**words),
-            again=again,
-            back=_stewardship_url(namespace),
+            namespace,
+            title=confirm.format(**words),
+            lead=lead,
+            outcome=outcomes.steward_outcome(namespace, action, user, inviter=inviter),
+            button=button,
+            hidden=hidden_of(request, [form]),
+            details=_person_details(user) + [(form.fields["reason"].label, reason)],
+            errors=errors,
+            status=status,
         )
-    return confirm_page(
+
+    if data.get("confirm") != "yes":
+        return confirmation()
+    if not confirmed(request, confirmation()):
+        return confirmation([NOT_SEEN], status=409)
+    return acted(
         request,
-        namespace,
-        title=confirm.format(**words),
-        lead=lead,
-        outcome=outcomes.steward_outcome(namespace, action, user, inviter=request.user if action == "invite" else None),
-        button=button,
-        hidden=hidden_of(request, [form]),
-        details=_person_details(user) + [(form.fields["reason"].label, reason)],
+        lambda: services.steward_transition(namespace, action, request.user, user=user, reason=reason),
+        done.format(**words),
+        again=again,
+        back=_stewardship_url(namespace),
     )
 
 

@@ -34,12 +34,14 @@ from .errors import NextStep, error_page, forbidden
 from .review import editor_required
 from .stewardship import (
     EDITORS_ONLY,
+    NOT_SEEN,
     _person_details,
     _stewardship_url,
     account_step,
     acted,
     acted_once_confirmed,
     confirm_page,
+    confirmed,
     form_page,
     hidden_of,
     page,
@@ -152,17 +154,6 @@ def deprecate(request, namespace):
         heir = services.deprecation_check(namespace, form.cleaned_data["successor"])
     except ServiceError as exc:
         return again([exc.message])
-    if data.get("confirm") == "yes":
-        return acted(
-            request,
-            lambda: services.snid_deprecate(
-                namespace, request.user, reason=form.cleaned_data["reason"], successor=heir.snid if heir else ""
-            ),
-            f"urn:ogf:{namespace.snid}: is deprecated; its page is now a tombstone and its stewards are "
-            "told by e-mail.",
-            again=again,
-            back=_stewardship_url(namespace),
-        )
     details = [
         ("Reason (public)", form.cleaned_data["reason"]),
         ("Successor", f"urn:ogf:{heir.snid}:" if heir else "none named"),
@@ -170,16 +161,34 @@ def deprecate(request, namespace):
     before = predecessors_of(namespace)
     if before:  # their chains of successors pass through this SNID: what they say changes too
         details.append(("Named as successor by", ", ".join(f"urn:ogf:{snid}:" for snid in before)))
-    return confirm_page(
+
+    def confirmation(errors=(), status=200):
+        return confirm_page(
+            request,
+            namespace,
+            title=f"Confirm: deprecate urn:ogf:{namespace.snid}:",
+            lead=("The SNID will be marked deprecated at once."),
+            outcome=outcomes.deprecation_outcome(namespace, "deprecate", successor=heir),
+            button="Deprecate",
+            danger=True,
+            hidden=hidden_of(request, [form]),
+            details=details,
+            errors=errors,
+            status=status,
+        )
+
+    if data.get("confirm") != "yes":
+        return confirmation()
+    if not confirmed(request, confirmation()):
+        return confirmation([NOT_SEEN], status=409)
+    return acted(
         request,
-        namespace,
-        title=f"Confirm: deprecate urn:ogf:{namespace.snid}:",
-        lead=("The SNID will be marked deprecated at once."),
-        outcome=outcomes.deprecation_outcome(namespace, "deprecate", successor=heir),
-        button="Deprecate",
-        danger=True,
-        hidden=hidden_of(request, [form]),
-        details=details,
+        lambda: services.snid_deprecate(
+            namespace, request.user, reason=form.cleaned_data["reason"], successor=heir.snid if heir else ""
+        ),
+        f"urn:ogf:{namespace.snid}: is deprecated; its page is now a tombstone and its stewards are told by e-mail.",
+        again=again,
+        back=_stewardship_url(namespace),
     )
 
 
