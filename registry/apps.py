@@ -2,6 +2,14 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
 
+def _findings_follow(sender, **kwargs):
+    """The open proposals of the SNIDs that changed are checked again (``services.findings``),
+    imported when the registry first changes, not at start-up."""
+    from .services.findings import findings_on_registry_changed
+
+    findings_on_registry_changed(sender, **kwargs)
+
+
 def _guards_after_migrate(sender, using="default", **kwargs):
     """SQLite drops a table's triggers when a migration rebuilds it: put them back."""
     from django.db import connections
@@ -35,6 +43,9 @@ class RegistryConfig(AppConfig):
         nothing that costs: every command, ``manage.py help`` included, runs this, so what only a
         request, a job or a review needs is imported there (tests/test_startup.py)."""
         post_migrate.connect(_guards_after_migrate, sender=self)
+        from .signals import registry_changed
+
+        registry_changed.connect(_findings_follow, dispatch_uid="registry.services.findings")
         # The engines import no Django: they read the settings and the shared cache through
         # registry/engineconfig.py, without this importing them (the bounded worker's process pool,
         # the grammar compiler).

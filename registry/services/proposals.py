@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -34,6 +35,7 @@ from ..lookup import registry_invalidate
 from ..models import Namespace, Proposal, ProposalEvent, ValidatorCost
 from ..resolution.services import ResolutionFault, resolvers_install_approved
 from ..selectors import latest_version, namespace_get, proposal_findings, reservation_active
+from ..signals import registry_changed_send
 from ..stewardship.models import Deprecation
 from ..stewardship.registration import steward_first
 from ..transparency.records import log_version_registered
@@ -336,8 +338,10 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
     proposal.version = version
     proposal.registration_date = today
     proposal.validator, cost = _validator_of(proposal)
-    # Lookups in this process see the new version at once; others within a second.
+    # Lookups in this process see the new version at once; others within a second. The other open
+    # proposals of this SNID are checked again (services.findings): it is registered now.
     transaction.on_commit(registry_invalidate)
+    transaction.on_commit(partial(registry_changed_send, namespace.snid))
     return cost
 
 

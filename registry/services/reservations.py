@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -19,6 +20,7 @@ from ..grammar import snid_error
 from ..lookup import registry_invalidate
 from ..models import Namespace, Proposal, ReservationRequest
 from ..selectors import namespace_get, reservation_active
+from ..signals import registry_changed_send
 from ..transparency.records import log_reservation_ended, log_reservation_granted
 
 
@@ -80,6 +82,7 @@ def namespace_reserve(
     namespace.save()
     log_reservation_granted(namespace, renewal=renewal)
     transaction.on_commit(registry_invalidate)
+    transaction.on_commit(partial(registry_changed_send, namespace.snid))
     return namespace
 
 
@@ -114,6 +117,7 @@ def namespace_release(snid: str, actor, note: str = "") -> Namespace:
             namespace.reservation_reason = f"{namespace.reservation_reason}\nReleased: {note}".strip()
         namespace.save()
         transaction.on_commit(registry_invalidate)
+        transaction.on_commit(partial(registry_changed_send, namespace.snid))
         if namespace.reserved_for is not None and namespace.reserved_for.email:
             # The person it was held for learns it ended early, from whom, and why.
             notify.later(

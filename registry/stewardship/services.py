@@ -18,6 +18,8 @@ deadlock, the service is tried again and then refused as a conflict (409), never
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
@@ -259,7 +261,7 @@ def steward_public_name(user, name: str):
     if logged_name(user) != previous:  # the log names stewards: it says so, SNID by SNID (its head last)
         for _, snid in stewarded:
             log_append(STEWARD_RENAMED.name, {"snid": snid, "steward": logged_name(user), "previous": previous})
-    transaction.on_commit(registry_changed_send)
+    transaction.on_commit(partial(registry_changed_send, *(snid for _, snid in stewarded)))
     return user
 
 

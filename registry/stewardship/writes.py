@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import time
-from functools import wraps
+from functools import partial, wraps
 
 from django.db import OperationalError, transaction
 from django.utils import timezone
@@ -96,7 +96,7 @@ def _event(namespace, actor, kind, summary, *, public=False, reason="", data=Non
 def _touch(namespace) -> None:
     """Public views of the SNID changed: move the registry stamp (lookup, page cache, exports)."""
     Namespace.objects.filter(pk=namespace.pk).update(updated_at=timezone.now())
-    transaction.on_commit(registry_changed_send)
+    transaction.on_commit(partial(registry_changed_send, namespace.snid))
 
 
 def _tell(template: str, namespace, context: dict, *also) -> None:

@@ -5,6 +5,7 @@ from django.utils import timezone
 from ...enums import NamespaceStatus
 from ...lookup import registry_invalidate
 from ...models import Namespace
+from ...signals import registry_changed_send
 from ...transparency.records import log_reservation_ended
 
 
@@ -21,7 +22,8 @@ class Command(BaseCommand):
         today = timezone.localdate()
         expired = Namespace.objects.filter(status=NamespaceStatus.RESERVED, reserved_until__lt=today)
         count = 0
-        for namespace in expired.order_by("reserved_until"):
+        expired_list = list(expired.order_by("reserved_until"))
+        for namespace in expired_list:
             count += 1
             self.stdout.write(f"urn:ogf:{namespace.snid}: reserved until {namespace.reserved_until} (expired)")
             if release and "Expired on" not in namespace.reservation_reason:
@@ -34,6 +36,7 @@ class Command(BaseCommand):
                     log_reservation_ended(namespace, namespace.reserved_until, how="expired")
         if release and count:
             registry_invalidate()
+            registry_changed_send(*(namespace.snid for namespace in expired_list))
         self.stdout.write(
             f"{count} expired reservation{'s' if count != 1 else ''}" + (" released." if release else ".")
         )

@@ -1,0 +1,124 @@
+"""The stored counts of open proposals follow the registry (registry/services/findings.py): when
+another editor approves, reserves or releases an SNID, or deprecates it, the queue's counts for every
+other open proposal of that SNID are those its review page gives, without anyone opening it."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+
+import pytest
+from django.utils import timezone
+
+from registry import services
+from registry.checklist.core import UNCHECKED
+from registry.models import Proposal
+from registry.services.findings import findings_follow
+from registry.stewardship import services as stewardship
+from registry.verdicts import review_summary
+
+from .confirming import reservation_act
+from .factories import approve, judge_all, proposal_factory, user_factory
+
+
+def _failing(page: str, pk: int) -> int:
+    """The queue row's failing count for proposal ``pk``."""
+    row = re.search(rf'href="/review/{pk}/".*?</tr>', page, re.S)
+    assert row, f"no queue row for proposal {pk}"
+    return int(re.search(r'count fail">(\d+) failing', row.group(0)).group(1))
+
+
+def _page_failing(client, pk: int) -> int:
+    return int(re.search(r'count fail">(\d+) failing', client.get(f"/review/{pk}/").content.decode()).group(1))
+
+
+@pytest.fixture
+def rivals(db):
+    """Two applicants who both proposed urn:ogf:example:, and an editor."""
+    ann, bob, eve = user_factory("ann"), user_factory("bob"), user_factory("eve", editor=True)
+    return {
+        "first": proposal_factory(ann, state="submitted"),
+        "second": proposal_factory(bob, state="submitted"),
+        "editor": eve,
+    }
+
+
+@pytest.mark.django_db
+def test_approving_an_snid_recounts_the_other_open_proposals_of_it_on_the_queue(
+    client, rivals, django_capture_on_commit_callbacks
+):
+    second, editor = rivals["second"], rivals["editor"]
+    client.force_login(editor)
+    assert _failing(client.get("/review/").content.decode(), second.pk) == 0
+    judge_all(rivals["first"], editor)
+    with django_capture_on_commit_callbacks(execute=True):
+        approve(rivals["first"], editor)
+    queue = client.get("/review/").content.decode()
+    assert _failing(queue, second.pk) == 1 == _page_failing(client, second.pk)
+    stored = Proposal.objects.get(pk=second.pk)
+    assert any(f["id"] == "snid-unique" and f["status"] == "fail" for f in stored.findings)
+    assert stored.findings_summary == review_summary(stored.findings, {})
+
+
+@pytest.mark.django_db
+def test_reserving_and_releasing_an_snid_recount_its_open_proposals(client, rivals, django_capture_on_commit_callbacks):
+    second, editor = rivals["second"], rivals["editor"]
+    client.force_login(editor)
+    until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
+    with django_capture_on_commit_callbacks(execute=True):
+        done = reservation_act(client, action="reserve", snid="example", until=until, reason="For the WG.")
+    assert done.status_code == 302
+    assert _failing(client.get("/review/").content.decode(), second.pk) == 1 == _page_failing(client, second.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        reservation_act(client, action="release", snid="example", note="Not needed.")
+    assert _failing(client.get("/review/").content.decode(), second.pk) == 0 == _page_failing(client, second.pk)
+
+
+@pytest.mark.django_db
+def test_a_deprecation_recounts_the_open_new_versions_of_the_snid(db, django_capture_on_commit_callbacks):
+    steward, editor, deciding = user_factory("stella"), user_factory("ed", editor=True), user_factory("di", editor=True)
+    approved = proposal_factory(steward, state="approved", editor=editor)
+    draft = proposal_factory(steward, state="submitted", version=2)
+    before = Proposal.objects.get(pk=draft.pk).findings_summary["fail"]
+    with django_capture_on_commit_callbacks(execute=True):
+        stewardship.snid_deprecate(approved.namespace, deciding, reason="Superseded.")
+    after = Proposal.objects.get(pk=draft.pk)
+    assert after.findings_summary["fail"] == before + 1
+    assert any("deprecated" in f["message"] for f in after.findings if f["id"] == "snid-unique")
+
+
+@pytest.mark.django_db
+def test_findings_follow_leaves_decided_proposals_and_unchanged_ones_alone(rivals):
+    judge_all(rivals["first"], rivals["editor"])
+    approve(rivals["first"], rivals["editor"])
+    approved = Proposal.objects.get(pk=rivals["first"].pk)
+    assert findings_follow(["EXAMPLE"]) == 1  # the rival's counts changed; compared case-insensitively
+    assert findings_follow(["example"]) == 0  # nothing moved since
+    assert Proposal.objects.get(pk=approved.pk).findings == approved.findings  # decided: as approved
+
+
+@pytest.mark.django_db
+def test_a_check_that_could_not_be_made_is_not_stored_over_a_real_one(rivals, monkeypatch):
+    from registry.services import findings
+
+    second = rivals["second"]
+    kept = Proposal.objects.get(pk=second.pk).findings
+    real = findings.proposal_findings
+
+    def killed(proposal, *args, **kwargs):
+        """The checklist as a killed worker leaves it: the grammar's check could not be made."""
+        return [
+            dataclasses.replace(
+                f, status="warning", message="Could not be checked now: try again.", item={UNCHECKED: 1}
+            )
+            if f.id == "grammar-parses"
+            else f
+            for f in real(proposal, *args, **kwargs)
+        ]
+
+    monkeypatch.setattr(findings, "proposal_findings", killed)
+    until = timezone.localdate() + dt.timedelta(days=9)
+    services.namespace_reserve("example", rivals["editor"], until=until, reason="For the WG.")
+    assert findings_follow(["example"]) == 0
+    assert Proposal.objects.get(pk=second.pk).findings == kept
