@@ -190,6 +190,15 @@ def person(user) -> str:
     return shown + script_warning(user)
 
 
+def account_name(user) -> str:
+    """How the review names an account (its pages, history, threads, queue): the user name, as editors
+    and applicants know each other there; a closed account by its public name alone (``person``),
+    never by the user name of someone who has left."""
+    if user is None:
+        return ""
+    return person(user) if account_closed(user) else user.get_username()
+
+
 def script_warning(user) -> str:
     """ " [warning: …]" when the user name or public name mixes scripts (made before the rule, or named by an
     identity provider): shown where people decide about a person, invitations and the review queue."""

@@ -7,6 +7,7 @@ from ..enums import event_sentence as _sentence
 from ..gfd191 import SECTIONS_BY_KEY
 from ..markdown import render_markdown
 from ..places import finding_place as _finding_place
+from ..stewardship.selectors import account_name
 from ..verdicts import count_parts, counts_sentence
 
 register = template.Library()
@@ -44,10 +45,13 @@ def event_sentence(event, named=True):
     ``named=False`` leaves out who acted, for readers who may not see the review
     (``rules.can_see_review``).
     """
-    actor = event.actor.get_username() if named and event.actor else ""
+    actor = account_name(event.actor) if named and event.actor else ""
     return _sentence(
         event.kind, event.action, event.from_state, actor, named=named, data=event.data, titles=CHECK_TITLES
     )
+
+
+register.filter("account_name", account_name)
 
 
 @register.filter

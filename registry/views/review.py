@@ -68,6 +68,12 @@ QUEUE_COLUMNS = (
     "findings_summary",
     "kind",
     "submitter__username",
+    # How the queue names the applicant (stewardship.selectors.account_name, script_warning): a closed
+    # account by its public name, a name mixing scripts with a warning; no query per row.
+    "submitter__is_active",
+    "submitter__first_name",
+    "submitter__last_name",
+    "submitter__account__closed_at",
 )
 #: The queue's orders: (label, ordering); every one ends on the primary key, so pages never overlap.
 QUEUE_SORTS = {
@@ -106,7 +112,7 @@ def review_queue(request):
     if sort not in QUEUE_SORTS:
         sort = "oldest"
     proposals = (
-        Proposal.objects.select_related("submitter")
+        Proposal.objects.select_related("submitter__account")
         .only(*QUEUE_COLUMNS)
         .exclude(state=ProposalState.DRAFT)
         .annotate(open_threads=OPEN_THREADS)

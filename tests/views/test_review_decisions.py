@@ -410,3 +410,24 @@ def test_a_reservation_that_cannot_be_made_is_refused_on_its_confirmation_page(c
     taken = client.get("/review/reservations/act/", {"action": "reserve", "snid": "example", "until": until})
     assert taken.status_code == 409 and "urn:ogf:example: is already registered." in taken.content.decode()
     assert "What will happen" not in taken.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_review_names_a_closed_account_by_its_public_name_never_its_user_name(client, people):
+    """The person left: the queue, the review page, its history and its threads keep what they did,
+    named as the public pages name them ("Ann Applicant (account closed)"), not by the login name."""
+    from registry.people import account_close
+
+    applicant = people["applicant"]
+    applicant.first_name, applicant.last_name = "Ann", "Applicant"
+    applicant.save()
+    proposal = proposal_factory(applicant, state="submitted")
+    services.thread_start(proposal, applicant, "A question about 4.1.", section="scope")
+    account_close(applicant)
+    client.force_login(people["editor"])
+    queue = client.get("/review/").content.decode()
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    for shown in (queue, page):
+        assert "Ann Applicant (account closed)" in shown
+        assert ">ann<" not in shown and " ann " not in shown and "by ann" not in shown
+    assert "Applicant Ann Applicant (account closed) submitted" in page.replace("\n", " ")
