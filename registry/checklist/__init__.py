@@ -15,7 +15,7 @@ so a full run costs milliseconds.
 
 The package: ``core`` holds the machinery (findings, ``check``, what checks need,
 ``run_checklist``); the checks live by the part of the template they examine —
-``registration`` (1), ``syntax`` (2), ``examples`` (6, and the resolvers of 3.2
+``registration`` (1), ``syntax`` (2), ``equivalence`` (2.3, 2.4), ``examples`` (6, and the resolvers of 3.2
 checked against them) and ``judgements`` (what only the editor can decide).
 """
 
@@ -51,7 +51,7 @@ from .core import (
 )
 
 # The checks register themselves as they are imported, in this order: the order of the report.
-from . import registration, syntax, examples, judgements  # noqa: E402,F401,I001  isort: skip
+from . import registration, syntax, equivalence, examples, judgements  # noqa: E402,F401,I001  isort: skip
 from ..gfd191 import UNPLACED_LABEL  # noqa: E402
 from .registration import unplaced_source_lines  # noqa: E402
 
