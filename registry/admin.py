@@ -14,7 +14,6 @@ from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
 
 from .accounts.models import Account
-from .accounts.names import name_taken
 from .models import Comment, Judgement, Namespace, Proposal, ProposalEvent, ReservationRequest
 
 
@@ -90,6 +89,8 @@ class FoldedNameMixin:
 
     def clean_username(self):
         username = self.cleaned_data.get("username")
+        from .accounts.names import name_taken  # the name rules' data loads when a name is checked, not at start-up
+
         unchanged = self.instance.pk is not None and username == self.instance.username
         if username and not unchanged and name_taken(username, except_pk=self.instance.pk):
             raise ValidationError(
