@@ -167,12 +167,21 @@ def log_sign(
                 )
                 logger.warning("%s", new_log)
                 record, record_tree = None, None
+        key = str(state.directory)
+        if new_log:
+            _last_known.pop(key, None)
+        elif (went_back := _went_back(key, record)) is not None:
+            # The record went back under this running signer (an older copy restored into its directory,
+            # the directory emptied or replaced): this process knows better, and puts it back.
+            logger.warning("%s", went_back)
+            known = _last_known[key]
+            state.save(known, None)
+            record, record_tree, full = known, None, True
         if record is not None and (adopt is not None or begin):
             raise SignerStateError(
                 f"This signer has its record (the checkpoint it signed last: {record.described()}); "
                 "--adopt and --begin are only for a signer that has none (docs/transparency.md, 'Lost record')."
             )
-        key = str(state.directory)
         first_pass = key not in _full_checked
         if full is None:
             full = now.timestamp() - _full_checked.get(key, -float("inf")) >= FULL_CHECK_PERIOD
@@ -205,6 +214,7 @@ def log_sign(
             logger.error("The transparency log is damaged; nothing was signed. %s", damage)
             _publish(record.published if record and _quorate(record.published) else None, damage, now)
             _alarm(state, damage, now)
+            _remember(key, record)
             return SignOutcome(record.size if record else 0, damage=damage, full=full, new_log=new_log)
         if (
             record is not None
@@ -219,11 +229,13 @@ def log_sign(
             if record.identity != identity:
                 record.identity = identity
                 state.save(record, record, exam.tree)
+            _remember(key, record)
             return outcome
         note = signer.sign(checkpoint_text(signer.name, exam.tree, now))
         witnessed = dict(record.witnesses) if record else {}
         signed = SignerRecord(note, list(exam.tree.levels[0]), note, witnessed, identity)
         state.save(signed, record, exam.tree)  # remembered before anybody sees it
+        _remember(key, signed)
         outcome = SignOutcome(signed.size, signed=True, full=full, new_log=new_log)
         if _cosign(state, signed, exam.tree, outcome):
             _publish(signed.published, "", now)
@@ -231,6 +243,36 @@ def log_sign(
             state.alarm_save("", now.timestamp())
             logger.warning("The transparency log extends the last checkpoint again; signing resumed.")
         return outcome
+
+
+#: The record this process last read or wrote, per record directory. A signer's record never goes
+#: back; one that does under a running signer (an older copy restored into the directory, the
+#: directory emptied or replaced) would let it sign a second tree of a size it signed before: the
+#: running signer puts back what it knows instead (``log_sign``).
+_last_known: dict[str, SignerRecord] = {}
+
+
+def _remember(key: str, record: SignerRecord | None) -> None:
+    if record is not None:
+        _last_known[key] = record
+
+
+def _went_back(key: str, record: SignerRecord | None) -> str | None:
+    """Why ``record`` (as read now) is behind what this process knew, or None."""
+    known = _last_known.get(key)
+    if known is None:
+        return None
+    if record is None:
+        now = "is gone"
+    elif record.size < known.size or record.leaf_hashes[: known.size] != known.leaf_hashes:
+        now = f"went back to {record.described()}" if record.size <= known.size else "was replaced by another"
+    else:
+        return None
+    return (
+        f"The signer's record in {key} {now} while the signer ran; it had signed {known.described()}. "
+        "The running signer puts back its record as it knows it and signs on from there, never a second "
+        "tree of a size it signed before (docs/transparency.md, 'Lost record')."
+    )
 
 
 def _quorate(published: str) -> bool:

@@ -52,6 +52,7 @@ def signed(applicant, editor, settings):
 def _restart_signer() -> None:
     """What a signer process started now knows: nothing of its earlier passes."""
     signer_module._full_checked.clear()
+    signer_module._last_known.clear()
 
 
 def _lose_record(settings, tmp_path, name="new-disk") -> None:
@@ -125,6 +126,30 @@ def test_record_lost_and_repaired_the_adopted_checkpoint_is_signed_on(signed, cl
         call_command("log_sign", "--begin", stdout=io.StringIO())
 
 
+def test_a_record_restored_underneath_a_running_signer_is_put_back_and_no_fork_is_signed(
+    signed, client, settings, tmp_path, applicant, editor
+):
+    """No witnesses: the record of size 6 copied back over the record of size 8 while the signer runs, entry 7
+    rewritten with its stored hash. The table extends the old record, so a signer reading only its directory
+    would sign a second tree of size 8 and publish it; the running signer remembers size 8 instead."""
+    state = Path(settings.REGISTRY_LOG_STATE_DIR)
+    shutil.copytree(state, tmp_path / "old-backup")
+    proposal_factory(applicant, state="approved", editor=editor, snid="delta")
+    assert log_sign().signed
+    eight = _served(client)
+    shutil.rmtree(state)
+    shutil.copytree(tmp_path / "old-backup", state)
+    _rewrite_with_hash(7)
+    outcome = log_sign(full=True)
+    assert not outcome.signed and "entry 7" in outcome.damage
+    assert SignerState(state).load().size == 8 and LogSigned.objects.get().note == eight
+    log_cache_clear()
+    assert _served(client) == eight
+    # Emptied altogether under it: put back the same way.
+    shutil.rmtree(state)
+    assert not log_sign(full=True).signed and SignerState(state).load().size == 8
+
+
 def test_begin_is_refused_when_the_published_row_knows_a_checkpoint_of_the_origin(signed, settings, tmp_path):
     _lose_record(settings, tmp_path)
     with pytest.raises(
@@ -185,6 +210,7 @@ def test_a_record_restored_from_an_old_backup_never_publishes_a_fork(
     proposal_factory(applicant, state="approved", editor=editor, snid="delta")
     assert log_sign().signed  # size 8, cosigned by both
     eight = _served(client)
+    eight_record = SignerState(state).load()
     assert "\n8\n" in eight
     shutil.rmtree(state)
     shutil.copytree(tmp_path / "old-backup", state)  # the record restored from the old backup
@@ -194,16 +220,14 @@ def test_a_record_restored_from_an_old_backup_never_publishes_a_fork(
     with pytest.raises(SignerStateError, match="does not hold the tree of the checkpoint of size 8 that witness"):
         log_sign()
     assert LogSigned.objects.get().note == eight
-    # A signer that was running all along signs size 8 from its old record: its witnesses refuse to
-    # cosign it, so it is not published, and once restarted it finds its record forked from theirs.
+    # A signer that was running all along, its record restored underneath it, knows what it signed:
+    # it puts its record of size 8 back and signs nothing the table does not extend.
     signer_module._full_checked[str(state)] = 0.0
+    signer_module._last_known[str(state)] = eight_record
     outcome = log_sign(full=True)
-    assert outcome.signed and outcome.unpublished and not outcome.cosigned_by
+    assert not outcome.signed and "entry 7" in outcome.damage
+    assert SignerState(state).load().size == 8  # put back
     assert LogSigned.objects.get().note == eight and _served(client) == eight
-    _restart_signer()
-    with pytest.raises(SignerStateError, match="does not extend the checkpoint of size 8 that witness"):
-        log_sign()
-    assert LogSigned.objects.get().note == eight
 
 
 def test_the_witness_latest_command_prints_what_a_witness_cosigned(witnesses, signed, log_key):
@@ -248,7 +272,17 @@ def test_a_witness_ahead_of_the_record_is_used_as_the_floor_before_anything_else
     with guards_off() as cursor:  # entry 7 deleted and the head moved back: the table holds 7 entries
         cursor.execute('DELETE FROM registry_logentry WHERE "index" = 7')
         cursor.execute("UPDATE registry_loghead SET size = 7")
-    outcome = log_sign(full=True)  # the running signer: its record (6) is extended by the table (7)
+    # The signer that ran all along remembers signing size 8: it puts that record back, and the table
+    # (7 entries) does not extend it: nothing is signed.
+    outcome = log_sign(full=True)
+    assert not outcome.signed and outcome.damage and SignerState(state).load().size == 8
+    # A signer process that never saw size 8 (another instance on the record's directory): its record (6)
+    # is extended by the table (7), so it signs size 7; a witness holding size 8 refuses, so nothing is
+    # published.
+    shutil.rmtree(state)
+    shutil.copytree(tmp_path / "old-backup", state)
+    signer_module._last_known.clear()
+    outcome = log_sign(full=True)
     assert outcome.signed and outcome.size == 7 and outcome.unpublished
     assert any("holds a checkpoint of size 8, larger than this one of size 7" in p for p in outcome.witness_problems)
     with pytest.raises(SignerStateError, match="does not hold the tree of the checkpoint of size 8 that witness"):
