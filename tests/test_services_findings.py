@@ -9,6 +9,7 @@ import datetime as dt
 import re
 
 import pytest
+from django.core import mail
 from django.utils import timezone
 
 from registry import services
@@ -122,3 +123,23 @@ def test_a_check_that_could_not_be_made_is_not_stored_over_a_real_one(rivals, mo
     services.namespace_reserve("example", rivals["editor"], until=until, reason="For the WG.")
     assert findings_follow(["example"]) == 0
     assert Proposal.objects.get(pk=second.pk).findings == kept
+
+
+@pytest.mark.django_db
+def test_the_rival_applicant_is_told_once_why_the_review_changed(rivals, django_capture_on_commit_callbacks):
+    second, editor = rivals["second"], rivals["editor"]
+    judge_all(rivals["first"], editor)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        approve(rivals["first"], editor)
+    told = [m for m in mail.outbox if m.to == [second.submitter.email]]
+    assert len(told) == 1, [(m.to, m.subject) for m in mail.outbox]
+    (message,) = told
+    assert message.subject == "[urn:ogf] The review of your proposal for urn:ogf:example: changed"
+    assert "- SNID free to register: " in message.body and "urn:ogf:example:" in message.body
+    assert "The review's counts: 1 failing," in message.body and "(they were: 0 failing," in message.body
+    assert f"/proposals/{second.pk}/" in message.body
+    assert not [m for m in mail.outbox if m.to == [rivals["first"].submitter.email] and "changed" in m.subject]
+    mail.outbox.clear()
+    findings_follow(["example"])  # nothing moved since: nobody is told again
+    assert mail.outbox == []

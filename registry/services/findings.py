@@ -10,8 +10,10 @@ changes them for every other open proposal of that SNID. Without this, the queue
 its review page said "1 failing". So, once such a change commits, ``findings_follow`` checks
 those proposals again and stores what the checklist says now.
 
-A check that could not be made (a killed job, a busy machine) is not stored over a real one:
-faults are not verdicts; the review page checks again when it is opened.
+The applicant is told, once, by mail, what changed and why ("SNID free to register: urn:ogf:x: is
+registered …"), with the counts before and after: their proposal can no longer be approved as it is
+(or, after a release, can again). A check that could not be made (a killed job, a busy machine) is not
+stored over a real one: faults are not verdicts; the review page checks again when it is opened.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from .. import notify
 from ..checklist import could_not_check
-from ..enums import FINAL_STATES
+from ..enums import FINAL_STATES, FindingStatus
 from ..models import Proposal
 from ..selectors import proposal_findings
 from ..verdicts import review_summary
@@ -34,7 +37,7 @@ def findings_follow(snids: Iterable[str]) -> int:
     changed = 0
     for snid in {s.lower() for s in snids if s}:
         proposals = Proposal.objects.filter(snid__iexact=snid).exclude(state__in=FINAL_STATES)
-        for proposal in proposals.prefetch_related("judgements"):
+        for proposal in proposals.select_related("submitter").prefetch_related("judgements"):
             findings = proposal_findings(proposal)
             stored = [f.as_dict() for f in findings]
             if any(could_not_check(f) for f in stored):
@@ -44,11 +47,38 @@ def findings_follow(snids: Iterable[str]) -> int:
             summary = review_summary(findings, judgements)
             if stored == proposal.findings and summary == proposal.findings_summary:
                 continue
-            Proposal.objects.filter(pk=proposal.pk).exclude(state__in=FINAL_STATES).update(
-                findings=stored, findings_summary=summary
+            updated = (
+                Proposal.objects.filter(pk=proposal.pk)
+                .exclude(state__in=FINAL_STATES)
+                .update(findings=stored, findings_summary=summary)
             )
+            if updated:
+                _tell(proposal, proposal.findings or [], stored, proposal.findings_summary, summary)
             changed += summary != proposal.findings_summary
     return changed
+
+
+def _tell(proposal, before: list[dict], after: list[dict], counts_before: dict, counts_after: dict) -> None:
+    """Mail the applicant the findings that appeared (failing or warning) or stopped failing."""
+    seen = {(f["id"], f["status"], f["message"]) for f in before}
+    failing_now = {f["id"] for f in after if f["status"] == FindingStatus.FAIL}
+    appeared = [
+        f
+        for f in after
+        if (f["id"], f["status"], f["message"]) not in seen
+        and f["status"] in (FindingStatus.FAIL, FindingStatus.WARNING)
+    ]
+    cleared = [f for f in before if f["status"] == FindingStatus.FAIL and f["id"] not in failing_now]
+    address = proposal.submitter.email if proposal.submitter_id else ""
+    if (appeared or cleared) and address:
+        context = {
+            "proposal": proposal,
+            "appeared": appeared,
+            "cleared": cleared,
+            "summary": counts_after,
+            "before": counts_before,
+        }
+        notify.later("review_changed", [address], context)
 
 
 def findings_on_registry_changed(sender, snids=(), **kwargs) -> None:
