@@ -4,7 +4,6 @@ other open proposal of that SNID are those its review page gives, without anyone
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 
@@ -13,7 +12,7 @@ from django.core import mail
 from django.utils import timezone
 
 from registry import services
-from registry.checklist.core import UNCHECKED
+from registry.checklist import REGISTRY_CHECKS
 from registry.models import Proposal
 from registry.services.findings import findings_follow
 from registry.stewardship import services as stewardship
@@ -100,29 +99,22 @@ def test_findings_follow_leaves_decided_proposals_and_unchanged_ones_alone(rival
 
 
 @pytest.mark.django_db
-def test_a_check_that_could_not_be_made_is_not_stored_over_a_real_one(rivals, monkeypatch):
-    from registry.services import findings
-
+def test_only_the_checks_that_read_the_registry_run_again(rivals):
+    """The rest of a proposal's findings depend on its text alone: kept as stored, never recomputed (so
+    following the registry costs no grammar, however hostile the proposals naming the SNID)."""
     second = rivals["second"]
-    kept = Proposal.objects.get(pk=second.pk).findings
-    real = findings.proposal_findings
-
-    def killed(proposal, *args, **kwargs):
-        """The checklist as a killed worker leaves it: the grammar's check could not be made."""
-        return [
-            dataclasses.replace(
-                f, status="warning", message="Could not be checked now: try again.", item={UNCHECKED: 1}
-            )
-            if f.id == "grammar-parses"
-            else f
-            for f in real(proposal, *args, **kwargs)
-        ]
-
-    monkeypatch.setattr(findings, "proposal_findings", killed)
+    stored = Proposal.objects.get(pk=second.pk).findings
+    marked = [{**f, "message": "As stored."} if f["id"] == "grammar-parses" else f for f in stored]
+    Proposal.objects.filter(pk=second.pk).update(findings=marked)
     until = timezone.localdate() + dt.timedelta(days=9)
     services.namespace_reserve("example", rivals["editor"], until=until, reason="For the WG.")
-    assert findings_follow(["example"]) == 0
-    assert Proposal.objects.get(pk=second.pk).findings == kept
+    assert findings_follow(["example"]) == 2  # both rivals: it is reserved for neither
+    after = Proposal.objects.get(pk=second.pk).findings
+    assert [f["id"] for f in after] == [f["id"] for f in stored]  # each finding in its place
+    assert next(f for f in after if f["id"] == "grammar-parses")["message"] == "As stored."
+    unique = next(f for f in after if f["id"] == "snid-unique")
+    assert unique["status"] == "fail" and "reserved" in unique["message"]
+    assert set(REGISTRY_CHECKS) == {"snid-unique", "version"}
 
 
 @pytest.mark.django_db

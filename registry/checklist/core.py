@@ -337,6 +337,32 @@ def run_checklist(data: ProposalData, facts: RegistryFacts | None = None, *, sta
     return findings
 
 
+#: The checks whose verdict depends on the registry beside the proposal (``RegistryFacts``: the SNID
+#: registered, reserved, deprecated, whose steward the applicant is), not on the text alone.
+REGISTRY_CHECKS: tuple[str, ...] = ("snid-unique", "version")
+
+
+def findings_followed(stored: list[dict], data: ProposalData, facts: RegistryFacts, *, stage: str) -> list[dict]:
+    """``stored`` (a run's findings, as dicts) with the ``REGISTRY_CHECKS`` run again against ``facts``,
+    each in its place; every other finding as it was. What the registry's change can change, and only
+    that: cheap (no grammar is compiled, no Markdown rendered) and never a fault."""
+    ctx = Context(data, facts, stage)
+    fresh = {
+        check_id: [f.as_dict() for f in (_not_run(check_id, ctx) or function(ctx))]
+        for check_id, function in CHECKS
+        if check_id in REGISTRY_CHECKS
+    }
+    out: list[dict] = []
+    for finding in stored:
+        check_id = finding["id"]
+        if check_id not in fresh:
+            out.append(finding)
+        elif fresh[check_id] is not None:
+            out.extend(fresh[check_id])
+            fresh[check_id] = None  # placed where the check's first finding was
+    return out + [f for found in fresh.values() if found for f in found]
+
+
 def one_line_per_cause(findings: list[Finding]) -> list[Finding]:
     """The findings as a page lists them: the "not run" findings that wait for the same thing (the
     same message: "Not run: the grammar must parse first (line 5, column 15).") become one, naming

@@ -7,13 +7,15 @@ whose steward the applicant is), so a change to ``urn:ogf:<snid>:`` — an appro
 reservation made, renewed, released or expired, a deprecation, a steward added or removed —
 changes them for every other open proposal of that SNID. Without this, the queue said
 "0 failing" for a proposal whose SNID another editor had just approved for someone else, while
-its review page said "1 failing". So, once such a change commits, ``findings_follow`` checks
-those proposals again and stores what the checklist says now.
+its review page said "1 failing". So, once such a change commits, ``findings_follow`` runs the
+checks that depend on the registry (``checklist.REGISTRY_CHECKS``) again on those proposals and
+stores their findings and counts: the rest of a proposal's findings depend on its text alone,
+which did not change (and running only these costs no grammar, no Markdown, whatever the
+proposals hold, so an approval's request stays as quick however many drafts name its SNID).
 
 The applicant is told, once, by mail, what changed and why ("SNID free to register: urn:ogf:x: is
 registered …"), with the counts before and after: their proposal can no longer be approved as it is
-(or, after a release, can again). A check that could not be made (a killed job, a busy machine) is not
-stored over a real one: faults are not verdicts; the review page checks again when it is opened.
+(or, after a release, can again).
 """
 
 from __future__ import annotations
@@ -22,29 +24,27 @@ import logging
 from collections.abc import Iterable
 
 from .. import notify
-from ..checklist import could_not_check
+from ..checklist import findings_followed
 from ..enums import FINAL_STATES, FindingStatus
 from ..models import Proposal
-from ..selectors import proposal_findings
+from ..selectors import checklist_stage, registry_facts
 from ..verdicts import review_summary
 
 logger = logging.getLogger(__name__)
 
 
 def findings_follow(snids: Iterable[str]) -> int:
-    """Check again every open proposal of ``snids`` (compared case-insensitively) and store its
-    findings and counts; returns how many proposals' counts changed."""
+    """Run the registry's checks again on every open proposal of ``snids`` (compared case-insensitively)
+    and store its findings and counts; returns how many proposals' counts changed."""
     changed = 0
     for snid in {s.lower() for s in snids if s}:
         proposals = Proposal.objects.filter(snid__iexact=snid).exclude(state__in=FINAL_STATES)
         for proposal in proposals.select_related("submitter").prefetch_related("judgements"):
-            findings = proposal_findings(proposal)
-            stored = [f.as_dict() for f in findings]
-            if any(could_not_check(f) for f in stored):
-                logger.info("findings of proposal %s not refreshed: a check could not be made", proposal.pk)
-                continue
+            facts = registry_facts(proposal.snid, proposal.submitter_id, exclude_pk=proposal.pk)
+            data = proposal.to_data()
+            stored = findings_followed(proposal.findings or [], data, facts, stage=checklist_stage(proposal))
             judgements = {j.check_id: j for j in proposal.judgements.all()}
-            summary = review_summary(findings, judgements)
+            summary = review_summary(stored, judgements)
             if stored == proposal.findings and summary == proposal.findings_summary:
                 continue
             updated = (
