@@ -170,6 +170,13 @@ def log_sign(
         key = str(state.directory)
         if new_log:
             _last_known.pop(key, None)
+        elif (
+            record is None
+            and settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG
+            and _last_known.get(key) is not None
+            and _last_known[key].identity not in ("", identity)
+        ):
+            _last_known.pop(key)  # development: the record and the database both went; a new log begins
         elif (went_back := _went_back(key, record)) is not None:
             # The record went back under this running signer (an older copy restored into its directory,
             # the directory emptied or replaced): this process knows better, and puts it back.
@@ -250,6 +257,13 @@ def log_sign(
 #: directory emptied or replaced) would let it sign a second tree of a size it signed before: the
 #: running signer puts back what it knows instead (``log_sign``).
 _last_known: dict[str, SignerRecord] = {}
+
+
+def signer_memory_clear() -> None:
+    """Forget what this process learnt in its earlier passes, as a signer process started now knows
+    nothing of them (the tests' restarted signer)."""
+    _full_checked.clear()
+    _last_known.clear()
 
 
 def _remember(key: str, record: SignerRecord | None) -> None:

@@ -51,8 +51,7 @@ def signed(applicant, editor, settings):
 
 def _restart_signer() -> None:
     """What a signer process started now knows: nothing of its earlier passes."""
-    signer_module._full_checked.clear()
-    signer_module._last_known.clear()
+    signer_module.signer_memory_clear()
 
 
 def _lose_record(settings, tmp_path, name="new-disk") -> None:

@@ -104,6 +104,33 @@ def test_development_a_new_database_is_a_new_log(eight, client, settings, applic
     assert "\n2\n" in client.get("/log/checkpoint").content.decode() and log_damage() is None
 
 
+def test_development_a_new_database_and_a_lost_record_under_a_running_signer_is_a_new_log(
+    eight, settings, applicant, editor
+):
+    """The record's directory went with the database (a fresh checkout's ``start``) while this process
+    signed the old log: in development that is a new log, not a record to put back."""
+    import shutil
+
+    settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG = True
+    state = Path(settings.REGISTRY_LOG_STATE_DIR)
+    _new_database()
+    shutil.rmtree(state)
+    proposal_factory(applicant, state="approved", editor=editor, snid="omega")
+    log_sign(begin=True)
+    record = SignerState(state).load()
+    assert record.size == 2 and record.identity == LogHead.objects.get().identity
+
+
+def test_production_a_lost_record_under_a_running_signer_is_put_back(eight, settings, applicant, editor):
+    settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG = False
+    state = Path(settings.REGISTRY_LOG_STATE_DIR)
+    import shutil
+
+    shutil.rmtree(state)
+    outcome = log_sign()
+    assert not outcome.signed and SignerState(state).load().size == 8
+
+
 def test_production_an_emptied_log_table_is_refused(eight, client, settings, applicant, editor):
     settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG = False
     _, eight = eight
