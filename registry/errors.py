@@ -21,3 +21,7 @@ class NotAllowed(ServiceError):
 
 class Conflict(ServiceError):
     """The proposal is not in a state that allows this (maps to 409), e.g. already decided."""
+
+
+class SeenChanged(Conflict):
+    """What a decision rests on is not what its confirmation page showed (maps to 409: the page again)."""

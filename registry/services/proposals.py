@@ -26,7 +26,7 @@ from ..enums import (
     action_done,
     transition_for,
 )
-from ..errors import Conflict, NotAllowed, ServiceError
+from ..errors import Conflict, NotAllowed, SeenChanged, ServiceError
 from ..grammar import grammar_compile, snid_error
 from ..grammar.cost import Cost
 from ..interchange import ProposalData
@@ -159,11 +159,15 @@ def proposal_transition(
     conflict_reason: str = "",
     public_note: str = "",
     today: dt.date | None = None,
+    seen_blockers: list[str] | None = None,
 ) -> Proposal:
     """Move ``proposal`` along the workflow, or refuse with a clear reason.
 
     The row is locked first, so of two simultaneous decisions exactly one wins and
-    the other sees the state the first one left ("already decided").
+    the other sees the state the first one left ("already decided"). ``seen_blockers``: what
+    the editor's confirmation page listed as standing in the way of an approval (their
+    sentences); the approval is refused (``SeenChanged``) when the checklist run here finds
+    other ones, so a written reason never covers what the editor did not see.
     """
     locked = Proposal.objects.select_for_update().get(pk=proposal.pk)
     transition = transition_for(locked.state, action)
@@ -209,6 +213,13 @@ def proposal_transition(
         elif action == ProposalAction.APPROVE:
             # The one approval rule (verdicts.approval_blockers), for the web, the API and the command.
             blockers = approval_blockers(data["findings"], _judgements(locked))
+            if seen_blockers is not None and [b.sentence for b in blockers] != list(seen_blockers):
+                raise SeenChanged(
+                    "Nothing was decided: the checks run now give other reasons to withhold approval than the "
+                    "confirmation page showed ("
+                    + ("; ".join(b.sentence for b in blockers) or "none")
+                    + "). Read the page again as it is now, then confirm."
+                )
             if blockers and not override_reason:
                 raise ServiceError(
                     "Cannot approve: "

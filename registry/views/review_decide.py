@@ -20,6 +20,7 @@ from ..checklist import MANUAL_CHECKS, unchecked
 from ..conversation import round_changes
 from ..diffs import proposal_changes
 from ..enums import DECISIONS, FindingStatus, ProposalAction, ProposalState
+from ..errors import SeenChanged
 from ..models import Proposal
 from ..verdicts import approval_blockers, judged, judgements_of, proposal_verdict, review_summary
 from .errors import NextStep, conflict
@@ -80,13 +81,15 @@ def _facts(proposal: Proposal, action: str) -> dict:
 
 
 def _seen_facts(proposal: Proposal, action: str, facts: dict) -> tuple:
-    """The facts a token stands for: the proposal as stored, each judgement, each blocker."""
+    """The facts a token stands for: the proposal as stored, each judgement, the verdict of every check
+    (its status: a message may quote a figure of this run) and each blocker."""
     return (
         action,
         proposal.pk,
         proposal.state,
         proposal.updated_at.isoformat(),
         sorted((c, j.ok, j.updated_at.isoformat()) for c, j in facts["judgements"].items()),
+        [(f.id, f.status) for f in facts["findings"]],
         [b.sentence for b in facts["blockers"]],
     )
 
@@ -175,7 +178,11 @@ def review_decide(request, pk):
             override_reason=override,
             conflict_reason=request.POST.get("conflict_reason", ""),
             public_note=request.POST.get("public_note", "")[:5000],
+            seen_blockers=[b.sentence for b in facts["blockers"]] if action == ProposalAction.APPROVE else None,
         )
+    except SeenChanged as exc:
+        fresh = _facts(Proposal.objects.select_related("submitter", "namespace__current").get(pk=pk), action)
+        return _confirm_page(request, proposal, action, fresh, notice=exc.message, status=409)
     except services.Conflict as exc:
         return conflict(request, exc.message, back)
     except services.ServiceError as exc:

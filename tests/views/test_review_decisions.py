@@ -431,3 +431,30 @@ def test_the_review_names_a_closed_account_by_its_public_name_never_its_user_nam
         assert "Ann Applicant (account closed)" in shown
         assert ">ann<" not in shown and " ann " not in shown and "by ann" not in shown
     assert "Applicant Ann Applicant (account closed) submitted" in page.replace("\n", " ")
+
+
+@pytest.mark.django_db
+def test_a_reason_never_covers_a_blocker_the_confirmation_page_did_not_show(client, people):
+    """The page listed one blocker; when the decision is made the checks give another (here: the SNID
+    was reserved for someone else in between): nothing is decided, and the page is shown again with it."""
+    from registry.errors import SeenChanged
+
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    judged_scope_not_satisfied(proposal, people["editor"])
+    seen = ["Within the OGF's scope: judged not satisfied"]
+    services.namespace_reserve(
+        "example",
+        user_factory("other-editor", editor=True),
+        until=timezone.localdate() + dt.timedelta(days=9),
+        reason="For another group.",
+    )
+    with pytest.raises(SeenChanged, match="SNID free to register: fails"):
+        services.proposal_transition(
+            proposal, "approve", people["editor"], override_reason="In scope after all.", seen_blockers=seen
+        )
+    assert Proposal.objects.get(pk=proposal.pk).state == ProposalState.SUBMITTED
+    # Through the page: confirmed as shown, it is decided on what was shown.
+    services.namespace_release("example", user_factory("third-editor", editor=True))
+    client.force_login(people["editor"])
+    done = decide(client, proposal.pk, "approve", override_reason="In scope after all.")
+    assert done.status_code == 302 and Proposal.objects.get(pk=proposal.pk).state == ProposalState.APPROVED
