@@ -158,6 +158,14 @@ def review_queue(request):
     return render(request, "registry/review/queue.html", context)
 
 
+def _stored_counts(proposal, live: dict) -> dict | None:
+    stored = proposal.findings_summary
+    if proposal.state != ProposalState.SUBMITTED or not stored:
+        return None
+    shown = ("fail", "warning", "editor", "not_run")
+    return stored if any(stored.get(k, 0) != live.get(k, 0) for k in shown) else None
+
+
 def _review_context(request, proposal) -> dict:
     judgements = judgements_of(proposal)
     verdict = proposal_verdict(proposal)
@@ -191,6 +199,7 @@ def _review_context(request, proposal) -> dict:
         )
     )
     threads = threads_of(proposal)
+    counts = review_summary(machine, judgements)
     return {
         "proposal": proposal,
         "parts": sections_by_part(),
@@ -200,7 +209,11 @@ def _review_context(request, proposal) -> dict:
         "weigh": weigh,
         "checks_fail": has_failures(machine),
         "blockers": approval_blockers(machine, judgements) if proposal.state == ProposalState.SUBMITTED else [],
-        "review_counts": review_summary(machine, judgements),
+        "review_counts": counts,
+        # The queue, My proposals and the mails give the counts stored with the last check; when the
+        # checks run now give others (a check that could not be made then, a checklist changed since),
+        # the page says both rather than disagree silently.
+        "stored_counts": _stored_counts(proposal, counts),
         "judgements_final": proposal.state in FINAL_STATES,
         "threads": threads,
         "can_start_threads": True,

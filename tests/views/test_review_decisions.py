@@ -458,3 +458,19 @@ def test_a_reason_never_covers_a_blocker_the_confirmation_page_did_not_show(clie
     client.force_login(people["editor"])
     done = decide(client, proposal.pk, "approve", override_reason="In scope after all.")
     assert done.status_code == 302 and Proposal.objects.get(pk=proposal.pk).state == ProposalState.APPROVED
+
+
+@pytest.mark.django_db
+def test_the_review_page_says_so_when_the_stored_counts_differ_from_the_checks_run_now(client, people):
+    """A check that could not be made at submission is counted "not run" on the queue; run now it gives
+    a verdict: the review page shows the counts of now and says what the queue still says."""
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    client.force_login(people["editor"])
+    assert 'id="counts-stored"' not in client.get(f"/review/{proposal.pk}/").content.decode()
+    stored = Proposal.objects.get(pk=proposal.pk).findings_summary
+    Proposal.objects.filter(pk=proposal.pk).update(
+        findings_summary={**stored, "pass": stored["pass"] - 1, "not_run": stored["not_run"] + 1}
+    )
+    page = client.get(f"/review/{proposal.pk}/").content.decode()
+    said = counts_sentence({**stored, "not_run": stored["not_run"] + 1}).replace("'", "&#x27;")
+    assert 'id="counts-stored"' in page and f"the last check of this proposal: {said}." in page
