@@ -10,6 +10,20 @@ def _findings_follow(sender, **kwargs):
     findings_on_registry_changed(sender, **kwargs)
 
 
+def _user_name_claim(sender, **kwargs):
+    """The name rules (registry.accounts.names) load with the first account saved, not at start-up:
+    their Unicode data (PRECIS, confusables) is most of what a command would otherwise pay for."""
+    from .accounts.names import user_name_claim
+
+    return user_name_claim(sender, **kwargs)
+
+
+def _user_name_record(sender, **kwargs):
+    from .accounts.names import user_name_record
+
+    return user_name_record(sender, **kwargs)
+
+
 def _guards_after_migrate(sender, using="default", **kwargs):
     """SQLite drops a table's triggers when a migration rebuilds it: put them back."""
     from django.db import connections
@@ -61,10 +75,9 @@ class RegistryConfig(AppConfig):
         from django.db.models.signals import post_save, pre_save
 
         from .accounts.checks import name_clashes_check
-        from .accounts.names import user_name_claim, user_name_record
 
-        pre_save.connect(user_name_claim, sender=get_user_model(), dispatch_uid="registry.user_name_claim")
-        post_save.connect(user_name_record, sender=get_user_model(), dispatch_uid="registry.user_name_record")
+        pre_save.connect(_user_name_claim, sender=get_user_model(), dispatch_uid="registry.user_name_claim")
+        post_save.connect(_user_name_record, sender=get_user_model(), dispatch_uid="registry.user_name_record")
         checks.register(name_clashes_check, checks.Tags.database)
 
         from .stewardship.signals import connect

@@ -12,7 +12,6 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from .. import interchange
-from ..accounts.names import user_by_name
 
 REASON_MAX = 2000
 #: The resolver line format, as ``registry.resolving.lines`` reads it, with an example stewards can copy.
@@ -95,6 +94,8 @@ class AccountForm(forms.Form):
 
     def clean_username(self):
         name = self.cleaned_data["username"].strip()
+        from ..accounts.names import user_by_name  # the name rules load when a name is looked up
+
         user = user_by_name(name, get_user_model().objects.filter(is_active=True))
         if user is None:
             raise forms.ValidationError(f"No active account is called {name!r}.")
