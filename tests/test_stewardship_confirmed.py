@@ -133,3 +133,16 @@ def test_one_persons_confirmation_does_not_act_for_another(client, world):
     response = client.post(url, {"remove-reason": "Left.", "confirm": "yes", "seen": token})
     assert response.status_code == 409
     assert Steward.objects.get(pk=world["partner"].pk).state == StewardState.ACTIVE
+
+
+@pytest.mark.django_db
+def test_a_confirmation_for_one_snid_does_not_act_on_another(client, world):
+    """Both SNIDs have the same steward, so their invitation pages say the same words: the page of
+    urn:ogf:example: still does not invite anyone to urn:ogf:successor:."""
+    user_factory("friend")
+    client.force_login(world["steward"])
+    data = {"invite-username": "friend", "invite-reason": "Helps."}
+    token = seen_of(client.post("/urn/example/stewardship/invite/", data))
+    response = client.post("/urn/successor/stewardship/invite/", {**data, "confirm": "yes", "seen": token})
+    assert response.status_code == 409
+    assert not Steward.objects.filter(user__username="friend").exists()

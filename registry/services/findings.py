@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from django.db import transaction
+
 from .. import notify
 from ..checklist import findings_followed
 from ..enums import FINAL_STATES, FindingStatus
@@ -38,24 +40,34 @@ def findings_follow(snids: Iterable[str]) -> int:
     and store its findings and counts; returns how many proposals' counts changed."""
     changed = 0
     for snid in {s.lower() for s in snids if s}:
-        proposals = Proposal.objects.filter(snid__iexact=snid).exclude(state__in=FINAL_STATES)
-        for proposal in proposals.select_related("submitter").prefetch_related("judgements"):
-            facts = registry_facts(proposal.snid, proposal.submitter_id, exclude_pk=proposal.pk)
-            data = proposal.to_data()
-            stored = findings_followed(proposal.findings or [], data, facts, stage=checklist_stage(proposal))
-            judgements = {j.check_id: j for j in proposal.judgements.all()}
-            summary = review_summary(stored, judgements)
-            if stored == proposal.findings and summary == proposal.findings_summary:
-                continue
-            updated = (
-                Proposal.objects.filter(pk=proposal.pk)
-                .exclude(state__in=FINAL_STATES)
-                .update(findings=stored, findings_summary=summary)
-            )
-            if updated:
-                _tell(proposal, proposal.findings or [], stored, proposal.findings_summary, summary)
-            changed += summary != proposal.findings_summary
+        open_ones = Proposal.objects.filter(snid__iexact=snid).exclude(state__in=FINAL_STATES)
+        for pk in open_ones.values_list("pk", flat=True):
+            changed += _follow_one(pk)
     return changed
+
+
+def _follow_one(pk: int) -> bool:
+    """One proposal, locked while it is read and written (its applicant may be saving it, an editor
+    recording a judgement): whether its counts changed."""
+    with transaction.atomic():
+        proposal = (
+            Proposal.objects.select_for_update(of=("self",))
+            .select_related("submitter")
+            .exclude(state__in=FINAL_STATES)
+            .filter(pk=pk)
+            .first()
+        )
+        if proposal is None:  # decided meanwhile: its findings are the decision's
+            return False
+        facts = registry_facts(proposal.snid, proposal.submitter_id, exclude_pk=proposal.pk)
+        stored = findings_followed(proposal.findings or [], proposal.to_data(), facts, stage=checklist_stage(proposal))
+        summary = review_summary(stored, {j.check_id: j for j in proposal.judgements.all()})
+        if stored == proposal.findings and summary == proposal.findings_summary:
+            return False
+        before, counts_before = proposal.findings or [], proposal.findings_summary
+        Proposal.objects.filter(pk=proposal.pk).update(findings=stored, findings_summary=summary)
+        _tell(proposal, before, stored, counts_before, summary)
+        return summary != counts_before
 
 
 def _tell(proposal, before: list[dict], after: list[dict], counts_before: dict, counts_after: dict) -> None:

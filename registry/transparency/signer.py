@@ -171,12 +171,11 @@ def log_sign(
         if new_log:
             _last_known.pop(key, None)
         elif (
-            record is None
-            and settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG
+            settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG
             and _last_known.get(key) is not None
             and _last_known[key].identity not in ("", identity)
         ):
-            _last_known.pop(key)  # development: the record and the database both went; a new log begins
+            _last_known.pop(key)  # development: what it remembers is another database's log; a new log began
         elif (went_back := _went_back(key, record)) is not None:
             # The record went back under this running signer (an older copy restored into its directory,
             # the directory emptied or replaced): this process knows better, and puts it back.

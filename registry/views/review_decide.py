@@ -81,15 +81,16 @@ def _facts(proposal: Proposal, action: str) -> dict:
 
 
 def _seen_facts(proposal: Proposal, action: str, facts: dict) -> tuple:
-    """The facts a token stands for: the proposal as stored, each judgement, the verdict of every check
-    (its status: a message may quote a figure of this run) and each blocker."""
+    """The facts a token stands for: the proposal as stored, each judgement and each blocker. (Not every
+    check's status: a cut-short or borderline measurement may differ between two runs or two workers
+    without changing what the approval rule decides on; the decision's own run is compared with the
+    blockers shown, ``seen_blockers``.)"""
     return (
         action,
         proposal.pk,
         proposal.state,
         proposal.updated_at.isoformat(),
         sorted((c, j.ok, j.updated_at.isoformat()) for c, j in facts["judgements"].items()),
-        [(f.id, f.status) for f in facts["findings"]],
         [b.sentence for b in facts["blockers"]],
     )
 

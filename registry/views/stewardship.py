@@ -157,7 +157,17 @@ def confirm_page(
 
     The response carries ``seen``, the token of what the page says (title, lead, facts, details, outcome
     and what it sends again), also in its form: ``confirmed`` compares the two."""
-    seen = seen_token(request.user, title, lead, list(hidden), _said(facts), details or [], asdict(outcome))
+    seen = seen_token(
+        request.user,
+        request.path,
+        namespace.snid,
+        title,
+        lead,
+        list(hidden),
+        _said(facts),
+        details or [],
+        asdict(outcome),
+    )
     response = render(
         request,
         "registry/stewardship/confirm.html",

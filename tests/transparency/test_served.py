@@ -121,6 +121,29 @@ def test_development_a_new_database_and_a_lost_record_under_a_running_signer_is_
     assert record.size == 2 and record.identity == LogHead.objects.get().identity
 
 
+def test_development_a_running_signer_leaves_a_new_log_begun_by_another_process_alone(
+    eight, settings, applicant, editor
+):
+    """A development server signed the old log (it remembers size 8); another process recreated the
+    database and began a new log with a record of its own: the server's memory is of another log."""
+    from registry.logcore.signer_state import SignerRecord
+
+    settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG = True
+    state = Path(settings.REGISTRY_LOG_STATE_DIR)
+    _new_database()
+    proposal_factory(applicant, state="approved", editor=editor, snid="omega")
+    from registry.transparency import signer as signer_module
+
+    remembered = signer_module._last_known[str(state)]
+    signer_module._last_known.clear()  # the other process: it knows nothing of the old log
+    first = log_sign()
+    assert first.new_log and SignerState(state).load().size == 2
+    signer_module._last_known[str(state)] = remembered  # back in the server that signed the old log
+    assert isinstance(remembered, SignerRecord) and remembered.size == 8
+    outcome = log_sign()
+    assert not outcome.damage and SignerState(state).load().size == 2
+
+
 def test_production_a_lost_record_under_a_running_signer_is_put_back(eight, settings, applicant, editor):
     settings.REGISTRY_LOG_NEW_DATABASE_NEW_LOG = False
     state = Path(settings.REGISTRY_LOG_STATE_DIR)
