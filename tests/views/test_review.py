@@ -278,6 +278,24 @@ def test_expired_reservations_stop_blocking_and_the_command_reports_them(people)
     call_command("expire_reservations", "--release", stdout=out)
     assert "urn:ogf:stale:" in out.getvalue() and "1 expired reservation released." in out.getvalue()
     assert "Expired on" in Namespace.objects.get(snid="stale").reservation_reason
+    again = io.StringIO()
+    call_command("expire_reservations", "--release", stdout=again)
+    assert "0 expired reservations released." in again.getvalue()  # its end is recorded once
+
+
+@pytest.mark.django_db
+def test_a_released_reservation_never_expires_a_second_time(client, people):
+    from registry.transparency.models import LogEntry
+
+    until = (timezone.localdate() + dt.timedelta(days=30)).isoformat()
+    client.force_login(people["editor"])
+    reservation_act(client, action="reserve", snid="glue", until=until, reason="For the WG.")
+    reservation_act(client, action="release", snid="glue", note="Not needed.")
+    ends = LogEntry.objects.filter(kind="reservation-ended").count()
+    out = io.StringIO()
+    call_command("expire_reservations", "--release", stdout=out)
+    assert "urn:ogf:glue:" not in out.getvalue() and "0 expired reservations released." in out.getvalue()
+    assert LogEntry.objects.filter(kind="reservation-ended").count() == ends == 1
 
 
 @pytest.mark.django_db

@@ -11,8 +11,9 @@ from ...transparency.records import log_reservation_ended
 
 class Command(BaseCommand):
     help = (
-        "List reservations whose date has passed. Every check already treats them as free; "
-        "with --release their reason records the expiry, so the record says why they ended."
+        "List reservations whose date has passed and whose end is not recorded yet (a released one ended "
+        "when it was released). Every check already treats them as free; with --release their reason "
+        "records the expiry and the log its end, once, so the record says why they ended."
     )
 
     def add_arguments(self, parser):
@@ -20,13 +21,15 @@ class Command(BaseCommand):
 
     def handle(self, release=False, **options):
         today = timezone.localdate()
-        expired = Namespace.objects.filter(status=NamespaceStatus.RESERVED, reserved_until__lt=today)
-        count = 0
-        expired_list = list(expired.order_by("reserved_until"))
-        for namespace in expired_list:
-            count += 1
+        # A reservation an editor released ended then (its log entry says so): it never expires again.
+        expired = Namespace.objects.filter(
+            status=NamespaceStatus.RESERVED, reserved_until__lt=today, released_at__isnull=True
+        ).exclude(reservation_reason__contains="Expired on")
+        ended = []
+        for namespace in expired.order_by("reserved_until"):
+            ended.append(namespace.snid)
             self.stdout.write(f"urn:ogf:{namespace.snid}: reserved until {namespace.reserved_until} (expired)")
-            if release and "Expired on" not in namespace.reservation_reason:
+            if release:
                 with transaction.atomic():
                     namespace.reservation_reason = (
                         f"{namespace.reservation_reason}\nExpired on {namespace.reserved_until}."
@@ -34,9 +37,10 @@ class Command(BaseCommand):
                     namespace.reserved_for = None
                     namespace.save()
                     log_reservation_ended(namespace, namespace.reserved_until, how="expired")
+        count = len(ended)
         if release and count:
             registry_invalidate()
-            registry_changed_send(*(namespace.snid for namespace in expired_list))
+            registry_changed_send(*ended)  # their open proposals are checked again (services.findings)
         self.stdout.write(
             f"{count} expired reservation{'s' if count != 1 else ''}" + (" released." if release else ".")
         )
