@@ -252,6 +252,17 @@ def acted_once_confirmed(request, form, call, success: str, *, again, back: str)
     return acted(request, call, success, again=again, back=back)
 
 
+def act_when_confirmed(request, confirmation, call, success: str, *, again, back: str):
+    """A form's second step: without ``confirm=yes`` its confirmation page (``confirmation(errors, status)``);
+    with it, the step (``acted``) — only when the POST was sent from that page as things stand
+    (``confirmed``), else the page again with ``NOT_SEEN``, as a 409."""
+    if request.POST.get("confirm") != "yes":
+        return confirmation()
+    if not confirmed(request, confirmation()):
+        return confirmation([NOT_SEEN], status=409)
+    return acted(request, call, success, again=again, back=back)
+
+
 def reason_form(kind, data=None) -> ChangeRequestReasonForm:
     form = ChangeRequestReasonForm(data=data, prefix=kind.name)
     form.fields["reason"].label = kind.reason_label
@@ -369,12 +380,9 @@ def change_request(request, namespace, kind):
             status=status,
         )
 
-    if data.get("confirm") != "yes":
-        return confirmation()
-    if not confirmed(request, confirmation()):
-        return confirmation([NOT_SEEN], status=409)
-    return acted(
+    return act_when_confirmed(
         request,
+        confirmation,
         lambda: services.change_request_create(namespace, kind, raw, request.user, reason=reason),
         f"Your request is sent: {_asked(change)}; an editor will approve or decline it, and you and "
         "the other stewards will be told by e-mail.",
@@ -449,12 +457,9 @@ def account_step(
             status=status,
         )
 
-    if data.get("confirm") != "yes":
-        return confirmation()
-    if not confirmed(request, confirmation()):
-        return confirmation([NOT_SEEN], status=409)
-    return acted(
+    return act_when_confirmed(
         request,
+        confirmation,
         lambda: services.steward_transition(namespace, action, request.user, user=user, reason=reason),
         done.format(**words),
         again=again,

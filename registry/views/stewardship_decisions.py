@@ -34,14 +34,12 @@ from .errors import NextStep, error_page, forbidden
 from .review import editor_required
 from .stewardship import (
     EDITORS_ONLY,
-    NOT_SEEN,
     _person_details,
     _stewardship_url,
     account_step,
-    acted,
+    act_when_confirmed,
     acted_once_confirmed,
     confirm_page,
-    confirmed,
     form_page,
     hidden_of,
     page,
@@ -177,12 +175,9 @@ def deprecate(request, namespace):
             status=status,
         )
 
-    if data.get("confirm") != "yes":
-        return confirmation()
-    if not confirmed(request, confirmation()):
-        return confirmation([NOT_SEEN], status=409)
-    return acted(
+    return act_when_confirmed(
         request,
+        confirmation,
         lambda: services.snid_deprecate(
             namespace, request.user, reason=form.cleaned_data["reason"], successor=heir.snid if heir else ""
         ),
