@@ -349,9 +349,8 @@ def _register(proposal: Proposal, today: dt.date, data: dict) -> dict | None:
     proposal.version = version
     proposal.registration_date = today
     proposal.validator, cost = _validator_of(proposal)
-    # Lookups in this process see the new version at once; others within a second. The other open
-    # proposals of this SNID are checked again (services.findings): it is registered now.
-    transaction.on_commit(registry_invalidate)
+    # Once committed, the registry changed for this SNID: lookups in this process see the new version at
+    # once (others within a second), and its other open proposals are checked again (services.findings).
     transaction.on_commit(partial(registry_changed_send, namespace.snid))
     return cost
 

@@ -17,7 +17,6 @@ from ..enums import (
 )
 from ..errors import Conflict, NotAllowed, ServiceError
 from ..grammar import snid_error
-from ..lookup import registry_invalidate
 from ..models import Namespace, Proposal, ReservationRequest
 from ..selectors import namespace_get, reservation_active
 from ..signals import registry_changed_send
@@ -81,8 +80,7 @@ def namespace_reserve(
     namespace.released_at, namespace.released_by = None, None
     namespace.save()
     log_reservation_granted(namespace, renewal=renewal)
-    transaction.on_commit(registry_invalidate)
-    transaction.on_commit(partial(registry_changed_send, namespace.snid))
+    transaction.on_commit(partial(registry_changed_send, namespace.snid))  # lookups, open proposals
     return namespace
 
 
@@ -116,8 +114,7 @@ def namespace_release(snid: str, actor, note: str = "") -> Namespace:
         if note:
             namespace.reservation_reason = f"{namespace.reservation_reason}\nReleased: {note}".strip()
         namespace.save()
-        transaction.on_commit(registry_invalidate)
-        transaction.on_commit(partial(registry_changed_send, namespace.snid))
+        transaction.on_commit(partial(registry_changed_send, namespace.snid))  # lookups, open proposals
         if namespace.reserved_for is not None and namespace.reserved_for.email:
             # The person it was held for learns it ended early, from whom, and why.
             notify.later(

@@ -3,7 +3,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from ...enums import NamespaceStatus
-from ...lookup import registry_invalidate
 from ...models import Namespace
 from ...signals import registry_changed_send
 from ...transparency.records import log_reservation_ended
@@ -39,8 +38,7 @@ class Command(BaseCommand):
                     log_reservation_ended(namespace, namespace.reserved_until, how="expired")
         count = len(ended)
         if release and count:
-            registry_invalidate()
-            registry_changed_send(*ended)  # their open proposals are checked again (services.findings)
+            registry_changed_send(*ended)  # lookups reload; their open proposals are checked again
         self.stdout.write(
             f"{count} expired reservation{'s' if count != 1 else ''}" + (" released." if release else ".")
         )
