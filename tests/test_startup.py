@@ -63,6 +63,8 @@ HEAVY = (
 #: Not loaded by ``help``: the name rules' Unicode data (PRECIS, the confusables table), loaded with the
 #: first account saved or name looked up.
 NAME_RULES = ("registry.accounts.names", "registry.accounts.lookalike", "precis_i18n", "confusable_homoglyphs")
+#: The name rules' Unicode data alone: loaded by no command until a name is checked or looked up.
+NAME_DATA = ("precis_i18n", "confusable_homoglyphs")
 
 
 def probe(*args: str, database: Path | None = None) -> dict:
@@ -132,6 +134,7 @@ def test_startup_check_proposal_loads_no_url_configuration_or_schemas(demo_datab
     assert report["code"] in (0, 1)  # 1: a check fails (the demo SNID is registered already)
     site = ("registry.urls", "registry.views", "registry.api", "drf_spectacular.openapi", "jsonschema")
     assert loaded(report, site) == []
+    assert loaded(report, NAME_DATA) == []  # no --submitter: no name is looked up
     assert not report["templates"]
 
 

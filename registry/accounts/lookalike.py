@@ -23,9 +23,6 @@ import functools
 import re
 import unicodedata
 
-from confusable_homoglyphs import categories, confusables
-from precis_i18n import get_profile
-
 _LRM = "\u200e"  # confusable-homoglyphs wraps right-to-left characters in marks; they are not part of them
 #: Sets of scripts that one writing system uses together (TR39 §5.2, "Highly Restrictive").
 _ONE_WRITING = (
@@ -47,6 +44,8 @@ def _prototypes() -> dict[str, str]:
     source look the same from both sides; both are then mapped to the smaller of the two, which keeps
     what a skeleton is for: two confusable strings get one skeleton.
     """
+    from confusable_homoglyphs import confusables  # the table loads with the first skeleton, not at start-up
+
     data = confusables.confusables_data
     mapping = {}
     for key, entries in data.items():
@@ -73,6 +72,8 @@ def skeleton(text: str) -> str:
 
 def scripts(text: str) -> set[str]:
     """The scripts ``text`` is written in (common characters such as digits and ``_`` belong to none)."""
+    from confusable_homoglyphs import categories  # its Unicode data loads on first use, not at start-up
+
     return set(categories.unique_aliases(text)) - _NO_SCRIPT
 
 
@@ -85,6 +86,8 @@ def mixed_scripts(text: str) -> bool:
 
 def username_problem(name: str) -> str | None:
     """Why ``name`` cannot be a new user name under RFC 8265 and the mixed-script rule, or None."""
+    from precis_i18n import get_profile  # PRECIS's tables load with the first name checked, not at start-up
+
     try:
         get_profile("UsernameCaseMapped").enforce(name)
     except UnicodeEncodeError as exc:

@@ -4,7 +4,6 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ...accounts.names import user_by_name
 from ...checklist import summarize
 from ...models import Proposal
 from ...selectors import data_findings, proposal_findings
@@ -32,6 +31,9 @@ class Command(BaseCommand):
     def handle(self, source, json=False, submitter=None, **options):
         submitter_id = None
         if submitter:
+            # The name rules' Unicode data is loaded only when a name is looked up (tests/test_startup.py).
+            from ...accounts.names import user_by_name
+
             user = user_by_name(submitter)
             if user is None:
                 raise CommandError(f"There is no user {submitter!r}.", returncode=2)
