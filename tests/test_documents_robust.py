@@ -60,6 +60,7 @@ def _cpu_seconds(text):
     return time.process_time() - started
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("case", list(HOSTILE_TEXTS))
 def test_hostile_text_is_read_in_linear_time(case):
     make = HOSTILE_TEXTS[case]

@@ -23,6 +23,7 @@ def test_compiling_grammars_leaves_nothing_in_the_abnf_registry():
 WINDOWS = 3
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_lookups_do_not_grow_process_memory(settings, keep_connection):
     """Drive the real WSGI handler (the test client itself keeps a little per request)."""

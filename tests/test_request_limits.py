@@ -70,6 +70,7 @@ def test_server_request_line_takes_a_4096_character_urn():
     assert serve.config({})["limit_request_line"] >= request_line
 
 
+@pytest.mark.long
 def test_a_4096_character_lookup_is_answered_through_the_server(server):
     urn = "urn:ogf:example:" + "a" * (4096 - len("urn:ogf:example:"))
     status, content_type, body = _get(server, f"/api/lookup/?urn={urn}")

@@ -19,6 +19,8 @@ from .ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
+pytestmark = pytest.mark.long  # each starts servers or a suite of its own: seconds apiece (tests/conftest.py)
+
 
 def _call(application, **environ) -> tuple[str, dict, bytes]:
     """One request through a WSGI application: (status line, headers, body)."""

@@ -68,6 +68,7 @@ def test_production_site_needs_no_signer_key(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.long
 def test_production_build_step_holds_no_secret(tmp_path):
     """collectstatic and check --deploy, as a build step runs them: DJANGO_DEBUG=0 and nothing else."""
     collected = manage(
@@ -79,6 +80,7 @@ def test_production_build_step_holds_no_secret(tmp_path):
     assert checked.returncode == 0, checked.stderr
 
 
+@pytest.mark.long
 def test_production_log_keygen_runs_without_a_key(tmp_path):
     """``log_keygen`` makes the key the settings once refused to start without."""
     result = manage("log_keygen", str(tmp_path / "log.key"), "--name", "urn.example.org/log", DJANGO_DEBUG="0")
@@ -87,6 +89,7 @@ def test_production_log_keygen_runs_without_a_key(tmp_path):
     assert "Verifier key (publish it): urn.example.org/log+" in result.stdout
 
 
+@pytest.mark.long
 def test_production_signer_without_its_key_or_record_says_what_is_missing(tmp_path):
     result = manage("log_sign", DJANGO_DEBUG="0", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     assert result.returncode == 2 and "No log key: set REGISTRY_LOG_KEY or REGISTRY_LOG_KEY_FILE" in result.stderr

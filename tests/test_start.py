@@ -16,6 +16,8 @@ from .ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
+pytestmark = pytest.mark.long  # each starts servers or a suite of its own: seconds apiece (tests/conftest.py)
+
 
 def _get(url: str) -> tuple[int, str]:
     try:

@@ -42,6 +42,7 @@ def server(tmp_path):
         one.stop()
 
 
+@pytest.mark.long
 def test_concurrent_decisions_give_one_winner_and_409s_never_500(server, tmp_path):
     site = server(tmp_path / "db.sqlite3")
     setup = site.setup(SETUP_DECISIONS)
@@ -113,6 +114,7 @@ def _fill(directory) -> None:
             pass
 
 
+@pytest.mark.long
 def test_a_full_disk_answers_a_clear_error_and_gives_the_typed_text_back(server, small_disk):
     from registry.forms import ProposalForm
     from registry.interchange import load
