@@ -59,15 +59,18 @@ def target():
     class Handler(BaseHTTPRequestHandler):
         def _answer(self, body: bool):
             state.requests.append((self.command, self.path, dict(self.headers)))
+            # In flight: asked and not yet answered. The count drops before the answer is written, so a
+            # client that waits for each answer is never seen with two requests out, however late this
+            # thread runs again after writing (on a busy machine it may run after the next request came).
             with state.lock:
                 state.in_flight += 1
                 state.most_in_flight = max(state.most_in_flight, state.in_flight)
             try:
                 time.sleep(state.delay)
-                self._reply(body)
             finally:
                 with state.lock:
                     state.in_flight -= 1
+            self._reply(body)
 
         def _reply(self, body: bool):
             if state.drip_seconds:
