@@ -4,7 +4,7 @@ Such tests call ``require_external(name, available, reason)``: where the program
 is missing they skip with a clear reason, so ``pytest`` passes anywhere. Names
 listed in ``REGISTRY_REQUIRE_EXTERNAL`` (comma-separated, set by ``.ci/run``)
 fail instead of skipping, so CI never silently skips them; the SQLite pass
-requires Chromium and Go, the PostgreSQL pass PostgreSQL too.
+requires Chromium and Go, the PostgreSQL pass PostgreSQL (its browser tests ran in the SQLite pass).
 """
 
 from __future__ import annotations

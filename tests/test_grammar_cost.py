@@ -323,3 +323,26 @@ def test_locator_size_is_part_of_the_cheap_and_decisive_verdict():
     assert small.locate_cheap and small.decisive
     assert not large.locate_cheap and large.decisive  # a count is never borderline
     assert Cost.from_dict(large.as_dict()) == large
+
+
+def test_cost_replays_show_a_cheap_input_cheap_and_a_costly_one_costly():
+    """An input over the budget is matched again on fresh programs before it refuses a grammar
+    (``_replayed``): the least of the replays is its cost, so a stall charged to one match (a page
+    fault served late beside a loaded suite) does not refuse a grammar, and a real cost still does."""
+    from registry.grammar.cost import REPLAYS, _replayed
+
+    assert REPLAYS >= 2
+    cheap = grammar_compile('a = 100000000000000000000*"x"\n')  # about 1 ms per 4,096 characters
+    assert cheap.validator is not None and cheap.pattern
+    assert _replayed(cheap.pattern, b"X" * URN_MAX_LENGTH, None) * 1000 < MATCH_BUDGET_MS
+    # Overlapping counted alternatives (tests/hostile): new DFA states at every character, refused.
+    cases = json.loads((Path(__file__).parent / "hostile" / "cases.json").read_text())["grammars"]
+    abnf = next(
+        case["abnf"]
+        for case in cases
+        if isinstance(case["abnf"], str) and case["abnf"].startswith('a = *("a" / "b") "a" (200("a" / %x21 / %x23')
+    )
+    costly = grammar_compile(abnf)
+    assert costly.measured is not None and not costly.measured.cheap and costly.pattern
+    worst = next(text for label, text in adversarial(URN_MAX_LENGTH) if label == costly.measured.worst)
+    assert _replayed(costly.pattern, worst.encode("ascii")[: costly.measured.length], None) * 1000 > MATCH_BUDGET_MS
