@@ -76,10 +76,9 @@ def reaches_database(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Long tests first (``runs_long``); tests marked ``serial`` last in a run without workers and, under
-    pytest-xdist, spread evenly through the rest (``serial_spread``); ``--reverse`` turns the order within
-    each of these groups around; ``--database-tests-only`` keeps only the tests that can reach the
-    database. Every worker collects the same items and orders them alike, as pytest-xdist requires."""
+    """Tests marked ``serial`` go last, together, so they wait for the other worker once; long ones first
+    (``runs_long``); ``--reverse`` turns the order within each of these groups around;
+    ``--database-tests-only`` keeps only the tests that can reach the database."""
     if config.getoption("--database-tests-only", default=False):
         elsewhere = [item for item in items if not reaches_database(item)]
         if elsewhere:
@@ -88,29 +87,6 @@ def pytest_collection_modifyitems(config, items):
     if config.getoption("--reverse", default=False):
         items.reverse()
     items.sort(key=lambda item: (item.get_closest_marker("serial") is not None, not runs_long(item)))
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        items[:] = serial_spread(items)
-
-
-def serial_spread(items: list) -> list:
-    """The ``serial`` tests (at the end of ``items``) moved to even intervals after the long ones.
-
-    A serial test loads the machine on purpose and holds a lock no other serial test can take at the
-    same time (``one_serial_test_at_a_time``); the other workers go on beside it. Spread out, a worker
-    seldom reaches one while another runs, and none are left for the end, where the others would idle."""
-    serial = [item for item in items if item.get_closest_marker("serial") is not None]
-    others = [item for item in items if item.get_closest_marker("serial") is None]
-    first = sum(1 for item in others if runs_long(item))
-    head, body = others[:first], others[first:]
-    if not serial or not body:
-        return head + body + serial
-    spread, placed, step = [], 0, len(body) / (len(serial) + 1)
-    for index, item in enumerate(body):
-        while placed < len(serial) and index >= round((placed + 1) * step):
-            spread.append(serial[placed])
-            placed += 1
-        spread.append(item)
-    return head + spread + serial[placed:]
 
 
 BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
@@ -123,20 +99,31 @@ def runs_long(item) -> bool:
 
 
 @pytest.fixture(autouse=True)
-def one_serial_test_at_a_time(request, tmp_path_factory):
-    """Tests marked ``serial`` load the machine on purpose (a flood, six clients resolving 4 KB URNs, CPU
-    burners, a PostgreSQL server stopped under traffic) and assert what a person meets meanwhile: one
-    at a time, never two such loads at once. They run beside the other tests, which hold on a busy
-    machine as on an idle one (.ci/run runs the time-sensitive ones again beside CPU burners). The
-    lock lives in the run's common temporary directory; a run without workers takes none.
+def run_alone_when_serial(request, tmp_path_factory):
+    """Under pytest-xdist, a test marked ``serial`` runs alone.
+
+    Such tests measure time or load the machine on purpose (a flood, six clients resolving while
+    a page must answer within a second): beside another worker's test they would measure that
+    test (a verdict measured in CPU time moved with such a load beside a loaded PostgreSQL pass).
+    Every test holds a shared lock while it runs; a serial test takes it exclusively, which waits
+    for the tests running elsewhere. The turnstile lets a waiting serial test in before the other
+    workers' next tests, so it never waits behind a stream of them. Locks live in the run's
+    common temporary directory (each worker's own is beneath it); a lone run takes none.
     """
-    if "PYTEST_XDIST_WORKER" not in os.environ or request.node.get_closest_marker("serial") is None:
+    if "PYTEST_XDIST_WORKER" not in os.environ:
         yield
         return
     shared = tmp_path_factory.getbasetemp().parent
-    with open(shared / "serial.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield  # closing the file releases the lock
+    serial = request.node.get_closest_marker("serial") is not None
+    with open(shared / "serial.turnstile", "a") as turnstile, open(shared / "serial.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        if serial:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        else:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+            fcntl.flock(lock, fcntl.LOCK_SH)
+        yield  # closing the files releases the locks
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
 """The suite runs on every core (pytest-xdist, ``-n auto`` in pyproject.toml, two workers per core); tests
-marked ``serial`` run one at a time, beside the others (tests/conftest.py). Checked by
+marked ``serial`` run alone, after the others (tests/conftest.py). Checked by
 running a small suite of its own."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _probe_suite(tmp_path, *options: str, probe: str = PROBE) -> list[list]:
     tmp_path.mkdir(exist_ok=True)
     (tmp_path / "conftest.py").write_text(
         "from tests.conftest import (  # noqa: F401\n"
-        "    pytest_addoption, pytest_collection_modifyitems, one_serial_test_at_a_time\n"
+        "    pytest_addoption, pytest_collection_modifyitems, run_alone_when_serial\n"
         ")\n"
     )
     (tmp_path / "test_probe.py").write_text(probe)
@@ -84,17 +84,15 @@ def _probe_suite(tmp_path, *options: str, probe: str = PROBE) -> list[list]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
-def test_suite_parallel_runs_serial_tests_one_at_a_time_beside_the_others(tmp_path):
+def test_suite_parallel_runs_serial_tests_alone(tmp_path):
     runs = _probe_suite(tmp_path, "-n", "2")
-    assert len(runs) == 9 and {worker for _, worker, _, _ in runs} == {"gw0", "gw1"}  # both workers used
+    assert len(runs) == 9 and {worker for _, worker, _, _ in runs} == {"gw0", "gw1"}  # both cores used
     plain = [run for run in runs if run[0].startswith("plain")]
     assert any(a[2] < b[3] and b[2] < a[3] for a in plain for b in plain if a is not b)  # side by side
-    serial = [run for run in runs if run[0].startswith("serial")]
-    first, second = sorted(serial, key=lambda run: run[2])
-    assert first[3] <= second[2], "two serial tests ran at once"
-    others = [run for run in runs if not run[0].startswith("serial")]
-    beside = [o[0] for s in serial for o in others if o[2] < s[3] and s[2] < o[3]]
-    assert beside, "the other worker waited for the serial tests instead of running its own"
+    for name, _, start, end in runs:
+        if name.startswith("serial"):
+            overlapping = [other[0] for other in runs if other[0] != name and other[2] < end and start < other[3]]
+            assert overlapping == [], f"{name} ran beside {overlapping}"
 
 
 def test_suite_reverse_runs_everything_backwards_long_still_first_serial_still_last(tmp_path):
@@ -137,25 +135,3 @@ def test_suite_database_tests_only_keeps_what_can_reach_the_database(tmp_path):
     kept = {line.rsplit("::", 1)[1] for line in database if "::" in line}
     assert kept == {"test_marked", "test_through_db", "test_through_live_server", "test_in_class"}
     assert "4/5 tests collected (1 deselected)" in "\n".join(database)
-
-
-class _Item:
-    """What ``serial_spread`` reads of a collected test: its marks and its path."""
-
-    def __init__(self, name: str, mark: str | None = None):
-        self.name, self.mark, self.path = name, mark, ROOT / "tests" / "test_x.py"
-
-    def get_closest_marker(self, name):
-        return name if name == self.mark else None
-
-
-def test_serial_spread_places_serial_tests_evenly_after_the_long_ones():
-    from tests.conftest import serial_spread
-
-    items = [_Item("long-0", "long"), _Item("long-1", "long")]
-    items += [_Item(f"plain-{n}") for n in range(9)] + [_Item("serial-0", "serial"), _Item("serial-1", "serial")]
-    order = [item.name for item in serial_spread(items)]
-    assert sorted(order) == sorted(item.name for item in items)  # nothing lost, nothing twice
-    assert order[:2] == ["long-0", "long-1"]
-    assert order.index("serial-0") == 2 + 3 and order.index("serial-1") == 2 + 7  # a third and two thirds in
-    assert [name for name in order if name.startswith("plain")] == [f"plain-{n}" for n in range(9)]

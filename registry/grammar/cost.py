@@ -217,7 +217,11 @@ def measure(
             match(piece)
             spent[index] += time.thread_time() - before
             longest = max(longest, len(piece))
-            if MATCH_BUDGET_MS < spent[index] * 1000 < MATCH_BUDGET_MS * REPLAY_BELOW and matcher is None:
+            if (
+                MATCH_BUDGET_MS < spent[index] * 1000 < MATCH_BUDGET_MS * REPLAY_BELOW
+                and compile_ms <= REPLAY_COMPILE_MAX_MS
+                and matcher is None
+            ):
                 spent[index] = min(spent[index], _replayed(pattern, data, step))
             if spent[index] * 1000 > MATCH_BUDGET_MS:
                 return _result(inputs, spent, index, longest, False, match, compile_ms)
@@ -236,6 +240,9 @@ def measure(
 REPLAYS = 2
 #: Above this many times the budget no stall explains the cost: the grammar is refused without replays.
 REPLAY_BELOW = 20
+#: Replays recompile the program: a grammar whose program costs more than this to compile (a large
+#: one, near the job's own CPU budget) is judged on its first count, as before.
+REPLAY_COMPILE_MAX_MS = 10.0
 
 
 def _replayed(pattern: str, data: bytes, upto: int | None) -> float:
