@@ -249,10 +249,10 @@ def _replayed(pattern: str, data: bytes, upto: int | None) -> float:
     """The least CPU time, in seconds, of ``REPLAYS`` replays of one input's matches up to step ``upto``
     (each on a freshly compiled program, as the first): what the input costs, not what a stall cost.
 
-    A single match can be charged with time that is not the grammar's: page faults on the DFA's first
-    memory, served slowly while other processes contend for the kernel (seen: 1 ms on an idle machine,
-    over 5 ms beside a loaded test suite). Such noise only ever adds, so the least of a few runs is the
-    cost; a grammar over the budget is over it every time, at most ``REPLAYS`` more matches later."""
+    A single match can be charged with time that is not the grammar's (seen: 1 ms on an idle machine,
+    over 5 ms beside a loaded test suite; likely page faults on the DFA's first memory, served late).
+    Such noise only ever adds, so the least of a few runs is the cost; a grammar over the budget is
+    over it every time, at most ``REPLAYS`` more matches later."""
     least = float("inf")
     for _ in range(REPLAYS):
         match = compile_anchored(pattern)
