@@ -4,7 +4,9 @@ Grammar checks, Markdown rendering and document import read text anyone can
 send. The size limits of each stage (registry/grammar/limits.py, markdown.py)
 keep the common case small; this module is the backstop for what they miss:
 ``run_bounded`` runs a function in a separate worker process (a pebble process
-pool) whose address space is capped with RLIMIT_AS.
+pool) whose address space is capped with RLIMIT_AS: each job may map its memory
+budget beyond what the worker maps when it starts, so what one job may use never
+depends on what earlier jobs left in the worker's caches.
 
 The budget measures the job's own work, not the machine's load: the job may use
 REGISTRY_JOB_SECONDS of CPU time (an ITIMER_PROF timer stops it in Python code,
@@ -175,14 +177,28 @@ def _address_space() -> int:
         return 0
 
 
+#: What a worker may map beyond its size at start, in job budgets: every job gets its whole budget
+#: (REGISTRY_JOB_MEMORY_MB) on top of what the worker maps when the job starts, and a worker whose
+#: caches leave less than that under this ceiling is replaced before the job runs (``RECYCLE_EXIT``).
+WORKER_CEILING_BUDGETS = 2
+#: A worker's exit code when it leaves a job to a fresh worker (not a fault: the job is run again).
+RECYCLE_EXIT = 75
+_job_memory = 0  # bytes a job may map beyond what its worker maps when it starts
+_ceiling = 0  # bytes of address space this worker may ever map (its hard RLIMIT_AS)
+_jobs_started = 0  # jobs this worker has started: a fresh worker never hands its job on
+
+
 def _initialize(memory_bytes: int) -> None:
-    """Runs first in every worker: cap the memory the job may take, on top of what the
-    worker already maps when it starts (a fork of a threaded web process inherits the
-    address space its threads reserved, most of it never touched)."""
-    global _in_worker
+    """Runs first in every worker: start its CPU watchdog, then cap the address space the worker may
+    ever map at its size now (a fork of a threaded web process inherits the address space its threads
+    reserved, most of it never touched) plus ``WORKER_CEILING_BUDGETS`` budgets; each job then gets its
+    own limit (``_job``)."""
+    global _in_worker, _job_memory, _ceiling
     _in_worker = True
-    limit = _address_space() + memory_bytes
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    _watchdog_start()
+    _job_memory = memory_bytes
+    _ceiling = _address_space() + WORKER_CEILING_BUDGETS * memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (_ceiling, _ceiling))
     sys.setrecursionlimit(WORKER_RECURSION_LIMIT)
 
 
@@ -248,27 +264,61 @@ def _cpu_used() -> float:
 #: CPU seconds past the budget before the watchdog ends the worker (the timer's turn first).
 WATCHDOG_GRACE = 0.05
 WATCHDOG_INTERVAL = 0.01
+_watch = threading.Condition()
+_watch_limit: float | None = None  # the running job's CPU seconds (of this process) and grace; None: idle
 
 
-def _watch_cpu(limit: float, finished: threading.Event) -> None:
-    """End the worker (SIGXCPU, as RLIMIT_CPU would) once the process has used ``limit`` CPU
-    seconds: native code that releases the interpreter lock (an RE2 match) never returns to
-    Python for the timer, and RLIMIT_CPU counts whole seconds only."""
-    while not finished.wait(WATCHDOG_INTERVAL):
-        if _cpu_used() >= limit:
-            os.kill(os.getpid(), signal.SIGXCPU)
-            return
+def _watch_cpu() -> None:
+    """End the worker (SIGXCPU, as RLIMIT_CPU would) once the process has used the running job's
+    limit: native code that releases the interpreter lock (an RE2 match) never returns to Python for
+    the timer, and RLIMIT_CPU counts whole seconds only. The limit is read under the lock at every
+    look, so a job is only ever held to its own."""
+    with _watch:
+        while True:
+            if _watch_limit is None:
+                _watch.wait()
+            elif _cpu_used() >= _watch_limit:
+                os.kill(os.getpid(), signal.SIGXCPU)
+                return
+            else:
+                _watch.wait(WATCHDOG_INTERVAL)
+
+
+def _watchdog_start() -> None:
+    """One watchdog thread for the worker's life. A thread per job left the stacks and malloc arenas
+    of the threads not yet ended behind on a busy machine (102 MB of address space grew to 454 MB in
+    500 jobs beside four CPU burners), until a trivial job ran out of memory or of threads: a verdict
+    that depended on the worker's past, not on the text."""
+    threading.Thread(target=_watch_cpu, name="sandbox-cpu-watchdog", daemon=True).start()
+
+
+def _watch_set(limit: float | None) -> None:
+    global _watch_limit
+    with _watch:
+        _watch_limit = limit
+        _watch.notify()
 
 
 def _job(func, args, cpu_seconds: float):
-    """Runs in the worker: ``func(*args)`` within ``cpu_seconds`` of this process's CPU time.
+    """Runs in the worker: ``func(*args)`` within ``cpu_seconds`` of this process's CPU time and the
+    memory budget beyond what the worker maps now.
 
-    ITIMER_PROF counts the process's CPU time (user and system) and interrupts Python code; a
+    ITIMER_PROF counts the process's CPU time (user and system) and interrupts Python code; the
     watchdog thread ends the worker (SIGXCPU) 50 ms later if native code that released the
     interpreter lock is still running, and RLIMIT_CPU (whole seconds) does the same for native
-    code that holds it. Only the soft limit is set: an unprivileged process could never raise
-    a lowered hard limit again for its next job.
+    code that holds it. Only soft limits are set: an unprivileged process could never raise a
+    lowered hard limit again for its next job. A worker whose caches leave the job less than its
+    whole memory budget under the worker's ceiling exits instead (``RECYCLE_EXIT``): the job runs
+    in a fresh worker, so what a job may use never depends on the jobs before it.
     """
+    global _jobs_started
+    start = _address_space()
+    if start + _job_memory > _ceiling and _jobs_started:
+        os._exit(RECYCLE_EXIT)
+    _jobs_started += 1
+    # A fresh worker's first job gets the room left under the ceiling, less than its budget only if
+    # importing the job's own code took more than a whole budget (a budget of a few MB).
+    resource.setrlimit(resource.RLIMIT_AS, (min(start + _job_memory, _ceiling), _ceiling))
     _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
     backstop = math.ceil(_cpu_used() + cpu_seconds)
     if hard != resource.RLIM_INFINITY:
@@ -280,9 +330,7 @@ def _job(func, args, cpu_seconds: float):
     # Repeats every 50 ms of CPU: code that swallows the first interruption meets the next.
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.05)
     started = _cpu_used()
-    finished = threading.Event()
-    watchdog = threading.Thread(target=_watch_cpu, args=(started + cpu_seconds + WATCHDOG_GRACE, finished), daemon=True)
-    watchdog.start()
+    _watch_set(started + cpu_seconds + WATCHDOG_GRACE)
     try:
         result = func(*args)
     except _CpuTimeUp:
@@ -292,10 +340,11 @@ def _job(func, args, cpu_seconds: float):
             raise CpuBudgetExceeded
         return result, _cpu_used() - started
     finally:
-        finished.set()
+        _watch_set(None)
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, signal.SIG_IGN)  # a late tick must not escape
         resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+        resource.setrlimit(resource.RLIMIT_AS, (_ceiling, _ceiling))
 
 
 def warm() -> threading.Thread | None:
@@ -361,6 +410,8 @@ def jobs_cpu_seconds() -> float:
 
 def _stopped_reason(exc: pebble.ProcessExpired) -> str:
     code = exc.exitcode
+    if code == RECYCLE_EXIT:
+        return "a fresh worker had no room for the job's memory budget"
     if code is not None and code < 0:
         try:
             return f"its worker was killed by {signal.Signals(-code).name}"
@@ -393,8 +444,8 @@ def run_bounded(
     if _in_worker:
         return func(*args)
     wall = wall_ceiling(seconds)
-    reason = ""
-    for attempt in range(ATTEMPTS):
+    reason, attempt, recycled = "", 0, False
+    while attempt < ATTEMPTS:
         future = _get_pool(memory_mb).schedule(_job, args=(func, args, seconds), timeout=wall)
         try:
             # The pool enforces ``wall`` once the job starts; the extra wait only
@@ -418,6 +469,9 @@ def run_bounded(
             if exc.exitcode == -signal.SIGXCPU:  # RLIMIT_CPU: the job's own CPU time
                 _spent.seconds = jobs_cpu_seconds() + seconds
                 raise BudgetExceeded(what, "time", seconds, memory_mb) from None
+            if exc.exitcode == RECYCLE_EXIT and not recycled:
+                recycled = True  # a worker full of caches handed the job on: a fresh one runs it
+                continue
             reason = _stopped_reason(exc)
         except BrokenProcessPool:
             # Every worker was killed while idle: pebble gives the pool up; start a new one.
@@ -436,4 +490,5 @@ def run_bounded(
             attempt + 1,
             ATTEMPTS,
         )
+        attempt += 1
     raise BudgetExceeded(what, "stopped", seconds, memory_mb, reason)

@@ -156,6 +156,49 @@ def test_job_past_the_memory_limit_is_stopped_with_a_message_naming_it(settings)
         sandbox.shutdown()  # the next test gets a pool with the default limit
 
 
+_kept: list[bytearray] = []
+
+
+def _keep(megabytes):
+    """Keep ``megabytes`` in the worker after the job, as a cache would."""
+    _kept.append(bytearray(megabytes << 20))
+    return os.getpid()
+
+
+def _allocate_in(megabytes):
+    return os.getpid(), len(bytearray(megabytes << 20))
+
+
+def test_a_job_gets_its_whole_memory_budget_whatever_the_jobs_before_it_kept(settings):
+    """What a job may use never depends on what the worker's earlier jobs left behind: a worker
+    whose caches leave less than a whole budget under its ceiling hands the job to a fresh one."""
+    settings.REGISTRY_JOB_MEMORY_MB = 128
+    try:
+        keeper = sandbox.run_bounded(_keep, 100)
+        assert sandbox.run_bounded(_allocate_in, 120) == (keeper, 120 << 20)  # 100 kept + 120 > 128
+        assert sandbox.run_bounded(_keep, 100) == keeper
+        pid, size = sandbox.run_bounded(_allocate_in, 120)  # 200 kept: a fresh worker runs it
+        assert (size, pid != keeper) == (120 << 20, True)
+        with pytest.raises(sandbox.BudgetExceeded) as caught:
+            sandbox.run_bounded(_allocate, 200, what="document")  # past the job's own budget: a verdict
+        assert (caught.value.limit, caught.value.deterministic) == ("memory", True)
+    finally:
+        sandbox.shutdown()  # the next test gets a pool with the default limit
+
+
+def _watchdogs():
+    import threading
+
+    return [thread.name for thread in threading.enumerate() if thread is not threading.main_thread()]
+
+
+def test_every_job_of_a_worker_is_watched_by_one_thread_for_its_life():
+    """A watchdog thread per job left stacks and malloc arenas behind on a busy machine, until a
+    trivial job ran out of memory (a false "too complex") or of threads."""
+    seen = {tuple(sandbox.run_bounded(_watchdogs)) for _ in range(20)}
+    assert seen == {("sandbox-cpu-watchdog",)}
+
+
 def test_job_within_both_limits_is_not_disturbed(settings):
     settings.REGISTRY_JOB_SECONDS = 1
     assert sandbox.run_bounded(_sleep, 0.1) == "woke up"
