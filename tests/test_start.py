@@ -70,8 +70,16 @@ def started(tmp_path):
         process.wait(10)
 
 
-def test_start_prints_no_mail_and_the_credentials_last(started):
+def test_start_prints_no_mail_and_the_credentials_last_and_serves_as_deployed(started):
+    """What a newcomer reads, then what the browser gets: one ``start`` (migrations, static files, the demo
+    data: most of a test's time) serves all three checks."""
     base, output, mail_dir, process = started
+    _prints_no_mail_and_the_credentials_last(base, output, mail_dir)
+    _serves_the_projects_error_pages_and_static_files(base)
+    _serves_the_fonts_the_pages_preload_under_the_names_their_stylesheet_asks_for(base)
+
+
+def _prints_no_mail_and_the_credentials_last(base, output, mail_dir):
     text = output.read_text()
     assert "Subject:" not in text and "[urn:ogf]" not in text
     written = int(re.search(r"(\d+) mails written to (\S+)/ ", text).group(1))
@@ -82,8 +90,7 @@ def test_start_prints_no_mail_and_the_credentials_last(started):
     assert f"Serving the registry at {base}/" in text and "Ctrl-C to stop" in text
 
 
-def test_start_serves_as_deployed_with_the_projects_error_pages_and_static_files(started):
-    base, output, mail_dir, process = started
+def _serves_the_projects_error_pages_and_static_files(base):
     status, page = _get(base + "/proposals/999999/")
     assert status == 404
     assert "<title>Not found — urn:ogf registry</title>" in page
@@ -93,9 +100,8 @@ def test_start_serves_as_deployed_with_the_projects_error_pages_and_static_files
     assert _get(base + "/admin/login/")[0] in (200, 302)
 
 
-def test_start_serves_the_fonts_the_pages_preload_under_the_names_their_stylesheet_asks_for(started):
+def _serves_the_fonts_the_pages_preload_under_the_names_their_stylesheet_asks_for(base):
     """The manifest renames every file; a preload that named another file than fonts.css would be fetched twice."""
-    base = started[0]
     page = _get(base + "/urn/")[1]
     fonts_css = re.search(r'href="(/static/registry/fonts\.[0-9a-f]+\.css)"', page).group(1)
     status, css = _get(base + fonts_css)
@@ -109,19 +115,14 @@ def test_start_serves_the_fonts_the_pages_preload_under_the_names_their_styleshe
             assert response.headers["Content-Type"] == "font/woff2" and response.read(4) == b"wOF2"
 
 
-def test_start_stops_on_ctrl_c(started):
-    base, output, mail_dir, process = started
-    process.send_signal(signal.SIGINT)
-    assert process.wait(30) == 0
-
-
 def _signers_of(pid: int) -> list[int]:
     listed = subprocess.run(["ps", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     return [int(line.split()[0]) for line in listed.splitlines() if "log_sign" in line]
 
 
-def test_start_serves_the_checkpoint_of_its_own_signer_and_stops_it(started):
-    """As deployed: the web workers serve what a separate signer (log_sign --watch) signed."""
+def test_start_serves_the_checkpoint_of_its_own_signer_and_stops_both_on_ctrl_c(started):
+    """As deployed: the web workers serve what a separate signer (log_sign --watch) signed; Ctrl-C stops
+    the server (exit status 0) and its signer with it."""
     base, output, mail_dir, process = started
     status, note = _get(base + "/log/checkpoint")
     assert status == 200 and int(note.split("\n")[1]) > 0, note
