@@ -99,17 +99,22 @@ class BudgetExceeded(Exception):
         if limit == "stopped":
             self.message = f"This {what} could not be checked (the checker stopped: {reason}) — try again."
         else:
-            why = {
-                "time": f"it needed more than {seconds:g} s of CPU time",
-                "memory": f"it needed more than {memory_mb} MB of memory",
-                "depth": "it nests too deeply",
-            }[limit]
+            why = "it nests too deeply" if limit == "depth" else f"it needed {self.needed}"
             self.message = (
                 f"This {what} is too complex to check within the registry's limits "
                 f"({seconds:g} s CPU / {memory_mb} MB): {why}. Simplify it, or split "
                 "it into smaller parts."
             )
         super().__init__(self.message)
+
+    @property
+    def needed(self) -> str:
+        """What the job needed past its limit, for a caller's own sentence ("more than 2 s of CPU time")."""
+        return {
+            "time": f"more than {self.seconds:g} s of CPU time",
+            "memory": f"more than {self.memory_mb} MB of memory",
+            "depth": "deeper nesting than a check may follow",
+        }.get(self.limit, "")
 
     @property
     def fault(self) -> bool:

@@ -76,7 +76,7 @@ def reaches_database(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``serial`` go last, together, so they wait for the other worker once; long ones first
+    """Tests marked ``serial`` go last, together, so they wait for the other workers once; long ones first
     (``runs_long``); ``--reverse`` turns the order within each of these groups around;
     ``--database-tests-only`` keeps only the tests that can reach the database."""
     if config.getoption("--database-tests-only", default=False):

@@ -101,10 +101,9 @@ def resolvers_review(
     except sandbox.BudgetExceeded as exc:
         why = exc.message
         if not exc.fault:
-            limit = {"time": f"the {seconds:g} s of CPU time", "memory": f"the {exc.memory_mb} MB of memory"}
             why = (
-                f"Checking these resolvers needed more than {limit.get(exc.limit, 'the nesting')} a check may "
-                "use (building the program that captures the rules they name, and measuring it), so "
+                f"Checking these resolvers needed {exc.needed}, past what a check may use (building the "
+                "program that captures the rules they name, and measuring it), so "
                 "the registry cannot trust them to resolve URNs in its web server. Name fewer rules, "
                 "or rules outside long repetitions, or use {nss}."
             )
