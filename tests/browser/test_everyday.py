@@ -1,6 +1,7 @@
 """Small things seen in Chromium: the form shows only the choice made, and a confirmation is where the page lands."""
 
 import pytest
+from playwright.sync_api import expect
 
 from registry import services
 
@@ -26,8 +27,8 @@ def test_new_proposal_shows_only_the_fields_of_the_chosen_start(new_page):
     assert page.get_by_label("SNID to revise").is_visible()
     assert not page.get_by_label("SNID", exact=True).is_visible()
     page.get_by_role("button", name="Create the draft").click()  # no SNID chosen: the error is beside the list
-    assert page.get_by_text("Choose which of your SNIDs to revise.").is_visible()
-    assert page.get_by_label("SNID to revise").is_visible()
+    expect(page.get_by_text("Choose which of your SNIDs to revise.")).to_be_visible()
+    expect(page.get_by_label("SNID to revise")).to_be_visible()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -66,7 +67,8 @@ def test_approval_over_failing_checks_gives_the_reason_a_full_width_box_under_it
         login(page, "erin", "erin-long-pass-phrase")
         page.goto(f"/review/{proposal.pk}/")
         page.get_by_role("button", name="Approve and register…").click()
-        assert page.locator("ul.failing-checks li").count() >= 1
+        # The click returns once the confirmation page has started to load: wait for what is asked of it.
+        expect(page.locator("ul.failing-checks li").first).to_be_visible()
         label = page.get_by_text("Why approve anyway (public)").bounding_box()
         box = page.get_by_label("Why approve anyway (public)").bounding_box()
         form = page.locator("section.confirm form").bounding_box()

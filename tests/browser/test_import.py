@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from registry.models import Proposal
 
@@ -25,9 +26,9 @@ def test_import_review_side_by_side_then_create_the_draft(new_page, screenshot):
 
     # Each extracted part links to its source line; the link scrolls the source pane to it.
     snid_row = page.locator("#part-snid")
-    assert snid_row.get_by_role("link", name="line 2").count() == 1
+    expect(snid_row.get_by_role("link", name="line 2")).to_have_count(1)
     assert page.locator("#L2").inner_text().strip() == "urn-5"
-    assert page.locator(".part-row.status-uncertain").count() >= 2  # version 2, reserved use, …
+    expect(page.locator(".part-row.status-uncertain").nth(1)).to_be_attached()  # version 2, reserved use, …
     examples = page.locator("#part-examples_valid textarea").input_value()
     assert "urn:ogf:urn-5:JtTCacwJ1e1N0yqTULRG7C1GLq8:4" in examples  # urn-n, its placeholder, re-cast
     page.get_by_label("Title").fill("Random identifiers")

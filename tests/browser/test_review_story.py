@@ -73,7 +73,7 @@ def test_a_check_clears_the_old_field_error_beside_the_fixed_field(new_page, liv
     snid.fill("-bad")
     page.get_by_role("button", name="Save draft").click()
     page.get_by_text("Nothing was saved").wait_for()
-    assert page.locator("#field-snid ul.errors").count() == 1
+    expect(page.locator("#field-snid ul.errors")).to_have_count(1)
     snid.fill("uuid-demo")
     page.get_by_label("Registration version").fill("0")
     page.get_by_role("button", name="Check without saving").click()
