@@ -118,6 +118,26 @@ def test_only_the_checks_that_read_the_registry_run_again(rivals):
 
 
 @pytest.mark.django_db
+def test_a_renewed_reservation_tells_its_rivals_the_new_date_and_that_the_counts_stand(
+    rivals, django_capture_on_commit_callbacks
+):
+    """A renewal changes what a failing finding says (its date), not whether it fails: the mail says
+    the finding still fails and what it says now, and that the counts are unchanged."""
+    today = timezone.localdate()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.namespace_reserve("example", rivals["editor"], until=today + dt.timedelta(days=9), reason="WG.")
+    mail.outbox.clear()
+    later = today + dt.timedelta(days=30)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.namespace_renew("example", rivals["editor"], until=later)
+    for proposal in (rivals["first"], rivals["second"]):
+        (message,) = [m for m in mail.outbox if m.to == [proposal.submitter.email]]
+        line = next(line for line in message.body.splitlines() if line.startswith("- SNID free to register"))
+        assert line.startswith("- SNID free to register, still failing, now says: ") and later.isoformat() in line
+        assert "The review's counts are unchanged: 1 failing," in message.body and "they were" not in message.body
+
+
+@pytest.mark.django_db
 def test_the_rival_applicant_is_told_once_why_the_review_changed(rivals, django_capture_on_commit_callbacks):
     second, editor = rivals["second"], rivals["editor"]
     judge_all(rivals["first"], editor)

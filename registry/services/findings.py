@@ -71,24 +71,24 @@ def _follow_one(pk: int) -> bool:
 
 
 def _tell(proposal, before: list[dict], after: list[dict], counts_before: dict, counts_after: dict) -> None:
-    """Mail the applicant the findings that appeared (failing or warning) or stopped failing."""
-    seen = {(f["id"], f["status"], f["message"]) for f in before}
+    """Mail the applicant the findings that appeared (failing or warning), that still fail or warn but
+    now say something else (a reservation renewed to another date), or that stopped failing."""
+    was = {f["id"]: f for f in before}
     failing_now = {f["id"] for f in after if f["status"] == FindingStatus.FAIL}
-    appeared = [
-        f
-        for f in after
-        if (f["id"], f["status"], f["message"]) not in seen
-        and f["status"] in (FindingStatus.FAIL, FindingStatus.WARNING)
-    ]
+    shown = [f for f in after if f["status"] in (FindingStatus.FAIL, FindingStatus.WARNING)]
+    appeared = [f for f in shown if was.get(f["id"], {}).get("status") != f["status"]]
+    reworded = [f for f in shown if f not in appeared and was[f["id"]].get("message") != f.get("message")]
     cleared = [f for f in before if f["status"] == FindingStatus.FAIL and f["id"] not in failing_now]
     address = proposal.submitter.email if proposal.submitter_id else ""
-    if (appeared or cleared) and address:
+    if (appeared or reworded or cleared) and address:
         context = {
             "proposal": proposal,
             "appeared": appeared,
+            "reworded": reworded,
             "cleared": cleared,
             "summary": counts_after,
             "before": counts_before,
+            "counts_unchanged": counts_after == counts_before,
         }
         notify.later("review_changed", [address], context)
 
