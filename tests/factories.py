@@ -82,3 +82,14 @@ def approve(proposal, editor, **options):
     for them); ``options`` go to the service (an ``override_reason`` where a check fails)."""
     judge_all(proposal, editor)
     return services.proposal_transition(proposal, "approve", editor, **options)
+
+
+def api_decide(client, pk: int, action: str, **body):
+    """An editor's decision through the API as a client makes it: read the proposal, then decide with
+    the token of what it read (``decision_basis.seen``). ``client`` is signed in as the editor."""
+    basis = client.get(f"/api/proposals/{pk}/").json().get("decision_basis") or {}
+    return client.post(
+        f"/api/proposals/{pk}/actions/{action}/",
+        {"seen": basis.get("seen", ""), **body},
+        content_type="application/json",
+    )

@@ -15,7 +15,7 @@ from registry import services
 from registry.stewardship import services as stewardship
 from registry.transparency.signer import log_sign
 
-from .factories import data_factory, proposal_factory, user_factory
+from .factories import api_decide, data_factory, proposal_factory, user_factory
 
 ROLES = ("anonymous", "applicant", "other", "editor")
 EVERYONE_200 = ("200", "200", "200", "200")
@@ -355,7 +355,7 @@ def test_an_editor_cannot_judge_or_comment_as_editor_on_their_own_proposal(clien
     pk = own["proposal"].pk
     client.post(f"/review/{pk}/comment/", {"text": "looks fine to me", "section": ""})
     client.post(f"/review/{pk}/decide/", {"action": "approve", "override_reason": "x"})
-    client.post(f"/api/proposals/{pk}/actions/approve/", {"override_reason": "x"}, content_type="application/json")
+    assert api_decide(client, pk, "approve", override_reason="x").status_code == 403
     proposal = own["proposal"].__class__.objects.get(pk=pk)
     assert (proposal.state, proposal.comments.count(), proposal.judgements.count()) == ("submitted", 0, 0)
 

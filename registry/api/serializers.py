@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from .. import interchange, rules
@@ -19,6 +20,7 @@ from ..grammar.portable import published_pattern
 from ..models import Proposal, ProposalEvent
 from ..stewardship.selectors import current_with_overlay, deprecation_of
 from ..verdicts import decision_snapshot, judgements_of, review_summary
+from .decisions import decision_basis
 from .resolution_serializers import DeclaredResolverSerializer, ResolutionBudgetSerializer, ResolverStatusSerializer
 
 #: What the API says of an SNID: reserved, registered, or deprecated (registered, no longer recommended).
@@ -368,14 +370,34 @@ class EventSerializer(serializers.ModelSerializer):
         return data
 
 
+class BlockerSerializer(serializers.Serializer):
+    check = serializers.CharField(help_text="the check or judgement (GFD.191 §5) that stands in the way")
+    kind = serializers.ChoiceField(choices=["fail", "not-satisfied", "not-recorded"])
+    sentence = serializers.CharField(help_text="as the confirmation page, the public page and the mails say it")
+
+
+class DecisionBasisSerializer(serializers.Serializer):
+    seen = serializers.CharField(help_text="send it back as `seen` with request_changes, approve or reject")
+    approval_blockers = BlockerSerializer(
+        many=True, help_text="what an approval needs an override_reason for (the approval rule, run now)"
+    )
+
+
+class DecisionRefusedSerializer(ErrorSerializer):
+    decision_basis = DecisionBasisSerializer(
+        required=False, help_text="a decision refused for its `seen`: what it rests on now, and its token"
+    )
+
+
 class ProposalDetailSerializer(ProposalSummarySerializer):
     content = serializers.SerializerMethodField()
     findings = FindingSerializer(many=True, read_only=True)
     events = EventSerializer(many=True, read_only=True)
     actions = serializers.SerializerMethodField()
+    decision_basis = serializers.SerializerMethodField()
 
     class Meta(ProposalSummarySerializer.Meta):
-        fields = ProposalSummarySerializer.Meta.fields + ["content", "findings", "events", "actions"]
+        fields = ProposalSummarySerializer.Meta.fields + ["content", "findings", "events", "actions", "decision_basis"]
         read_only_fields = fields
 
     def to_representation(self, proposal):
@@ -403,8 +425,20 @@ class ProposalDetailSerializer(ProposalSummarySerializer):
         user = self.context["request"].user
         return [t.action for t in actions_from(proposal.state) if rules.can_perform(user, proposal, t)]
 
+    @extend_schema_field(DecisionBasisSerializer(allow_null=True))
+    def get_decision_basis(self, proposal) -> dict | None:
+        """Editors, while the proposal awaits a decision: what a decision rests on (api/decisions.py)."""
+        return decision_basis(self.context["request"].user, proposal)
+
 
 class ActionSerializer(serializers.Serializer):
+    seen = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=128,
+        help_text="editors' decisions: the proposal's decision_basis.seen, as last read (required)",
+    )
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     override_reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=20_000)
     conflict_reason = serializers.CharField(

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from .. import rules, services
 from ..enums import NamespaceStatus
+from ..errors import SeenChanged
 from ..lookup import LOG_DAMAGE_HEADER, NotAnOgfUrn, lookup_urn, refused, registry_index
 from ..models import Namespace, Proposal
 from ..selectors import (
@@ -38,6 +39,7 @@ from ..views.http import (
 )
 from ..views.log import lookup_with_proof
 from . import serializers as s
+from .decisions import NotSeen, decision_basis, decision_seen
 from .negotiation import JSONOnly
 
 MAX_BATCH = 10_000
@@ -371,7 +373,14 @@ class ProposalAction(APIView):
     @extend_schema(
         summary="Take a workflow action (submit, withdraw, request_changes, approve, reject)",
         request=s.ActionSerializer,
-        responses=_proposal_write_responses("already decided"),
+        responses={
+            **_proposal_write_responses("already decided"),
+            400: OpenApiResponse(s.DecisionRefusedSerializer, "refused: why (an editor's decision without `seen`)"),
+            409: OpenApiResponse(
+                s.DecisionRefusedSerializer,
+                "already decided, or what the decision rests on changed since `seen` (decision_basis: as it is now)",
+            ),
+        },
     )
     def post(self, request, pk, action):
         proposal = _visible_proposal(request, pk)
@@ -381,7 +390,18 @@ class ProposalAction(APIView):
         body.is_valid(raise_exception=True)
         if not (rules.is_submitter(request.user, proposal) or rules.is_editor(request.user)):
             raise PermissionDenied("You may not act on this proposal.")
-        updated = services.proposal_transition(proposal, action, request.user, **body.validated_data)
+        options = dict(body.validated_data)
+        try:
+            seen_blockers = decision_seen(request.user, proposal, action, options.pop("seen"))
+        except NotSeen as refused:
+            return _json({"detail": refused.detail, "decision_basis": refused.basis}, refused.status)
+        try:
+            updated = services.proposal_transition(
+                proposal, action, request.user, seen_blockers=seen_blockers, **options
+            )
+        except SeenChanged as changed:  # the service's own run, under the row's lock, found other blockers
+            fresh = Proposal.objects.get(pk=proposal.pk)
+            return _json({"detail": changed.message, "decision_basis": decision_basis(request.user, fresh)}, 409)
         return _proposal_answer(request, updated.pk)
 
 

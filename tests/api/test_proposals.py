@@ -5,7 +5,7 @@ from rest_framework.authtoken.models import Token
 
 from registry.models import Proposal
 
-from ..factories import judge_all, proposal_factory, user_factory
+from ..factories import api_decide, judge_all, proposal_factory, user_factory
 
 
 @pytest.fixture
@@ -88,9 +88,7 @@ def test_state_is_read_only_and_changes_only_through_actions(client, people):
 def test_actions_use_the_service_and_its_rules(client, people, who, action, status):
     proposal = proposal_factory(people["submitter"], state="submitted")
     judge_all(proposal, people["editor"])  # the approval rule asks for the four judgements
-    response = as_user(client, people[who]).post(
-        f"/api/proposals/{proposal.pk}/actions/{action}/", {}, content_type="application/json"
-    )
+    response = api_decide(as_user(client, people[who]), proposal.pk, action)
     assert response.status_code == status
     assert "detail" in response.json() or status == 200
 
@@ -100,10 +98,8 @@ def test_second_decision_is_a_409_already_decided(client, people):
     proposal = proposal_factory(people["submitter"], state="submitted")
     judge_all(proposal, people["editor"])
     as_user(client, people["editor"])
-    client.post(f"/api/proposals/{proposal.pk}/actions/approve/", {}, content_type="application/json")
-    response = client.post(
-        f"/api/proposals/{proposal.pk}/actions/reject/", {"comment": "no"}, content_type="application/json"
-    )
+    api_decide(client, proposal.pk, "approve")
+    response = api_decide(client, proposal.pk, "reject", comment="no")
     assert response.status_code == 409
     assert response.json()["detail"] == "This proposal is already approved; it cannot be rejected now."
     assert Proposal.objects.get(pk=proposal.pk).state == "approved"

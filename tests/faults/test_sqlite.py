@@ -49,14 +49,20 @@ def test_concurrent_decisions_give_one_winner_and_409s_never_500(server, tmp_pat
     site.start()
     actions = ["approve", "reject"] * (EDITORS // 2)
     bodies = {"approve": {"override_reason": "drill"}, "reject": {"comment": "Out of scope."}}
+    headers = [{"Authorization": f"Token {token}", "Host": "127.0.0.1"} for token in setup["tokens"]]
+    # Each editor reads the proposal first, as a client does, and decides with the token of what it read.
+    seen = [
+        request(site.url, "GET", f"/api/proposals/{setup['pk']}/", headers=h).json()["decision_basis"]["seen"]
+        for h in headers
+    ]
 
     def decide(n):
         return request(
             site.url,
             "POST",
             f"/api/proposals/{setup['pk']}/actions/{actions[n]}/",
-            json.dumps(bodies[actions[n]]),
-            {"Authorization": f"Token {setup['tokens'][n]}", "Host": "127.0.0.1", "Content-Type": "application/json"},
+            json.dumps({**bodies[actions[n]], "seen": seen[n]}),
+            {**headers[n], "Content-Type": "application/json"},
         )
 
     with ThreadPoolExecutor(EDITORS) as pool:

@@ -19,7 +19,7 @@ from registry.transparency.models import LogEntry
 from registry.verdicts import counts_sentence
 
 from ..confirming import decide, reservation_act, seen_of
-from ..factories import FIXTURES, approve, judge_all, proposal_factory, user_factory
+from ..factories import FIXTURES, api_decide, approve, judge_all, proposal_factory, user_factory
 
 FOUR = ("scope", "snid-durable", "subdelegation", "immutability")
 
@@ -106,15 +106,11 @@ def test_api_approval_keeps_the_same_rule(client, people, judged):
         f"/api/proposals/{proposal.pk}/judgements/", {"judgements": verdicts}, content_type="application/json"
     )
     assert recorded.status_code == 200
-    refused = client.post(f"/api/proposals/{proposal.pk}/actions/approve/", {}, content_type="application/json")
+    refused = api_decide(client, proposal.pk, "approve")
     assert refused.status_code == 400
     expected = "Identifier immutability: " + ("judged not satisfied" if judged == "not-satisfied" else "not judged")
     assert expected in refused.content.decode()
-    approved = client.post(
-        f"/api/proposals/{proposal.pk}/actions/approve/",
-        {"override_reason": "Identifiers are minted once."},
-        content_type="application/json",
-    )
+    approved = api_decide(client, proposal.pk, "approve", override_reason="Identifiers are minted once.")
     assert approved.status_code == 200 and approved.json()["state"] == "approved"
     assert [b["sentence"] for b in Proposal.objects.get(pk=proposal.pk).overridden] == [expected]
 
@@ -147,9 +143,11 @@ def test_import_proposal_approve_keeps_the_same_rule(people):
     args = ("import_proposal", source, "--submitter", "ann", "--approve", "--editor", "eve")
     with pytest.raises(CommandError, match="Within the OGF's scope: not judged"):
         call_command(*args, stdout=io.StringIO())
-    out = io.StringIO()
-    call_command(*args, "--judge=scope=not-satisfied", "--override-reason", "Charter says so.", stdout=out)
+    out, said = io.StringIO(), io.StringIO()
+    call_command(*args, "--judge=scope=not-satisfied", "--override-reason", "Charter says so.", stdout=out, stderr=said)
     approved = Proposal.objects.get(pk=int(out.getvalue()))
+    assert said.getvalue().startswith("Approved although: Within the OGF's scope: judged not satisfied; SNID durable")
+    assert said.getvalue().strip().endswith("— because: Charter says so.")
     assert approved.state == ProposalState.APPROVED and approved.override_reason == "Charter says so."
     assert [b["kind"] for b in approved.overridden] == ["not-satisfied", "not-recorded", "not-recorded", "not-recorded"]
     with pytest.raises(CommandError, match="say scope=satisfied or scope=not-satisfied"):

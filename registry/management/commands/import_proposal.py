@@ -64,6 +64,10 @@ class Command(BaseCommand):
                 )
         except services.ServiceError as exc:
             raise CommandError(exc.message) from None
+        if approve and proposal.overridden:
+            # What the approval was decided over, as the public page says it (stdout stays the id alone).
+            over = "; ".join(b["sentence"] for b in proposal.overridden)
+            self.stderr.write(f"Approved although: {over} — because: {proposal.override_reason}")
         self.stdout.write(str(proposal.pk))
 
 

@@ -1,0 +1,90 @@
+"""What an editor's decision through the API rests on, and the token that says it was seen.
+
+The site's confirmation page puts a token of the facts it showed in its form (``views.seen``); the
+API has no page, so the proposal itself carries them: an editor's ``GET /api/proposals/{id}/`` of a
+submitted proposal answers ``decision_basis`` — what stands in the way of an approval (the one rule,
+``verdicts.approval_blockers``, on the checklist run now, as the confirmation page runs it) and a
+``seen`` token of those facts, the proposal as stored and each judgement. A decision
+(``request_changes``, ``approve``, ``reject``) must send that token back: without it nothing is
+decided (400), and once the facts moved on — the applicant resubmitted, another editor recorded a
+judgement, the registry beside the proposal changed a check — nothing is decided either (409,
+with the facts as they are now and their token). The approval then passes the blockers the client
+saw to the service, which compares them with its own run under the row's lock
+(``services.proposal_transition``'s ``seen_blockers``): an ``override_reason`` never covers what
+the client was not shown.
+
+The token is the site's (an HMAC under the secret key and the editor's id), so it cannot be made up
+without asking, and one editor's answer does not decide for another.
+"""
+
+from __future__ import annotations
+
+from .. import rules
+from ..enums import DECISIONS, ProposalState
+from ..models import Proposal
+from ..verdicts import approval_blockers, judgements_of, proposal_verdict
+from ..views.seen import seen_matches, seen_token
+
+_KIND = "api-decision"
+
+
+def _facts(proposal: Proposal) -> tuple[tuple, list]:
+    """The facts a decision rests on (for the token) and the approval's blockers, computed once."""
+    judgements = judgements_of(proposal)
+    blockers = approval_blockers(proposal_verdict(proposal).findings, judgements)
+    facts = (
+        _KIND,
+        proposal.pk,
+        proposal.state,
+        proposal.updated_at.isoformat(),
+        sorted((c, j.ok, j.updated_at.isoformat()) for c, j in judgements.items()),
+        [b.sentence for b in blockers],
+    )
+    return facts, blockers
+
+
+def _basis(user, facts: tuple, blockers: list) -> dict:
+    return {
+        "seen": seen_token(user, *facts),
+        "approval_blockers": [{"check": b.check_id, "kind": b.kind, "sentence": b.sentence} for b in blockers],
+    }
+
+
+def decision_basis(user, proposal: Proposal) -> dict | None:
+    """For an editor who may decide ``proposal`` now: its blockers and the token to decide with."""
+    if proposal.state != ProposalState.SUBMITTED or not rules.is_editor(user):
+        return None
+    return _basis(user, *_facts(proposal))
+
+
+class NotSeen(Exception):
+    """A decision sent without the token of what it rests on, or with one for other facts."""
+
+    def __init__(self, status: int, detail: str, basis: dict):
+        super().__init__(detail)
+        self.status, self.detail, self.basis = status, detail, basis
+
+
+def decision_seen(user, proposal: Proposal, action: str, token: str) -> list[str] | None:
+    """The blockers' sentences an editor's decision was sent on (``seen_blockers`` for the service),
+    or ``NotSeen``. ``None`` for what is not an editor's decision on a submitted proposal (the
+    service answers those: not allowed, already decided)."""
+    if action not in DECISIONS or proposal.state != ProposalState.SUBMITTED or not rules.is_editor(user):
+        return None
+    facts, blockers = _facts(proposal)
+    if not token:
+        raise NotSeen(
+            400,
+            "Nothing was decided: a decision sends `seen`, the token of what it rests on — GET "
+            f"/api/proposals/{proposal.pk}/ and send its decision_basis.seen, having read its approval_blockers.",
+            _basis(user, facts, blockers),
+        )
+    if not seen_matches(token, user, *facts):
+        raise NotSeen(
+            409,
+            "Nothing was decided: what the decision rests on has changed since `seen` was given (the "
+            "proposal, a judgement or a check), or the token is not yours. decision_basis below is how "
+            "it stands now: read it, then decide with its token.",
+            _basis(user, facts, blockers),
+        )
+    return [b.sentence for b in blockers]
