@@ -50,9 +50,14 @@ def _basis(user, facts: tuple, blockers: list) -> dict:
     }
 
 
+def _decides(user, proposal: Proposal) -> bool:
+    """An editor who may decide ``proposal`` (not their own case, unless a superuser with a reason)."""
+    return rules.is_editor(user) and (not rules.is_own_case(user, proposal) or user.is_superuser)
+
+
 def decision_basis(user, proposal: Proposal) -> dict | None:
     """For an editor who may decide ``proposal`` now: its blockers and the token to decide with."""
-    if proposal.state != ProposalState.SUBMITTED or not rules.is_editor(user):
+    if proposal.state != ProposalState.SUBMITTED or not _decides(user, proposal):
         return None
     return _basis(user, *_facts(proposal))
 
@@ -65,12 +70,17 @@ class NotSeen(Exception):
         self.status, self.detail, self.basis = status, detail, basis
 
 
-def decision_seen(user, proposal: Proposal, action: str, token: str) -> list[str] | None:
-    """The blockers' sentences an editor's decision was sent on (``seen_blockers`` for the service),
-    or ``NotSeen``. ``None`` for what is not an editor's decision on a submitted proposal (the
-    service answers those: not allowed, already decided)."""
-    if action not in DECISIONS or proposal.state != ProposalState.SUBMITTED or not rules.is_editor(user):
-        return None
+def decision_seen(user, proposal: Proposal, action: str, token: str) -> dict:
+    """What the service compares under the row's lock (``seen_blockers``, ``seen_updated_at``) for a
+    decision sent with ``token``, or ``NotSeen``. The proposal as this request read it is always
+    passed on: one read in another state (changes requested, say) and resubmitted before the
+    service locks it is refused there, not decided on a text nobody was shown. What is not an
+    editor's decision on a submitted proposal the service answers (not allowed, already decided)."""
+    if action not in DECISIONS:
+        return {}
+    read = {"seen_updated_at": proposal.updated_at}
+    if proposal.state != ProposalState.SUBMITTED or not _decides(user, proposal):
+        return read
     facts, blockers = _facts(proposal)
     if not token:
         raise NotSeen(
@@ -87,4 +97,4 @@ def decision_seen(user, proposal: Proposal, action: str, token: str) -> list[str
             "it stands now: read it, then decide with its token.",
             _basis(user, facts, blockers),
         )
-    return [b.sentence for b in blockers]
+    return {**read, "seen_blockers": [b.sentence for b in blockers]}

@@ -375,7 +375,11 @@ class ProposalAction(APIView):
         request=s.ActionSerializer,
         responses={
             **_proposal_write_responses("already decided"),
-            400: OpenApiResponse(s.DecisionRefusedSerializer, "refused: why (an editor's decision without `seen`)"),
+            400: OpenApiResponse(
+                s.DecisionRefusedSerializer,
+                "refused, saying why: a decision without its comment, an approval the approval rule stops "
+                "without an override_reason, an editor's decision without `seen`",
+            ),
             409: OpenApiResponse(
                 s.DecisionRefusedSerializer,
                 "already decided, or what the decision rests on changed since `seen` (decision_basis: as it is now)",
@@ -392,13 +396,11 @@ class ProposalAction(APIView):
             raise PermissionDenied("You may not act on this proposal.")
         options = dict(body.validated_data)
         try:
-            seen_blockers = decision_seen(request.user, proposal, action, options.pop("seen"))
+            seen = decision_seen(request.user, proposal, action, options.pop("seen"))
         except NotSeen as refused:
             return _json({"detail": refused.detail, "decision_basis": refused.basis}, refused.status)
         try:
-            updated = services.proposal_transition(
-                proposal, action, request.user, seen_blockers=seen_blockers, **options
-            )
+            updated = services.proposal_transition(proposal, action, request.user, **seen, **options)
         except SeenChanged as changed:  # the service's own run, under the row's lock, found other blockers
             fresh = Proposal.objects.get(pk=proposal.pk)
             return _json({"detail": changed.message, "decision_basis": decision_basis(request.user, fresh)}, 409)

@@ -160,6 +160,7 @@ def proposal_transition(
     public_note: str = "",
     today: dt.date | None = None,
     seen_blockers: list[str] | None = None,
+    seen_updated_at: dt.datetime | None = None,
 ) -> Proposal:
     """Move ``proposal`` along the workflow, or refuse with a clear reason.
 
@@ -168,6 +169,10 @@ def proposal_transition(
     the editor's confirmation page listed as standing in the way of an approval (their
     sentences); the approval is refused (``SeenChanged``) when the checklist run here finds
     other ones, so a written reason never covers what the editor did not see.
+    ``seen_updated_at``: when the proposal the editor read was last written; a decision is
+    refused (``SeenChanged``) when the locked row was written since (the applicant pulled it
+    back, edited and resubmitted it after the page's token was compared), so an editor never
+    decides on a text they did not read.
     """
     locked = Proposal.objects.select_for_update().get(pk=proposal.pk)
     transition = transition_for(locked.state, action)
@@ -184,6 +189,11 @@ def proposal_transition(
         if transition.actor == "editor" and rules.is_submitter(actor, locked):
             raise NotAllowed("Editors cannot decide on their own proposals.")
         raise NotAllowed(f"You may not {ProposalAction(action).label.lower()} this proposal.")
+    if seen_updated_at is not None and locked.updated_at != seen_updated_at:
+        raise SeenChanged(
+            "Nothing was decided: the proposal was changed (pulled back, edited or resubmitted) after "
+            "what the decision rests on was shown. Read it again as it is now, then decide."
+        )
     comment = (comment or "").strip()
     if transition.needs_comment and not comment:
         raise ServiceError(f"{ProposalAction(action).label} needs a comment saying why.")

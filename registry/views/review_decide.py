@@ -180,6 +180,7 @@ def review_decide(request, pk):
             conflict_reason=request.POST.get("conflict_reason", ""),
             public_note=request.POST.get("public_note", "")[:5000],
             seen_blockers=[b.sentence for b in facts["blockers"]] if action == ProposalAction.APPROVE else None,
+            seen_updated_at=proposal.updated_at,  # the proposal the token covered, compared under the lock
         )
     except SeenChanged as exc:
         fresh = _facts(Proposal.objects.select_related("submitter", "namespace__current").get(pk=pk), action)

@@ -4,6 +4,7 @@
 import pytest
 
 from registry import services
+from registry.api import views as api_views
 from registry.models import Proposal
 
 from ..factories import api_decide, judge_all, proposal_factory, user_factory
@@ -127,3 +128,64 @@ def test_a_decided_proposal_has_no_decision_basis_and_a_second_decision_is_alrea
     assert _basis(client, proposal.pk) is None
     again = _approve(client, proposal.pk, seen)
     assert again.status_code == 409 and "already approved" in again.json()["detail"]
+
+
+def _applicant_resubmits(proposal, applicant, title: str | None = None) -> None:
+    """The applicant's side of a race: pull back (when submitted), edit, submit again."""
+    if Proposal.objects.get(pk=proposal.pk).state == "submitted":
+        services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "pull_back", applicant)
+    if title is not None:
+        data = proposal.to_data()
+        data.title = title
+        services.proposal_update(Proposal.objects.get(pk=proposal.pk), data, applicant)
+    services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "submit", applicant)
+
+
+@pytest.mark.django_db
+def test_a_text_changed_between_the_token_check_and_the_lock_is_not_decided(client, people, judged, monkeypatch):
+    """The token is compared before the service locks the row: an applicant who resubmits another text in
+    between (same blockers: none) must not have it approved unread. The service compares, under the lock,
+    the proposal the token covered."""
+    proposal = judged
+    seen = _basis(client, proposal.pk)["seen"]
+    checked = api_views.decision_seen
+
+    def then_the_applicant_resubmits(*args):
+        answer = checked(*args)
+        _applicant_resubmits(proposal, people["applicant"], title="Another text, never read")
+        return answer
+
+    monkeypatch.setattr(api_views, "decision_seen", then_the_applicant_resubmits)
+    refused = _approve(client, proposal.pk, seen)
+    assert refused.status_code == 409 and "was changed" in refused.json()["detail"]
+    assert refused.json()["decision_basis"]["seen"] != seen
+    assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
+
+
+@pytest.mark.django_db
+def test_a_proposal_read_as_sent_back_and_resubmitted_before_the_lock_is_not_decided(client, people, monkeypatch):
+    """Read while changes were requested (no token to send), resubmitted before the service locks it: the
+    approval must not go through without the editor having seen the new round."""
+    proposal = proposal_factory(people["applicant"], state="changes_requested", editor=people["ed"])
+    judge_all(proposal, people["ed"], ok=False)
+    checked = api_views.decision_seen
+
+    def then_the_applicant_resubmits(*args):
+        answer = checked(*args)
+        _applicant_resubmits(proposal, people["applicant"])
+        return answer
+
+    monkeypatch.setattr(api_views, "decision_seen", then_the_applicant_resubmits)
+    client.force_login(people["erin"])
+    refused = _approve(client, proposal.pk, "", override_reason="Fine.")
+    assert refused.status_code == 409
+    assert Proposal.objects.get(pk=proposal.pk).state == "submitted"
+
+
+@pytest.mark.django_db
+def test_an_editors_own_proposal_has_no_basis_and_is_refused_as_theirs(client, people):
+    proposal = proposal_factory(people["erin"], state="submitted")
+    client.force_login(people["erin"])
+    assert _basis(client, proposal.pk) is None
+    refused = _approve(client, proposal.pk, "", override_reason="Mine.")
+    assert refused.status_code == 403 and "cannot decide on their own" in refused.json()["detail"]

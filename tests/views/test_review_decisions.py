@@ -188,6 +188,37 @@ def test_a_decision_is_shown_again_when_a_judgement_changed_after_its_page(clien
 
 
 @pytest.mark.django_db
+def test_a_text_resubmitted_between_the_token_check_and_the_lock_is_not_decided(client, people, monkeypatch):
+    """The page's token is compared before the service locks the row; an applicant who pulls back, edits
+    and resubmits in between (no new blocker) must not have the new text approved unread."""
+    from registry.views import review_decide
+
+    proposal = proposal_factory(people["applicant"], state="submitted")
+    judge_all(proposal, people["editor"])
+    client.force_login(people["editor"])
+    shown = client.post(f"/review/{proposal.pk}/decide/", {"action": "approve"})
+    compared = review_decide.seen_matches
+
+    def then_the_applicant_resubmits(*args):
+        answer = compared(*args)
+        applicant = people["applicant"]
+        services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "pull_back", applicant)
+        data = proposal.to_data()
+        data.title = "Another text, never read"
+        services.proposal_update(Proposal.objects.get(pk=proposal.pk), data, applicant)
+        services.proposal_transition(Proposal.objects.get(pk=proposal.pk), "submit", applicant)
+        return answer
+
+    monkeypatch.setattr(review_decide, "seen_matches", then_the_applicant_resubmits)
+    response = client.post(
+        f"/review/{proposal.pk}/decide/", {"action": "approve", "confirm": "yes", "seen": seen_of(shown)}
+    )
+    page = response.content.decode()
+    assert response.status_code == 409 and "was changed (pulled back, edited or resubmitted)" in page
+    assert Proposal.objects.get(pk=proposal.pk).state == ProposalState.SUBMITTED
+
+
+@pytest.mark.django_db
 def test_the_confirmation_shows_every_check_and_judgement_it_decides_on(client, people):
     proposal = proposal_factory(people["applicant"], name="urn-5", state="submitted")
     services.judgement_set(proposal, people["editor"], "scope", ok=True, note="An OGF WG's namespace.")
