@@ -8,10 +8,11 @@ submitted proposal answers ``decision_basis`` — what stands in the way of an a
 (``request_changes``, ``approve``, ``reject``) must send that token back: without it nothing is
 decided (400), and once the facts moved on — the applicant resubmitted, another editor recorded a
 judgement, the registry beside the proposal changed a check — nothing is decided either (409,
-with the facts as they are now and their token). The approval then passes the blockers the client
-saw to the service, which compares them with its own run under the row's lock
-(``services.proposal_transition``'s ``seen_blockers``): an ``override_reason`` never covers what
-the client was not shown.
+with the facts as they are now and their token). The decision then passes what the client saw to
+the service, which compares it under the row's lock (``services.proposal_transition``'s
+``seen_updated_at``: the proposal as read; ``seen_blockers``: with its own run of the approval
+rule), so a resubmission landing in between is refused too and an ``override_reason`` never
+covers what the client was not shown.
 
 The token is the site's (an HMAC under the secret key and the editor's id), so it cannot be made up
 without asking, and one editor's answer does not decide for another.
