@@ -212,6 +212,21 @@ def approval_blockers(findings, judgements) -> list[Blocker]:
     return out
 
 
+def decision_facts(proposal: Proposal, judgements: dict, blockers: list[Blocker]) -> tuple:
+    """What a decision on ``proposal`` rests on, as plain values for the token of what the editor was
+    shown (views.seen; the confirmation page and the API's ``decision_basis``): the proposal as stored,
+    each judgement and each blocker. (Not every check's status: a cut-short or borderline measurement
+    may differ between two runs or two workers without changing what the approval rule decides on;
+    the decision's own run is compared with the blockers shown, ``seen_blockers``.)"""
+    return (
+        proposal.pk,
+        proposal.state,
+        proposal.updated_at.isoformat(),
+        sorted((c, j.ok, j.updated_at.isoformat()) for c, j in judgements.items()),
+        [b.sentence for b in blockers],
+    )
+
+
 def judgements_of(proposal: Proposal) -> dict:
     """The editor's judgements on ``proposal``: check id -> Judgement (with its editor)."""
     return {j.check_id: j for j in proposal.judgements.select_related("editor")}

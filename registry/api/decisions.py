@@ -23,25 +23,18 @@ from __future__ import annotations
 from .. import rules
 from ..enums import DECISIONS, ProposalState
 from ..models import Proposal
-from ..verdicts import approval_blockers, judgements_of, proposal_verdict
+from ..verdicts import approval_blockers, decision_facts, judgements_of, proposal_verdict
 from ..views.seen import seen_matches, seen_token
 
 _KIND = "api-decision"
 
 
 def _facts(proposal: Proposal) -> tuple[tuple, list]:
-    """The facts a decision rests on (for the token) and the approval's blockers, computed once."""
+    """The facts a decision rests on (for the token: ``verdicts.decision_facts``, as the confirmation
+    page's) and the approval's blockers, computed once."""
     judgements = judgements_of(proposal)
     blockers = approval_blockers(proposal_verdict(proposal).findings, judgements)
-    facts = (
-        _KIND,
-        proposal.pk,
-        proposal.state,
-        proposal.updated_at.isoformat(),
-        sorted((c, j.ok, j.updated_at.isoformat()) for c, j in judgements.items()),
-        [b.sentence for b in blockers],
-    )
-    return facts, blockers
+    return (_KIND, *decision_facts(proposal, judgements, blockers)), blockers
 
 
 def _basis(user, facts: tuple, blockers: list) -> dict:

@@ -22,7 +22,14 @@ from ..diffs import proposal_changes
 from ..enums import DECISIONS, FindingStatus, ProposalAction, ProposalState
 from ..errors import SeenChanged
 from ..models import Proposal
-from ..verdicts import approval_blockers, judged, judgements_of, proposal_verdict, review_summary
+from ..verdicts import (
+    approval_blockers,
+    decision_facts,
+    judged,
+    judgements_of,
+    proposal_verdict,
+    review_summary,
+)
 from .errors import NextStep, conflict
 from .review import _approved_before, editor_required
 from .seen import seen_matches, seen_token
@@ -81,18 +88,8 @@ def _facts(proposal: Proposal, action: str) -> dict:
 
 
 def _seen_facts(proposal: Proposal, action: str, facts: dict) -> tuple:
-    """The facts a token stands for: the proposal as stored, each judgement and each blocker. (Not every
-    check's status: a cut-short or borderline measurement may differ between two runs or two workers
-    without changing what the approval rule decides on; the decision's own run is compared with the
-    blockers shown, ``seen_blockers``.)"""
-    return (
-        action,
-        proposal.pk,
-        proposal.state,
-        proposal.updated_at.isoformat(),
-        sorted((c, j.ok, j.updated_at.isoformat()) for c, j in facts["judgements"].items()),
-        [b.sentence for b in facts["blockers"]],
-    )
+    """The facts a token stands for: the decision asked for and what it rests on (``decision_facts``)."""
+    return (action, *decision_facts(proposal, facts["judgements"], facts["blockers"]))
 
 
 def _outcome(proposal: Proposal, action: str, current) -> str:
